@@ -1,0 +1,96 @@
+/**
+ * The error model of decisions.md: one class per public error code. Nothing here knows Koa;
+ * the HTTP error middleware turns an AppError into `{error, message, ...}`.
+ */
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limit_exceeded';
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  details?: FieldIssue[];
+  requiredPlan?: string;
+  retryAfter?: number;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export abstract class AppError extends Error {
+  abstract readonly code: ErrorCode;
+  abstract readonly status: number;
+  readonly details?: FieldIssue[];
+  readonly requiredPlan?: string;
+  readonly retryAfter?: number;
+  readonly headers?: Record<string, string>;
+
+  constructor(message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    if (options.details) this.details = options.details;
+    if (options.requiredPlan) this.requiredPlan = options.requiredPlan;
+    if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
+    if (options.headers) this.headers = options.headers;
+  }
+}
+
+export class BadRequestError extends AppError {
+  readonly code = 'bad_request';
+  readonly status = 400;
+}
+
+export class UnauthorizedError extends AppError {
+  readonly code = 'unauthorized';
+  readonly status = 401;
+}
+
+export class ForbiddenError extends AppError {
+  readonly code = 'forbidden';
+  readonly status = 403;
+}
+
+export class NotFoundError extends AppError {
+  readonly code = 'not_found';
+  readonly status = 404;
+}
+
+export class ConflictError extends AppError {
+  readonly code = 'conflict';
+  readonly status = 409;
+}
+
+export class PayloadTooLargeError extends AppError {
+  readonly code = 'payload_too_large';
+  readonly status = 413;
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  readonly code = 'unsupported_media_type';
+  readonly status = 415;
+}
+
+export class RateLimitError extends AppError {
+  readonly code = 'rate_limit_exceeded';
+  readonly status = 429;
+}
+
+/**
+ * A storage backend failed (disk, network, provider). Not an HTTP error: the publisher catches
+ * it, keeps the job pending and retries. Adapters wrap provider errors in it with `cause`.
+ */
+export class StorageError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageError';
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The one Markdown pipeline: markdown-it → server-side highlighting → allowlist sanitiser.
+ * Authors' HTML is untrusted (STYLE.md §7): raw HTML is allowed in Markdown only as far as the
+ * allowlist below lets it through, so no script, style, iframe, form, event handler or
+ * javascript: URL ever reaches a rendered page.
+ */
+import MarkdownIt from 'markdown-it';
+import hljs from 'highlight.js';
+import sanitizeHtml from 'sanitize-html';
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function highlight(code: string, lang: string): string {
+  const language = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+  // Highlight only languages the author named: auto-detection is slow and often wrong.
+  if (language && hljs.getLanguage(language)) {
+    const html = hljs.highlight(code, { language, ignoreIllegals: true }).value;
+    return `<pre class="hljs"><code class="language-${escapeHtml(language)}">${html}</code></pre>`;
+  }
+  return `<pre class="hljs"><code>${escapeHtml(code)}</code></pre>`;
+}
+
+const md = new MarkdownIt({ html: true, linkify: true, typographer: false, highlight });
+
+const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
+  allowedTags: [
+    'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'blockquote', 'pre', 'code', 'span',
+    'em', 'strong', 'b', 'i', 'u', 's', 'del', 'ins', 'mark', 'sub', 'sup', 'small', 'kbd', 'abbr',
+    'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'a', 'img', 'figure', 'figcaption', 'picture', 'source',
+    'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption', 'details', 'summary', 'div',
+  ],
+  allowedAttributes: {
+    a: ['href', 'title', 'name', 'id', 'rel'],
+    img: ['src', 'alt', 'title', 'width', 'height', 'loading'],
+    source: ['srcset', 'type', 'media'],
+    code: ['class'],
+    pre: ['class'],
+    span: ['class'],
+    th: ['align', 'colspan', 'rowspan'],
+    td: ['align', 'colspan', 'rowspan'],
+    ol: ['start'],
+    abbr: ['title'],
+    '*': ['id'],
+  },
+  allowedClasses: {
+    code: ['language-*'],
+    pre: ['hljs'],
+    span: ['hljs-*', 'language-*'],
+  },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+  allowProtocolRelative: false,
+  disallowedTagsMode: 'discard',
+  transformTags: {
+    // Author links are untrusted destinations: never pass referrer-carrying openers.
+    a: (tagName, attribs) => {
+      const href = attribs.href ?? '';
+      if (/^https?:\/\//i.test(href)) return { tagName, attribs: { ...attribs, rel: 'noopener nofollow ugc' } };
+      return { tagName, attribs };
+    },
+    img: (tagName, attribs) => ({ tagName, attribs: { ...attribs, loading: 'lazy' } }),
+  },
+};
+
+/** Markdown source → sanitised HTML, safe to place in a page as is. */
+export function renderMarkdown(source: string): string {
+  return sanitizeHtml(md.render(source), SANITIZE_OPTIONS);
+}
+
+/** The readable text of a Markdown document (no markup, no code blocks), whitespace folded. */
+export function markdownToPlainText(source: string): string {
+  const html = md.render(source.replace(/^(```|~~~)[\s\S]*?^\1/gm, ' '));
+  const text = sanitizeHtml(html.replace(/<\/(p|h[1-6]|li|blockquote|pre|tr)>/g, '$& '), {
+    allowedTags: [],
+    allowedAttributes: {},
+  });
+  return decodeEntities(text).replace(/\s+/g, ' ').trim();
+}
+
+function decodeEntities(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+/**
+ * decisions.md: a generated description is the plain text's first sentences, at most 160
+ * characters, cut at a word boundary.
+ */
+export function describe(source: string, max = 160): string {
+  const text = markdownToPlainText(source);
+  if (text.length <= max) return text;
+  const sentences = text.match(/[^.!?。？！]+[.!?。？！]+(\s|$)/gu) ?? [];
+  let out = '';
+  for (const sentence of sentences) {
+    if ((out + sentence).trimEnd().length > max) break;
+    out += sentence;
+  }
+  if (out.trim().length > 0) return out.trim();
+  const cut = text.slice(0, max - 1);
+  const lastSpace = cut.lastIndexOf(' ');
+  return `${(lastSpace > 40 ? cut.slice(0, lastSpace) : cut).trimEnd()}…`;
+}

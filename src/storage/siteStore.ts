@@ -1,0 +1,42 @@
+/**
+ * Where published sites live. Keys are relative POSIX paths such as `<blog>/<post>/index.html`
+ * or `_domains/<host>`. No vendor or HTTP types cross this interface (STYLE.md §6).
+ */
+
+export interface PutOptions {
+  contentType: string;
+  cacheControl: string;
+  /** When set, the object is a redirect to this site-relative path (e.g. `/new-slug`). */
+  redirectTo?: string;
+}
+
+export interface StoredObject {
+  body: Buffer;
+  contentType: string;
+  cacheControl: string;
+  /** Strong validator of the body, quoted as in an HTTP ETag header. */
+  etag: string;
+  redirectTo?: string;
+}
+
+export interface SiteStore {
+  /** Writes the object atomically: a reader sees the old or the new body, never a part. */
+  put(key: string, body: Buffer | string, options: PutOptions): Promise<void>;
+  /** The object, or null when there is none. */
+  get(key: string): Promise<StoredObject | null>;
+  /** Removes the object; removing a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** Removes many objects (batched where the backend allows it). */
+  deleteMany(keys: string[]): Promise<void>;
+  /** Every key under the prefix, in lexicographic order, following pagination to the end. */
+  list(prefix: string): Promise<string[]>;
+}
+
+/** An object produced by the renderer, ready to be written through a SiteStore. */
+export interface SiteObject {
+  key: string;
+  body: Buffer | string;
+  contentType: string;
+  cacheControl: string;
+  redirectTo?: string;
+}
