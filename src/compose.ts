@@ -1,0 +1,148 @@
+/**
+ * Composition root: the only module that picks concrete classes. Everything else receives its
+ * dependencies, so tests build the same graph with a temp data dir, a fake clock or a test store.
+ */
+import { Resolver } from 'node:dns/promises';
+import { join } from 'node:path';
+import type Koa from 'koa';
+import type { Config } from './config.js';
+import { serviceHostname } from './config.js';
+import { systemClock, type Clock } from './clock.js';
+import { openDatabase, type Db } from './db/database.js';
+import { AccountsRepo } from './db/accountsRepo.js';
+import { ApiKeysRepo } from './db/apiKeysRepo.js';
+import { BlogsRepo } from './db/blogsRepo.js';
+import { DomainsRepo } from './db/domainsRepo.js';
+import { JobsRepo } from './db/jobsRepo.js';
+import { PostsRepo } from './db/postsRepo.js';
+import { createApp } from './http/app.js';
+import { apiKeyRoutes } from './http/routes/apiKeys.js';
+import { blogRoutes } from './http/routes/blogs.js';
+import { domainRoutes } from './http/routes/domains.js';
+import { postRoutes } from './http/routes/posts.js';
+import { searchRoutes, type BlogSearcher } from './http/routes/search.js';
+import type { AppState } from './http/state.js';
+import type { Logger } from './logger.js';
+import { JobRunner, type JobHandler } from './publish/jobRunner.js';
+import { AccountsService } from './services/accounts.js';
+import { ApiKeysService } from './services/apiKeys.js';
+import { BlogsService } from './services/blogs.js';
+import { DomainsService, type CnameResolver } from './services/domains.js';
+import { PostsService } from './services/posts.js';
+import { PostTransitions } from './services/postTransitions.js';
+import { RateLimiter } from './services/rateLimiter.js';
+import { SiteUrls } from './services/siteUrls.js';
+
+export interface ComposeOptions {
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+  /** Carries out publish jobs. */
+  jobHandler: JobHandler;
+  searcher: BlogSearcher;
+  resolver?: CnameResolver;
+}
+
+export interface Folio {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  repos: { accounts: AccountsRepo; keys: ApiKeysRepo; blogs: BlogsRepo; posts: PostsRepo; domains: DomainsRepo; jobs: JobsRepo };
+  accounts: AccountsService;
+  apiKeys: ApiKeysService;
+  blogs: BlogsService;
+  posts: PostsService;
+  transitions: PostTransitions;
+  domains: DomainsService;
+  runner: JobRunner;
+  urls: SiteUrls;
+  app: Koa<AppState>;
+  /** The scheduler's per-second work, callable directly. */
+  tick(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function systemResolver(servers: readonly string[]): CnameResolver {
+  const resolver = new Resolver({ timeout: 3000, tries: 2 });
+  if (servers.length > 0) resolver.setServers([...servers]);
+  return resolver;
+}
+
+export function databaseFile(config: Pick<Config, 'dataDir'>): string {
+  return join(config.dataDir, 'folio.db');
+}
+
+export function compose(options: ComposeOptions): Folio {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const db = openDatabase(databaseFile(config));
+  const repos = {
+    accounts: new AccountsRepo(db),
+    keys: new ApiKeysRepo(db),
+    blogs: new BlogsRepo(db),
+    posts: new PostsRepo(db),
+    domains: new DomainsRepo(db),
+    jobs: new JobsRepo(db),
+  };
+  const urls = new SiteUrls(config);
+  const runner = new JobRunner(repos.jobs, options.jobHandler, clock, logger);
+  const postDeps = { db, posts: repos.posts, jobs: repos.jobs, runner, clock };
+  const accounts = new AccountsService(db, repos.accounts, repos.keys, clock);
+  const apiKeys = new ApiKeysService(repos.keys, repos.blogs, clock);
+  const blogs = new BlogsService(db, repos.blogs, repos.jobs, runner, clock);
+  const posts = new PostsService(postDeps);
+  const transitions = new PostTransitions(postDeps, logger);
+  const domains = new DomainsService(
+    db,
+    repos.blogs,
+    repos.domains,
+    repos.jobs,
+    runner,
+    options.resolver ?? systemResolver(config.dnsServers),
+    clock,
+    logger,
+    serviceHostname(config),
+  );
+
+  const app = createApp({
+    logger,
+    db,
+    keys: apiKeys,
+    blogs: repos.blogs,
+    rateLimiter: config.rateLimits ? new RateLimiter(clock) : null,
+    routes: [
+      ...postRoutes({ posts, transitions, urls }),
+      ...blogRoutes({ blogs, jobs: repos.jobs, urls }),
+      ...apiKeyRoutes({ keys: apiKeys }),
+      ...domainRoutes({ domains }),
+      ...searchRoutes({ searcher: options.searcher }),
+    ],
+    apiBaseUrl: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
+  });
+
+  return {
+    config,
+    db,
+    clock,
+    logger,
+    repos,
+    accounts,
+    apiKeys,
+    blogs,
+    posts,
+    transitions,
+    domains,
+    runner,
+    urls,
+    app,
+    tick: async () => {
+      await transitions.publishDue(repos.blogs);
+      await runner.runDue();
+    },
+    close: async () => {
+      await runner.idle();
+      db.close();
+    },
+  };
+}

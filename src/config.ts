@@ -1,0 +1,123 @@
+/**
+ * Reads process.env once into a frozen, typed Config (decisions.md "Names and configuration").
+ * A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
+ */
+import { resolve } from 'node:path';
+
+export type StorageKind = 'fs' | 's3';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** `<blog>.<serviceDomain>` is a blog's address; may carry a port (`localhost:3000`). */
+  readonly serviceDomain: string;
+  readonly publicScheme: 'http' | 'https';
+  readonly storage: StorageKind;
+  readonly s3: {
+    readonly bucket: string;
+    readonly endpoint: string | undefined;
+    readonly region: string;
+    readonly forcePathStyle: boolean;
+  };
+  readonly serveSites: boolean;
+  readonly rateLimits: boolean;
+  readonly logLevel: string;
+  /** DNS servers for custom-domain checks (`host` or `host:port`); empty = the system's. */
+  readonly dnsServers: readonly string[];
+  /** Memory budget of the search index cache, in bytes. */
+  readonly searchCacheBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(value)) return true;
+  if (['false', '0', 'no', 'off'].includes(value)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function readEnum<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.trim().toLowerCase() as T;
+  if (!allowed.includes(value)) throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${raw}"`);
+  return value;
+}
+
+const DOMAIN = /^(?=.{1,253}(:|$))([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = readInt(env, 'PORT', 3000, 0, 65535);
+  const host = (env.HOST ?? '').trim() || '127.0.0.1';
+  const serviceDomain = ((env.FOLIO_SERVICE_DOMAIN ?? '').trim() || `localhost:${port}`).toLowerCase();
+  if (!DOMAIN.test(serviceDomain)) {
+    throw new ConfigError('FOLIO_SERVICE_DOMAIN', `not a host name (optionally with :port): "${serviceDomain}"`);
+  }
+  const isLocal = /^localhost(:\d+)?$/.test(serviceDomain) || serviceDomain.endsWith('.localhost') || /\.localhost:\d+$/.test(serviceDomain);
+  const publicScheme = readEnum(env, 'FOLIO_PUBLIC_SCHEME', isLocal ? 'http' : 'https', ['http', 'https'] as const);
+  const storage = readEnum(env, 'FOLIO_STORAGE', 'fs', ['fs', 's3'] as const);
+  const bucket = (env.FOLIO_S3_BUCKET ?? '').trim();
+  if (storage === 's3' && !bucket) throw new ConfigError('FOLIO_S3_BUCKET', 'required when FOLIO_STORAGE=s3');
+  const endpoint = (env.FOLIO_S3_ENDPOINT ?? '').trim() || undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(endpoint)) {
+    throw new ConfigError('FOLIO_S3_ENDPOINT', `expected an http(s) URL, got "${endpoint}"`);
+  }
+  const rateLimitsRaw = (env.FOLIO_RATE_LIMITS ?? '').trim().toLowerCase();
+  if (rateLimitsRaw && !['on', 'off', 'true', 'false'].includes(rateLimitsRaw)) {
+    throw new ConfigError('FOLIO_RATE_LIMITS', `expected on or off, got "${env.FOLIO_RATE_LIMITS}"`);
+  }
+  const dnsServers = (env.FOLIO_DNS_SERVERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const server of dnsServers) {
+    if (!/^[0-9a-f.:[\]]+$/i.test(server)) throw new ConfigError('FOLIO_DNS_SERVERS', `not an IP address: "${server}"`);
+  }
+  const logLevel = readEnum(env, 'FOLIO_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const);
+  const searchCacheMb = readInt(env, 'FOLIO_SEARCH_CACHE_MB', 256, 1, 65536);
+
+  return Object.freeze({
+    port,
+    host,
+    dataDir: resolve((env.FOLIO_DATA_DIR ?? '').trim() || './data'),
+    serviceDomain,
+    publicScheme,
+    storage,
+    s3: Object.freeze({
+      bucket,
+      endpoint,
+      region: (env.FOLIO_S3_REGION ?? '').trim() || 'us-east-1',
+      forcePathStyle: readBool(env, 'FOLIO_S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    }),
+    serveSites: readBool(env, 'FOLIO_SERVE_SITES', true),
+    rateLimits: rateLimitsRaw !== 'off' && rateLimitsRaw !== 'false',
+    logLevel,
+    dnsServers: Object.freeze(dnsServers),
+    searchCacheBytes: searchCacheMb * 1024 * 1024,
+  });
+}
+
+/** The service domain without its port: DNS names (cname_target) never carry one. */
+export function serviceHostname(config: Pick<Config, 'serviceDomain'>): string {
+  return config.serviceDomain.replace(/:\d+$/, '');
+}

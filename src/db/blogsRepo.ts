@@ -1,0 +1,116 @@
+import type { Db } from './database.js';
+import type { ThemeConfig } from '../publish/siteTypes.js';
+
+export interface Blog {
+  id: string;
+  accountId: string;
+  slug: string;
+  name: string;
+  description: string;
+  themeConfig: ThemeConfig;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A blog with its custom domain, as the API presents it. */
+export interface BlogWithDomain extends Blog {
+  customDomain: string | null;
+  domainActive: boolean;
+}
+
+interface BlogRow {
+  id: string;
+  account_id: string;
+  slug: string;
+  name: string;
+  description: string;
+  theme_config: string;
+  created_at: string;
+  updated_at: string;
+  hostname: string | null;
+  domain_status: string | null;
+}
+
+const toBlog = (row: BlogRow): BlogWithDomain => ({
+  id: row.id,
+  accountId: row.account_id,
+  slug: row.slug,
+  name: row.name,
+  description: row.description,
+  themeConfig: JSON.parse(row.theme_config) as ThemeConfig,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  customDomain: row.hostname,
+  domainActive: row.domain_status === 'active',
+});
+
+const SELECT = `SELECT b.*, d.hostname, d.status AS domain_status FROM blogs b LEFT JOIN domains d ON d.blog_id = b.id`;
+
+export class BlogsRepo {
+  private readonly insertStmt;
+  private readonly byIdStmt;
+  private readonly bySlugStmt;
+  private readonly listByAccountStmt;
+  private readonly countByAccountStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly listAllStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO blogs (id, account_id, slug, name, description, theme_config, created_at, updated_at)
+       VALUES (@id, @accountId, @slug, @name, @description, @themeConfig, @createdAt, @updatedAt)`,
+    );
+    this.byIdStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.id = ?`);
+    this.bySlugStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.slug = ?`);
+    this.listByAccountStmt = db.prepare<[string], BlogRow>(
+      `${SELECT} WHERE b.account_id = ? ORDER BY b.created_at DESC, b.id DESC`,
+    );
+    this.countByAccountStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM blogs WHERE account_id = ?');
+    this.updateStmt = db.prepare(
+      'UPDATE blogs SET name = @name, description = @description, theme_config = @themeConfig, updated_at = @updatedAt WHERE id = @id',
+    );
+    this.deleteStmt = db.prepare('DELETE FROM blogs WHERE id = ?');
+    this.listAllStmt = db.prepare<[], BlogRow>(`${SELECT} ORDER BY b.created_at, b.id`);
+  }
+
+  insert(blog: Blog): void {
+    this.insertStmt.run({ ...blog, themeConfig: JSON.stringify(blog.themeConfig) });
+  }
+
+  findById(id: string): BlogWithDomain | null {
+    const row = this.byIdStmt.get(id);
+    return row ? toBlog(row) : null;
+  }
+
+  findBySlug(slug: string): BlogWithDomain | null {
+    const row = this.bySlugStmt.get(slug);
+    return row ? toBlog(row) : null;
+  }
+
+  /** The account's blog with this id; another account's blog is treated as missing. */
+  findOwned(accountId: string, id: string): BlogWithDomain | null {
+    const blog = this.findById(id);
+    return blog && blog.accountId === accountId ? blog : null;
+  }
+
+  listByAccount(accountId: string): BlogWithDomain[] {
+    return this.listByAccountStmt.all(accountId).map(toBlog);
+  }
+
+  listAll(): BlogWithDomain[] {
+    return this.listAllStmt.all().map(toBlog);
+  }
+
+  countByAccount(accountId: string): number {
+    return this.countByAccountStmt.get(accountId)?.n ?? 0;
+  }
+
+  update(blog: Pick<Blog, 'id' | 'name' | 'description' | 'themeConfig' | 'updatedAt'>): void {
+    this.updateStmt.run({ ...blog, themeConfig: JSON.stringify(blog.themeConfig) });
+  }
+
+  delete(id: string): void {
+    this.deleteStmt.run(id);
+  }
+}

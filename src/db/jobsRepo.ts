@@ -1,0 +1,126 @@
+import type { Db } from './database.js';
+
+/**
+ * What a job asks the publisher to do. `post` re-renders one post and what lists it; `post_removed`
+ * takes a post off the site; `site` re-renders a whole blog; `site_delete` removes every object.
+ */
+export type JobKind = 'post' | 'post_removed' | 'site' | 'site_delete';
+
+export interface JobPayload {
+  postId?: string;
+  /** Slug the post had before this change, when it differs (a rename or a removal). */
+  previousSlug?: string;
+  /** Tags the post had before this change, so tag pages that listed it are re-rendered. */
+  previousTags?: string[];
+  /** Old addresses (redirects) of a deleted post, whose objects must go too. */
+  removedRedirects?: string[];
+  reason?: string;
+  /** Hostname whose routing entry must be written or removed. */
+  hostname?: string;
+}
+
+export interface PublishJob {
+  id: number;
+  blogId: string;
+  blogSlug: string;
+  kind: JobKind;
+  payload: JobPayload;
+  status: 'pending' | 'done' | 'failed';
+  attempts: number;
+  lastError: string | null;
+  runAfter: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface JobRow {
+  id: number;
+  blog_id: string;
+  blog_slug: string;
+  kind: JobKind;
+  payload: string;
+  status: PublishJob['status'];
+  attempts: number;
+  last_error: string | null;
+  run_after: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const toJob = (row: JobRow): PublishJob => ({
+  id: row.id,
+  blogId: row.blog_id,
+  blogSlug: row.blog_slug,
+  kind: row.kind,
+  payload: JSON.parse(row.payload) as JobPayload,
+  status: row.status,
+  attempts: row.attempts,
+  lastError: row.last_error,
+  runAfter: row.run_after,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export class JobsRepo {
+  private readonly insertStmt;
+  private readonly byIdStmt;
+  private readonly dueStmt;
+  private readonly doneStmt;
+  private readonly failStmt;
+  private readonly openByBlogStmt;
+  private readonly countStmt;
+
+  constructor(db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO publish_jobs (blog_id, blog_slug, kind, payload, status, run_after, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
+    );
+    this.byIdStmt = db.prepare<[number], JobRow>('SELECT * FROM publish_jobs WHERE id = ?');
+    this.dueStmt = db.prepare<[string, number], JobRow>(
+      `SELECT * FROM publish_jobs WHERE status = 'pending' AND run_after <= ? ORDER BY id LIMIT ?`,
+    );
+    this.doneStmt = db.prepare(
+      `UPDATE publish_jobs SET status = 'done', attempts = attempts + 1, last_error = NULL, updated_at = ? WHERE id = ? AND status = 'pending'`,
+    );
+    this.failStmt = db.prepare(
+      `UPDATE publish_jobs SET status = @status, attempts = attempts + 1, last_error = @error, run_after = @runAfter, updated_at = @now
+        WHERE id = @id AND status = 'pending'`,
+    );
+    this.openByBlogStmt = db.prepare<[string], JobRow>(
+      `SELECT * FROM publish_jobs WHERE blog_id = ? AND status IN ('pending', 'failed') ORDER BY id`,
+    );
+    this.countStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM publish_jobs WHERE status = ?');
+  }
+
+  /** Records a job; call inside the transaction that makes the change it publishes. */
+  insert(job: { blogId: string; blogSlug: string; kind: JobKind; payload: JobPayload; now: string }): number {
+    const result = this.insertStmt.run(job.blogId, job.blogSlug, job.kind, JSON.stringify(job.payload), job.now, job.now, job.now);
+    return Number(result.lastInsertRowid);
+  }
+
+  findById(id: number): PublishJob | null {
+    const row = this.byIdStmt.get(id);
+    return row ? toJob(row) : null;
+  }
+
+  listDue(nowIso: string, limit: number): PublishJob[] {
+    return this.dueStmt.all(nowIso, limit).map(toJob);
+  }
+
+  markDone(id: number, now: string): boolean {
+    return this.doneStmt.run(now, id).changes > 0;
+  }
+
+  /** Records a failed attempt; the job stays pending until `runAfter`, or becomes failed for good. */
+  markAttemptFailed(id: number, error: string, runAfter: string, now: string, giveUp: boolean): void {
+    this.failStmt.run({ id, error, runAfter, now, status: giveUp ? 'failed' : 'pending' });
+  }
+
+  listOpenForBlog(blogId: string): PublishJob[] {
+    return this.openByBlogStmt.all(blogId).map(toJob);
+  }
+
+  countByStatus(status: PublishJob['status']): number {
+    return this.countStmt.get(status)?.n ?? 0;
+  }
+}

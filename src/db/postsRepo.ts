@@ -1,0 +1,214 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './database.js';
+
+export type PostStatus = 'draft' | 'published' | 'scheduled';
+
+export interface Post {
+  id: string;
+  blogId: string;
+  title: string;
+  slug: string;
+  contentMd: string;
+  contentHtml: string;
+  metaDescription: string;
+  /** True once the author supplied meta.description; until then it follows the content. */
+  metaExplicit: boolean;
+  ogImageUrl: string | null;
+  tags: string[];
+  status: PostStatus;
+  publishedAt: string | null;
+  scheduledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type PostSortField = 'created_at' | 'published_at' | 'updated_at';
+
+export interface PostListQuery {
+  status?: PostStatus;
+  tag?: string;
+  page: number;
+  perPage: number;
+  sort: PostSortField;
+  order: 'asc' | 'desc';
+}
+
+interface PostRow {
+  id: string;
+  blog_id: string;
+  title: string;
+  slug: string;
+  content_md: string;
+  content_html: string;
+  meta_description: string;
+  meta_explicit: number;
+  og_image_url: string | null;
+  tags: string;
+  status: PostStatus;
+  published_at: string | null;
+  scheduled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const toPost = (row: PostRow): Post => ({
+  id: row.id,
+  blogId: row.blog_id,
+  title: row.title,
+  slug: row.slug,
+  contentMd: row.content_md,
+  contentHtml: row.content_html,
+  metaDescription: row.meta_description,
+  metaExplicit: row.meta_explicit === 1,
+  ogImageUrl: row.og_image_url,
+  tags: JSON.parse(row.tags) as string[],
+  status: row.status,
+  publishedAt: row.published_at,
+  scheduledAt: row.scheduled_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toParams = (post: Post) => ({
+  ...post,
+  metaExplicit: post.metaExplicit ? 1 : 0,
+  tags: JSON.stringify(post.tags),
+});
+
+// Whitelisted: the sort column is the only SQL built from input, so it comes from this map.
+const SORT_COLUMNS: Record<PostSortField, string> = {
+  created_at: 'created_at',
+  published_at: 'published_at',
+  updated_at: 'updated_at',
+};
+
+export class PostsRepo {
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly bySlugStmt;
+  private readonly byIdStmt;
+  private readonly deleteTagsStmt;
+  private readonly insertTagStmt;
+  private readonly dueStmt;
+  private readonly upsertRedirectStmt;
+  private readonly deleteRedirectStmt;
+  private readonly findRedirectStmt;
+  private readonly redirectsOfPostStmt;
+  private readonly listStatements = new Map<string, { rows: Statement<unknown[], PostRow>; count: Statement<unknown[], { n: number }> }>();
+
+  constructor(private readonly db: Db) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO posts (id, blog_id, title, slug, content_md, content_html, meta_description, meta_explicit,
+                          og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at)
+       VALUES (@id, @blogId, @title, @slug, @contentMd, @contentHtml, @metaDescription, @metaExplicit,
+               @ogImageUrl, @tags, @status, @publishedAt, @scheduledAt, @createdAt, @updatedAt)`,
+    );
+    this.updateStmt = db.prepare(
+      `UPDATE posts SET title = @title, slug = @slug, content_md = @contentMd, content_html = @contentHtml,
+              meta_description = @metaDescription, meta_explicit = @metaExplicit, og_image_url = @ogImageUrl,
+              tags = @tags, status = @status, published_at = @publishedAt, scheduled_at = @scheduledAt,
+              updated_at = @updatedAt
+        WHERE id = @id`,
+    );
+    this.deleteStmt = db.prepare('DELETE FROM posts WHERE id = ?');
+    this.bySlugStmt = db.prepare<[string, string], PostRow>('SELECT * FROM posts WHERE blog_id = ? AND slug = ?');
+    this.byIdStmt = db.prepare<[string], PostRow>('SELECT * FROM posts WHERE id = ?');
+    this.deleteTagsStmt = db.prepare('DELETE FROM post_tags WHERE post_id = ?');
+    this.insertTagStmt = db.prepare('INSERT OR IGNORE INTO post_tags (post_id, blog_id, tag) VALUES (?, ?, ?)');
+    this.dueStmt = db.prepare<[string, number], PostRow>(
+      `SELECT * FROM posts WHERE status = 'scheduled' AND scheduled_at <= ? ORDER BY scheduled_at, id LIMIT ?`,
+    );
+    this.upsertRedirectStmt = db.prepare(
+      `INSERT INTO post_redirects (blog_id, old_slug, post_id, created_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (blog_id, old_slug) DO UPDATE SET post_id = excluded.post_id, created_at = excluded.created_at`,
+    );
+    this.deleteRedirectStmt = db.prepare('DELETE FROM post_redirects WHERE blog_id = ? AND old_slug = ?');
+    this.findRedirectStmt = db.prepare<[string, string], { post_id: string }>(
+      'SELECT post_id FROM post_redirects WHERE blog_id = ? AND old_slug = ?',
+    );
+    this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>(
+      'SELECT old_slug FROM post_redirects WHERE post_id = ? ORDER BY old_slug',
+    );
+  }
+
+  /** Inserts the post and its tag rows; the caller runs this inside a transaction. */
+  insert(post: Post): void {
+    this.insertStmt.run(toParams(post));
+    this.writeTags(post);
+  }
+
+  update(post: Post): void {
+    this.updateStmt.run(toParams(post));
+    this.writeTags(post);
+  }
+
+  delete(id: string): void {
+    this.deleteStmt.run(id);
+  }
+
+  findBySlug(blogId: string, slug: string): Post | null {
+    const row = this.bySlugStmt.get(blogId, slug);
+    return row ? toPost(row) : null;
+  }
+
+  findById(id: string): Post | null {
+    const row = this.byIdStmt.get(id);
+    return row ? toPost(row) : null;
+  }
+
+  list(blogId: string, query: PostListQuery): { posts: Post[]; total: number } {
+    const filters = ['p.blog_id = ?'];
+    const params: (string | number)[] = [blogId];
+    if (query.status) {
+      filters.push('p.status = ?');
+      params.push(query.status);
+    }
+    if (query.tag !== undefined) {
+      filters.push('EXISTS (SELECT 1 FROM post_tags t WHERE t.post_id = p.id AND t.tag = ?)');
+      params.push(query.tag);
+    }
+    const column = SORT_COLUMNS[query.sort];
+    const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+    // Posts never published sort last in either direction.
+    const order = `p.${column} IS NULL, p.${column} ${direction}, p.id ${direction}`;
+    const cacheKey = `${filters.join(' AND ')}|${order}`;
+    let statements = this.listStatements.get(cacheKey);
+    if (!statements) {
+      statements = {
+        rows: this.db.prepare<unknown[], PostRow>(`SELECT p.* FROM posts p WHERE ${filters.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`),
+        count: this.db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM posts p WHERE ${filters.join(' AND ')}`),
+      };
+      this.listStatements.set(cacheKey, statements);
+    }
+    const total = statements.count.get(...params)?.n ?? 0;
+    const rows = statements.rows.all(...params, query.perPage, (query.page - 1) * query.perPage);
+    return { posts: rows.map(toPost), total };
+  }
+
+  /** Scheduled posts whose time has come, oldest first. */
+  listDue(nowIso: string, limit: number): Post[] {
+    return this.dueStmt.all(nowIso, limit).map(toPost);
+  }
+
+  addRedirect(blogId: string, oldSlug: string, postId: string, now: string): void {
+    this.upsertRedirectStmt.run(blogId, oldSlug, postId, now);
+  }
+
+  removeRedirect(blogId: string, slug: string): void {
+    this.deleteRedirectStmt.run(blogId, slug);
+  }
+
+  findRedirect(blogId: string, slug: string): string | null {
+    return this.findRedirectStmt.get(blogId, slug)?.post_id ?? null;
+  }
+
+  redirectsOf(postId: string): string[] {
+    return this.redirectsOfPostStmt.all(postId).map((row) => row.old_slug);
+  }
+
+  private writeTags(post: Post): void {
+    this.deleteTagsStmt.run(post.id);
+    for (const tag of post.tags) this.insertTagStmt.run(post.id, post.blogId, tag);
+  }
+}

@@ -1,0 +1,85 @@
+import Koa, { type Middleware } from 'koa';
+import Router from '@koa/router';
+import type { Db } from '../db/database.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ApiKeysService } from '../services/apiKeys.js';
+import type { RateLimiter } from '../services/rateLimiter.js';
+import { authenticate } from './middleware/authenticate.js';
+import { errorHandler } from './middleware/errorHandler.js';
+import { jsonBody } from './middleware/jsonBody.js';
+import { rateLimit } from './middleware/rateLimit.js';
+import { requireScope } from './middleware/requireScope.js';
+import { resolveBlog } from './middleware/resolveBlog.js';
+import { compileSchema, validate } from './middleware/validate.js';
+import { buildOpenApi } from './openapi.js';
+import type { RouteDef } from './routeDef.js';
+import type { AppContext, AppState } from './state.js';
+
+export interface AppDeps {
+  logger: Logger;
+  db: Db;
+  keys: ApiKeysService;
+  blogs: BlogsRepo;
+  /** null when FOLIO_RATE_LIMITS=off. */
+  rateLimiter: RateLimiter | null;
+  routes: RouteDef[];
+  /** Answers requests for published sites by Host; calls next() for everything else. */
+  siteServer?: Middleware<AppState>;
+  /** Base URL of the API as users reach it, for the OpenAPI document. */
+  apiBaseUrl: string;
+}
+
+/** Builds the Koa app; never listens (tests use app.callback()). */
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.proxy = false;
+  // Errors are answered by errorHandler; Koa's default handler would print stacks to stderr.
+  app.silent = true;
+
+  const router = new Router<AppState>();
+  router.get('/healthz', (ctx) => {
+    deps.db.prepare('SELECT 1').get();
+    ctx.body = { status: 'ok' };
+  });
+  const openapi = buildOpenApi(deps.routes, deps.apiBaseUrl);
+  router.get('/v1/openapi.json', (ctx) => {
+    ctx.body = openapi;
+  });
+
+  const auth = authenticate(deps.keys);
+  const limit = rateLimit(deps.rateLimiter);
+  const blog = resolveBlog(deps.blogs);
+  for (const route of deps.routes) {
+    const chain: Middleware<AppState>[] = [];
+    if (route.scope) chain.push(auth, limit, requireScope(route.scope));
+    if (route.blogScoped) chain.push(blog);
+    if (route.query) chain.push(validate('query', compileSchema(route.query, 'query')));
+    if (route.body) chain.push(validate('body', compileSchema(route.body, 'body')));
+    else chain.push(rejectBody);
+    chain.push(async (ctx) => {
+      ctx.status = route.status;
+      await route.handler(ctx as AppContext);
+    });
+    router.register(`/v1${route.path}`, [route.method], chain);
+  }
+
+  app.use(errorHandler(deps.logger));
+  if (deps.siteServer) app.use(deps.siteServer);
+  app.use(jsonBody);
+  app.use(router.routes());
+  app.use(async (ctx) => {
+    throw new NotFoundError(`no route for ${ctx.method} ${ctx.path}`);
+  });
+  return app;
+}
+
+/** Routes without a body schema take no body; a stray one is ignored only when empty. */
+const rejectBody: Middleware<AppState> = async (ctx, next) => {
+  const body = ctx.request.body as unknown;
+  if (body !== undefined && !(typeof body === 'object' && body !== null && Object.keys(body).length === 0)) {
+    throw new BadRequestError('this operation takes no request body');
+  }
+  return next();
+};

@@ -1,0 +1,44 @@
+import bodyParser from 'koa-bodyparser';
+import type { Middleware } from 'koa';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.js';
+import type { AppState } from '../state.js';
+
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+const parse = bodyParser({
+  enableTypes: ['json'],
+  jsonLimit: '2mb',
+  strict: false,
+  // Our own mapping below turns parser failures into AppErrors.
+  onerror: (err) => {
+    throw err;
+  },
+});
+
+function hasBody(ctx: Parameters<Middleware>[0]): boolean {
+  const length = ctx.get('content-length');
+  if (length !== '') return Number(length) > 0;
+  return ctx.get('transfer-encoding') !== '';
+}
+
+/**
+ * JSON bodies only (decisions.md errors table): 415 for another media type, 413 above 2 MB,
+ * 400 for malformed JSON. The parsed body lands in ctx.request.body; `undefined` when none.
+ */
+export const jsonBody: Middleware<AppState> = async (ctx, next) => {
+  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) || !hasBody(ctx)) return next();
+  const length = Number(ctx.get('content-length') || 0);
+  if (length > MAX_BODY_BYTES) throw new PayloadTooLargeError(`request body is larger than ${MAX_BODY_BYTES} bytes (2 MB)`);
+  if (!ctx.is('application/json')) {
+    throw new UnsupportedMediaTypeError('request bodies must be JSON sent with "Content-Type: application/json"');
+  }
+  try {
+    await parse(ctx, async () => undefined);
+  } catch (err) {
+    const status = typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : 0;
+    if (status === 413) throw new PayloadTooLargeError(`request body is larger than ${MAX_BODY_BYTES} bytes (2 MB)`, { cause: err });
+    if (status === 415) throw new UnsupportedMediaTypeError('unsupported body encoding', { cause: err });
+    throw new BadRequestError('request body is not valid JSON', { cause: err });
+  }
+  return next();
+};

@@ -1,0 +1,22 @@
+import type { Middleware } from 'koa';
+import type { BlogsRepo } from '../../db/blogsRepo.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import type { AppState } from '../state.js';
+
+/**
+ * decisions.md "Keys and blog resolution": X-Blog-Id when present (a blog of the caller's
+ * account, else 404), otherwise the key's bound blog, otherwise 400.
+ */
+export function resolveBlog(blogs: BlogsRepo): Middleware<AppState> {
+  return async (ctx, next) => {
+    const auth = ctx.state.auth;
+    if (!auth) throw new Error('resolveBlog needs authenticate first');
+    const header = ctx.get('x-blog-id').trim();
+    const blogId = header || auth.key.blogId;
+    if (!blogId) throw new BadRequestError('blog not resolved: send X-Blog-Id or use a blog-bound key');
+    const blog = blogs.findOwned(auth.account.id, blogId);
+    if (!blog) throw new NotFoundError('blog not found');
+    ctx.state.blog = blog;
+    return next();
+  };
+}

@@ -1,0 +1,82 @@
+import type { RouteDef } from './routeDef.js';
+import { MAX_BODY_BYTES } from './middleware/jsonBody.js';
+
+const errorSchema = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: {
+    error: {
+      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'internal_error'],
+    },
+    message: { type: 'string' },
+    details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+    required_plan: { type: 'string' },
+    retry_after: { type: 'integer' },
+  },
+};
+
+/** Drops our annotation keyword and ajv-only keywords that OpenAPI readers do not know. */
+function clean(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(clean);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'x-hint') continue;
+    if (key === 'maxBytes') {
+      out['x-max-bytes'] = value;
+      continue;
+    }
+    out[key] = clean(value);
+  }
+  return out;
+}
+
+/** `/posts/:slug` → `/posts/{slug}`. */
+export function toOpenApiPath(path: string): string {
+  return path.replace(/:(\w+)/g, '{$1}');
+}
+
+/** OpenAPI 3.1 from the same route table and JSON Schemas that validate requests. */
+export function buildOpenApi(routes: RouteDef[], serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = `/v1${toOpenApiPath(route.path)}`;
+    const parameters: unknown[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    if (route.blogScoped) {
+      parameters.push({ name: 'X-Blog-Id', in: 'header', required: false, schema: { type: 'string' }, description: "Blog to act on; defaults to the key's bound blog" });
+    }
+    const query = route.query as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+    for (const [name, schema] of Object.entries(query?.properties ?? {})) {
+      parameters.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema: clean(schema) });
+    }
+    const errors = ['400', '401', '403', '404', '409', '429'];
+    if (route.body) errors.push('413', '415');
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = {
+      summary: route.summary,
+      tags: [route.tag],
+      ...(route.scope ? { security: [{ bearer: [] }], 'x-scope': route.scope } : { security: [] }),
+      parameters,
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: clean(route.body) } } } } : {}),
+      responses: {
+        [String(route.status)]: { description: 'Success', content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } } },
+        ...Object.fromEntries(errors.map((code) => [code, { $ref: '#/components/responses/Error' }])),
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Folio API',
+      version: '1.0.0',
+      description: `Blog publishing API. Request bodies are JSON, at most ${MAX_BODY_BYTES} bytes. Every error is {error, message}.`,
+    },
+    servers: [{ url: serverUrl }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_ API key' } },
+      schemas: { Error: errorSchema },
+      responses: { Error: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+    },
+    paths,
+  };
+}

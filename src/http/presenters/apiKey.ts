@@ -1,0 +1,10 @@
+import type { ApiKey } from '../../db/apiKeysRepo.js';
+
+/** api.md §2.3: the full key appears only in the creation response. */
+export function presentKeyCreated(key: ApiKey, secret: string) {
+  return { id: key.id, name: key.name, key: secret, prefix: key.keyPrefix, created_at: key.createdAt };
+}
+
+export function presentKeyListEntry(key: ApiKey) {
+  return { id: key.id, name: key.name, key_prefix: key.keyPrefix, last_used_at: key.lastUsedAt, created_at: key.createdAt };
+}

@@ -1,0 +1,47 @@
+import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
+
+/** The only code that knows the blog JSON field names (api.md §2.2, §4.2). */
+
+export function presentBlogCreated(blog: BlogWithDomain, urls: SiteUrls) {
+  return { id: blog.id, slug: blog.slug, name: blog.name, url: urls.blog(blog), created_at: blog.createdAt };
+}
+
+export function presentBlogListEntry(blog: BlogWithDomain) {
+  return {
+    id: blog.id,
+    slug: blog.slug,
+    name: blog.name,
+    description: blog.description,
+    custom_domain: blog.customDomain,
+    created_at: blog.createdAt,
+    updated_at: blog.updatedAt,
+  };
+}
+
+export function presentBlogUpdated(blog: BlogWithDomain) {
+  return {
+    id: blog.id,
+    slug: blog.slug,
+    name: blog.name,
+    description: blog.description,
+    custom_domain: blog.customDomain,
+    theme_config: blog.themeConfig,
+    updated_at: blog.updatedAt,
+  };
+}
+
+/** GET /blogs/:id, which api.md leaves out: every field of the blog. */
+export function presentBlog(blog: BlogWithDomain, urls: SiteUrls) {
+  return {
+    id: blog.id,
+    slug: blog.slug,
+    name: blog.name,
+    description: blog.description,
+    url: urls.blog(blog),
+    custom_domain: blog.customDomain,
+    theme_config: blog.themeConfig,
+    created_at: blog.createdAt,
+    updated_at: blog.updatedAt,
+  };
+}

@@ -1,0 +1,53 @@
+import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import type { Post } from '../../db/postsRepo.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
+
+/** The only code that knows the post JSON field names (api.md §2.1, §4.1). */
+
+export function presentPostCreated(post: Post, blog: BlogWithDomain, urls: SiteUrls) {
+  return { id: post.id, slug: post.slug, url: urls.post(blog, post.slug), status: post.status, created_at: post.createdAt };
+}
+
+export function presentPostSummary(post: Post) {
+  return {
+    id: post.id,
+    title: post.title,
+    slug: post.slug,
+    status: post.status,
+    tags: post.tags,
+    meta_description: post.metaDescription,
+    published_at: post.publishedAt,
+    created_at: post.createdAt,
+    updated_at: post.updatedAt,
+  };
+}
+
+export function presentPost(post: Post) {
+  return {
+    id: post.id,
+    blog_id: post.blogId,
+    title: post.title,
+    slug: post.slug,
+    content_md: post.contentMd,
+    content_html: post.contentHtml,
+    meta_description: post.metaDescription,
+    og_image_url: post.ogImageUrl,
+    tags: post.tags,
+    status: post.status,
+    published_at: post.publishedAt,
+    scheduled_at: post.scheduledAt,
+    created_at: post.createdAt,
+    updated_at: post.updatedAt,
+  };
+}
+
+/** PUT and unpublish answer with the summary fields (api.md §4.1 PUT). */
+export const presentPostUpdated = presentPostSummary;
+
+export function presentPostPublished(post: Post, blog: BlogWithDomain, urls: SiteUrls) {
+  return { id: post.id, slug: post.slug, url: urls.post(blog, post.slug), status: post.status, published_at: post.publishedAt };
+}
+
+export function presentPostScheduled(post: Post) {
+  return { slug: post.slug, status: post.status, scheduled_at: post.scheduledAt };
+}

@@ -1,0 +1,26 @@
+import type { Scope } from '../services/authContext.js';
+import type { JsonSchema } from './middleware/validate.js';
+import type { AppContext } from './state.js';
+
+/**
+ * A route declared as data: app.ts turns it into a middleware chain (auth → rate limit → scope
+ * → blog → validation → handler), and openapi.ts describes it from the same schemas.
+ */
+export interface RouteDef {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Relative to /v1, in @koa/router syntax (`/posts/:slug`). */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Scope the key needs; routes without one need no authentication at all. */
+  scope?: Scope;
+  /** Resolve the blog from X-Blog-Id or the key's binding (post and search routes). */
+  blogScoped?: boolean;
+  body?: JsonSchema;
+  query?: JsonSchema;
+  /** Success status: 201 for creation, else 200. */
+  status: 200 | 201;
+  /** JSON Schema of the success body, for the OpenAPI document. */
+  response?: JsonSchema;
+  handler: (ctx: AppContext) => Promise<void> | void;
+}

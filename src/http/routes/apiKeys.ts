@@ -1,0 +1,79 @@
+import type { ApiKeysService } from '../../services/apiKeys.js';
+import { SCOPES, type Scope } from '../../services/authContext.js';
+import { presentKeyCreated, presentKeyListEntry } from '../presenters/apiKey.js';
+import type { RouteDef } from '../routeDef.js';
+import { authOf } from '../state.js';
+import { deletedSchema, nonBlank, nullableTimestamp, timestamp } from './schemaParts.js';
+
+export const createKeyBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100, pattern: nonBlank, 'x-hint': 'must not be blank' },
+    scopes: { type: 'array', minItems: 1, maxItems: SCOPES.length + 1, uniqueItems: true, items: { enum: ['*', ...SCOPES] } },
+  },
+} as const;
+
+interface CreateKeyBody {
+  name?: string;
+  scopes?: Scope[] | ['*'];
+}
+
+const keySchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    key: { type: 'string' },
+    prefix: { type: 'string' },
+    key_prefix: { type: 'string' },
+    last_used_at: nullableTimestamp,
+    created_at: timestamp,
+  },
+} as const;
+
+export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
+  return [
+    {
+      method: 'POST',
+      path: '/blogs/:id/api-keys',
+      summary: 'Generate an API key bound to the blog (the full key is returned only here)',
+      tag: 'api-keys',
+      scope: 'keys:manage',
+      body: createKeyBody,
+      status: 201,
+      response: keySchema,
+      handler: (ctx) => {
+        const body = ctx.state.body as CreateKeyBody;
+        const { key, secret } = keys.create(authOf(ctx), ctx.params.id ?? '', { name: body.name ?? 'Default', scopes: body.scopes ?? ['*'] });
+        ctx.status = 201;
+        ctx.body = presentKeyCreated(key, secret);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/blogs/:id/api-keys',
+      summary: "List the blog's active keys",
+      tag: 'api-keys',
+      scope: 'keys:manage',
+      status: 200,
+      response: { type: 'object', properties: { data: { type: 'array', items: keySchema } } },
+      handler: (ctx) => {
+        ctx.body = { data: keys.list(authOf(ctx), ctx.params.id ?? '').map(presentKeyListEntry) };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/blogs/:id/api-keys/:keyId',
+      summary: 'Revoke a key; it stops working at once',
+      tag: 'api-keys',
+      scope: 'keys:manage',
+      status: 200,
+      response: deletedSchema,
+      handler: (ctx) => {
+        keys.revoke(authOf(ctx), ctx.params.id ?? '', ctx.params.keyId ?? '');
+        ctx.body = { deleted: true };
+      },
+    },
+  ];
+}

@@ -1,0 +1,95 @@
+import { nonBlank, nullableTimestamp, timestamp } from './schemaParts.js';
+
+export const BLOG_SLUG_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
+
+export const createBlogBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['slug', 'name'],
+  properties: {
+    slug: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 63,
+      pattern: BLOG_SLUG_PATTERN,
+      'x-hint': 'must be lower-case letters, digits and hyphens, not starting or ending with a hyphen',
+    },
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: nonBlank, 'x-hint': 'must not be blank' },
+    description: { type: 'string', maxLength: 1000 },
+  },
+} as const;
+
+export interface CreateBlogBody {
+  slug: string;
+  name: string;
+  description?: string;
+}
+
+const html = (max: number) => ({ type: ['string', 'null'], maxLength: max }) as const;
+
+export const themeConfigSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    customCss: html(100_000),
+    adCode: html(20_000),
+    cssUrl: { type: ['string', 'null'], maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL' },
+    headerHtml: html(20_000),
+    footerHtml: html(20_000),
+  },
+} as const;
+
+export const updateBlogBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: createBlogBody.properties.name,
+    description: createBlogBody.properties.description,
+    theme_config: themeConfigSchema,
+  },
+} as const;
+
+export interface UpdateBlogBody {
+  name?: string;
+  description?: string;
+  theme_config?: Record<string, string | null>;
+}
+
+const blogProps = {
+  id: { type: 'string' },
+  slug: { type: 'string' },
+  name: { type: 'string' },
+  description: { type: 'string' },
+  url: { type: 'string' },
+  custom_domain: { type: ['string', 'null'] },
+  theme_config: { type: 'object' },
+  created_at: timestamp,
+  updated_at: timestamp,
+} as const;
+
+export const blogSchema = { type: 'object', properties: blogProps } as const;
+export const blogListSchema = { type: 'object', properties: { data: { type: 'array', items: blogSchema } } } as const;
+
+export const publishingSchema = {
+  type: 'object',
+  properties: {
+    pending: { type: 'integer' },
+    failed: { type: 'integer' },
+    jobs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          kind: { type: 'string' },
+          status: { enum: ['pending', 'failed'] },
+          attempts: { type: 'integer' },
+          last_error: { type: ['string', 'null'] },
+          next_attempt_at: nullableTimestamp,
+          created_at: timestamp,
+        },
+      },
+    },
+  },
+} as const;

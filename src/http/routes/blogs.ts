@@ -1,0 +1,113 @@
+import type { JobsRepo } from '../../db/jobsRepo.js';
+import type { BlogsService } from '../../services/blogs.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
+import { presentBlog, presentBlogCreated, presentBlogListEntry, presentBlogUpdated } from '../presenters/blog.js';
+import { presentPublishing } from '../presenters/publishing.js';
+import type { RouteDef } from '../routeDef.js';
+import { authOf } from '../state.js';
+import {
+  blogListSchema,
+  blogSchema,
+  createBlogBody,
+  publishingSchema,
+  updateBlogBody,
+  type CreateBlogBody,
+  type UpdateBlogBody,
+} from './blogs.schema.js';
+import { deletedSchema } from './schemaParts.js';
+
+interface Deps {
+  blogs: BlogsService;
+  jobs: JobsRepo;
+  urls: SiteUrls;
+}
+
+export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
+  return [
+    {
+      method: 'POST',
+      path: '/blogs',
+      summary: 'Create a blog',
+      tag: 'blogs',
+      scope: 'blogs:write',
+      body: createBlogBody,
+      status: 201,
+      response: blogSchema,
+      handler: (ctx) => {
+        const body = ctx.state.body as CreateBlogBody;
+        const blog = blogs.create(authOf(ctx), body);
+        ctx.status = 201;
+        ctx.body = presentBlogCreated(blog, urls);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/blogs',
+      summary: "List the account's blogs, most recent first",
+      tag: 'blogs',
+      scope: 'blogs:read',
+      status: 200,
+      response: blogListSchema,
+      handler: (ctx) => {
+        ctx.body = { data: blogs.list(authOf(ctx)).map(presentBlogListEntry) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/blogs/:id',
+      summary: 'Get one blog with its theme configuration',
+      tag: 'blogs',
+      scope: 'blogs:read',
+      status: 200,
+      response: blogSchema,
+      handler: (ctx) => {
+        ctx.body = presentBlog(blogs.get(authOf(ctx), ctx.params.id ?? ''), urls);
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/blogs/:id',
+      summary: 'Update name, description or theme_config (theme keys are plan-gated)',
+      tag: 'blogs',
+      scope: 'blogs:write',
+      body: updateBlogBody,
+      status: 200,
+      response: blogSchema,
+      handler: async (ctx) => {
+        const body = ctx.state.body as UpdateBlogBody;
+        const blog = await blogs.update(authOf(ctx), ctx.params.id ?? '', {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.theme_config !== undefined ? { themeConfig: body.theme_config } : {}),
+        });
+        ctx.body = presentBlogUpdated(blog);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/blogs/:id',
+      summary: 'Delete a blog, its posts, keys and domain, and its published site',
+      tag: 'blogs',
+      scope: 'blogs:write',
+      status: 200,
+      response: deletedSchema,
+      handler: async (ctx) => {
+        await blogs.delete(authOf(ctx), ctx.params.id ?? '');
+        ctx.body = { deleted: true };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/blogs/:id/publishing',
+      summary: "Publish jobs of the blog that are not done yet, with their last error",
+      tag: 'blogs',
+      scope: 'blogs:read',
+      status: 200,
+      response: publishingSchema,
+      handler: (ctx) => {
+        const blog = blogs.get(authOf(ctx), ctx.params.id ?? '');
+        ctx.body = presentPublishing(jobs.listOpenForBlog(blog.id));
+      },
+    },
+  ];
+}

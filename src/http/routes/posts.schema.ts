@@ -1,0 +1,137 @@
+import { SLUG_PATTERN } from '../../services/slugs.js';
+import { nonBlank, nullableTimestamp, pageParam, paginationSchema, timestamp } from './schemaParts.js';
+
+export const MAX_CONTENT_BYTES = 1024 * 1024;
+
+const tags = {
+  type: 'array',
+  maxItems: 10,
+  items: { type: 'string', minLength: 1, maxLength: 50, pattern: nonBlank, 'x-hint': 'must not be blank' },
+} as const;
+
+const meta = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    description: { type: ['string', 'null'], maxLength: 300 },
+    og_image: { type: ['string', 'null'], maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL' },
+  },
+} as const;
+
+const postFields = {
+  title: { type: 'string', minLength: 1, maxLength: 300, pattern: nonBlank, 'x-hint': 'must not be blank' },
+  content: { type: 'string', maxBytes: MAX_CONTENT_BYTES, description: 'Markdown, at most 1 MB (UTF-8 bytes)' },
+  slug: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 100,
+    pattern: SLUG_PATTERN,
+    'x-hint': 'must be lower-case letters or digits in words joined by single hyphens',
+  },
+  tags,
+  meta,
+} as const;
+
+export interface PostBodyInput {
+  title?: string;
+  content?: string;
+  slug?: string;
+  tags?: string[];
+  status?: 'draft' | 'published';
+  meta?: { description?: string | null; og_image?: string | null };
+}
+
+export const createPostBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['title', 'content'],
+  properties: { ...postFields, status: { enum: ['draft', 'published'], 'x-hint': 'use POST /posts/:slug/schedule to schedule' } },
+} as const;
+
+export const updatePostBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { ...postFields, status: { enum: ['draft', 'published'] } },
+} as const;
+
+export interface ListPostsQuery {
+  status?: 'draft' | 'published' | 'scheduled';
+  tag?: string;
+  page: number;
+  per_page: number;
+  sort: 'created_at' | 'published_at' | 'updated_at';
+  order: 'asc' | 'desc';
+}
+
+export const listPostsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: { enum: ['draft', 'published', 'scheduled'] },
+    tag: { type: 'string', minLength: 1, maxLength: 50 },
+    page: pageParam,
+    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    sort: { enum: ['created_at', 'published_at', 'updated_at'], default: 'created_at' },
+    order: { enum: ['asc', 'desc'], default: 'desc' },
+  },
+} as const;
+
+export interface ScheduleBody {
+  scheduled_at: string;
+}
+
+export const scheduleBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['scheduled_at'],
+  properties: { scheduled_at: { type: 'string', minLength: 1, maxLength: 64, description: 'ISO 8601 datetime with a time zone, in the future' } },
+} as const;
+
+export const emptyBody = { type: 'object', additionalProperties: false, properties: {} } as const;
+
+const postSummaryProps = {
+  id: { type: 'string' },
+  title: { type: 'string' },
+  slug: { type: 'string' },
+  status: { enum: ['draft', 'published', 'scheduled'] },
+  tags: { type: 'array', items: { type: 'string' } },
+  meta_description: { type: 'string' },
+  published_at: nullableTimestamp,
+  created_at: timestamp,
+  updated_at: timestamp,
+} as const;
+
+export const postSummarySchema = { type: 'object', properties: postSummaryProps } as const;
+
+export const postSchema = {
+  type: 'object',
+  properties: {
+    ...postSummaryProps,
+    blog_id: { type: 'string' },
+    content_md: { type: 'string' },
+    content_html: { type: 'string' },
+    og_image_url: { type: ['string', 'null'] },
+    scheduled_at: nullableTimestamp,
+  },
+} as const;
+
+export const postCreatedSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, slug: { type: 'string' }, url: { type: 'string' }, status: { type: 'string' }, created_at: timestamp },
+} as const;
+
+export const postPublishedSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, slug: { type: 'string' }, url: { type: 'string' }, status: { type: 'string' }, published_at: timestamp },
+} as const;
+
+export const postScheduledSchema = {
+  type: 'object',
+  properties: { slug: { type: 'string' }, status: { const: 'scheduled' }, scheduled_at: timestamp },
+} as const;
+
+export const postListSchema = {
+  type: 'object',
+  properties: { data: { type: 'array', items: postSummarySchema }, pagination: paginationSchema },
+} as const;

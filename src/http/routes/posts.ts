@@ -1,0 +1,204 @@
+import { BadRequestError } from '../../errors.js';
+import type { PostsService } from '../../services/posts.js';
+import type { PostTransitions } from '../../services/postTransitions.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
+import { presentPagination } from '../presenters/pagination.js';
+import {
+  presentPost,
+  presentPostCreated,
+  presentPostPublished,
+  presentPostScheduled,
+  presentPostSummary,
+  presentPostUpdated,
+} from '../presenters/post.js';
+import type { RouteDef } from '../routeDef.js';
+import { authOf, blogOf, type AppContext } from '../state.js';
+import {
+  createPostBody,
+  emptyBody,
+  listPostsQuery,
+  postCreatedSchema,
+  postListSchema,
+  postPublishedSchema,
+  postScheduledSchema,
+  postSchema,
+  postSummarySchema,
+  scheduleBody,
+  updatePostBody,
+  type ListPostsQuery,
+  type PostBodyInput,
+  type ScheduleBody,
+} from './posts.schema.js';
+import { deletedSchema } from './schemaParts.js';
+
+interface Deps {
+  posts: PostsService;
+  transitions: PostTransitions;
+  urls: SiteUrls;
+}
+
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** ISO 8601 with an explicit zone; a bare local time would be ambiguous. */
+function parseScheduledAt(value: string): Date {
+  const date = new Date(value);
+  if (!ISO_WITH_ZONE.test(value) || Number.isNaN(date.getTime())) {
+    throw new BadRequestError('scheduled_at must be an ISO 8601 datetime with a time zone, like 2026-03-24T10:00:00Z', {
+      details: [{ field: 'scheduled_at', message: 'must be an ISO 8601 datetime with a time zone' }],
+    });
+  }
+  return date;
+}
+
+function postInput(body: PostBodyInput) {
+  return {
+    ...(body.title !== undefined ? { title: body.title } : {}),
+    ...(body.content !== undefined ? { contentMd: body.content } : {}),
+    ...(body.slug !== undefined ? { slug: body.slug } : {}),
+    ...(body.tags !== undefined ? { tags: body.tags } : {}),
+    ...(body.status !== undefined ? { status: body.status } : {}),
+    ...(body.meta?.description !== undefined ? { metaDescription: body.meta.description } : {}),
+    ...(body.meta?.og_image !== undefined ? { ogImageUrl: body.meta.og_image } : {}),
+  };
+}
+
+export function postRoutes({ posts, transitions, urls }: Deps): RouteDef[] {
+  const slugOf = (ctx: AppContext): string => ctx.params.slug ?? '';
+  return [
+    {
+      method: 'POST',
+      path: '/posts',
+      summary: 'Create a post',
+      tag: 'posts',
+      scope: 'posts:write',
+      blogScoped: true,
+      body: createPostBody,
+      status: 201,
+      response: postCreatedSchema,
+      handler: async (ctx) => {
+        const body = ctx.state.body as PostBodyInput & { title: string; content: string };
+        const { metaDescription, ...rest } = postInput(body);
+        const post = await posts.create(blogOf(ctx), {
+          ...rest,
+          title: body.title,
+          contentMd: body.content,
+          // On creation, a null description means the same as none: generate one.
+          ...(typeof metaDescription === 'string' ? { metaDescription } : {}),
+        });
+        ctx.status = 201;
+        ctx.body = presentPostCreated(post, blogOf(ctx), urls);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/posts',
+      summary: 'List posts',
+      tag: 'posts',
+      scope: 'posts:read',
+      blogScoped: true,
+      query: listPostsQuery,
+      status: 200,
+      response: postListSchema,
+      handler: (ctx) => {
+        const q = ctx.state.query as ListPostsQuery;
+        const { posts: page, total } = posts.list(blogOf(ctx), {
+          ...(q.status ? { status: q.status } : {}),
+          ...(q.tag !== undefined ? { tag: q.tag } : {}),
+          page: q.page,
+          perPage: q.per_page,
+          sort: q.sort,
+          order: q.order,
+        });
+        ctx.body = { data: page.map(presentPostSummary), pagination: presentPagination(q.page, q.per_page, total) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/posts/:slug',
+      summary: 'Get a post',
+      tag: 'posts',
+      scope: 'posts:read',
+      blogScoped: true,
+      status: 200,
+      response: postSchema,
+      handler: (ctx) => {
+        ctx.body = presentPost(posts.get(blogOf(ctx), slugOf(ctx)));
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/posts/:slug',
+      summary: 'Update a post (only the fields present change)',
+      tag: 'posts',
+      scope: 'posts:write',
+      blogScoped: true,
+      body: updatePostBody,
+      status: 200,
+      response: postSummarySchema,
+      handler: async (ctx) => {
+        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput));
+        ctx.body = presentPostUpdated(post);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/posts/:slug',
+      summary: 'Delete a post',
+      tag: 'posts',
+      scope: 'posts:write',
+      blogScoped: true,
+      status: 200,
+      response: deletedSchema,
+      handler: async (ctx) => {
+        await posts.delete(blogOf(ctx), slugOf(ctx));
+        ctx.body = { deleted: true };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/posts/:slug/publish',
+      summary: 'Publish a post (draft or scheduled → published; idempotent when published)',
+      tag: 'posts',
+      scope: 'posts:write',
+      blogScoped: true,
+      body: emptyBody,
+      status: 200,
+      response: postPublishedSchema,
+      handler: async (ctx) => {
+        const post = await transitions.publish(blogOf(ctx), slugOf(ctx));
+        ctx.body = presentPostPublished(post, blogOf(ctx), urls);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/posts/:slug/schedule',
+      summary: 'Schedule a post for later publication (Creator plan or higher)',
+      tag: 'posts',
+      scope: 'posts:write',
+      blogScoped: true,
+      body: scheduleBody,
+      status: 200,
+      response: postScheduledSchema,
+      handler: async (ctx) => {
+        const { scheduled_at } = ctx.state.body as ScheduleBody;
+        const post = await transitions.schedule(authOf(ctx).account, blogOf(ctx), slugOf(ctx), parseScheduledAt(scheduled_at));
+        ctx.body = presentPostScheduled(post);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/posts/:slug/unpublish',
+      summary: 'Move a published or scheduled post back to draft',
+      tag: 'posts',
+      scope: 'posts:write',
+      blogScoped: true,
+      body: emptyBody,
+      status: 200,
+      response: postSummarySchema,
+      handler: async (ctx) => {
+        const post = await transitions.unpublish(blogOf(ctx), slugOf(ctx));
+        ctx.body = presentPostUpdated(post);
+      },
+    },
+  ];
+}

@@ -1,0 +1,81 @@
+import type { RouteDef } from '../routeDef.js';
+import { blogOf } from '../state.js';
+import { presentPagination } from '../presenters/pagination.js';
+import { pageParam, paginationSchema, timestamp } from './schemaParts.js';
+
+/** What the search route needs from the search engine (src/search). */
+export interface SearchHitView {
+  slug: string;
+  title: string;
+  metaDescription: string;
+  tags: string[];
+  createdAt: string;
+  publishedAt: string;
+  url: string;
+}
+
+export interface BlogSearcher {
+  search(blogSlug: string, q: string, options: { page: number; perPage: number }): Promise<{ hits: SearchHitView[]; total: number }>;
+}
+
+export const searchQuery = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['q'],
+  properties: {
+    q: { type: 'string', maxLength: 100 },
+    page: pageParam,
+    per_page: { type: 'integer', minimum: 1, maximum: 50, default: 20 },
+  },
+} as const;
+
+interface SearchQuery {
+  q: string;
+  page: number;
+  per_page: number;
+}
+
+const resultSchema = {
+  type: 'object',
+  properties: {
+    slug: { type: 'string' },
+    title: { type: 'string' },
+    meta_description: { type: 'string' },
+    tags: { type: 'array', items: { type: 'string' } },
+    created_at: timestamp,
+    published_at: timestamp,
+    url: { type: 'string' },
+  },
+} as const;
+
+export function searchRoutes({ searcher }: { searcher: BlogSearcher }): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      path: '/search',
+      summary: 'Full-text search over the blog’s published posts (all words must match)',
+      tag: 'search',
+      scope: 'search:read',
+      blogScoped: true,
+      query: searchQuery,
+      status: 200,
+      response: { type: 'object', properties: { data: { type: 'array', items: resultSchema }, pagination: paginationSchema } },
+      handler: async (ctx) => {
+        const q = ctx.state.query as SearchQuery;
+        const { hits, total } = await searcher.search(blogOf(ctx).slug, q.q, { page: q.page, perPage: q.per_page });
+        ctx.body = {
+          data: hits.map((hit) => ({
+            slug: hit.slug,
+            title: hit.title,
+            meta_description: hit.metaDescription,
+            tags: hit.tags,
+            created_at: hit.createdAt,
+            published_at: hit.publishedAt,
+            url: hit.url,
+          })),
+          pagination: presentPagination(q.page, q.per_page, total),
+        };
+      },
+    },
+  ];
+}

@@ -1,0 +1,25 @@
+import type { ParameterizedContext } from 'koa';
+import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { AuthContext } from '../services/authContext.js';
+
+/** What the middleware chain leaves on ctx.state for the handlers. */
+export interface AppState {
+  requestId: string;
+  auth?: AuthContext;
+  blog?: BlogWithDomain;
+  body?: unknown;
+  query?: unknown;
+}
+
+export type AppContext = ParameterizedContext<AppState> & { params: Record<string, string> };
+
+/** The authenticated caller; the authenticate middleware guarantees it on API routes. */
+export function authOf(ctx: AppContext): AuthContext {
+  if (!ctx.state.auth) throw new Error('route reached without authentication');
+  return ctx.state.auth;
+}
+
+export function blogOf(ctx: AppContext): BlogWithDomain {
+  if (!ctx.state.blog) throw new Error('route reached without a resolved blog');
+  return ctx.state.blog;
+}

@@ -1,0 +1,75 @@
+import type { Clock } from '../clock.js';
+import type { JobsRepo, PublishJob } from '../db/jobsRepo.js';
+import type { Logger } from '../logger.js';
+
+/** Carries out one job. Throwing leaves the job pending for a later retry. */
+export type JobHandler = (job: PublishJob) => Promise<void>;
+
+const MAX_BACKOFF_MS = 5 * 60 * 1000;
+
+/**
+ * Runs durable publish jobs: right after the request that recorded them commits, and again from
+ * the background tick until they succeed. Jobs of one blog run one at a time, in id order, so
+ * the store ends up reflecting the newest state even when requests race.
+ */
+export class JobRunner {
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly inFlight = new Set<number>();
+
+  constructor(
+    private readonly jobs: JobsRepo,
+    private readonly handler: JobHandler,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Runs the given jobs now. Never throws: a failure is recorded and retried later. */
+  async runNow(ids: readonly number[]): Promise<void> {
+    for (const id of ids) {
+      const job = this.jobs.findById(id);
+      if (job && job.status === 'pending') await this.enqueue(job);
+    }
+  }
+
+  /** The background tick: retries jobs whose backoff has passed. Returns how many ran. */
+  async runDue(limit = 100): Promise<number> {
+    const due = this.jobs.listDue(this.clock.now().toISOString(), limit).filter((job) => !this.inFlight.has(job.id));
+    await Promise.all(due.map((job) => this.enqueue(job)));
+    return due.length;
+  }
+
+  /** Resolves when every job started so far has finished (tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.chains.size > 0) await Promise.all([...this.chains.values()]);
+  }
+
+  private enqueue(job: PublishJob): Promise<void> {
+    if (this.inFlight.has(job.id)) return this.chains.get(job.blogId) ?? Promise.resolve();
+    this.inFlight.add(job.id);
+    const previous = this.chains.get(job.blogId) ?? Promise.resolve();
+    const next = previous.then(() => this.execute(job)).finally(() => {
+      this.inFlight.delete(job.id);
+      if (this.chains.get(job.blogId) === next) this.chains.delete(job.blogId);
+    });
+    this.chains.set(job.blogId, next);
+    return next;
+  }
+
+  private async execute(job: PublishJob): Promise<void> {
+    // Another runner (or an earlier retry) may have finished it while this one waited its turn.
+    const current = this.jobs.findById(job.id);
+    if (!current || current.status !== 'pending') return;
+    const started = Date.now();
+    try {
+      await this.handler(current);
+      this.jobs.markDone(job.id, this.clock.now().toISOString());
+      this.logger.debug({ job: job.id, kind: job.kind, blog: job.blogSlug, ms: Date.now() - started }, 'publish job done');
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(current.attempts, 16));
+      const now = this.clock.now();
+      this.jobs.markAttemptFailed(job.id, message, new Date(now.getTime() + delay).toISOString(), now.toISOString(), false);
+      this.logger.warn({ job: job.id, kind: job.kind, blog: job.blogSlug, attempt: current.attempts + 1, err: message }, 'publish job failed; will retry');
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Logger } from './logger.js';
+
+export interface SchedulerJobs {
+  /** Due scheduled posts and publish-job retries; runs every second. */
+  everySecond: () => Promise<unknown>;
+  /** Custom-domain DNS checks; runs every minute. */
+  everyMinute: () => Promise<unknown>;
+}
+
+/**
+ * node-cron wiring only: each tick calls a plain function (tests call those directly). A tick
+ * that is still running when the next one fires is skipped rather than stacked.
+ */
+export function startScheduler(jobs: SchedulerJobs, logger: Logger): { stop: () => Promise<void> } {
+  const running = new Map<string, Promise<unknown>>();
+  const guard = (name: string, fn: () => Promise<unknown>) => () => {
+    if (running.has(name)) return;
+    const run = fn()
+      .catch((err: unknown) => logger.error({ err, tick: name }, 'scheduler tick failed'))
+      .finally(() => running.delete(name));
+    running.set(name, run);
+  };
+  const tasks: ScheduledTask[] = [
+    cron.schedule('* * * * * *', guard('second', jobs.everySecond), { noOverlap: true }),
+    cron.schedule('0 * * * * *', guard('minute', jobs.everyMinute), { noOverlap: true }),
+  ];
+  return {
+    stop: async () => {
+      for (const task of tasks) await task.stop();
+      await Promise.all(running.values());
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { ApiKey, ApiKeysRepo } from '../db/apiKeysRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import { isoNow, type Clock } from '../clock.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { hasScope, type AuthContext, type Scope } from './authContext.js';
+import { generateKey, hashKey, KEY_PREFIX, keyPrefix } from './keyMaterial.js';
+
+/** last_used_at is written at most this often per key, so reads do not turn into writes. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface CreatedKey {
+  key: ApiKey;
+  /** The full key, returned only in the creation response. */
+  secret: string;
+}
+
+export class ApiKeysService {
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(
+    private readonly keys: ApiKeysRepo,
+    private readonly blogs: BlogsRepo,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Resolves a raw Authorization header value; throws 401 for anything but a live key. */
+  authenticate(authorization: string | undefined): AuthContext {
+    if (!authorization) throw new UnauthorizedError('missing Authorization header: send "Authorization: Bearer pk_live_..."');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match || !match[1]!.startsWith(KEY_PREFIX)) {
+      throw new UnauthorizedError('Authorization must be "Bearer pk_live_..."');
+    }
+    const found = this.keys.findActiveByHash(hashKey(match[1]!));
+    if (!found) throw new UnauthorizedError('unknown or revoked API key');
+    this.touch(found.key.id);
+    return found;
+  }
+
+  create(auth: AuthContext, blogId: string, input: { name: string; scopes: Scope[] | ['*'] }): CreatedKey {
+    const blog = this.blogs.findOwned(auth.account.id, blogId);
+    if (!blog) throw new NotFoundError('blog not found');
+    // A key may hand out only what it holds itself, or a limited key could mint a full one.
+    const wanted = input.scopes as string[];
+    const exceeds = wanted.includes('*') ? !auth.key.scopes.includes('*') : wanted.some((s) => !hasScope(auth.key, s as Scope));
+    if (exceeds) throw new ForbiddenError('a key cannot create a key with scopes it does not have');
+    const secret = generateKey();
+    const key: ApiKey = {
+      id: randomUUID(),
+      accountId: auth.account.id,
+      blogId: blog.id,
+      name: input.name,
+      keyPrefix: keyPrefix(secret),
+      scopes: [...new Set(wanted)],
+      lastUsedAt: null,
+      createdAt: isoNow(this.clock),
+    };
+    this.keys.insert({ ...key, keyHash: hashKey(secret) });
+    return { key, secret };
+  }
+
+  list(auth: AuthContext, blogId: string): ApiKey[] {
+    const blog = this.blogs.findOwned(auth.account.id, blogId);
+    if (!blog) throw new NotFoundError('blog not found');
+    return this.keys.listActiveForBlog(blog.id);
+  }
+
+  revoke(auth: AuthContext, blogId: string, keyId: string): void {
+    const blog = this.blogs.findOwned(auth.account.id, blogId);
+    if (!blog) throw new NotFoundError('blog not found');
+    if (!this.keys.revoke(blog.id, keyId, isoNow(this.clock))) throw new NotFoundError('API key not found');
+    this.lastTouched.delete(keyId);
+  }
+
+  private touch(keyId: string): void {
+    const now = this.clock.now().getTime();
+    const last = this.lastTouched.get(keyId);
+    if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
+    if (this.lastTouched.size > 100_000) this.lastTouched.clear();
+    this.lastTouched.set(keyId, now);
+    this.keys.touch(keyId, new Date(now).toISOString());
+  }
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/database.js';
+import { isUniqueViolation } from '../db/database.js';
+import type { Blog, BlogWithDomain, BlogsRepo } from '../db/blogsRepo.js';
+import type { JobsRepo } from '../db/jobsRepo.js';
+import type { JobRunner } from '../publish/jobRunner.js';
+import type { ThemeConfig } from '../publish/siteTypes.js';
+import { isoNow, type Clock } from '../clock.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { AuthContext } from './authContext.js';
+import { minimumPlan, planIncludes, planLimits, PLANS, type Capability } from './plans.js';
+
+export interface CreateBlogInput {
+  slug: string;
+  name: string;
+  description?: string;
+}
+
+export interface UpdateBlogInput {
+  name?: string;
+  description?: string;
+  /** Merged into the current config; a key set to null is removed. */
+  themeConfig?: { [K in keyof ThemeConfig]?: string | null };
+}
+
+const THEME_CAPABILITY: Record<keyof ThemeConfig, Capability> = {
+  customCss: 'theme:basic',
+  adCode: 'theme:basic',
+  cssUrl: 'theme:basic',
+  headerHtml: 'theme:html',
+  footerHtml: 'theme:html',
+};
+
+export class BlogsService {
+  constructor(
+    private readonly db: Db,
+    private readonly blogs: BlogsRepo,
+    private readonly jobs: JobsRepo,
+    private readonly runner: JobRunner,
+    private readonly clock: Clock,
+  ) {}
+
+  create(auth: AuthContext, input: CreateBlogInput): BlogWithDomain {
+    const now = isoNow(this.clock);
+    const blog: Blog = {
+      id: randomUUID(),
+      accountId: auth.account.id,
+      slug: input.slug,
+      name: input.name,
+      description: input.description ?? '',
+      themeConfig: {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.db
+      .transaction(() => {
+        // Counted inside the write transaction so two parallel creates cannot both pass.
+        const count = this.blogs.countByAccount(auth.account.id);
+        const { maxBlogs } = planLimits(auth.account.plan);
+        if (count >= maxBlogs) {
+          const upgrade = PLANS.find((plan) => planLimits(plan).maxBlogs > count);
+          throw new ForbiddenError(`the ${auth.account.plan} plan allows ${maxBlogs} blog${maxBlogs === 1 ? '' : 's'}`, {
+            ...(upgrade ? { requiredPlan: upgrade } : {}),
+          });
+        }
+        if (this.blogs.findBySlug(input.slug)) throw new ConflictError(`blog slug "${input.slug}" is taken`);
+        try {
+          this.blogs.insert(blog);
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new ConflictError(`blog slug "${input.slug}" is taken`, { cause: err });
+          throw err;
+        }
+      })
+      .immediate();
+    return { ...blog, customDomain: null, domainActive: false };
+  }
+
+  list(auth: AuthContext): BlogWithDomain[] {
+    return this.blogs.listByAccount(auth.account.id);
+  }
+
+  get(auth: AuthContext, blogId: string): BlogWithDomain {
+    const blog = this.blogs.findOwned(auth.account.id, blogId);
+    if (!blog) throw new NotFoundError('blog not found');
+    return blog;
+  }
+
+  async update(auth: AuthContext, blogId: string, input: UpdateBlogInput): Promise<BlogWithDomain> {
+    if (input.themeConfig) this.assertThemeAllowed(auth, input.themeConfig);
+    const jobIds: number[] = [];
+    const updated = this.db
+      .transaction(() => {
+        const blog = this.get(auth, blogId);
+        const themeConfig = input.themeConfig ? mergeTheme(blog.themeConfig, input.themeConfig) : blog.themeConfig;
+        const next: BlogWithDomain = {
+          ...blog,
+          name: input.name ?? blog.name,
+          description: input.description ?? blog.description,
+          themeConfig,
+          updatedAt: isoNow(this.clock),
+        };
+        this.blogs.update(next);
+        // Name, description and theme appear on every page: the whole site is re-rendered.
+        const visibleChange =
+          next.name !== blog.name || next.description !== blog.description || JSON.stringify(themeConfig) !== JSON.stringify(blog.themeConfig);
+        if (visibleChange) {
+          jobIds.push(this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_updated' }, now: next.updatedAt }));
+        }
+        return next;
+      })
+      .immediate();
+    await this.runner.runNow(jobIds);
+    return updated;
+  }
+
+  async delete(auth: AuthContext, blogId: string): Promise<void> {
+    const jobIds: number[] = [];
+    this.db
+      .transaction(() => {
+        const blog = this.get(auth, blogId);
+        this.blogs.delete(blog.id);
+        jobIds.push(
+          this.jobs.insert({
+            blogId: blog.id,
+            blogSlug: blog.slug,
+            kind: 'site_delete',
+            payload: blog.customDomain ? { hostname: blog.customDomain } : {},
+            now: isoNow(this.clock),
+          }),
+        );
+      })
+      .immediate();
+    await this.runner.runNow(jobIds);
+  }
+
+  private assertThemeAllowed(auth: AuthContext, theme: UpdateBlogInput['themeConfig'] & object): void {
+    for (const [key, value] of Object.entries(theme)) {
+      // Removing a key is always allowed, so a downgraded account can clean up.
+      if (value === null || value === undefined) continue;
+      const capability = THEME_CAPABILITY[key as keyof ThemeConfig];
+      if (!planIncludes(auth.account.plan, capability)) {
+        const required = minimumPlan(capability);
+        throw new ForbiddenError(`theme_config.${key} needs the ${required} plan or higher`, { requiredPlan: required });
+      }
+    }
+  }
+}
+
+function mergeTheme(current: ThemeConfig, patch: NonNullable<UpdateBlogInput['themeConfig']>): ThemeConfig {
+  const next: Record<string, string> = { ...current } as Record<string, string>;
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null || value === undefined) delete next[key];
+    else next[key] = value;
+  }
+  return next as ThemeConfig;
+}

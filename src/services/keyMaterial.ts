@@ -1,0 +1,21 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+export const KEY_PREFIX = 'pk_live_';
+
+/**
+ * decisions.md: `pk_live_` + at least 32 characters of a URL-safe alphabet from a cryptographic
+ * source. 32 random bytes give 43 base64url characters (256 bits).
+ */
+export function generateKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** Only this hash is stored. Keys carry 256 random bits, so a fast hash is enough. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** The leading characters shown as `prefix` / `key_prefix`. */
+export function keyPrefix(key: string): string {
+  return key.slice(0, 12);
+}

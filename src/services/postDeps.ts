@@ -1,0 +1,43 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import type { JobPayload, JobsRepo } from '../db/jobsRepo.js';
+import type { Post, PostsRepo } from '../db/postsRepo.js';
+import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { JobRunner } from '../publish/jobRunner.js';
+import { NotFoundError } from '../errors.js';
+
+/** What the post services share; built once in compose.ts. */
+export interface PostDeps {
+  db: Db;
+  posts: PostsRepo;
+  jobs: JobsRepo;
+  runner: JobRunner;
+  clock: Clock;
+}
+
+export function findPostOrThrow(deps: PostDeps, blog: BlogWithDomain, slug: string): Post {
+  const post = deps.posts.findBySlug(blog.id, slug);
+  if (!post) throw new NotFoundError(`post "${slug}" not found`);
+  return post;
+}
+
+/** Re-render a live post and everything that lists it. Call inside the change's transaction. */
+export function recordPostJob(deps: PostDeps, blog: BlogWithDomain, post: Post, before: Post | null, now: string): number {
+  const payload: JobPayload = { postId: post.id };
+  if (before && before.slug !== post.slug) payload.previousSlug = before.slug;
+  if (before && before.tags.join('\n') !== post.tags.join('\n')) payload.previousTags = before.tags;
+  return deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'post', payload, now });
+}
+
+/** Take a post that was live off the site (unpublish or delete). */
+export function recordRemovalJob(deps: PostDeps, blog: BlogWithDomain, before: Post, now: string, redirects: string[]): number {
+  const payload: JobPayload = { postId: before.id, previousSlug: before.slug, previousTags: before.tags };
+  if (redirects.length > 0) payload.removedRedirects = redirects;
+  return deps.jobs.insert({
+    blogId: blog.id,
+    blogSlug: blog.slug,
+    kind: 'post_removed',
+    payload,
+    now,
+  });
+}

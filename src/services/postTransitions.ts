@@ -1,0 +1,113 @@
+import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { Post } from '../db/postsRepo.js';
+import type { Account } from '../db/accountsRepo.js';
+import type { Logger } from '../logger.js';
+import { isoNow } from '../clock.js';
+import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
+import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
+import { minimumPlan, planIncludes } from './plans.js';
+
+/** The post state machine of decisions.md "Posts": publish, schedule, unpublish, and due schedules. */
+export class PostTransitions {
+  constructor(
+    private readonly deps: PostDeps,
+    private readonly logger: Logger,
+  ) {}
+
+  /** draft/scheduled → published; published → published again (re-render, first date kept). */
+  async publish(blog: BlogWithDomain, slug: string): Promise<Post> {
+    const jobIds: number[] = [];
+    const post = this.deps.db
+      .transaction(() => {
+        const before = findPostOrThrow(this.deps, blog, slug);
+        const now = isoNow(this.deps.clock);
+        const next: Post =
+          before.status === 'published'
+            ? before
+            : { ...before, status: 'published', publishedAt: now, scheduledAt: null, updatedAt: now };
+        if (next !== before) this.deps.posts.update(next);
+        jobIds.push(recordPostJob(this.deps, blog, next, before, now));
+        return next;
+      })
+      .immediate();
+    await this.deps.runner.runNow(jobIds);
+    return post;
+  }
+
+  async schedule(account: Account, blog: BlogWithDomain, slug: string, scheduledAt: Date): Promise<Post> {
+    if (!planIncludes(account.plan, 'schedule')) {
+      throw new ForbiddenError(`scheduling needs the ${minimumPlan('schedule')} plan or higher`, { requiredPlan: minimumPlan('schedule') });
+    }
+    const jobIds: number[] = [];
+    const post = this.deps.db
+      .transaction(() => {
+        const before = findPostOrThrow(this.deps, blog, slug);
+        if (before.status === 'published') {
+          throw new ConflictError('a published post cannot be scheduled; unpublish it first');
+        }
+        const now = this.deps.clock.now();
+        if (scheduledAt.getTime() <= now.getTime()) {
+          throw new BadRequestError('scheduled_at must be in the future', { details: [{ field: 'scheduled_at', message: 'must be in the future' }] });
+        }
+        const next: Post = { ...before, status: 'scheduled', scheduledAt: scheduledAt.toISOString(), updatedAt: now.toISOString() };
+        this.deps.posts.update(next);
+        return next;
+      })
+      .immediate();
+    await this.deps.runner.runNow(jobIds);
+    return post;
+  }
+
+  /** published/scheduled → draft: the public page and its search entry disappear. */
+  async unpublish(blog: BlogWithDomain, slug: string): Promise<Post> {
+    const jobIds: number[] = [];
+    const post = this.deps.db
+      .transaction(() => {
+        const before = findPostOrThrow(this.deps, blog, slug);
+        if (before.status === 'draft') throw new ConflictError('the post is already a draft');
+        const now = isoNow(this.deps.clock);
+        const next: Post = { ...before, status: 'draft', publishedAt: null, scheduledAt: null, updatedAt: now };
+        this.deps.posts.update(next);
+        if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
+        return next;
+      })
+      .immediate();
+    await this.deps.runner.runNow(jobIds);
+    return post;
+  }
+
+  /**
+   * Publishes every scheduled post whose time has come, including any that fell due while the
+   * server was down. The scheduler tick and start-up both call this; returns how many moved.
+   */
+  async publishDue(blogs: { findById(id: string): BlogWithDomain | null }): Promise<number> {
+    const jobIds: number[] = [];
+    let moved = 0;
+    for (;;) {
+      const now = this.deps.clock.now().toISOString();
+      const due = this.deps.posts.listDue(now, 100);
+      if (due.length === 0) break;
+      const movedBefore = moved;
+      this.deps.db
+        .transaction(() => {
+          for (const candidate of due) {
+            // Re-read inside the transaction: an API call may have changed it meanwhile.
+            const post = this.deps.posts.findById(candidate.id);
+            if (!post || post.status !== 'scheduled' || !post.scheduledAt || post.scheduledAt > now) continue;
+            const blog = blogs.findById(post.blogId);
+            if (!blog) continue;
+            // The post goes out dated as intended, even when published late after downtime.
+            const next: Post = { ...post, status: 'published', publishedAt: post.scheduledAt, scheduledAt: null, updatedAt: now };
+            this.deps.posts.update(next);
+            jobIds.push(recordPostJob(this.deps, blog, next, post, now));
+            moved += 1;
+          }
+        })
+        .immediate();
+      if (due.length < 100 || moved === movedBefore) break;
+    }
+    if (moved > 0) this.logger.info({ published: moved }, 'published scheduled posts');
+    await this.deps.runner.runNow(jobIds);
+    return moved;
+  }
+}

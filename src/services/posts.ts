@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { isUniqueViolation } from '../db/database.js';
+import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { Post, PostListQuery } from '../db/postsRepo.js';
+import { describe, renderMarkdown } from '../publish/markdown.js';
+import { isoNow } from '../clock.js';
+import { BadRequestError, ConflictError } from '../errors.js';
+import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
+import { firstFreeSlug, isReservedSlug, slugify } from './slugs.js';
+
+export interface CreatePostInput {
+  title: string;
+  contentMd: string;
+  slug?: string;
+  tags?: string[];
+  status?: 'draft' | 'published';
+  metaDescription?: string;
+  ogImageUrl?: string | null;
+}
+
+export interface UpdatePostInput {
+  title?: string;
+  contentMd?: string;
+  slug?: string;
+  tags?: string[];
+  status?: 'draft' | 'published';
+  /** null returns to a description generated from the content. */
+  metaDescription?: string | null;
+  ogImageUrl?: string | null;
+}
+
+/** Create, read, update and delete. State transitions live in postTransitions.ts. */
+export class PostsService {
+  constructor(private readonly deps: PostDeps) {}
+
+  async create(blog: BlogWithDomain, input: CreatePostInput): Promise<Post> {
+    const { db, posts, runner } = this.deps;
+    const jobIds: number[] = [];
+    const post = db
+      .transaction(() => {
+        const now = isoNow(this.deps.clock);
+        const slug = this.claimSlug(blog, input.slug, input.title, null);
+        const status = input.status ?? 'draft';
+        const created: Post = {
+          id: randomUUID(),
+          blogId: blog.id,
+          title: input.title,
+          slug,
+          contentMd: input.contentMd,
+          contentHtml: renderMarkdown(input.contentMd),
+          metaDescription: input.metaDescription ?? describe(input.contentMd),
+          metaExplicit: input.metaDescription !== undefined,
+          ogImageUrl: input.ogImageUrl ?? null,
+          tags: normalizeTags(input.tags ?? []),
+          status,
+          publishedAt: status === 'published' ? now : null,
+          scheduledAt: null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        this.insertOrConflict(created);
+        if (status === 'published') jobIds.push(recordPostJob(this.deps, blog, created, null, now));
+        return created;
+      })
+      .immediate();
+    await runner.runNow(jobIds);
+    return post;
+  }
+
+  get(blog: BlogWithDomain, slug: string): Post {
+    return findPostOrThrow(this.deps, blog, slug);
+  }
+
+  list(blog: BlogWithDomain, query: PostListQuery): { posts: Post[]; total: number } {
+    return this.deps.posts.list(blog.id, query);
+  }
+
+  async update(blog: BlogWithDomain, slug: string, input: UpdatePostInput): Promise<Post> {
+    const { db, posts, runner } = this.deps;
+    const jobIds: number[] = [];
+    const post = db
+      .transaction(() => {
+        const before = findPostOrThrow(this.deps, blog, slug);
+        const now = isoNow(this.deps.clock);
+        const next: Post = { ...before, updatedAt: now };
+        if (input.title !== undefined) next.title = input.title;
+        if (input.tags !== undefined) next.tags = normalizeTags(input.tags);
+        if (input.ogImageUrl !== undefined) next.ogImageUrl = input.ogImageUrl;
+        if (input.contentMd !== undefined) {
+          next.contentMd = input.contentMd;
+          next.contentHtml = renderMarkdown(input.contentMd);
+        }
+        if (input.metaDescription !== undefined) {
+          next.metaExplicit = input.metaDescription !== null;
+          next.metaDescription = input.metaDescription ?? describe(next.contentMd);
+        } else if (!before.metaExplicit && input.contentMd !== undefined) {
+          next.metaDescription = describe(next.contentMd);
+        }
+        if (input.slug !== undefined && input.slug !== before.slug) {
+          next.slug = this.claimSlug(blog, input.slug, next.title, before.id);
+        }
+        if (input.status === 'published' && before.status !== 'published') {
+          next.status = 'published';
+          next.publishedAt = now;
+          next.scheduledAt = null;
+        } else if (input.status === 'draft' && before.status !== 'draft') {
+          next.status = 'draft';
+          next.publishedAt = null;
+          next.scheduledAt = null;
+        }
+        // The old address of a live post keeps working (decisions.md "Posts").
+        if (next.slug !== before.slug && before.status === 'published' && next.status === 'published') {
+          posts.addRedirect(blog.id, before.slug, before.id, now);
+        }
+        posts.update(next);
+        if (next.status === 'published') jobIds.push(recordPostJob(this.deps, blog, next, before, now));
+        else if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
+        return next;
+      })
+      .immediate();
+    await runner.runNow(jobIds);
+    return post;
+  }
+
+  async delete(blog: BlogWithDomain, slug: string): Promise<void> {
+    const { db, posts, runner } = this.deps;
+    const jobIds: number[] = [];
+    db.transaction(() => {
+      const before = findPostOrThrow(this.deps, blog, slug);
+      const redirects = posts.redirectsOf(before.id);
+      posts.delete(before.id);
+      if (before.status === 'published' || redirects.length > 0) {
+        jobIds.push(recordRemovalJob(this.deps, blog, before, isoNow(this.deps.clock), redirects));
+      }
+    }).immediate();
+    await runner.runNow(jobIds);
+  }
+
+  /**
+   * An explicit slug must be free (409) and not reserved (400); a generated one takes the first
+   * free `-2`, `-3`, … A slug held only as another post's old address is taken over.
+   */
+  private claimSlug(blog: BlogWithDomain, explicit: string | undefined, title: string, selfId: string | null): string {
+    const { posts } = this.deps;
+    const isFree = (slug: string): boolean => {
+      const holder = posts.findBySlug(blog.id, slug);
+      return !holder || holder.id === selfId;
+    };
+    let slug: string;
+    if (explicit !== undefined) {
+      if (isReservedSlug(explicit)) throw new BadRequestError(`slug "${explicit}" is reserved for the site's own pages`, { details: [{ field: 'slug', message: 'is reserved' }] });
+      if (!isFree(explicit)) throw new ConflictError(`a post with slug "${explicit}" already exists in this blog`);
+      slug = explicit;
+    } else {
+      slug = firstFreeSlug(slugify(title), isFree);
+    }
+    posts.removeRedirect(blog.id, slug);
+    return slug;
+  }
+
+  private insertOrConflict(post: Post): void {
+    try {
+      this.deps.posts.insert(post);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictError(`a post with slug "${post.slug}" already exists in this blog`, { cause: err });
+      throw err;
+    }
+  }
+}
+
+/** Trimmed, without duplicates, in the author's order. */
+function normalizeTags(tags: string[]): string[] {
+  return [...new Set(tags.map((tag) => tag.trim()))];
+}

@@ -1,0 +1,42 @@
+import type { Clock } from '../clock.js';
+import { planLimits, type Plan } from './plans.js';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the current window ends. */
+  reset: number;
+}
+
+const WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * Per-account hourly budget in fixed windows aligned to the hour. Kept in memory: Folio runs as
+ * one process, and a restart forgetting the counts errs on the side of the customer.
+ */
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(private readonly clock: Clock) {}
+
+  hit(accountId: string, plan: Plan): RateDecision {
+    const now = this.clock.now().getTime();
+    const start = now - (now % WINDOW_MS);
+    const limit = planLimits(plan).requestsPerHour;
+    let window = this.windows.get(accountId);
+    if (!window || window.start !== start) {
+      if (this.windows.size > 10_000) this.forgetOldWindows(start);
+      window = { start, count: 0 };
+      this.windows.set(accountId, window);
+    }
+    const reset = Math.ceil((start + WINDOW_MS) / 1000);
+    if (window.count >= limit) return { allowed: false, limit, remaining: 0, reset };
+    window.count += 1;
+    return { allowed: true, limit, remaining: limit - window.count, reset };
+  }
+
+  private forgetOldWindows(currentStart: number): void {
+    for (const [account, window] of this.windows) if (window.start !== currentStart) this.windows.delete(account);
+  }
+}

@@ -1,0 +1,120 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { compose, type ComposeOptions, type Folio } from '../../src/compose.js';
+import { createLogger } from '../../src/logger.js';
+import type { PublishJob } from '../../src/db/jobsRepo.js';
+import type { Plan } from '../../src/services/plans.js';
+import type { BlogSearcher } from '../../src/http/routes/search.js';
+import { FakeClock } from './fakeClock.js';
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Raw body text, sent as is (for malformed JSON and media type tests). */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+  blogId?: string;
+}
+
+export interface TestApp {
+  folio: Folio;
+  clock: FakeClock;
+  baseUrl: string;
+  dataDir: string;
+  /** Key of the enterprise account created for the test. */
+  key: string;
+  handledJobs: PublishJob[];
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  createAccount(plan: Plan): { accountId: string; key: string };
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  jobHandler?: ComposeOptions['jobHandler'];
+  searcher?: BlogSearcher;
+  resolver?: ComposeOptions['resolver'];
+  clock?: FakeClock;
+  dataDir?: string;
+}
+
+const noSearch: BlogSearcher = {
+  search: async () => ({ hits: [], total: 0 }),
+};
+
+/** The real app over real HTTP on a loopback port, with a fresh SQLite file in a temp dir. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'folio-test-'));
+  const config = loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', ...options.env });
+  const clock = options.clock ?? new FakeClock();
+  const handledJobs: PublishJob[] = [];
+  const folio = compose({
+    config,
+    logger: createLogger('silent'),
+    clock,
+    jobHandler:
+      options.jobHandler ??
+      (async (job) => {
+        handledJobs.push(job);
+      }),
+    searcher: options.searcher ?? noSearch,
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+  });
+  const server: Server = createServer(folio.app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const { apiKey } = folio.accounts.create({ plan: 'enterprise' });
+
+  const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    const key = opts.key === undefined ? apiKey : opts.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    if (opts.blogId) headers['x-blog-id'] = opts.blogId;
+    let body: string | Buffer | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${baseUrl}${path.startsWith('/') ? path : `/v1/${path}`}`, { method, headers, ...(body !== undefined ? { body } : {}), redirect: 'manual' });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  };
+
+  return {
+    folio,
+    clock,
+    baseUrl,
+    dataDir,
+    key: apiKey,
+    handledJobs,
+    request,
+    createAccount: (plan) => {
+      const { account, apiKey: k } = folio.accounts.create({ plan });
+      return { accountId: account.id, key: k };
+    },
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await folio.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
