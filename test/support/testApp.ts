@@ -88,7 +88,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${baseUrl}${path.startsWith('/') ? path : `/v1/${path}`}`, { method, headers, ...(body !== undefined ? { body } : {}), redirect: 'manual' });
+    const res = await fetch(`${baseUrl}${path.startsWith('/') ? path : `/v1/${path}`}`, { method, headers, ...(body !== undefined ? { body: typeof body === 'string' ? body : new Uint8Array(body) } : {}), redirect: 'manual' });
     const text = await res.text();
     let parsed: unknown = text;
     try {
