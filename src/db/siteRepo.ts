@@ -1,0 +1,95 @@
+import type { Db } from './database.js';
+import { toPost, type Post } from './postsRepo.js';
+
+/** A published post without its body: what listings, tag pages and the sitemap need. */
+export interface PublishedSummary {
+  id: string;
+  slug: string;
+  title: string;
+  metaDescription: string;
+  ogImageUrl: string | null;
+  tags: string[];
+  publishedAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface SummaryRow {
+  id: string;
+  slug: string;
+  title: string;
+  meta_description: string;
+  og_image_url: string | null;
+  tags: string;
+  published_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const toSummary = (row: SummaryRow): PublishedSummary => ({
+  id: row.id,
+  slug: row.slug,
+  title: row.title,
+  metaDescription: row.meta_description,
+  ogImageUrl: row.og_image_url,
+  tags: JSON.parse(row.tags) as string[],
+  publishedAt: row.published_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const SUMMARY_COLUMNS = 'id, slug, title, meta_description, og_image_url, tags, published_at, created_at, updated_at';
+
+/**
+ * Read queries of the publish pipeline. Published posts are ordered oldest first (published_at,
+ * then id), the order archive pages are numbered in.
+ */
+export class SiteRepo {
+  private readonly summariesStmt;
+  private readonly newestStmt;
+  private readonly allPublishedStmt;
+  private readonly redirectsStmt;
+  private readonly byIdsStmt;
+
+  constructor(db: Db) {
+    this.summariesStmt = db.prepare<[string], SummaryRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at, id`,
+    );
+    this.newestStmt = db.prepare<[string, number], Parameters<typeof toPost>[0]>(
+      `SELECT * FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at DESC, id DESC LIMIT ?`,
+    );
+    this.allPublishedStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
+      `SELECT * FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at, id`,
+    );
+    this.redirectsStmt = db.prepare<[string], { old_slug: string; slug: string; status: string }>(
+      `SELECT r.old_slug, p.slug, p.status FROM post_redirects r JOIN posts p ON p.id = r.post_id WHERE r.blog_id = ? ORDER BY r.old_slug`,
+    );
+    this.byIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(`SELECT * FROM posts WHERE id = ?`);
+  }
+
+  publishedSummaries(blogId: string): PublishedSummary[] {
+    return this.summariesStmt.all(blogId).map(toSummary);
+  }
+
+  newestPublished(blogId: string, limit: number): Post[] {
+    return this.newestStmt.all(blogId, limit).map(toPost);
+  }
+
+  /** Every published post with its body, oldest first; iterated so a big blog streams. */
+  *allPublished(blogId: string): Generator<Post> {
+    for (const row of this.allPublishedStmt.iterate(blogId)) yield toPost(row);
+  }
+
+  /** Old addresses of published posts and where they point now. */
+  redirects(blogId: string): { from: string; to: string }[] {
+    return this.redirectsStmt
+      .all(blogId)
+      .filter((row) => row.status === 'published')
+      .map((row) => ({ from: row.old_slug, to: row.slug }));
+  }
+
+  post(id: string): Post | null {
+    const row = this.byIdsStmt.get(id);
+    return row ? toPost(row) : null;
+  }
+}
