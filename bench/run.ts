@@ -1,0 +1,32 @@
+/**
+ * `npm run bench`: prints one table of measured figures. Sections can be picked with
+ * `--only api,publish,search` and the large corpus size with `--posts N` (default 10,000).
+ */
+import { parseArgs } from 'node:util';
+import { printTable, type BenchRow } from './table.js';
+import { runApiBench } from './apiBench.js';
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    posts: { type: 'string' },
+    seconds: { type: 'string' },
+  },
+});
+const only = new Set((values.only ?? 'api,publish,search').split(',').map((s) => s.trim()));
+const seconds = Number(values.seconds ?? 10);
+
+const rows: BenchRow[] = [];
+const section = async (name: string, fn: () => Promise<BenchRow[]>): Promise<void> => {
+  if (!only.has(name)) return;
+  process.stderr.write(`bench: running ${name}…\n`);
+  try {
+    rows.push(...(await fn()));
+  } catch (err) {
+    rows.push({ area: name, measure: 'FAILED', value: err instanceof Error ? err.message.slice(0, 80) : String(err) });
+  }
+};
+
+await section('api', () => runApiBench(seconds));
+
+printTable(rows);

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface BenchServer {
+  baseUrl: string;
+  dataDir: string;
+  pid: number;
+  /** Resident memory of the server process in bytes (from /proc). */
+  rss(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+
+/**
+ * Runs the real server (dist/src/main.js) in its own process, so the load generator and the
+ * server do not share one event loop.
+ */
+export async function startBenchServer(env: Record<string, string> = {}, port = 3900 + Math.floor(Math.random() * 500)): Promise<BenchServer> {
+  const dataDir = env.FOLIO_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'folio-bench-'));
+  const child: ChildProcess = spawn(process.execPath, ['--openssl-legacy-provider', MAIN], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      const res = await fetch(`${baseUrl}/healthz`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`bench server exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error('bench server did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    baseUrl,
+    dataDir,
+    pid: child.pid!,
+    rss: async () => {
+      const { readFile } = await import('node:fs/promises');
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      return kb * 1024;
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
+import type { SiteObject, SiteStore } from '../storage/siteStore.js';
+
+/** Concurrent puts are bounded: a burst of thousands of writes helps neither disk nor S3. */
+const CONCURRENCY = 8;
+
+export interface WriteResult {
+  written: number;
+  unchanged: number;
+  deleted: number;
+}
+
+export function objectHash(object: SiteObject): string {
+  return createHash('sha256')
+    .update(object.contentType)
+    .update('\0')
+    .update(object.cacheControl)
+    .update('\0')
+    .update(object.redirectTo ?? '')
+    .update('\0')
+    .update(object.body)
+    .digest('base64url');
+}
+
+async function inPool<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+}
+
+/**
+ * Applies rendered objects and deletions to the store. Objects whose content hash matches what
+ * was last written are skipped; hashes are recorded only after the store accepted the write,
+ * so a failed run is simply repeated. Idempotent.
+ */
+export async function writeSite(
+  store: SiteStore,
+  hashes: ObjectHashesRepo,
+  blogId: string,
+  objects: readonly SiteObject[],
+  deletions: readonly string[] = [],
+  options: { force?: boolean } = {},
+): Promise<WriteResult> {
+  const result: WriteResult = { written: 0, unchanged: 0, deleted: 0 };
+  const known = objects.length > 64 ? hashes.all(blogId) : null;
+  await inPool(objects, async (object) => {
+    const hash = objectHash(object);
+    const previous = known ? (known.get(object.key) ?? null) : hashes.get(blogId, object.key);
+    if (previous === hash && !options.force) {
+      result.unchanged += 1;
+      return;
+    }
+    await store.put(object.key, object.body, {
+      contentType: object.contentType,
+      cacheControl: object.cacheControl,
+      ...(object.redirectTo ? { redirectTo: object.redirectTo } : {}),
+    });
+    hashes.set(blogId, object.key, hash);
+    result.written += 1;
+  });
+  const rendered = new Set(objects.map((o) => o.key));
+  const toDelete = [...new Set(deletions)].filter((key) => !rendered.has(key));
+  if (toDelete.length > 0) {
+    await store.deleteMany(toDelete);
+    for (const key of toDelete) hashes.delete(blogId, key);
+    result.deleted = toDelete.length;
+  }
+  return result;
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { describe as describePost, markdownToPlainText, renderMarkdown } from '../../../src/publish/markdown.js';
+
+describe('renderMarkdown', () => {
+  it('renders Markdown and highlights fenced code on the server', () => {
+    const html = renderMarkdown('# Title\n\n```js\nconst a = 1;\n```');
+    expect(html).toContain('<h1>Title</h1>');
+    expect(html).toContain('<span class="hljs-keyword">const</span>');
+  });
+
+  it.each([
+    ['<script>alert(1)</script>', /<script/i],
+    ['<img src=x onerror="alert(1)">', /onerror/i],
+    ['<a href="javascript:alert(1)">x</a>', /javascript:/i],
+    // markdown-it refuses the link; the text may stay, but never as an href.
+    ['[x](javascript:alert(1))', /href=["']?\s*javascript:/i],
+    ['<iframe src="https://evil.example"></iframe>', /<iframe/i],
+    ['<form action="/x"><input></form>', /<form|<input/i],
+    ['<style>body{display:none}</style>', /<style/i],
+    ['<div onclick="alert(1)">x</div>', /onclick/i],
+    ['<svg><script>alert(1)</script></svg>', /<script|<svg/i],
+    ['<a href="JaVaScRiPt:alert(1)">x</a>', /javascript:/i],
+  ])('removes hostile HTML %j', (input, forbidden) => {
+    expect(renderMarkdown(input)).not.toMatch(forbidden);
+  });
+
+  it('keeps safe raw HTML and marks external links', () => {
+    const html = renderMarkdown('<details><summary>More</summary>Text</details>\n\n[site](https://example.com)');
+    expect(html).toContain('<details><summary>More</summary>');
+    expect(html).toContain('rel="noopener nofollow ugc"');
+  });
+});
+
+describe('describe', () => {
+  it('uses the first sentences of the plain text, at most 160 characters', () => {
+    const text = describePost('# Heading\n\nFirst sentence here. Second one follows. ' + 'More words. '.repeat(30));
+    expect(text.length).toBeLessThanOrEqual(160);
+    expect(text.startsWith('Heading First sentence here.')).toBe(true);
+    expect(text.endsWith('.')).toBe(true);
+  });
+
+  it('cuts a long sentence at a word boundary', () => {
+    const text = describePost('word '.repeat(100));
+    expect(text.length).toBeLessThanOrEqual(160);
+    expect(text).toMatch(/word…$/);
+  });
+
+  it('leaves code blocks and markup out', () => {
+    expect(markdownToPlainText('Intro **bold**.\n\n```\nsecret code\n```\n\nEnd.')).toBe('Intro bold. End.');
+  });
+});
