@@ -63,7 +63,8 @@ export interface Folio {
   close(): Promise<void>;
 }
 
-function systemResolver(servers: readonly string[]): CnameResolver {
+/** Node's DNS resolver, on the configured servers (tests point it at a loopback server). */
+export function createCnameResolver(servers: readonly string[]): CnameResolver {
   const resolver = new Resolver({ timeout: 3000, tries: 2 });
   if (servers.length > 0) resolver.setServers([...servers]);
   return resolver;
@@ -99,7 +100,7 @@ export function compose(options: ComposeOptions): Folio {
     repos.domains,
     repos.jobs,
     runner,
-    options.resolver ?? systemResolver(config.dnsServers),
+    options.resolver ?? createCnameResolver(config.dnsServers),
     clock,
     logger,
     serviceHostname(config),
