@@ -1,0 +1,310 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Dirent } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { dirname, extname, join, resolve, sep } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { StorageError } from '../errors.js';
+import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
+
+export interface FsSiteStoreOptions {
+  /** The folder that holds the published sites, e.g. `data/public`. */
+  root: string;
+}
+
+/**
+ * Metadata lives in a parallel hidden tree, `<root>/.meta/<key>.json`, so `<root>` itself holds
+ * only the bodies and a plain static server can serve it as is. Keys may not contain segments
+ * starting with `.`, which keeps that tree and the `.tmp-*` files of in-flight writes apart
+ * from every key.
+ */
+const META_DIR = '.meta';
+
+interface Meta {
+  contentType: string;
+  cacheControl: string;
+  redirectTo?: string;
+  /** md5 of the body the metadata was written with, to detect a body of another version. */
+  md5: string;
+}
+
+/** Only used when an object has no metadata (written by hand, or meta lost). */
+const FALLBACK_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.xml': 'application/xml',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
+const FALLBACK_CACHE_CONTROL = 'no-cache';
+
+/** Attempts `get` makes to find body and metadata of the same version while a put is landing. */
+const CONSISTENT_READ_ATTEMPTS = 5;
+const DELETE_CONCURRENCY = 16;
+
+export class FsSiteStore implements SiteStore {
+  private readonly root: string;
+  private readonly metaRoot: string;
+  /** Tail of the queue of puts and deletes per key; see `exclusive`. */
+  private readonly pending = new Map<string, Promise<void>>();
+
+  constructor(options: FsSiteStoreOptions) {
+    this.root = resolve(options.root);
+    this.metaRoot = join(this.root, META_DIR);
+  }
+
+  async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
+    const file = this.bodyPath(key);
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const meta: Meta = {
+      contentType: options.contentType,
+      cacheControl: options.cacheControl,
+      ...(options.redirectTo === undefined ? {} : { redirectTo: options.redirectTo }),
+      md5: md5Hex(bytes),
+    };
+    await this.exclusive(key, async () => {
+      try {
+        // Metadata first: a crash in between leaves a new meta beside the old (or no) body,
+        // never a new body without its meta.
+        await writeAtomic(this.metaPath(key), JSON.stringify(meta));
+        await writeAtomic(file, bytes);
+      } catch (error) {
+        throw fsError('put', key, error);
+      }
+    });
+  }
+
+  async get(key: string): Promise<StoredObject | null> {
+    const file = this.bodyPath(key);
+    for (let attempt = 1; ; attempt++) {
+      const body = await readOrNull(file, 'get', key);
+      if (body === null) return null;
+      const meta = await this.readMeta(key);
+      const md5 = md5Hex(body);
+      // A mismatch means a put landed between the two reads (or crashed between its two
+      // renames); reading again soon gives a matching pair in the first case.
+      if (meta !== null && meta.md5 !== md5 && attempt < CONSISTENT_READ_ATTEMPTS) {
+        await sleep(attempt * 2);
+        continue;
+      }
+      return {
+        body,
+        contentType: meta?.contentType ?? FALLBACK_TYPES[extname(key).toLowerCase()] ?? 'application/octet-stream',
+        cacheControl: meta?.cacheControl ?? FALLBACK_CACHE_CONTROL,
+        etag: `"${md5}"`,
+        ...(meta?.redirectTo === undefined ? {} : { redirectTo: meta.redirectTo }),
+      };
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const file = this.bodyPath(key);
+    const metaFile = this.metaPath(key);
+    await this.exclusive(key, async () => {
+      try {
+        // Body first, the mirror image of put: no body is ever left without its meta.
+        await unlinkIfPresent(file);
+        await unlinkIfPresent(metaFile);
+      } catch (error) {
+        throw fsError('delete', key, error);
+      }
+      // An emptied post folder would make nginx answer 403 instead of 404 for its URL.
+      await pruneEmptyDirs(dirname(file), this.root);
+      await pruneEmptyDirs(dirname(metaFile), this.metaRoot);
+    });
+  }
+
+  async deleteMany(keys: string[]): Promise<void> {
+    // Refuse the whole batch up front rather than after deleting part of it.
+    for (const key of keys) this.bodyPath(key);
+    let next = 0;
+    const failures: unknown[] = [];
+    const worker = async (): Promise<void> => {
+      while (failures.length === 0 && next < keys.length) {
+        const key = keys[next++]!;
+        try {
+          await this.delete(key);
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, keys.length) }, worker));
+    if (failures.length > 0) throw failures[0];
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const slash = prefix.lastIndexOf('/');
+    const folder = prefix.slice(0, slash + 1);
+    // No valid key starts with a malformed folder part, and walking it could leave the root.
+    if (folder !== '' && keyProblem(folder.slice(0, -1)) !== null) return [];
+    const keys: string[] = [];
+    await this.walk(join(this.root, folder), folder, prefix.slice(slash + 1), keys);
+    return keys.sort();
+  }
+
+  private async walk(dir: string, keyPrefix: string, namePrefix: string, out: string[]): Promise<void> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      throw fsError('list', keyPrefix, error);
+    }
+    for (const entry of entries) {
+      // Dot entries are the metadata tree and temp files of in-flight writes, never keys.
+      if (entry.name.startsWith('.') || !entry.name.startsWith(namePrefix)) continue;
+      const key = keyPrefix + entry.name;
+      if (entry.isDirectory()) await this.walk(join(dir, entry.name), `${key}/`, '', out);
+      else if (entry.isFile()) out.push(key);
+    }
+  }
+
+  private async readMeta(key: string): Promise<Meta | null> {
+    const raw = await readOrNull(this.metaPath(key), 'get', key);
+    if (raw === null) return null;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      // Meta is only ever replaced by rename, so garbage means a hand edit; the body still serves.
+      return null;
+    }
+    return isMeta(parsed) ? parsed : null;
+  }
+
+  /**
+   * Runs puts and deletes of one key one after another. Two overlapping puts could otherwise
+   * interleave as meta A, meta B, body B, body A and leave the pair mismatched for good. This
+   * only covers one process, which is the only writer Folio runs.
+   */
+  private async exclusive(key: string, task: () => Promise<void>): Promise<void> {
+    const previous = this.pending.get(key) ?? Promise.resolve();
+    const run = previous.then(task);
+    const tail = run.catch(() => undefined);
+    this.pending.set(key, tail);
+    try {
+      await run;
+    } finally {
+      if (this.pending.get(key) === tail) this.pending.delete(key);
+    }
+  }
+
+  private bodyPath(key: string): string {
+    const problem = keyProblem(key);
+    if (problem !== null) throw new StorageError(`Refused storage key ${JSON.stringify(key)}: ${problem}`);
+    const file = resolve(this.root, key);
+    // Belt and braces behind keyProblem, as Ghost's _resolveAndValidateStoragePath does.
+    if (!file.startsWith(this.root.endsWith(sep) ? this.root : this.root + sep)) {
+      throw new StorageError(`Refused storage key ${JSON.stringify(key)}: resolves outside the root`);
+    }
+    return file;
+  }
+
+  private metaPath(key: string): string {
+    return join(this.metaRoot, `${key}.json`);
+  }
+}
+
+function keyProblem(key: string): string | null {
+  if (key === '') return 'empty';
+  if (key.includes('\0')) return 'contains NUL';
+  if (key.includes('\\')) return 'contains a backslash';
+  if (key.startsWith('/')) return 'absolute';
+  for (const segment of key.split('/')) {
+    if (segment === '') return 'empty segment';
+    if (segment === '..') return 'climbs out of the root';
+    if (segment.startsWith('.')) return 'segment starts with "." (reserved for metadata and temp files)';
+  }
+  return null;
+}
+
+function isMeta(value: unknown): value is Meta {
+  if (typeof value !== 'object' || value === null) return false;
+  const meta = value as Record<string, unknown>;
+  return (
+    typeof meta.contentType === 'string' &&
+    typeof meta.cacheControl === 'string' &&
+    typeof meta.md5 === 'string' &&
+    (meta.redirectTo === undefined || typeof meta.redirectTo === 'string')
+  );
+}
+
+/** Temp file in the target's own folder, so the rename never crosses file systems. */
+async function writeAtomic(target: string, data: Buffer | string): Promise<void> {
+  const dir = dirname(target);
+  const temp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      await mkdir(dir, { recursive: true });
+      try {
+        // flush: without it a power cut after the rename can leave an empty file behind.
+        await writeFile(temp, data, { flag: 'wx', flush: true });
+        break;
+      } catch (error) {
+        // A delete of a sibling key may prune the folder between our mkdir and open.
+        if (errnoCode(error) !== 'ENOENT' || attempt === 3) throw error;
+      }
+    }
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function readOrNull(file: string, operation: string, key: string): Promise<Buffer | null> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    const code = errnoCode(error);
+    // ENOTDIR: a parent is a file (key `a/b` beside object `a`); EISDIR: the key is a folder.
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
+    throw fsError(operation, key, error);
+  }
+}
+
+async function unlinkIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (error) {
+    const code = errnoCode(error);
+    // Same cases as readOrNull: no object by that key, so nothing to delete.
+    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw error;
+  }
+}
+
+/** Best effort: the delete itself already succeeded, and a folder in use is simply kept. */
+async function pruneEmptyDirs(from: string, stopAt: string): Promise<void> {
+  for (let dir = from; dir.startsWith(stopAt + sep); dir = dirname(dir)) {
+    try {
+      await rmdir(dir);
+    } catch {
+      return;
+    }
+  }
+}
+
+function md5Hex(bytes: Buffer): string {
+  return createHash('md5').update(bytes).digest('hex');
+}
+
+function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}
+
+function fsError(operation: string, key: string, cause: unknown): StorageError {
+  if (cause instanceof StorageError) return cause;
+  const code = errnoCode(cause) ?? (cause instanceof Error ? cause.message : String(cause));
+  return new StorageError(`fs ${operation} failed for ${JSON.stringify(key)}: ${code}`, { cause });
+}

@@ -1,0 +1,175 @@
+import { createHash } from 'node:crypto';
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+  type ListObjectsV2CommandOutput,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { StorageError } from '../errors.js';
+import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
+
+export interface S3SiteStoreOptions {
+  client: S3Client;
+  bucket: string;
+}
+
+export interface S3ClientOptions {
+  /** Omit for AWS itself; set for MinIO, R2, s3rver and friends. */
+  endpoint?: string;
+  region: string;
+  forcePathStyle: boolean;
+}
+
+/** DeleteObjects accepts at most 1000 keys per request (S3 API reference, DeleteObjects). */
+const DELETE_BATCH = 1000;
+
+/**
+ * The client settings production uses, exported so tests can build the same client with
+ * s3rver's credentials added. Credentials are left to the SDK's default chain (STYLE.md §6).
+ */
+export function s3ClientConfig(options: S3ClientOptions): S3ClientConfig {
+  return {
+    region: options.region,
+    forcePathStyle: options.forcePathStyle,
+    ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+    // Since 3.729 the SDK checksums every upload by default (CRC32 headers, or aws-chunked
+    // trailers for streamed bodies), which many S3-compatible servers do not understand. Only
+    // add one where the API demands it: DeleteObjects then carries x-amz-checksum-crc32, which
+    // S3 accepts in place of Content-MD5 and s3rver ignores.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  };
+}
+
+export function createS3Client(options: S3ClientOptions): S3Client {
+  return new S3Client(s3ClientConfig(options));
+}
+
+export class S3SiteStore implements SiteStore {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+
+  constructor(options: S3SiteStoreOptions) {
+    this.client = options.client;
+    this.bucket = options.bucket;
+  }
+
+  async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const redirect = options.redirectTo;
+    try {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: bytes,
+          ContentLength: bytes.length,
+          ContentType: options.contentType,
+          CacheControl: options.cacheControl,
+          // The body is the caller's HTML fallback page; S3 website endpoints answer 301 instead.
+          ...(redirect === undefined ? {} : { WebsiteRedirectLocation: redirect }),
+        }),
+      );
+    } catch (error) {
+      throw this.failure('put', key, error);
+    }
+  }
+
+  async get(key: string): Promise<StoredObject | null> {
+    try {
+      const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      if (!response.Body) throw new Error('GetObject returned no body');
+      const bytes = await response.Body.transformToByteArray();
+      const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const redirectTo = response.WebsiteRedirectLocation;
+      return {
+        body,
+        contentType: response.ContentType ?? 'application/octet-stream',
+        cacheControl: response.CacheControl ?? '',
+        // Servers that omit the ETag still get a strong validator of the same form S3 uses.
+        etag: response.ETag ?? `"${createHash('md5').update(body).digest('hex')}"`,
+        ...(redirectTo === undefined ? {} : { redirectTo }),
+      };
+    } catch (error) {
+      if (isMissingObject(error)) return null;
+      throw this.failure('get', key, error);
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      // S3 answers 204 for a missing key too, so there is nothing to translate here.
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (error) {
+      throw this.failure('delete', key, error);
+    }
+  }
+
+  async deleteMany(keys: string[]): Promise<void> {
+    for (let start = 0; start < keys.length; start += DELETE_BATCH) {
+      const batch = keys.slice(start, start + DELETE_BATCH);
+      let failed: { key: string; code: string }[];
+      try {
+        const response = await this.client.send(
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            // Quiet: the response then lists failures only, which is all we look at.
+            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+          }),
+        );
+        failed = (response.Errors ?? []).map((e) => ({ key: e.Key ?? '?', code: e.Code ?? 'unknown' }));
+      } catch (error) {
+        throw this.failure('deleteMany', `${batch.length} keys from ${batch[0]}`, error);
+      }
+      // DeleteObjects answers 200 even when single keys fail, so a failure is only in the body.
+      if (failed.length > 0) {
+        const sample = failed.slice(0, 3).map((f) => `${f.key} (${f.code})`).join(', ');
+        throw new StorageError(`S3 deleteMany failed for ${failed.length} keys in bucket ${this.bucket}: ${sample}`);
+      }
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      let page: ListObjectsV2CommandOutput;
+      try {
+        page = await this.client.send(
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: prefix,
+            ...(token === undefined ? {} : { ContinuationToken: token }),
+          }),
+        );
+      } catch (error) {
+        throw this.failure('list', `prefix ${prefix}`, error);
+      }
+      for (const object of page.Contents ?? []) if (object.Key !== undefined) keys.push(object.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      // A truncated page without a token would otherwise end the listing early and silently.
+      if (page.IsTruncated && token === undefined) {
+        throw new StorageError(`S3 list of "${prefix}" in bucket ${this.bucket} was truncated without a continuation token`);
+      }
+    } while (token !== undefined);
+    // S3 orders by UTF-8 bytes and s3rver by its directory walk; sort so every backend agrees.
+    return keys.sort();
+  }
+
+  private failure(operation: string, subject: string, cause: unknown): StorageError {
+    const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    return new StorageError(`S3 ${operation} failed for ${subject} in bucket ${this.bucket}: ${detail}`, { cause });
+  }
+}
+
+function isMissingObject(error: unknown): boolean {
+  if (!(error instanceof S3ServiceException)) return false;
+  // A missing bucket is a 404 as well, but it is a misconfiguration, not an absent page.
+  if (error.name === 'NoSuchBucket') return false;
+  return error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404;
+}

@@ -1,0 +1,370 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { StorageError } from '../../src/errors.js';
+import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
+import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
+import type { PutOptions, SiteStore } from '../../src/storage/siteStore.js';
+import { createTestBucket, createTestS3Client } from '../support/s3rver.js';
+
+interface StoreFixture {
+  store: SiteStore;
+  cleanup(): Promise<void>;
+}
+
+const HTML: PutOptions = { contentType: 'text/html; charset=utf-8', cacheControl: 'public, max-age=60' };
+const TEXT: PutOptions = { contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache' };
+
+/** More than one S3 list page and one DeleteObjects batch (both cap at 1000). */
+const MANY = 1_050;
+
+async function inPool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+/** The behaviour every SiteStore must have; run once per backend with a fresh, empty store. */
+function siteStoreContract(name: string, makeStore: () => Promise<StoreFixture>): void {
+  describe(`${name} honours the SiteStore contract`, () => {
+    let fixture: StoreFixture;
+    let store: SiteStore;
+    beforeEach(async () => {
+      fixture = await makeStore();
+      store = fixture.store;
+    });
+    afterEach(async () => fixture.cleanup());
+
+    it('round-trips a UTF-8 string body, Korean key and text included, with its headers', async () => {
+      const body = '<h1>안녕하세요, 세계</h1><p>한글 본문 ✓</p>';
+      await store.put('blog/안녕-세계/index.html', body, HTML);
+
+      const object = await store.get('blog/안녕-세계/index.html');
+
+      expect(object?.body).toEqual(Buffer.from(body, 'utf8'));
+      expect(object?.body.toString('utf8')).toBe(body);
+      expect(object?.contentType).toBe(HTML.contentType);
+      expect(object?.cacheControl).toBe(HTML.cacheControl);
+      expect(object).not.toHaveProperty('redirectTo');
+    });
+
+    it('round-trips binary and empty bodies byte for byte', async () => {
+      const binary = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256));
+      await store.put('blog/img/noise.bin', binary, { contentType: 'application/octet-stream', cacheControl: 'max-age=31536000, immutable' });
+      await store.put('blog/empty.txt', '', TEXT);
+
+      expect((await store.get('blog/img/noise.bin'))?.body).toEqual(binary);
+      expect((await store.get('blog/empty.txt'))?.body).toEqual(Buffer.alloc(0));
+      expect((await store.get('blog/img/noise.bin'))?.cacheControl).toBe('max-age=31536000, immutable');
+    });
+
+    it('round-trips redirectTo together with the fallback page body', async () => {
+      const fallback = '<meta http-equiv="refresh" content="0; url=/new-slug">';
+      await store.put('blog/old-slug/index.html', fallback, { ...HTML, redirectTo: '/new-slug' });
+
+      const object = await store.get('blog/old-slug/index.html');
+
+      expect(object?.redirectTo).toBe('/new-slug');
+      expect(object?.body.toString('utf8')).toBe(fallback);
+      expect(object?.contentType).toBe(HTML.contentType);
+    });
+
+    it('replaces body, headers and redirect on overwrite', async () => {
+      await store.put('blog/post/index.html', 'old', { ...TEXT, redirectTo: '/elsewhere' });
+      await store.put('blog/post/index.html', '<p>new</p>', HTML);
+
+      const object = await store.get('blog/post/index.html');
+
+      expect(object?.body.toString('utf8')).toBe('<p>new</p>');
+      expect(object?.contentType).toBe(HTML.contentType);
+      expect(object?.cacheControl).toBe(HTML.cacheControl);
+      expect(object).not.toHaveProperty('redirectTo');
+    });
+
+    it('answers null for a missing key, also below a missing folder', async () => {
+      await store.put('blog/index.html', 'x', HTML);
+
+      expect(await store.get('blog/missing.html')).toBeNull();
+      expect(await store.get('nowhere/at/all.html')).toBeNull();
+    });
+
+    it('deletes an object, and deleting a missing key is not an error', async () => {
+      await store.put('blog/a.html', 'a', HTML);
+      await store.put('blog/b.html', 'b', HTML);
+
+      await store.delete('blog/a.html');
+      await store.delete('blog/a.html');
+      await store.delete('never/existed.html');
+      // Only a prefix of other keys (a folder on disk): no object, so nothing to remove.
+      await store.delete('blog');
+
+      expect(await store.get('blog/a.html')).toBeNull();
+      expect(await store.list('')).toEqual(['blog/b.html']);
+    });
+
+    it('deleteMany removes the existing keys of a mix and ignores the missing ones', async () => {
+      for (const key of ['blog/a.html', 'blog/b.html', 'blog/c/index.html']) await store.put(key, key, HTML);
+
+      await store.deleteMany(['blog/a.html', 'blog/missing.html', 'blog/c/index.html', 'gone/x']);
+      await store.deleteMany([]);
+
+      expect(await store.list('')).toEqual(['blog/b.html']);
+    });
+
+    it('lists the keys under a string prefix in lexicographic order', async () => {
+      // Put in shuffled order, with keys whose folder walk order differs from key order.
+      const keys = ['blog/tail.html', 'other/x.txt', 'blog/a/index.html', 'blogger/index.html', 'blog/tags/x/index.html', 'blog/a-b/index.html', 'blog/index.html'];
+      for (const key of keys) await store.put(key, key, HTML);
+
+      expect(await store.list('blog/')).toEqual(['blog/a-b/index.html', 'blog/a/index.html', 'blog/index.html', 'blog/tags/x/index.html', 'blog/tail.html']);
+      expect(await store.list('blog/ta')).toEqual(['blog/tags/x/index.html', 'blog/tail.html']);
+      expect(await store.list('blog')).toEqual([...keys.filter((k) => k.startsWith('blog'))].sort());
+      expect(await store.list('')).toEqual([...keys].sort());
+      expect(await store.list('nothing/')).toEqual([]);
+    });
+
+    it(`lists and deleteMany-s ${MANY} keys, beyond one S3 page and one batch`, async () => {
+      // Flat, fixed-width names: s3rver pages in folder-walk order, which matches key order
+      // only for such keys (see test/support/s3rver.ts); the store cannot repair a server's paging.
+      const keys = Array.from({ length: MANY }, (_, i) => `many/${String(i).padStart(5, '0')}.txt`);
+      await inPool(keys, 24, (key) => store.put(key, 'x', TEXT));
+      await store.put('manx.txt', 'outside the prefix', TEXT);
+
+      expect(await store.list('many/')).toEqual(keys);
+
+      await store.deleteMany([...keys, 'many/missing.txt']);
+
+      expect(await store.list('many/')).toEqual([]);
+      expect(await store.list('')).toEqual(['manx.txt']);
+    });
+
+    it('gives a quoted strong etag that follows the body', async () => {
+      await store.put('blog/e.html', 'one', HTML);
+      const first = (await store.get('blog/e.html'))?.etag;
+      await store.put('blog/e.html', 'one', TEXT);
+      const same = (await store.get('blog/e.html'))?.etag;
+      await store.put('blog/e.html', 'two', HTML);
+      const changed = (await store.get('blog/e.html'))?.etag;
+
+      expect(first).toMatch(/^"[^"]+"$/);
+      expect(same).toBe(first);
+      expect(changed).toMatch(/^"[^"]+"$/);
+      expect(changed).not.toBe(first);
+    });
+  });
+}
+
+async function fsFixture(): Promise<StoreFixture & { dir: string; root: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'folio-fs-store-'));
+  const root = join(dir, 'public');
+  return { dir, root, store: new FsSiteStore({ root }), cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+async function s3Fixture(): Promise<StoreFixture & { client: S3Client; bucket: string }> {
+  const { client, bucket } = await createTestBucket(inject('s3Endpoint'));
+  return { client, bucket, store: new S3SiteStore({ client, bucket }), cleanup: async () => client.destroy() };
+}
+
+siteStoreContract('FsSiteStore', fsFixture);
+siteStoreContract('S3SiteStore', s3Fixture);
+
+describe('FsSiteStore on disk', () => {
+  let fixture: Awaited<ReturnType<typeof fsFixture>>;
+  let store: FsSiteStore;
+  beforeEach(async () => {
+    fixture = await fsFixture();
+    store = fixture.store as FsSiteStore;
+  });
+  afterEach(async () => fixture.cleanup());
+
+  it.each(['../x', 'a/../../x', '/etc/passwd', 'a\\b', '.meta/x', '', 'a//b', 'a/./b', 'a/.tmp-0123', 'a/b/', 'a\0b'])(
+    'refuses the key %j and writes nothing outside the root',
+    async (key) => {
+      await expect(store.put(key, 'evil', TEXT)).rejects.toBeInstanceOf(StorageError);
+      await expect(store.get(key)).rejects.toBeInstanceOf(StorageError);
+      await expect(store.delete(key)).rejects.toBeInstanceOf(StorageError);
+      await expect(store.deleteMany(['fine.txt', key])).rejects.toBeInstanceOf(StorageError);
+      expect(await readdir(fixture.dir)).toEqual([]);
+    },
+  );
+
+  it('keeps bodies at <root>/<key>, so a static server can serve the folder as is', async () => {
+    await store.put('blog/post/index.html', '<p>안녕</p>', HTML);
+
+    expect(await readFile(join(fixture.root, 'blog/post/index.html'), 'utf8')).toBe('<p>안녕</p>');
+  });
+
+  it('never lists metadata or hidden files', async () => {
+    await store.put('blog/index.html', 'i', HTML);
+    await store.put('blog/old/index.html', 'r', { ...HTML, redirectTo: '/new' });
+    await writeFile(join(fixture.root, 'blog/.DS_Store'), 'junk');
+
+    expect(existsSync(join(fixture.root, '.meta/blog/index.html.json'))).toBe(true);
+    expect(await store.list('')).toEqual(['blog/index.html', 'blog/old/index.html']);
+    expect(await store.list('.meta/')).toEqual([]);
+    expect(await store.list('.')).toEqual([]);
+  });
+
+  it('hides temp files of a crashed write from list and get', async () => {
+    await store.put('blog/index.html', 'old', HTML);
+    // What a process killed between write and rename leaves behind.
+    await writeFile(join(fixture.root, 'blog/.tmp-5f3a9c1d2e4b6a70'), '<html><body>half a pa');
+
+    expect(await store.list('')).toEqual(['blog/index.html']);
+    expect((await store.get('blog/index.html'))?.body.toString()).toBe('old');
+    await expect(store.get('blog/.tmp-5f3a9c1d2e4b6a70')).rejects.toBeInstanceOf(StorageError);
+  });
+
+  it('shows readers the old or the new body while a large write is in flight, never a part', async () => {
+    const old = Buffer.from('old body');
+    const big = Buffer.alloc(32 * 1024 * 1024, 'n');
+    await store.put('blog/big.bin', old, TEXT);
+
+    let done = false;
+    const writing = store.put('blog/big.bin', big, TEXT).finally(() => {
+      done = true;
+    });
+    let sawTempFile = false;
+    const seen = new Set<string>();
+    while (!done) {
+      const raw = await readdir(join(fixture.root, 'blog'));
+      if (raw.some((name) => name.startsWith('.tmp-'))) sawTempFile = true;
+      expect(await store.list('')).toEqual(['blog/big.bin']);
+      const body = (await store.get('blog/big.bin'))?.body;
+      seen.add(body?.equals(old) ? 'old' : body?.equals(big) ? 'new' : `partial of ${body?.length} bytes`);
+    }
+    await writing;
+
+    expect(sawTempFile).toBe(true);
+    expect([...seen].filter((s) => s !== 'old' && s !== 'new')).toEqual([]);
+    expect((await store.get('blog/big.bin'))?.body.equals(big)).toBe(true);
+  });
+
+  it('falls back to a type from the extension when an object has no metadata', async () => {
+    await mkdir(join(fixture.root, 'blog'), { recursive: true });
+    await writeFile(join(fixture.root, 'blog/by-hand.html'), '<p>hand</p>');
+
+    const object = await store.get('blog/by-hand.html');
+
+    expect(object?.contentType).toBe('text/html; charset=utf-8');
+    expect(object?.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(object).not.toHaveProperty('redirectTo');
+  });
+
+  it('ends overlapping puts of one key with the last body and its own metadata', async () => {
+    const puts = Array.from({ length: 40 }, (_, i) =>
+      i % 2 === 0 ? store.put('blog/race.html', `text ${i}`, TEXT) : store.put('blog/race.html', `html ${i}`, HTML),
+    );
+    await Promise.all(puts);
+
+    const object = await store.get('blog/race.html');
+
+    expect(object?.body.toString()).toBe('html 39');
+    expect(object?.contentType).toBe(HTML.contentType);
+  });
+
+  it('removes folders a delete leaves empty, in the body and the metadata tree', async () => {
+    await store.put('blog/post/index.html', 'p', HTML);
+    await store.put('blog/index.html', 'i', HTML);
+
+    await store.delete('blog/post/index.html');
+
+    expect(existsSync(join(fixture.root, 'blog/post'))).toBe(false);
+    expect(existsSync(join(fixture.root, '.meta/blog/post'))).toBe(false);
+    expect(existsSync(join(fixture.root, 'blog/index.html'))).toBe(true);
+  });
+
+  it('wraps file system failures in StorageError and keeps the cause', async () => {
+    await store.put('blog/file', 'a file where a folder is needed', TEXT);
+
+    const error = await store.put('blog/file/index.html', 'x', HTML).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).cause).toMatchObject({ code: expect.stringMatching(/^(ENOTDIR|EEXIST)$/) });
+  });
+});
+
+describe('S3SiteStore against s3rver', () => {
+  let fixture: Awaited<ReturnType<typeof s3Fixture>>;
+  beforeEach(async () => {
+    fixture = await s3Fixture();
+  });
+  afterEach(async () => fixture.cleanup());
+
+  it('stores redirectTo as WebsiteRedirectLocation, which S3 website endpoints answer with', async () => {
+    await fixture.store.put('blog/old/index.html', 'fallback', { ...HTML, redirectTo: '/new' });
+
+    const head = await fixture.client.send(new HeadObjectCommand({ Bucket: fixture.bucket, Key: 'blog/old/index.html' }));
+
+    expect(head.WebsiteRedirectLocation).toBe('/new');
+  });
+
+  it('sends DeleteObjects batches of at most 1000 keys', async () => {
+    const batches: number[] = [];
+    fixture.client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Delete?: { Objects?: unknown[] } };
+        if (input.Delete?.Objects) batches.push(input.Delete.Objects.length);
+        return next(args);
+      },
+      { step: 'initialize', name: 'countDeleteBatches' },
+    );
+
+    await fixture.store.deleteMany(Array.from({ length: 2_001 }, (_, i) => `gone/${i}`));
+
+    expect(batches).toEqual([1000, 1000, 1]);
+  });
+
+  it('raises StorageError, not null, when the bucket does not exist', async () => {
+    const store = new S3SiteStore({ client: fixture.client, bucket: 'folio-no-such-bucket' });
+
+    await expect(store.get('blog/index.html')).rejects.toBeInstanceOf(StorageError);
+  });
+
+  it('raises StorageError with the SDK error as cause, quickly, when the endpoint is down', async () => {
+    const port = await closedPort();
+    const client = await createTestS3Client(`http://127.0.0.1:${port}`, {
+      maxAttempts: 1,
+      requestHandler: { connectionTimeout: 500, requestTimeout: 1_000 },
+    });
+    const store = new S3SiteStore({ client, bucket: 'folio-down' });
+    const started = Date.now();
+    try {
+      const calls: (() => Promise<unknown>)[] = [
+        () => store.get('a'),
+        () => store.put('a', 'x', TEXT),
+        () => store.delete('a'),
+        () => store.deleteMany(['a']),
+        () => store.list(''),
+      ];
+      for (const call of calls) {
+        const error = await call().then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(StorageError);
+        expect((error as StorageError).cause).toBeInstanceOf(Error);
+        expect((error as StorageError).cause).not.toBeInstanceOf(StorageError);
+      }
+    } finally {
+      client.destroy();
+    }
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
+
+/** A loopback port nothing listens on: taken from the OS, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
