@@ -12,6 +12,10 @@ export interface JobPayload {
   previousSlug?: string;
   /** Tags the post had before this change, so tag pages that listed it are re-rendered. */
   previousTags?: string[];
+  /** Whether the post was live before this change (an edit in place, not an insertion). */
+  wasLive?: boolean;
+  /** published_at of a post taken off the site, to find the archive page it leaves. */
+  previousPublishedAt?: string;
   /** Old addresses (redirects) of a deleted post, whose objects must go too. */
   removedRedirects?: string[];
   reason?: string;

@@ -45,11 +45,14 @@ export async function writeSite(
   blogId: string,
   objects: readonly SiteObject[],
   deletions: readonly string[] = [],
-  options: { force?: boolean } = {},
+  options: { force?: boolean; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<WriteResult> {
   const result: WriteResult = { written: 0, unchanged: 0, deleted: 0 };
   const known = objects.length > 64 ? hashes.all(blogId) : null;
+  let done = 0;
   await inPool(objects, async (object) => {
+    done += 1;
+    if (options.onProgress && (done % 100 === 0 || done === objects.length)) options.onProgress(done, objects.length);
     const hash = objectHash(object);
     const previous = known ? (known.get(object.key) ?? null) : hashes.get(blogId, object.key);
     if (previous === hash && !options.force) {

@@ -23,7 +23,7 @@ export function findPostOrThrow(deps: PostDeps, blog: BlogWithDomain, slug: stri
 
 /** Re-render a live post and everything that lists it. Call inside the change's transaction. */
 export function recordPostJob(deps: PostDeps, blog: BlogWithDomain, post: Post, before: Post | null, now: string): number {
-  const payload: JobPayload = { postId: post.id };
+  const payload: JobPayload = { postId: post.id, wasLive: before?.status === 'published' };
   if (before && before.slug !== post.slug) payload.previousSlug = before.slug;
   if (before && before.tags.join('\n') !== post.tags.join('\n')) payload.previousTags = before.tags;
   return deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'post', payload, now });
@@ -32,6 +32,7 @@ export function recordPostJob(deps: PostDeps, blog: BlogWithDomain, post: Post, 
 /** Take a post that was live off the site (unpublish or delete). */
 export function recordRemovalJob(deps: PostDeps, blog: BlogWithDomain, before: Post, now: string, redirects: string[]): number {
   const payload: JobPayload = { postId: before.id, previousSlug: before.slug, previousTags: before.tags };
+  if (before.publishedAt) payload.previousPublishedAt = before.publishedAt;
   if (redirects.length > 0) payload.removedRedirects = redirects;
   return deps.jobs.insert({
     blogId: blog.id,

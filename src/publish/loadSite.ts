@@ -1,0 +1,51 @@
+/** Database rows → the plain data the renderer works on. */
+import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { Post } from '../db/postsRepo.js';
+import type { PublishedSummary, SiteRepo } from '../db/siteRepo.js';
+import type { SiteUrls } from '../services/siteUrls.js';
+import type { SiteRedirect } from './renderSite.js';
+import type { SiteBlog, SitePost } from './siteTypes.js';
+
+export function toSiteBlog(blog: BlogWithDomain, urls: SiteUrls): SiteBlog {
+  return {
+    id: blog.id,
+    slug: blog.slug,
+    name: blog.name,
+    description: blog.description,
+    baseUrl: urls.origin(blog),
+    themeConfig: blog.themeConfig,
+    updatedAt: blog.updatedAt,
+  };
+}
+
+export function toSitePost(post: Post): SitePost {
+  if (!post.publishedAt) throw new Error(`post ${post.id} is not published`);
+  return {
+    id: post.id,
+    slug: post.slug,
+    title: post.title,
+    contentHtml: post.contentHtml,
+    contentMd: post.contentMd,
+    metaDescription: post.metaDescription,
+    ogImageUrl: post.ogImageUrl,
+    tags: post.tags,
+    publishedAt: post.publishedAt,
+    createdAt: post.createdAt,
+    updatedAt: post.updatedAt,
+  };
+}
+
+/** Everything a full render of the blog needs. */
+export interface SiteSnapshot {
+  blog: SiteBlog;
+  posts: SitePost[];
+  redirects: SiteRedirect[];
+}
+
+export function loadSnapshot(site: SiteRepo, blog: BlogWithDomain, urls: SiteUrls): SiteSnapshot {
+  const posts: SitePost[] = [];
+  for (const post of site.allPublished(blog.id)) posts.push(toSitePost(post));
+  return { blog: toSiteBlog(blog, urls), posts, redirects: site.redirects(blog.id) };
+}
+
+export type { PublishedSummary };

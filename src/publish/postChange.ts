@@ -1,0 +1,135 @@
+/**
+ * Which objects one post's change touches, and their new content: a pure function of data the
+ * publisher loaded. Its cost follows the change (the post, its neighbours, one or two archive
+ * pages per list, the feeds), not the size of the blog.
+ */
+import type { SiteObject } from '../storage/siteStore.js';
+import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_PAGE_SIZE, TAG_PAGE_SIZE, archivePageCount, archivePageSlice, archivePagesAffected, compareOldestFirst } from './archive.js';
+import { siteAssets } from './assets.js';
+import { renderJsonFeed, renderLlmsTxt, renderRobots, renderRss, renderSitemap } from './feeds.js';
+import type { RenderContext } from './renderContext.js';
+import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './renderListPages.js';
+import { renderNotFoundPage } from './renderNotFoundPage.js';
+import { archiveKey, postKey, tagArchiveKey, tagKey, tagSegment } from './renderPaths.js';
+import { renderPostPage } from './renderPostPage.js';
+import { renderRedirect } from './renderRedirect.js';
+import type { SitePost, SitePostSummary } from './siteTypes.js';
+
+export interface PostChangeInput {
+  ctx: RenderContext;
+  /** Every published post of the blog, oldest first. */
+  summaries: readonly SitePostSummary[];
+  /** The post as it is now when it is live, else null. */
+  post: SitePost | null;
+  /** Full posts for the live neighbours of `post` (by id). */
+  neighbours: ReadonlyMap<string, SitePost>;
+  /** The newest FEED_SIZE posts with bodies, newest first. */
+  newest: readonly SitePost[];
+  /** Slug the post had before, if it changed or the post left the site. */
+  previousSlug?: string | undefined;
+  previousTags?: readonly string[] | undefined;
+  /** True when the post was live before (an edit in place); false for a first publication. */
+  wasLive?: boolean | undefined;
+  /** published_at of a post that left the site, to find the page it leaves. */
+  previousPublishedAt?: string | undefined;
+  postId: string;
+  /** Old slugs of the post that redirect to its current slug. */
+  redirectsToPost: readonly string[];
+  /** Old addresses of a deleted post whose objects must go. */
+  removedRedirects?: readonly string[] | undefined;
+}
+
+export interface PostChangeOutput {
+  objects: SiteObject[];
+  deletions: string[];
+}
+
+interface ListChange {
+  position: number | null;
+  totalBefore: number;
+  totalAfter: number;
+}
+
+/** Archive pages to render and to remove; every page when the change cannot be placed. */
+function pagesFor(change: ListChange, total: number): { render: number[]; remove: number[] } {
+  if (change.position === null) {
+    const count = archivePageCount(total, ARCHIVE_PAGE_SIZE);
+    return { render: Array.from({ length: count }, (_, i) => i + 1), remove: [count + 1] };
+  }
+  return archivePagesAffected({ position: change.position, totalBefore: change.totalBefore, totalAfter: change.totalAfter });
+}
+
+/** Where in an oldest-first list the post is, or was, and how the list's length changed. */
+function locate(list: readonly SitePostSummary[], input: PostChangeInput): ListChange {
+  const index = list.findIndex((p) => p.id === input.postId);
+  if (index >= 0) {
+    const inserted = input.wasLive === false;
+    return { position: index, totalBefore: inserted ? list.length - 1 : list.length, totalAfter: list.length };
+  }
+  if (!input.previousPublishedAt) return { position: null, totalBefore: list.length + 1, totalAfter: list.length };
+  const gone = { id: input.postId, publishedAt: input.previousPublishedAt };
+  const position = list.filter((p) => compareOldestFirst(p, gone) < 0).length;
+  return { position, totalBefore: list.length + 1, totalAfter: list.length };
+}
+
+export function renderPostChange(input: PostChangeInput): PostChangeOutput {
+  const { ctx, summaries, post } = input;
+  const blog = ctx.blog.slug;
+  const objects: SiteObject[] = [...siteAssets(ctx)];
+  const deletions: string[] = [];
+
+  if (post) {
+    const index = summaries.findIndex((p) => p.id === post.id);
+    objects.push(renderPostPage(ctx, post, { older: summaries[index - 1] ?? null, newer: summaries[index + 1] ?? null }));
+    for (const redirect of input.redirectsToPost) objects.push(renderRedirect(ctx, redirect, post.slug));
+  }
+  if (input.previousSlug && input.previousSlug !== post?.slug && !input.redirectsToPost.includes(input.previousSlug)) {
+    deletions.push(postKey(blog, input.previousSlug));
+  }
+  for (const slug of input.removedRedirects ?? []) deletions.push(postKey(blog, slug));
+
+  // Neighbours show this post's title in their newer/older links, and gain or lose it.
+  for (const neighbour of input.neighbours.values()) {
+    const index = summaries.findIndex((p) => p.id === neighbour.id);
+    if (index < 0) continue;
+    objects.push(renderPostPage(ctx, neighbour, { older: summaries[index - 1] ?? null, newer: summaries[index + 1] ?? null }));
+  }
+
+  const newestFirst = summaries.slice(-HOME_PAGE_SIZE).reverse();
+  objects.push(renderHomePage(ctx, newestFirst, summaries.length));
+
+  const pageCount = archivePageCount(summaries.length);
+  const archive = pagesFor(locate(summaries, input), summaries.length);
+  for (const page of archive.render) {
+    if (page >= 1 && page <= pageCount) objects.push(renderArchivePage(ctx, page, archivePageSlice(summaries, page), pageCount));
+  }
+  for (const page of archive.remove) if (page > pageCount) deletions.push(archiveKey(blog, page));
+
+  const tags = new Map<string, string>();
+  for (const tag of [...(input.previousTags ?? []), ...(post?.tags ?? [])]) tags.set(tagSegment(tag), tag);
+  for (const [segment, fallbackName] of tags) {
+    const tagged = summaries.filter((p) => p.tags.some((t) => tagSegment(t) === segment));
+    const name = tagged.length ? (tagged[tagged.length - 1]!.tags.find((t) => tagSegment(t) === segment) ?? fallbackName) : fallbackName;
+    const tagPages = archivePageCount(tagged.length);
+    if (tagged.length === 0) {
+      deletions.push(tagKey(blog, name), tagArchiveKey(blog, name, 1));
+      continue;
+    }
+    objects.push(renderTagPage(ctx, name, tagged.slice(-TAG_PAGE_SIZE), tagged.length));
+    const pages = pagesFor(locate(tagged, input), tagged.length);
+    for (const page of pages.render) {
+      if (page >= 1 && page <= tagPages) objects.push(renderTagArchivePage(ctx, name, page, archivePageSlice(tagged, page), tagPages));
+    }
+    for (const page of pages.remove) if (page > tagPages) deletions.push(tagArchiveKey(blog, name, page));
+  }
+
+  objects.push(
+    renderNotFoundPage(ctx),
+    renderRss(ctx, input.newest.slice(0, FEED_SIZE)),
+    renderJsonFeed(ctx, input.newest.slice(0, FEED_SIZE)),
+    renderSitemap(ctx, summaries),
+    renderRobots(ctx),
+    renderLlmsTxt(ctx, summaries),
+  );
+  return { objects, deletions };
+}

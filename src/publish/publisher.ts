@@ -1,0 +1,213 @@
+/**
+ * Carries out publish jobs: load from the database → pure render → write through the SiteStore.
+ * Every job renders the database's current state for the objects it touches, so running a job
+ * twice, late, or after a crash gives the same store (decisions.md "Publishing").
+ */
+import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import type { PublishJob } from '../db/jobsRepo.js';
+import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
+import type { SiteRepo } from '../db/siteRepo.js';
+import type { Logger } from '../logger.js';
+import type { SiteUrls } from '../services/siteUrls.js';
+import type { SiteObject, SiteStore } from '../storage/siteStore.js';
+import { FEED_SIZE } from './archive.js';
+import { loadSnapshot, toSiteBlog, toSitePost } from './loadSite.js';
+import { markdownToPlainText } from './markdown.js';
+import { renderPostChange } from './postChange.js';
+import { createRenderContext } from './renderContext.js';
+import { renderSite } from './renderSite.js';
+import type { Theme } from './renderTheme.js';
+import type { SitePost } from './siteTypes.js';
+import { writeSite, type WriteResult } from './writeSite.js';
+import type { Post } from '../db/postsRepo.js';
+
+/** A post as the search index stores it. */
+export interface SearchDocumentInput {
+  id: string;
+  slug: string;
+  title: string;
+  body: string;
+  metaDescription: string;
+  tags: string[];
+  createdAt: string;
+  publishedAt: string;
+  url: string;
+}
+
+/** What the publisher needs from the search index writer (src/search). */
+export interface SearchIndexUpdater {
+  upsert(blogSlug: string, docs: SearchDocumentInput[]): Promise<void>;
+  remove(blogSlug: string, postIds: string[]): Promise<void>;
+  rebuild(blogSlug: string, docs: SearchDocumentInput[]): Promise<void>;
+  drop(blogSlug: string): Promise<void>;
+}
+
+export interface PublisherDeps {
+  blogs: BlogsRepo;
+  site: SiteRepo;
+  hashes: ObjectHashesRepo;
+  store: SiteStore;
+  urls: SiteUrls;
+  theme: Theme;
+  search: SearchIndexUpdater;
+  logger: Logger;
+}
+
+export interface VerifyReport {
+  checked: number;
+  missing: string[];
+  different: string[];
+  extra: string[];
+}
+
+const SEARCH_PREFIX = '_search/';
+
+export class Publisher {
+  constructor(private readonly deps: PublisherDeps) {}
+
+  /** The JobRunner's handler. */
+  readonly handle = async (job: PublishJob): Promise<void> => {
+    switch (job.kind) {
+      case 'post':
+      case 'post_removed':
+        return this.publishPostChange(job);
+      case 'site':
+        return this.publishSite(job);
+      case 'site_delete':
+        return this.deleteSite(job);
+    }
+  };
+
+  /** Re-renders every object of the blog; `force` uploads even objects whose hash matches. */
+  async rebuild(blog: BlogWithDomain, options: { force?: boolean; withSearch?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<WriteResult> {
+    const snapshot = loadSnapshot(this.deps.site, blog, this.deps.urls);
+    const objects = renderSite({ theme: this.deps.theme, ...snapshot });
+    const stale = await this.staleKeys(blog.slug, objects);
+    const result = await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, stale, {
+      ...(options.force ? { force: true } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    await this.writeDomainEntry(blog);
+    if (options.withSearch) await this.deps.search.rebuild(blog.slug, snapshot.posts.map((p) => this.searchDoc(blog, p)));
+    return result;
+  }
+
+  /** Compares the store with what the database says the blog should be. */
+  async verify(blog: BlogWithDomain): Promise<VerifyReport> {
+    const snapshot = loadSnapshot(this.deps.site, blog, this.deps.urls);
+    const objects = renderSite({ theme: this.deps.theme, ...snapshot });
+    const report: VerifyReport = { checked: objects.length, missing: [], different: [], extra: await this.staleKeys(blog.slug, objects) };
+    for (const object of objects) {
+      const stored = await this.deps.store.get(object.key);
+      if (!stored) report.missing.push(object.key);
+      else if (
+        !stored.body.equals(Buffer.from(object.body)) ||
+        stored.contentType !== object.contentType ||
+        stored.cacheControl !== object.cacheControl ||
+        (stored.redirectTo ?? null) !== (object.redirectTo ?? null)
+      ) {
+        report.different.push(object.key);
+      }
+    }
+    return report;
+  }
+
+  private async publishPostChange(job: PublishJob): Promise<void> {
+    const { site, urls, theme } = this.deps;
+    const blog = this.deps.blogs.findById(job.blogId);
+    if (!blog) return; // deleted since: its site_delete job removes everything
+    const postId = job.payload.postId;
+    if (!postId) throw new Error(`job ${job.id} has no postId`);
+    const summaries = site.publishedSummaries(blog.id);
+    const row = site.post(postId);
+    const live = row && row.status === 'published' ? toSitePost(row) : null;
+    const neighbours = new Map<string, SitePost>();
+    if (live) {
+      const index = summaries.findIndex((p) => p.id === live.id);
+      for (const neighbour of [summaries[index - 1], summaries[index + 1]]) {
+        const full = neighbour ? site.post(neighbour.id) : null;
+        if (full && full.status === 'published') neighbours.set(full.id, toSitePost(full));
+      }
+    } else if (job.payload.previousPublishedAt) {
+      // The posts on either side of the gap lose their link to the removed post.
+      const at = job.payload.previousPublishedAt;
+      const after = summaries.findIndex((p) => p.publishedAt > at || (p.publishedAt === at && p.id > postId));
+      const around = after < 0 ? [summaries[summaries.length - 1]] : [summaries[after - 1], summaries[after]];
+      for (const neighbour of around) {
+        const full = neighbour ? site.post(neighbour.id) : null;
+        if (full && full.status === 'published') neighbours.set(full.id, toSitePost(full));
+      }
+    }
+    const ctx = createRenderContext({ theme, blog: toSiteBlog(blog, urls), posts: summaries });
+    const redirects = live ? site.redirects(blog.id).filter((r) => r.to === live.slug).map((r) => r.from) : [];
+    const { objects, deletions } = renderPostChange({
+      ctx,
+      summaries,
+      post: live,
+      neighbours,
+      newest: site.newestPublished(blog.id, FEED_SIZE).map(toSitePost),
+      previousSlug: job.payload.previousSlug ?? (live ? undefined : row?.slug),
+      previousTags: [...(job.payload.previousTags ?? []), ...(row && !live ? row.tags : [])],
+      wasLive: job.payload.wasLive,
+      previousPublishedAt: job.payload.previousPublishedAt,
+      postId,
+      redirectsToPost: redirects,
+      removedRedirects: job.payload.removedRedirects,
+    });
+    await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, deletions);
+    if (live) await this.deps.search.upsert(blog.slug, [this.searchDoc(blog, live)]);
+    else await this.deps.search.remove(blog.slug, [postId]);
+  }
+
+  private async publishSite(job: PublishJob): Promise<void> {
+    const blog = this.deps.blogs.findById(job.blogId);
+    if (!blog) return;
+    await this.rebuild(blog);
+    const old = job.payload.hostname;
+    if (old && !(blog.customDomain === old && blog.domainActive)) await this.deps.store.delete(`_domains/${old}`);
+  }
+
+  private async deleteSite(job: PublishJob): Promise<void> {
+    const { store, hashes, blogs, search, logger } = this.deps;
+    if (job.payload.hostname) {
+      const entry = await store.get(`_domains/${job.payload.hostname}`);
+      if (entry && entry.body.toString('utf8').trim() === job.blogSlug) await store.delete(`_domains/${job.payload.hostname}`);
+    }
+    hashes.clear(job.blogId);
+    // A new blog may already have taken the freed slug; its objects are not ours to delete.
+    const successor = blogs.findBySlug(job.blogSlug);
+    if (successor && successor.id !== job.blogId) {
+      logger.warn({ blog: job.blogSlug }, 'slug reused before the old site was deleted; leaving objects to the new blog');
+      return;
+    }
+    await store.deleteMany(await store.list(`${job.blogSlug}/`));
+    await search.drop(job.blogSlug);
+  }
+
+  /** Objects under the blog's prefix that the render did not produce (search index excluded). */
+  private async staleKeys(blogSlug: string, objects: readonly SiteObject[]): Promise<string[]> {
+    const rendered = new Set(objects.map((o) => o.key));
+    const prefix = `${blogSlug}/`;
+    return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !key.startsWith(`${prefix}${SEARCH_PREFIX}`));
+  }
+
+  /** The routing entry the site server (or a CDN worker) uses to map a custom host to a blog. */
+  private async writeDomainEntry(blog: BlogWithDomain): Promise<void> {
+    if (!blog.customDomain || !blog.domainActive) return;
+    await this.deps.store.put(`_domains/${blog.customDomain}`, blog.slug, { contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache' });
+  }
+
+  private searchDoc(blog: BlogWithDomain, post: SitePost | Post): SearchDocumentInput {
+    return {
+      id: post.id,
+      slug: post.slug,
+      title: post.title,
+      body: markdownToPlainText(post.contentMd),
+      metaDescription: post.metaDescription,
+      tags: post.tags,
+      createdAt: post.createdAt,
+      publishedAt: post.publishedAt ?? post.createdAt,
+      url: this.deps.urls.post(blog, post.slug),
+    };
+  }
+}
