@@ -24,6 +24,15 @@ import { searchRoutes, type BlogSearcher } from './http/routes/search.js';
 import type { AppState } from './http/state.js';
 import type { Logger } from './logger.js';
 import { JobRunner, type JobHandler } from './publish/jobRunner.js';
+import { Publisher, type SearchIndexUpdater } from './publish/publisher.js';
+import { loadTheme } from './publish/renderTheme.js';
+import { ObjectHashesRepo } from './db/objectHashesRepo.js';
+import { SiteRepo } from './db/siteRepo.js';
+import { siteServer } from './http/siteServer.js';
+import { templatesDir } from './paths.js';
+import type { SiteStore } from './storage/siteStore.js';
+import { FsSiteStore } from './storage/fsSiteStore.js';
+import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
 import { AccountsService } from './services/accounts.js';
 import { ApiKeysService } from './services/apiKeys.js';
 import { BlogsService } from './services/blogs.js';
@@ -37,10 +46,25 @@ export interface ComposeOptions {
   config: Config;
   logger: Logger;
   clock?: Clock;
-  /** Carries out publish jobs. */
-  jobHandler: JobHandler;
-  searcher: BlogSearcher;
+  /** Replaces the store FOLIO_STORAGE picks (tests: a store on a test server). */
+  store?: SiteStore;
+  /** Replaces the publisher as the job handler (tests of the job mechanics). */
+  jobHandler?: JobHandler;
+  search: { searcher: BlogSearcher; updater: SearchIndexUpdater };
   resolver?: CnameResolver;
+}
+
+/** The store FOLIO_STORAGE names: a folder under the data dir, or an S3-compatible bucket. */
+export function createSiteStore(config: Config): SiteStore {
+  if (config.storage === 's3') {
+    const client = createS3Client({
+      region: config.s3.region,
+      forcePathStyle: config.s3.forcePathStyle,
+      ...(config.s3.endpoint ? { endpoint: config.s3.endpoint } : {}),
+    });
+    return new S3SiteStore({ client, bucket: config.s3.bucket });
+  }
+  return new FsSiteStore({ root: join(config.dataDir, 'public') });
 }
 
 export interface Folio {
@@ -57,6 +81,8 @@ export interface Folio {
   domains: DomainsService;
   runner: JobRunner;
   urls: SiteUrls;
+  store: SiteStore;
+  publisher: Publisher;
   app: Koa<AppState>;
   /** The scheduler's per-second work, callable directly. */
   tick(): Promise<void>;
@@ -87,7 +113,18 @@ export function compose(options: ComposeOptions): Folio {
     jobs: new JobsRepo(db),
   };
   const urls = new SiteUrls(config);
-  const runner = new JobRunner(repos.jobs, options.jobHandler, clock, logger);
+  const store = options.store ?? createSiteStore(config);
+  const publisher = new Publisher({
+    blogs: repos.blogs,
+    site: new SiteRepo(db),
+    hashes: new ObjectHashesRepo(db),
+    store,
+    urls,
+    theme: loadTheme(templatesDir),
+    search: options.search.updater,
+    logger,
+  });
+  const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger);
   const postDeps = { db, posts: repos.posts, jobs: repos.jobs, runner, clock };
   const accounts = new AccountsService(db, repos.accounts, repos.keys, clock);
   const apiKeys = new ApiKeysService(repos.keys, repos.blogs, clock);
@@ -117,8 +154,9 @@ export function compose(options: ComposeOptions): Folio {
       ...blogRoutes({ blogs, jobs: repos.jobs, urls }),
       ...apiKeyRoutes({ keys: apiKeys }),
       ...domainRoutes({ domains }),
-      ...searchRoutes({ searcher: options.searcher }),
+      ...searchRoutes({ searcher: options.search.searcher }),
     ],
+    ...(config.serveSites ? { siteServer: siteServer({ store, serviceHost: serviceHostname(config) }) } : {}),
     apiBaseUrl: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
   });
 
@@ -136,6 +174,8 @@ export function compose(options: ComposeOptions): Folio {
     domains,
     runner,
     urls,
+    store,
+    publisher,
     app,
     tick: async () => {
       await transitions.publishDue(repos.blogs);

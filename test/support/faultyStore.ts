@@ -1,0 +1,45 @@
+import { StorageError } from '../../src/errors.js';
+import type { PutOptions, SiteStore, StoredObject } from '../../src/storage/siteStore.js';
+
+/**
+ * A real store with a switch: while `down`, or once `failAfterPuts` writes have gone through,
+ * every call fails the way an unreachable backend does. Simulates an outage or a process that
+ * dies half way through a job.
+ */
+export class FaultyStore implements SiteStore {
+  down = false;
+  failAfterPuts: number | null = null;
+  puts = 0;
+
+  constructor(private readonly inner: SiteStore) {}
+
+  private check(): void {
+    if (this.down) throw new StorageError('store unavailable (simulated outage)');
+    if (this.failAfterPuts !== null && this.puts >= this.failAfterPuts) throw new StorageError('store unavailable (simulated crash)');
+  }
+
+  async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
+    this.check();
+    this.puts += 1;
+    return this.inner.put(key, body, options);
+  }
+
+  async get(key: string): Promise<StoredObject | null> {
+    return this.inner.get(key);
+  }
+
+  async delete(key: string): Promise<void> {
+    this.check();
+    return this.inner.delete(key);
+  }
+
+  async deleteMany(keys: string[]): Promise<void> {
+    this.check();
+    return this.inner.deleteMany(keys);
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    this.check();
+    return this.inner.list(prefix);
+  }
+}
