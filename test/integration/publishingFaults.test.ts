@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
+import { FaultyStore } from '../support/faultyStore.js';
+import { FakeClock } from '../support/fakeClock.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { visit } from '../support/visit.js';
+
+describe('publishing when the store fails', () => {
+  const apps: TestApp[] = [];
+  afterEach(async () => {
+    while (apps.length) await apps.pop()!.close();
+  });
+
+  it('answers as the database says while the store is down, retries with backoff, and converges when it is back', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'folio-fault-'));
+    const store = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
+    const t = await startTestApp({ dataDir, store });
+    apps.push(t);
+    const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'outage', name: 'Outage' } })).body;
+
+    store.down = true;
+    const created = await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Written during an outage', content: 'Still saved.', status: 'published' } });
+    expect(created.status).toBe(201);
+    expect(created.body.status).toBe('published');
+    expect((await t.request('GET', `/v1/posts/${created.body.slug}`, { blogId: blog.id })).body.status).toBe('published');
+
+    const status = await t.request('GET', `/v1/blogs/${blog.id}/publishing`);
+    expect(status.body.pending).toBe(1);
+    expect(status.body.failed).toBe(1);
+    expect(status.body.jobs[0]).toMatchObject({ kind: 'post', status: 'failed', attempts: 1 });
+    expect(status.body.jobs[0].last_error).toContain('simulated outage');
+
+    // Before the backoff has passed, the retry tick leaves it alone.
+    expect(await t.folio.runner.runDue()).toBe(0);
+    t.clock.advance(2_000);
+    expect(await t.folio.runner.runDue()).toBe(1);
+    expect((await t.request('GET', `/v1/blogs/${blog.id}/publishing`)).body.jobs[0].attempts).toBe(2);
+
+    store.down = false;
+    t.clock.advance(10_000);
+    await t.folio.runner.runDue();
+    expect((await t.request('GET', `/v1/blogs/${blog.id}/publishing`)).body).toEqual({ pending: 0, failed: 0, jobs: [] });
+    const page = await visit(t.baseUrl, 'outage.localhost:3000', `/${created.body.slug}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Written during an outage');
+    const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blog.id)!);
+    expect(report).toMatchObject({ missing: [], different: [], extra: [] });
+  });
+
+  it('a process that dies half way through a job converges after restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'folio-crash-'));
+    const clock = new FakeClock();
+    const faulty = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
+    const first = await startTestApp({ dataDir, store: faulty, clock });
+    apps.push(first);
+    const blog = (await first.request('POST', '/v1/blogs', { body: { slug: 'crashy', name: 'Crashy' } })).body;
+    for (const title of ['One', 'Two', 'Three']) {
+      await first.request('POST', '/v1/posts', { blogId: blog.id, body: { title, content: `${title} body.`, status: 'published' } });
+    }
+    // The next job gets three objects into the store, then the "process" is gone.
+    faulty.failAfterPuts = faulty.puts + 3;
+    await first.request('PUT', '/v1/posts/two', { blogId: blog.id, body: { title: 'Two, renamed', slug: 'two-renamed' } });
+    await apps.pop()!.close();
+
+    const second = await startTestApp({ dataDir, clock });
+    apps.push(second);
+    clock.advance(5_000);
+    await second.folio.tick();
+    const report = await second.folio.publisher.verify(second.folio.repos.blogs.findById(blog.id)!);
+    expect(report).toMatchObject({ missing: [], different: [], extra: [] });
+    expect((await visit(second.baseUrl, 'crashy.localhost:3000', '/two')).status).toBe(301);
+    expect((await visit(second.baseUrl, 'crashy.localhost:3000', '/two-renamed')).text).toContain('Two, renamed');
+  });
+});
