@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { printTable, type BenchRow } from './table.js';
 import { runApiBench } from './apiBench.js';
+import { runPublishBench } from './publishBench.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +28,9 @@ const section = async (name: string, fn: () => Promise<BenchRow[]>): Promise<voi
   }
 };
 
+const posts = Number(values.posts ?? 10_000);
+
 await section('api', () => runApiBench(seconds));
+await section('publish', () => runPublishBench(posts));
 
 printTable(rows);

@@ -11,11 +11,16 @@ import { ApiKeysRepo } from './db/apiKeysRepo.js';
 import { AccountsService } from './services/accounts.js';
 import { isPlan, PLANS } from './services/plans.js';
 import { systemClock } from './clock.js';
+import { compose } from './compose.js';
+import { createLogger } from './logger.js';
 
 const USAGE = `Usage:
   folio account create [--email E] [--plan P] [--json]   create an account and print its key
   folio account list [--json]                           list accounts
   folio account set-plan <account_id> <plan>            change an account's plan
+  folio site rebuild <blog-slug>                        re-render every page, feed and the search index
+  folio site verify <blog-slug>                         list objects that differ from the database
+  folio search reindex <blog-slug>                      rebuild only the blog's search index
 Plans: ${PLANS.join(', ')}`;
 
 class UsageError extends Error {}
@@ -66,6 +71,56 @@ function accountCommand(config: Config, args: string[]): void {
   }
 }
 
+function progressBar(label: string): (done: number, total: number) => void {
+  const tty = process.stderr.isTTY;
+  let last = -1;
+  return (done, total) => {
+    const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
+    if (percent === last) return;
+    last = percent;
+    const width = 30;
+    const filled = Math.round((percent / 100) * width);
+    const line = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percent}% (${done}/${total})`;
+    if (tty) process.stderr.write(`\r${line}${done === total ? '\n' : ''}`);
+    else if (percent % 10 === 0) process.stderr.write(`${line}\n`);
+  };
+}
+
+async function siteCommand(config: Config, group: 'site' | 'search', args: string[]): Promise<number> {
+  const [sub, slug, ...extra] = args;
+  if (!slug || extra.length > 0) throw new UsageError(`${group} ${sub ?? '<command>'} takes <blog-slug>`);
+  const valid = group === 'site' ? ['rebuild', 'verify'] : ['reindex'];
+  if (!sub || !valid.includes(sub)) throw new UsageError(`unknown command "${group} ${sub ?? ''}"`);
+  const folio = compose({ config, logger: createLogger('warn') });
+  try {
+    const blog = folio.repos.blogs.findBySlug(slug);
+    if (!blog) throw new UsageError(`no blog with slug "${slug}"`);
+    if (group === 'search') {
+      const started = performance.now();
+      const count = await folio.publisher.reindex(blog);
+      process.stdout.write(`Reindexed ${count} published posts of ${slug} in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
+      return 0;
+    }
+    if (sub === 'rebuild') {
+      const started = performance.now();
+      const result = await folio.publisher.rebuild(blog, { force: true, withSearch: true, onProgress: progressBar(`rebuilding ${slug}`) });
+      process.stdout.write(
+        `Rebuilt ${slug}: ${result.written} objects written, ${result.deleted} stale removed, search index rebuilt, in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
+      );
+      return 0;
+    }
+    const report = await folio.publisher.verify(blog);
+    const problems = report.missing.length + report.different.length + report.extra.length;
+    process.stdout.write(`Checked ${report.checked} objects of ${slug}: ${problems === 0 ? 'the store matches the database.' : `${problems} differ.`}\n`);
+    for (const key of report.missing) process.stdout.write(`missing    ${key}\n`);
+    for (const key of report.different) process.stdout.write(`different  ${key}\n`);
+    for (const key of report.extra) process.stdout.write(`extra      ${key}\n`);
+    return problems === 0 ? 0 : 1;
+  } finally {
+    await folio.close();
+  }
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -74,6 +129,9 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'account':
         accountCommand(config, rest);
         return 0;
+      case 'site':
+      case 'search':
+        return await siteCommand(config, command, rest);
       case undefined:
       case 'help':
       case '--help':

@@ -50,6 +50,7 @@ export class SiteRepo {
   private readonly allPublishedStmt;
   private readonly redirectsStmt;
   private readonly byIdsStmt;
+  private readonly redirectsOfPostStmt;
 
   constructor(db: Db) {
     this.summariesStmt = db.prepare<[string], SummaryRow>(
@@ -64,6 +65,7 @@ export class SiteRepo {
     this.redirectsStmt = db.prepare<[string], { old_slug: string; slug: string; status: string }>(
       `SELECT r.old_slug, p.slug, p.status FROM post_redirects r JOIN posts p ON p.id = r.post_id WHERE r.blog_id = ? ORDER BY r.old_slug`,
     );
+    this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>('SELECT old_slug FROM post_redirects WHERE post_id = ?');
     this.byIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(`SELECT * FROM posts WHERE id = ?`);
   }
 
@@ -86,6 +88,11 @@ export class SiteRepo {
       .all(blogId)
       .filter((row) => row.status === 'published')
       .map((row) => ({ from: row.old_slug, to: row.slug }));
+  }
+
+  /** Every old slug that points at the post, whatever its status. */
+  redirectsOfPost(postId: string): string[] {
+    return this.redirectsOfPostStmt.all(postId).map((row) => row.old_slug);
   }
 
   post(id: string): Post | null {

@@ -92,6 +92,14 @@ export class Publisher {
     return result;
   }
 
+  /** Rebuilds only the blog's search index from the database; returns how many posts it holds. */
+  async reindex(blog: BlogWithDomain): Promise<number> {
+    const docs: SearchDocumentInput[] = [];
+    for (const post of this.deps.site.allPublished(blog.id)) docs.push(this.searchDoc(blog, post));
+    await this.deps.search.rebuild(blog.slug, docs);
+    return docs.length;
+  }
+
   /** Compares the store with what the database says the blog should be. */
   async verify(blog: BlogWithDomain): Promise<VerifyReport> {
     const snapshot = loadSnapshot(this.deps.site, blog, this.deps.urls);
@@ -152,7 +160,8 @@ export class Publisher {
       previousPublishedAt: job.payload.previousPublishedAt,
       postId,
       redirectsToPost: redirects,
-      removedRedirects: job.payload.removedRedirects,
+      // A post that left the site takes its old addresses with it.
+      removedRedirects: [...(job.payload.removedRedirects ?? []), ...(live ? [] : site.redirectsOfPost(postId))],
     });
     await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, deletions);
     if (live) await this.deps.search.upsert(blog.slug, [this.searchDoc(blog, live)]);

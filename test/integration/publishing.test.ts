@@ -98,9 +98,10 @@ describe('publishing lifecycle into the folder store', () => {
     expect(await keys()).toContain('life/tags/intro/index.html');
   });
 
-  it('unpublishing removes the page and every list that showed it', async () => {
+  it('unpublishing removes the page, its old addresses and every list that showed it', async () => {
     await t.request('POST', '/v1/posts/hello-again/unpublish', { blogId });
     expect((await visit(t, 'life', '/hello-again')).status).toBe(404);
+    expect((await visit(t, 'life', '/first-post')).status).toBe(404);
     expect((await visit(t, 'life', '/')).text).not.toContain('First post, edited');
     expect((await visit(t, 'life', '/sitemap.xml')).text).not.toContain('hello-again');
     expect(await keys()).not.toContain('life/tags/intro/index.html');

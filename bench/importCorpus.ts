@@ -1,0 +1,50 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../src/clock.js';
+import { compose } from '../src/compose.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import type { CorpusPost } from './corpus.js';
+
+class SettableClock implements Clock {
+  current = new Date();
+  now(): Date {
+    return new Date(this.current);
+  }
+}
+
+export interface ImportedBlog {
+  dataDir: string;
+  blogSlug: string;
+  apiKey: string;
+  blogId: string;
+}
+
+/**
+ * Writes a corpus into a fresh data dir through the service layer, each post published at its
+ * corpus date (spread over the day so dates differ). Jobs are marked done without rendering:
+ * the benchmarks that follow render the site themselves.
+ */
+export async function importCorpus(posts: readonly CorpusPost[], blogSlug: string): Promise<ImportedBlog> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'folio-bench-data-'));
+  const clock = new SettableClock();
+  const folio = compose({
+    config: loadConfig({ FOLIO_DATA_DIR: dataDir }),
+    logger: createLogger('warn'),
+    clock,
+    jobHandler: async () => {},
+  });
+  const { account, apiKey } = folio.accounts.create({ plan: 'enterprise' });
+  const blog = folio.blogs.create(
+    { account, key: { id: 'bench', accountId: account.id, blogId: null, name: 'bench', keyPrefix: '', scopes: ['*'], lastUsedAt: null, createdAt: '' } },
+    { slug: blogSlug, name: `Bench blog ${blogSlug}`, description: 'Generated corpus' },
+  );
+  for (const [i, post] of posts.entries()) {
+    clock.current = new Date(`${post.date}T00:00:00.000Z`);
+    clock.current.setUTCSeconds(i % 86_400);
+    await folio.posts.create(blog, { title: post.title, contentMd: post.body, slug: post.slug, tags: post.tags.slice(0, 10), status: 'published' });
+  }
+  await folio.close();
+  return { dataDir, blogSlug, apiKey, blogId: blog.id };
+}

@@ -1,0 +1,91 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { startS3rver } from '../test/support/s3rver.js';
+import { loadCorpus } from './corpus.js';
+import { importCorpus, type ImportedBlog } from './importCorpus.js';
+import { startBenchServer } from './serverProcess.js';
+import type { BenchRow } from './table.js';
+
+const REBUILD_CHILD = fileURLToPath(new URL('./rebuildChild.js', import.meta.url));
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function call(baseUrl: string, blog: ImportedBlog, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${blog.apiKey}`, 'x-blog-id': blog.blogId, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+/** Publish latency: from the API call until it answers, which is when the page is in the store. */
+async function measurePublish(blog: ImportedBlog, env: Record<string, string>, samples: number): Promise<number[]> {
+  const server = await startBenchServer({ FOLIO_DATA_DIR: blog.dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn', ...env });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < samples; i += 1) {
+      const draft = await call(server.baseUrl, blog, 'POST', '/v1/posts', {
+        title: `Benchmark publish ${i} ${Date.now()}`,
+        content: `# Benchmark\n\n${'A paragraph of benchmark text with several words. '.repeat(120)}`,
+        tags: ['performance', 'search'],
+      });
+      const started = performance.now();
+      const published = await call(server.baseUrl, blog, 'POST', `/v1/posts/${draft.json.slug}/publish`);
+      times.push(performance.now() - started);
+      if (published.status !== 200) throw new Error(`publish answered ${published.status}`);
+      const page = await fetch(`${server.baseUrl}/${draft.json.slug}`, { headers: { host: `${blog.blogSlug}.localhost:${new URL(server.baseUrl).port}` } }).catch(() => null);
+      void page;
+    }
+  } finally {
+    await server.stop();
+  }
+  return times;
+}
+
+export async function runPublishBench(n: number, samples = 40): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const corpus = loadCorpus(n);
+  const sizes = [...new Set([100, n])];
+  const s3 = await startS3rver({ buckets: sizes.map((size) => `bench-${size}`) });
+  try {
+    for (const size of sizes) {
+      const started = performance.now();
+      const blog = await importCorpus(corpus.slice(0, size), `b${size}`);
+      rows.push({ area: 'publish', measure: `import ${size} posts (service layer)`, value: `${((performance.now() - started) / 1000).toFixed(1)} s` });
+
+      const out = execFileSync(process.execPath, [REBUILD_CHILD, blog.dataDir, blog.blogSlug], { maxBuffer: 1 << 20 }).toString();
+      const rebuild = JSON.parse(out) as { ms: number; objects: number; maxRssMb: number };
+      rows.push({ area: 'publish', measure: `full rebuild, ${size} posts, fs (${rebuild.objects} objects)`, value: `${(rebuild.ms / 1000).toFixed(2)} s`, target: size >= 10_000 ? '< 7.4 s' : '' });
+      rows.push({ area: 'publish', measure: `full rebuild, ${size} posts, peak RSS`, value: `${rebuild.maxRssMb.toFixed(0)} MB`, target: size >= 10_000 ? '< 1024 MB' : '' });
+
+      const fsTimes = await measurePublish(blog, {}, samples);
+      rows.push({ area: 'publish', measure: `publish p50 / p95, ${size} posts, fs`, value: `${percentile(fsTimes, 50).toFixed(0)} / ${percentile(fsTimes, 95).toFixed(0)} ms`, target: size >= 10_000 ? 'p95 ≤ 150 ms' : '' });
+
+      // The hash table describes the folder store; the bucket starts empty.
+      const db = new Database(join(blog.dataDir, 'folio.db'));
+      db.prepare('DELETE FROM object_hashes').run();
+      db.close();
+      const s3Times = await measurePublish(
+        blog,
+        {
+          FOLIO_STORAGE: 's3',
+          FOLIO_S3_ENDPOINT: s3.endpoint,
+          FOLIO_S3_BUCKET: `bench-${size}`,
+          AWS_ACCESS_KEY_ID: 'S3RVER',
+          AWS_SECRET_ACCESS_KEY: 'S3RVER',
+        },
+        samples,
+      );
+      rows.push({ area: 'publish', measure: `publish p50 / p95, ${size} posts, s3rver`, value: `${percentile(s3Times, 50).toFixed(0)} / ${percentile(s3Times, 95).toFixed(0)} ms`, target: size >= 10_000 ? 'p95 ≤ 150 ms' : '' });
+    }
+  } finally {
+    await s3.stop();
+  }
+  return rows;
+}

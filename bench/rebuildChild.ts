@@ -1,0 +1,16 @@
+/**
+ * Child process of the rebuild benchmark: one full rebuild (pages and feeds, not the search
+ * index) of a blog into the folder store, printing wall time and peak RSS as JSON.
+ */
+import { compose } from '../src/compose.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+
+const [dataDir, slug] = process.argv.slice(2);
+const folio = compose({ config: loadConfig({ FOLIO_DATA_DIR: dataDir }), logger: createLogger('warn') });
+const blog = folio.repos.blogs.findBySlug(slug!)!;
+const started = performance.now();
+const result = await folio.publisher.rebuild(blog, { force: true });
+const ms = performance.now() - started;
+await folio.close();
+process.stdout.write(JSON.stringify({ ms, objects: result.written, maxRssMb: process.resourceUsage().maxRSS / 1024 }));

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'screenshots');
+
+const ENGLISH = `Folio renders every post into a static page. This one has the things a real post has.
+
+## Code
+
+\`\`\`ts
+export function greet(name: string): string {
+  return \`Hello, \${name}! This line is deliberately long so that it has to scroll inside its block.\`;
+}
+\`\`\`
+
+## A table
+
+| Store | Latency | Notes |
+|---|---|---|
+| folder | 1 ms | the default |
+| S3 | 20 ms | production |
+
+> A quote, to check blockquotes.
+
+A very long link: https://example.com/a/very/long/path/that/keeps/going/and/going/without/any/spaces/at/all/until/it/ends
+
+- one
+- two with \`inline code\`
+`;
+
+const KOREAN = `오늘은 비가 와서 집에서 블로그를 썼다. 서버에서 SQLite를 쓰면 설정이 간단하다.
+
+## 두 번째 문단
+
+정적 사이트는 빠르고 안전하다. 독자는 자바스크립트 없이 글을 읽을 수 있다.`;
+
+describe('a published blog in headless Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin: string;
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    t = await startTestApp();
+    const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'shots', name: 'Folio Notes', description: 'Notes on building a publishing service' } })).body;
+    await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Rendering static pages', content: ENGLISH, tags: ['folio', 'rendering'], status: 'published' } });
+    await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: '비 오는 날의 블로그', content: KOREAN, tags: ['일상'], status: 'published' } });
+    origin = `http://shots.localhost:${new URL(t.baseUrl).port}`;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const pages = [
+    { name: 'home', path: '/' },
+    { name: 'post', path: '/rendering-static-pages' },
+    { name: 'korean-post', path: `/${encodeURIComponent('비-오는-날의-블로그')}` },
+  ];
+  const viewports = [
+    { name: 'desktop', width: 1280, height: 900 },
+    { name: 'phone', width: 360, height: 740 },
+  ];
+
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const viewport of viewports) {
+      for (const page of pages) {
+        it(`${page.name} in ${scheme} mode at ${viewport.name} width: no console errors, no horizontal scroll`, async () => {
+          const context = await browser.newContext({ colorScheme: scheme, viewport: { width: viewport.width, height: viewport.height } });
+          const tab = await context.newPage();
+          const errors: string[] = [];
+          tab.on('console', (msg) => {
+            if (msg.type() === 'error') errors.push(msg.text());
+          });
+          tab.on('pageerror', (err) => errors.push(err.message));
+          const response = await tab.goto(`${origin}${page.path}`, { waitUntil: 'load' });
+          expect(response?.status()).toBe(200);
+          const layout = await tab.evaluate(() => ({
+            scrollWidth: document.documentElement.scrollWidth,
+            clientWidth: document.documentElement.clientWidth,
+            background: getComputedStyle(document.body).backgroundColor,
+            scripts: [...document.querySelectorAll('script')].filter((s) => s.type !== 'application/ld+json').length,
+            lang: document.documentElement.lang,
+            title: document.title,
+          }));
+          await tab.screenshot({ path: join(ARTIFACTS, `${page.name}-${scheme}-${viewport.name}.png`), fullPage: true });
+          await context.close();
+          expect(errors).toEqual([]);
+          expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
+          expect(layout.scripts).toBe(0);
+          expect(layout.title.length).toBeGreaterThan(0);
+          expect(layout.lang).toBe(page.name === 'korean-post' ? 'ko' : 'en');
+          // Dark mode follows prefers-color-scheme: a dark page background, a light one otherwise.
+          const [r, g, b] = (layout.background.match(/\d+/g) ?? ['255', '255', '255']).map(Number);
+          const luminance = (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
+          if (scheme === 'dark') expect(luminance).toBeLessThan(0.3);
+          else expect(luminance).toBeGreaterThan(0.7);
+        });
+      }
+    }
+  }
+});
