@@ -1,0 +1,74 @@
+/**
+ * Every object of one blog, for a full rebuild. Built only from the single-object render
+ * functions, so a partial publish that calls them directly produces identical objects.
+ */
+import type { SiteObject } from '../storage/siteStore.js';
+import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_PAGE_SIZE, TAG_PAGE_SIZE, archivePageCount, archivePageSlice, collectTags, sortOldestFirst } from './archive.js';
+import { siteAssets } from './assets.js';
+import { renderJsonFeed, renderLlmsTxt, renderRobots, renderRss, renderSitemap } from './feeds.js';
+import { createRenderContext } from './renderContext.js';
+import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './renderListPages.js';
+import { renderNotFoundPage } from './renderNotFoundPage.js';
+import { renderPostPage } from './renderPostPage.js';
+import { renderRedirect } from './renderRedirect.js';
+import type { Theme } from './renderTheme.js';
+import type { SiteBlog, SitePost } from './siteTypes.js';
+
+export interface SiteRedirect {
+  /** The old slug. */
+  from: string;
+  /** The post's current slug. */
+  to: string;
+}
+
+export interface SiteInput {
+  theme: Theme;
+  blog: SiteBlog;
+  /** Published posts, in any order. */
+  posts: readonly SitePost[];
+  redirects?: readonly SiteRedirect[];
+}
+
+export function renderSite(input: SiteInput): SiteObject[] {
+  const { theme, blog } = input;
+  const posts = sortOldestFirst(input.posts);
+  const ctx = createRenderContext({ theme, blog, posts });
+  const newestFirst = [...posts].reverse();
+  // Assets first: a writer that keeps this order never publishes a page before its stylesheet.
+  const objects: SiteObject[] = [...siteAssets(ctx)];
+
+  objects.push(renderHomePage(ctx, newestFirst.slice(0, HOME_PAGE_SIZE), posts.length));
+  const pageCount = archivePageCount(posts.length);
+  for (let page = 1; page <= pageCount; page += 1) {
+    objects.push(renderArchivePage(ctx, page, archivePageSlice(posts, page), pageCount));
+  }
+
+  posts.forEach((post, index) => {
+    objects.push(renderPostPage(ctx, post, { older: posts[index - 1] ?? null, newer: posts[index + 1] ?? null }));
+  });
+
+  // A live post always wins over an old address that a later post took.
+  const liveSlugs = new Set(posts.map((post) => post.slug));
+  for (const redirect of input.redirects ?? []) {
+    if (liveSlugs.has(redirect.from) || !liveSlugs.has(redirect.to)) continue;
+    objects.push(renderRedirect(ctx, redirect.from, redirect.to));
+  }
+
+  for (const tag of collectTags(posts)) {
+    const tagPages = archivePageCount(tag.posts.length);
+    objects.push(renderTagPage(ctx, tag.name, tag.posts.slice(-TAG_PAGE_SIZE), tag.posts.length));
+    for (let page = 1; page <= tagPages; page += 1) {
+      objects.push(renderTagArchivePage(ctx, tag.name, page, archivePageSlice(tag.posts, page, ARCHIVE_PAGE_SIZE), tagPages));
+    }
+  }
+
+  objects.push(
+    renderNotFoundPage(ctx),
+    renderRss(ctx, newestFirst.slice(0, FEED_SIZE)),
+    renderJsonFeed(ctx, newestFirst.slice(0, FEED_SIZE)),
+    renderSitemap(ctx, posts),
+    renderRobots(ctx),
+    renderLlmsTxt(ctx, posts),
+  );
+  return objects;
+}

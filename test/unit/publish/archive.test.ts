@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ARCHIVE_PAGE_SIZE,
+  archivePageCount,
+  archivePageOf,
+  archivePageSlice,
+  archivePagesAffected,
+  collectTags,
+  olderPostsPage,
+  sortOldestFirst,
+} from '../../../src/publish/archive.js';
+import { createRenderContext } from '../../../src/publish/renderContext.js';
+import { renderArchivePage } from '../../../src/publish/renderListPages.js';
+import type { SitePost } from '../../../src/publish/siteTypes.js';
+import { buildBlog, defaultTheme, numberedPosts } from './siteFixtures.js';
+
+/** Every archive page of a blog, as key → body. */
+function archivePages(posts: readonly SitePost[]): Map<string, string> {
+  const ctx = createRenderContext({ theme: defaultTheme(), blog: buildBlog() });
+  const oldestFirst = sortOldestFirst(posts);
+  const count = archivePageCount(oldestFirst.length);
+  const pages = new Map<string, string>();
+  for (let page = 1; page <= count; page += 1) {
+    const object = renderArchivePage(ctx, page, archivePageSlice(oldestFirst, page), count);
+    pages.set(object.key, String(object.body));
+  }
+  return pages;
+}
+
+function changedPages(before: Map<string, string>, after: Map<string, string>): string[] {
+  const keys = new Set([...before.keys(), ...after.keys()]);
+  return [...keys].filter((key) => before.get(key) !== after.get(key)).sort();
+}
+
+describe('archive page numbering', () => {
+  it.each([
+    [0, 0],
+    [1, 1],
+    [ARCHIVE_PAGE_SIZE - 1, 1],
+    [ARCHIVE_PAGE_SIZE, 1],
+    [ARCHIVE_PAGE_SIZE + 1, 2],
+    [ARCHIVE_PAGE_SIZE * 3, 3],
+    [ARCHIVE_PAGE_SIZE * 3 + 1, 4],
+  ])('%i posts make %i pages', (total, pages) => {
+    expect(archivePageCount(total)).toBe(pages);
+  });
+
+  it('counts positions from the oldest post', () => {
+    expect(archivePageOf(0)).toBe(1);
+    expect(archivePageOf(ARCHIVE_PAGE_SIZE - 1)).toBe(1);
+    expect(archivePageOf(ARCHIVE_PAGE_SIZE)).toBe(2);
+  });
+
+  it('puts the oldest posts on page 1, ordered by publishedAt then id', () => {
+    const [a, b, c] = numberedPosts(3);
+    const tie = { ...c!, id: 'post_00000', publishedAt: a!.publishedAt };
+    expect(sortOldestFirst([c!, b!, a!, tie]).map((p) => p.id)).toEqual(['post_00000', a!.id, b!.id, c!.id]);
+    const posts = numberedPosts(45);
+    expect(archivePageSlice(posts, 1).map((p) => p.slug)).toEqual(posts.slice(0, 20).map((p) => p.slug));
+    expect(archivePageSlice(posts, 3).map((p) => p.slug)).toEqual(['post-41', 'post-42', 'post-43', 'post-44', 'post-45']);
+  });
+
+  it('links a list of the newest posts to the page holding the next older post', () => {
+    expect(olderPostsPage(10, 10)).toBeNull();
+    expect(olderPostsPage(11, 10)).toBe(1);
+    expect(olderPostsPage(31, 10)).toBe(2); // the 21st post (position 20) starts page 2
+    expect(olderPostsPage(30, 10)).toBe(1);
+  });
+});
+
+describe('publishing a post', () => {
+  it('changes only the last archive page while it has room', () => {
+    const posts = numberedPosts(45);
+    const before = archivePages(posts.slice(0, 44));
+    const after = archivePages(posts);
+    expect(changedPages(before, after)).toEqual(['notes/page/3/index.html']);
+    expect(archivePagesAffected({ position: 44, totalBefore: 44, totalAfter: 45 })).toEqual({ render: [3], remove: [] });
+  });
+
+  it('starts a new page at a boundary, and the previous last page only gains its "newer" link', () => {
+    const posts = numberedPosts(41);
+    const before = archivePages(posts.slice(0, 40));
+    const after = archivePages(posts);
+    expect(changedPages(before, after)).toEqual(['notes/page/2/index.html', 'notes/page/3/index.html']);
+    const page2 = after.get('notes/page/2/index.html')!;
+    expect(before.get('notes/page/2/index.html')).not.toContain('href="/page/3"');
+    expect(page2).toContain('<a class="pager-newer" href="/page/3">');
+    expect(archivePagesAffected({ position: 40, totalBefore: 40, totalAfter: 41 })).toEqual({ render: [2, 3], remove: [] });
+  });
+
+  it('never changes the pages before the last one, however many posts follow', () => {
+    const posts = numberedPosts(100);
+    const first = archivePages(posts.slice(0, 60));
+    const later = archivePages(posts);
+    expect(later.get('notes/page/1/index.html')).toBe(first.get('notes/page/1/index.html'));
+    expect(later.get('notes/page/2/index.html')).toBe(first.get('notes/page/2/index.html'));
+  });
+
+  it('predicts the pages an unpublish or an edit touches', () => {
+    // Removing the 5th oldest of 41 posts shifts every later post.
+    const posts = numberedPosts(41);
+    const after = posts.filter((_, index) => index !== 4);
+    expect(changedPages(archivePages(posts), archivePages(after))).toEqual([
+      'notes/page/1/index.html',
+      'notes/page/2/index.html',
+      'notes/page/3/index.html',
+    ]);
+    expect(archivePagesAffected({ position: 4, totalBefore: 41, totalAfter: 40 })).toEqual({ render: [1, 2], remove: [3] });
+    expect(archivePagesAffected({ position: 25, totalBefore: 41, totalAfter: 41 })).toEqual({ render: [2], remove: [] });
+    expect(archivePagesAffected({ position: 0, totalBefore: 1, totalAfter: 0 })).toEqual({ render: [], remove: [1] });
+    expect(archivePagesAffected({ position: 0, totalBefore: 0, totalAfter: 1 })).toEqual({ render: [1], remove: [] });
+  });
+});
+
+describe('collectTags', () => {
+  it('groups tags by path segment, oldest post first, named after the newest spelling', () => {
+    const [a, b, c] = numberedPosts(3);
+    const groups = collectTags([
+      { ...c!, tags: ['Static Sites', '블로그'] },
+      { ...a!, tags: ['static sites'] },
+      { ...b!, tags: ['C++', 'c'] },
+    ]);
+    expect(groups.map((g) => [g.segment, g.name, g.posts.map((p) => p.id)])).toEqual([
+      ['c', 'c', [b!.id]],
+      ['cplusplus', 'C++', [b!.id]],
+      ['static-sites', 'Static Sites', [a!.id, c!.id]],
+      ['블로그', '블로그', [c!.id]],
+    ]);
+  });
+});
