@@ -1,18 +1,9 @@
 import type { Db } from './database.js';
 import { toPost, type Post } from './postsRepo.js';
+import type { SitePostSummary } from '../publish/siteTypes.js';
 
 /** A published post without its body: what listings, tag pages and the sitemap need. */
-export interface PublishedSummary {
-  id: string;
-  slug: string;
-  title: string;
-  metaDescription: string;
-  ogImageUrl: string | null;
-  tags: string[];
-  publishedAt: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type PublishedSummary = SitePostSummary;
 
 interface SummaryRow {
   id: string;
