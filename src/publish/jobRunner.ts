@@ -31,6 +31,16 @@ export class JobRunner {
     }
   }
 
+  /**
+   * Starts the jobs without waiting: whole-site work (theme change, domain, blog deletion) must
+   * not hold the HTTP request. Failures are recorded by `execute` and retried by the tick.
+   */
+  runInBackground(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    // runNow never rejects: every failure is caught and stored on the job row.
+    void this.runNow(ids);
+  }
+
   /** The background tick: retries jobs whose backoff has passed. Returns how many ran. */
   async runDue(limit = 100): Promise<number> {
     const due = this.jobs.listDue(this.clock.now().toISOString(), limit).filter((job) => !this.inFlight.has(job.id));

@@ -109,7 +109,7 @@ export class BlogsService {
         return next;
       })
       .immediate();
-    await this.runner.runNow(jobIds);
+    this.runner.runInBackground(jobIds);
     return updated;
   }
 
@@ -130,7 +130,7 @@ export class BlogsService {
         );
       })
       .immediate();
-    await this.runner.runNow(jobIds);
+    this.runner.runInBackground(jobIds);
   }
 
   private assertThemeAllowed(auth: AuthContext, theme: UpdateBlogInput['themeConfig'] & object): void {

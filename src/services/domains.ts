@@ -85,7 +85,7 @@ export class DomainsService {
         }
       })
       .immediate();
-    await this.runner.runNow(jobIds);
+    this.runner.runInBackground(jobIds);
   }
 
   /** The background check: every pending domain, least recently checked first. */
@@ -124,7 +124,7 @@ export class DomainsService {
       })
       .immediate();
     if (pointsHere) this.logger.info({ blog: blog.slug, hostname: domain.hostname }, 'custom domain verified');
-    await this.runner.runNow(jobIds);
+    this.runner.runInBackground(jobIds);
     return pointsHere;
   }
 

@@ -86,7 +86,7 @@ describe('a published blog in headless Chromium', () => {
             scrollWidth: document.documentElement.scrollWidth,
             clientWidth: document.documentElement.clientWidth,
             background: getComputedStyle(document.body).backgroundColor,
-            scripts: [...document.querySelectorAll('script')].filter((s) => s.type !== 'application/ld+json').length,
+            scripts: Array.from(document.querySelectorAll('script')).filter((s) => s.type !== 'application/ld+json').length,
             lang: document.documentElement.lang,
             title: document.title,
           }));
