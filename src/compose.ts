@@ -31,6 +31,8 @@ import { SiteRepo } from './db/siteRepo.js';
 import { siteServer } from './http/siteServer.js';
 import { templatesDir } from './paths.js';
 import type { SiteStore } from './storage/siteStore.js';
+import { SearchIndexCache } from './search/searchIndexCache.js';
+import { SearchIndexWriter } from './search/searchIndexWriter.js';
 import { FsSiteStore } from './storage/fsSiteStore.js';
 import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
 import { AccountsService } from './services/accounts.js';
@@ -50,7 +52,8 @@ export interface ComposeOptions {
   store?: SiteStore;
   /** Replaces the publisher as the job handler (tests of the job mechanics). */
   jobHandler?: JobHandler;
-  search: { searcher: BlogSearcher; updater: SearchIndexUpdater };
+  /** Replaces the search engine built on the store (tests of other parts). */
+  search?: { searcher: BlogSearcher; updater: SearchIndexUpdater };
   resolver?: CnameResolver;
 }
 
@@ -114,6 +117,9 @@ export function compose(options: ComposeOptions): Folio {
   };
   const urls = new SiteUrls(config);
   const store = options.store ?? createSiteStore(config);
+  // One cache per process: the writer installs what it wrote, so /search reads its own writes.
+  const searchCache = new SearchIndexCache(store, { maxBytes: config.searchCacheBytes });
+  const search = options.search ?? { searcher: searchCache, updater: new SearchIndexWriter(store, { cache: searchCache }) };
   const publisher = new Publisher({
     blogs: repos.blogs,
     site: new SiteRepo(db),
@@ -121,7 +127,7 @@ export function compose(options: ComposeOptions): Folio {
     store,
     urls,
     theme: loadTheme(templatesDir),
-    search: options.search.updater,
+    search: search.updater,
     logger,
   });
   const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger);
@@ -154,7 +160,7 @@ export function compose(options: ComposeOptions): Folio {
       ...blogRoutes({ blogs, jobs: repos.jobs, urls }),
       ...apiKeyRoutes({ keys: apiKeys }),
       ...domainRoutes({ domains }),
-      ...searchRoutes({ searcher: options.search.searcher }),
+      ...searchRoutes({ searcher: search.searcher, urls }),
     ],
     ...(config.serveSites ? { siteServer: siteServer({ store, serviceHost: serviceHostname(config) }) } : {}),
     apiBaseUrl: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,

@@ -17,15 +17,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  // TEMPORARY until the publisher lands in this branch: jobs stay pending and are retried.
-  const folio = compose({
-    config,
-    logger,
-    jobHandler: async () => {
-      throw new Error('publisher not wired yet');
-    },
-    searcher: { search: async () => ({ hits: [], total: 0 }) },
-  });
+  const folio = compose({ config, logger });
 
   const first = folio.accounts.bootstrap();
   if (first) {

@@ -10,6 +10,8 @@ import type { PublishJob } from '../../src/db/jobsRepo.js';
 import type { Plan } from '../../src/services/plans.js';
 import type { BlogSearcher } from '../../src/http/routes/search.js';
 import { FakeClock } from './fakeClock.js';
+import type { SearchIndexUpdater } from '../../src/publish/publisher.js';
+import type { SiteStore } from '../../src/storage/siteStore.js';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -34,7 +36,14 @@ export interface TestApp {
   dataDir: string;
   /** Key of the enterprise account created for the test. */
   key: string;
+  /** Id of that enterprise account. */
+  accountId: string;
   handledJobs: PublishJob[];
+  /**
+   * CNAME answers of the fake DNS used when no `resolver` option is given: hostname → targets.
+   * A hostname without an entry answers ENODATA, as a real resolver would; no network is used.
+   */
+  dns: Map<string, string[]>;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   createAccount(plan: Plan): { accountId: string; key: string };
   close(): Promise<void>;
@@ -47,11 +56,11 @@ export interface TestAppOptions {
   resolver?: ComposeOptions['resolver'];
   clock?: FakeClock;
   dataDir?: string;
+  store?: SiteStore;
+  searchUpdater?: SearchIndexUpdater;
 }
 
-const noSearch: BlogSearcher = {
-  search: async () => ({ hits: [], total: 0 }),
-};
+
 
 /** The real app over real HTTP on a loopback port, with a fresh SQLite file in a temp dir. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -59,23 +68,37 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', ...options.env });
   const clock = options.clock ?? new FakeClock();
   const handledJobs: PublishJob[] = [];
+  const dns = new Map<string, string[]>();
+  const fakeResolver: NonNullable<ComposeOptions['resolver']> = {
+    resolveCname: async (hostname) => {
+      const answer = dns.get(hostname);
+      if (answer) return answer;
+      throw Object.assign(new Error(`queryCname ENODATA ${hostname}`), { code: 'ENODATA' });
+    },
+  };
+  // By default jobs go to the real publisher (into the folder store under the temp data dir),
+  // and are also recorded so tests can see which jobs a request produced.
+  let publish: ((job: PublishJob) => Promise<void>) | null = null;
   const folio = compose({
     config,
     logger: createLogger('silent'),
     clock,
+    ...(options.store ? { store: options.store } : {}),
     jobHandler:
       options.jobHandler ??
       (async (job) => {
         handledJobs.push(job);
+        await publish?.(job);
       }),
-    searcher: options.searcher ?? noSearch,
-    ...(options.resolver ? { resolver: options.resolver } : {}),
+    ...(options.searcher && options.searchUpdater ? { search: { searcher: options.searcher, updater: options.searchUpdater } } : {}),
+    resolver: options.resolver ?? fakeResolver,
   });
+  publish = folio.publisher.handle;
   const server: Server = createServer(folio.app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
-  const { apiKey } = folio.accounts.create({ plan: 'enterprise' });
+  const { apiKey, account } = folio.accounts.create({ plan: 'enterprise' });
 
   const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -105,7 +128,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     baseUrl,
     dataDir,
     key: apiKey,
+    accountId: account.id,
     handledJobs,
+    dns,
     request,
     createAccount: (plan) => {
       const { account, apiKey: k } = folio.accounts.create({ plan });

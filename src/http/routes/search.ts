@@ -1,3 +1,4 @@
+import type { SiteUrls } from '../../services/siteUrls.js';
 import type { RouteDef } from '../routeDef.js';
 import { blogOf } from '../state.js';
 import { presentPagination } from '../presenters/pagination.js';
@@ -11,7 +12,6 @@ export interface SearchHitView {
   tags: string[];
   createdAt: string;
   publishedAt: string;
-  url: string;
 }
 
 export interface BlogSearcher {
@@ -48,7 +48,7 @@ const resultSchema = {
   },
 } as const;
 
-export function searchRoutes({ searcher }: { searcher: BlogSearcher }): RouteDef[] {
+export function searchRoutes({ searcher, urls }: { searcher: BlogSearcher; urls: SiteUrls }): RouteDef[] {
   return [
     {
       method: 'GET',
@@ -62,7 +62,8 @@ export function searchRoutes({ searcher }: { searcher: BlogSearcher }): RouteDef
       response: { type: 'object', properties: { data: { type: 'array', items: resultSchema }, pagination: paginationSchema } },
       handler: async (ctx) => {
         const q = ctx.state.query as SearchQuery;
-        const { hits, total } = await searcher.search(blogOf(ctx).slug, q.q, { page: q.page, perPage: q.per_page });
+        const blog = blogOf(ctx);
+        const { hits, total } = await searcher.search(blog.slug, q.q, { page: q.page, perPage: q.per_page });
         ctx.body = {
           data: hits.map((hit) => ({
             slug: hit.slug,
@@ -71,7 +72,8 @@ export function searchRoutes({ searcher }: { searcher: BlogSearcher }): RouteDef
             tags: hit.tags,
             created_at: hit.createdAt,
             published_at: hit.publishedAt,
-            url: hit.url,
+            // Built now rather than read from the index, so a custom domain applies at once.
+            url: urls.post(blog, hit.slug),
           })),
           pagination: presentPagination(q.page, q.per_page, total),
         };
