@@ -93,7 +93,9 @@ function decodeEntities(text: string): string {
  * characters, cut at a word boundary.
  */
 export function describe(source: string, max = 160): string {
-  const text = markdownToPlainText(source);
+  // Headings are labels, not sentences: describe the prose, unless there is nothing else.
+  const withoutHeadings = source.replace(/^ {0,3}#{1,6}[ \t].*$/gm, '');
+  const text = markdownToPlainText(withoutHeadings) || markdownToPlainText(source);
   if (text.length <= max) return text;
   const sentences = text.match(/[^.!?。？！]+[.!?。？！]+(\s|$)/gu) ?? [];
   let out = '';

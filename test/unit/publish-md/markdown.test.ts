@@ -35,7 +35,7 @@ describe('describe', () => {
   it('uses the first sentences of the plain text, at most 160 characters', () => {
     const text = describePost('# Heading\n\nFirst sentence here. Second one follows. ' + 'More words. '.repeat(30));
     expect(text.length).toBeLessThanOrEqual(160);
-    expect(text.startsWith('Heading First sentence here.')).toBe(true);
+    expect(text.startsWith('First sentence here. Second one follows.')).toBe(true);
     expect(text.endsWith('.')).toBe(true);
   });
 
@@ -43,6 +43,10 @@ describe('describe', () => {
     const text = describePost('word '.repeat(100));
     expect(text.length).toBeLessThanOrEqual(160);
     expect(text).toMatch(/word…$/);
+  });
+
+  it('falls back to the headings when a post has nothing else', () => {
+    expect(describePost('# Only a title')).toBe('Only a title');
   });
 
   it('leaves code blocks and markup out', () => {
