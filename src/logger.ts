@@ -13,5 +13,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: ['req.headers.authorization', 'headers.authorization', 'authorization', 'key', 'api_key'], censor: '[redacted]' },
   };
-  return destination ? pino(options, destination) : pino(options);
+  // Buffered asynchronous writes: one write(2) per ~4 KB of log lines instead of one per request
+  // line, which cost a fifth of the API's throughput. Flushed on shutdown (see main.ts).
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }));
 }

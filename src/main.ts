@@ -62,10 +62,18 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     await scheduler.stop();
     await folio.close();
+    logger.flush();
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  const onSignal = (signal: string) => () => {
+    shutdown(signal).catch((err: unknown) => {
+      logger.error({ err }, 'shutdown failed');
+      logger.flush();
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', onSignal('SIGTERM'));
+  process.on('SIGINT', onSignal('SIGINT'));
 }
 
 await main();
