@@ -63,8 +63,9 @@ export class BlogsRepo {
     );
     this.byIdStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.id = ?`);
     this.bySlugStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.slug = ?`);
+    // rowid breaks ties between blogs created in the same millisecond in creation order.
     this.listByAccountStmt = db.prepare<[string], BlogRow>(
-      `${SELECT} WHERE b.account_id = ? ORDER BY b.created_at DESC, b.id DESC`,
+      `${SELECT} WHERE b.account_id = ? ORDER BY b.created_at DESC, b.rowid DESC`,
     );
     this.countByAccountStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM blogs WHERE account_id = ?');
     this.updateStmt = db.prepare(

@@ -170,8 +170,8 @@ export class PostsRepo {
     }
     const column = SORT_COLUMNS[query.sort];
     const direction = query.order === 'asc' ? 'ASC' : 'DESC';
-    // Posts never published sort last in either direction.
-    const order = `p.${column} IS NULL, p.${column} ${direction}, p.id ${direction}`;
+    // Posts never published sort last in either direction; rowid (insertion order) breaks ties.
+    const order = `p.${column} IS NULL, p.${column} ${direction}, p.rowid ${direction}`;
     const cacheKey = `${filters.join(' AND ')}|${order}`;
     let statements = this.listStatements.get(cacheKey);
     if (!statements) {

@@ -22,13 +22,24 @@ function hasBody(ctx: Parameters<Middleware>[0]): boolean {
 }
 
 /**
+ * The unread rest of the body stays on the socket, so a keep-alive client's next request there
+ * would never be answered: the connection is closed after the 413 instead.
+ */
+function tooLarge(cause?: unknown): PayloadTooLargeError {
+  return new PayloadTooLargeError(`request body is larger than ${MAX_BODY_BYTES} bytes (2 MB)`, {
+    headers: { Connection: 'close' },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/**
  * JSON bodies only (decisions.md errors table): 415 for another media type, 413 above 2 MB,
  * 400 for malformed JSON. The parsed body lands in ctx.request.body; `undefined` when none.
  */
 export const jsonBody: Middleware<AppState> = async (ctx, next) => {
   if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) || !hasBody(ctx)) return next();
   const length = Number(ctx.get('content-length') || 0);
-  if (length > MAX_BODY_BYTES) throw new PayloadTooLargeError(`request body is larger than ${MAX_BODY_BYTES} bytes (2 MB)`);
+  if (length > MAX_BODY_BYTES) throw tooLarge();
   if (!ctx.is('application/json')) {
     throw new UnsupportedMediaTypeError('request bodies must be JSON sent with "Content-Type: application/json"');
   }
@@ -36,7 +47,7 @@ export const jsonBody: Middleware<AppState> = async (ctx, next) => {
     await parse(ctx, async () => undefined);
   } catch (err) {
     const status = typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : 0;
-    if (status === 413) throw new PayloadTooLargeError(`request body is larger than ${MAX_BODY_BYTES} bytes (2 MB)`, { cause: err });
+    if (status === 413) throw tooLarge(err);
     if (status === 415) throw new UnsupportedMediaTypeError('unsupported body encoding', { cause: err });
     throw new BadRequestError('request body is not valid JSON', { cause: err });
   }

@@ -37,12 +37,27 @@ interface Deps {
   urls: SiteUrls;
 }
 
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** Date rolls `2030-02-30` over to March 2 and `24:00` to the next day; neither is a real time. */
+function isRealDateTime(fields: number[]): boolean {
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = fields;
+  const probe = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  return (
+    probe.getUTCFullYear() === year &&
+    probe.getUTCMonth() === month - 1 &&
+    probe.getUTCDate() === day &&
+    probe.getUTCHours() === hour &&
+    probe.getUTCMinutes() === minute &&
+    probe.getUTCSeconds() === second
+  );
+}
 
 /** ISO 8601 with an explicit zone; a bare local time would be ambiguous. */
 function parseScheduledAt(value: string): Date {
+  const match = ISO_WITH_ZONE.exec(value);
   const date = new Date(value);
-  if (!ISO_WITH_ZONE.test(value) || Number.isNaN(date.getTime())) {
+  if (!match || Number.isNaN(date.getTime()) || !isRealDateTime(match.slice(1, 7).map((part) => Number(part ?? 0)))) {
     throw new BadRequestError('scheduled_at must be an ISO 8601 datetime with a time zone, like 2026-03-24T10:00:00Z', {
       details: [{ field: 'scheduled_at', message: 'must be an ISO 8601 datetime with a time zone' }],
     });

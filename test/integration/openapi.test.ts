@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type Router from '@koa/router';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { expectNoLeak } from '../support/factories.js';
+
+let t: TestApp;
+let doc: any;
+beforeAll(async () => {
+  t = await startTestApp();
+  const res = await t.request('GET', '/v1/openapi.json', { key: null });
+  expect(res.status).toBe(200);
+  doc = res.body;
+});
+afterAll(async () => t.close());
+
+/** `METHOD /path/{param}` for every route the app's Koa router serves (HEAD is implied by GET). */
+function routerOperations(): string[] {
+  const dispatch = t.folio.app.middleware.find((fn) => 'router' in fn) as unknown as { router: Router } | undefined;
+  if (!dispatch) throw new Error('no router in the app');
+  return dispatch.router.stack
+    .flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`))
+    .sort();
+}
+
+/** `METHOD /path` for every operation of the document, resolved against its server URL. */
+function documentOperations(): string[] {
+  const base = new URL(doc.servers[0].url).pathname.replace(/\/$/, '');
+  return Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'].includes(key))
+        .map((method) => `${method.toUpperCase()} ${base}${path}`),
+    )
+    .sort();
+}
+
+function resolveRef(ref: string): unknown {
+  expect(ref.startsWith('#/')).toBe(true);
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce<any>((node, part) => (node === undefined ? undefined : node[part]), doc);
+}
+
+describe('GET /healthz', () => {
+  it('answers {"status":"ok"} without authentication', async () => {
+    const res = await t.request('GET', '/healthz', { key: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.text).toBe('{"status":"ok"}');
+    expectNoLeak(res);
+  });
+});
+
+describe('GET /v1/openapi.json', () => {
+  it('is an OpenAPI 3.1 document served without authentication', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(typeof doc.info.title).toBe('string');
+    expect(typeof doc.info.version).toBe('string');
+    expect(Array.isArray(doc.servers)).toBe(true);
+    expect(() => new URL(doc.servers[0].url)).not.toThrow();
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('describes exactly the routes the Koa router serves, at the addresses they are served on', () => {
+    const served = routerOperations();
+    expect(served.length).toBeGreaterThanOrEqual(22);
+    expect(documentOperations()).toEqual(served);
+  });
+
+  it('leads a client to real routes: every documented operation answers something other than a route 404', async () => {
+    const base = doc.servers[0].url.replace(/\/$/, '');
+    const origin = new URL(base).origin;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+      for (const method of Object.keys(item).filter((k) => ['get', 'put', 'post', 'delete'].includes(k))) {
+        // The document's server names the configured port; ask this test server instead.
+        const url = `${base}${path.replace(/\{\w+\}/g, 'x')}`.replace(origin, '');
+        const res = await t.request(method.toUpperCase(), url, { key: null });
+        expect(res.body?.message ?? '', `${method} ${url}`).not.toMatch(/^no route for/);
+      }
+    }
+  });
+
+  it('marks authenticated operations with bearer security and their scope, and the open ones with none', () => {
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const op of Object.values(item)) {
+        if (path.endsWith('/healthz') || path.endsWith('/openapi.json')) {
+          expect(op.security).toEqual([]);
+        } else {
+          expect(op.security).toEqual([{ bearer: [] }]);
+          expect(op['x-scope']).toMatch(/^[a-z]+:[a-z]+$/);
+        }
+      }
+    }
+  });
+
+  it('declares every path parameter, answers 201 for creations and 200 otherwise, and documents errors', () => {
+    const creations = ['post /v1/posts', 'post /v1/blogs', 'post /v1/blogs/{id}/api-keys', 'post /v1/blogs/{id}/domain'];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+        const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
+        expect(declared.sort(), `${method} ${path}`).toEqual(params.sort());
+        const success = creations.some((c) => `${method} ${path}`.endsWith(c)) ? '201' : '200';
+        expect(Object.keys(op.responses), `${method} ${path}`).toContain(success);
+        if (op.security?.length) expect(op.responses['401'].$ref).toBe('#/components/responses/Error');
+      }
+    }
+  });
+
+  it('documents the limits of the request bodies and queries', () => {
+    const createPost = doc.paths['/v1/posts'].post.requestBody.content['application/json'].schema;
+    expect(createPost.required).toEqual(['title', 'content']);
+    expect(createPost.properties.tags.maxItems).toBe(10);
+    expect(createPost.properties.tags.items.maxLength).toBe(50);
+    const perPage = doc.paths['/v1/posts'].get.parameters.find((p: any) => p.name === 'per_page');
+    expect(perPage.schema.maximum).toBe(100);
+    const q = doc.paths['/v1/search'].get.parameters.find((p: any) => p.name === 'q');
+    expect(q).toMatchObject({ in: 'query', required: true, schema: { maxLength: 100 } });
+  });
+
+  it('has only $refs that resolve inside the document', () => {
+    const refs: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === '$ref' && typeof value === 'string') refs.push(value);
+          else walk(value);
+        }
+      }
+    };
+    walk(doc);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of new Set(refs)) expect(resolveRef(ref), ref).toBeDefined();
+  });
+});
