@@ -36,9 +36,41 @@ export function toOpenApiPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
 }
 
-/** OpenAPI 3.1 from the same route table and JSON Schemas that validate requests. */
-export function buildOpenApi(routes: RouteDef[], serverUrl: string): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
+const jsonResponse = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
+
+/** The routes app.ts registers itself, outside the route table; neither needs authentication. */
+const builtInPaths: Record<string, Record<string, unknown>> = {
+  '/healthz': {
+    get: {
+      summary: 'Liveness: the process answers and its database is reachable',
+      tags: ['meta'],
+      security: [],
+      parameters: [],
+      responses: {
+        '200': jsonResponse('Healthy', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }),
+        '500': { $ref: '#/components/responses/Error' },
+      },
+    },
+  },
+  '/v1/openapi.json': {
+    get: {
+      summary: 'This OpenAPI document',
+      tags: ['meta'],
+      security: [],
+      parameters: [],
+      responses: { '200': jsonResponse('OpenAPI 3.1 document', { type: 'object' }) },
+    },
+  },
+};
+
+/**
+ * OpenAPI 3.1 from the same route table and JSON Schemas that validate requests. Paths are written
+ * in full (`/v1/posts`, `/healthz`), so the server entry is the origin of `apiBaseUrl` alone;
+ * with the `/v1` base URL there, clients would call `/v1/v1/posts`.
+ */
+export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string): Record<string, unknown> {
+  const serverUrl = apiBaseUrl.replace(/\/v1\/?$/, '');
+  const paths: Record<string, Record<string, unknown>> = { ...builtInPaths };
   for (const route of routes) {
     const path = `/v1${toOpenApiPath(route.path)}`;
     const parameters: unknown[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));

@@ -97,7 +97,9 @@ export function describe(source: string, max = 160): string {
   const withoutHeadings = source.replace(/^ {0,3}#{1,6}[ \t].*$/gm, '');
   const text = markdownToPlainText(withoutHeadings) || markdownToPlainText(source);
   if (text.length <= max) return text;
-  const sentences = text.match(/[^.!?。？！]+[.!?。？！]+(\s|$)/gu) ?? [];
+  // Only the head can fit: matching sentences over a whole 1 MB post without punctuation is
+  // quadratic (test/regressions/coreApi.test.ts).
+  const sentences = text.slice(0, max + 1).match(/[^.!?。？！]+[.!?。？！]+(\s|$)/gu) ?? [];
   let out = '';
   for (const sentence of sentences) {
     if ((out + sentence).trimEnd().length > max) break;

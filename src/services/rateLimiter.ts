@@ -7,6 +7,8 @@ export interface RateDecision {
   remaining: number;
   /** Unix seconds when the current window ends. */
   reset: number;
+  /** Whole seconds from now until `reset`, at least 1: the Retry-After of a refusal. */
+  retryAfter: number;
 }
 
 const WINDOW_MS = 60 * 60 * 1000;
@@ -31,9 +33,10 @@ export class RateLimiter {
       this.windows.set(accountId, window);
     }
     const reset = Math.ceil((start + WINDOW_MS) / 1000);
-    if (window.count >= limit) return { allowed: false, limit, remaining: 0, reset };
+    const retryAfter = Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000));
+    if (window.count >= limit) return { allowed: false, limit, remaining: 0, reset, retryAfter };
     window.count += 1;
-    return { allowed: true, limit, remaining: limit - window.count, reset };
+    return { allowed: true, limit, remaining: limit - window.count, reset, retryAfter };
   }
 
   private forgetOldWindows(currentStart: number): void {

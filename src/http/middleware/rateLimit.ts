@@ -16,7 +16,7 @@ export function rateLimit(limiter: RateLimiter | null): Middleware<AppState> {
     };
     ctx.set(headers);
     if (!decision.allowed) {
-      const retryAfter = Math.max(1, decision.reset - Math.floor(Date.now() / 1000));
+      const { retryAfter } = decision;
       throw new RateLimitError(`rate limit of ${decision.limit} requests per hour exceeded for the ${auth.account.plan} plan`, {
         retryAfter,
         headers: { ...headers, 'Retry-After': String(retryAfter) },

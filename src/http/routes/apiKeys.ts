@@ -10,7 +10,9 @@ export const createKeyBody = {
   additionalProperties: false,
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 100, pattern: nonBlank, 'x-hint': 'must not be blank' },
-    scopes: { type: 'array', minItems: 1, maxItems: SCOPES.length + 1, uniqueItems: true, items: { enum: ['*', ...SCOPES] } },
+    // Typed items keep ajv's uniqueItems on its string path: for untyped items it deep-compares,
+    // which throws on hostile objects such as {"valueOf": 1} (a 500 instead of a 400).
+    scopes: { type: 'array', minItems: 1, maxItems: SCOPES.length + 1, uniqueItems: true, items: { type: 'string', enum: ['*', ...SCOPES] } },
   },
 } as const;
 
