@@ -16,13 +16,19 @@ export interface CorpusPost {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GENERATOR = join(ROOT, '..', 'shared', 'corpus', 'generate.mjs');
 
-/** Generates `bench/corpus/n<N>` with the shared generator once, then reads it (sorted by file name). */
-export function loadCorpus(n: number): CorpusPost[] {
+/** `bench/corpus/n<N>`, generated with the shared generator on first use. */
+export function corpusDir(n: number): string {
   const dir = join(ROOT, 'bench', 'corpus', `n${n}`);
   if (!existsSync(join(dir, 'posts'))) {
     if (!existsSync(GENERATOR)) throw new Error(`corpus generator not found at ${GENERATOR}`);
     execFileSync(process.execPath, [GENERATOR, String(n), dir], { stdio: 'ignore' });
   }
+  return dir;
+}
+
+/** The corpus's posts, sorted by file name. */
+export function loadCorpus(n: number): CorpusPost[] {
+  const dir = corpusDir(n);
   const files = readdirSync(join(dir, 'posts')).filter((f) => f.endsWith('.md')).sort();
   return files.map((file) => parsePost(readFileSync(join(dir, 'posts', file), 'utf8')));
 }

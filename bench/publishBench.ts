@@ -48,8 +48,7 @@ async function measurePublish(blog: ImportedBlog, env: Record<string, string>, s
   return times;
 }
 
-export async function runPublishBench(n: number, samples = 40): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [];
+export async function runPublishBench(n: number, samples = 40, rows: BenchRow[] = []): Promise<BenchRow[]> {
   const corpus = loadCorpus(n);
   const sizes = [...new Set([100, n])];
   const s3 = await startS3rver({ buckets: sizes.map((size) => `bench-${size}`) });

@@ -6,6 +6,8 @@ import { parseArgs } from 'node:util';
 import { printTable, type BenchRow } from './table.js';
 import { runApiBench } from './apiBench.js';
 import { runPublishBench } from './publishBench.js';
+import { runSearchBench } from './searchBench.js';
+import { corpusDir } from './corpus.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +33,11 @@ const section = async (name: string, fn: () => Promise<BenchRow[]>): Promise<voi
 const posts = Number(values.posts ?? 10_000);
 
 await section('api', () => runApiBench(seconds));
-await section('publish', () => runPublishBench(posts));
+// Rows land in `rows` as they are measured, so a later failure keeps the earlier figures.
+await section('publish', async () => {
+  await runPublishBench(posts, 40, rows);
+  return [];
+});
+await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts) }));
 
 printTable(rows);

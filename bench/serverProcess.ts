@@ -26,7 +26,7 @@ export async function startBenchServer(env: Record<string, string> = {}, port = 
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     try {
       const res = await fetch(`${baseUrl}/healthz`);
