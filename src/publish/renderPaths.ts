@@ -23,6 +23,19 @@ export const SITE_FILES = {
  * stable `tag-<hash>` segment.
  */
 export function tagSegment(tag: string): string {
+  let segment = segmentCache.get(tag);
+  if (segment === undefined) {
+    // Blogs reuse a few dozen tags across thousands of posts; every publish asks again.
+    if (segmentCache.size > 50_000) segmentCache.clear();
+    segment = computeTagSegment(tag);
+    segmentCache.set(tag, segment);
+  }
+  return segment;
+}
+
+const segmentCache = new Map<string, string>();
+
+function computeTagSegment(tag: string): string {
   const segment = tag
     .normalize('NFKC')
     .toLowerCase()
