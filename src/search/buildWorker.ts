@@ -1,0 +1,33 @@
+/**
+ * Worker thread of a full rebuild (parallelBuild.ts): indexes the pieces it is sent and hands
+ * the segment data back, transferring the typed arrays instead of copying them.
+ */
+import { parentPort } from 'node:worker_threads';
+import { buildSegmentData, type SegmentData } from './segmentData.js';
+import type { SearchDocument } from './searchTypes.js';
+
+export interface BuildRequest {
+  piece: number;
+  docs: SearchDocument[];
+}
+
+export type BuildReply = { piece: number; data: SegmentData } | { piece: number; error: string };
+
+export function transferList(data: SegmentData): ArrayBuffer[] {
+  return [data.offsets.buffer, data.postingDocs.buffer, data.postingTfs.buffer, data.docs.lengths.buffer].filter(
+    (b): b is ArrayBuffer => b instanceof ArrayBuffer,
+  );
+}
+
+const port = parentPort;
+if (port) {
+  port.on('message', (request: BuildRequest) => {
+    let reply: BuildReply;
+    try {
+      reply = { piece: request.piece, data: buildSegmentData(request.docs) };
+    } catch (err) {
+      reply = { piece: request.piece, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    }
+    port.postMessage(reply, 'data' in reply ? transferList(reply.data) : []);
+  });
+}

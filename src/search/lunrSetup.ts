@@ -1,0 +1,168 @@
+/**
+ * Everything that touches lunr, in one place (STYLE.md §7).
+ *
+ * - Index time: a `lunr.Builder` whose pipeline holds only our registered Hangul-stem function
+ *   and whose search pipeline is empty (no trimmer, stemmer or stop words: the trimmer alone
+ *   deletes every Hangul word). Documents arrive already split by `tokenize`.
+ * - Query time: `lunr.Index#query` with one REQUIRED clause per query term, never
+ *   `Index#search(string)`, so lunr's query parser never sees user text. Terms come from
+ *   `queryTerms`, which applies the same tokenizer and stem function as indexing.
+ *
+ * @types/lunr 2.3.7 lags lunr 2.3.9 (it calls `fieldVectors` `documentVectors`, declares
+ * `TokenSet.fromArray` as an instance method and omits the Builder's term counts), so the few
+ * internals we read go through the small typed views below.
+ */
+import lunr from 'lunr';
+import { termOf } from './tokenize.js';
+
+/** Fields of a post and how much one occurrence counts in the score (title words weigh most). */
+export const INDEX_FIELDS = [
+  { name: 'title', weight: 3 },
+  { name: 'tags', weight: 2 },
+  { name: 'description', weight: 1 },
+  { name: 'body', weight: 1 },
+] as const;
+
+export type IndexFieldName = (typeof INDEX_FIELDS)[number]['name'];
+
+/** The single field of the query-time index: the segment stores field-weighted counts. */
+export const QUERY_FIELD = 'text';
+
+const STEM_FUNCTION_LABEL = 'folioHangulStem';
+
+/**
+ * Index pipeline step: a token becomes the term it is searched under (a Hangul word loses its
+ * particles). Query words go through the same `termOf` in `queryTerms`.
+ */
+export const hangulStemStep: lunr.PipelineFunction = (token) => token.update((word) => termOf(word));
+
+interface PipelineRegistry {
+  registeredFunctions: Record<string, unknown>;
+}
+
+// Registering makes the function serialisable by lunr; guarded because module graphs that are
+// evaluated twice (test isolation) would otherwise log lunr's "overwriting" warning.
+if (!(STEM_FUNCTION_LABEL in (lunr.Pipeline as unknown as PipelineRegistry).registeredFunctions)) {
+  lunr.Pipeline.registerFunction(hangulStemStep, STEM_FUNCTION_LABEL);
+}
+
+/** One document as the builder receives it: each field already tokenized. */
+export type TokenizedFields = Record<IndexFieldName, string[]>;
+
+const NO_METADATA = Object.freeze({});
+
+interface TokenizerSlot {
+  tokenizer: (value: unknown) => lunr.Token[];
+}
+
+interface BuilderCounts {
+  /** Keyed by lunr FieldRef strings, `<field>/<ref>`. */
+  fieldTermFrequencies: Record<string, Record<string, number>>;
+}
+
+export interface BuiltCounts {
+  /** Per document (by ref order of insertion): term → field-weighted term frequency. */
+  termFrequencies: Map<string, number>[];
+}
+
+/**
+ * Feeds documents through a lunr Builder configured as above and returns, per document, the
+ * weighted term frequencies it counted. `build()` is not called: it would compute BM25 vectors
+ * with this batch's own idf, which cannot be compared across segments (README.md, "Scoring").
+ */
+export function countTerms(docs: readonly TokenizedFields[]): BuiltCounts {
+  const builder = new lunr.Builder();
+  builder.pipeline.reset();
+  builder.pipeline.add(hangulStemStep);
+  builder.searchPipeline.reset();
+  builder.ref('ref');
+  for (const field of INDEX_FIELDS) builder.field(field.name);
+  // Fields arrive as token arrays; lunr's default tokenizer would lower-case and split again.
+  // No metadata is whitelisted, so every token can share one empty metadata object.
+  (builder as unknown as TokenizerSlot).tokenizer = (value) => (Array.isArray(value) ? value.map((t: string) => new lunr.Token(t, NO_METADATA)) : []);
+
+  const counts = (builder as unknown as BuilderCounts).fieldTermFrequencies;
+  const termFrequencies: Map<string, number>[] = [];
+  docs.forEach((fields, i) => {
+    const ref = String(i);
+    builder.add({ ref, ...fields });
+    // Fold this document's per-field counts into weighted counts while they are fresh.
+    const tf = new Map<string, number>();
+    for (const field of INDEX_FIELDS) {
+      const fieldCounts = counts[`${field.name}/${ref}`];
+      if (!fieldCounts) continue;
+      for (const term in fieldCounts) tf.set(term, (tf.get(term) ?? 0) + field.weight * fieldCounts[term]!);
+    }
+    termFrequencies.push(tf);
+  });
+  return { termFrequencies };
+}
+
+/** A posting as lunr's Index reads it: `{ _index, [field]: { [docRef]: metadata } }`. */
+export type LunrPosting = Record<string, number | Record<string, object>>;
+
+interface IndexAttributes {
+  invertedIndex: Record<string, LunrPosting | undefined>;
+  fieldVectors: Record<string, lunr.Vector>;
+  tokenSet: lunr.TokenSet;
+  fields: string[];
+  pipeline: lunr.Pipeline;
+}
+
+interface TokenSetStatics {
+  fromArray(sorted: readonly string[]): lunr.TokenSet;
+}
+
+const EMPTY_VECTOR = new lunr.Vector([]);
+
+/**
+ * Assembles a lunr.Index over the given terms of one segment. `posting(term)` supplies the
+ * inverted-index entry (live documents only) from the segment's stored postings, so no
+ * per-posting object outlives the query. The TokenSet holds just these terms: the segment's
+ * own sorted term list already answered "which terms exist", and a full TokenSet costs about
+ * 12 ms and 0.4 MB per thousand terms. Every field vector is empty because lunr's similarity
+ * is discarded: ranking is the global BM25 of ranking.ts.
+ */
+function assembleIndex(terms: readonly string[], posting: (term: string) => LunrPosting | undefined): lunr.Index {
+  const sorted = [...new Set(terms)].sort();
+  const tokenSet = (lunr.TokenSet as unknown as TokenSetStatics).fromArray(sorted);
+  const invertedIndex = new Proxy<Record<string, LunrPosting | undefined>>(Object.create(null) as Record<string, LunrPosting | undefined>, {
+    get: (_target, term) => (typeof term === 'string' ? posting(term) : undefined),
+  });
+  const fieldVectors = new Proxy<Record<string, lunr.Vector>>(Object.create(null) as Record<string, lunr.Vector>, {
+    get: () => EMPTY_VECTOR,
+  });
+  const attributes: IndexAttributes = { invertedIndex, fieldVectors, tokenSet, fields: [QUERY_FIELD], pipeline: new lunr.Pipeline() };
+  return new lunr.Index(attributes as unknown as lunr.Index.Attributes);
+}
+
+const SAFE_TERM = /^[\p{L}\p{N}\p{M}]+$/u;
+
+/** Builds the lunr posting `{ _index, text: { [ordinal]: {} } }` from a segment's postings. */
+export function lunrPosting(termIndex: number, ordinals: readonly number[]): LunrPosting {
+  const docs: Record<string, object> = {};
+  for (const ordinal of ordinals) docs[ordinal] = NO_METADATA;
+  return { _index: termIndex, [QUERY_FIELD]: docs };
+}
+
+/**
+ * Ordinals of the documents holding every term, as lunr's `Index#query` finds them with one
+ * REQUIRED clause per term. Terms come from `tokenize`, so they hold letters, digits and marks
+ * only; lunr's TokenSet would read a `*` as a wildcard, hence the assertion (a failure is a
+ * tokenizer bug, not bad user input). No clause sets an edit distance.
+ */
+export function matchAll(terms: readonly string[], posting: (term: string) => LunrPosting | undefined): number[] {
+  for (const term of terms) if (!SAFE_TERM.test(term)) throw new Error(`search term ${JSON.stringify(term)} is not a tokenizer output`);
+  const index = assembleIndex(terms, posting);
+  const results = index.query((query) => {
+    for (const term of terms) {
+      query.term(term, {
+        fields: [QUERY_FIELD],
+        presence: lunr.Query.presence.REQUIRED,
+        wildcard: lunr.Query.wildcard.NONE,
+        usePipeline: false,
+      });
+    }
+  });
+  return results.map((r) => Number(r.ref));
+}

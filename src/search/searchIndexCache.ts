@@ -1,0 +1,173 @@
+/**
+ * Loads blogs' indexes from the SiteStore and keeps them in memory, least recently used first
+ * out, within a byte budget. Every search re-reads the small manifest and compares it (etag,
+ * then revision) with what is cached, so a change written by another process is seen on the
+ * next query; only segments the cache does not hold yet are fetched (segment ids are never
+ * reused, so a cached segment is never stale). A writer in this process calls `install` so
+ * its own change is visible at once (read-your-writes).
+ */
+import type { SiteStore } from '../storage/siteStore.js';
+import { IndexSnapshot } from './indexSnapshot.js';
+import { LoadedSegment, SegmentView } from './loadedSegment.js';
+import { manifestKey, parseManifest, segmentKey, type Manifest } from './manifest.js';
+import { runSearch, type MatchExecutor } from './ranking.js';
+import { decodeSegment } from './segmentCodec.js';
+import type { SearchPage, SearchResult } from './searchTypes.js';
+
+/** Sized for a 1 GB VM: the decoded index of a 10,000-post blog is about 40-60 MB. */
+export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
+
+export interface SearchIndexCacheOptions {
+  /** Memory budget for decoded indexes, estimated per segment (default 256 MB). */
+  maxBytes?: number;
+  executor?: MatchExecutor;
+}
+
+interface Entry {
+  snapshot: IndexSnapshot;
+  /** Etag of the manifest object the snapshot came from; undefined after `install`. */
+  etag: string | undefined;
+}
+
+/** A segment listed by the manifest vanished: a writer replaced it between our two reads. */
+class SegmentGoneError extends Error {}
+
+const LOAD_ATTEMPTS = 3;
+
+export class SearchIndexCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, Promise<IndexSnapshot | null>>();
+  /** Bumped by every `install`, so loads can tell whether they were overtaken. */
+  private readonly epochs = new Map<string, number>();
+  private readonly maxBytes: number;
+  private readonly executor: MatchExecutor;
+  private bytes = 0;
+
+  constructor(
+    private readonly store: SiteStore,
+    options: SearchIndexCacheOptions = {},
+  ) {
+    this.maxBytes = options.maxBytes ?? DEFAULT_CACHE_BYTES;
+    this.executor = options.executor ?? 'lunr';
+  }
+
+  /** GET /search: published posts of the blog matching every word of `q`. */
+  async search(blogSlug: string, q: string, page: SearchPage): Promise<SearchResult> {
+    const snapshot = await this.snapshot(blogSlug);
+    if (!snapshot) return { hits: [], total: 0 };
+    return runSearch(snapshot, q, page, this.executor);
+  }
+
+  /**
+   * The blog's current index, revalidated against the stored manifest; null when it has none.
+   * Concurrent searches share one load. A writer passes `fresh`, because a load that started
+   * before its previous write would hand it a state that lacks that write.
+   */
+  async snapshot(blogSlug: string, options: { fresh?: boolean } = {}): Promise<IndexSnapshot | null> {
+    if (options.fresh) return this.revalidate(blogSlug);
+    const pending = this.loading.get(blogSlug);
+    if (pending) return pending;
+    const load = this.revalidate(blogSlug).finally(() => this.loading.delete(blogSlug));
+    this.loading.set(blogSlug, load);
+    return load;
+  }
+
+  /** Makes a writer's new state current without a store round trip. */
+  install(blogSlug: string, snapshot: IndexSnapshot | null): void {
+    this.bumpEpoch(blogSlug);
+    if (!snapshot) {
+      this.evict(blogSlug);
+      return;
+    }
+    this.put(blogSlug, { snapshot, etag: undefined });
+  }
+
+  evict(blogSlug: string): void {
+    const entry = this.entries.get(blogSlug);
+    if (!entry) return;
+    this.entries.delete(blogSlug);
+    this.bytes -= entry.snapshot.estimatedBytes;
+  }
+
+  /** Estimated bytes held, and by which blogs (least recently used first). */
+  stats(): { bytes: number; blogs: string[] } {
+    return { bytes: this.bytes, blogs: [...this.entries.keys()] };
+  }
+
+  private async revalidate(blogSlug: string): Promise<IndexSnapshot | null> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.revalidateOnce(blogSlug);
+      } catch (err) {
+        if (!(err instanceof SegmentGoneError) || attempt >= LOAD_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  private bumpEpoch(blogSlug: string): number {
+    const epoch = (this.epochs.get(blogSlug) ?? 0) + 1;
+    this.epochs.set(blogSlug, epoch);
+    return epoch;
+  }
+
+  private async revalidateOnce(blogSlug: string): Promise<IndexSnapshot | null> {
+    // A load that finishes after a writer installed a newer state must not replace it.
+    const epoch = this.epochs.get(blogSlug) ?? 0;
+    const current = (): boolean => (this.epochs.get(blogSlug) ?? 0) === epoch;
+    const key = manifestKey(blogSlug);
+    const object = await this.store.get(key);
+    if (!object) {
+      if (current()) this.evict(blogSlug);
+      return null;
+    }
+    const entry = this.entries.get(blogSlug);
+    if (entry && entry.etag === object.etag) {
+      this.touch(blogSlug, entry);
+      return entry.snapshot;
+    }
+    const manifest = parseManifest(key, object.body);
+    if (entry && entry.snapshot.manifest.revision === manifest.revision) {
+      entry.etag = object.etag;
+      this.touch(blogSlug, entry);
+      return entry.snapshot;
+    }
+    const snapshot = await this.load(blogSlug, manifest, entry?.snapshot);
+    if (current()) this.put(blogSlug, { snapshot, etag: object.etag });
+    return snapshot;
+  }
+
+  /** Builds the snapshot of `manifest`, reusing segments the previous snapshot had loaded. */
+  private async load(blogSlug: string, manifest: Manifest, previous: IndexSnapshot | undefined): Promise<IndexSnapshot> {
+    const known = new Map(previous?.views.map((v) => [v.segment.id, v.segment]));
+    const segments = await Promise.all(
+      manifest.segments.map(async (entry) => known.get(entry.id) ?? (await this.fetchSegment(blogSlug, entry.id))),
+    );
+    const views = segments.map((segment, i) => SegmentView.of(segment, manifest.segments[i]!.deleted));
+    return new IndexSnapshot(manifest, views);
+  }
+
+  private async fetchSegment(blogSlug: string, id: string): Promise<LoadedSegment> {
+    const key = segmentKey(blogSlug, id);
+    const object = await this.store.get(key);
+    if (!object) throw new SegmentGoneError(`${key} is listed in the manifest but missing`);
+    return new LoadedSegment(id, await decodeSegment(key, object.body));
+  }
+
+  private put(blogSlug: string, entry: Entry): void {
+    this.evict(blogSlug);
+    this.entries.set(blogSlug, entry);
+    this.bytes += entry.snapshot.estimatedBytes;
+    // The blog just used stays even alone over budget: it is needed to answer this query.
+    for (const [other, victim] of this.entries) {
+      if (this.bytes <= this.maxBytes || other === blogSlug) break;
+      this.entries.delete(other);
+      this.bytes -= victim.snapshot.estimatedBytes;
+    }
+  }
+
+  private touch(blogSlug: string, entry: Entry): void {
+    // Map iteration follows insertion order, so re-inserting marks the entry most recent.
+    this.entries.delete(blogSlug);
+    this.entries.set(blogSlug, entry);
+  }
+}

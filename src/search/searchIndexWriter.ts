@@ -1,0 +1,374 @@
+/**
+ * Keeps a blog's stored index in step with its published posts (used by the publisher).
+ *
+ * - `upsert` rewrites only the small head segment and the manifest; an older version of the
+ *   post elsewhere gets a tombstone. Its cost depends on the head (≤ headMaxDocs), not the blog.
+ * - `remove` only adds tombstones to the manifest.
+ * - `merge` applies the tiered policy (mergePolicy.ts); the heavy part runs outside the blog's
+ *   lock, so publishes are not held up by it, and deletions made meanwhile are carried over.
+ * - `rebuild` indexes everything afresh on worker threads; `drop` deletes every index object.
+ *
+ * Writes to one blog are serialised by a promise chain, so two publishes in this process cannot
+ * lose each other's update. One writer per process is assumed; the manifest is the commit
+ * point, written after the segments it names, and replaced segments are deleted after it.
+ */
+import type { SiteStore } from '../storage/siteStore.js';
+import { IndexSnapshot } from './indexSnapshot.js';
+import { LoadedSegment, SegmentView } from './loadedSegment.js';
+import {
+  allocateSegmentId,
+  emptyManifest,
+  manifestKey,
+  nextManifest,
+  searchPrefix,
+  segmentKey,
+  serializeManifest,
+  type Manifest,
+  type SegmentEntry,
+} from './manifest.js';
+import { DEFAULT_MERGE_POLICY, planMerge, rebuildLayout, type MergePolicy } from './mergePolicy.js';
+import { buildSegments, type ParallelBuildOptions } from './parallelBuild.js';
+import { SearchIndexCache } from './searchIndexCache.js';
+import { encodeSegment } from './segmentCodec.js';
+import { buildSegmentData, concatSegments, type SegmentData } from './segmentData.js';
+import type { SearchDocument } from './searchTypes.js';
+
+export interface SearchIndexWriterOptions extends Partial<MergePolicy>, ParallelBuildOptions {
+  /** Shared with the searcher so its next query sees this writer's changes at once. */
+  cache?: SearchIndexCache;
+  /** Run `merge` in the background after a write that leaves the index out of shape (default true). */
+  autoMerge?: boolean;
+  /** Failures of background merges; the index stays correct, only unmerged. */
+  onBackgroundError?: (err: unknown, blogSlug: string) => void;
+}
+
+export interface MergeReport {
+  /** Merge steps committed (each replaced one group of segments). */
+  merges: number;
+  segments: number;
+}
+
+const SEGMENT_OBJECT = { contentType: 'application/octet-stream', cacheControl: 'private, max-age=31536000, immutable' };
+const MANIFEST_OBJECT = { contentType: 'application/json', cacheControl: 'no-cache' };
+/** Safety net: a merge pass stops after this many steps even if the policy still asks for more. */
+const MAX_MERGE_STEPS = 64;
+
+interface NewSegment {
+  entry: SegmentEntry;
+  segment: LoadedSegment;
+  body: Buffer;
+  /** Already in the store (a merge writes its output before taking the lock). */
+  written?: boolean;
+}
+
+export class SearchIndexWriter {
+  private readonly cache: SearchIndexCache;
+  private readonly policy: MergePolicy;
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly mergeChains = new Map<string, Promise<unknown>>();
+  private readonly background = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly store: SiteStore,
+    private readonly options: SearchIndexWriterOptions = {},
+  ) {
+    this.cache = options.cache ?? new SearchIndexCache(store);
+    this.policy = {
+      headMaxDocs: options.headMaxDocs ?? DEFAULT_MERGE_POLICY.headMaxDocs,
+      mergeFactor: options.mergeFactor ?? DEFAULT_MERGE_POLICY.mergeFactor,
+      maxDeletedRatio: options.maxDeletedRatio ?? DEFAULT_MERGE_POLICY.maxDeletedRatio,
+    };
+  }
+
+  /** Adds or replaces posts (matched by id). */
+  async upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<void> {
+    if (docs.length === 0) return;
+    const manifest = await this.exclusive(blogSlug, async () => {
+      const base = await this.current(blogSlug);
+      const latest = latestById(docs);
+      const next = nextManifest(base.manifest);
+      const headView = next.head ? base.view(next.head) : undefined;
+      const headDrop = headView ? (headView.deleted?.slice() ?? new Uint8Array(headView.segment.docCount)) : null;
+      for (const doc of latest) {
+        const at = base.locate(doc.id);
+        if (!at) continue;
+        if (headDrop && at.segmentId === next.head) headDrop[at.ordinal] = 1;
+        else addTombstone(next, at.segmentId, at.ordinal);
+      }
+
+      const fresh = buildSegmentData(latest);
+      const replaced: string[] = [];
+      let headData: SegmentData = fresh;
+      if (headView && headDrop) {
+        const headLive = headDrop.reduce((n, dropped) => n + (dropped ? 0 : 1), 0);
+        if (headLive + latest.length <= this.policy.headMaxDocs) {
+          headData = concatSegments([
+            { data: headView.segment.data, drop: headDrop },
+            { data: fresh, drop: null },
+          ]).data;
+          next.segments = next.segments.filter((s) => s.id !== headView.segment.id);
+          replaced.push(headView.segment.id);
+        } else {
+          // The head is full: it is sealed as it is, its dropped documents become tombstones.
+          setTombstones(next, headView.segment.id, headDrop);
+        }
+      }
+      const head = await this.prepare(next, headData);
+      next.head = head.entry.id;
+      await this.commit(blogSlug, base, next, [head], replaced);
+      return next;
+    });
+    this.mergeLater(blogSlug, manifest);
+  }
+
+  /** Removes posts (unpublished or deleted); unknown ids are ignored. */
+  async remove(blogSlug: string, postIds: readonly string[]): Promise<void> {
+    if (postIds.length === 0) return;
+    const manifest = await this.exclusive(blogSlug, async () => {
+      const base = await this.current(blogSlug);
+      const next = nextManifest(base.manifest);
+      let changed = false;
+      for (const id of new Set(postIds)) {
+        const at = base.locate(id);
+        if (!at) continue;
+        addTombstone(next, at.segmentId, at.ordinal);
+        changed = true;
+      }
+      if (!changed) return null;
+      await this.commit(blogSlug, base, next, [], []);
+      return next;
+    });
+    if (manifest) this.mergeLater(blogSlug, manifest);
+  }
+
+  /** Merges until the policy is satisfied. Safe to call at any time; merges of a blog never overlap. */
+  async merge(blogSlug: string): Promise<MergeReport> {
+    const previous = this.mergeChains.get(blogSlug) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(() => this.mergeNow(blogSlug));
+    const tail = run.catch(() => undefined);
+    this.mergeChains.set(blogSlug, tail);
+    void tail.then(() => {
+      // The chain is only bookkeeping; its failures are reported through `run`.
+      if (this.mergeChains.get(blogSlug) === tail) this.mergeChains.delete(blogSlug);
+    });
+    return run;
+  }
+
+  /** Replaces the blog's index with one built from `docs` (all its published posts). */
+  async rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<void> {
+    await this.exclusive(blogSlug, async () => {
+      const all = latestById(docs);
+      const layout = rebuildLayout(all.length, this.policy);
+      const groups: SearchDocument[][] = [];
+      let at = 0;
+      for (const size of [...layout.sealed, layout.head]) {
+        groups.push(all.slice(at, at + size));
+        at += size;
+      }
+      const built = await buildSegments(groups, this.options);
+      // The old index is replaced without being read: rebuild is the way out of a corrupt or
+      // unknown-format index.
+      const previous = await this.store.get(manifestKey(blogSlug));
+      const next = emptyManifest();
+      const oldIds = new Set<string>();
+      if (previous) {
+        try {
+          const old = JSON.parse(previous.body.toString('utf8')) as Partial<Manifest>;
+          if (typeof old.nextSegment === 'number' && Number.isInteger(old.nextSegment)) next.nextSegment = old.nextSegment;
+          if (typeof old.generation === 'number' && Number.isInteger(old.generation)) next.generation = old.generation + 1;
+        } catch {
+          // Unreadable: start the counters afresh; segment ids stay unique by their random part.
+        }
+      }
+      // Ids are taken in order first; the encodings then compress in parallel (zlib's threads).
+      const prepared = await Promise.all(built.filter((data) => data.docs.ids.length > 0).map((data) => this.prepare(next, data)));
+      next.segments = prepared.map((p) => p.entry);
+      next.head = layout.head > 0 ? (prepared[prepared.length - 1]?.entry.id ?? null) : null;
+      for (const key of await this.store.list(searchPrefix(blogSlug))) {
+        const id = segmentIdOf(blogSlug, key);
+        if (id) oldIds.add(id);
+      }
+      await this.commit(blogSlug, IndexSnapshot.empty(), next, prepared, [...oldIds]);
+    });
+  }
+
+  /** Deletes every index object of the blog. */
+  async drop(blogSlug: string): Promise<void> {
+    await this.exclusive(blogSlug, async () => {
+      // Manifest first: readers stop seeing the index before its segments disappear.
+      await this.store.delete(manifestKey(blogSlug));
+      await this.store.deleteMany(await this.store.list(searchPrefix(blogSlug)));
+      this.cache.install(blogSlug, null);
+    });
+  }
+
+  /** Resolves when background merges started so far have finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.background.size > 0) await Promise.all(this.background.values());
+  }
+
+  private async current(blogSlug: string): Promise<IndexSnapshot> {
+    return (await this.cache.snapshot(blogSlug, { fresh: true })) ?? IndexSnapshot.empty();
+  }
+
+  private exclusive<T>(blogSlug: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.chains.get(blogSlug) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(task);
+    const tail = run.catch(() => undefined);
+    this.chains.set(blogSlug, tail);
+    void tail.then(() => {
+      // Bookkeeping only: the caller receives `run` and with it any failure.
+      if (this.chains.get(blogSlug) === tail) this.chains.delete(blogSlug);
+    });
+    return run;
+  }
+
+  /** Encodes a segment under a new id of `manifest`; the object is not written yet. */
+  private async prepare(manifest: Manifest, data: SegmentData): Promise<NewSegment> {
+    const id = allocateSegmentId(manifest);
+    const encoded = await encodeSegment(data);
+    return {
+      entry: { id, docs: data.docs.ids.length, deleted: [], bytes: encoded.body.length, rawBytes: encoded.rawBytes },
+      segment: new LoadedSegment(id, data),
+      body: encoded.body,
+    };
+  }
+
+  /**
+   * Writes new segments, then the manifest (the commit), then deletes segments it no longer
+   * names, and makes the new state current in the cache.
+   */
+  private async commit(blogSlug: string, base: IndexSnapshot, next: Manifest, added: readonly NewSegment[], replaced: readonly string[]): Promise<void> {
+    const gone = new Set(replaced);
+    for (const s of added) if (!next.segments.some((e) => e.id === s.entry.id)) next.segments.push(s.entry);
+    // A segment whose documents are all deleted carries nothing; drop it now.
+    next.segments = next.segments.filter((s) => {
+      if (s.deleted.length < s.docs) return true;
+      gone.add(s.id);
+      return false;
+    });
+    if (next.head && !next.segments.some((s) => s.id === next.head)) next.head = null;
+
+    const kept = added.filter((s) => next.segments.some((e) => e.id === s.entry.id));
+    await Promise.all(kept.filter((s) => !s.written).map((s) => this.store.put(segmentKey(blogSlug, s.entry.id), s.body, SEGMENT_OBJECT)));
+    await this.store.put(manifestKey(blogSlug), serializeManifest(next), MANIFEST_OBJECT);
+
+    const loaded = new Map<string, LoadedSegment>([...base.views.map((v) => [v.segment.id, v.segment] as const), ...kept.map((s) => [s.entry.id, s.segment] as const)]);
+    const views = next.segments.map((entry) => SegmentView.of(loaded.get(entry.id)!, entry.deleted));
+    this.cache.install(blogSlug, new IndexSnapshot(next, views));
+
+    const stale = [...gone].filter((id) => !next.segments.some((s) => s.id === id));
+    if (stale.length > 0) await this.store.deleteMany(stale.map((id) => segmentKey(blogSlug, id)));
+  }
+
+  /**
+   * Deletes segment objects the manifest does not name: leftovers of a write that failed after
+   * storing its segment. Under the lock, so no write is between its segment and its manifest.
+   */
+  private async sweep(blogSlug: string): Promise<void> {
+    await this.exclusive(blogSlug, async () => {
+      const object = await this.store.get(manifestKey(blogSlug));
+      if (!object) return;
+      const named = new Set((await this.current(blogSlug)).manifest.segments.map((s) => s.id));
+      const orphans = (await this.store.list(searchPrefix(blogSlug))).filter((key) => {
+        const id = segmentIdOf(blogSlug, key);
+        return id !== null && !named.has(id);
+      });
+      if (orphans.length > 0) await this.store.deleteMany(orphans);
+    });
+  }
+
+  private mergeLater(blogSlug: string, manifest: Manifest): void {
+    if (this.options.autoMerge === false || this.background.has(blogSlug)) return;
+    if (!planMerge(manifest, this.policy)) return;
+    const onError = this.options.onBackgroundError ?? ((err: unknown, blog: string) => process.emitWarning(`search index merge of ${blog} failed: ${String(err)}`));
+    // The failure is handed to onBackgroundError; the index stays correct without the merge.
+    const task = this.merge(blogSlug)
+      .then(() => undefined)
+      .catch((err: unknown) => onError(err, blogSlug))
+      .finally(() => this.background.delete(blogSlug));
+    this.background.set(blogSlug, task);
+  }
+
+  private async mergeNow(blogSlug: string): Promise<MergeReport> {
+    let merges = 0;
+    for (let step = 0; step < MAX_MERGE_STEPS; step++) {
+      const base = await this.exclusive(blogSlug, () => this.current(blogSlug));
+      const group = planMerge(base.manifest, this.policy);
+      if (!group) {
+        await this.sweep(blogSlug);
+        return { merges, segments: base.manifest.segments.length };
+      }
+      const views = group.map((id) => base.view(id)!);
+      // The expensive part, outside the lock: publishes continue meanwhile.
+      const { data, ordinalMaps } = concatSegments(views.map((v) => ({ data: v.segment.data, drop: v.deleted })));
+      const draft = nextManifest(base.manifest);
+      const merged = data.docs.ids.length > 0 ? await this.prepare(draft, data) : null;
+      if (merged) await this.store.put(segmentKey(blogSlug, merged.entry.id), merged.body, SEGMENT_OBJECT);
+
+      const committed = await this.exclusive(blogSlug, async () => {
+        const now = await this.current(blogSlug);
+        const next = nextManifest(now.manifest);
+        if (!group.every((id) => next.segments.some((s) => s.id === id))) return false;
+        next.nextSegment = Math.max(next.nextSegment, draft.nextSegment);
+        // Deletions that happened while merging, translated to the merged segment.
+        const deleted: number[] = [];
+        group.forEach((id, g) => {
+          const before = new Set(base.manifest.segments.find((s) => s.id === id)!.deleted);
+          for (const ordinal of next.segments.find((s) => s.id === id)!.deleted) {
+            const moved = ordinalMaps[g]![ordinal]!;
+            if (!before.has(ordinal) && moved >= 0) deleted.push(moved);
+          }
+        });
+        const position = next.segments.findIndex((s) => group.includes(s.id));
+        next.segments = next.segments.filter((s) => !group.includes(s.id));
+        if (merged) {
+          merged.entry.deleted = deleted.sort((a, b) => a - b);
+          next.segments.splice(position, 0, merged.entry);
+        }
+        // Already written above; commit only publishes the manifest that names it.
+        await this.commit(blogSlug, now, next, merged ? [{ ...merged, written: true }] : [], group);
+        return true;
+      });
+      if (!committed) {
+        // A rebuild or drop replaced the segments meanwhile; the merged copy is an orphan.
+        if (merged) await this.store.delete(segmentKey(blogSlug, merged.entry.id));
+        return { merges, segments: base.manifest.segments.length };
+      }
+      merges++;
+    }
+    const last = await this.current(blogSlug);
+    return { merges, segments: last.manifest.segments.length };
+  }
+}
+
+function latestById(docs: readonly SearchDocument[]): SearchDocument[] {
+  const byId = new Map<string, SearchDocument>();
+  for (const doc of docs) {
+    byId.delete(doc.id);
+    byId.set(doc.id, doc);
+  }
+  return [...byId.values()];
+}
+
+function addTombstone(manifest: Manifest, segmentId: string, ordinal: number): void {
+  const entry = manifest.segments.find((s) => s.id === segmentId);
+  if (!entry || entry.deleted.includes(ordinal)) return;
+  entry.deleted.push(ordinal);
+  entry.deleted.sort((a, b) => a - b);
+}
+
+function setTombstones(manifest: Manifest, segmentId: string, drop: Uint8Array): void {
+  const entry = manifest.segments.find((s) => s.id === segmentId);
+  if (!entry) return;
+  entry.deleted = [];
+  drop.forEach((dropped, ordinal) => {
+    if (dropped) entry.deleted.push(ordinal);
+  });
+}
+
+function segmentIdOf(blogSlug: string, key: string): string | null {
+  const prefix = `${searchPrefix(blogSlug)}seg-`;
+  if (!key.startsWith(prefix) || !key.endsWith('.bin.gz')) return null;
+  return key.slice(prefix.length, key.length - '.bin.gz'.length);
+}

@@ -1,0 +1,38 @@
+/** What the publisher hands to the index, and what a search returns (api.md §4.5). */
+
+/** A published post as the search index stores it. `body` is plain text (markdown already stripped). */
+export interface SearchDocument {
+  id: string;
+  slug: string;
+  title: string;
+  body: string;
+  metaDescription: string;
+  tags: string[];
+  /** ISO 8601 UTC with milliseconds. */
+  createdAt: string;
+  publishedAt: string;
+  url: string;
+}
+
+/** One result: everything the endpoint shows, read from the index's document table. */
+export interface SearchHit {
+  slug: string;
+  title: string;
+  metaDescription: string;
+  tags: string[];
+  createdAt: string;
+  publishedAt: string;
+  url: string;
+}
+
+export interface SearchPage {
+  /** 1-based. */
+  page: number;
+  perPage: number;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** Every live post matching all query words, whatever the page. */
+  total: number;
+}

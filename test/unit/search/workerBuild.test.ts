@@ -1,0 +1,59 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSegmentData } from '../../../src/search/segmentData.js';
+import { searchDoc } from './docFactory.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * Compiles src/search to plain JavaScript in a temp dir, laid out like dist/, and runs a full
+ * build there in a separate Node process: the path `npm start` takes, with real worker threads.
+ */
+describe('rebuild on worker threads (compiled JavaScript)', () => {
+  let dir = '';
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'folio-search-worker-'));
+    const out = join(dir, 'src', 'search');
+    mkdirSync(out, { recursive: true });
+    for (const file of readdirSync(join(ROOT, 'src', 'search')).filter((f) => f.endsWith('.ts'))) {
+      const source = readFileSync(join(ROOT, 'src', 'search', file), 'utf8');
+      const { outputText } = ts.transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+      });
+      writeFileSync(join(out, file.replace(/\.ts$/, '.js')), outputText);
+    }
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('uses the compiled worker and builds exactly what an in-process build gives', () => {
+    const docs = Array.from({ length: 40 }, (_, i) => searchDoc({ id: `p${i}`, title: `제목 ${i % 4}`, body: `서버를 word${i % 7} koa로`, publishedAt: '2024-01-01T00:00:00.000Z' }));
+    const script = `
+      import { buildSegments, workerScript } from './src/search/parallelBuild.js';
+      const docs = JSON.parse(process.argv[2]);
+      const [data] = await buildSegments([docs], { workers: 2, pieceDocs: 8 });
+      const plain = { ...data, offsets: [...data.offsets], postingDocs: [...data.postingDocs], postingTfs: [...data.postingTfs], docs: { ...data.docs, lengths: [...data.docs.lengths] } };
+      process.stdout.write(JSON.stringify({ worker: workerScript() !== null, data: plain }));
+    `;
+    writeFileSync(join(dir, 'run.mjs'), script);
+    const output = execFileSync(process.execPath, [join(dir, 'run.mjs'), JSON.stringify(docs)], { cwd: dir, encoding: 'utf8' });
+    const { worker, data } = JSON.parse(output) as { worker: boolean; data: unknown };
+    expect(worker).toBe(true);
+    const expected = buildSegmentData(docs);
+    expect(data).toEqual({
+      ...expected,
+      offsets: [...expected.offsets],
+      postingDocs: [...expected.postingDocs],
+      postingTfs: [...expected.postingTfs],
+      docs: { ...expected.docs, lengths: [...expected.docs.lengths] },
+    });
+  });
+});
