@@ -119,7 +119,11 @@ export function compose(options: ComposeOptions): Folio {
   const store = options.store ?? createSiteStore(config);
   // One cache per process: the writer installs what it wrote, so /search reads its own writes.
   const searchCache = new SearchIndexCache(store, { maxBytes: config.searchCacheBytes });
-  const search = options.search ?? { searcher: searchCache, updater: new SearchIndexWriter(store, { cache: searchCache }) };
+  const searchWriter = new SearchIndexWriter(store, {
+    cache: searchCache,
+    onBackgroundError: (err, blog) => logger.warn({ err, blog }, 'search index merge failed; the index stays correct, only unmerged'),
+  });
+  const search = options.search ?? { searcher: searchCache, updater: searchWriter };
   const publisher = new Publisher({
     blogs: repos.blogs,
     site: new SiteRepo(db),
@@ -189,6 +193,7 @@ export function compose(options: ComposeOptions): Folio {
     },
     close: async () => {
       await runner.idle();
+      await searchWriter.idle();
       db.close();
     },
   };
