@@ -4,7 +4,6 @@
  */
 import { Resolver } from 'node:dns/promises';
 import { join } from 'node:path';
-import type Koa from 'koa';
 import type { Config } from './config.js';
 import { serviceHostname } from './config.js';
 import { systemClock, type Clock } from './clock.js';
@@ -21,7 +20,6 @@ import { blogRoutes } from './http/routes/blogs.js';
 import { domainRoutes } from './http/routes/domains.js';
 import { postRoutes } from './http/routes/posts.js';
 import { searchRoutes, type BlogSearcher } from './http/routes/search.js';
-import type { AppState } from './http/state.js';
 import type { Logger } from './logger.js';
 import { JobRunner, type JobHandler } from './publish/jobRunner.js';
 import { Publisher, type SearchIndexUpdater } from './publish/publisher.js';
@@ -86,7 +84,8 @@ export interface Folio {
   urls: SiteUrls;
   store: SiteStore;
   publisher: Publisher;
-  app: Koa<AppState>;
+  /** The Koa app (built in src/http; nothing outside src/http imports Koa). */
+  app: ReturnType<typeof createApp>;
   /** The scheduler's per-second work, callable directly. */
   tick(): Promise<void>;
   close(): Promise<void>;
