@@ -155,35 +155,23 @@ function strip(word: string, table: Map<string, Ending[]>): string[] {
   return stems;
 }
 
-interface Decomposition {
-  /** Remainders from the outermost cut inwards, the last one being the stem. */
-  chain: string[];
-  stripped: number;
-}
-
-
 /** Length of the longest listed noun the word starts with: no stem may be shorter. */
 function protectedLength(word: string): number {
   for (let n = word.length; n >= 2; n--) if (KNOWN_WORDS.has(word.slice(0, n))) return n;
   return 0;
 }
 
-function decompose(word: string): Decomposition {
-  let best: Decomposition = { chain: [], stripped: 0 };
+/** The shortest stem over every reading [stem][들][case or predicate ending][delimiter]. */
+function shortestStem(word: string): string {
   const minimum = protectedLength(word);
-  const consider = (chain: string[]): void => {
-    const last = chain[chain.length - 1];
-    if (last !== undefined && last.length < minimum) return;
-    const stripped = last === undefined ? 0 : word.length - last.length;
-    if (stripped > best.stripped) best = { chain, stripped };
+  let best = word;
+  const consider = (stem: string): void => {
+    if (stem.length >= minimum && stem.length < best.length) best = stem;
   };
-  const afterDelimiter = [word, ...strip(word, DELIMITER_INDEX)];
-  for (const outer of afterDelimiter) {
-    const base = outer === word ? [] : [outer];
+  for (const outer of [word, ...strip(word, DELIMITER_INDEX)]) {
     for (const inner of [outer, ...strip(outer, CASE_INDEX)]) {
-      const withCase = inner === outer ? base : [...base, inner];
-      consider(withCase);
-      for (const plural of strip(inner, PLURAL_INDEX)) consider([...withCase, plural]);
+      consider(inner);
+      for (const plural of strip(inner, PLURAL_INDEX)) consider(plural);
     }
   }
   return best;
@@ -202,7 +190,7 @@ export function hangulStem(word: string): string {
   if (!isHangulSyllable(word.charCodeAt(0))) return word;
   const cached = memo.get(word);
   if (cached !== undefined) return cached;
-  const stem = isHangulWord(word) ? (decompose(word).chain.at(-1) ?? word) : word;
+  const stem = isHangulWord(word) ? shortestStem(word) : word;
   // The memo only saves time on repeated words; clearing it when full keeps it bounded.
   if (memo.size >= MEMO_LIMIT) memo.clear();
   memo.set(word, stem);

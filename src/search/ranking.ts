@@ -91,7 +91,7 @@ function scoreSegment(
   const lengths = docs.lengths;
   const deleted = view.deleted;
   const scores = new Float64Array(docs.ids.length);
-  const counts = new Uint8Array(docs.ids.length);
+  const counts = new Uint16Array(docs.ids.length);
   // Terms are added in query order for every document, so the floating-point sum is the
   // same whichever segment holds the document.
   termIds.forEach((t, k) => {

@@ -267,8 +267,6 @@ export class SearchIndexWriter {
    */
   private async sweep(blogSlug: string): Promise<void> {
     await this.exclusive(blogSlug, async () => {
-      const object = await this.store.get(manifestKey(blogSlug));
-      if (!object) return;
       const named = new Set((await this.current(blogSlug)).manifest.segments.map((s) => s.id));
       const orphans = (await this.store.list(searchPrefix(blogSlug))).filter((key) => {
         const id = segmentIdOf(blogSlug, key);

@@ -137,33 +137,37 @@ export async function decodeSegment(key: string, body: Buffer): Promise<SegmentD
   const postingDocs = new Uint32Array(header.postings);
   const postingTfs = new Uint16Array(header.postings);
   const docCount = header.docs.ids.length;
+  const end = raw.length;
   let at = headerEnd;
   let p = 0;
-  // Inlined varint reads: this loop runs once per posting on every cold load.
-  const read = (): number => {
-    let result = 0;
-    let shift = 0;
-    for (;;) {
-      if (at >= raw.length) throw new SearchIndexFormatError(key, 'postings are truncated');
-      const byte = raw[at++]!;
-      result += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return result;
-      shift += 7;
-    }
+  // Reads one varint. Past the end a Buffer yields undefined, which ends the loop as a 0 byte;
+  // the single check after the loops turns that into an error.
+  const varint = (): number => {
+    let byte = raw[at++]!;
+    if (byte < 0x80) return byte;
+    let value = byte & 0x7f;
+    let scale = 0x80;
+    do {
+      byte = raw[at++]!;
+      value += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte >= 0x80);
+    return value;
   };
   for (let t = 0; t < termCount; t++) {
     offsets[t] = p;
-    const count = read();
+    const count = varint();
     if (p + count > header.postings) throw new SearchIndexFormatError(key, 'postings overflow the declared count');
     let doc = -1;
     for (let j = 0; j < count; j++) {
-      doc += read() + 1;
-      if (doc >= docCount) throw new SearchIndexFormatError(key, 'posting names a document that does not exist');
+      doc += varint() + 1;
       postingDocs[p] = doc;
-      postingTfs[p] = read();
+      postingTfs[p] = varint();
       p++;
     }
+    if (doc >= docCount) throw new SearchIndexFormatError(key, 'posting names a document that does not exist');
   }
+  if (at > end) throw new SearchIndexFormatError(key, 'postings are truncated');
   offsets[termCount] = p;
   if (p !== header.postings) throw new SearchIndexFormatError(key, 'postings are shorter than declared');
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { BlogSearcher } from '../../../src/http/routes/search.js';
+import type { SearchIndexUpdater } from '../../../src/publish/publisher.js';
 import { manifestKey, segmentKey } from '../../../src/search/manifest.js';
 import { SearchIndexCache } from '../../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../../src/search/searchIndexWriter.js';
@@ -21,6 +23,15 @@ async function blogWith(store: MemorySiteStore, blog: string, words: string, cou
 }
 
 describe('SearchIndexCache', () => {
+  it('is the searcher the route expects and the writer is the updater the publisher expects', async () => {
+    const store = new MemorySiteStore();
+    // Compile-time checks (tsc): the assignments fail to type-check if the interfaces drift.
+    const searcher: BlogSearcher = new SearchIndexCache(store);
+    const updater: SearchIndexUpdater = new SearchIndexWriter(store, { workers: 0 });
+    await updater.upsert('b', [searchDoc({ id: 'a', body: 'wired' })]);
+    expect((await searcher.search('b', 'wired', PAGE)).total).toBe(1);
+  });
+
   it('sees a change written by another process on the next query, fetching only the new segments', async () => {
     const store = new MemorySiteStore();
     await blogWith(store, 'b', 'alpha', 10);

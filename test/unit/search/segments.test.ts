@@ -96,6 +96,24 @@ describe('segmented index', () => {
     expect(files).toEqual(manifest.segments.map((s) => segmentKey(BLOG, s.id)).sort());
   });
 
+  it('a write that fails before its manifest changes nothing, and merge sweeps what it left', async () => {
+    const { store, cache, writer } = setup();
+    await writer.upsert(BLOG, [searchDoc({ id: 'a', body: 'kept' })]);
+    const put = store.put.bind(store);
+    store.put = async (key, body, options) => {
+      if (key === manifestKey(BLOG)) throw new Error('store unavailable');
+      return put(key, body, options);
+    };
+    await expect(writer.upsert(BLOG, [searchDoc({ id: 'b', body: 'lost' })])).rejects.toThrow('store unavailable');
+    store.put = put;
+    expect((await store.list(`${BLOG}/_search/seg-`)).length).toBe(2);
+    expect((await cache.search(BLOG, 'lost', { page: 1, perPage: 5 })).total).toBe(0);
+    expect((await cache.search(BLOG, 'kept', { page: 1, perPage: 5 })).total).toBe(1);
+    await writer.merge(BLOG);
+    expect((await store.list(`${BLOG}/_search/seg-`)).length).toBe(1);
+    expect((await cache.search(BLOG, 'kept', { page: 1, perPage: 5 })).total).toBe(1);
+  });
+
   it('two publishes started together both land (no lost update)', async () => {
     const { cache, writer } = setup({ headMaxDocs: 3 });
     await Promise.all(Array.from({ length: 12 }, (_, i) => writer.upsert(BLOG, [searchDoc({ id: `p${i}`, body: 'together' })])));
