@@ -95,6 +95,7 @@ export class PostsRepo {
   private readonly deleteRedirectStmt;
   private readonly findRedirectStmt;
   private readonly redirectsOfPostStmt;
+  private readonly numberedSlugsStmt;
   private readonly listStatements = new Map<string, { rows: Statement<unknown[], PostRow>; count: Statement<unknown[], { n: number }> }>();
 
   constructor(private readonly db: Db) {
@@ -126,6 +127,10 @@ export class PostsRepo {
     this.deleteRedirectStmt = db.prepare('DELETE FROM post_redirects WHERE blog_id = ? AND old_slug = ?');
     this.findRedirectStmt = db.prepare<[string, string], { post_id: string }>(
       'SELECT post_id FROM post_redirects WHERE blog_id = ? AND old_slug = ?',
+    );
+    // `base` and `base-…` in one range scan of the (blog_id, slug) unique index.
+    this.numberedSlugsStmt = db.prepare<[string, string, string, string], { id: string; slug: string }>(
+      'SELECT id, slug FROM posts WHERE blog_id = ? AND (slug = ? OR (slug > ? AND slug < ?))',
     );
     this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>(
       'SELECT old_slug FROM post_redirects WHERE post_id = ? ORDER BY old_slug',
@@ -189,6 +194,12 @@ export class PostsRepo {
   /** Scheduled posts whose time has come, oldest first. */
   listDue(nowIso: string, limit: number): Post[] {
     return this.dueStmt.all(nowIso, limit).map(toPost);
+  }
+
+  /** Slugs `base` and `base-<anything>` in the blog, with the posts that hold them. */
+  slugsStartingWith(blogId: string, base: string): Map<string, string> {
+    const rows = this.numberedSlugsStmt.all(blogId, base, `${base}-`, `${base}-\u{10FFFF}`);
+    return new Map(rows.map((row) => [row.slug, row.id]));
   }
 
   addRedirect(blogId: string, oldSlug: string, postId: string, now: string): void {

@@ -152,7 +152,14 @@ export class PostsService {
       if (!isFree(explicit)) throw new ConflictError(`a post with slug "${explicit}" already exists in this blog`);
       slug = explicit;
     } else {
-      slug = firstFreeSlug(slugify(title), isFree);
+      // One query for every `base-N` instead of one per candidate: a blog with many posts of
+      // the same title made each create probe thousands of slugs.
+      const base = slugify(title);
+      const taken = posts.slugsStartingWith(blog.id, base);
+      slug = firstFreeSlug(base, (candidate) => {
+        const holder = taken.get(candidate);
+        return holder === undefined || holder === selfId;
+      });
     }
     posts.removeRedirect(blog.id, slug);
     return slug;
