@@ -20,25 +20,13 @@ import type { Theme } from './renderTheme.js';
 import type { SitePost } from './siteTypes.js';
 import { writeSite, type WriteResult } from './writeSite.js';
 import type { Post } from '../db/postsRepo.js';
-
-/** A post as the search index stores it. */
-export interface SearchDocumentInput {
-  id: string;
-  slug: string;
-  title: string;
-  body: string;
-  metaDescription: string;
-  tags: string[];
-  createdAt: string;
-  publishedAt: string;
-  url: string;
-}
+import type { SearchDocument } from '../search/searchTypes.js';
 
 /** What the publisher needs from the search index writer (src/search). */
 export interface SearchIndexUpdater {
-  upsert(blogSlug: string, docs: SearchDocumentInput[]): Promise<void>;
+  upsert(blogSlug: string, docs: SearchDocument[]): Promise<void>;
   remove(blogSlug: string, postIds: string[]): Promise<void>;
-  rebuild(blogSlug: string, docs: SearchDocumentInput[]): Promise<void>;
+  rebuild(blogSlug: string, docs: SearchDocument[]): Promise<void>;
   drop(blogSlug: string): Promise<void>;
 }
 
@@ -94,7 +82,7 @@ export class Publisher {
 
   /** Rebuilds only the blog's search index from the database; returns how many posts it holds. */
   async reindex(blog: BlogWithDomain): Promise<number> {
-    const docs: SearchDocumentInput[] = [];
+    const docs: SearchDocument[] = [];
     for (const post of this.deps.site.allPublished(blog.id)) docs.push(this.searchDoc(blog, post));
     await this.deps.search.rebuild(blog.slug, docs);
     return docs.length;
@@ -206,7 +194,7 @@ export class Publisher {
     await this.deps.store.put(`_domains/${blog.customDomain}`, blog.slug, { contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache' });
   }
 
-  private searchDoc(blog: BlogWithDomain, post: SitePost | Post): SearchDocumentInput {
+  private searchDoc(blog: BlogWithDomain, post: SitePost | Post): SearchDocument {
     return {
       id: post.id,
       slug: post.slug,

@@ -1,21 +1,13 @@
 import type { SiteUrls } from '../../services/siteUrls.js';
+import type { SearchHit } from '../../search/searchTypes.js';
 import type { RouteDef } from '../routeDef.js';
 import { blogOf } from '../state.js';
 import { presentPagination } from '../presenters/pagination.js';
 import { pageParam, paginationSchema, timestamp } from './schemaParts.js';
 
 /** What the search route needs from the search engine (src/search). */
-export interface SearchHitView {
-  slug: string;
-  title: string;
-  metaDescription: string;
-  tags: string[];
-  createdAt: string;
-  publishedAt: string;
-}
-
 export interface BlogSearcher {
-  search(blogSlug: string, q: string, options: { page: number; perPage: number }): Promise<{ hits: SearchHitView[]; total: number }>;
+  search(blogSlug: string, q: string, options: { page: number; perPage: number }): Promise<{ hits: SearchHit[]; total: number }>;
 }
 
 export const searchQuery = {
