@@ -42,6 +42,11 @@ export class SiteRepo {
   private readonly redirectsStmt;
   private readonly byIdsStmt;
   private readonly redirectsOfPostStmt;
+  private readonly summaryStmt;
+  private readonly latestChangeStmt;
+  private readonly oldestChangeStmt;
+  private readonly changesSinceStmt;
+  private readonly pruneChangesStmt;
 
   constructor(db: Db) {
     this.summariesStmt = db.prepare<[string], SummaryRow>(
@@ -57,11 +62,44 @@ export class SiteRepo {
       `SELECT r.old_slug, p.slug, p.status FROM post_redirects r JOIN posts p ON p.id = r.post_id WHERE r.blog_id = ? ORDER BY r.old_slug`,
     );
     this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>('SELECT old_slug FROM post_redirects WHERE post_id = ?');
+    this.summaryStmt = db.prepare<[string], SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM posts WHERE id = ? AND status = 'published'`);
+    this.latestChangeStmt = db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM post_changes');
+    this.oldestChangeStmt = db.prepare<[], { seq: number | null }>('SELECT min(seq) AS seq FROM post_changes');
+    this.changesSinceStmt = db.prepare<[string, number], { seq: number; post_id: string }>(
+      'SELECT seq, post_id FROM post_changes WHERE blog_id = ? AND seq > ? ORDER BY seq',
+    );
+    this.pruneChangesStmt = db.prepare<[number]>('DELETE FROM post_changes WHERE seq < ?');
     this.byIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(`SELECT * FROM posts WHERE id = ?`);
   }
 
   publishedSummaries(blogId: string): PublishedSummary[] {
     return this.summariesStmt.all(blogId).map(toSummary);
+  }
+
+  /** The post's summary while it is published, else null. */
+  publishedSummary(postId: string): PublishedSummary | null {
+    const row = this.summaryStmt.get(postId);
+    return row ? toSummary(row) : null;
+  }
+
+  /** Sequence number of the newest entry in the change log (0 when empty). */
+  latestChange(): number {
+    return this.latestChangeStmt.get()?.seq ?? 0;
+  }
+
+  /** Sequence number of the oldest entry still kept (null when the log is empty). */
+  oldestChange(): number | null {
+    return this.oldestChangeStmt.get()?.seq ?? null;
+  }
+
+  /** Changes to the blog's published posts after `seq`, oldest first. */
+  changesSince(blogId: string, seq: number): { seq: number; postId: string }[] {
+    return this.changesSinceStmt.all(blogId, seq).map((row) => ({ seq: row.seq, postId: row.post_id }));
+  }
+
+  /** Forgets change-log entries older than `seq`. */
+  pruneChanges(seq: number): void {
+    this.pruneChangesStmt.run(seq);
   }
 
   newestPublished(blogId: string, limit: number): Post[] {

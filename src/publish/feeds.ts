@@ -1,14 +1,14 @@
 /**
- * Machine-readable files of a blog: rss.xml (RSS 2.0), feed.json (JSON Feed 1.1), sitemap.xml,
- * robots.txt and llms.txt. Pure string builders; every author value is escaped for its format.
+ * Machine-readable files of a blog: rss.xml (RSS 2.0), feed.json (JSON Feed 1.1), robots.txt
+ * and llms.txt (the sitemaps are in sitemap.ts). Pure string builders; every author value is escaped for its format.
  */
 import type { SiteObject } from '../storage/siteStore.js';
-import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_PAGE_SIZE, archivePageCount, archivePageSlice, collectTags, sortNewestFirst, sortOldestFirst } from './archive.js';
+import { FEED_SIZE, sortNewestFirst } from './archive.js';
 import { detectPostLanguage } from './language.js';
 import type { RenderContext } from './renderContext.js';
 import { CACHE_CONTROL_PAGE, CONTENT_TYPES } from './renderHeaders.js';
 import { oneLine } from './renderLayout.js';
-import { SITE_FILES, absoluteUrl, archivePath, fileKey, filePath, homePath, postPath, safeHttpUrl, tagPath } from './renderPaths.js';
+import { SITE_FILES, absoluteUrl, fileKey, filePath, homePath, postPath, safeHttpUrl } from './renderPaths.js';
 import type { SitePost, SitePostSummary } from './siteTypes.js';
 
 type Dated = Pick<SitePostSummary, 'publishedAt' | 'updatedAt'>;
@@ -38,7 +38,8 @@ function absoluteLinks(html: string, baseUrl: string): string {
   return html.replace(/(\s(?:href|src)=")\/(?!\/)/g, `$1${baseUrl}/`);
 }
 
-function latest(posts: readonly Dated[], fallback: string): string {
+/** The newest publish or edit among `posts`, or `fallback` when there are none. */
+export function latest(posts: readonly Dated[], fallback: string): string {
   let newest = '';
   for (const post of posts) {
     if (post.publishedAt > newest) newest = post.publishedAt;
@@ -52,7 +53,7 @@ function rfc822(iso: string): string {
   return new Date(iso).toUTCString();
 }
 
-function textObject(ctx: RenderContext, name: string, body: string, contentType: string): SiteObject {
+export function textObject(ctx: RenderContext, name: string, body: string, contentType: string): SiteObject {
   return { key: fileKey(ctx.blog.slug, name), body, contentType, cacheControl: CACHE_CONTROL_PAGE };
 }
 
@@ -127,29 +128,6 @@ export function renderJsonFeed(ctx: RenderContext, posts: readonly SitePost[]): 
   return textObject(ctx, SITE_FILES.jsonFeed, `${JSON.stringify(feed, null, 2)}\n`, CONTENT_TYPES.jsonFeed);
 }
 
-/**
- * `<blog>/sitemap.xml`: home, archive pages, posts and tag index pages (a tag's own archive
- * pages are reachable from it and only repeat posts already listed). `lastmod` is the newest
- * change among the posts a page shows.
- */
-export function renderSitemap(ctx: RenderContext, summaries: readonly SitePostSummary[]): SiteObject {
-  const oldestFirst = sortOldestFirst(summaries);
-  const entries: { path: string; lastmod: string }[] = [];
-  entries.push({ path: homePath, lastmod: latest(oldestFirst.slice(-HOME_PAGE_SIZE), ctx.blog.updatedAt) });
-  const pages = archivePageCount(oldestFirst.length);
-  for (let page = 1; page <= pages; page += 1) {
-    entries.push({ path: archivePath(page), lastmod: latest(archivePageSlice(oldestFirst, page, ARCHIVE_PAGE_SIZE), ctx.blog.updatedAt) });
-  }
-  for (const post of oldestFirst) entries.push({ path: postPath(post.slug), lastmod: post.updatedAt });
-  for (const tag of collectTags(oldestFirst)) entries.push({ path: tagPath(tag.name), lastmod: latest(tag.posts, ctx.blog.updatedAt) });
-  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'];
-  for (const entry of entries) {
-    lines.push(`  <url><loc>${escapeXml(absoluteUrl(ctx.baseUrl, entry.path))}</loc><lastmod>${escapeXml(entry.lastmod)}</lastmod></url>`);
-  }
-  lines.push('</urlset>', '');
-  return textObject(ctx, SITE_FILES.sitemap, lines.join('\n'), CONTENT_TYPES.xml);
-}
-
 /** `<blog>/robots.txt`: everything may be crawled; the sitemap lists it. */
 export function renderRobots(ctx: RenderContext): SiteObject {
   const sitemap = absoluteUrl(ctx.baseUrl, filePath(SITE_FILES.sitemap));
@@ -161,16 +139,30 @@ function markdownText(text: string): string {
   return oneLine(text).replace(/[\\[\]]/g, '\\$&');
 }
 
-/** `<blog>/llms.txt` (llmstxt.org): title, description, then every post, newest first. */
-export function renderLlmsTxt(ctx: RenderContext, summaries: readonly SitePostSummary[]): SiteObject {
+/** Posts listed in llms.txt; the sitemap lists every page. */
+export const LLMS_POST_COUNT = 100;
+
+/**
+ * `<blog>/llms.txt` (llmstxt.org): title, description, the newest LLMS_POST_COUNT posts, then
+ * links to the feeds and the sitemap. Listing every post would make each publish rewrite a
+ * file that grows with the blog; the sitemap already lists everything.
+ */
+export function renderLlmsTxt(ctx: RenderContext, newestFirst: readonly SitePostSummary[], total: number): SiteObject {
   const lines = [`# ${oneLine(ctx.blog.name)}`];
   const blogDescription = oneLine(ctx.blog.description);
   if (blogDescription) lines.push('', `> ${blogDescription}`);
-  lines.push('', '## Posts', '');
-  for (const post of sortNewestFirst(summaries)) {
+  lines.push('', total > LLMS_POST_COUNT ? `## Newest posts (${LLMS_POST_COUNT} of ${total})` : '## Posts', '');
+  for (const post of newestFirst.slice(0, LLMS_POST_COUNT)) {
     const url = absoluteUrl(ctx.baseUrl, postPath(post.slug));
     const summary = oneLine(post.metaDescription);
     lines.push(`- [${markdownText(post.title)}](${url})${summary ? `: ${summary}` : ''}`);
   }
+  lines.push(
+    '',
+    '## Optional',
+    '',
+    `- [Sitemap](${absoluteUrl(ctx.baseUrl, filePath(SITE_FILES.sitemap))}): every page of the blog`,
+    `- [RSS feed](${absoluteUrl(ctx.baseUrl, filePath(SITE_FILES.rss))}): the newest posts with their full text`,
+  );
   return textObject(ctx, SITE_FILES.llms, `${lines.join('\n').trimEnd()}\n`, CONTENT_TYPES.text);
 }

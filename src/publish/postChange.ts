@@ -4,21 +4,26 @@
  * pages per list, the feeds), not the size of the blog.
  */
 import type { SiteObject } from '../storage/siteStore.js';
-import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_PAGE_SIZE, TAG_PAGE_SIZE, archivePageCount, archivePageSlice, archivePagesAffected, compareOldestFirst } from './archive.js';
+import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_PAGE_SIZE, TAG_PAGE_SIZE, archivePageCount, archivePageSlice, archivePagesAffected, compareOldestFirst, type TagGroup } from './archive.js';
 import { siteAssets } from './assets.js';
-import { renderJsonFeed, renderLlmsTxt, renderRobots, renderRss, renderSitemap } from './feeds.js';
+import { LLMS_POST_COUNT, renderJsonFeed, renderLlmsTxt, renderRobots, renderRss } from './feeds.js';
 import type { RenderContext } from './renderContext.js';
 import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './renderListPages.js';
 import { renderNotFoundPage } from './renderNotFoundPage.js';
 import { archiveKey, postKey, tagArchiveKey, tagKey, tagSegment } from './renderPaths.js';
 import { renderPostPage } from './renderPostPage.js';
 import { renderRedirect } from './renderRedirect.js';
+import { SITEMAP_CHUNK_SIZE, fileKeyOfSitemapChunk, renderSitemapChunk, renderSitemapIndex, renderSitemapPages, sitemapChunkCount, sitemapChunkSlice } from './sitemap.js';
 import type { SitePost, SitePostSummary } from './siteTypes.js';
 
 export interface PostChangeInput {
   ctx: RenderContext;
   /** Every published post of the blog, oldest first. */
   summaries: readonly SitePostSummary[];
+  /** The published posts of one tag segment, oldest first. */
+  tagged: (segment: string) => readonly SitePostSummary[];
+  /** Every tag of the published posts, as collectTags gives them. */
+  tagGroups: () => TagGroup<SitePostSummary>[];
   /** The post as it is now when it is live, else null. */
   post: SitePost | null;
   /** Full posts for the live neighbours of `post` (by id). */
@@ -50,13 +55,13 @@ interface ListChange {
   totalAfter: number;
 }
 
-/** Archive pages to render and to remove; every page when the change cannot be placed. */
-function pagesFor(change: ListChange, total: number): { render: number[]; remove: number[] } {
+/** Archive pages (or sitemap chunks) to render and to remove; all of them when the change cannot be placed. */
+function pagesFor(change: ListChange, total: number, pageSize = ARCHIVE_PAGE_SIZE): { render: number[]; remove: number[] } {
   if (change.position === null) {
-    const count = archivePageCount(total, ARCHIVE_PAGE_SIZE);
+    const count = archivePageCount(total, pageSize);
     return { render: Array.from({ length: count }, (_, i) => i + 1), remove: [count + 1] };
   }
-  return archivePagesAffected({ position: change.position, totalBefore: change.totalBefore, totalAfter: change.totalAfter });
+  return archivePagesAffected({ position: change.position, totalBefore: change.totalBefore, totalAfter: change.totalAfter }, pageSize);
 }
 
 /** Where in an oldest-first list the post is, or was, and how the list's length changed. */
@@ -108,7 +113,7 @@ export function renderPostChange(input: PostChangeInput): PostChangeOutput {
   const tags = new Map<string, string>();
   for (const tag of [...(input.previousTags ?? []), ...(post?.tags ?? [])]) tags.set(tagSegment(tag), tag);
   for (const [segment, fallbackName] of tags) {
-    const tagged = summaries.filter((p) => p.tags.some((t) => tagSegment(t) === segment));
+    const tagged = input.tagged(segment);
     const name = tagged.length ? (tagged[tagged.length - 1]!.tags.find((t) => tagSegment(t) === segment) ?? fallbackName) : fallbackName;
     const tagPages = archivePageCount(tagged.length);
     if (tagged.length === 0) {
@@ -123,13 +128,20 @@ export function renderPostChange(input: PostChangeInput): PostChangeOutput {
     for (const page of pages.remove) if (page > tagPages) deletions.push(tagArchiveKey(blog, name, page));
   }
 
+  objects.push(renderSitemapIndex(ctx, summaries.length), renderSitemapPages(ctx, newestFirst, input.tagGroups()));
+  const chunkCount = sitemapChunkCount(summaries.length);
+  const chunks = pagesFor(locate(summaries, input), summaries.length, SITEMAP_CHUNK_SIZE);
+  for (const chunk of chunks.render) {
+    if (chunk >= 1 && chunk <= chunkCount) objects.push(renderSitemapChunk(ctx, chunk, sitemapChunkSlice(summaries, chunk)));
+  }
+  for (const chunk of chunks.remove) if (chunk > chunkCount) deletions.push(fileKeyOfSitemapChunk(blog, chunk));
+
   objects.push(
     renderNotFoundPage(ctx),
     renderRss(ctx, input.newest.slice(0, FEED_SIZE)),
     renderJsonFeed(ctx, input.newest.slice(0, FEED_SIZE)),
-    renderSitemap(ctx, summaries),
     renderRobots(ctx),
-    renderLlmsTxt(ctx, summaries),
+    renderLlmsTxt(ctx, summaries.slice(-LLMS_POST_COUNT).reverse(), summaries.length),
   );
   return { objects, deletions };
 }

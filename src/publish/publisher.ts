@@ -14,7 +14,8 @@ import { FEED_SIZE } from './archive.js';
 import { loadSnapshot, toSiteBlog, toSitePost } from './loadSite.js';
 import { markdownToPlainText } from './markdown.js';
 import { renderPostChange } from './postChange.js';
-import { createRenderContext } from './renderContext.js';
+import { ListingCache } from './listingCache.js';
+import { blogLanguage, createRenderContext } from './renderContext.js';
 import { renderSite } from './renderSite.js';
 import type { Theme } from './renderTheme.js';
 import type { SitePost } from './siteTypes.js';
@@ -51,7 +52,12 @@ export interface VerifyReport {
 const SEARCH_PREFIX = '_search/';
 
 export class Publisher {
-  constructor(private readonly deps: PublisherDeps) {}
+  /** Published posts per blog, kept current from the change log so a publish does not re-read them all. */
+  private readonly listings: ListingCache;
+
+  constructor(private readonly deps: PublisherDeps) {
+    this.listings = new ListingCache(deps.site);
+  }
 
   /** The JobRunner's handler. */
   readonly handle = async (job: PublishJob): Promise<void> => {
@@ -114,7 +120,15 @@ export class Publisher {
     if (!blog) return; // deleted since: its site_delete job removes everything
     const postId = job.payload.postId;
     if (!postId) throw new Error(`job ${job.id} has no postId`);
-    const summaries = site.publishedSummaries(blog.id);
+    const listing = this.listings.get(blog.id);
+    const summaries = listing.posts;
+    const siteBlog = toSiteBlog(blog, urls);
+    if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) {
+      // The titles tipped the blog's language: every page's <html lang> and labels change.
+      await this.rebuild(blog);
+      await this.updateSearch(blog, postId);
+      return;
+    }
     const row = site.post(postId);
     const live = row && row.status === 'published' ? toSitePost(row) : null;
     const neighbours = new Map<string, SitePost>();
@@ -134,11 +148,13 @@ export class Publisher {
         if (full && full.status === 'published') neighbours.set(full.id, toSitePost(full));
       }
     }
-    const ctx = createRenderContext({ theme, blog: toSiteBlog(blog, urls), posts: summaries });
-    const redirects = live ? site.redirects(blog.id).filter((r) => r.to === live.slug).map((r) => r.from) : [];
+    const ctx = createRenderContext({ theme, blog: siteBlog, titleCounts: listing.titleCounts });
+    const redirects = live ? site.redirectsOfPost(live.id) : [];
     const { objects, deletions } = renderPostChange({
       ctx,
       summaries,
+      tagged: (segment) => listing.tagged(segment),
+      tagGroups: () => listing.tagGroups(),
       post: live,
       neighbours,
       newest: site.newestPublished(blog.id, FEED_SIZE).map(toSitePost),
@@ -152,8 +168,17 @@ export class Publisher {
       removedRedirects: [...(job.payload.removedRedirects ?? []), ...(live ? [] : site.redirectsOfPost(postId))],
     });
     await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, deletions);
+    await this.updateSearch(blog, postId, live);
+  }
+
+  private async updateSearch(blog: BlogWithDomain, postId: string, live = this.livePost(postId)): Promise<void> {
     if (live) await this.deps.search.upsert(blog.slug, [this.searchDoc(blog, live)]);
     else await this.deps.search.remove(blog.slug, [postId]);
+  }
+
+  private livePost(postId: string): SitePost | null {
+    const row = this.deps.site.post(postId);
+    return row && row.status === 'published' ? toSitePost(row) : null;
   }
 
   private async publishSite(job: PublishJob): Promise<void> {
@@ -171,6 +196,7 @@ export class Publisher {
       if (entry && entry.body.toString('utf8').trim() === job.blogSlug) await store.delete(`_domains/${job.payload.hostname}`);
     }
     hashes.clear(job.blogId);
+    this.listings.forget(job.blogId);
     // A new blog may already have taken the freed slug; its objects are not ours to delete.
     const successor = blogs.findBySlug(job.blogSlug);
     if (successor && successor.id !== job.blogId) {

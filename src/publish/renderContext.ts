@@ -2,7 +2,7 @@
  * What every page of one blog shares, computed once per blog and passed to each render
  * function, so that re-rendering a single page costs only that page.
  */
-import { detectLanguage, type Language } from './language.js';
+import { countText, emptyCounts, languageOf, type Language, type TextCounts } from './language.js';
 import { assetPath, safeHttpUrl } from './renderPaths.js';
 import type { Theme } from './renderTheme.js';
 import type { SiteBlog } from './siteTypes.js';
@@ -33,6 +33,22 @@ export interface RenderContextInput {
    * rebuild and for a partial one so both agree.
    */
   posts?: readonly { title: string }[];
+  /** The word counts of those titles taken together, when the caller keeps them (ListingCache). */
+  titleCounts?: TextCounts;
+}
+
+/** Language of the blog-wide pages: the blog's name, description and post titles together. */
+export function blogLanguage(blog: Pick<SiteBlog, 'name' | 'description'>, titleCounts: TextCounts): Language {
+  const counts = { ...titleCounts };
+  countText(blog.name, counts);
+  countText(blog.description, counts);
+  return languageOf(counts);
+}
+
+export function titleCountsOf(posts: readonly { title: string }[]): TextCounts {
+  const counts = emptyCounts();
+  for (const post of posts) countText(post.title, counts);
+  return counts;
 }
 
 /**
@@ -46,7 +62,6 @@ export function neutraliseStyleText(css: string): string {
 
 export function createRenderContext(input: RenderContextInput): RenderContext {
   const { theme, blog } = input;
-  const titles = (input.posts ?? []).map((post) => post.title).join('\n');
   const config = blog.themeConfig;
   const cssUrl = safeHttpUrl(config.cssUrl);
   const customCss = config.customCss?.trim() ? neutraliseStyleText(config.customCss) : null;
@@ -54,7 +69,7 @@ export function createRenderContext(input: RenderContextInput): RenderContext {
     theme,
     blog,
     baseUrl: blog.baseUrl.replace(/\/+$/, ''),
-    lang: detectLanguage(blog.name, blog.description, titles),
+    lang: blogLanguage(blog, input.titleCounts ?? titleCountsOf(input.posts ?? [])),
     stylesheets: [assetPath(theme.stylesheet), ...(cssUrl ? [cssUrl] : [])],
     customCss,
     headerHtml: config.headerHtml ?? '',

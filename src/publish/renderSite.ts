@@ -5,12 +5,13 @@
 import type { SiteObject } from '../storage/siteStore.js';
 import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_PAGE_SIZE, TAG_PAGE_SIZE, archivePageCount, archivePageSlice, collectTags, sortOldestFirst } from './archive.js';
 import { siteAssets } from './assets.js';
-import { renderJsonFeed, renderLlmsTxt, renderRobots, renderRss, renderSitemap } from './feeds.js';
+import { LLMS_POST_COUNT, renderJsonFeed, renderLlmsTxt, renderRobots, renderRss } from './feeds.js';
 import { createRenderContext } from './renderContext.js';
 import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './renderListPages.js';
 import { renderNotFoundPage } from './renderNotFoundPage.js';
 import { renderPostPage } from './renderPostPage.js';
 import { renderRedirect } from './renderRedirect.js';
+import { renderSitemaps } from './sitemap.js';
 import type { Theme } from './renderTheme.js';
 import type { SiteBlog, SitePost } from './siteTypes.js';
 
@@ -54,7 +55,8 @@ export function renderSite(input: SiteInput): SiteObject[] {
     objects.push(renderRedirect(ctx, redirect.from, redirect.to));
   }
 
-  for (const tag of collectTags(posts)) {
+  const tags = collectTags(posts);
+  for (const tag of tags) {
     const tagPages = archivePageCount(tag.posts.length);
     objects.push(renderTagPage(ctx, tag.name, tag.posts.slice(-TAG_PAGE_SIZE), tag.posts.length));
     for (let page = 1; page <= tagPages; page += 1) {
@@ -66,9 +68,9 @@ export function renderSite(input: SiteInput): SiteObject[] {
     renderNotFoundPage(ctx),
     renderRss(ctx, newestFirst.slice(0, FEED_SIZE)),
     renderJsonFeed(ctx, newestFirst.slice(0, FEED_SIZE)),
-    renderSitemap(ctx, posts),
+    ...renderSitemaps(ctx, posts, tags),
     renderRobots(ctx),
-    renderLlmsTxt(ctx, posts),
+    renderLlmsTxt(ctx, newestFirst.slice(0, LLMS_POST_COUNT), posts.length),
   );
   return objects;
 }

@@ -43,6 +43,8 @@ describe('publishing lifecycle into the folder store', () => {
       'life/rss.xml',
       'life/feed.json',
       'life/sitemap.xml',
+      'life/sitemap-pages.xml',
+      'life/sitemap-posts-1.xml',
       'life/robots.txt',
       'life/llms.txt',
       'life/404.html',
@@ -103,7 +105,7 @@ describe('publishing lifecycle into the folder store', () => {
     expect((await visit(t, 'life', '/hello-again')).status).toBe(404);
     expect((await visit(t, 'life', '/first-post')).status).toBe(404);
     expect((await visit(t, 'life', '/')).text).not.toContain('First post, edited');
-    expect((await visit(t, 'life', '/sitemap.xml')).text).not.toContain('hello-again');
+    expect((await visit(t, 'life', '/sitemap-posts-1.xml')).text).not.toContain('hello-again');
     expect(await keys()).not.toContain('life/tags/intro/index.html');
   });
 

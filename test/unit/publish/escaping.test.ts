@@ -136,11 +136,11 @@ describe('hostile author input', () => {
     expect(redirect.redirectTo).toBe('/x%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E');
   });
 
-  it('keeps rss.xml and sitemap.xml well-formed: author text only as escaped text or inside CDATA', () => {
-    for (const name of ['rss.xml', 'sitemap.xml']) {
+  it('keeps rss.xml and the sitemaps well-formed: author text only as escaped text or inside CDATA', () => {
+    for (const name of ['rss.xml', 'sitemap.xml', 'sitemap-pages.xml', 'sitemap-posts-1.xml']) {
       const { markup, sections } = splitCdata(text(objects.find((o) => o.key === `notes/${name}`)!));
       const elements = [...markup.matchAll(/<\/?([a-zA-Z:]+)/g)].map((m) => m[1]);
-      const allowed = ['rss', 'channel', 'title', 'link', 'description', 'language', 'lastBuildDate', 'generator', 'atom:link', 'item', 'guid', 'pubDate', 'category', 'content:encoded', 'urlset', 'url', 'loc', 'lastmod'];
+      const allowed = ['rss', 'channel', 'title', 'link', 'description', 'language', 'lastBuildDate', 'generator', 'atom:link', 'item', 'guid', 'pubDate', 'category', 'content:encoded', 'urlset', 'url', 'loc', 'lastmod', 'sitemapindex', 'sitemap'];
       for (const element of elements) expect(allowed).toContain(element);
       expect(markup).not.toMatch(/&(?!(amp|lt|gt|quot|apos);)/);
       if (name === 'rss.xml') {
@@ -166,9 +166,9 @@ describe('hostile author input', () => {
   it('keeps llms.txt one line per post with escaped link labels', () => {
     const llms = objects.find((o) => o.key === 'notes/llms.txt')!;
     expect(llms.contentType).toBe('text/plain; charset=utf-8');
-    const lines = text(llms).split('\n').filter((line) => line.startsWith('- '));
-    expect(lines).toHaveLength(2);
-    for (const line of lines) expect(line).toMatch(/^- \[[^\]]*(\\\][^\]]*)*\]\(https:\/\/notes\.example\.com\/[^\s()]+\): /);
+    const lines = text(llms).split('\n').filter((line) => line.startsWith('- ['));
+    expect(lines).toHaveLength(2 + 2); // two posts, then the sitemap and the feed
+    for (const line of lines.slice(0, 2)) expect(line).toMatch(/^- \[[^\]]*(\\\][^\]]*)*\]\(https:\/\/notes\.example\.com\/[^\s()]+\): /);
   });
 
   it('sanitised post HTML went through the allowlist before it reached the page', () => {

@@ -9,13 +9,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { archivePageCount, archivePageSlice } from '../../../src/publish/archive.js';
-import { renderJsonFeed, renderLlmsTxt, renderRobots, renderRss, renderSitemap } from '../../../src/publish/feeds.js';
+import { archivePageCount, archivePageSlice, collectTags } from '../../../src/publish/archive.js';
+import { renderJsonFeed, renderLlmsTxt, renderRobots, renderRss } from '../../../src/publish/feeds.js';
 import { createRenderContext } from '../../../src/publish/renderContext.js';
 import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from '../../../src/publish/renderListPages.js';
 import { renderNotFoundPage } from '../../../src/publish/renderNotFoundPage.js';
 import { renderPostPage } from '../../../src/publish/renderPostPage.js';
 import { renderRedirect } from '../../../src/publish/renderRedirect.js';
+import { renderSitemaps } from '../../../src/publish/sitemap.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { buildBlog, cachingPost, defaultTheme, fixturePosts, helloPost, koreanPost, numberedPosts } from './siteFixtures.js';
 
@@ -95,7 +96,13 @@ describe('golden pages', () => {
 describe('golden feeds and files', () => {
   it('rss.xml', () => expectGolden('rss.xml', renderRss(ctx, fixturePosts)));
   it('feed.json', () => expectGolden('feed.json', renderJsonFeed(ctx, fixturePosts)));
-  it('sitemap.xml', () => expectGolden('sitemap.xml', renderSitemap(ctx, fixturePosts)));
+  it('sitemap.xml, sitemap-pages.xml and sitemap-posts-1.xml', () => {
+    const [index, pages, posts, ...more] = renderSitemaps(ctx, fixturePosts, collectTags(fixturePosts));
+    expect(more).toEqual([]);
+    expectGolden('sitemap.xml', index!);
+    expectGolden('sitemap-pages.xml', pages!);
+    expectGolden('sitemap-posts-1.xml', posts!);
+  });
   it('robots.txt', () => expectGolden('robots.txt', renderRobots(ctx)));
-  it('llms.txt', () => expectGolden('llms.txt', renderLlmsTxt(ctx, fixturePosts)));
+  it('llms.txt', () => expectGolden('llms.txt', renderLlmsTxt(ctx, newestFirst, fixturePosts.length)));
 });

@@ -35,6 +35,8 @@ describe('renderSite', () => {
         'notes/rss.xml',
         'notes/feed.json',
         'notes/sitemap.xml',
+        'notes/sitemap-pages.xml',
+        'notes/sitemap-posts-1.xml',
         'notes/robots.txt',
         'notes/llms.txt',
       ].sort(),
@@ -48,7 +50,7 @@ describe('renderSite', () => {
       html: 'text/html; charset=utf-8',
       'rss.xml': 'application/rss+xml; charset=utf-8',
       'feed.json': 'application/feed+json; charset=utf-8',
-      'sitemap.xml': 'application/xml; charset=utf-8',
+      xml: 'application/xml; charset=utf-8',
       txt: 'text/plain; charset=utf-8',
     };
     for (const object of objects) {
@@ -136,7 +138,7 @@ describe('renderSite', () => {
   it('renders an empty blog', () => {
     const empty = renderSite({ theme, blog, posts: [] });
     expect(empty.map((o) => o.key).sort()).toEqual(
-      [`notes/assets/${theme.stylesheet}`, 'notes/index.html', 'notes/404.html', 'notes/rss.xml', 'notes/feed.json', 'notes/sitemap.xml', 'notes/robots.txt', 'notes/llms.txt'].sort(),
+      [`notes/assets/${theme.stylesheet}`, 'notes/index.html', 'notes/404.html', 'notes/rss.xml', 'notes/feed.json', 'notes/sitemap.xml', 'notes/sitemap-pages.xml', 'notes/robots.txt', 'notes/llms.txt'].sort(),
     );
     expect(String(empty.find((o) => o.key === 'notes/index.html')!.body)).toContain('<p class="empty">No posts yet.</p>');
     expect(String(empty.find((o) => o.key === 'notes/rss.xml')!.body)).toContain('<lastBuildDate>Mon, 05 Jan 2026 09:00:00 GMT</lastBuildDate>');
@@ -152,7 +154,9 @@ describe('renderSite', () => {
     expect(count('notes/index.html', /class="post-item"/g)).toBe(10);
     expect(count('notes/tags/even/index.html', /<li><time/g)).toBe(20);
     expect(count('notes/rss.xml', /<item>/g)).toBe(20);
-    expect(count('notes/sitemap.xml', /<url>/g)).toBe(1 + 13 + 250 + 2);
+    expect(count('notes/sitemap.xml', /<sitemap>/g)).toBe(2);
+    expect(count('notes/sitemap-pages.xml', /<url>/g)).toBe(1 + 2);
+    expect(count('notes/sitemap-posts-1.xml', /<url>/g)).toBe(13 + 250);
     // Home links to the page holding the 11th newest post (position 239 → page 12).
     expect(String(big.find((o) => o.key === 'notes/index.html')!.body)).toContain('<a class="pager-older" href="/page/12">');
     expect(String(big.find((o) => o.key === 'notes/tags/even/index.html')!.body)).toContain('href="/tags/even/page/6"');

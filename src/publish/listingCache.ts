@@ -1,0 +1,185 @@
+/**
+ * The published posts of recently published blogs (summaries, oldest first), kept in memory so
+ * that a publish in a blog of 10,000 posts does not re-read 10,000 rows. Each use replays the
+ * post_changes log (migration 004: triggers record every change to a published post in the
+ * same transaction) since the entry's last sequence number, re-reading only the posts it names.
+ * Replaying is idempotent — an entry is made to match the row as it is now — so a change seen
+ * twice, or a row read newer than its log entry, does no harm. When the log no longer reaches
+ * back to an entry (pruned), the entry is loaded afresh.
+ */
+import { compareOldestFirst, type TagGroup } from './archive.js';
+import { countText, emptyCounts, type TextCounts } from './language.js';
+import { tagSegment } from './renderPaths.js';
+import type { SitePostSummary } from './siteTypes.js';
+
+/** What the cache reads; SiteRepo provides it. */
+export interface ListingSource {
+  publishedSummaries(blogId: string): SitePostSummary[];
+  publishedSummary(postId: string): SitePostSummary | null;
+  latestChange(): number;
+  oldestChange(): number | null;
+  changesSince(blogId: string, seq: number): { seq: number; postId: string }[];
+  pruneChanges(belowSeq: number): void;
+}
+
+export interface Listing {
+  /** Every published post of the blog, oldest first. */
+  readonly posts: readonly SitePostSummary[];
+  /** Word counts of all titles together: they decide the blog-wide language. */
+  readonly titleCounts: TextCounts;
+  /** The same counts before this call brought the entry up to date; null on a fresh load. */
+  readonly titleCountsBefore: TextCounts | null;
+  /** The posts of one tag segment, oldest first (empty when none). */
+  tagged(segment: string): readonly SitePostSummary[];
+  /** Every tag with its posts, ordered by segment, as collectTags gives them. */
+  tagGroups(): TagGroup<SitePostSummary>[];
+}
+
+export interface ListingCacheOptions {
+  /** Summaries kept in memory over all blogs before least recently used blogs are dropped. */
+  maxPosts?: number;
+  /** Log entries kept when pruning. */
+  keepChanges?: number;
+}
+
+const EMPTY: readonly SitePostSummary[] = [];
+
+function addCounts(target: TextCounts, counts: TextCounts, sign: 1 | -1): void {
+  target.hangulWords += sign * counts.hangulWords;
+  target.latinWords += sign * counts.latinWords;
+  target.hangulChars += sign * counts.hangulChars;
+  target.otherWords += sign * counts.otherWords;
+}
+
+/** Index at which `post` sits, or would be inserted, in an oldest-first list. */
+function position(list: readonly SitePostSummary[], post: SitePostSummary): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareOldestFirst(list[mid]!, post) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function segmentsOf(post: SitePostSummary): Set<string> {
+  return new Set(post.tags.map(tagSegment));
+}
+
+class BlogListing implements Listing {
+  readonly posts: SitePostSummary[] = [];
+  readonly titleCounts = emptyCounts();
+  titleCountsBefore: TextCounts | null = null;
+  private readonly byId = new Map<string, SitePostSummary>();
+  private readonly tags = new Map<string, SitePostSummary[]>();
+
+  constructor(
+    public seq: number,
+    posts: readonly SitePostSummary[],
+  ) {
+    for (const post of posts) {
+      this.posts.push(post);
+      this.index(post);
+    }
+    this.posts.sort(compareOldestFirst);
+    for (const list of this.tags.values()) list.sort(compareOldestFirst);
+  }
+
+  tagged(segment: string): readonly SitePostSummary[] {
+    return this.tags.get(segment) ?? EMPTY;
+  }
+
+  tagGroups(): TagGroup<SitePostSummary>[] {
+    const groups: TagGroup<SitePostSummary>[] = [];
+    for (const [segment, posts] of this.tags) {
+      const name = posts[posts.length - 1]!.tags.find((tag) => tagSegment(tag) === segment)!;
+      groups.push({ name, segment, posts });
+    }
+    return groups.sort((a, b) => (a.segment < b.segment ? -1 : a.segment > b.segment ? 1 : 0));
+  }
+
+  /** Makes the entry for `postId` match `now` (null: the post is not published any more). */
+  apply(postId: string, now: SitePostSummary | null): void {
+    const old = this.byId.get(postId);
+    if (old) {
+      this.posts.splice(position(this.posts, old), 1);
+      for (const segment of segmentsOf(old)) {
+        const list = this.tags.get(segment)!;
+        list.splice(position(list, old), 1);
+        if (list.length === 0) this.tags.delete(segment);
+      }
+      this.byId.delete(postId);
+      addCounts(this.titleCounts, countText(old.title, emptyCounts()), -1);
+    }
+    if (now) {
+      this.posts.splice(position(this.posts, now), 0, now);
+      this.index(now, true);
+    }
+  }
+
+  private index(post: SitePostSummary, sorted = false): void {
+    this.byId.set(post.id, post);
+    countText(post.title, this.titleCounts);
+    for (const segment of segmentsOf(post)) {
+      const list = this.tags.get(segment);
+      if (!list) this.tags.set(segment, [post]);
+      else if (sorted) list.splice(position(list, post), 0, post);
+      else list.push(post);
+    }
+  }
+}
+
+export class ListingCache {
+  private readonly entries = new Map<string, BlogListing>();
+  private readonly maxPosts: number;
+  private readonly keepChanges: number;
+  private uses = 0;
+
+  constructor(
+    private readonly source: ListingSource,
+    options: ListingCacheOptions = {},
+  ) {
+    this.maxPosts = options.maxPosts ?? 200_000;
+    this.keepChanges = options.keepChanges ?? 50_000;
+  }
+
+  /** The blog's published posts as the database holds them now. */
+  get(blogId: string): Listing {
+    const { source } = this;
+    let entry = this.entries.get(blogId);
+    this.entries.delete(blogId);
+    const oldest = source.oldestChange();
+    if (entry && (oldest === null || entry.seq >= oldest - 1)) {
+      // Read the log's end first: a change committed after it is replayed next time.
+      const latest = source.latestChange();
+      const changes = source.changesSince(blogId, entry.seq);
+      entry.titleCountsBefore = { ...entry.titleCounts };
+      for (const postId of new Set(changes.map((change) => change.postId))) entry.apply(postId, source.publishedSummary(postId));
+      entry.seq = Math.max(latest, changes[changes.length - 1]?.seq ?? 0);
+    } else {
+      const latest = source.latestChange();
+      entry = new BlogListing(latest, source.publishedSummaries(blogId));
+    }
+    this.entries.set(blogId, entry);
+    this.evict(blogId);
+    if (++this.uses % 256 === 0) source.pruneChanges(source.latestChange() - this.keepChanges);
+    return entry;
+  }
+
+  /** Drops a blog's entry (the blog was deleted). */
+  forget(blogId: string): void {
+    this.entries.delete(blogId);
+  }
+
+  private evict(keep: string): void {
+    let total = 0;
+    for (const entry of this.entries.values()) total += entry.posts.length;
+    for (const [blogId, entry] of this.entries) {
+      if (total <= this.maxPosts) return;
+      if (blogId === keep) continue;
+      this.entries.delete(blogId);
+      total -= entry.posts.length;
+    }
+  }
+}

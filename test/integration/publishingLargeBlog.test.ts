@@ -1,0 +1,117 @@
+/**
+ * Incremental publishing in a blog big enough to have two sitemap chunks (over
+ * SITEMAP_CHUNK_SIZE posts) and fifty archive pages: after each lifecycle operation the store
+ * must hold exactly what a full render of the database gives (`verify` finds nothing), while
+ * the publisher answers from its listing cache instead of re-reading the blog. A second server
+ * process writing to the same database must not leave the first one's cache stale.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SITEMAP_CHUNK_SIZE } from '../../src/publish/sitemap.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { visit as visitHost } from '../support/visit.js';
+
+const SEEDED = SITEMAP_CHUNK_SIZE + 30;
+
+function visit(app: TestApp, blog: string, path: string) {
+  return visitHost(app.baseUrl, `${blog}.localhost:3000`, path);
+}
+
+describe('incremental publishing in a blog of more than one sitemap chunk', () => {
+  let t: TestApp;
+  let key: string;
+  let blogId: string;
+  const slugs: string[] = [];
+
+  beforeAll(async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'folio-large-'));
+    // Seed through the services without rendering, then render once with a full rebuild.
+    const seed = await startTestApp({ dataDir, jobHandler: async () => {} });
+    key = seed.key;
+    const blog = (await seed.request('POST', '/v1/blogs', { body: { slug: 'big', name: 'Big blog' } })).body;
+    blogId = blog.id;
+    const row = seed.folio.repos.blogs.findById(blogId)!;
+    for (let i = 0; i < SEEDED; i += 1) {
+      seed.clock.advance(60_000);
+      const post = await seed.folio.posts.create(row, { title: `Post number ${i}`, contentMd: `Body of post ${i}.`, tags: [i % 2 ? 'odd' : 'even', `group-${i % 7}`], status: 'published' });
+      slugs.push(post.slug);
+    }
+    await seed.close();
+    t = await startTestApp({ dataDir, clock: seed.clock });
+    await t.folio.publisher.rebuild(t.folio.repos.blogs.findById(blogId)!);
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const api = (method: string, path: string, body?: unknown) => t.request(method, path, { key, blogId, ...(body === undefined ? {} : { body }) });
+
+  async function expectInStep(app: TestApp = t): Promise<void> {
+    const report = await app.folio.publisher.verify(app.folio.repos.blogs.findById(blogId)!);
+    expect({ missing: report.missing, different: report.different, extra: report.extra }).toEqual({ missing: [], different: [], extra: [] });
+  }
+
+  it('starts with a sitemap index of the pages sitemap and two post chunks', async () => {
+    const index = await visit(t, 'big', '/sitemap.xml');
+    expect(index.text.match(/<sitemap>/g)).toHaveLength(3);
+    expect(index.text).toContain('/sitemap-posts-2.xml');
+    const second = await visit(t, 'big', '/sitemap-posts-2.xml');
+    expect(second.text.match(/<url>/g)).toHaveLength(30 + 2); // 30 posts, archive pages 51 and 52
+    await expectInStep();
+  });
+
+  it('a new post touches only the newest chunk, and the store stays in step', async () => {
+    const first = await t.folio.store.get('big/sitemap-posts-1.xml');
+    t.clock.advance(60_000);
+    const created = await api('POST', '/v1/posts', { title: 'Fresh post', content: 'New words.', tags: ['odd'], status: 'published' });
+    expect(created.status).toBe(201);
+    expect((await visit(t, 'big', '/sitemap-posts-2.xml')).text).toContain('/fresh-post');
+    expect((await t.folio.store.get('big/sitemap-posts-1.xml'))?.etag).toBe(first?.etag);
+    expect((await visit(t, 'big', '/llms.txt')).text).toContain('[Fresh post]');
+    await expectInStep();
+  });
+
+  it('an edit of an old post (title and tags) stays in step', async () => {
+    t.clock.advance(60_000);
+    expect((await api('PUT', `/v1/posts/${slugs[3]}`, { title: 'An old post, retitled', tags: ['renamed-tag'] })).status).toBe(200);
+    expect((await visit(t, 'big', '/tags/renamed-tag')).text).toContain('An old post, retitled');
+    await expectInStep();
+  });
+
+  it('unpublishing an old post shifts later archive pages and chunks, and stays in step', async () => {
+    t.clock.advance(60_000);
+    expect((await api('POST', `/v1/posts/${slugs[10]}/unpublish`)).status).toBe(200);
+    expect((await visit(t, 'big', `/${slugs[10]}`)).status).toBe(404);
+    await expectInStep();
+  });
+
+  it('renaming and deleting posts at a chunk boundary stay in step', async () => {
+    t.clock.advance(60_000);
+    expect((await api('PUT', `/v1/posts/${slugs[999]}`, { slug: 'moved-at-the-boundary' })).status).toBe(200);
+    await expectInStep();
+    t.clock.advance(60_000);
+    expect((await api('DELETE', `/v1/posts/${slugs[1000]}`)).status).toBe(200);
+    await expectInStep();
+  });
+
+  it("sees a change another server process made to the same database", async () => {
+    const other = await startTestApp({ dataDir: t.dataDir, clock: t.clock });
+    try {
+      t.clock.advance(60_000);
+      const elsewhere = await other.request('POST', '/v1/posts', { key, blogId, body: { title: 'Written by the other process', content: 'Hi.', status: 'published' } });
+      expect(elsewhere.status).toBe(201);
+      t.clock.advance(60_000);
+      expect((await api('POST', '/v1/posts', { title: 'Written here afterwards', content: 'Hello.', status: 'published' })).status).toBe(201);
+      // This process rendered the home page last: it must list the other process's post too.
+      const home = (await visit(t, 'big', '/')).text;
+      expect(home).toContain('Written here afterwards');
+      expect(home).toContain('Written by the other process');
+      await expectInStep();
+    } finally {
+      await other.close();
+    }
+  });
+});
