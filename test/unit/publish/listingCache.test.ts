@@ -1,0 +1,81 @@
+/**
+ * The publisher's listing cache against a real SQLite database: it must always equal what
+ * SiteRepo.publishedSummaries reads, whatever changed since its last use — including changes
+ * made behind its back and a change log pruned past it.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SiteRepo } from '../../../src/db/siteRepo.js';
+import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
+import { ListingCache } from '../../../src/publish/listingCache.js';
+import { collectTags } from '../../../src/publish/archive.js';
+import { titleCountsOf } from '../../../src/publish/renderContext.js';
+import { startTestApp, type TestApp } from '../../support/testApp.js';
+
+describe('ListingCache', () => {
+  let t: TestApp;
+  let blog: BlogWithDomain;
+  let site: SiteRepo;
+
+  beforeEach(async () => {
+    t = await startTestApp({ jobHandler: async () => {} });
+    const created = await t.request('POST', '/v1/blogs', { body: { slug: 'cache', name: 'Cache' } });
+    blog = t.folio.repos.blogs.findById(created.body.id)!;
+    site = new SiteRepo(t.folio.db);
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  async function publish(title: string, tags: string[]): Promise<string> {
+    t.clock.advance(60_000);
+    return (await t.folio.posts.create(blog, { title, contentMd: 'Body.', tags, status: 'published' })).slug;
+  }
+
+  function expectCurrent(cache: ListingCache): void {
+    const listing = cache.get(blog.id);
+    const truth = site.publishedSummaries(blog.id);
+    expect(listing.posts).toEqual(truth);
+    expect(listing.titleCounts).toEqual(titleCountsOf(truth));
+    expect(listing.tagGroups()).toEqual(collectTags(truth));
+    for (const group of collectTags(truth)) expect(listing.tagged(group.segment)).toEqual(group.posts);
+  }
+
+  it('follows publishes, edits, unpublishes and deletes made after it loaded', async () => {
+    const cache = new ListingCache(site);
+    const a = await publish('Alpha', ['one', 'Two']);
+    const b = await publish('Beta', ['two']);
+    expectCurrent(cache);
+    await publish('Gamma', ['three']);
+    t.clock.advance(60_000);
+    await t.folio.posts.update(blog, a, { title: '알파', tags: ['three'] });
+    expectCurrent(cache);
+    await t.folio.transitions.unpublish(blog, b);
+    expectCurrent(cache);
+    await t.folio.posts.delete(blog, a);
+    expectCurrent(cache);
+    expect(cache.get(blog.id).tagged('two')).toEqual([]);
+  });
+
+  it('reports the title counts from before the changes it replayed', async () => {
+    const cache = new ListingCache(site);
+    await publish('English words here', []);
+    const first = cache.get(blog.id);
+    expect(first.titleCountsBefore).toBeNull();
+    const before = { ...first.titleCounts };
+    await publish('한국어 제목 입니다 정말', []);
+    const second = cache.get(blog.id);
+    expect(second.titleCountsBefore).toEqual(before);
+    expect(second.titleCounts.hangulWords).toBe(4);
+  });
+
+  it('reloads when the change log was pruned past its position', async () => {
+    const cache = new ListingCache(site, { keepChanges: 0 });
+    const first = await publish('First', []);
+    expectCurrent(cache);
+    t.clock.advance(60_000);
+    await t.folio.posts.update(blog, first, { title: 'First, renamed' });
+    await publish('Second', []);
+    site.pruneChanges(site.latestChange()); // keeps only the newest entry
+    expectCurrent(cache);
+  });
+});
