@@ -8,6 +8,7 @@ import type { PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import type { Logger } from '../logger.js';
+import { templatesDir } from '../paths.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';
 import { FEED_SIZE } from './archive.js';
@@ -16,7 +17,7 @@ import { markdownToPlainText } from './markdown.js';
 import { renderPostChange } from './postChange.js';
 import { ListingCache } from './listingCache.js';
 import { blogLanguage, createRenderContext } from './renderContext.js';
-import { renderSite } from './renderSite.js';
+import { renderSiteParallel } from './renderSiteParallel.js';
 import type { Theme } from './renderTheme.js';
 import type { SitePost } from './siteTypes.js';
 import { writeSite, type WriteResult } from './writeSite.js';
@@ -75,8 +76,13 @@ export class Publisher {
   /** Re-renders every object of the blog; `force` uploads even objects whose hash matches. */
   async rebuild(blog: BlogWithDomain, options: { force?: boolean; withSearch?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<WriteResult> {
     const snapshot = loadSnapshot(this.deps.site, blog, this.deps.urls);
-    const objects = renderSite({ theme: this.deps.theme, ...snapshot });
-    const stale = await this.staleKeys(blog.slug, objects);
+    // The store is listed while the workers render: the listing only needs the keys at the end.
+    const [objects, stored] = await Promise.all([
+      renderSiteParallel({ theme: this.deps.theme, ...snapshot }, { themeDir: templatesDir }),
+      this.staleKeys(blog.slug, []),
+    ]);
+    const rendered = new Set(objects.map((o) => o.key));
+    const stale = stored.filter((key) => !rendered.has(key));
     const result = await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, stale, {
       ...(options.force ? { force: true } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -97,7 +103,7 @@ export class Publisher {
   /** Compares the store with what the database says the blog should be. */
   async verify(blog: BlogWithDomain): Promise<VerifyReport> {
     const snapshot = loadSnapshot(this.deps.site, blog, this.deps.urls);
-    const objects = renderSite({ theme: this.deps.theme, ...snapshot });
+    const objects = await renderSiteParallel({ theme: this.deps.theme, ...snapshot }, { themeDir: templatesDir });
     const report: VerifyReport = { checked: objects.length, missing: [], different: [], extra: await this.staleKeys(blog.slug, objects) };
     for (const object of objects) {
       const stored = await this.deps.store.get(object.key);

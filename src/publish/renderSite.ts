@@ -6,7 +6,7 @@ import type { SiteObject } from '../storage/siteStore.js';
 import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_PAGE_SIZE, TAG_PAGE_SIZE, archivePageCount, archivePageSlice, collectTags, sortOldestFirst } from './archive.js';
 import { siteAssets } from './assets.js';
 import { LLMS_POST_COUNT, renderJsonFeed, renderLlmsTxt, renderRobots, renderRss } from './feeds.js';
-import { createRenderContext } from './renderContext.js';
+import { createRenderContext, type RenderContext } from './renderContext.js';
 import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './renderListPages.js';
 import { renderNotFoundPage } from './renderNotFoundPage.js';
 import { renderPostPage } from './renderPostPage.js';
@@ -31,9 +31,32 @@ export interface SiteInput {
 }
 
 export function renderSite(input: SiteInput): SiteObject[] {
-  const { theme, blog } = input;
+  const plan = planSite(input);
+  return assembleSite(input, plan, plan.posts.map((post, index) => renderPostPage(plan.ctx, post, postNeighbours(plan.posts, index))));
+}
+
+/** What every page of a full render shares: the context and the posts, oldest first. */
+export interface SitePlan {
+  ctx: RenderContext;
+  posts: SitePost[];
+}
+
+export function planSite(input: SiteInput): SitePlan {
   const posts = sortOldestFirst(input.posts);
-  const ctx = createRenderContext({ theme, blog, posts });
+  return { ctx: createRenderContext({ theme: input.theme, blog: input.blog, posts }), posts };
+}
+
+/** The links of post `index` of the oldest-first list; the post pages of a full render use these. */
+export function postNeighbours(posts: readonly SitePost[], index: number): { older: SitePost | null; newer: SitePost | null } {
+  return { older: posts[index - 1] ?? null, newer: posts[index + 1] ?? null };
+}
+
+/**
+ * Every object of the blog, in renderSite's order, around post pages rendered elsewhere
+ * (`postPages[i]` is the page of `plan.posts[i]`), so a parallel render gives the same list.
+ */
+export function assembleSite(input: SiteInput, plan: SitePlan, postPages: readonly SiteObject[]): SiteObject[] {
+  const { ctx, posts } = plan;
   const newestFirst = [...posts].reverse();
   // Assets first: a writer that keeps this order never publishes a page before its stylesheet.
   const objects: SiteObject[] = [...siteAssets(ctx)];
@@ -44,9 +67,7 @@ export function renderSite(input: SiteInput): SiteObject[] {
     objects.push(renderArchivePage(ctx, page, archivePageSlice(posts, page), pageCount));
   }
 
-  posts.forEach((post, index) => {
-    objects.push(renderPostPage(ctx, post, { older: posts[index - 1] ?? null, newer: posts[index + 1] ?? null }));
-  });
+  objects.push(...postPages);
 
   // A live post always wins over an old address that a later post took.
   const liveSlugs = new Set(posts.map((post) => post.slug));

@@ -4,6 +4,8 @@ import type { SiteObject, SiteStore } from '../storage/siteStore.js';
 
 /** Concurrent puts are bounded: a burst of thousands of writes helps neither disk nor S3. */
 const CONCURRENCY = 8;
+/** Hashes of accepted writes are recorded this many at a time, in one transaction. */
+const HASH_BATCH = 256;
 
 export interface WriteResult {
   written: number;
@@ -12,6 +14,11 @@ export interface WriteResult {
 }
 
 export function objectHash(object: SiteObject): string {
+  return hashWithBody(object, object.body);
+}
+
+/** objectHash over the body already encoded, so a string body is encoded once per write, not twice. */
+function hashWithBody(object: SiteObject, body: Buffer | string): string {
   return createHash('sha256')
     .update(object.contentType)
     .update('\0')
@@ -19,7 +26,7 @@ export function objectHash(object: SiteObject): string {
     .update('\0')
     .update(object.redirectTo ?? '')
     .update('\0')
-    .update(object.body)
+    .update(body)
     .digest('base64url');
 }
 
@@ -49,29 +56,43 @@ export async function writeSite(
 ): Promise<WriteResult> {
   const result: WriteResult = { written: 0, unchanged: 0, deleted: 0 };
   const known = objects.length > 64 ? hashes.all(blogId) : null;
+  // Accepted writes whose hash is not recorded yet; a crash before they are recorded only
+  // means those objects are written again next time.
+  let accepted: [string, string][] = [];
+  const record = (): void => {
+    hashes.setMany(blogId, accepted);
+    accepted = [];
+  };
   let done = 0;
-  await inPool(objects, async (object) => {
-    done += 1;
-    if (options.onProgress && (done % 100 === 0 || done === objects.length)) options.onProgress(done, objects.length);
-    const hash = objectHash(object);
-    const previous = known ? (known.get(object.key) ?? null) : hashes.get(blogId, object.key);
-    if (previous === hash && !options.force) {
-      result.unchanged += 1;
-      return;
-    }
-    await store.put(object.key, object.body, {
-      contentType: object.contentType,
-      cacheControl: object.cacheControl,
-      ...(object.redirectTo ? { redirectTo: object.redirectTo } : {}),
+  try {
+    await inPool(objects, async (object) => {
+      done += 1;
+      if (options.onProgress && (done % 100 === 0 || done === objects.length)) options.onProgress(done, objects.length);
+      const body = typeof object.body === 'string' ? Buffer.from(object.body, 'utf8') : object.body;
+      const hash = hashWithBody(object, body);
+      const previous = known ? (known.get(object.key) ?? null) : hashes.get(blogId, object.key);
+      if (previous === hash && !options.force) {
+        result.unchanged += 1;
+        return;
+      }
+      await store.put(object.key, body, {
+        contentType: object.contentType,
+        cacheControl: object.cacheControl,
+        ...(object.redirectTo ? { redirectTo: object.redirectTo } : {}),
+      });
+      accepted.push([object.key, hash]);
+      if (accepted.length >= HASH_BATCH) record();
+      result.written += 1;
     });
-    hashes.set(blogId, object.key, hash);
-    result.written += 1;
-  });
+  } finally {
+    // Also after a failed put: the writes the store did accept need not be repeated.
+    record();
+  }
   const rendered = new Set(objects.map((o) => o.key));
   const toDelete = [...new Set(deletions)].filter((key) => !rendered.has(key));
   if (toDelete.length > 0) {
     await store.deleteMany(toDelete);
-    for (const key of toDelete) hashes.delete(blogId, key);
+    hashes.deleteMany(blogId, toDelete);
     result.deleted = toDelete.length;
   }
   return result;

@@ -1,0 +1,55 @@
+/**
+ * Worker thread of a parallel full render (renderSiteParallel.ts): renders the post pages of
+ * the chunks it is sent with the theme it loads itself (compiled eta functions cannot cross
+ * threads), and hands the bodies back as UTF-8 bytes, transferred instead of copied.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { RenderContext } from './renderContext.js';
+import { renderPostPage, type PostLink } from './renderPostPage.js';
+import { loadTheme } from './renderTheme.js';
+import type { SitePost } from './siteTypes.js';
+
+export interface RenderWorkerData {
+  /** The templates folder the caller's theme was loaded from. */
+  themeDir: string;
+  /** The shared render context, minus the theme. */
+  ctx: Omit<RenderContext, 'theme'>;
+}
+
+export interface RenderRequest {
+  chunk: number;
+  posts: SitePost[];
+  /** `neighbours[i]` are the links of `posts[i]`. */
+  neighbours: { older: PostLink | null; newer: PostLink | null }[];
+}
+
+export interface RenderedPage {
+  key: string;
+  body: Uint8Array;
+  contentType: string;
+  cacheControl: string;
+}
+
+export type RenderReply = { chunk: number; pages: RenderedPage[] } | { chunk: number; error: string };
+
+const port = parentPort;
+if (port) {
+  const data = workerData as RenderWorkerData;
+  const ctx: RenderContext = { ...data.ctx, theme: loadTheme(data.themeDir) };
+  const encoder = new TextEncoder();
+  port.on('message', (request: RenderRequest) => {
+    let reply: RenderReply;
+    try {
+      const pages = request.posts.map((post, i): RenderedPage => {
+        const page = renderPostPage(ctx, post, request.neighbours[i]);
+        // TextEncoder gives each body its own ArrayBuffer; a pooled Buffer's could not be transferred.
+        const body = typeof page.body === 'string' ? encoder.encode(page.body) : new Uint8Array(page.body);
+        return { key: page.key, body, contentType: page.contentType, cacheControl: page.cacheControl };
+      });
+      reply = { chunk: request.chunk, pages };
+    } catch (err) {
+      reply = { chunk: request.chunk, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    }
+    port.postMessage(reply, 'pages' in reply ? reply.pages.map((page) => page.body.buffer as ArrayBuffer) : []);
+  });
+}
