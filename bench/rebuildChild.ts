@@ -2,6 +2,7 @@
  * Child process of the rebuild benchmark: one full rebuild (pages and feeds, not the search
  * index) of a blog into the folder store, printing wall time and peak RSS as JSON.
  */
+import '../src/threadPool.js';
 import { compose } from '../src/compose.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';

@@ -2,6 +2,7 @@
  * `folio` command line: argument parsing only; the work is done by the same services the API
  * uses, on the same FOLIO_DATA_DIR (SQLite in WAL mode, so a running server is fine).
  */
+import './threadPool.js';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';

@@ -1,4 +1,5 @@
 /** Process entry: config → compose → first-start account → catch-up → listen + scheduler. */
+import './threadPool.js';
 import { createServer } from 'node:http';
 import { ConfigError, loadConfig } from './config.js';
 import { compose } from './compose.js';

@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';
 
-/** Concurrent puts are bounded: a burst of thousands of writes helps neither disk nor S3. */
-const CONCURRENCY = 8;
-/** Hashes of accepted writes are recorded this many at a time, in one transaction. */
-const HASH_BATCH = 256;
+/**
+ * Concurrent puts are bounded: a burst of thousands of writes helps neither disk nor S3. 32
+ * keeps the file system's thread pool (src/threadPool.ts) busy while each write waits for its
+ * flush, and stays within the S3 client's socket pool.
+ */
+const CONCURRENCY = 32;
 
 export interface WriteResult {
   written: number;
@@ -55,13 +57,20 @@ export async function writeSite(
   options: { force?: boolean; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<WriteResult> {
   const result: WriteResult = { written: 0, unchanged: 0, deleted: 0 };
-  const known = objects.length > 64 ? hashes.all(blogId) : null;
+  // A bulk write (a rebuild) lets the store skip its per-object flush and flushes once at the
+  // end; hashes are recorded only after that flush, so an object lost to a power cut before it
+  // is never taken for written.
+  const bulk = objects.length > 64;
+  const known = bulk ? hashes.all(blogId) : null;
   // Accepted writes whose hash is not recorded yet; a crash before they are recorded only
   // means those objects are written again next time.
   let accepted: [string, string][] = [];
-  const record = (): void => {
-    hashes.setMany(blogId, accepted);
+  const record = async (): Promise<void> => {
+    if (accepted.length === 0) return;
+    const batch = accepted;
     accepted = [];
+    if (bulk) await store.flush();
+    hashes.setMany(blogId, batch);
   };
   let done = 0;
   try {
@@ -79,14 +88,14 @@ export async function writeSite(
         contentType: object.contentType,
         cacheControl: object.cacheControl,
         ...(object.redirectTo ? { redirectTo: object.redirectTo } : {}),
+        ...(bulk ? { deferSync: true } : {}),
       });
       accepted.push([object.key, hash]);
-      if (accepted.length >= HASH_BATCH) record();
       result.written += 1;
     });
   } finally {
     // Also after a failed put: the writes the store did accept need not be repeated.
-    record();
+    await record();
   }
   const rendered = new Set(objects.map((o) => o.key));
   const toDelete = [...new Set(deletions)].filter((key) => !rendered.has(key));

@@ -59,6 +59,9 @@ export class S3SiteStore implements SiteStore {
     this.bucket = options.bucket;
   }
 
+  /** Every S3 put is durable once it answers. */
+  async flush(): Promise<void> {}
+
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const redirect = options.redirectTo;

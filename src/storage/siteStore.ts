@@ -8,6 +8,12 @@ export interface PutOptions {
   cacheControl: string;
   /** When set, the object is a redirect to this site-relative path (e.g. `/new-slug`). */
   redirectTo?: string;
+  /**
+   * Part of a bulk write: the caller calls `flush()` before it relies on the object surviving
+   * a power cut, so the backend may skip its per-object flush. Readers still never see part
+   * of an object.
+   */
+  deferSync?: boolean;
 }
 
 export interface StoredObject {
@@ -30,6 +36,8 @@ export interface SiteStore {
   deleteMany(keys: string[]): Promise<void>;
   /** Every key under the prefix, in lexicographic order, following pagination to the end. */
   list(prefix: string): Promise<string[]>;
+  /** Makes every `deferSync` write so far durable (a no-op where every put already is). */
+  flush(): Promise<void>;
 }
 
 /** An object produced by the renderer, ready to be written through a SiteStore. */

@@ -54,6 +54,17 @@ function siteStoreContract(name: string, makeStore: () => Promise<StoreFixture>)
       expect(object).not.toHaveProperty('redirectTo');
     });
 
+    it('serves deferred-sync writes at once and flushes them without error', async () => {
+      await store.put('blog/bulk-1/index.html', '<p>one</p>', { ...HTML, deferSync: true });
+      await store.put('blog/bulk-2/index.html', '<p>two</p>', { ...HTML, deferSync: true });
+      expect((await store.get('blog/bulk-1/index.html'))?.body.toString('utf8')).toBe('<p>one</p>');
+      await store.delete('blog/bulk-2/index.html'); // a flushed file may be gone by then
+      await store.flush();
+      await store.flush(); // nothing left to flush
+      expect((await store.get('blog/bulk-1/index.html'))?.body.toString('utf8')).toBe('<p>one</p>');
+      expect(await store.get('blog/bulk-2/index.html')).toBeNull();
+    });
+
     it('round-trips binary and empty bodies byte for byte', async () => {
       const binary = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256));
       await store.put('blog/img/noise.bin', binary, { contentType: 'application/octet-stream', cacheControl: 'max-age=31536000, immutable' });
@@ -193,6 +204,20 @@ describe('FsSiteStore on disk', () => {
       expect(await readdir(fixture.dir)).toEqual([]);
     },
   );
+
+  it('flushes deferred writes file by file where no `sync -f` command is found', async () => {
+    await store.put('blog/a/index.html', '<p>a</p>', { ...HTML, deferSync: true });
+    await store.put('blog/b/index.html', '<p>b</p>', { ...HTML, deferSync: true });
+    await store.delete('blog/b/index.html');
+    const path = process.env.PATH;
+    process.env.PATH = fixture.dir; // holds no `sync`
+    try {
+      await store.flush();
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(await readFile(join(fixture.root, 'blog/a/index.html'), 'utf8')).toBe('<p>a</p>');
+  });
 
   it('keeps bodies at <root>/<key>, so a static server can serve the folder as is', async () => {
     await store.put('blog/post/index.html', '<p>안녕</p>', HTML);

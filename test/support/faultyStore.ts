@@ -42,4 +42,9 @@ export class FaultyStore implements SiteStore {
     this.check();
     return this.inner.list(prefix);
   }
+
+  async flush(): Promise<void> {
+    this.check();
+    return this.inner.flush();
+  }
 }

@@ -10,6 +10,8 @@ export class MemorySiteStore implements SiteStore {
   private readonly objects = new Map<string, StoredObject>();
   readonly calls = { put: [] as string[], get: [] as string[], delete: [] as string[] };
 
+  async flush(): Promise<void> {}
+
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
     this.calls.put.push(key);
     const bytes = Buffer.from(body);
