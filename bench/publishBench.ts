@@ -48,23 +48,31 @@ async function measurePublish(blog: ImportedBlog, env: Record<string, string>, s
   return times;
 }
 
-export async function runPublishBench(n: number, samples = 40, rows: BenchRow[] = []): Promise<BenchRow[]> {
+export async function runPublishBench(n: number, samples = 100, rows: BenchRow[] = []): Promise<BenchRow[]> {
   const corpus = loadCorpus(n);
   const sizes = [...new Set([100, n])];
   const s3 = await startS3rver({ buckets: sizes.map((size) => `bench-${size}`) });
+  // p95 at 100 posts per store: the 10,000-post figure may be at most 1.5 times it.
+  const smallP95 = new Map<string, number>();
+  const target = (size: number, store: string): string => {
+    if (size < 10_000) return '';
+    const small = smallP95.get(store);
+    return `p95 ≤ 150 ms${small === undefined ? '' : ` and ≤ ${(small * 1.5).toFixed(0)} ms (1.5× 100 posts)`}`;
+  };
   try {
     for (const size of sizes) {
       const started = performance.now();
       const blog = await importCorpus(corpus.slice(0, size), `b${size}`);
       rows.push({ area: 'publish', measure: `import ${size} posts (service layer)`, value: `${((performance.now() - started) / 1000).toFixed(1)} s` });
 
-      const out = execFileSync(process.execPath, [REBUILD_CHILD, blog.dataDir, blog.blogSlug], { maxBuffer: 1 << 20 }).toString();
+      const out = execFileSync(process.execPath, [REBUILD_CHILD, blog.dataDir, blog.blogSlug, '--with-search'], { maxBuffer: 1 << 20 }).toString();
       const rebuild = JSON.parse(out) as { ms: number; objects: number; maxRssMb: number };
       rows.push({ area: 'publish', measure: `full rebuild, ${size} posts, fs (${rebuild.objects} objects)`, value: `${(rebuild.ms / 1000).toFixed(2)} s`, target: size >= 10_000 ? '< 7.4 s' : '' });
       rows.push({ area: 'publish', measure: `full rebuild, ${size} posts, peak RSS`, value: `${rebuild.maxRssMb.toFixed(0)} MB`, target: size >= 10_000 ? '< 1024 MB' : '' });
 
       const fsTimes = await measurePublish(blog, {}, samples);
-      rows.push({ area: 'publish', measure: `publish p50 / p95, ${size} posts, fs`, value: `${percentile(fsTimes, 50).toFixed(0)} / ${percentile(fsTimes, 95).toFixed(0)} ms`, target: size >= 10_000 ? 'p95 ≤ 150 ms' : '' });
+      rows.push({ area: 'publish', measure: `publish p50 / p95, ${size} posts, fs`, value: `${percentile(fsTimes, 50).toFixed(0)} / ${percentile(fsTimes, 95).toFixed(0)} ms`, target: target(size, 'fs') });
+      if (size === 100) smallP95.set('fs', percentile(fsTimes, 95));
 
       // The hash table describes the folder store; the bucket starts empty.
       const db = new Database(join(blog.dataDir, 'folio.db'));
@@ -81,7 +89,8 @@ export async function runPublishBench(n: number, samples = 40, rows: BenchRow[] 
         },
         samples,
       );
-      rows.push({ area: 'publish', measure: `publish p50 / p95, ${size} posts, s3rver`, value: `${percentile(s3Times, 50).toFixed(0)} / ${percentile(s3Times, 95).toFixed(0)} ms`, target: size >= 10_000 ? 'p95 ≤ 150 ms' : '' });
+      rows.push({ area: 'publish', measure: `publish p50 / p95, ${size} posts, s3rver`, value: `${percentile(s3Times, 50).toFixed(0)} / ${percentile(s3Times, 95).toFixed(0)} ms`, target: target(size, 's3') });
+      if (size === 100) smallP95.set('s3', percentile(s3Times, 95));
     }
   } finally {
     await s3.stop();

@@ -35,7 +35,7 @@ const posts = Number(values.posts ?? 10_000);
 await section('api', () => runApiBench(seconds));
 // Rows land in `rows` as they are measured, so a later failure keeps the earlier figures.
 await section('publish', async () => {
-  await runPublishBench(posts, 40, rows);
+  await runPublishBench(posts, 100, rows);
   return [];
 });
 await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts) }));
