@@ -25,8 +25,11 @@ export const INDEX_FIELDS = [
 
 export type IndexFieldName = (typeof INDEX_FIELDS)[number]['name'];
 
-/** The single field of the query-time index: the segment stores field-weighted counts. */
-export const QUERY_FIELD = 'text';
+/**
+ * The single field of the query-time index: the segment stores field-weighted counts. One
+ * letter, because lunr builds a `<field>/<ref>` string for every matching document.
+ */
+export const QUERY_FIELD = 't';
 
 const STEM_FUNCTION_LABEL = 'folioHangulStem';
 
@@ -99,10 +102,10 @@ export function countTerms(docs: readonly TokenizedFields[]): BuiltCounts {
 }
 
 /** A posting as lunr's Index reads it: `{ _index, [field]: { [docRef]: metadata } }`. */
-export type LunrPosting = Record<string, number | Record<string, object>>;
+type LunrPosting = Record<string, number | Record<number, object>>;
 
 interface IndexAttributes {
-  invertedIndex: Record<string, LunrPosting | undefined>;
+  invertedIndex: Record<string, LunrPosting>;
   fieldVectors: Record<string, lunr.Vector>;
   tokenSet: lunr.TokenSet;
   fields: string[];
@@ -116,46 +119,56 @@ interface TokenSetStatics {
 const EMPTY_VECTOR = new lunr.Vector([]);
 
 /**
- * Assembles a lunr.Index over the given terms of one segment. `posting(term)` supplies the
- * inverted-index entry (live documents only) from the segment's stored postings, so no
- * per-posting object outlives the query. The TokenSet holds just these terms: the segment's
- * own sorted term list already answered "which terms exist", and a full TokenSet costs about
- * 12 ms and 0.4 MB per thousand terms. Every field vector is empty because lunr's similarity
- * is discarded: ranking is the global BM25 of ranking.ts.
+ * Every field vector is the empty vector: lunr's similarity is discarded (ranking is the global
+ * BM25 of ranking.ts). One shared object whose every key reads as the empty vector, so no
+ * per-query or per-segment table of document refs is needed.
  */
-function assembleIndex(terms: readonly string[], posting: (term: string) => LunrPosting | undefined): lunr.Index {
-  const sorted = [...new Set(terms)].sort();
+const EMPTY_FIELD_VECTORS = new Proxy<Record<string, lunr.Vector>>(Object.create(null) as Record<string, lunr.Vector>, {
+  get: () => EMPTY_VECTOR,
+});
+
+/** One query term as one segment holds it: the term, its position in the segment's term list, and the ordinals lunr is to see. */
+export interface TermPosting {
+  term: string;
+  termIndex: number;
+  /** Ordinals of live documents holding the term (possibly restricted, see ranking.ts), ascending. */
+  ordinals: ArrayLike<number>;
+}
+
+/**
+ * Assembles a lunr.Index over the given terms of one segment, its inverted-index entries made
+ * from the stored postings, so no per-posting object outlives the query. Document refs are the
+ * segment ordinals as integer keys, which lunr's per-document work handles fastest. The
+ * TokenSet holds just these terms: the segment's own sorted term list already answered "which
+ * terms exist", and a full TokenSet costs about 12 ms and 0.4 MB per thousand terms.
+ */
+function assembleIndex(postings: readonly TermPosting[]): lunr.Index {
+  const invertedIndex = Object.create(null) as Record<string, LunrPosting>;
+  for (const { term, termIndex, ordinals } of postings) {
+    const docs: Record<number, object> = {};
+    for (let i = 0; i < ordinals.length; i++) docs[ordinals[i]!] = NO_METADATA;
+    invertedIndex[term] = { _index: termIndex, [QUERY_FIELD]: docs };
+  }
+  const sorted = Object.keys(invertedIndex).sort();
   const tokenSet = (lunr.TokenSet as unknown as TokenSetStatics).fromArray(sorted);
-  const invertedIndex = new Proxy<Record<string, LunrPosting | undefined>>(Object.create(null) as Record<string, LunrPosting | undefined>, {
-    get: (_target, term) => (typeof term === 'string' ? posting(term) : undefined),
-  });
-  const fieldVectors = new Proxy<Record<string, lunr.Vector>>(Object.create(null) as Record<string, lunr.Vector>, {
-    get: () => EMPTY_VECTOR,
-  });
-  const attributes: IndexAttributes = { invertedIndex, fieldVectors, tokenSet, fields: [QUERY_FIELD], pipeline: new lunr.Pipeline() };
+  const attributes: IndexAttributes = { invertedIndex, fieldVectors: EMPTY_FIELD_VECTORS, tokenSet, fields: [QUERY_FIELD], pipeline: new lunr.Pipeline() };
   return new lunr.Index(attributes as unknown as lunr.Index.Attributes);
 }
 
 const SAFE_TERM = /^[\p{L}\p{N}\p{M}]+$/u;
 
-/** Builds the lunr posting `{ _index, text: { [ordinal]: {} } }` from a segment's postings. */
-export function lunrPosting(termIndex: number, ordinals: readonly number[]): LunrPosting {
-  const docs: Record<string, object> = {};
-  for (const ordinal of ordinals) docs[ordinal] = NO_METADATA;
-  return { _index: termIndex, [QUERY_FIELD]: docs };
-}
-
 /**
  * Ordinals of the documents holding every term, as lunr's `Index#query` finds them with one
- * REQUIRED clause per term. Terms come from `tokenize`, so they hold letters, digits and marks
- * only; lunr's TokenSet would read a `*` as a wildcard, hence the assertion (a failure is a
- * tokenizer bug, not bad user input). No clause sets an edit distance.
+ * REQUIRED clause per term, in ascending order. Terms come from `tokenize`, so they hold
+ * letters, digits and marks only; lunr's TokenSet would read a `*` as a wildcard, hence the
+ * assertion (a failure is a tokenizer bug, not bad user input). No clause sets an edit
+ * distance. `docCount` bounds the ordinals.
  */
-export function matchAll(terms: readonly string[], posting: (term: string) => LunrPosting | undefined): number[] {
-  for (const term of terms) if (!SAFE_TERM.test(term)) throw new Error(`search term ${JSON.stringify(term)} is not a tokenizer output`);
-  const index = assembleIndex(terms, posting);
+export function matchAll(postings: readonly TermPosting[], docCount: number): number[] {
+  for (const { term } of postings) if (!SAFE_TERM.test(term)) throw new Error(`search term ${JSON.stringify(term)} is not a tokenizer output`);
+  const index = assembleIndex(postings);
   const results = index.query((query) => {
-    for (const term of terms) {
+    for (const { term } of postings) {
       query.term(term, {
         fields: [QUERY_FIELD],
         presence: lunr.Query.presence.REQUIRED,
@@ -164,5 +177,10 @@ export function matchAll(terms: readonly string[], posting: (term: string) => Lu
       });
     }
   });
-  return results.map((r) => Number(r.ref));
+  // lunr orders by its (here meaningless) score; a bitmap gives ascending ordinals in O(n).
+  const hit = new Uint8Array(docCount);
+  for (const r of results) hit[Number(r.ref)] = 1;
+  const ordinals: number[] = [];
+  for (let d = 0; d < docCount; d++) if (hit[d]) ordinals.push(d);
+  return ordinals;
 }

@@ -9,7 +9,7 @@
  * score is therefore the same number whatever segment it sits in, and results, totals and
  * order equal those of one index over the same live documents (README.md, "Scoring").
  */
-import { lunrPosting, matchAll } from './lunrSetup.js';
+import { matchAll, type TermPosting } from './lunrSetup.js';
 import type { IndexSnapshot } from './indexSnapshot.js';
 import type { SegmentView } from './loadedSegment.js';
 import type { SearchHit, SearchPage, SearchResult } from './searchTypes.js';
@@ -114,15 +114,40 @@ function scoreSegment(
     for (let d = 0; d < counts.length; d++) if (counts[d] === termIds.length) push(d);
     return;
   }
-  const byTerm = new Map(terms.map((term, k) => [term, termIds[k]!]));
-  const ordinals = matchAll(terms, (term) => {
-    const t = byTerm.get(term);
-    if (t === undefined) return undefined;
-    const live: number[] = [];
-    for (let j = offsets[t]!; j < offsets[t + 1]!; j++) if (!deleted?.[postingDocs[j]!]) live.push(postingDocs[j]!);
-    return lunrPosting(t, live);
-  });
-  for (const d of ordinals.sort((a, b) => a - b)) push(d);
+  for (const d of lunrMatches(view, termIds, terms)) push(d);
+}
+
+/**
+ * The lunr executor's match set for one segment. lunr sees every term as one REQUIRED clause,
+ * so a document outside the posting of any one term can never match: the rarest term (fewest
+ * live documents in this segment) goes to lunr whole, and every other term's posting is cut
+ * down to the documents of the rarest one. That cannot change lunr's answer (the intersection
+ * of all postings is inside the rarest one), but lunr's cost, several objects per posting
+ * entry, then follows the rarest term instead of the most common one.
+ */
+function lunrMatches(view: SegmentView, termIds: readonly number[], terms: readonly string[]): number[] {
+  const { offsets, postingDocs } = view.segment.data;
+  const deleted = view.deleted;
+  const docCount = view.segment.docCount;
+  const live = (t: number, keep: Uint8Array | null): number[] => {
+    const out: number[] = [];
+    for (let j = offsets[t]!; j < offsets[t + 1]!; j++) {
+      const d = postingDocs[j]!;
+      if (!deleted?.[d] && (!keep || keep[d])) out.push(d);
+    }
+    return out;
+  };
+  const sizes = termIds.map((t) => liveCount(view, offsets[t]!, offsets[t + 1]!));
+  const rarest = sizes.indexOf(Math.min(...sizes));
+  const rarestOrdinals = live(termIds[rarest]!, null);
+  const inRarest = new Uint8Array(docCount);
+  for (const d of rarestOrdinals) inRarest[d] = 1;
+  const postings: TermPosting[] = termIds.map((t, k) => ({
+    term: terms[k]!,
+    termIndex: t,
+    ordinals: k === rarest ? rarestOrdinals : live(t, inRarest),
+  }));
+  return matchAll(postings, docCount);
 }
 
 /** Indices of the best `k` candidates, best first. */
