@@ -132,3 +132,27 @@ describe('ranking', () => {
     );
   });
 });
+
+describe('matchAll', () => {
+  it('answers through lunr and leaves lunr.MatchData as it found it for every other use of lunr', async () => {
+    const lunr = (await import('lunr')).default;
+    const { matchAll } = await import('../../../src/search/lunrSetup.js');
+    const original = lunr.MatchData;
+    const found = matchAll(
+      [
+        { term: 'rain', termIndex: 0, ordinals: [1, 3, 4] },
+        { term: 'day', termIndex: 1, ordinals: [0, 3, 4, 7] },
+      ],
+      8,
+    );
+    expect(found).toEqual([3, 4]);
+    expect(lunr.MatchData).toBe(original);
+    // lunr's own search still reports where terms matched.
+    const index = lunr(function () {
+      this.field('text');
+      this.metadataWhitelist = ['position'];
+      this.add({ id: 'a', text: 'rain today' });
+    });
+    expect(index.search('rain')[0]!.matchData.metadata).toHaveProperty('rain.text.position');
+  });
+});
