@@ -139,6 +139,27 @@ function NoMatchData(): void {}
 NoMatchData.prototype.add = function add(): void {};
 NoMatchData.prototype.combine = function combine(): void {};
 
+/**
+ * Stands in for lunr.FieldRef during `matchAll`, for the same reason. lunr keys its per-query
+ * tables by `<field>/<docRef>` strings, concatenated per matching document and parsed back
+ * later; our assembled index has the one field QUERY_FIELD, so the document ref alone names
+ * the field ref (a bijection), and the strings lunr already holds (from `Object.keys` of the
+ * posting) serve as keys without building new ones. Our field vectors answer every key with
+ * the empty vector, so no other table is keyed by these strings. About a third less per
+ * matching document on a three-word query.
+ */
+function QueryFieldRef(this: { docRef: string; fieldName: string }, docRef: string, fieldName: string): void {
+  this.docRef = docRef;
+  this.fieldName = fieldName;
+}
+QueryFieldRef.prototype.toString = function toString(this: { docRef: string }): string {
+  return this.docRef;
+};
+QueryFieldRef.fromString = function fromString(ref: string): unknown {
+  return new (QueryFieldRef as unknown as new (docRef: string, fieldName: string) => unknown)(ref, QUERY_FIELD);
+};
+QueryFieldRef.joiner = '/';
+
 /** One query term as one segment holds it: the term, its position in the segment's term list, and the ordinals lunr is to see. */
 export interface TermPosting {
   term: string;
@@ -179,8 +200,10 @@ const SAFE_TERM = /^[\p{L}\p{N}\p{M}]+$/u;
 export function matchAll(postings: readonly TermPosting[], docCount: number): number[] {
   for (const { term } of postings) if (!SAFE_TERM.test(term)) throw new Error(`search term ${JSON.stringify(term)} is not a tokenizer output`);
   const index = assembleIndex(postings);
-  const matchData = lunr.MatchData;
-  (lunr as { MatchData: unknown }).MatchData = NoMatchData;
+  const swapped = lunr as unknown as { MatchData: unknown; FieldRef: unknown };
+  const { MatchData: matchData, FieldRef: fieldRef } = swapped;
+  swapped.MatchData = NoMatchData;
+  swapped.FieldRef = QueryFieldRef;
   let results: lunr.Index.Result[];
   try {
     results = index.query((query) => {
@@ -194,7 +217,8 @@ export function matchAll(postings: readonly TermPosting[], docCount: number): nu
       }
     });
   } finally {
-    (lunr as { MatchData: unknown }).MatchData = matchData;
+    swapped.MatchData = matchData;
+    swapped.FieldRef = fieldRef;
   }
   // lunr orders by its (here meaningless) score; a bitmap gives ascending ordinals in O(n).
   const hit = new Uint8Array(docCount);

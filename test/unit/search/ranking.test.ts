@@ -134,10 +134,11 @@ describe('ranking', () => {
 });
 
 describe('matchAll', () => {
-  it('answers through lunr and leaves lunr.MatchData as it found it for every other use of lunr', async () => {
+  it('answers through lunr and leaves lunr.MatchData and lunr.FieldRef as it found them for every other use of lunr', async () => {
     const lunr = (await import('lunr')).default;
     const { matchAll } = await import('../../../src/search/lunrSetup.js');
     const original = lunr.MatchData;
+    const originalFieldRef = lunr.FieldRef;
     const found = matchAll(
       [
         { term: 'rain', termIndex: 0, ordinals: [1, 3, 4] },
@@ -147,6 +148,7 @@ describe('matchAll', () => {
     );
     expect(found).toEqual([3, 4]);
     expect(lunr.MatchData).toBe(original);
+    expect(lunr.FieldRef).toBe(originalFieldRef);
     // lunr's own search still reports where terms matched.
     const index = lunr(function () {
       this.field('text');
