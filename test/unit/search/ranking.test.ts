@@ -138,7 +138,7 @@ describe('matchAll', () => {
     const lunr = (await import('lunr')).default;
     const { matchAll } = await import('../../../src/search/lunrSetup.js');
     const original = lunr.MatchData;
-    const originalFieldRef = lunr.FieldRef;
+    const originalFieldRef = (lunr as unknown as { FieldRef: unknown }).FieldRef;
     const found = matchAll(
       [
         { term: 'rain', termIndex: 0, ordinals: [1, 3, 4] },
@@ -148,7 +148,7 @@ describe('matchAll', () => {
     );
     expect(found).toEqual([3, 4]);
     expect(lunr.MatchData).toBe(original);
-    expect(lunr.FieldRef).toBe(originalFieldRef);
+    expect((lunr as unknown as { FieldRef: unknown }).FieldRef).toBe(originalFieldRef);
     // lunr's own search still reports where terms matched.
     const index = lunr(function () {
       this.field('text');
