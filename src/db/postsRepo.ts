@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
+import { countPostText, type TextCounts } from '../publish/language.js';
 
 export type PostStatus = 'draft' | 'published' | 'scheduled';
 
@@ -20,6 +21,8 @@ export interface Post {
   scheduledAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Counts of the post's prose as stored (see migration 005); null for rows not yet counted. */
+  textCounts?: TextCounts | null;
 }
 
 export type PostSortField = 'created_at' | 'published_at' | 'updated_at';
@@ -49,6 +52,7 @@ interface PostRow {
   scheduled_at: string | null;
   created_at: string;
   updated_at: string;
+  text_counts?: string | null;
 }
 
 export const toPost = (row: PostRow): Post => ({
@@ -67,12 +71,16 @@ export const toPost = (row: PostRow): Post => ({
   scheduledAt: row.scheduled_at,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  textCounts: row.text_counts ? (JSON.parse(row.text_counts) as TextCounts) : null,
 });
 
+// Every write recounts the prose from the title and Markdown being stored, so the stored
+// counts can never describe another version of the post.
 const toParams = (post: Post) => ({
   ...post,
   metaExplicit: post.metaExplicit ? 1 : 0,
   tags: JSON.stringify(post.tags),
+  textCounts: JSON.stringify(countPostText(post)),
 });
 
 // Whitelisted: the sort column is the only SQL built from input, so it comes from this map.
@@ -101,15 +109,15 @@ export class PostsRepo {
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
       `INSERT INTO posts (id, blog_id, title, slug, content_md, content_html, meta_description, meta_explicit,
-                          og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at)
+                          og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts)
        VALUES (@id, @blogId, @title, @slug, @contentMd, @contentHtml, @metaDescription, @metaExplicit,
-               @ogImageUrl, @tags, @status, @publishedAt, @scheduledAt, @createdAt, @updatedAt)`,
+               @ogImageUrl, @tags, @status, @publishedAt, @scheduledAt, @createdAt, @updatedAt, @textCounts)`,
     );
     this.updateStmt = db.prepare(
       `UPDATE posts SET title = @title, slug = @slug, content_md = @contentMd, content_html = @contentHtml,
               meta_description = @metaDescription, meta_explicit = @metaExplicit, og_image_url = @ogImageUrl,
               tags = @tags, status = @status, published_at = @publishedAt, scheduled_at = @scheduledAt,
-              updated_at = @updatedAt
+              updated_at = @updatedAt, text_counts = @textCounts
         WHERE id = @id`,
     );
     this.deleteStmt = db.prepare('DELETE FROM posts WHERE id = ?');

@@ -4,7 +4,7 @@
  */
 import type { SiteObject } from '../storage/siteStore.js';
 import { FEED_SIZE, sortNewestFirst } from './archive.js';
-import { detectPostLanguage } from './language.js';
+import { detectPostLanguage, languageOf } from './language.js';
 import type { RenderContext } from './renderContext.js';
 import { CACHE_CONTROL_PAGE, CONTENT_TYPES } from './renderHeaders.js';
 import { oneLine } from './renderLayout.js';
@@ -121,7 +121,7 @@ export function renderJsonFeed(ctx: RenderContext, posts: readonly SitePost[]): 
           date_published: post.publishedAt,
           date_modified: post.updatedAt,
           tags: post.tags,
-          language: detectPostLanguage(post),
+          language: post.textCounts ? languageOf(post.textCounts) : detectPostLanguage(post),
         };
       }),
   };

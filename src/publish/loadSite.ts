@@ -32,6 +32,7 @@ export function toSitePost(post: Post): SitePost {
     publishedAt: post.publishedAt,
     createdAt: post.createdAt,
     updatedAt: post.updatedAt,
+    textCounts: post.textCounts ?? null,
   };
 }
 

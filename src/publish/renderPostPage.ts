@@ -25,7 +25,7 @@ const link = (post: PostLink | null | undefined) => (post ? { href: postPath(pos
 
 export function renderPostPage(ctx: RenderContext, post: SitePost, neighbours: PostNeighbours = {}): SiteObject {
   // One pass over the text gives both the language and the reading time.
-  const counts = countPostText(post);
+  const counts = post.textCounts ?? countPostText(post);
   const lang = languageOf(counts);
   const labels = labelsFor(lang);
   const description = post.metaDescription.trim() || ctx.blog.description || ctx.blog.name;

@@ -2,6 +2,7 @@
  * Plain data the renderer works on. Loaded from the database by the publisher, never by the
  * renderer itself, so rendering stays a pure function of these values.
  */
+import type { TextCounts } from './language.js';
 
 export interface ThemeConfig {
   customCss?: string;
@@ -37,7 +38,9 @@ export interface SitePost {
   publishedAt: string;
   createdAt: string;
   updatedAt: string;
+  /** countPostText of this post when the database holds it; computed when absent. */
+  textCounts?: TextCounts | null;
 }
 
 /** A post as listed on index, archive and tag pages and in the sitemap: no body. */
-export type SitePostSummary = Omit<SitePost, 'contentHtml' | 'contentMd'>;
+export type SitePostSummary = Omit<SitePost, 'contentHtml' | 'contentMd' | 'textCounts'>;

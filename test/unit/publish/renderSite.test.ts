@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { countPostText } from '../../../src/publish/language.js';
 import { createRenderContext } from '../../../src/publish/renderContext.js';
 import { CACHE_CONTROL_ASSET, CACHE_CONTROL_PAGE } from '../../../src/publish/renderHeaders.js';
 import { renderPostPage } from '../../../src/publish/renderPostPage.js';
@@ -65,6 +66,15 @@ describe('renderSite', () => {
     const ctx = createRenderContext({ theme, blog, posts: fixturePosts });
     const single = renderPostPage(ctx, cachingPost, { older: helloPost, newer: koreanPost });
     expect(byKey.get(single.key)).toEqual(single);
+  });
+
+  it('renders the same bytes from stored text counts as from counting the text', () => {
+    const counted = fixturePosts.map((post) => ({ ...post, textCounts: countPostText(post) }));
+    expect(renderSite({ theme, blog, posts: counted })).toEqual(renderSite({ theme, blog, posts: fixturePosts }));
+    // The stored counts are what decide: other counts give another page.
+    const swapped = fixturePosts.map((post) => ({ ...post, textCounts: { hangulWords: 1000, latinWords: 0, hangulChars: 50_000, otherWords: 0 } }));
+    const page = renderSite({ theme, blog, posts: swapped }).find((o) => o.key === `notes/${helloPost.slug}/index.html`)!;
+    expect(String(page.body)).toContain('<html lang="ko"');
   });
 
   it('gives every page the head a reader, a crawler and a link preview need', () => {
