@@ -45,7 +45,7 @@ export interface SiteSnapshot {
 
 export function loadSnapshot(site: SiteRepo, blog: BlogWithDomain, urls: SiteUrls): SiteSnapshot {
   const posts: SitePost[] = [];
-  for (const post of site.allPublished(blog.id)) posts.push(toSitePost(post));
+  for (const post of site.publishedForPages(blog.id)) posts.push(toSitePost(post));
   return { blog: toSiteBlog(blog, urls), posts, redirects: site.redirects(blog.id) };
 }
 

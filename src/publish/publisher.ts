@@ -88,7 +88,8 @@ export class Publisher {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     await this.writeDomainEntry(blog);
-    if (options.withSearch) await this.deps.search.rebuild(blog.slug, snapshot.posts.map((p) => this.searchDoc(blog, p)));
+    // The page snapshot leaves the Markdown out; the index is built from the full rows.
+    if (options.withSearch) await this.reindex(blog);
     return result;
   }
 

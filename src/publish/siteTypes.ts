@@ -29,7 +29,7 @@ export interface SitePost {
   title: string;
   /** Sanitised HTML (content_html). */
   contentHtml: string;
-  /** Markdown source, used for reading time and language detection. */
+  /** Markdown source, for reading time and language when `textCounts` is absent (empty otherwise in a full render). */
   contentMd: string;
   metaDescription: string;
   ogImageUrl: string | null;

@@ -33,6 +33,18 @@ describe('GET /v1/search reflects every lifecycle operation as soon as it answer
     expect(slugs(await search('비'))).toEqual(['비-오는-날']);
   });
 
+  it('a full rebuild with the search index (folio site rebuild) indexes the Markdown of every post', async () => {
+    const body = { title: 'Rebuilt', content: 'The word zebracorn sits in the body only.', meta: { description: 'A short summary.' }, status: 'published' };
+    expect((await t.request('POST', '/v1/posts', { blogId, body })).status).toBe(201);
+    const blog = t.folio.repos.blogs.findById(blogId)!;
+    await t.folio.store.deleteMany(await t.folio.store.list('findme/_search/'));
+    await t.folio.publisher.rebuild(blog, { withSearch: true });
+    expect(slugs(await search('zebracorn'))).toEqual(['rebuilt']);
+    expect(slugs(await search('블로그'))).toEqual(['비-오는-날']);
+    await t.request('DELETE', '/v1/posts/rebuilt', { blogId });
+    expect(slugs(await search('zebracorn'))).toEqual([]);
+  });
+
   it('sees an edit of a published post at once, and forgets the old words', async () => {
     await t.request('PUT', `/v1/posts/${encodeURIComponent('비-오는-날')}`, { blogId, body: { content: '맑은 날에는 산책을 한다.' } });
     expect(slugs(await search('블로그'))).toEqual([]);
