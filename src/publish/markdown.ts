@@ -79,13 +79,31 @@ export function markdownToPlainText(source: string): string {
   return decodeEntities(text).replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * The readable text of a post's stored HTML (content_html, our own sanitised output), for the
+ * search index: code blocks dropped like markdownToPlainText drops them, tags removed (a block
+ * ends a word, an inline tag does not), entities decoded, whitespace folded. The result is only
+ * tokenised, never shown as HTML, so removing tags by pattern is enough; it costs a fraction
+ * of rendering the Markdown again, which made a 10,000-post reindex spend 10 s in markdown-it.
+ */
+export function htmlToPlainText(html: string): string {
+  const text = html
+    .replace(/<pre[\s>][\s\S]*?<\/pre>/gi, ' ')
+    .replace(/<(?:\/(?:p|h[1-6]|li|blockquote|tr|td|th|div|ul|ol|table|dt|dd)|br\s*\/?|hr\s*\/?)>/gi, '$& ')
+    .replace(/<[^>]*>/g, '');
+  return decodeEntities(text).replace(/\s+/g, ' ').trim();
+}
+
+const NAMED_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', quot: '"', apos: "'", amp: '&', nbsp: ' ' };
+
 function decodeEntities(text: string): string {
-  return text
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&');
+  return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (entity, name: string) => {
+    if (name[0] === '#') {
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
+    }
+    return NAMED_ENTITIES[name.toLowerCase()] ?? entity;
+  });
 }
 
 /**

@@ -13,7 +13,7 @@ import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';
 import { FEED_SIZE } from './archive.js';
 import { loadSnapshot, toSiteBlog, toSitePost } from './loadSite.js';
-import { markdownToPlainText } from './markdown.js';
+import { htmlToPlainText } from './markdown.js';
 import { renderPostChange } from './postChange.js';
 import { ListingCache } from './listingCache.js';
 import { blogLanguage, createRenderContext } from './renderContext.js';
@@ -232,7 +232,7 @@ export class Publisher {
       id: post.id,
       slug: post.slug,
       title: post.title,
-      body: markdownToPlainText(post.contentMd),
+      body: htmlToPlainText(post.contentHtml),
       metaDescription: post.metaDescription,
       tags: post.tags,
       createdAt: post.createdAt,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describe as describePost, markdownToPlainText, renderMarkdown } from '../../../src/publish/markdown.js';
+import { describe as describePost, htmlToPlainText, markdownToPlainText, renderMarkdown } from '../../../src/publish/markdown.js';
 
 describe('renderMarkdown', () => {
   it('renders Markdown and highlights fenced code on the server', () => {
@@ -51,5 +51,17 @@ describe('describe', () => {
 
   it('leaves code blocks and markup out', () => {
     expect(markdownToPlainText('Intro **bold**.\n\n```\nsecret code\n```\n\nEnd.')).toBe('Intro bold. End.');
+  });
+});
+
+describe('htmlToPlainText (search index text from content_html)', () => {
+  it('gives the text markdownToPlainText gives for the same post', () => {
+    const sources = [
+      'Intro **bold**.\n\n```\nsecret code\n```\n\nEnd.',
+      '# 제목\n\n서버를 배포했다. `npm start` 로 시작한다.\n\n- 하나\n- 둘\n\n> 인용 & <태그>',
+      'A [link](https://example.com/a?b=1&c=2) and ![img](/x.png "t") in a line.\nNext line with &copy; and &#x41;.',
+      '| a | b |\n|---|---|\n| cell one | cell two |\n\n~~~js\nconst hidden = 1;\n~~~\nafter',
+    ];
+    for (const source of sources) expect(htmlToPlainText(renderMarkdown(source))).toBe(markdownToPlainText(source));
   });
 });
