@@ -38,7 +38,7 @@ const SUMMARY_COLUMNS = 'id, slug, title, meta_description, og_image_url, tags, 
 export class SiteRepo {
   private readonly summariesStmt;
   private readonly newestStmt;
-  private readonly allPublishedStmt;
+  private readonly searchStmt;
   private readonly pagesStmt;
   private readonly redirectsStmt;
   private readonly byIdsStmt;
@@ -56,8 +56,11 @@ export class SiteRepo {
     this.newestStmt = db.prepare<[string, number], Parameters<typeof toPost>[0]>(
       `SELECT * FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at DESC, id DESC LIMIT ?`,
     );
-    this.allPublishedStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
-      `SELECT * FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at, id`,
+    // The search index reads the stored HTML; the Markdown (as large again) is left out.
+    this.searchStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
+      `SELECT id, blog_id, title, slug, '' AS content_md, content_html, meta_description, meta_explicit, og_image_url, tags, status,
+              published_at, scheduled_at, created_at, updated_at, text_counts
+         FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at, id`,
     );
     // Post pages need the Markdown only to count its text when the counts are not stored
     // (migration 005); leaving it out otherwise halves what a full rebuild reads.
@@ -114,14 +117,17 @@ export class SiteRepo {
     return this.newestStmt.all(blogId, limit).map(toPost);
   }
 
-  /** Every published post with its body, oldest first; iterated so a big blog streams. */
-  *allPublished(blogId: string): Generator<Post> {
-    for (const row of this.allPublishedStmt.iterate(blogId)) yield toPost(row);
+  /**
+   * Every published post as the search index needs it, oldest first, iterated so a big blog
+   * streams: `contentHtml` is read, `contentMd` is always empty.
+   */
+  *publishedForSearch(blogId: string): Generator<Post> {
+    for (const row of this.searchStmt.iterate(blogId)) yield toPost(row);
   }
 
   /**
    * Every published post as its page needs it, oldest first: `contentMd` is empty when the
-   * post's text counts are stored. Not for the search index, which needs the Markdown.
+   * post's text counts are stored.
    */
   *publishedForPages(blogId: string): Generator<Post> {
     for (const row of this.pagesStmt.iterate(blogId)) yield toPost(row);

@@ -96,7 +96,7 @@ export class Publisher {
   /** Rebuilds only the blog's search index from the database; returns how many posts it holds. */
   async reindex(blog: BlogWithDomain): Promise<number> {
     const docs: SearchDocument[] = [];
-    for (const post of this.deps.site.allPublished(blog.id)) docs.push(this.searchDoc(blog, post));
+    for (const post of this.deps.site.publishedForSearch(blog.id)) docs.push(this.searchDoc(blog, post));
     await this.deps.search.rebuild(blog.slug, docs);
     return docs.length;
   }

@@ -1,9 +1,9 @@
 /**
  * Everything that touches lunr, in one place (STYLE.md §7).
  *
- * - Index time: a `lunr.Builder` whose pipeline holds only our registered Hangul-stem function
- *   and whose search pipeline is empty (no trimmer, stemmer or stop words: the trimmer alone
- *   deletes every Hangul word). Documents arrive already split by `tokenize`.
+ * - Index time: a `lunr.Builder` whose index and search pipelines are both empty (no trimmer,
+ *   stemmer or stop words: the trimmer alone deletes every Hangul word). Documents arrive as
+ *   terms: split by `tokenize` and reduced by `termOf`, the same two steps a query goes through.
  * - Query time: `lunr.Index#query` with one REQUIRED clause per query term, never
  *   `Index#search(string)`, so lunr's query parser never sees user text. Terms come from
  *   `queryTerms`, which applies the same tokenizer and stem function as indexing.
@@ -13,7 +13,6 @@
  * internals we read go through the small typed views below.
  */
 import lunr from 'lunr';
-import { termOf } from './tokenize.js';
 
 /** Fields of a post and how much one occurrence counts in the score (title words weigh most). */
 export const INDEX_FIELDS = [
@@ -31,31 +30,13 @@ export type IndexFieldName = (typeof INDEX_FIELDS)[number]['name'];
  */
 export const QUERY_FIELD = 't';
 
-const STEM_FUNCTION_LABEL = 'folioHangulStem';
-
-/**
- * Index pipeline step: a token becomes the term it is searched under (a Hangul word loses its
- * particles). Query words go through the same `termOf` in `queryTerms`.
- */
-export const hangulStemStep: lunr.PipelineFunction = (token) => token.update((word) => termOf(word));
-
-interface PipelineRegistry {
-  registeredFunctions: Record<string, unknown>;
-}
-
-// Registering makes the function serialisable by lunr; guarded because module graphs that are
-// evaluated twice (test isolation) would otherwise log lunr's "overwriting" warning.
-if (!(STEM_FUNCTION_LABEL in (lunr.Pipeline as unknown as PipelineRegistry).registeredFunctions)) {
-  lunr.Pipeline.registerFunction(hangulStemStep, STEM_FUNCTION_LABEL);
-}
-
-/** One document as the builder receives it: each field already tokenized. */
+/** One document as the builder receives it: each field already reduced to its terms (`termOf`). */
 export type TokenizedFields = Record<IndexFieldName, string[]>;
 
 const NO_METADATA = Object.freeze({});
 
 interface TokenizerSlot {
-  tokenizer: (value: unknown) => lunr.Token[];
+  tokenizer: (value: unknown) => unknown[];
 }
 
 interface BuilderCounts {
@@ -76,13 +57,15 @@ export interface BuiltCounts {
 export function countTerms(docs: readonly TokenizedFields[]): BuiltCounts {
   const builder = new lunr.Builder();
   builder.pipeline.reset();
-  builder.pipeline.add(hangulStemStep);
   builder.searchPipeline.reset();
   builder.ref('ref');
   for (const field of INDEX_FIELDS) builder.field(field.name);
-  // Fields arrive as token arrays; lunr's default tokenizer would lower-case and split again.
-  // No metadata is whitelisted, so every token can share one empty metadata object.
-  (builder as unknown as TokenizerSlot).tokenizer = (value) => (Array.isArray(value) ? value.map((t: string) => new lunr.Token(t, NO_METADATA)) : []);
+  // Fields arrive as arrays of finished terms, handed to the Builder as they are. With no
+  // metadata whitelisted and an empty pipeline, lunr 2.3.9 (pinned) only uses a token as a
+  // property key, where a string is what a lunr.Token would turn into anyway: wrapping 15
+  // million terms of a 10,000-post rebuild in Token objects (and converting them back on every
+  // key lookup) was 40% of the Builder's time. builder.test.ts checks the counts.
+  (builder as unknown as TokenizerSlot).tokenizer = (value) => (Array.isArray(value) ? value : []);
 
   const counts = (builder as unknown as BuilderCounts).fieldTermFrequencies;
   const termFrequencies: Map<string, number>[] = [];

@@ -21,7 +21,16 @@ export interface ParallelBuildOptions {
   pieceDocs?: number;
 }
 
-const DEFAULT_PIECE_DOCS = 256;
+/**
+ * Small pieces and a larger young generation keep the workers out of the garbage collector.
+ * lunr's Builder keeps large dictionaries (term → field → document) that grow with every
+ * document: the longer one Builder lives, the more of them sit in the old generation pointing
+ * at new objects, and every scavenge has to walk those pointers. With 256-post pieces and the
+ * default young generation, scavenges were half of the workers' time; 64-post pieces with a
+ * 64 MB young generation took the build of 10,000 posts from about 16.5 s to 11.3 s here.
+ */
+const DEFAULT_PIECE_DOCS = 64;
+const WORKER_YOUNG_GENERATION_MB = 64;
 
 /** The compiled worker file, or null when running from TypeScript sources. */
 export function workerScript(): URL | null {
@@ -59,7 +68,7 @@ export async function buildSegments(groups: readonly (readonly SearchDocument[])
 async function buildOnWorkers(script: URL, pieces: readonly SearchDocument[][], count: number): Promise<SegmentData[]> {
   const results: SegmentData[] = new Array<SegmentData>(pieces.length);
   let next = 0;
-  const pool = Array.from({ length: count }, () => new Worker(script));
+  const pool = Array.from({ length: count }, () => new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } }));
   try {
     await Promise.all(
       pool.map(

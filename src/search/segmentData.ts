@@ -5,7 +5,7 @@
  */
 import { countTerms, INDEX_FIELDS, type TokenizedFields } from './lunrSetup.js';
 import type { SearchDocument } from './searchTypes.js';
-import { tokenize } from './tokenize.js';
+import { termOf, tokenize } from './tokenize.js';
 
 /** Term frequencies are stored in 16 bits; BM25 saturates long before this. */
 export const MAX_TERM_FREQUENCY = 0xffff;
@@ -38,12 +38,19 @@ export function emptyDocTable(): DocTable {
   return { ids: [], slugs: [], titles: [], descriptions: [], tags: [], createdAt: [], publishedAt: [], urls: [], lengths: new Uint32Array(0) };
 }
 
+/** A field's text as indexed terms: the tokenizer, then each token's term (queries do the same). */
+function terms(text: string): string[] {
+  const tokens = tokenize(text);
+  for (let i = 0; i < tokens.length; i++) tokens[i] = termOf(tokens[i]!);
+  return tokens;
+}
+
 function tokenizeFields(doc: SearchDocument): { fields: TokenizedFields; length: number } {
   const fields: TokenizedFields = {
-    title: tokenize(doc.title),
-    tags: doc.tags.flatMap((tag) => tokenize(tag)),
-    description: tokenize(doc.metaDescription),
-    body: tokenize(doc.body),
+    title: terms(doc.title),
+    tags: doc.tags.flatMap(terms),
+    description: terms(doc.metaDescription),
+    body: terms(doc.body),
   };
   let length = 0;
   for (const field of INDEX_FIELDS) length += field.weight * fields[field.name].length;
