@@ -23,6 +23,7 @@ import { searchRoutes, type BlogSearcher } from './http/routes/search.js';
 import type { Logger } from './logger.js';
 import { JobRunner, type JobHandler } from './publish/jobRunner.js';
 import { Publisher, type SearchIndexUpdater } from './publish/publisher.js';
+import { CACHE_CONTROL_PAGE } from './publish/renderHeaders.js';
 import { loadTheme } from './publish/renderTheme.js';
 import { ObjectHashesRepo } from './db/objectHashesRepo.js';
 import { SiteRepo } from './db/siteRepo.js';
@@ -65,7 +66,7 @@ export function createSiteStore(config: Config): SiteStore {
     });
     return new S3SiteStore({ client, bucket: config.s3.bucket });
   }
-  return new FsSiteStore({ root: join(config.dataDir, 'public') });
+  return new FsSiteStore({ root: join(config.dataDir, 'public'), plainCacheControl: CACHE_CONTROL_PAGE });
 }
 
 export interface Folio {

@@ -11,6 +11,13 @@ import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
 export interface FsSiteStoreOptions {
   /** The folder that holds the published sites, e.g. `data/public`. */
   root: string;
+  /**
+   * Cache-Control of "plain" objects: those with the usual content type of their extension
+   * (FALLBACK_TYPES), this Cache-Control and no redirect. A plain object is stored without a
+   * metadata file (see `put`); an object with no metadata reads back as plain. Default
+   * `no-cache`.
+   */
+  plainCacheControl?: string;
 }
 
 /**
@@ -69,15 +76,23 @@ export class FsSiteStore implements SiteStore {
   private tempCounter = 0;
   /** Files written with `deferSync` since the last flush. */
   private unsynced = new Set<string>();
+  private readonly plainCacheControl: string;
+  /**
+   * Keys that have a metadata file, read from the metadata tree on the first plain put and kept
+   * up to date by this store's own writes; a plain put removes the file only where one exists.
+   */
+  private metaKeys: Promise<Set<string>> | null = null;
 
   constructor(options: FsSiteStoreOptions) {
     this.root = resolve(options.root);
     this.metaRoot = join(this.root, META_DIR);
+    this.plainCacheControl = options.plainCacheControl ?? FALLBACK_CACHE_CONTROL;
   }
 
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
     const file = this.bodyPath(key);
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    if (this.isPlain(key, options)) return this.putPlain(key, file, bytes, options);
     const meta: Meta = {
       contentType: options.contentType,
       cacheControl: options.cacheControl,
@@ -95,6 +110,7 @@ export class FsSiteStore implements SiteStore {
         // Metadata first: a crash in between leaves a new meta beside the old (or no) body,
         // never a new body without its meta.
         await rename(metaTemp.value, metaFile);
+        if (this.metaKeys) (await this.metaKeys).add(key);
         await rename(bodyTemp.value, file);
         if (options.deferSync) this.unsynced.add(file).add(metaFile);
       } catch (error) {
@@ -105,6 +121,50 @@ export class FsSiteStore implements SiteStore {
         throw fsError('put', key, error);
       }
     });
+  }
+
+  /**
+   * Almost every object of a site is a plain HTML page. Writing it without a metadata file
+   * halves the files, renames and disk blocks of a rebuild (12,000 small files fewer for a
+   * 10,000-post blog), which is what a full rebuild waits on. A metadata file left by an
+   * earlier version of the object is removed after the new body is in place; until then the
+   * two do not match (md5) and `get` reads again, then ignores it.
+   */
+  private async putPlain(key: string, file: string, bytes: Buffer, options: PutOptions): Promise<void> {
+    // Queued at once, like every put of the key, so puts of one key land in the order they were made.
+    await this.exclusive(key, async () => {
+      const metaKeys = await this.loadMetaKeys();
+      const temp = await this.writeTemp(file, bytes, !options.deferSync).catch((error: unknown) => {
+        throw fsError('put', key, error);
+      });
+      try {
+        await rename(temp, file);
+        if (options.deferSync) this.unsynced.add(file);
+        if (metaKeys.has(key)) {
+          await unlinkIfPresent(this.metaPath(key));
+          metaKeys.delete(key);
+        }
+      } catch (error) {
+        await rm(temp, { force: true }).catch(() => undefined);
+        throw fsError('put', key, error);
+      }
+    });
+  }
+
+  private isPlain(key: string, options: PutOptions): boolean {
+    return options.redirectTo === undefined && options.cacheControl === this.plainCacheControl && options.contentType === FALLBACK_TYPES[extname(key).toLowerCase()];
+  }
+
+  private loadMetaKeys(): Promise<Set<string>> {
+    this.metaKeys ??= (async () => {
+      const files: string[] = [];
+      await this.walkAll(this.metaRoot, '', files);
+      return new Set(files.filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)));
+    })().catch((error: unknown) => {
+      this.metaKeys = null;
+      throw fsError('list', META_DIR, error);
+    });
+    return this.metaKeys;
   }
 
   /**
@@ -153,12 +213,15 @@ export class FsSiteStore implements SiteStore {
         await sleep(attempt * 2);
         continue;
       }
+      // Metadata of another body (a crash between the two renames, or the leftover of a plain
+      // put that is being removed) does not describe this one: the body is served as plain.
+      const own = meta !== null && meta.md5 === md5 ? meta : null;
       return {
         body,
-        contentType: meta?.contentType ?? FALLBACK_TYPES[extname(key).toLowerCase()] ?? 'application/octet-stream',
-        cacheControl: meta?.cacheControl ?? FALLBACK_CACHE_CONTROL,
+        contentType: own?.contentType ?? FALLBACK_TYPES[extname(key).toLowerCase()] ?? 'application/octet-stream',
+        cacheControl: own?.cacheControl ?? this.plainCacheControl,
         etag: `"${md5}"`,
-        ...(meta?.redirectTo === undefined ? {} : { redirectTo: meta.redirectTo }),
+        ...(own?.redirectTo === undefined ? {} : { redirectTo: own.redirectTo }),
       };
     }
   }
@@ -171,6 +234,7 @@ export class FsSiteStore implements SiteStore {
         // Body first, the mirror image of put: no body is ever left without its meta.
         await unlinkIfPresent(file);
         await unlinkIfPresent(metaFile);
+        if (this.metaKeys) (await this.metaKeys).delete(key);
       } catch (error) {
         throw fsError('delete', key, error);
       }
@@ -224,6 +288,23 @@ export class FsSiteStore implements SiteStore {
       const key = keyPrefix + entry.name;
       if (entry.isDirectory()) await this.walk(join(dir, entry.name), `${key}/`, '', out);
       else if (entry.isFile()) out.push(key);
+    }
+  }
+
+  /** Every file below `dir` as a path relative to it, temp files of in-flight writes excluded. */
+  private async walkAll(dir: string, relativeDir: string, out: string[]): Promise<void> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return;
+      throw error;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const path = relativeDir + entry.name;
+      if (entry.isDirectory()) await this.walkAll(join(dir, entry.name), `${path}/`, out);
+      else if (entry.isFile()) out.push(path);
     }
   }
 

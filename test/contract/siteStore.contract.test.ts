@@ -315,6 +315,96 @@ describe('FsSiteStore on disk', () => {
   });
 });
 
+describe('FsSiteStore plain objects (no metadata file)', () => {
+  const PAGE: PutOptions = { contentType: 'text/html; charset=utf-8', cacheControl: 'public, max-age=60, s-maxage=300' };
+  let dir = '';
+  let root = '';
+  const open = (): FsSiteStore => new FsSiteStore({ root, plainCacheControl: PAGE.cacheControl });
+  const metaFile = (key: string): string => join(root, '.meta', `${key}.json`);
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'folio-fs-plain-'));
+    root = join(dir, 'public');
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  it('writes a page with the usual type of its extension and the plain Cache-Control as its body alone, and reads it back whole', async () => {
+    const store = open();
+    await store.put('blog/post/index.html', '<p>plain</p>', PAGE);
+    expect(existsSync(metaFile('blog/post/index.html'))).toBe(false);
+    const object = await store.get('blog/post/index.html');
+    expect(object?.body.toString()).toBe('<p>plain</p>');
+    expect(object?.contentType).toBe(PAGE.contentType);
+    expect(object?.cacheControl).toBe(PAGE.cacheControl);
+    expect(object).not.toHaveProperty('redirectTo');
+  });
+
+  it('keeps a metadata file for redirects, other types and other Cache-Control values', async () => {
+    const store = open();
+    await store.put('blog/old/index.html', 'moved', { ...PAGE, redirectTo: '/new' });
+    await store.put('blog/rss.xml', '<rss/>', { contentType: 'application/rss+xml; charset=utf-8', cacheControl: PAGE.cacheControl });
+    await store.put('blog/assets/site.css', 'body{}', { contentType: 'text/css; charset=utf-8', cacheControl: 'public, max-age=31536000, immutable' });
+    for (const key of ['blog/old/index.html', 'blog/rss.xml', 'blog/assets/site.css']) expect(existsSync(metaFile(key))).toBe(true);
+    expect((await store.get('blog/old/index.html'))?.redirectTo).toBe('/new');
+    expect((await store.get('blog/rss.xml'))?.contentType).toBe('application/rss+xml; charset=utf-8');
+    expect((await store.get('blog/assets/site.css'))?.cacheControl).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('removes the metadata of an earlier version when a plain put replaces it, also in a store opened afterwards', async () => {
+    await open().put('blog/a/index.html', 'redirect', { ...PAGE, redirectTo: '/b' });
+    await open().put('blog/c/index.html', 'no-store', { ...PAGE, cacheControl: 'no-store' });
+    // A new store (a restarted process) learns from the disk which keys have metadata.
+    const store = open();
+    await store.put('blog/a/index.html', 'page a', PAGE);
+    await store.put('blog/c/index.html', 'page c', PAGE);
+    for (const key of ['blog/a/index.html', 'blog/c/index.html']) {
+      expect(existsSync(metaFile(key))).toBe(false);
+      const object = await store.get(key);
+      expect(object?.cacheControl).toBe(PAGE.cacheControl);
+      expect(object).not.toHaveProperty('redirectTo');
+    }
+    // And the other way round, in the same store.
+    await store.put('blog/a/index.html', 'moved again', { ...PAGE, redirectTo: '/d' });
+    expect((await store.get('blog/a/index.html'))?.redirectTo).toBe('/d');
+    await store.put('blog/a/index.html', 'page a again', PAGE);
+    expect(await store.get('blog/a/index.html')).not.toHaveProperty('redirectTo');
+  });
+
+  it('ignores metadata that belongs to another body (a leftover another process wrote)', async () => {
+    const store = open();
+    await store.put('blog/p/index.html', 'current', PAGE);
+    await mkdir(join(root, '.meta', 'blog', 'p'), { recursive: true });
+    await writeFile(metaFile('blog/p/index.html'), JSON.stringify({ contentType: 'text/plain', cacheControl: 'no-store', redirectTo: '/x', md5: '0'.repeat(32) }));
+    const object = await store.get('blog/p/index.html');
+    expect(object?.body.toString()).toBe('current');
+    expect(object?.contentType).toBe(PAGE.contentType);
+    expect(object?.cacheControl).toBe(PAGE.cacheControl);
+    expect(object).not.toHaveProperty('redirectTo');
+  });
+
+  it('ends overlapping plain and redirect puts of one key with the last one, headers included', async () => {
+    const store = open();
+    for (const last of ['plain', 'redirect'] as const) {
+      const puts = Array.from({ length: 40 }, (_, i) => {
+        const plain = (i % 2 === 1) === (last === 'plain');
+        return store.put('blog/race/index.html', `${plain ? 'plain' : 'redirect'} ${i}`, plain ? PAGE : { ...PAGE, redirectTo: '/elsewhere' });
+      });
+      await Promise.all(puts);
+      const object = await store.get('blog/race/index.html');
+      expect(object?.body.toString()).toBe(`${last} 39`);
+      expect(object?.redirectTo).toBe(last === 'plain' ? undefined : '/elsewhere');
+      expect(existsSync(metaFile('blog/race/index.html'))).toBe(last === 'redirect');
+    }
+  });
+
+  it('deletes a plain object and its folder', async () => {
+    const store = open();
+    await store.put('blog/gone/index.html', 'bye', PAGE);
+    await store.delete('blog/gone/index.html');
+    expect(await store.get('blog/gone/index.html')).toBeNull();
+    expect(existsSync(join(root, 'blog', 'gone'))).toBe(false);
+  });
+});
+
 describe('S3SiteStore against s3rver', () => {
   let fixture: Awaited<ReturnType<typeof s3Fixture>>;
   beforeEach(async () => {
