@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { StorageError } from '../errors.js';
+import { errnoCode, fsError, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, unlinkIfPresent } from './fsFiles.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
 
 export interface FsSiteStoreOptions {
@@ -157,12 +158,13 @@ export class FsSiteStore implements SiteStore {
 
   private loadMetaKeys(): Promise<Set<string>> {
     this.metaKeys ??= (async () => {
+      // The metadata tree mirrors the keys: `<key>.json`. walk skips its temp files too.
       const files: string[] = [];
-      await this.walkAll(this.metaRoot, '', files);
+      await this.walk(this.metaRoot, '', '', files);
       return new Set(files.filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)));
     })().catch((error: unknown) => {
-      this.metaKeys = null;
-      throw fsError('list', META_DIR, error);
+      this.metaKeys = null; // the next plain put tries again
+      throw error;
     });
     return this.metaKeys;
   }
@@ -291,23 +293,6 @@ export class FsSiteStore implements SiteStore {
     }
   }
 
-  /** Every file below `dir` as a path relative to it, temp files of in-flight writes excluded. */
-  private async walkAll(dir: string, relativeDir: string, out: string[]): Promise<void> {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return;
-      throw error;
-    }
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
-      const path = relativeDir + entry.name;
-      if (entry.isDirectory()) await this.walkAll(join(dir, entry.name), `${path}/`, out);
-      else if (entry.isFile()) out.push(path);
-    }
-  }
-
   private async readMeta(key: string): Promise<Meta | null> {
     const raw = await readOrNull(this.metaPath(key), 'get', key);
     if (raw === null) return null;
@@ -406,19 +391,6 @@ export class FsSiteStore implements SiteStore {
   }
 }
 
-function keyProblem(key: string): string | null {
-  if (key === '') return 'empty';
-  if (key.includes('\0')) return 'contains NUL';
-  if (key.includes('\\')) return 'contains a backslash';
-  if (key.startsWith('/')) return 'absolute';
-  for (const segment of key.split('/')) {
-    if (segment === '') return 'empty segment';
-    if (segment === '..') return 'climbs out of the root';
-    if (segment.startsWith('.')) return 'segment starts with "." (reserved for metadata and temp files)';
-  }
-  return null;
-}
-
 function isMeta(value: unknown): value is Meta {
   if (typeof value !== 'object' || value === null) return false;
   const meta = value as Record<string, unknown>;
@@ -428,51 +400,4 @@ function isMeta(value: unknown): value is Meta {
     typeof meta.md5 === 'string' &&
     (meta.redirectTo === undefined || typeof meta.redirectTo === 'string')
   );
-}
-
-async function readOrNull(file: string, operation: string, key: string): Promise<Buffer | null> {
-  try {
-    return await readFile(file);
-  } catch (error) {
-    const code = errnoCode(error);
-    // ENOTDIR: a parent is a file (key `a/b` beside object `a`); EISDIR: the key is a folder.
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
-    throw fsError(operation, key, error);
-  }
-}
-
-async function unlinkIfPresent(file: string): Promise<void> {
-  try {
-    await unlink(file);
-  } catch (error) {
-    const code = errnoCode(error);
-    // Same cases as readOrNull: no object by that key, so nothing to delete.
-    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw error;
-  }
-}
-
-/** Best effort: the delete itself already succeeded, and a folder in use is simply kept. */
-async function pruneEmptyDirs(from: string, stopAt: string): Promise<void> {
-  for (let dir = from; dir.startsWith(stopAt + sep); dir = dirname(dir)) {
-    try {
-      await rmdir(dir);
-    } catch {
-      return;
-    }
-  }
-}
-
-function md5Hex(bytes: Buffer): string {
-  return createHash('md5').update(bytes).digest('hex');
-}
-
-function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
-}
-
-function fsError(operation: string, key: string, cause: unknown): StorageError {
-  if (cause instanceof StorageError) return cause;
-  const code = errnoCode(cause) ?? (cause instanceof Error ? cause.message : String(cause));
-  return new StorageError(`fs ${operation} failed for ${JSON.stringify(key)}: ${code}`, { cause });
 }

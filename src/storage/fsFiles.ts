@@ -1,0 +1,69 @@
+/**
+ * Small file-system helpers of the folder store: key checks, reads and deletes that treat a
+ * missing file as no object, and the mapping of errno failures to StorageError.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, rmdir, unlink } from 'node:fs/promises';
+import { dirname, sep } from 'node:path';
+import { StorageError } from '../errors.js';
+
+/** Why a key is refused, or null when it is a valid key. */
+export function keyProblem(key: string): string | null {
+  if (key === '') return 'empty';
+  if (key.includes('\0')) return 'contains NUL';
+  if (key.includes('\\')) return 'contains a backslash';
+  if (key.startsWith('/')) return 'absolute';
+  for (const segment of key.split('/')) {
+    if (segment === '') return 'empty segment';
+    if (segment === '..') return 'climbs out of the root';
+    if (segment.startsWith('.')) return 'segment starts with "." (reserved for metadata and temp files)';
+  }
+  return null;
+}
+
+export async function readOrNull(file: string, operation: string, key: string): Promise<Buffer | null> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    const code = errnoCode(error);
+    // ENOTDIR: a parent is a file (key `a/b` beside object `a`); EISDIR: the key is a folder.
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
+    throw fsError(operation, key, error);
+  }
+}
+
+export async function unlinkIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (error) {
+    const code = errnoCode(error);
+    // Same cases as readOrNull: no object by that key, so nothing to delete.
+    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw error;
+  }
+}
+
+/** Best effort: the delete itself already succeeded, and a folder in use is simply kept. */
+export async function pruneEmptyDirs(from: string, stopAt: string): Promise<void> {
+  for (let dir = from; dir.startsWith(stopAt + sep); dir = dirname(dir)) {
+    try {
+      await rmdir(dir);
+    } catch {
+      return;
+    }
+  }
+}
+
+export function md5Hex(bytes: Buffer): string {
+  return createHash('md5').update(bytes).digest('hex');
+}
+
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}
+
+export function fsError(operation: string, key: string, cause: unknown): StorageError {
+  if (cause instanceof StorageError) return cause;
+  const code = errnoCode(cause) ?? (cause instanceof Error ? cause.message : String(cause));
+  return new StorageError(`fs ${operation} failed for ${JSON.stringify(key)}: ${code}`, { cause });
+}
