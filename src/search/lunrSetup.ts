@@ -64,7 +64,7 @@ export function countTerms(docs: readonly TokenizedFields[]): BuiltCounts {
   // metadata whitelisted and an empty pipeline, lunr 2.3.9 (pinned) only uses a token as a
   // property key, where a string is what a lunr.Token would turn into anyway: wrapping 15
   // million terms of a 10,000-post rebuild in Token objects (and converting them back on every
-  // key lookup) was 40% of the Builder's time. builder.test.ts checks the counts.
+  // key lookup) was 40% of the Builder's time. segmentCounts.test.ts checks the counts.
   (builder as unknown as TokenizerSlot).tokenizer = (value) => (Array.isArray(value) ? value : []);
 
   const counts = (builder as unknown as BuilderCounts).fieldTermFrequencies;

@@ -233,7 +233,7 @@ export class FsSiteStore implements SiteStore {
     const metaFile = this.metaPath(key);
     await this.exclusive(key, async () => {
       try {
-        // Body first, the mirror image of put: no body is ever left without its meta.
+        // Body first, the mirror image of put: no body is ever left with a meta that is not its own.
         await unlinkIfPresent(file);
         await unlinkIfPresent(metaFile);
         if (this.metaKeys) (await this.metaKeys).delete(key);
