@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { serviceHostname } from './config.js';
 import { systemClock, type Clock } from './clock.js';
 import { openDatabase, type Db } from './db/database.js';
+import { startCheckpointer } from './db/checkpointer.js';
 import { AccountsRepo } from './db/accountsRepo.js';
 import { ApiKeysRepo } from './db/apiKeysRepo.js';
 import { BlogsRepo } from './db/blogsRepo.js';
@@ -32,6 +33,7 @@ import { templatesDir } from './paths.js';
 import type { SiteStore } from './storage/siteStore.js';
 import { SearchIndexCache } from './search/searchIndexCache.js';
 import { SearchIndexWriter } from './search/searchIndexWriter.js';
+import { pooledSegmentBuilder } from './search/pooledSegmentBuilder.js';
 import { FsSiteStore } from './storage/fsSiteStore.js';
 import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
 import { AccountsService } from './services/accounts.js';
@@ -40,6 +42,8 @@ import { BlogsService } from './services/blogs.js';
 import { DomainsService, type CnameResolver } from './services/domains.js';
 import { PostsService } from './services/posts.js';
 import { PostTransitions } from './services/postTransitions.js';
+import { PooledContentRenderer, type ContentRenderer } from './content/contentRenderer.js';
+import { HeavyWork } from './workers/heavyWork.js';
 import { RateLimiter } from './services/rateLimiter.js';
 import { SiteUrls } from './services/siteUrls.js';
 
@@ -54,6 +58,8 @@ export interface ComposeOptions {
   /** Replaces the search engine built on the store (tests of other parts). */
   search?: { searcher: BlogSearcher; updater: SearchIndexUpdater };
   resolver?: CnameResolver;
+  /** Replaces the pooled Markdown renderer (tests of its fairness and failures). */
+  content?: ContentRenderer;
 }
 
 /** The store FOLIO_STORAGE names: a folder under the data dir, or an S3-compatible bucket. */
@@ -85,6 +91,8 @@ export interface Folio {
   urls: SiteUrls;
   store: SiteStore;
   publisher: Publisher;
+  content: ContentRenderer;
+  heavy: HeavyWork;
   /** The Koa app (built in src/http; nothing outside src/http imports Koa). */
   app: ReturnType<typeof createApp>;
   /** The scheduler's per-second work, callable directly. */
@@ -107,6 +115,7 @@ export function compose(options: ComposeOptions): Folio {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
   const db = openDatabase(databaseFile(config));
+  const checkpointer = startCheckpointer(db, databaseFile(config));
   const repos = {
     accounts: new AccountsRepo(db),
     keys: new ApiKeysRepo(db),
@@ -116,14 +125,18 @@ export function compose(options: ComposeOptions): Folio {
     jobs: new JobsRepo(db),
   };
   const urls = new SiteUrls(config);
+  // Worker threads for work that grows with a post's size; shared fairly by accounts.
+  const heavy = new HeavyWork();
   const store = options.store ?? createSiteStore(config);
   // One cache per process: the writer installs what it wrote, so /search reads its own writes.
   const searchCache = new SearchIndexCache(store, { maxBytes: config.searchCacheBytes });
   const searchWriter = new SearchIndexWriter(store, {
     cache: searchCache,
     onBackgroundError: (err, blog) => logger.warn({ err, blog }, 'search index merge failed; the index stays correct, only unmerged'),
+    buildSegment: pooledSegmentBuilder(heavy),
   });
   const search = options.search ?? { searcher: searchCache, updater: searchWriter };
+  const content = options.content ?? new PooledContentRenderer(heavy);
   const publisher = new Publisher({
     blogs: repos.blogs,
     site: new SiteRepo(db),
@@ -132,10 +145,11 @@ export function compose(options: ComposeOptions): Folio {
     urls,
     theme: loadTheme(templatesDir),
     search: search.updater,
+    content,
     logger,
   });
   const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger);
-  const postDeps = { db, posts: repos.posts, jobs: repos.jobs, runner, clock };
+  const postDeps = { db, posts: repos.posts, jobs: repos.jobs, runner, clock, content };
   const accounts = new AccountsService(db, repos.accounts, repos.keys, clock);
   const apiKeys = new ApiKeysService(repos.keys, repos.blogs, clock);
   const blogs = new BlogsService(db, repos.blogs, repos.jobs, runner, clock);
@@ -186,6 +200,8 @@ export function compose(options: ComposeOptions): Folio {
     urls,
     store,
     publisher,
+    content,
+    heavy,
     app,
     tick: async () => {
       await transitions.publishDue(repos.blogs);
@@ -194,6 +210,8 @@ export function compose(options: ComposeOptions): Folio {
     close: async () => {
       await runner.idle();
       await searchWriter.idle();
+      await heavy.close();
+      await checkpointer.stop();
       db.close();
     },
   };

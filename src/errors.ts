@@ -11,7 +11,8 @@ export type ErrorCode =
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
-  | 'rate_limit_exceeded';
+  | 'rate_limit_exceeded'
+  | 'service_unavailable';
 
 export interface FieldIssue {
   field: string;
@@ -82,6 +83,20 @@ export class UnsupportedMediaTypeError extends AppError {
 export class RateLimitError extends AppError {
   readonly code = 'rate_limit_exceeded';
   readonly status = 429;
+}
+
+/**
+ * Folio cannot answer now but will soon: the database is locked by another process, the store is
+ * unreachable, or the content workers are saturated. Always carries `Retry-After`, so clients
+ * back off instead of treating it as a failure of their input.
+ */
+export class ServiceUnavailableError extends AppError {
+  readonly code = 'service_unavailable';
+  readonly status = 503;
+
+  constructor(message: string, options: Omit<AppErrorOptions, 'retryAfter'> & { retryAfter: number }) {
+    super(message, { ...options, headers: { ...options.headers, 'Retry-After': String(options.retryAfter) } });
+  }
 }
 
 /**

@@ -17,6 +17,8 @@ export function openDatabase(file: string): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
+  // After a checkpoint the log is reused from its start; this trims what a burst left behind.
+  db.pragma('journal_size_limit = 67108864');
   migrate(db);
   return db;
 }

@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
-import { countPostText, type TextCounts } from '../publish/language.js';
+import type { TextCounts } from '../content/language.js';
 
 export type PostStatus = 'draft' | 'published' | 'scheduled';
 
@@ -24,6 +24,9 @@ export interface Post {
   /** Counts of the post's prose as stored (see migration 005); null for rows not yet counted. */
   textCounts?: TextCounts | null;
 }
+
+/** A post without its bodies: what the list endpoint shows (api.md §4.1 "post summary"). */
+export type PostSummary = Pick<Post, 'id' | 'title' | 'slug' | 'status' | 'tags' | 'metaDescription' | 'publishedAt' | 'createdAt' | 'updatedAt'>;
 
 export type PostSortField = 'created_at' | 'published_at' | 'updated_at';
 
@@ -74,13 +77,30 @@ export const toPost = (row: PostRow): Post => ({
   textCounts: row.text_counts ? (JSON.parse(row.text_counts) as TextCounts) : null,
 });
 
-// Every write recounts the prose from the title and Markdown being stored, so the stored
-// counts can never describe another version of the post.
+type SummaryRow = Pick<PostRow, 'id' | 'title' | 'slug' | 'status' | 'tags' | 'meta_description' | 'published_at' | 'created_at' | 'updated_at'>;
+
+const SUMMARY_COLUMNS = 'p.id, p.title, p.slug, p.status, p.tags, p.meta_description, p.published_at, p.created_at, p.updated_at';
+
+const toSummary = (row: SummaryRow): PostSummary => ({
+  id: row.id,
+  title: row.title,
+  slug: row.slug,
+  status: row.status,
+  tags: JSON.parse(row.tags) as string[],
+  metaDescription: row.meta_description,
+  publishedAt: row.published_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+// The counts come with the post: PostsService derives them from the title and Markdown being
+// stored, before the write transaction (counting 1 MB inside it held every writer). A row
+// written without them stores null, and readers count the text themselves.
 const toParams = (post: Post) => ({
   ...post,
   metaExplicit: post.metaExplicit ? 1 : 0,
   tags: JSON.stringify(post.tags),
-  textCounts: JSON.stringify(countPostText(post)),
+  textCounts: post.textCounts ? JSON.stringify(post.textCounts) : null,
 });
 
 // Whitelisted: the sort column is the only SQL built from input, so it comes from this map.
@@ -104,7 +124,7 @@ export class PostsRepo {
   private readonly findRedirectStmt;
   private readonly redirectsOfPostStmt;
   private readonly numberedSlugsStmt;
-  private readonly listStatements = new Map<string, { rows: Statement<unknown[], PostRow>; count: Statement<unknown[], { n: number }> }>();
+  private readonly listStatements = new Map<string, { rows: Statement<unknown[], SummaryRow>; count: Statement<unknown[], { n: number }> }>();
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -170,7 +190,11 @@ export class PostsRepo {
     return row ? toPost(row) : null;
   }
 
-  list(blogId: string, query: PostListQuery): { posts: Post[]; total: number } {
+  /**
+   * One page of the blog's posts, without their bodies: a page of 100 posts of 1 MB each read
+   * 600 MB of Markdown and HTML only to show titles, holding the event loop for seconds.
+   */
+  list(blogId: string, query: PostListQuery): { posts: PostSummary[]; total: number } {
     const filters = ['p.blog_id = ?'];
     const params: (string | number)[] = [blogId];
     if (query.status) {
@@ -189,14 +213,14 @@ export class PostsRepo {
     let statements = this.listStatements.get(cacheKey);
     if (!statements) {
       statements = {
-        rows: this.db.prepare<unknown[], PostRow>(`SELECT p.* FROM posts p WHERE ${filters.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`),
+        rows: this.db.prepare<unknown[], SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE ${filters.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`),
         count: this.db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM posts p WHERE ${filters.join(' AND ')}`),
       };
       this.listStatements.set(cacheKey, statements);
     }
     const total = statements.count.get(...params)?.n ?? 0;
     const rows = statements.rows.all(...params, query.perPage, (query.page - 1) * query.perPage);
-    return { posts: rows.map(toPost), total };
+    return { posts: rows.map(toSummary), total };
   }
 
   /** Scheduled posts whose time has come, oldest first. */

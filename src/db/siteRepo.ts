@@ -53,8 +53,13 @@ export class SiteRepo {
     this.summariesStmt = db.prepare<[string], SummaryRow>(
       `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at, id`,
     );
-    this.newestStmt = db.prepare<[string, number], Parameters<typeof toPost>[0]>(
-      `SELECT * FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at DESC, id DESC LIMIT ?`,
+    // Feeds carry HTML only up to a size (publish/feeds.ts): larger bodies are not even read,
+    // and octet_length() answers from the record header without loading the text.
+    this.newestStmt = db.prepare<[number, string, number], Parameters<typeof toPost>[0]>(
+      `SELECT id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md,
+              CASE WHEN octet_length(content_html) <= ? THEN content_html ELSE '' END AS content_html,
+              meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
+         FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at DESC, id DESC LIMIT ?`,
     );
     // The search index reads the stored HTML; the Markdown (as large again) is left out.
     this.searchStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
@@ -80,7 +85,11 @@ export class SiteRepo {
       'SELECT seq, post_id FROM post_changes WHERE blog_id = ? AND seq > ? ORDER BY seq',
     );
     this.pruneChangesStmt = db.prepare<[number]>('DELETE FROM post_changes WHERE seq < ?');
-    this.byIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(`SELECT * FROM posts WHERE id = ?`);
+    this.byIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
+      `SELECT id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md, content_html,
+              meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
+         FROM posts WHERE id = ?`,
+    );
   }
 
   publishedSummaries(blogId: string): PublishedSummary[] {
@@ -113,8 +122,12 @@ export class SiteRepo {
     this.pruneChangesStmt.run(seq);
   }
 
-  newestPublished(blogId: string, limit: number): Post[] {
-    return this.newestStmt.all(blogId, limit).map(toPost);
+  /**
+   * The newest published posts for the feeds: `contentHtml` is empty when larger than
+   * `maxHtmlBytes`, `contentMd` is empty when the text counts are stored.
+   */
+  newestPublished(blogId: string, limit: number, maxHtmlBytes: number): Post[] {
+    return this.newestStmt.all(maxHtmlBytes, blogId, limit).map(toPost);
   }
 
   /**
@@ -146,6 +159,7 @@ export class SiteRepo {
     return this.redirectsOfPostStmt.all(postId).map((row) => row.old_slug);
   }
 
+  /** The post as its page needs it: `contentMd` is empty when the text counts are stored. */
   post(id: string): Post | null {
     const row = this.byIdsStmt.get(id);
     return row ? toPost(row) : null;

@@ -4,7 +4,7 @@
  */
 import type { SiteObject } from '../storage/siteStore.js';
 import { FEED_SIZE, sortNewestFirst } from './archive.js';
-import { detectPostLanguage, languageOf } from './language.js';
+import { detectPostLanguage, languageOf } from '../content/language.js';
 import type { RenderContext } from './renderContext.js';
 import { CACHE_CONTROL_PAGE, CONTENT_TYPES } from './renderHeaders.js';
 import { oneLine } from './renderLayout.js';
@@ -61,9 +61,32 @@ function description(ctx: RenderContext): string {
   return oneLine(ctx.blog.description) || ctx.blog.name;
 }
 
-/** `<blog>/rss.xml`: the newest FEED_SIZE posts with their full HTML. */
+/**
+ * Feeds carry a post's full HTML only up to FEED_ITEM_MAX_HTML_BYTES, and at most
+ * FEED_MAX_HTML_BYTES of it in all; a post beyond either appears with its description and link.
+ * Without the bound, twenty 1 MB posts (whose HTML can be five times larger) made every publish
+ * in the blog re-render 100 MB of feeds on the event loop, and every reader download them.
+ */
+export const FEED_ITEM_MAX_HTML_BYTES = 128 * 1024;
+export const FEED_MAX_HTML_BYTES = 1024 * 1024;
+
+/** The HTML each item of the feed carries, or null for a description-only item. */
+function feedHtml(items: readonly SitePost[], baseUrl: string): (string | null)[] {
+  let budget = FEED_MAX_HTML_BYTES;
+  return items.map((post) => {
+    // An empty body also means the loader left out HTML too large for a feed (SiteRepo.newestPublished).
+    if (post.contentHtml === '' || post.contentHtml.length > FEED_ITEM_MAX_HTML_BYTES) return null;
+    const bytes = Buffer.byteLength(post.contentHtml, 'utf8');
+    if (bytes > FEED_ITEM_MAX_HTML_BYTES || bytes > budget) return null;
+    budget -= bytes;
+    return absoluteLinks(post.contentHtml, baseUrl);
+  });
+}
+
+/** `<blog>/rss.xml`: the newest FEED_SIZE posts, with their full HTML within the feed's bounds. */
 export function renderRss(ctx: RenderContext, posts: readonly SitePost[]): SiteObject {
   const items = sortNewestFirst(posts).slice(0, FEED_SIZE);
+  const html = feedHtml(items, ctx.baseUrl);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:content="http://purl.org/rss/1.0/modules/content/">',
@@ -76,8 +99,9 @@ export function renderRss(ctx: RenderContext, posts: readonly SitePost[]): SiteO
     '    <generator>Folio</generator>',
     `    <atom:link href="${escapeXml(absoluteUrl(ctx.baseUrl, filePath(SITE_FILES.rss)))}" rel="self" type="application/rss+xml"/>`,
   ];
-  for (const post of items) {
+  items.forEach((post, i) => {
     const url = escapeXml(absoluteUrl(ctx.baseUrl, postPath(post.slug)));
+    const content = html[i];
     lines.push(
       '    <item>',
       `      <title>${escapeXml(post.title)}</title>`,
@@ -86,10 +110,10 @@ export function renderRss(ctx: RenderContext, posts: readonly SitePost[]): SiteO
       `      <pubDate>${rfc822(post.publishedAt)}</pubDate>`,
       ...(post.metaDescription.trim() ? [`      <description>${escapeXml(oneLine(post.metaDescription))}</description>`] : []),
       ...post.tags.map((tag) => `      <category>${escapeXml(tag)}</category>`),
-      `      <content:encoded>${cdata(absoluteLinks(post.contentHtml, ctx.baseUrl))}</content:encoded>`,
+      ...(content === null || content === undefined ? [] : [`      <content:encoded>${cdata(content)}</content:encoded>`]),
       '    </item>',
     );
-  }
+  });
   lines.push('  </channel>', '</rss>', '');
   return textObject(ctx, SITE_FILES.rss, lines.join('\n'), CONTENT_TYPES.rss);
 }
@@ -97,6 +121,8 @@ export function renderRss(ctx: RenderContext, posts: readonly SitePost[]): SiteO
 /** `<blog>/feed.json`: JSON Feed 1.1 with the same posts as rss.xml. */
 export function renderJsonFeed(ctx: RenderContext, posts: readonly SitePost[]): SiteObject {
   const home = absoluteUrl(ctx.baseUrl, homePath);
+  const items = sortNewestFirst(posts).slice(0, FEED_SIZE);
+  const html = feedHtml(items, ctx.baseUrl);
   const feed = {
     version: 'https://jsonfeed.org/version/1.1',
     title: ctx.blog.name,
@@ -105,25 +131,25 @@ export function renderJsonFeed(ctx: RenderContext, posts: readonly SitePost[]): 
     description: description(ctx),
     language: ctx.lang,
     authors: [{ name: ctx.blog.name, url: home }],
-    items: sortNewestFirst(posts)
-      .slice(0, FEED_SIZE)
-      .map((post) => {
-        const url = absoluteUrl(ctx.baseUrl, postPath(post.slug));
-        const image = safeHttpUrl(post.ogImageUrl);
-        const summary = oneLine(post.metaDescription);
-        return {
-          id: url,
-          url,
-          title: post.title,
-          content_html: absoluteLinks(post.contentHtml, ctx.baseUrl),
-          ...(summary ? { summary } : {}),
-          ...(image ? { image } : {}),
-          date_published: post.publishedAt,
-          date_modified: post.updatedAt,
-          tags: post.tags,
-          language: post.textCounts ? languageOf(post.textCounts) : detectPostLanguage(post),
-        };
-      }),
+    items: items.map((post, i) => {
+      const url = absoluteUrl(ctx.baseUrl, postPath(post.slug));
+      const image = safeHttpUrl(post.ogImageUrl);
+      const summary = oneLine(post.metaDescription);
+      const content = html[i];
+      return {
+        id: url,
+        url,
+        title: post.title,
+        // JSON Feed 1.1 wants content_html or content_text in every item.
+        ...(content === null || content === undefined ? { content_text: summary || post.title } : { content_html: content }),
+        ...(summary ? { summary } : {}),
+        ...(image ? { image } : {}),
+        date_published: post.publishedAt,
+        date_modified: post.updatedAt,
+        tags: post.tags,
+        language: post.textCounts ? languageOf(post.textCounts) : detectPostLanguage(post),
+      };
+    }),
   };
   return textObject(ctx, SITE_FILES.jsonFeed, `${JSON.stringify(feed, null, 2)}\n`, CONTENT_TYPES.jsonFeed);
 }

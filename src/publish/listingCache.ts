@@ -8,7 +8,7 @@
  * back to an entry (pruned), the entry is loaded afresh.
  */
 import { compareOldestFirst, type TagGroup } from './archive.js';
-import { countText, emptyCounts, type TextCounts } from './language.js';
+import { countText, emptyCounts, type TextCounts } from '../content/language.js';
 import { tagSegment } from './renderPaths.js';
 import type { SitePostSummary } from './siteTypes.js';
 

@@ -7,13 +7,16 @@ import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
 import type { PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { templatesDir } from '../paths.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';
 import { FEED_SIZE } from './archive.js';
+import { FEED_ITEM_MAX_HTML_BYTES } from './feeds.js';
 import { loadSnapshot, toSiteBlog, toSitePost } from './loadSite.js';
-import { htmlToPlainText } from './markdown.js';
+import { htmlToPlainText } from '../content/markdown.js';
+import type { ContentRenderer } from '../content/contentRenderer.js';
 import { renderPostChange } from './postChange.js';
 import { ListingCache } from './listingCache.js';
 import { blogLanguage, createRenderContext } from './renderContext.js';
@@ -40,6 +43,8 @@ export interface PublisherDeps {
   urls: SiteUrls;
   theme: Theme;
   search: SearchIndexUpdater;
+  /** Plain text of stored HTML for the index, off the event loop for large posts. */
+  content: Pick<ContentRenderer, 'plainText'>;
   logger: Logger;
 }
 
@@ -96,7 +101,8 @@ export class Publisher {
   /** Rebuilds only the blog's search index from the database; returns how many posts it holds. */
   async reindex(blog: BlogWithDomain): Promise<number> {
     const docs: SearchDocument[] = [];
-    for (const post of this.deps.site.publishedForSearch(blog.id)) docs.push(this.searchDoc(blog, post));
+    // A command-line rebuild: no request waits on this thread, so the text is made in place.
+    for (const post of this.deps.site.publishedForSearch(blog.id)) docs.push(this.searchDoc(blog, post, htmlToPlainText(post.contentHtml)));
     await this.deps.search.rebuild(blog.slug, docs);
     return docs.length;
   }
@@ -138,23 +144,26 @@ export class Publisher {
     }
     const row = site.post(postId);
     const live = row && row.status === 'published' ? toSitePost(row) : null;
+    // Rows of 1 MB posts carry up to 7 MB of HTML and take tens of milliseconds to read; the
+    // event loop gets a turn after each, so no run of this job holds it for long.
+    await yieldToLoop();
     const neighbours = new Map<string, SitePost>();
+    const addNeighbour = async (neighbour: { id: string } | undefined): Promise<void> => {
+      const full = neighbour ? site.post(neighbour.id) : null;
+      if (full && full.status === 'published') neighbours.set(full.id, toSitePost(full));
+      await yieldToLoop();
+    };
     if (live) {
       const index = summaries.findIndex((p) => p.id === live.id);
-      for (const neighbour of [summaries[index - 1], summaries[index + 1]]) {
-        const full = neighbour ? site.post(neighbour.id) : null;
-        if (full && full.status === 'published') neighbours.set(full.id, toSitePost(full));
-      }
+      for (const neighbour of [summaries[index - 1], summaries[index + 1]]) await addNeighbour(neighbour);
     } else if (job.payload.previousPublishedAt) {
       // The posts on either side of the gap lose their link to the removed post.
       const at = job.payload.previousPublishedAt;
       const after = summaries.findIndex((p) => p.publishedAt > at || (p.publishedAt === at && p.id > postId));
       const around = after < 0 ? [summaries[summaries.length - 1]] : [summaries[after - 1], summaries[after]];
-      for (const neighbour of around) {
-        const full = neighbour ? site.post(neighbour.id) : null;
-        if (full && full.status === 'published') neighbours.set(full.id, toSitePost(full));
-      }
+      for (const neighbour of around) await addNeighbour(neighbour);
     }
+    const newest = site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost);
     const ctx = createRenderContext({ theme, blog: siteBlog, titleCounts: listing.titleCounts });
     const redirects = live ? site.redirectsOfPost(live.id) : [];
     const { objects, deletions } = renderPostChange({
@@ -164,7 +173,7 @@ export class Publisher {
       tagGroups: () => listing.tagGroups(),
       post: live,
       neighbours,
-      newest: site.newestPublished(blog.id, FEED_SIZE).map(toSitePost),
+      newest,
       previousSlug: job.payload.previousSlug ?? (live ? undefined : row?.slug),
       previousTags: [...(job.payload.previousTags ?? []), ...(row && !live ? row.tags : [])],
       wasLive: job.payload.wasLive,
@@ -179,7 +188,7 @@ export class Publisher {
   }
 
   private async updateSearch(blog: BlogWithDomain, postId: string, live = this.livePost(postId)): Promise<void> {
-    if (live) await this.deps.search.upsert(blog.slug, [this.searchDoc(blog, live)]);
+    if (live) await this.deps.search.upsert(blog.slug, [this.searchDoc(blog, live, await this.deps.content.plainText(blog.accountId, live.contentHtml))]);
     else await this.deps.search.remove(blog.slug, [postId]);
   }
 
@@ -227,12 +236,12 @@ export class Publisher {
     await this.deps.store.put(`_domains/${blog.customDomain}`, blog.slug, { contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache' });
   }
 
-  private searchDoc(blog: BlogWithDomain, post: SitePost | Post): SearchDocument {
+  private searchDoc(blog: BlogWithDomain, post: SitePost | Post, body: string): SearchDocument {
     return {
       id: post.id,
       slug: post.slug,
       title: post.title,
-      body: htmlToPlainText(post.contentHtml),
+      body,
       metaDescription: post.metaDescription,
       tags: post.tags,
       createdAt: post.createdAt,

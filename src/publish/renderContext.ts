@@ -2,7 +2,7 @@
  * What every page of one blog shares, computed once per blog and passed to each render
  * function, so that re-rendering a single page costs only that page.
  */
-import { countText, emptyCounts, languageOf, type Language, type TextCounts } from './language.js';
+import { countText, emptyCounts, languageOf, type Language, type TextCounts } from '../content/language.js';
 import { assetPath, safeHttpUrl } from './renderPaths.js';
 import type { Theme } from './renderTheme.js';
 import type { SiteBlog } from './siteTypes.js';

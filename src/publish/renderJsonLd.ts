@@ -1,5 +1,5 @@
 /** schema.org data for post pages, and the one safe way to put JSON inside a `<script>`. */
-import type { Language } from './language.js';
+import type { Language } from '../content/language.js';
 import type { RenderContext } from './renderContext.js';
 import { absoluteUrl, homePath, postPath, safeHttpUrl } from './renderPaths.js';
 import type { SitePost } from './siteTypes.js';

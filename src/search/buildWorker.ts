@@ -3,7 +3,7 @@
  * the segment data back, transferring the typed arrays instead of copying them.
  */
 import { parentPort } from 'node:worker_threads';
-import { buildSegmentData, type SegmentData } from './segmentData.js';
+import { buildSegmentData, segmentTransferList, type SegmentData } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
 
 export interface BuildRequest {
@@ -12,12 +12,6 @@ export interface BuildRequest {
 }
 
 export type BuildReply = { piece: number; data: SegmentData } | { piece: number; error: string };
-
-export function transferList(data: SegmentData): ArrayBuffer[] {
-  return [data.offsets.buffer, data.postingDocs.buffer, data.postingTfs.buffer, data.docs.lengths.buffer].filter(
-    (b): b is ArrayBuffer => b instanceof ArrayBuffer,
-  );
-}
 
 const port = parentPort;
 if (port) {
@@ -28,6 +22,6 @@ if (port) {
     } catch (err) {
       reply = { piece: request.piece, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
     }
-    port.postMessage(reply, 'data' in reply ? transferList(reply.data) : []);
+    port.postMessage(reply, 'data' in reply ? segmentTransferList(reply.data) : []);
   });
 }

@@ -40,6 +40,11 @@ export interface SearchIndexWriterOptions extends Partial<MergePolicy>, Parallel
   autoMerge?: boolean;
   /** Failures of background merges; the index stays correct, only unmerged. */
   onBackgroundError?: (err: unknown, blogSlug: string) => void;
+  /**
+   * Indexes the documents of an upsert. The default does it in place; the server hands large
+   * documents to worker threads (indexing 1 MB of words takes hundreds of milliseconds).
+   */
+  buildSegment?: (blogSlug: string, docs: SearchDocument[]) => Promise<SegmentData>;
 }
 
 export interface MergeReport {
@@ -96,7 +101,7 @@ export class SearchIndexWriter {
         else addTombstone(next, at.segmentId, at.ordinal);
       }
 
-      const fresh = buildSegmentData(latest);
+      const fresh = this.options.buildSegment ? await this.options.buildSegment(blogSlug, latest) : buildSegmentData(latest);
       const replaced: string[] = [];
       let headData: SegmentData = fresh;
       if (headView && headDrop) {

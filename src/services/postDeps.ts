@@ -4,6 +4,7 @@ import type { JobPayload, JobsRepo } from '../db/jobsRepo.js';
 import type { Post, PostsRepo } from '../db/postsRepo.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { JobRunner } from '../publish/jobRunner.js';
+import type { ContentRenderer } from '../content/contentRenderer.js';
 import { NotFoundError } from '../errors.js';
 
 /** What the post services share; built once in compose.ts. */
@@ -13,6 +14,8 @@ export interface PostDeps {
   jobs: JobsRepo;
   runner: JobRunner;
   clock: Clock;
+  /** Markdown → HTML, description and counts, off the event loop for large posts. */
+  content: ContentRenderer;
 }
 
 export function findPostOrThrow(deps: PostDeps, blog: BlogWithDomain, slug: string): Post {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation } from '../db/database.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { Post, PostListQuery } from '../db/postsRepo.js';
-import { describe, renderMarkdown } from '../publish/markdown.js';
+import type { Post, PostListQuery, PostSummary } from '../db/postsRepo.js';
+import { MAX_CONTENT_HTML_BYTES, type PostContent } from '../content/postContent.js';
+import { TaskTimeoutError } from '../workers/fairWorkerPool.js';
 import { isoNow } from '../clock.js';
-import { BadRequestError, ConflictError } from '../errors.js';
+import { BadRequestError, ConflictError, ServiceUnavailableError } from '../errors.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { firstFreeSlug, isReservedSlug, slugify } from './slugs.js';
 
@@ -29,12 +30,21 @@ export interface UpdatePostInput {
   ogImageUrl?: string | null;
 }
 
+/** Attempts of `update` when the post keeps changing while its new content renders. */
+const UPDATE_ATTEMPTS = 3;
+
 /** Create, read, update and delete. State transitions live in postTransitions.ts. */
 export class PostsService {
   constructor(private readonly deps: PostDeps) {}
 
+  /**
+   * The Markdown is rendered, described and counted before the write transaction opens (off the
+   * event loop for large posts), so the transaction holds SQLite's write lock only for the row
+   * writes: a 1 MB post used to hold every other writer for as long as it took to render.
+   */
   async create(blog: BlogWithDomain, input: CreatePostInput): Promise<Post> {
-    const { db, posts, runner } = this.deps;
+    const { db, runner } = this.deps;
+    const content = await this.derive(blog, input.title, input.contentMd);
     const jobIds: number[] = [];
     const post = db
       .transaction(() => {
@@ -47,8 +57,8 @@ export class PostsService {
           title: input.title,
           slug,
           contentMd: input.contentMd,
-          contentHtml: renderMarkdown(input.contentMd),
-          metaDescription: input.metaDescription ?? describe(input.contentMd),
+          contentHtml: content.contentHtml,
+          metaDescription: input.metaDescription ?? content.description,
           metaExplicit: input.metaDescription !== undefined,
           ogImageUrl: input.ogImageUrl ?? null,
           tags: normalizeTags(input.tags ?? []),
@@ -57,6 +67,7 @@ export class PostsService {
           scheduledAt: null,
           createdAt: now,
           updatedAt: now,
+          textCounts: content.textCounts,
         };
         this.insertOrConflict(created);
         if (status === 'published') jobIds.push(recordPostJob(this.deps, blog, created, null, now));
@@ -71,30 +82,51 @@ export class PostsService {
     return findPostOrThrow(this.deps, blog, slug);
   }
 
-  list(blog: BlogWithDomain, query: PostListQuery): { posts: Post[]; total: number } {
+  list(blog: BlogWithDomain, query: PostListQuery): { posts: PostSummary[]; total: number } {
     return this.deps.posts.list(blog.id, query);
   }
 
+  /**
+   * Content is derived from the post as read before the transaction; inside it the post must
+   * still have that title and Markdown, or the derivation is redone (another request changed it
+   * meanwhile). Bounded: a post rewritten faster than it renders gets a 409.
+   */
   async update(blog: BlogWithDomain, slug: string, input: UpdatePostInput): Promise<Post> {
+    for (let attempt = 1; ; attempt++) {
+      const base = findPostOrThrow(this.deps, blog, slug);
+      const title = input.title ?? base.title;
+      const contentMd = input.contentMd ?? base.contentMd;
+      const rederive = input.title !== undefined || input.contentMd !== undefined || input.metaDescription === null;
+      const content = rederive ? await this.derive(blog, title, contentMd) : null;
+      const post = this.applyUpdate(blog, slug, input, base, content);
+      if (post) return post;
+      if (attempt >= UPDATE_ATTEMPTS) throw new ConflictError(`post "${slug}" was changed by another request while this one was being rendered; try again`);
+    }
+  }
+
+  /** The write transaction of `update`; null when the post changed since `base` was read. */
+  private applyUpdate(blog: BlogWithDomain, slug: string, input: UpdatePostInput, base: Post, content: PostContent | null): Promise<Post> | null {
     const { db, posts, runner } = this.deps;
     const jobIds: number[] = [];
     const post = db
       .transaction(() => {
         const before = findPostOrThrow(this.deps, blog, slug);
+        if (content && (before.title !== base.title || before.contentMd !== base.contentMd)) return null;
         const now = isoNow(this.deps.clock);
         const next: Post = { ...before, updatedAt: now };
         if (input.title !== undefined) next.title = input.title;
         if (input.tags !== undefined) next.tags = normalizeTags(input.tags);
         if (input.ogImageUrl !== undefined) next.ogImageUrl = input.ogImageUrl;
-        if (input.contentMd !== undefined) {
-          next.contentMd = input.contentMd;
-          next.contentHtml = renderMarkdown(input.contentMd);
+        if (content) {
+          next.contentHtml = content.contentHtml;
+          next.textCounts = content.textCounts;
         }
+        if (input.contentMd !== undefined) next.contentMd = input.contentMd;
         if (input.metaDescription !== undefined) {
           next.metaExplicit = input.metaDescription !== null;
-          next.metaDescription = input.metaDescription ?? describe(next.contentMd);
-        } else if (!before.metaExplicit && input.contentMd !== undefined) {
-          next.metaDescription = describe(next.contentMd);
+          next.metaDescription = input.metaDescription ?? content!.description;
+        } else if (!before.metaExplicit && content && input.contentMd !== undefined) {
+          next.metaDescription = content.description;
         }
         if (input.slug !== undefined && input.slug !== before.slug) {
           next.slug = this.claimSlug(blog, input.slug, next.title, before.id);
@@ -118,8 +150,8 @@ export class PostsService {
         return next;
       })
       .immediate();
-    await runner.runNow(jobIds);
-    return post;
+    if (!post) return null;
+    return runner.runNow(jobIds).then(() => post);
   }
 
   async delete(blog: BlogWithDomain, slug: string): Promise<void> {
@@ -163,6 +195,25 @@ export class PostsService {
     }
     posts.removeRedirect(blog.id, slug);
     return slug;
+  }
+
+  private async derive(blog: BlogWithDomain, title: string, contentMd: string): Promise<PostContent> {
+    let content: PostContent;
+    try {
+      content = await this.deps.content.derive(blog.accountId, { title, contentMd });
+    } catch (err) {
+      if (err instanceof TaskTimeoutError) {
+        throw new ServiceUnavailableError('rendering this post took too long; the server is busy, try again shortly', { retryAfter: 30, cause: err });
+      }
+      throw err;
+    }
+    if (content.htmlBytes > MAX_CONTENT_HTML_BYTES) {
+      const mb = (content.htmlBytes / (1024 * 1024)).toFixed(1);
+      throw new BadRequestError(`content renders to ${mb} MB of HTML; the limit is 3 MB (long runs of characters HTML must escape, such as & or <, or very wide tables, grow the most)`, {
+        details: [{ field: 'content', message: 'must render to at most 3 MB (3,145,728 bytes) of HTML' }],
+      });
+    }
+    return content;
   }
 
   private insertOrConflict(post: Post): void {

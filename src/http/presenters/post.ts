@@ -1,5 +1,5 @@
 import type { BlogWithDomain } from '../../db/blogsRepo.js';
-import type { Post } from '../../db/postsRepo.js';
+import type { Post, PostSummary } from '../../db/postsRepo.js';
 import type { SiteUrls } from '../../services/siteUrls.js';
 
 /** The only code that knows the post JSON field names (api.md §2.1, §4.1). */
@@ -8,7 +8,7 @@ export function presentPostCreated(post: Post, blog: BlogWithDomain, urls: SiteU
   return { id: post.id, slug: post.slug, url: urls.post(blog, post.slug), status: post.status, created_at: post.createdAt };
 }
 
-export function presentPostSummary(post: Post) {
+export function presentPostSummary(post: PostSummary) {
   return {
     id: post.id,
     title: post.title,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describe as describePost, htmlToPlainText, markdownToPlainText, renderMarkdown } from '../../../src/publish/markdown.js';
+import { descriptionFromHtml, htmlToPlainText, renderMarkdown } from '../../../src/content/markdown.js';
+
+const describePost = (markdown: string): string => descriptionFromHtml(renderMarkdown(markdown));
 
 describe('renderMarkdown', () => {
   it('renders Markdown and highlights fenced code on the server', () => {
@@ -31,7 +33,7 @@ describe('renderMarkdown', () => {
   });
 });
 
-describe('describe', () => {
+describe('descriptionFromHtml', () => {
   it('uses the first sentences of the plain text, at most 160 characters', () => {
     const text = describePost('# Heading\n\nFirst sentence here. Second one follows. ' + 'More words. '.repeat(30));
     expect(text.length).toBeLessThanOrEqual(160);
@@ -50,18 +52,21 @@ describe('describe', () => {
   });
 
   it('leaves code blocks and markup out', () => {
-    expect(markdownToPlainText('Intro **bold**.\n\n```\nsecret code\n```\n\nEnd.')).toBe('Intro bold. End.');
+    expect(describePost('Intro **bold**.\n\n```\nsecret code\n```\n\n    indented code\n\nEnd.')).toBe('Intro bold. End.');
   });
 });
 
 describe('htmlToPlainText (search index text from content_html)', () => {
-  it('gives the text markdownToPlainText gives for the same post', () => {
-    const sources = [
-      'Intro **bold**.\n\n```\nsecret code\n```\n\nEnd.',
-      '# 제목\n\n서버를 배포했다. `npm start` 로 시작한다.\n\n- 하나\n- 둘\n\n> 인용 & <태그>',
-      'A [link](https://example.com/a?b=1&c=2) and ![img](/x.png "t") in a line.\nNext line with &copy; and &#x41;.',
-      '| a | b |\n|---|---|\n| cell one | cell two |\n\n~~~js\nconst hidden = 1;\n~~~\nafter',
-    ];
-    for (const source of sources) expect(htmlToPlainText(renderMarkdown(source))).toBe(markdownToPlainText(source));
+  it.each([
+    ['Intro **bold**.\n\n```\nsecret code\n```\n\nEnd.', 'Intro bold. End.'],
+    ['# 제목\n\n서버를 배포했다. `npm start` 로 시작한다.\n\n- 하나\n- 둘\n\n> 인용 & <태그>', '제목 서버를 배포했다. npm start 로 시작한다. 하나 둘 인용 & <태그>'],
+    ['A [link](https://example.com/a?b=1&c=2) and ![img](/x.png "t") in a line.\nNext line with &copy; and &#x41;.', 'A link and in a line. Next line with © and A.'],
+    ['| a | b |\n|---|---|\n| cell one | cell two |\n\n~~~js\nconst hidden = 1;\n~~~\nafter', 'a b cell one cell two after'],
+  ])('gives the readable text of %j', (source, text) => {
+    expect(htmlToPlainText(renderMarkdown(source))).toBe(text);
+  });
+
+  it('leaves headings out when asked, for descriptions', () => {
+    expect(htmlToPlainText(renderMarkdown('# Title\n\nBody text.\n\n## Part\n\nMore.'), { headings: false })).toBe('Body text. More.');
   });
 });

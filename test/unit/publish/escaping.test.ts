@@ -4,7 +4,7 @@
  * values is not mistaken for markup and real markup is not missed.
  */
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from '../../../src/publish/markdown.js';
+import { renderMarkdown } from '../../../src/content/markdown.js';
 import { createRenderContext } from '../../../src/publish/renderContext.js';
 import { renderSite } from '../../../src/publish/renderSite.js';
 import type { SitePost } from '../../../src/publish/siteTypes.js';

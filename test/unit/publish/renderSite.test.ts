@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countPostText } from '../../../src/publish/language.js';
+import { countPostText } from '../../../src/content/language.js';
 import { createRenderContext } from '../../../src/publish/renderContext.js';
 import { CACHE_CONTROL_ASSET, CACHE_CONTROL_PAGE } from '../../../src/publish/renderHeaders.js';
 import { renderPostPage } from '../../../src/publish/renderPostPage.js';

@@ -4,7 +4,7 @@
  * pipeline so the pages hold what production would.
  */
 import { templatesDir } from '../../../src/paths.js';
-import { renderMarkdown } from '../../../src/publish/markdown.js';
+import { renderMarkdown } from '../../../src/content/markdown.js';
 import { loadTheme, type Theme } from '../../../src/publish/renderTheme.js';
 import type { SiteBlog, SitePost } from '../../../src/publish/siteTypes.js';
 

@@ -12,10 +12,16 @@ function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
+/**
+ * Larger code blocks are shown unhighlighted: highlight.js takes seconds on a megabyte of code
+ * and triples its size in spans, for a listing nobody reads token by token.
+ */
+export const MAX_HIGHLIGHTED_CODE_CHARS = 32 * 1024;
+
 function highlight(code: string, lang: string): string {
   const language = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
   // Highlight only languages the author named: auto-detection is slow and often wrong.
-  if (language && hljs.getLanguage(language)) {
+  if (language && code.length <= MAX_HIGHLIGHTED_CODE_CHARS && hljs.getLanguage(language)) {
     const html = hljs.highlight(code, { language, ignoreIllegals: true }).value;
     return `<pre class="hljs"><code class="language-${escapeHtml(language)}">${html}</code></pre>`;
   }
@@ -69,25 +75,21 @@ export function renderMarkdown(source: string): string {
   return sanitizeHtml(md.render(source), SANITIZE_OPTIONS);
 }
 
-/** The readable text of a Markdown document (no markup, no code blocks), whitespace folded. */
-export function markdownToPlainText(source: string): string {
-  const html = md.render(source.replace(/^(```|~~~)[\s\S]*?^\1/gm, ' '));
-  const text = sanitizeHtml(html.replace(/<\/(p|h[1-6]|li|blockquote|pre|tr)>/g, '$& '), {
-    allowedTags: [],
-    allowedAttributes: {},
-  });
-  return decodeEntities(text).replace(/\s+/g, ' ').trim();
-}
-
 /**
  * The readable text of a post's stored HTML (content_html, our own sanitised output), for the
- * search index: code blocks dropped like markdownToPlainText drops them, tags removed (a block
- * ends a word, an inline tag does not), entities decoded, whitespace folded. The result is only
- * tokenised, never shown as HTML, so removing tags by pattern is enough; it costs a fraction
- * of rendering the Markdown again, which made a 10,000-post reindex spend 10 s in markdown-it.
+ * search index and the generated description: code blocks dropped, tags removed (a block ends a
+ * word, an inline tag does not), entities decoded, whitespace folded. The result is only
+ * tokenised or escaped again, never shown as HTML, so removing tags by pattern is enough; it
+ * costs a fraction of rendering the Markdown again, which made a 10,000-post reindex spend 10 s
+ * in markdown-it.
+ *
+ * Every pattern is linear on this input: the sanitiser closes every element it lets through
+ * and escapes every `<` and `>` that is not markup, so each lazy scan stops at the nearest
+ * closing tag and no scan is ever repeated (test/regressions/hostileMarkdown.test.ts).
  */
-export function htmlToPlainText(html: string): string {
-  const text = html
+export function htmlToPlainText(html: string, options: { headings?: boolean } = {}): string {
+  const withoutHeadings = options.headings === false ? html.replace(/<h([1-6])[\s>][\s\S]*?<\/h\1>/gi, ' ') : html;
+  const text = withoutHeadings
     .replace(/<pre[\s>][\s\S]*?<\/pre>/gi, ' ')
     .replace(/<(?:\/(?:p|h[1-6]|li|blockquote|tr|td|th|div|ul|ol|table|dt|dd)|br\s*\/?|hr\s*\/?)>/gi, '$& ')
     .replace(/<[^>]*>/g, '');
@@ -108,12 +110,12 @@ function decodeEntities(text: string): string {
 
 /**
  * decisions.md: a generated description is the plain text's first sentences, at most 160
- * characters, cut at a word boundary.
+ * characters, cut at a word boundary. Made from the rendered HTML rather than by rendering the
+ * Markdown a second time, which doubled the cost of every write.
  */
-export function describe(source: string, max = 160): string {
+export function descriptionFromHtml(html: string, max = 160): string {
   // Headings are labels, not sentences: describe the prose, unless there is nothing else.
-  const withoutHeadings = source.replace(/^ {0,3}#{1,6}[ \t].*$/gm, '');
-  const text = markdownToPlainText(withoutHeadings) || markdownToPlainText(source);
+  const text = htmlToPlainText(html, { headings: false }) || htmlToPlainText(html);
   if (text.length <= max) return text;
   // Only the head can fit: matching sentences over a whole 1 MB post without punctuation is
   // quadratic (test/regressions/coreApi.test.ts).

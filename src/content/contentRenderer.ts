@@ -1,0 +1,47 @@
+/**
+ * Derives post content (postContent.ts) without blocking the event loop: 1 MB of valid Markdown
+ * (a wide table, 250,000 emphasis markers, long runs of `![`) takes markdown-it and the
+ * sanitiser seconds, and every other request of every account would wait that long. Small posts
+ * — nearly all of them — are derived in place, where the worst input of that size stays far
+ * below the 100 ms budget; larger ones go to the shared worker pool.
+ */
+import type { HeavyWork } from '../workers/heavyWork.js';
+import { htmlToPlainText } from './markdown.js';
+import { derivePostContent, type PostContent, type PostContentInput } from './postContent.js';
+
+/** `tenant` is the account the work is done for; it decides the fair share of the workers. */
+export interface ContentRenderer {
+  derive(tenant: string, input: PostContentInput): Promise<PostContent>;
+  /** htmlToPlainText of stored HTML, for the search index. */
+  plainText(tenant: string, html: string): Promise<string>;
+}
+
+/**
+ * 8 K characters: the slowest Markdown measured costs about 5 µs per character in markdown-it
+ * plus the sanitiser (a table of 500 columns), so 8 K stays near 40 ms; prose is 30 times faster.
+ */
+export const INLINE_MAX_CHARS = 8 * 1024;
+
+/**
+ * htmlToPlainText is linear but slow on entity-dense HTML (5 MB of `&amp;`, what 1 MB of `&`
+ * renders to, takes over a second); 64 K characters of the worst kind stay near 20 ms.
+ */
+export const INLINE_MAX_HTML_CHARS = 64 * 1024;
+
+export class PooledContentRenderer implements ContentRenderer {
+  constructor(
+    private readonly heavy: HeavyWork,
+    private readonly inlineMaxChars = INLINE_MAX_CHARS,
+    private readonly inlineMaxHtmlChars = INLINE_MAX_HTML_CHARS,
+  ) {}
+
+  async plainText(tenant: string, html: string): Promise<string> {
+    if (!this.heavy.available || html.length <= this.inlineMaxHtmlChars) return htmlToPlainText(html);
+    return this.heavy.run(tenant, 'plainText', html);
+  }
+
+  async derive(tenant: string, input: PostContentInput): Promise<PostContent> {
+    if (!this.heavy.available || input.contentMd.length + input.title.length <= this.inlineMaxChars) return derivePostContent(input);
+    return this.heavy.run(tenant, 'postContent', input);
+  }
+}

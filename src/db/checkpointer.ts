@@ -1,0 +1,43 @@
+/**
+ * Moves SQLite's WAL checkpoints off the event loop. By default the connection that commits a
+ * transaction taking the log past 1,000 pages copies the log into the database file there and
+ * then, synchronously: after a 1 MB post (whose row with its HTML can be 7 MB) that doubled the
+ * commit to 100-200 ms on the development VM, holding every request. Here the server's
+ * connection never checkpoints; a worker thread with its own connection does, every interval.
+ * Without a compiled worker (vitest without a build) SQLite's automatic checkpoints stay on.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Db } from './database.js';
+import type { CheckpointWorkerData } from './checkpointWorker.js';
+import { compiledScript } from '../workers/compiledScript.js';
+
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+const DEFAULT_INTERVAL_MS = 500;
+
+export function startCheckpointer(db: Db, file: string, intervalMs = DEFAULT_INTERVAL_MS): Checkpointer {
+  const script = compiledScript(import.meta.url, 'checkpointWorker');
+  if (!script || file === ':memory:') return { stop: async () => undefined };
+  const data: CheckpointWorkerData = { file, intervalMs };
+  const worker = new Worker(script, { workerData: data });
+  // A command-line process must be able to exit while the checkpointer sleeps.
+  worker.unref();
+  db.pragma('wal_autocheckpoint = 0');
+  let stopping = false;
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.on('error', () => undefined); // 'exit' follows; handled there
+  void exited.then(() => {
+    // Without the worker the log would only grow: SQLite's own checkpoints take over again.
+    if (!stopping && db.open) db.pragma('wal_autocheckpoint = 1000');
+  });
+  return {
+    stop: async () => {
+      stopping = true;
+      worker.postMessage('stop');
+      await exited;
+      if (db.open) db.pragma('wal_autocheckpoint = 1000');
+    },
+  };
+}

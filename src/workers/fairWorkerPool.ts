@@ -1,0 +1,179 @@
+/**
+ * A small pool of worker threads shared by every account, fair between them: work that would
+ * block the event loop (rendering 1 MB of Markdown takes seconds) runs here instead, and one
+ * account sending many heavy requests can never hold every worker.
+ *
+ * - Each account (tenant) may use at most `size - 1` workers at once (all of them when the pool
+ *   has one), so with two workers another account always finds one free or about to be.
+ * - Waiting tasks are taken round-robin between tenants, oldest first within a tenant.
+ * - A task running longer than `timeoutMs` is abandoned: its worker is terminated (the only way
+ *   to stop synchronous work) and replaced on demand; the task fails with TaskTimeoutError.
+ * - A worker that crashes fails its task and is replaced in the same way.
+ *
+ * The worker side is `serveTasks` (taskWorker.ts).
+ */
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import type { TaskReply, TaskRequest } from './taskWorker.js';
+
+export interface FairWorkerPoolOptions {
+  script: URL;
+  size: number;
+  timeoutMs: number;
+  resourceLimits?: ResourceLimits;
+}
+
+export class TaskTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`worker task did not finish within ${ms} ms`);
+    this.name = 'TaskTimeoutError';
+  }
+}
+
+export class WorkerPoolClosedError extends Error {
+  constructor() {
+    super('worker pool is closed');
+    this.name = 'WorkerPoolClosedError';
+  }
+}
+
+interface Task<Req, Res> {
+  id: number;
+  tenant: string;
+  request: Req;
+  resolve: (result: Res) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot<Req, Res> {
+  worker: Worker;
+  task: Task<Req, Res> | null;
+  timer: NodeJS.Timeout | null;
+}
+
+export class FairWorkerPool<Req, Res> {
+  private readonly slots = new Set<Slot<Req, Res>>();
+  /** Waiting tasks per tenant; the Map's order is the round-robin order. */
+  private readonly waiting = new Map<string, Task<Req, Res>[]>();
+  private readonly running = new Map<string, number>();
+  private readonly perTenant: number;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: FairWorkerPoolOptions) {
+    if (options.size < 1) throw new Error('a worker pool needs at least one worker');
+    this.perTenant = Math.max(1, options.size - 1);
+  }
+
+  run(tenant: string, request: Req): Promise<Res> {
+    if (this.closed) return Promise.reject(new WorkerPoolClosedError());
+    return new Promise<Res>((resolve, reject) => {
+      const task: Task<Req, Res> = { id: this.nextId++, tenant, request, resolve, reject };
+      const queue = this.waiting.get(tenant);
+      if (queue) queue.push(task);
+      else this.waiting.set(tenant, [task]);
+      this.dispatch();
+    });
+  }
+
+  /** Tasks waiting and running, for metrics and tests. */
+  stats(): { waiting: number; running: number; workers: number } {
+    let waiting = 0;
+    for (const queue of this.waiting.values()) waiting += queue.length;
+    let running = 0;
+    for (const n of this.running.values()) running += n;
+    return { waiting, running, workers: this.slots.size };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const queue of this.waiting.values()) for (const task of queue) task.reject(new WorkerPoolClosedError());
+    this.waiting.clear();
+    await Promise.all([...this.slots].map((slot) => slot.worker.terminate()));
+  }
+
+  private dispatch(): void {
+    while (!this.closed) {
+      const task = this.nextTask();
+      if (!task) return;
+      const slot = this.idleSlot();
+      if (!slot) return;
+      this.take(task);
+      this.assign(slot, task);
+    }
+  }
+
+  /** The next task whose tenant is below its share, round-robin between tenants. */
+  private nextTask(): Task<Req, Res> | null {
+    for (const [tenant, queue] of this.waiting) {
+      if ((this.running.get(tenant) ?? 0) < this.perTenant) return queue[0] ?? null;
+    }
+    return null;
+  }
+
+  private take(task: Task<Req, Res>): void {
+    const queue = this.waiting.get(task.tenant)!;
+    queue.shift();
+    // Moving the tenant to the end of the Map is what makes the order round-robin.
+    this.waiting.delete(task.tenant);
+    if (queue.length > 0) this.waiting.set(task.tenant, queue);
+    this.running.set(task.tenant, (this.running.get(task.tenant) ?? 0) + 1);
+  }
+
+  private idleSlot(): Slot<Req, Res> | null {
+    for (const slot of this.slots) if (!slot.task) return slot;
+    return this.slots.size < this.options.size ? this.startWorker() : null;
+  }
+
+  private assign(slot: Slot<Req, Res>, task: Task<Req, Res>): void {
+    slot.task = task;
+    slot.worker.ref();
+    slot.timer = setTimeout(() => {
+      this.finish(slot, (t) => t.reject(new TaskTimeoutError(this.options.timeoutMs)));
+      this.retire(slot);
+    }, this.options.timeoutMs);
+    const message: TaskRequest<Req> = { id: task.id, request: task.request };
+    slot.worker.postMessage(message);
+  }
+
+  /** Ends the slot's current task with `settle` and frees the tenant's share. */
+  private finish(slot: Slot<Req, Res>, settle: (task: Task<Req, Res>) => void): void {
+    const task = slot.task;
+    if (!task) return;
+    slot.task = null;
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+    const left = (this.running.get(task.tenant) ?? 1) - 1;
+    if (left > 0) this.running.set(task.tenant, left);
+    else this.running.delete(task.tenant);
+    // An idle worker must not keep a CLI process alive.
+    slot.worker.unref();
+    settle(task);
+  }
+
+  private retire(slot: Slot<Req, Res>): void {
+    if (!this.slots.delete(slot)) return;
+    // terminate() rejects only if the worker is already gone, which is the goal anyway.
+    void slot.worker.terminate().catch(() => undefined);
+    this.dispatch();
+  }
+
+  private startWorker(): Slot<Req, Res> {
+    const worker = new Worker(this.options.script, this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {});
+    worker.unref();
+    const slot: Slot<Req, Res> = { worker, task: null, timer: null };
+    this.slots.add(slot);
+    worker.on('message', (reply: TaskReply<Res>) => {
+      if (!slot.task || reply.id !== slot.task.id) return;
+      if ('error' in reply) this.finish(slot, (task) => task.reject(new Error(`worker task failed: ${reply.error}`)));
+      else this.finish(slot, (task) => task.resolve(reply.result));
+      this.dispatch();
+    });
+    const fail = (error: Error): void => {
+      this.finish(slot, (task) => task.reject(error));
+      this.retire(slot);
+    };
+    worker.on('error', (error) => fail(error));
+    worker.on('exit', (code) => fail(new Error(`worker exited (code ${code})`)));
+    return slot;
+  }
+}

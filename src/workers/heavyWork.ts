@@ -1,0 +1,55 @@
+/**
+ * The one pool of worker threads for work whose cost grows with a post's size (heavyTasks.ts).
+ * No request may hold the event loop for more than 100 ms, and 1 MB of valid Markdown takes
+ * seconds to render, its HTML tens of milliseconds to turn into text, its words hundreds to
+ * index. Callers run small inputs in place (cheaper than a thread hop) and hand the rest here.
+ *
+ * One pool rather than one per kind, so the fair share per account (FairWorkerPool) covers all
+ * heavy work together and the VM's cores are not oversubscribed.
+ */
+import { availableParallelism } from 'node:os';
+import { compiledScript } from './compiledScript.js';
+import { FairWorkerPool } from './fairWorkerPool.js';
+import type { HeavyKind, HeavyRequest, HeavyResult, HeavyTasks } from './heavyTasks.js';
+
+export interface HeavyWorkOptions {
+  /** Worker threads; 0 leaves everything to the callers' in-place fallback. Default 2 to 4. */
+  workers?: number;
+  /** A task running longer is abandoned and fails with TaskTimeoutError. */
+  timeoutMs?: number;
+}
+
+/** The slowest 1 MB input measured (a 500-column table) renders in about 7 s on one core here. */
+export const HEAVY_TASK_TIMEOUT_MS = 60_000;
+
+export class HeavyWork {
+  private readonly pool: FairWorkerPool<HeavyRequest, HeavyResult> | null;
+
+  constructor(options: HeavyWorkOptions = {}) {
+    const script = compiledScript(import.meta.url, 'heavyWorker');
+    const size = options.workers ?? Math.min(4, Math.max(2, availableParallelism()));
+    this.pool = script && size > 0 ? new FairWorkerPool({ script, size, timeoutMs: options.timeoutMs ?? HEAVY_TASK_TIMEOUT_MS }) : null;
+  }
+
+  /**
+   * False when no compiled worker exists (vitest without `npm test`'s build): callers then do
+   * the work in place, correct but blocking.
+   */
+  get available(): boolean {
+    return this.pool !== null;
+  }
+
+  /** Runs the task for `tenant` (an account or blog: the unit of fairness). */
+  async run<K extends HeavyKind>(tenant: string, kind: K, request: HeavyTasks[K]['request']): Promise<HeavyTasks[K]['result']> {
+    if (!this.pool) throw new Error('no compiled heavy worker: run npm run build (npm test builds it)');
+    return (await this.pool.run(tenant, { kind, request } as HeavyRequest)) as HeavyTasks[K]['result'];
+  }
+
+  stats(): { waiting: number; running: number; workers: number } {
+    return this.pool?.stats() ?? { waiting: 0, running: 0, workers: 0 };
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The worker side of FairWorkerPool: answers each task message with the handler's result, or
+ * with the error's text (errors do not cross threads as objects). `transfer` names the buffers
+ * of a result that may be moved instead of copied.
+ */
+import { parentPort } from 'node:worker_threads';
+
+export interface TaskRequest<Req> {
+  id: number;
+  request: Req;
+}
+
+export type TaskReply<Res> = { id: number; result: Res } | { id: number; error: string };
+
+export function serveTasks<Req, Res>(handler: (request: Req) => Res, transfer: (result: Res) => ArrayBuffer[] = () => []): void {
+  const port = parentPort;
+  if (!port) throw new Error('serveTasks runs only inside a worker thread');
+  port.on('message', (message: TaskRequest<Req>) => {
+    let reply: TaskReply<Res>;
+    try {
+      reply = { id: message.id, result: handler(message.request) };
+    } catch (err) {
+      reply = { id: message.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    }
+    port.postMessage(reply, 'result' in reply ? transfer(reply.result) : []);
+  });
+}
