@@ -37,7 +37,7 @@ import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
 import { AccountsService } from './services/accounts.js';
 import { ApiKeysService } from './services/apiKeys.js';
 import { BlogsService } from './services/blogs.js';
-import { DomainsService, type CnameResolver } from './services/domains.js';
+import { DomainsService, type DomainResolver } from './services/domains.js';
 import { PostsService } from './services/posts.js';
 import { PostTransitions } from './services/postTransitions.js';
 import { RateLimiter } from './services/rateLimiter.js';
@@ -53,7 +53,7 @@ export interface ComposeOptions {
   jobHandler?: JobHandler;
   /** Replaces the search engine built on the store (tests of other parts). */
   search?: { searcher: BlogSearcher; updater: SearchIndexUpdater };
-  resolver?: CnameResolver;
+  resolver?: DomainResolver;
 }
 
 /** The store FOLIO_STORAGE names: a folder under the data dir, or an S3-compatible bucket. */
@@ -93,7 +93,7 @@ export interface Folio {
 }
 
 /** Node's DNS resolver, on the configured servers (tests point it at a loopback server). */
-export function createCnameResolver(servers: readonly string[]): CnameResolver {
+export function createDomainResolver(servers: readonly string[]): DomainResolver {
   const resolver = new Resolver({ timeout: 3000, tries: 2 });
   if (servers.length > 0) resolver.setServers([...servers]);
   return resolver;
@@ -147,7 +147,7 @@ export function compose(options: ComposeOptions): Folio {
     repos.domains,
     repos.jobs,
     runner,
-    options.resolver ?? createCnameResolver(config.dnsServers),
+    options.resolver ?? createDomainResolver(config.dnsServers),
     clock,
     logger,
     serviceHostname(config),
