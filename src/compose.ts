@@ -39,7 +39,7 @@ import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
 import { AccountsService } from './services/accounts.js';
 import { ApiKeysService } from './services/apiKeys.js';
 import { BlogsService } from './services/blogs.js';
-import { DomainsService, type CnameResolver } from './services/domains.js';
+import { DomainsService, type DomainResolver } from './services/domains.js';
 import { PostsService } from './services/posts.js';
 import { PostTransitions } from './services/postTransitions.js';
 import { PooledContentRenderer, type ContentRenderer } from './content/contentRenderer.js';
@@ -57,7 +57,7 @@ export interface ComposeOptions {
   jobHandler?: JobHandler;
   /** Replaces the search engine built on the store (tests of other parts). */
   search?: { searcher: BlogSearcher; updater: SearchIndexUpdater };
-  resolver?: CnameResolver;
+  resolver?: DomainResolver;
   /** Replaces the pooled Markdown renderer (tests of its fairness and failures). */
   content?: ContentRenderer;
 }
@@ -101,7 +101,7 @@ export interface Folio {
 }
 
 /** Node's DNS resolver, on the configured servers (tests point it at a loopback server). */
-export function createCnameResolver(servers: readonly string[]): CnameResolver {
+export function createDomainResolver(servers: readonly string[]): DomainResolver {
   const resolver = new Resolver({ timeout: 3000, tries: 2 });
   if (servers.length > 0) resolver.setServers([...servers]);
   return resolver;
@@ -161,7 +161,7 @@ export function compose(options: ComposeOptions): Folio {
     repos.domains,
     repos.jobs,
     runner,
-    options.resolver ?? createCnameResolver(config.dnsServers),
+    options.resolver ?? createDomainResolver(config.dnsServers),
     clock,
     logger,
     serviceHostname(config),

@@ -55,6 +55,7 @@ export class BlogsRepo {
   private readonly updateStmt;
   private readonly deleteStmt;
   private readonly listAllStmt;
+  private readonly byActiveHostStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -73,6 +74,7 @@ export class BlogsRepo {
     );
     this.deleteStmt = db.prepare('DELETE FROM blogs WHERE id = ?');
     this.listAllStmt = db.prepare<[], BlogRow>(`${SELECT} ORDER BY b.created_at, b.id`);
+    this.byActiveHostStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE d.hostname = ? AND d.status = 'active'`);
   }
 
   insert(blog: Blog): void {
@@ -93,6 +95,12 @@ export class BlogsRepo {
   findOwned(accountId: string, id: string): BlogWithDomain | null {
     const blog = this.findById(id);
     return blog && blog.accountId === accountId ? blog : null;
+  }
+
+  /** The blog a custom hostname is active for, if any. */
+  findByActiveDomain(hostname: string): BlogWithDomain | null {
+    const row = this.byActiveHostStmt.get(hostname);
+    return row ? toBlog(row) : null;
   }
 
   listByAccount(accountId: string): BlogWithDomain[] {

@@ -202,15 +202,12 @@ export class Publisher {
     if (!blog) return;
     await this.rebuild(blog);
     const old = job.payload.hostname;
-    if (old && !(blog.customDomain === old && blog.domainActive)) await this.deps.store.delete(`_domains/${old}`);
+    if (old && !(blog.customDomain === old && blog.domainActive)) await this.releaseDomainEntry(old, blog.slug);
   }
 
   private async deleteSite(job: PublishJob): Promise<void> {
     const { store, hashes, blogs, search, logger } = this.deps;
-    if (job.payload.hostname) {
-      const entry = await store.get(`_domains/${job.payload.hostname}`);
-      if (entry && entry.body.toString('utf8').trim() === job.blogSlug) await store.delete(`_domains/${job.payload.hostname}`);
-    }
+    if (job.payload.hostname) await this.releaseDomainEntry(job.payload.hostname, job.blogSlug);
     hashes.clear(job.blogId);
     this.listings.forget(job.blogId);
     // A new blog may already have taken the freed slug; its objects are not ours to delete.
@@ -228,6 +225,21 @@ export class Publisher {
     const rendered = new Set(objects.map((o) => o.key));
     const prefix = `${blogSlug}/`;
     return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !key.startsWith(`${prefix}${SEARCH_PREFIX}`));
+  }
+
+  /**
+   * Removes this blog's routing entry for a hostname it no longer has. By the time this job runs
+   * another blog may have verified the hostname (pending registrations of one hostname compete),
+   * so an entry naming another blog is left alone; and as that blog's job may write its entry
+   * between our read and our delete, the database's holder, if any, is written back afterwards.
+   */
+  private async releaseDomainEntry(hostname: string, blogSlug: string): Promise<void> {
+    const key = `_domains/${hostname}`;
+    const entry = await this.deps.store.get(key);
+    if (entry && entry.body.toString('utf8').trim() !== blogSlug) return;
+    if (entry) await this.deps.store.delete(key);
+    const holder = this.deps.blogs.findByActiveDomain(hostname);
+    if (holder) await this.writeDomainEntry(holder);
   }
 
   /** The routing entry the site server (or a CDN worker) uses to map a custom host to a blog. */

@@ -1,25 +1,38 @@
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
-import type { Domain, DomainsRepo } from '../db/domainsRepo.js';
+import type { Domain, DomainsRepo, RegistrationKey } from '../db/domainsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
 import type { JobRunner } from '../publish/jobRunner.js';
 import type { Logger } from '../logger.js';
 import { isoNow, type Clock } from '../clock.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { AuthContext } from './authContext.js';
+import { challengeName, challengeProblems, challengeValue, newChallengeToken, type DomainResolver } from './domainChallenge.js';
 import { minimumPlan, planIncludes } from './plans.js';
 
-/** Answers which hostname a name's CNAME points at (null when there is none). */
-export interface CnameResolver {
-  resolveCname(hostname: string): Promise<string[]>;
-}
+export type { DomainResolver } from './domainChallenge.js';
 
 export interface DomainView extends Domain {
   cnameTarget: string;
+  /** The TXT record that proves control: `name` TXT `value`. */
+  challenge: { name: string; value: string };
 }
 
+/**
+ * How long a registration may stay unverified. A pending registration reserves nothing (any
+ * number of blogs may have the same hostname pending, the first to verify gets it), so the
+ * period only bounds how long abandoned rows and their DNS checks linger; a week leaves time
+ * for slow DNS providers and TTLs without keeping stale registrations around for long.
+ */
+export const PENDING_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Why a pending registration can no longer verify (last_error). */
+const TAKEN = 'the hostname was verified by another blog first; this registration cannot become active while that blog has it';
+
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+const keyOf = (d: Domain): RegistrationKey => ({ blogId: d.blogId, hostname: d.hostname, challengeToken: d.challengeToken });
 
 export class DomainsService {
   constructor(
@@ -28,7 +41,7 @@ export class DomainsService {
     private readonly domains: DomainsRepo,
     private readonly jobs: JobsRepo,
     private readonly runner: JobRunner,
-    private readonly resolver: CnameResolver,
+    private readonly resolver: DomainResolver,
     private readonly clock: Clock,
     private readonly logger: Logger,
     /** FOLIO_SERVICE_DOMAIN without its port. */
@@ -39,34 +52,63 @@ export class DomainsService {
     return `${blog.slug}.${this.serviceHost}`;
   }
 
+  /**
+   * Records a pending registration with a fresh token. Only a hostname that is active for
+   * another blog is refused: a pending one reserves nothing, so nobody can hold a hostname
+   * hostage by registering it first.
+   */
   register(auth: AuthContext, blogId: string, hostname: string): DomainView {
     const blog = this.ownedBlog(auth, blogId);
     this.assertHostname(hostname);
+    const now = this.clock.now();
     const domain = this.db
       .transaction(() => {
-        if (this.domains.findByBlog(blog.id)) throw new ConflictError('this blog already has a custom domain; delete it first');
-        if (this.domains.findByHostname(hostname)) throw new ConflictError(`hostname "${hostname}" is already registered`);
-        const row = { blogId: blog.id, hostname, status: 'pending_verification' as const, createdAt: isoNow(this.clock) };
+        const existing = this.domains.findByBlog(blog.id);
+        if (existing && !this.isExpired(existing, now)) throw new ConflictError('this blog already has a custom domain; delete it first');
+        // A lapsed registration of this blog is dropped, as the background check would.
+        if (existing) this.domains.delete(blog.id);
+        if (this.domains.findActiveByHostname(hostname)) throw new ConflictError(`hostname "${hostname}" is already in use by another blog`);
+        const row = {
+          blogId: blog.id,
+          hostname,
+          challengeToken: newChallengeToken(),
+          createdAt: now.toISOString(),
+          expiresAt: new Date(now.getTime() + PENDING_TTL_MS).toISOString(),
+        };
         try {
           this.domains.insert(row);
         } catch (err) {
-          if (isUniqueViolation(err)) throw new ConflictError(`hostname "${hostname}" is already registered`, { cause: err });
+          // The transaction is IMMEDIATE, so only the primary key (one domain per blog) can clash here.
+          if (isUniqueViolation(err)) throw new ConflictError('this blog already has a custom domain; delete it first', { cause: err });
           throw err;
         }
         return this.domains.findByBlog(blog.id)!;
       })
       .immediate();
-    return { ...domain, cnameTarget: this.cnameTarget(blog) };
+    return this.view(blog, domain);
   }
 
-  /** The blog's domain, checked against DNS first while it is still pending. */
+  /**
+   * The blog's domain, checked against DNS first while it is still pending. A registration
+   * past its expiry is removed and answers 404, as after the background check removed it.
+   */
   async get(auth: AuthContext, blogId: string): Promise<DomainView> {
     const blog = this.ownedBlog(auth, blogId);
     const domain = this.domains.findByBlog(blog.id);
     if (!domain) throw new NotFoundError('this blog has no custom domain');
-    if (domain.status === 'pending_verification') await this.check(blog, domain);
-    const current = this.domains.findByBlog(blog.id) ?? domain;
-    return { ...current, cnameTarget: this.cnameTarget(blog) };
+    if (domain.status === 'pending_verification') {
+      await this.check(blog, domain);
+      const current = this.domains.findByBlog(blog.id);
+      if (!current) {
+        throw new NotFoundError(
+          this.isExpired(domain, this.clock.now())
+            ? `the registration of "${domain.hostname}" expired at ${domain.expiresAt} without being verified; register it again (with a new token)`
+            : 'this blog has no custom domain',
+        );
+      }
+      return this.view(blog, current);
+    }
+    return this.view(blog, domain);
   }
 
   async remove(auth: AuthContext, blogId: string): Promise<void> {
@@ -88,44 +130,81 @@ export class DomainsService {
     this.runner.runInBackground(jobIds);
   }
 
-  /** The background check: every pending domain, least recently checked first. */
+  /**
+   * The background check: removes lapsed registrations, then checks the pending ones, least
+   * recently checked first. Returns how many became active.
+   */
   async checkPending(limit = 50): Promise<number> {
+    const expired = this.domains.deleteExpired(isoNow(this.clock));
+    if (expired > 0) this.logger.info({ count: expired }, 'removed expired custom domain registrations');
     let activated = 0;
-    for (const domain of this.domains.listForChecks().filter((d) => d.status === 'pending_verification').slice(0, limit)) {
+    for (const domain of this.domains.listPendingForChecks(limit)) {
       const blog = this.blogs.findById(domain.blogId);
       if (blog && (await this.check(blog, domain))) activated += 1;
     }
     return activated;
   }
 
-  /** Resolves the CNAME; when it points at the blog, the domain becomes active. */
+  /**
+   * Looks the challenge up in DNS; when both records are right and no other blog has the
+   * hostname, the registration becomes active and every other pending registration of the
+   * hostname loses. Returns whether it became active.
+   */
   private async check(blog: BlogWithDomain, domain: Domain): Promise<boolean> {
-    const target = this.cnameTarget(blog);
-    let pointsHere = false;
-    let lastError: string | null = null;
-    try {
-      const records = await this.resolver.resolveCname(domain.hostname);
-      pointsHere = records.some((record) => record.toLowerCase().replace(/\.$/, '') === target);
-      if (!pointsHere) lastError = records.length ? `CNAME points at ${records.join(', ')}, expected ${target}` : 'no CNAME record';
-    } catch (err) {
-      lastError = `DNS lookup failed: ${err instanceof Error && 'code' in err ? String(err.code) : String(err)}`;
-    }
+    // No lookups when they cannot change the outcome: the registration has lapsed (it is
+    // removed below), or another blog has the hostname.
+    const lapsed = this.isExpired(domain, this.clock.now());
+    const taken = !lapsed && this.domains.findActiveByHostname(domain.hostname) !== null;
+    const dnsProblems = lapsed ? ['expired'] : taken ? [TAKEN] : await challengeProblems(this.resolver, domain, this.cnameTarget(blog));
     const jobIds: number[] = [];
-    this.db
-      .transaction(() => {
+    const outcome = this.db
+      .transaction((): 'active' | 'pending' | 'gone' => {
+        const now = this.clock.now();
         const current = this.domains.findByBlog(blog.id);
-        // Removed or replaced while DNS was answering: nothing to record.
-        if (!current || current.hostname !== domain.hostname || current.status === 'active') return;
-        const now = isoNow(this.clock);
-        this.domains.recordCheck({ blogId: blog.id, hostname: domain.hostname, status: pointsHere ? 'active' : 'pending_verification', checkedAt: now, lastError });
-        if (pointsHere) {
-          jobIds.push(this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_active', hostname: domain.hostname }, now }));
+        // Removed, replaced or verified while DNS was answering: nothing to record.
+        if (!current || current.challengeToken !== domain.challengeToken || current.status !== 'pending_verification') return 'gone';
+        // Past its expiry a registration is never activated, whatever DNS says now.
+        if (this.isExpired(current, now)) {
+          this.domains.deleteRegistration(keyOf(current));
+          return 'gone';
         }
+        const checkedAt = now.toISOString();
+        let problems = dnsProblems;
+        // Re-checked under the write lock: another blog may have verified during the lookups.
+        if (problems.length === 0 && this.domains.findActiveByHostname(current.hostname)) problems = [TAKEN];
+        if (problems.length === 0) {
+          try {
+            this.domains.activate({ ...keyOf(current), checkedAt });
+          } catch (err) {
+            // The partial unique index (one active row per hostname) is the last guard.
+            if (!isUniqueViolation(err)) throw err;
+            problems = [TAKEN];
+          }
+        }
+        if (problems.length > 0) {
+          this.domains.recordCheck({ ...keyOf(current), checkedAt, lastError: problems.join('; ') });
+          return 'pending';
+        }
+        this.domains.markLost(current.hostname, blog.id, TAKEN);
+        jobIds.push(this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_active', hostname: current.hostname }, now: checkedAt }));
+        return 'active';
       })
       .immediate();
-    if (pointsHere) this.logger.info({ blog: blog.slug, hostname: domain.hostname }, 'custom domain verified');
+    if (outcome === 'active') this.logger.info({ blog: blog.slug, hostname: domain.hostname }, 'custom domain verified');
     this.runner.runInBackground(jobIds);
-    return pointsHere;
+    return outcome === 'active';
+  }
+
+  private isExpired(domain: Domain, now: Date): boolean {
+    return domain.status === 'pending_verification' && domain.expiresAt !== null && domain.expiresAt <= now.toISOString();
+  }
+
+  private view(blog: { slug: string }, domain: Domain): DomainView {
+    return {
+      ...domain,
+      cnameTarget: this.cnameTarget(blog),
+      challenge: { name: challengeName(domain.hostname), value: challengeValue(domain.challengeToken) },
+    };
   }
 
   private ownedBlog(auth: AuthContext, blogId: string): BlogWithDomain {

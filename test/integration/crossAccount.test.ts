@@ -41,7 +41,12 @@ beforeAll(async () => {
   await buildPost(a, { title: 'Private', slug: A_SLUG, tags: ['secret'], status: 'published' });
   await buildPost(a, { title: 'Private draft', slug: A_DRAFT });
   aKey = await createKey(a.actor, a.id, { name: 'A key' });
-  expect((await a.actor.request('POST', `/v1/blogs/${a.id}/domain`, { body: { hostname: A_HOST } })).status).toBe(201);
+  const domain = await a.actor.request('POST', `/v1/blogs/${a.id}/domain`, { body: { hostname: A_HOST } });
+  expect(domain.status).toBe(201);
+  // Active, so that the hostname is A's (a pending registration reserves nothing).
+  t.satisfyDomainChallenge(domain.body);
+  expect((await a.actor.request('GET', `/v1/blogs/${a.id}/domain`)).body.status).toBe('active');
+  await t.folio.runner.idle();
   b = await buildBlog(t, { plan: 'enterprise' });
   bBound = actorFor(t, (await createKey(b.actor, b.id)).key, b.actor.accountId, 'enterprise');
   before = snapshotA();

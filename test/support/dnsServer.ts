@@ -4,22 +4,33 @@ export interface TestDnsServer {
   /** `127.0.0.1:<port>`, for FOLIO_DNS_SERVERS. */
   address: string;
   setCname(hostname: string, target: string): void;
-  remove(hostname: string): void;
+  /** Replaces the name's TXT records; each record is one string or several character strings. */
+  setTxt(name: string, records: (string | string[])[]): void;
+  /** Removes the name's CNAME and TXT records. */
+  remove(name: string): void;
   close(): Promise<void>;
 }
 
-/** A real DNS server on loopback (dns2, UDP) answering CNAME queries from a map. */
+/** A real DNS server on loopback (dns2, UDP) answering CNAME and TXT queries from maps. */
 export async function startDnsServer(): Promise<TestDnsServer> {
-  const records = new Map<string, string>();
+  const cnames = new Map<string, string>();
+  const txts = new Map<string, (string | string[])[]>();
   const { Packet } = dns2;
   const server = dns2.createServer({
     udp: true,
     handle: (request, send) => {
       const response = Packet.createResponseFromRequest(request);
       const question = request.questions[0];
-      const target = question ? records.get(question.name.toLowerCase()) : undefined;
+      const name = question?.name.toLowerCase() ?? '';
+      const target = cnames.get(name);
       if (question && target && question.type === Packet.TYPE.CNAME) {
         response.answers.push({ name: question.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: target } as never);
+      }
+      if (question && question.type === Packet.TYPE.TXT) {
+        // dns2 writes `data` as one character string, or an array as several in one record.
+        for (const data of txts.get(name) ?? []) {
+          response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data } as never);
+        }
       }
       send(response);
     },
@@ -28,8 +39,12 @@ export async function startDnsServer(): Promise<TestDnsServer> {
   const udp = addresses.udp as { port: number };
   return {
     address: `127.0.0.1:${udp.port}`,
-    setCname: (hostname, target) => records.set(hostname.toLowerCase(), target),
-    remove: (hostname) => records.delete(hostname.toLowerCase()),
+    setCname: (hostname, target) => cnames.set(hostname.toLowerCase(), target),
+    setTxt: (name, records) => txts.set(name.toLowerCase(), records),
+    remove: (name) => {
+      cnames.delete(name.toLowerCase());
+      txts.delete(name.toLowerCase());
+    },
     close: async () => {
       await server.close();
     },

@@ -44,6 +44,13 @@ export interface TestApp {
    * A hostname without an entry answers ENODATA, as a real resolver would; no network is used.
    */
   dns: Map<string, string[]>;
+  /**
+   * TXT answers of the same fake DNS: name → records, each record as its strings. A name
+   * without an entry answers ENOTFOUND.
+   */
+  txt: Map<string, string[][]>;
+  /** Puts both records a registration answer asks for (CNAME and TXT challenge) in the fake DNS. */
+  satisfyDomainChallenge(registration: { hostname: string; cname_target: string; verification: { name: string; value: string } }): void;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   createAccount(plan: Plan): { accountId: string; key: string };
   close(): Promise<void>;
@@ -69,11 +76,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const clock = options.clock ?? new FakeClock();
   const handledJobs: PublishJob[] = [];
   const dns = new Map<string, string[]>();
+  const txt = new Map<string, string[][]>();
   const fakeResolver: NonNullable<ComposeOptions['resolver']> = {
     resolveCname: async (hostname) => {
       const answer = dns.get(hostname);
       if (answer) return answer;
       throw Object.assign(new Error(`queryCname ENODATA ${hostname}`), { code: 'ENODATA' });
+    },
+    resolveTxt: async (name) => {
+      const answer = txt.get(name);
+      if (answer) return answer;
+      throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
     },
   };
   // By default jobs go to the real publisher (into the folder store under the temp data dir),
@@ -131,6 +144,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     accountId: account.id,
     handledJobs,
     dns,
+    txt,
+    satisfyDomainChallenge: (registration) => {
+      dns.set(registration.hostname, [registration.cname_target]);
+      txt.set(registration.verification.name, [[registration.verification.value]]);
+    },
     request,
     createAccount: (plan) => {
       const { account, apiKey: k } = folio.accounts.create({ plan });

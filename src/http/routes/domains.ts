@@ -2,7 +2,7 @@ import type { DomainsService } from '../../services/domains.js';
 import { presentDomain, presentDomainRegistered } from '../presenters/domain.js';
 import type { RouteDef } from '../routeDef.js';
 import { authOf } from '../state.js';
-import { deletedSchema } from './schemaParts.js';
+import { deletedSchema, timestamp } from './schemaParts.js';
 
 export const registerDomainBody = {
   type: 'object',
@@ -13,12 +13,24 @@ export const registerDomainBody = {
 
 const domainSchema = {
   type: 'object',
+  required: ['hostname', 'status', 'cname_target'],
   properties: {
     hostname: { type: 'string' },
     status: { enum: ['pending_verification', 'active'] },
     cname_target: { type: 'string' },
-    instructions: { type: 'string' },
+    verification: {
+      type: 'object',
+      description: 'While pending: the TXT record proving control of the hostname (`name` TXT `value`, exactly)',
+      properties: { type: { const: 'TXT' }, name: { type: 'string' }, value: { type: 'string' } },
+    },
+    expires_at: { ...timestamp, description: 'While pending: when the registration lapses unverified (ISO 8601 UTC with milliseconds)' },
+    last_error: { type: ['string', 'null'], description: 'While pending: why the last check did not verify it' },
   },
+} as const;
+
+const registeredSchema = {
+  ...domainSchema,
+  properties: { ...domainSchema.properties, instructions: { type: 'string' } },
 } as const;
 
 export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef[] {
@@ -31,7 +43,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
       scope: 'domains:write',
       body: registerDomainBody,
       status: 201,
-      response: domainSchema,
+      response: registeredSchema,
       handler: (ctx) => {
         const { hostname } = ctx.state.body as { hostname: string };
         ctx.status = 201;
@@ -41,7 +53,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
     {
       method: 'GET',
       path: '/blogs/:id/domain',
-      summary: "Get the blog's custom domain (checks DNS while it is pending)",
+      summary: "Get the blog's custom domain (checks DNS while it is pending; 404 once an unverified registration expired)",
       tag: 'domains',
       scope: 'blogs:read',
       status: 200,
