@@ -1,8 +1,8 @@
 /** Process entry: config → compose → first-start account → catch-up → listen + scheduler. */
 import './threadPool.js';
-import { createServer } from 'node:http';
 import { ConfigError, loadConfig } from './config.js';
 import { compose } from './compose.js';
+import { createHttpServer } from './http/httpServer.js';
 import { createLogger } from './logger.js';
 import { startScheduler } from './scheduler.js';
 
@@ -41,8 +41,7 @@ async function main(): Promise<void> {
   // Schedules that fell due while the server was down, and jobs a crash left pending.
   await folio.tick();
 
-  const server = createServer(folio.app.callback());
-  server.keepAliveTimeout = 65_000;
+  const server = createHttpServer(folio.app.callback(), logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);

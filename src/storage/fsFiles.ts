@@ -21,13 +21,24 @@ export function keyProblem(key: string): string | null {
   return null;
 }
 
+/**
+ * Errno codes that mean "no object by that key" when reading, deleting or listing. ENOTDIR: a
+ * parent is a file (key `a/b` beside object `a`); EISDIR: the key is a folder; ENAMETOOLONG: a
+ * segment over 255 bytes or a path over PATH_MAX can never have been written, so a site request
+ * for a 6,000-character path is a 404, not a 500.
+ */
+const NO_SUCH_OBJECT = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG']);
+
+export function isNoSuchObject(error: unknown): boolean {
+  const code = errnoCode(error);
+  return code !== undefined && NO_SUCH_OBJECT.has(code);
+}
+
 export async function readOrNull(file: string, operation: string, key: string): Promise<Buffer | null> {
   try {
     return await readFile(file);
   } catch (error) {
-    const code = errnoCode(error);
-    // ENOTDIR: a parent is a file (key `a/b` beside object `a`); EISDIR: the key is a folder.
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
+    if (isNoSuchObject(error)) return null;
     throw fsError(operation, key, error);
   }
 }
@@ -36,9 +47,8 @@ export async function unlinkIfPresent(file: string): Promise<void> {
   try {
     await unlink(file);
   } catch (error) {
-    const code = errnoCode(error);
-    // Same cases as readOrNull: no object by that key, so nothing to delete.
-    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw error;
+    // No object by that key, so nothing to delete.
+    if (!isNoSuchObject(error)) throw error;
   }
 }
 

@@ -6,7 +6,7 @@ import { dirname, extname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { StorageError } from '../errors.js';
-import { errnoCode, fsError, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, unlinkIfPresent } from './fsFiles.js';
+import { errnoCode, fsError, isNoSuchObject, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, unlinkIfPresent } from './fsFiles.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
 
 export interface FsSiteStoreOptions {
@@ -280,8 +280,7 @@ export class FsSiteStore implements SiteStore {
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (error) {
-      const code = errnoCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      if (isNoSuchObject(error)) return;
       throw fsError('list', keyPrefix, error);
     }
     for (const entry of entries) {

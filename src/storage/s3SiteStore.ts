@@ -29,6 +29,17 @@ export interface S3ClientOptions {
 const DELETE_BATCH = 1000;
 
 /**
+ * S3 object keys are at most 1,024 bytes of UTF-8 ("Naming Amazon S3 objects"). A longer key
+ * can never have been stored, so reads, deletes and lists of one find nothing instead of
+ * sending a request S3 refuses (KeyTooLongError) and the site server turning that into a 500.
+ */
+const MAX_KEY_BYTES = 1024;
+
+function tooLongForS3(key: string): boolean {
+  return Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES;
+}
+
+/**
  * The client settings production uses, exported so tests can build the same client with
  * s3rver's credentials added. Credentials are left to the SDK's default chain (STYLE.md §6).
  */
@@ -84,6 +95,7 @@ export class S3SiteStore implements SiteStore {
   }
 
   async get(key: string): Promise<StoredObject | null> {
+    if (tooLongForS3(key)) return null;
     try {
       const response = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
       if (!response.Body) throw new Error('GetObject returned no body');
@@ -105,6 +117,7 @@ export class S3SiteStore implements SiteStore {
   }
 
   async delete(key: string): Promise<void> {
+    if (tooLongForS3(key)) return;
     try {
       // S3 answers 204 for a missing key too, so there is nothing to translate here.
       await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
@@ -113,7 +126,8 @@ export class S3SiteStore implements SiteStore {
     }
   }
 
-  async deleteMany(keys: string[]): Promise<void> {
+  async deleteMany(allKeys: string[]): Promise<void> {
+    const keys = allKeys.filter((key) => !tooLongForS3(key));
     for (let start = 0; start < keys.length; start += DELETE_BATCH) {
       const batch = keys.slice(start, start + DELETE_BATCH);
       let failed: { key: string; code: string }[];
@@ -138,6 +152,7 @@ export class S3SiteStore implements SiteStore {
   }
 
   async list(prefix: string): Promise<string[]> {
+    if (tooLongForS3(prefix)) return [];
     const keys: string[] = [];
     let token: string | undefined;
     do {

@@ -105,6 +105,20 @@ function siteStoreContract(name: string, makeStore: () => Promise<StoreFixture>)
       expect(await store.get('nowhere/at/all.html')).toBeNull();
     });
 
+    it('answers a key too long to ever be stored as missing: null, nothing to delete, nothing listed', async () => {
+      // Regression: a 6,000-character site path reached the folder store as ENAMETOOLONG and
+      // the site server answered 500 instead of 404.
+      await store.put('blog/index.html', 'x', HTML);
+      const long = `blog/${'a'.repeat(6_000)}/index.html`;
+
+      expect(await store.get(long)).toBeNull();
+      await store.delete(long);
+      await store.deleteMany([long]);
+      expect(await store.list(long)).toEqual([]);
+      expect(await store.list(`blog/${'a'.repeat(6_000)}`)).toEqual([]);
+      expect(await store.list('')).toEqual(['blog/index.html']);
+    });
+
     it('deletes an object, and deleting a missing key is not an error', async () => {
       await store.put('blog/a.html', 'a', HTML);
       await store.put('blog/b.html', 'b', HTML);
@@ -204,6 +218,17 @@ describe('FsSiteStore on disk', () => {
       expect(await readdir(fixture.dir)).toEqual([]);
     },
   );
+
+  it('answers a key with a segment over 255 bytes (ENAMETOOLONG) as missing, not as a StorageError', async () => {
+    await store.put('blog/index.html', 'x', HTML);
+    for (const key of [`blog/${'b'.repeat(300)}/index.html`, `blog/${'한'.repeat(100)}.html`, `${'c'.repeat(256)}`]) {
+      expect(await store.get(key)).toBeNull();
+      await store.delete(key);
+      expect(await store.list(key)).toEqual([]);
+      expect(await store.list(`${key}/`)).toEqual([]);
+    }
+    expect(await store.list('')).toEqual(['blog/index.html']);
+  });
 
   it('flushes deferred writes file by file where no `sync -f` command is found', async () => {
     await store.put('blog/a/index.html', '<p>a</p>', { ...HTML, deferSync: true });

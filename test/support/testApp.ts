@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { compose, type ComposeOptions, type Folio } from '../../src/compose.js';
 import { createLogger } from '../../src/logger.js';
+import { createHttpServer } from '../../src/http/httpServer.js';
 import type { PublishJob } from '../../src/db/jobsRepo.js';
 import type { Plan } from '../../src/services/plans.js';
 import type { BlogSearcher } from '../../src/http/routes/search.js';
@@ -92,9 +93,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // By default jobs go to the real publisher (into the folder store under the temp data dir),
   // and are also recorded so tests can see which jobs a request produced.
   let publish: ((job: PublishJob) => Promise<void>) | null = null;
+  const logger = createLogger('silent');
   const folio = compose({
     config,
-    logger: createLogger('silent'),
+    logger,
     clock,
     ...(options.store ? { store: options.store } : {}),
     jobHandler:
@@ -107,7 +109,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     resolver: options.resolver ?? fakeResolver,
   });
   publish = folio.publisher.handle;
-  const server: Server = createServer(folio.app.callback());
+  const server: Server = createHttpServer(folio.app.callback(), logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -1,6 +1,7 @@
 import bodyParser from 'koa-bodyparser';
 import type { Middleware } from 'koa';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.js';
+import { DISCARD_LIMITS, discardRequestBody } from '../discardRequestBody.js';
 import type { AppState } from '../state.js';
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -22,8 +23,9 @@ function hasBody(ctx: Parameters<Middleware>[0]): boolean {
 }
 
 /**
- * The unread rest of the body stays on the socket, so a keep-alive client's next request there
- * would never be answered: the connection is closed after the 413 instead.
+ * The connection is closed after the 413: the body may be left unread (past DISCARD_LIMITS, or
+ * never sent after a withheld `100 Continue`), and a keep-alive client's next request behind it
+ * would then never be answered.
  */
 function tooLarge(cause?: unknown): PayloadTooLargeError {
   return new PayloadTooLargeError(`request body is larger than ${MAX_BODY_BYTES} bytes (2 MB)`, {
@@ -33,13 +35,25 @@ function tooLarge(cause?: unknown): PayloadTooLargeError {
 }
 
 /**
+ * A Content-Length over the limit. The 413 is sent once the client has finished sending
+ * (discardRequestBody says why), for bodies up to DISCARD_LIMITS. Not when the client sent
+ * `Expect: 100-continue`: createHttpServer withholds the `100 Continue` for a body this large,
+ * so the client is waiting for it and sends nothing.
+ */
+async function refuseDeclaredBody(ctx: Parameters<Middleware>[0], length: number): Promise<never> {
+  const waitsForContinue = /^\s*100-continue\s*$/i.test(ctx.get('expect'));
+  if (!waitsForContinue && length <= DISCARD_LIMITS.maxBytes) await discardRequestBody(ctx.req);
+  throw tooLarge();
+}
+
+/**
  * JSON bodies only (decisions.md errors table): 415 for another media type, 413 above 2 MB,
  * 400 for malformed JSON. The parsed body lands in ctx.request.body; `undefined` when none.
  */
 export const jsonBody: Middleware<AppState> = async (ctx, next) => {
   if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) || !hasBody(ctx)) return next();
   const length = Number(ctx.get('content-length') || 0);
-  if (length > MAX_BODY_BYTES) throw tooLarge();
+  if (length > MAX_BODY_BYTES) return refuseDeclaredBody(ctx, length);
   if (!ctx.is('application/json')) {
     throw new UnsupportedMediaTypeError('request bodies must be JSON sent with "Content-Type: application/json"');
   }
@@ -47,7 +61,12 @@ export const jsonBody: Middleware<AppState> = async (ctx, next) => {
     await parse(ctx, async () => undefined);
   } catch (err) {
     const status = typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : 0;
-    if (status === 413) throw tooLarge(err);
+    if (status === 413) {
+      // A chunked (or compressed) body that grew past the limit: raw-body stopped reading
+      // partway, and the client, invited or not, is still sending the rest.
+      await discardRequestBody(ctx.req);
+      throw tooLarge(err);
+    }
     if (status === 415) throw new UnsupportedMediaTypeError('unsupported body encoding', { cause: err });
     throw new BadRequestError('request body is not valid JSON', { cause: err });
   }

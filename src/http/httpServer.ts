@@ -1,0 +1,140 @@
+/**
+ * The node:http server around the Koa app, and what happens on the connection before a request
+ * reaches Koa: timeouts, `Expect: 100-continue`, and requests Node's parser refuses.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from '../logger.js';
+import { MAX_BODY_BYTES } from './middleware/jsonBody.js';
+
+export const SERVER_TIMEOUTS = {
+  /** Above the 60 s idle timeout of common load balancers (AWS ALB), so they close first. */
+  keepAliveTimeout: 65_000,
+  /** Node's default: the request line and headers must arrive within this time. */
+  headersTimeout: 60_000,
+  /**
+   * The whole request, body included (not the time to answer it). The largest body accepted is
+   * 2 MB; Node's 300 s default let a slow sender hold a connection five minutes.
+   */
+  requestTimeout: 120_000,
+} as const;
+
+/** How long a refused connection may keep sending before it is destroyed. */
+const LINGER_MS = 2_000;
+
+interface Refusal {
+  status: number;
+  error: string;
+  message: string;
+}
+
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+/** What to answer for a parser error, or null to close without answering. */
+function refusalFor(err: Error & { code?: string; reason?: unknown }): Refusal | null {
+  const code = err.code ?? '';
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    // Not in decisions.md's table, which lists only errors of requests that reach the API.
+    return { status: 431, error: 'headers_too_large', message: `request line and headers are larger than ${maxHeaderSize} bytes` };
+  }
+  if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') {
+    return { status: 413, error: 'payload_too_large', message: 'chunk extensions of the request body are too large' };
+  }
+  if (code.startsWith('HPE_')) {
+    // llhttp's reasons are fixed sentences ("Invalid header value char"), never request bytes.
+    const reason = typeof err.reason === 'string' && err.reason !== '' ? `: ${err.reason}` : '';
+    return { status: 400, error: 'bad_request', message: `malformed HTTP request${reason}` };
+  }
+  // ECONNRESET (nobody left to answer), ERR_HTTP_REQUEST_TIMEOUT (a client too slow to send
+  // its request is not waiting for an answer either), and socket errors.
+  return null;
+}
+
+function responseBytes(refusal: Refusal, requestId: string): Buffer {
+  const body = Buffer.from(JSON.stringify({ error: refusal.error, message: refusal.message }), 'utf8');
+  const head = [
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${body.length}`,
+    `X-Request-Id: ${requestId}`,
+    'Connection: close',
+    '',
+    '',
+  ].join('\r\n');
+  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+}
+
+/**
+ * The http server for the app (main.ts and the tests use it alike).
+ *
+ * - Requests Node's parser refuses (malformed request line or header, headers over
+ *   `maxHeaderSize`) get the `{error, message}` JSON of every other error instead of Node's
+ *   bare `400`/`431` with an empty body: 400 `bad_request`, 431 `headers_too_large`.
+ * - `Expect: 100-continue` with a Content-Length over 2 MB is not invited: the client gets the
+ *   413 from jsonBody instead of `100 Continue` and never sends the body (curl asks for large
+ *   uploads). Node then closes the connection after that answer by itself.
+ */
+export function createHttpServer(handler: RequestListener, logger: Logger): Server {
+  const server = createServer(
+    { headersTimeout: SERVER_TIMEOUTS.headersTimeout, requestTimeout: SERVER_TIMEOUTS.requestTimeout },
+    handler,
+  );
+  server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveTimeout;
+
+  // The latest request of each connection: whether the refusal may be written, and when,
+  // depends on it (see clientError below).
+  const latest = new WeakMap<Socket, Exchange>();
+  const remember = (req: IncomingMessage, res: ServerResponse): void => {
+    latest.set(req.socket, { req, res });
+  };
+  server.prependListener('request', remember);
+
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    remember(req, res);
+    if (!(Number(req.headers['content-length']) > MAX_BODY_BYTES)) res.writeContinue();
+    handler(req, res);
+  });
+
+  const refused = new WeakSet<Socket>();
+  server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
+    // The parser may report again on later bytes of a connection already being refused.
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    const refusal = refusalFor(err);
+    if (!refusal || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const answer = (): void => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const requestId = randomUUID();
+      logger.info({ requestId, status: refusal.status, code: err.code }, 'request refused by the HTTP parser');
+      // Half-close after the answer and keep reading what the client still sends: closing with
+      // unread bytes makes the kernel send a reset, which can destroy the answer before the
+      // client reads it. The client closes once it has the answer; LINGER_MS bounds the wait.
+      const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+      linger.unref();
+      socket.once('close', () => clearTimeout(linger));
+      socket.once('end', () => socket.destroy());
+      socket.end(responseBytes(refusal, requestId));
+      socket.resume();
+    };
+    const last = latest.get(socket);
+    // The error is in the first request's head: nothing else was said on this connection.
+    if (!last) return answer();
+    // The error is in the body of the request being handled: the refusal is its answer, unless
+    // its answer has begun (then a second one would corrupt it, and closing is all that is left).
+    if (!last.req.complete) return last.res.headersSent ? void socket.destroy() : answer();
+    // The error is in a pipelined request behind one still being answered: answer in order.
+    if (last.res.writableFinished) return answer();
+    last.res.once('close', answer);
+  });
+  return server;
+}
