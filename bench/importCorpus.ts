@@ -36,7 +36,7 @@ export async function importCorpus(posts: readonly CorpusPost[], blogSlug: strin
     jobHandler: async () => {},
   });
   const { account, apiKey } = folio.accounts.create({ plan: 'enterprise' });
-  const blog = folio.blogs.create(
+  const blog = await folio.blogs.create(
     { account, key: { id: 'bench', accountId: account.id, blogId: null, name: 'bench', keyPrefix: '', scopes: ['*'], lastUsedAt: null, createdAt: '' } },
     { slug: blogSlug, name: `Bench blog ${blogSlug}`, description: 'Generated corpus' },
   );

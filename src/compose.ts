@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { serviceHostname } from './config.js';
 import { systemClock, type Clock } from './clock.js';
-import { openDatabase, type Db } from './db/database.js';
+import { openDatabase, SERVER_BUSY_TIMEOUT_MS, type Db } from './db/database.js';
 import { startCheckpointer } from './db/checkpointer.js';
 import { AccountsRepo } from './db/accountsRepo.js';
 import { ApiKeysRepo } from './db/apiKeysRepo.js';
@@ -46,6 +46,7 @@ import { PooledContentRenderer, type ContentRenderer } from './content/contentRe
 import { HeavyWork } from './workers/heavyWork.js';
 import { RateLimiter } from './services/rateLimiter.js';
 import { SiteUrls } from './services/siteUrls.js';
+import { blogForHost } from './services/siteHosts.js';
 
 export interface ComposeOptions {
   config: Config;
@@ -58,6 +59,8 @@ export interface ComposeOptions {
   /** Replaces the search engine built on the store (tests of other parts). */
   search?: { searcher: BlogSearcher; updater: SearchIndexUpdater };
   resolver?: DomainResolver;
+  /** How long the connection waits for a lock inside SQLite (the CLI waits; the server must not). */
+  busyTimeoutMs?: number;
   /** Replaces the pooled Markdown renderer (tests of its fairness and failures). */
   content?: ContentRenderer;
 }
@@ -114,7 +117,7 @@ export function databaseFile(config: Pick<Config, 'dataDir'>): string {
 export function compose(options: ComposeOptions): Folio {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(databaseFile(config));
+  const db = openDatabase(databaseFile(config), { busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS });
   const checkpointer = startCheckpointer(db, databaseFile(config));
   const repos = {
     accounts: new AccountsRepo(db),
@@ -180,7 +183,7 @@ export function compose(options: ComposeOptions): Folio {
       ...domainRoutes({ domains }),
       ...searchRoutes({ searcher: search.searcher, urls }),
     ],
-    ...(config.serveSites ? { siteServer: siteServer({ store, serviceHost: serviceHostname(config) }) } : {}),
+    ...(config.serveSites ? { siteServer: siteServer({ store, blogForHost: blogForHost(repos.blogs, serviceHostname(config)) }) } : {}),
     apiBaseUrl: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
   });
 

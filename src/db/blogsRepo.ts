@@ -55,6 +55,10 @@ export class BlogsRepo {
   private readonly updateStmt;
   private readonly deleteStmt;
   private readonly listAllStmt;
+  private readonly slugExistsStmt;
+  private readonly retireStmt;
+  private readonly retiredStmt;
+  private readonly releaseStmt;
   private readonly byActiveHostStmt;
 
   constructor(db: Db) {
@@ -74,6 +78,10 @@ export class BlogsRepo {
     );
     this.deleteStmt = db.prepare('DELETE FROM blogs WHERE id = ?');
     this.listAllStmt = db.prepare<[], BlogRow>(`${SELECT} ORDER BY b.created_at, b.id`);
+    this.slugExistsStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM blogs WHERE slug = ?');
+    this.retireStmt = db.prepare('INSERT OR REPLACE INTO retired_blog_slugs (slug, blog_id, retired_at) VALUES (?, ?, ?)');
+    this.retiredStmt = db.prepare<[string], { blog_id: string }>('SELECT blog_id FROM retired_blog_slugs WHERE slug = ?');
+    this.releaseStmt = db.prepare('DELETE FROM retired_blog_slugs WHERE slug = ? AND blog_id = ?');
     this.byActiveHostStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE d.hostname = ? AND d.status = 'active'`);
   }
 
@@ -101,6 +109,25 @@ export class BlogsRepo {
   findByActiveDomain(hostname: string): BlogWithDomain | null {
     const row = this.byActiveHostStmt.get(hostname);
     return row ? toBlog(row) : null;
+  }
+
+  /** Whether a blog holds the slug now (the site server's per-request check: one index probe). */
+  hasSlug(slug: string): boolean {
+    return this.slugExistsStmt.get(slug) !== undefined;
+  }
+
+  /** Reserves a deleted blog's slug until its site is gone (migration 007); call in the delete's transaction. */
+  retireSlug(slug: string, blogId: string, now: string): void {
+    this.retireStmt.run(slug, blogId, now);
+  }
+
+  isSlugRetired(slug: string): boolean {
+    return this.retiredStmt.get(slug) !== undefined;
+  }
+
+  /** Frees the slug once the deleted blog's objects and index are gone. */
+  releaseSlug(slug: string, blogId: string): void {
+    this.releaseStmt.run(slug, blogId);
   }
 
   listByAccount(accountId: string): BlogWithDomain[] {

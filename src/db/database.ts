@@ -10,16 +10,26 @@ import { migrationsDir } from '../paths.js';
 
 export type Db = Database.Database;
 
-export function openDatabase(file: string): Db {
+/**
+ * How long a statement of the server's connection waits for a lock inside SQLite: while it
+ * waits, the event loop is blocked. Write transactions wait longer by retrying after timers
+ * (writeTransaction.ts); the command line keeps a long timeout, it serves no one else.
+ */
+export const SERVER_BUSY_TIMEOUT_MS = 10;
+export const CLI_BUSY_TIMEOUT_MS = 5_000;
+
+export function openDatabase(file: string, options: { busyTimeoutMs?: number } = {}): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
+  // Migrations at start-up may wait for a CLI command to finish; nothing is served yet.
+  db.pragma(`busy_timeout = ${CLI_BUSY_TIMEOUT_MS}`);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   // After a checkpoint the log is reused from its start; this trims what a burst left behind.
   db.pragma('journal_size_limit = 67108864');
   migrate(db);
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS}`);
   return db;
 }
 
@@ -45,6 +55,11 @@ export function migrate(db: Db): void {
       );
     }).immediate();
   }
+}
+
+/** True when SQLite could not get a lock another connection holds (SQLITE_BUSY and its variants). */
+export function isDatabaseBusy(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && (err.code === 'SQLITE_BUSY' || err.code.startsWith('SQLITE_BUSY_'));
 }
 
 /** True when better-sqlite3 reports a UNIQUE or PRIMARY KEY violation (matched on the code). */

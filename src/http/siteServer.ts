@@ -1,16 +1,23 @@
 import type { Middleware } from 'koa';
+import { StorageError } from '../errors.js';
 import type { SiteStore, StoredObject } from '../storage/siteStore.js';
 import type { AppState } from './state.js';
 
 export interface SiteServerOptions {
   store: SiteStore;
-  /** FOLIO_SERVICE_DOMAIN without its port: `<slug>.<serviceHost>` is a blog. */
-  serviceHost: string;
-  /** How long a custom-domain routing entry is cached, in ms. */
-  domainTtlMs?: number;
+  /**
+   * The slug of the blog a (normalised, valid) host name serves, or null: its subdomain or its
+   * active custom domain. Answered from the database, never the store, so a deleted blog or a
+   * removed domain stops being served the moment the change commits, and a store outage cannot
+   * turn API requests under foreign hosts into errors.
+   */
+  blogForHost: (host: string) => string | null;
 }
 
-const BLOG_SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+/** Lower-case DNS names only: anything else (`a.b/..`, `a..b`, `[::1]`) is never a blog. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+/** What a reader is told while the store cannot be read; the CDN or browser tries again. */
+const RETRY_AFTER_SECONDS = 30;
 
 /** `Host` → a bare lower-case hostname: no port, no trailing dot. */
 export function normalizeHost(header: string): string {
@@ -43,31 +50,15 @@ export function keyForPath(path: string): string | null {
 
 /**
  * Serves published sites from the SiteStore by Host header (FOLIO_SERVE_SITES): blog
- * subdomains and active custom domains. Every other host falls through to the API.
+ * subdomains and active custom domains. Every other host falls through to the API. While the
+ * store fails, readers get 503 with Retry-After, never a 500.
  */
 export function siteServer(options: SiteServerOptions): Middleware<AppState> {
-  const { store, serviceHost } = options;
-  const ttl = options.domainTtlMs ?? 30_000;
-  const domainCache = new Map<string, { blog: string | null; expires: number }>();
-
-  async function blogForHost(host: string): Promise<string | null> {
-    if (host.endsWith(`.${serviceHost}`)) {
-      const label = host.slice(0, -(serviceHost.length + 1));
-      return BLOG_SLUG.test(label) ? label : null;
-    }
-    if (host === serviceHost || !host.includes('.') || /^[\d.]+$/.test(host) || host.startsWith('[')) return null;
-    const cached = domainCache.get(host);
-    if (cached && cached.expires > Date.now()) return cached.blog;
-    const entry = await store.get(`_domains/${host}`);
-    const blog = entry ? entry.body.toString('utf8').trim() : null;
-    const valid = blog && BLOG_SLUG.test(blog) ? blog : null;
-    if (domainCache.size > 10_000) domainCache.clear();
-    domainCache.set(host, { blog: valid, expires: Date.now() + ttl });
-    return valid;
-  }
+  const { store } = options;
 
   return async (ctx, next) => {
-    const blog = await blogForHost(normalizeHost(ctx.get('host')));
+    const host = normalizeHost(ctx.get('host'));
+    const blog = HOST_NAME.test(host) ? options.blogForHost(host) : null;
     if (!blog) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
@@ -77,7 +68,20 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
       return;
     }
     const key = keyForPath(ctx.path);
-    const object = key ? await store.get(`${blog}/${key}`) : null;
+    let object: StoredObject | null;
+    let notFound: StoredObject | null = null;
+    try {
+      object = key ? await store.get(`${blog}/${key}`) : null;
+      if (!object) notFound = await store.get(`${blog}/404.html`);
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      ctx.status = 503;
+      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = 'text/plain';
+      ctx.body = 'Service Unavailable: the site store cannot be read right now.\n';
+      return;
+    }
     if (object?.redirectTo) {
       ctx.status = 301;
       ctx.set('Cache-Control', object.cacheControl);
@@ -86,7 +90,6 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
       return;
     }
     if (!object) {
-      const notFound = await store.get(`${blog}/404.html`);
       ctx.status = 404;
       if (notFound) send(ctx, notFound);
       else {

@@ -70,16 +70,27 @@ export class JobRunner {
     const current = this.jobs.findById(job.id);
     if (!current || current.status !== 'pending') return;
     const started = Date.now();
+    let failure: unknown = null;
     try {
       await this.handler(current);
-      this.jobs.markDone(job.id, this.clock.now().toISOString());
-      this.logger.debug({ job: job.id, kind: job.kind, blog: job.blogSlug, ms: Date.now() - started }, 'publish job done');
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      failure = err;
+    }
+    try {
+      if (failure === null) {
+        this.jobs.markDone(job.id, this.clock.now().toISOString());
+        this.logger.debug({ job: job.id, kind: job.kind, blog: job.blogSlug, ms: Date.now() - started }, 'publish job done');
+        return;
+      }
+      const message = failure instanceof Error ? failure.message : String(failure);
       const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(current.attempts, 16));
       const now = this.clock.now();
       this.jobs.markAttemptFailed(job.id, message, new Date(now.getTime() + delay).toISOString(), now.toISOString(), false);
       this.logger.warn({ job: job.id, kind: job.kind, blog: job.blogSlug, attempt: current.attempts + 1, err: message }, 'publish job failed; will retry');
+    } catch (err) {
+      // The job's row could not be updated (another process holds the database's write lock):
+      // it stays pending and due, and runs again at the next tick. Jobs are idempotent.
+      this.logger.warn({ job: job.id, kind: job.kind, blog: job.blogSlug, err }, 'publish job state not recorded; it will run again');
     }
   }
 }

@@ -205,19 +205,31 @@ export class Publisher {
     if (old && !(blog.customDomain === old && blog.domainActive)) await this.releaseDomainEntry(old, blog.slug);
   }
 
+  /**
+   * Removes a deleted blog's site and search index, then frees its slug (BlogsService.delete
+   * reserved it): only then may a new blog take the slug, so it can never inherit anything.
+   */
   private async deleteSite(job: PublishJob): Promise<void> {
     const { store, hashes, blogs, search, logger } = this.deps;
     if (job.payload.hostname) await this.releaseDomainEntry(job.payload.hostname, job.blogSlug);
     hashes.clear(job.blogId);
     this.listings.forget(job.blogId);
-    // A new blog may already have taken the freed slug; its objects are not ours to delete.
+    // Only blogs deleted before slugs were reserved can have a successor already; its objects
+    // are not ours to delete.
     const successor = blogs.findBySlug(job.blogSlug);
     if (successor && successor.id !== job.blogId) {
       logger.warn({ blog: job.blogSlug }, 'slug reused before the old site was deleted; leaving objects to the new blog');
+      blogs.releaseSlug(job.blogSlug, job.blogId);
       return;
     }
-    await store.deleteMany(await store.list(`${job.blogSlug}/`));
+    const prefix = `${job.blogSlug}/`;
     await search.drop(job.blogSlug);
+    await store.deleteMany(await store.list(prefix));
+    // A writer that was still busy (a command-line rebuild) may have added objects meanwhile:
+    // the slug stays reserved and the job is retried until the prefix stays empty.
+    const left = await store.list(prefix);
+    if (left.length > 0) throw new Error(`${left.length} objects appeared under ${prefix} while the blog was being deleted; retrying`);
+    blogs.releaseSlug(job.blogSlug, job.blogId);
   }
 
   /** Objects under the blog's prefix that the render did not produce (search index excluded). */

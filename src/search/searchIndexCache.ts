@@ -6,6 +6,7 @@
  * reused, so a cached segment is never stale). A writer in this process calls `install` so
  * its own change is visible at once (read-your-writes).
  */
+import { StorageError } from '../errors.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import { IndexSnapshot } from './indexSnapshot.js';
 import { LoadedSegment, SegmentView } from './loadedSegment.js';
@@ -51,9 +52,20 @@ export class SearchIndexCache {
     this.executor = options.executor ?? 'lunr';
   }
 
-  /** GET /search: published posts of the blog matching every word of `q`. */
+  /**
+   * GET /search: published posts of the blog matching every word of `q`. While the store cannot
+   * be read, the index already in memory answers (stale at most by the changes that could not
+   * be written either); only a blog whose index was never loaded fails, with the StorageError.
+   */
   async search(blogSlug: string, q: string, page: SearchPage): Promise<SearchResult> {
-    const snapshot = await this.snapshot(blogSlug);
+    let snapshot: IndexSnapshot | null;
+    try {
+      snapshot = await this.snapshot(blogSlug);
+    } catch (err) {
+      const cached = this.entries.get(blogSlug);
+      if (!(err instanceof StorageError) || !cached) throw err;
+      snapshot = cached.snapshot;
+    }
     if (!snapshot) return { hits: [], total: 0 };
     return runSearch(snapshot, q, page, this.executor);
   }

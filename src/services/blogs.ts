@@ -9,6 +9,7 @@ import { isoNow, type Clock } from '../clock.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { AuthContext } from './authContext.js';
 import { minimumPlan, planIncludes, planLimits, PLANS, type Capability } from './plans.js';
+import { writeTransaction } from '../db/writeTransaction.js';
 
 export interface CreateBlogInput {
   slug: string;
@@ -40,7 +41,7 @@ export class BlogsService {
     private readonly clock: Clock,
   ) {}
 
-  create(auth: AuthContext, input: CreateBlogInput): BlogWithDomain {
+  async create(auth: AuthContext, input: CreateBlogInput): Promise<BlogWithDomain> {
     const now = isoNow(this.clock);
     const blog: Blog = {
       id: randomUUID(),
@@ -52,26 +53,27 @@ export class BlogsService {
       createdAt: now,
       updatedAt: now,
     };
-    this.db
-      .transaction(() => {
-        // Counted inside the write transaction so two parallel creates cannot both pass.
-        const count = this.blogs.countByAccount(auth.account.id);
-        const { maxBlogs } = planLimits(auth.account.plan);
-        if (count >= maxBlogs) {
-          const upgrade = PLANS.find((plan) => planLimits(plan).maxBlogs > count);
-          throw new ForbiddenError(`the ${auth.account.plan} plan allows ${maxBlogs} blog${maxBlogs === 1 ? '' : 's'}`, {
-            ...(upgrade ? { requiredPlan: upgrade } : {}),
-          });
-        }
-        if (this.blogs.findBySlug(input.slug)) throw new ConflictError(`blog slug "${input.slug}" is taken`);
-        try {
-          this.blogs.insert(blog);
-        } catch (err) {
-          if (isUniqueViolation(err)) throw new ConflictError(`blog slug "${input.slug}" is taken`, { cause: err });
-          throw err;
-        }
-      })
-      .immediate();
+    await writeTransaction(this.db, () => {
+      // Counted inside the write transaction so two parallel creates cannot both pass.
+      const count = this.blogs.countByAccount(auth.account.id);
+      const { maxBlogs } = planLimits(auth.account.plan);
+      if (count >= maxBlogs) {
+        const upgrade = PLANS.find((plan) => planLimits(plan).maxBlogs > count);
+        throw new ForbiddenError(`the ${auth.account.plan} plan allows ${maxBlogs} blog${maxBlogs === 1 ? '' : 's'}`, {
+          ...(upgrade ? { requiredPlan: upgrade } : {}),
+        });
+      }
+      if (this.blogs.findBySlug(input.slug)) throw new ConflictError(`blog slug "${input.slug}" is taken`);
+      if (this.blogs.isSlugRetired(input.slug)) {
+        throw new ConflictError(`blog slug "${input.slug}" belonged to a deleted blog whose site is still being removed; try again in a minute`);
+      }
+      try {
+        this.blogs.insert(blog);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ConflictError(`blog slug "${input.slug}" is taken`, { cause: err });
+        throw err;
+      }
+    });
     return { ...blog, customDomain: null, domainActive: false };
   }
 
@@ -88,48 +90,47 @@ export class BlogsService {
   async update(auth: AuthContext, blogId: string, input: UpdateBlogInput): Promise<BlogWithDomain> {
     if (input.themeConfig) this.assertThemeAllowed(auth, input.themeConfig);
     const jobIds: number[] = [];
-    const updated = this.db
-      .transaction(() => {
-        const blog = this.get(auth, blogId);
-        const themeConfig = input.themeConfig ? mergeTheme(blog.themeConfig, input.themeConfig) : blog.themeConfig;
-        const next: BlogWithDomain = {
-          ...blog,
-          name: input.name ?? blog.name,
-          description: input.description ?? blog.description,
-          themeConfig,
-          updatedAt: isoNow(this.clock),
-        };
-        this.blogs.update(next);
-        // Name, description and theme appear on every page: the whole site is re-rendered.
-        const visibleChange =
-          next.name !== blog.name || next.description !== blog.description || JSON.stringify(themeConfig) !== JSON.stringify(blog.themeConfig);
-        if (visibleChange) {
-          jobIds.push(this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_updated' }, now: next.updatedAt }));
-        }
-        return next;
-      })
-      .immediate();
+    const updated = await writeTransaction(this.db, () => {
+      const blog = this.get(auth, blogId);
+      const themeConfig = input.themeConfig ? mergeTheme(blog.themeConfig, input.themeConfig) : blog.themeConfig;
+      const next: BlogWithDomain = {
+        ...blog,
+        name: input.name ?? blog.name,
+        description: input.description ?? blog.description,
+        themeConfig,
+        updatedAt: isoNow(this.clock),
+      };
+      this.blogs.update(next);
+      // Name, description and theme appear on every page: the whole site is re-rendered.
+      const visibleChange =
+        next.name !== blog.name || next.description !== blog.description || JSON.stringify(themeConfig) !== JSON.stringify(blog.themeConfig);
+      if (visibleChange) {
+        jobIds.push(this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_updated' }, now: next.updatedAt }));
+      }
+      return next;
+    });
     this.runner.runInBackground(jobIds);
     return updated;
   }
 
   async delete(auth: AuthContext, blogId: string): Promise<void> {
     const jobIds: number[] = [];
-    this.db
-      .transaction(() => {
-        const blog = this.get(auth, blogId);
-        this.blogs.delete(blog.id);
-        jobIds.push(
-          this.jobs.insert({
-            blogId: blog.id,
-            blogSlug: blog.slug,
-            kind: 'site_delete',
-            payload: blog.customDomain ? { hostname: blog.customDomain } : {},
-            now: isoNow(this.clock),
-          }),
-        );
-      })
-      .immediate();
+    await writeTransaction(this.db, () => {
+      const blog = this.get(auth, blogId);
+      const now = isoNow(this.clock);
+      this.blogs.delete(blog.id);
+      // The slug stays reserved until the job below has removed the site (migration 007).
+      this.blogs.retireSlug(blog.slug, blog.id, now);
+      jobIds.push(
+        this.jobs.insert({
+          blogId: blog.id,
+          blogSlug: blog.slug,
+          kind: 'site_delete',
+          payload: blog.customDomain ? { hostname: blog.customDomain } : {},
+          now,
+        }),
+      );
+    });
     this.runner.runInBackground(jobIds);
   }
 

@@ -10,6 +10,7 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '.
 import type { AuthContext } from './authContext.js';
 import { challengeName, challengeProblems, challengeValue, newChallengeToken, type DomainResolver } from './domainChallenge.js';
 import { minimumPlan, planIncludes } from './plans.js';
+import { writeTransaction } from '../db/writeTransaction.js';
 
 export type { DomainResolver } from './domainChallenge.js';
 
@@ -57,34 +58,32 @@ export class DomainsService {
    * another blog is refused: a pending one reserves nothing, so nobody can hold a hostname
    * hostage by registering it first.
    */
-  register(auth: AuthContext, blogId: string, hostname: string): DomainView {
+  async register(auth: AuthContext, blogId: string, hostname: string): Promise<DomainView> {
     const blog = this.ownedBlog(auth, blogId);
     this.assertHostname(hostname);
     const now = this.clock.now();
-    const domain = this.db
-      .transaction(() => {
-        const existing = this.domains.findByBlog(blog.id);
-        if (existing && !this.isExpired(existing, now)) throw new ConflictError('this blog already has a custom domain; delete it first');
-        // A lapsed registration of this blog is dropped, as the background check would.
-        if (existing) this.domains.delete(blog.id);
-        if (this.domains.findActiveByHostname(hostname)) throw new ConflictError(`hostname "${hostname}" is already in use by another blog`);
-        const row = {
-          blogId: blog.id,
-          hostname,
-          challengeToken: newChallengeToken(),
-          createdAt: now.toISOString(),
-          expiresAt: new Date(now.getTime() + PENDING_TTL_MS).toISOString(),
-        };
-        try {
-          this.domains.insert(row);
-        } catch (err) {
-          // The transaction is IMMEDIATE, so only the primary key (one domain per blog) can clash here.
-          if (isUniqueViolation(err)) throw new ConflictError('this blog already has a custom domain; delete it first', { cause: err });
-          throw err;
-        }
-        return this.domains.findByBlog(blog.id)!;
-      })
-      .immediate();
+    const domain = await writeTransaction(this.db, () => {
+      const existing = this.domains.findByBlog(blog.id);
+      if (existing && !this.isExpired(existing, now)) throw new ConflictError('this blog already has a custom domain; delete it first');
+      // A lapsed registration of this blog is dropped, as the background check would.
+      if (existing) this.domains.delete(blog.id);
+      if (this.domains.findActiveByHostname(hostname)) throw new ConflictError(`hostname "${hostname}" is already in use by another blog`);
+      const row = {
+        blogId: blog.id,
+        hostname,
+        challengeToken: newChallengeToken(),
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + PENDING_TTL_MS).toISOString(),
+      };
+      try {
+        this.domains.insert(row);
+      } catch (err) {
+        // The transaction is IMMEDIATE, so only the primary key (one domain per blog) can clash here.
+        if (isUniqueViolation(err)) throw new ConflictError('this blog already has a custom domain; delete it first', { cause: err });
+        throw err;
+      }
+      return this.domains.findByBlog(blog.id)!;
+    });
     return this.view(blog, domain);
   }
 
@@ -114,19 +113,17 @@ export class DomainsService {
   async remove(auth: AuthContext, blogId: string): Promise<void> {
     const blog = this.ownedBlog(auth, blogId);
     const jobIds: number[] = [];
-    this.db
-      .transaction(() => {
-        const domain = this.domains.findByBlog(blog.id);
-        if (!domain) throw new NotFoundError('this blog has no custom domain');
-        this.domains.delete(blog.id);
-        if (domain.status === 'active') {
-          // Canonical URLs go back to the subdomain and the routing entry must disappear.
-          jobIds.push(
-            this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_removed', hostname: domain.hostname }, now: isoNow(this.clock) }),
-          );
-        }
-      })
-      .immediate();
+    await writeTransaction(this.db, () => {
+      const domain = this.domains.findByBlog(blog.id);
+      if (!domain) throw new NotFoundError('this blog has no custom domain');
+      this.domains.delete(blog.id);
+      if (domain.status === 'active') {
+        // Canonical URLs go back to the subdomain and the routing entry must disappear.
+        jobIds.push(
+          this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_removed', hostname: domain.hostname }, now: isoNow(this.clock) }),
+        );
+      }
+    });
     this.runner.runInBackground(jobIds);
   }
 
@@ -157,39 +154,37 @@ export class DomainsService {
     const taken = !lapsed && this.domains.findActiveByHostname(domain.hostname) !== null;
     const dnsProblems = lapsed ? ['expired'] : taken ? [TAKEN] : await challengeProblems(this.resolver, domain, this.cnameTarget(blog));
     const jobIds: number[] = [];
-    const outcome = this.db
-      .transaction((): 'active' | 'pending' | 'gone' => {
-        const now = this.clock.now();
-        const current = this.domains.findByBlog(blog.id);
-        // Removed, replaced or verified while DNS was answering: nothing to record.
-        if (!current || current.challengeToken !== domain.challengeToken || current.status !== 'pending_verification') return 'gone';
-        // Past its expiry a registration is never activated, whatever DNS says now.
-        if (this.isExpired(current, now)) {
-          this.domains.deleteRegistration(keyOf(current));
-          return 'gone';
+    const outcome = await writeTransaction(this.db, (): 'active' | 'pending' | 'gone' => {
+      const now = this.clock.now();
+      const current = this.domains.findByBlog(blog.id);
+      // Removed, replaced or verified while DNS was answering: nothing to record.
+      if (!current || current.challengeToken !== domain.challengeToken || current.status !== 'pending_verification') return 'gone';
+      // Past its expiry a registration is never activated, whatever DNS says now.
+      if (this.isExpired(current, now)) {
+        this.domains.deleteRegistration(keyOf(current));
+        return 'gone';
+      }
+      const checkedAt = now.toISOString();
+      let problems = dnsProblems;
+      // Re-checked under the write lock: another blog may have verified during the lookups.
+      if (problems.length === 0 && this.domains.findActiveByHostname(current.hostname)) problems = [TAKEN];
+      if (problems.length === 0) {
+        try {
+          this.domains.activate({ ...keyOf(current), checkedAt });
+        } catch (err) {
+          // The partial unique index (one active row per hostname) is the last guard.
+          if (!isUniqueViolation(err)) throw err;
+          problems = [TAKEN];
         }
-        const checkedAt = now.toISOString();
-        let problems = dnsProblems;
-        // Re-checked under the write lock: another blog may have verified during the lookups.
-        if (problems.length === 0 && this.domains.findActiveByHostname(current.hostname)) problems = [TAKEN];
-        if (problems.length === 0) {
-          try {
-            this.domains.activate({ ...keyOf(current), checkedAt });
-          } catch (err) {
-            // The partial unique index (one active row per hostname) is the last guard.
-            if (!isUniqueViolation(err)) throw err;
-            problems = [TAKEN];
-          }
-        }
-        if (problems.length > 0) {
-          this.domains.recordCheck({ ...keyOf(current), checkedAt, lastError: problems.join('; ') });
-          return 'pending';
-        }
-        this.domains.markLost(current.hostname, blog.id, TAKEN);
-        jobIds.push(this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_active', hostname: current.hostname }, now: checkedAt }));
-        return 'active';
-      })
-      .immediate();
+      }
+      if (problems.length > 0) {
+        this.domains.recordCheck({ ...keyOf(current), checkedAt, lastError: problems.join('; ') });
+        return 'pending';
+      }
+      this.domains.markLost(current.hostname, blog.id, TAKEN);
+      jobIds.push(this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_active', hostname: current.hostname }, now: checkedAt }));
+      return 'active';
+    });
     if (outcome === 'active') this.logger.info({ blog: blog.slug, hostname: domain.hostname }, 'custom domain verified');
     this.runner.runInBackground(jobIds);
     return outcome === 'active';

@@ -6,6 +6,7 @@ import { isoNow } from '../clock.js';
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { minimumPlan, planIncludes } from './plans.js';
+import { writeTransaction } from '../db/writeTransaction.js';
 
 /** The post state machine of decisions.md "Posts": publish, schedule, unpublish, and due schedules. */
 export class PostTransitions {
@@ -17,19 +18,17 @@ export class PostTransitions {
   /** draft/scheduled → published; published → published again (re-render, first date kept). */
   async publish(blog: BlogWithDomain, slug: string): Promise<Post> {
     const jobIds: number[] = [];
-    const post = this.deps.db
-      .transaction(() => {
-        const before = findPostOrThrow(this.deps, blog, slug);
-        const now = isoNow(this.deps.clock);
-        const next: Post =
-          before.status === 'published'
-            ? before
-            : { ...before, status: 'published', publishedAt: now, scheduledAt: null, updatedAt: now };
-        if (next !== before) this.deps.posts.update(next);
-        jobIds.push(recordPostJob(this.deps, blog, next, before, now));
-        return next;
-      })
-      .immediate();
+    const post = await writeTransaction(this.deps.db, () => {
+      const before = findPostOrThrow(this.deps, blog, slug);
+      const now = isoNow(this.deps.clock);
+      const next: Post =
+        before.status === 'published'
+          ? before
+          : { ...before, status: 'published', publishedAt: now, scheduledAt: null, updatedAt: now };
+      if (next !== before) this.deps.posts.update(next);
+      jobIds.push(recordPostJob(this.deps, blog, next, before, now));
+      return next;
+    });
     await this.deps.runner.runNow(jobIds);
     return post;
   }
@@ -39,21 +38,19 @@ export class PostTransitions {
       throw new ForbiddenError(`scheduling needs the ${minimumPlan('schedule')} plan or higher`, { requiredPlan: minimumPlan('schedule') });
     }
     const jobIds: number[] = [];
-    const post = this.deps.db
-      .transaction(() => {
-        const before = findPostOrThrow(this.deps, blog, slug);
-        if (before.status === 'published') {
-          throw new ConflictError('a published post cannot be scheduled; unpublish it first');
-        }
-        const now = this.deps.clock.now();
-        if (scheduledAt.getTime() <= now.getTime()) {
-          throw new BadRequestError('scheduled_at must be in the future', { details: [{ field: 'scheduled_at', message: 'must be in the future' }] });
-        }
-        const next: Post = { ...before, status: 'scheduled', scheduledAt: scheduledAt.toISOString(), updatedAt: now.toISOString() };
-        this.deps.posts.update(next);
-        return next;
-      })
-      .immediate();
+    const post = await writeTransaction(this.deps.db, () => {
+      const before = findPostOrThrow(this.deps, blog, slug);
+      if (before.status === 'published') {
+        throw new ConflictError('a published post cannot be scheduled; unpublish it first');
+      }
+      const now = this.deps.clock.now();
+      if (scheduledAt.getTime() <= now.getTime()) {
+        throw new BadRequestError('scheduled_at must be in the future', { details: [{ field: 'scheduled_at', message: 'must be in the future' }] });
+      }
+      const next: Post = { ...before, status: 'scheduled', scheduledAt: scheduledAt.toISOString(), updatedAt: now.toISOString() };
+      this.deps.posts.update(next);
+      return next;
+    });
     await this.deps.runner.runNow(jobIds);
     return post;
   }
@@ -61,17 +58,15 @@ export class PostTransitions {
   /** published/scheduled → draft: the public page and its search entry disappear. */
   async unpublish(blog: BlogWithDomain, slug: string): Promise<Post> {
     const jobIds: number[] = [];
-    const post = this.deps.db
-      .transaction(() => {
-        const before = findPostOrThrow(this.deps, blog, slug);
-        if (before.status === 'draft') throw new ConflictError('the post is already a draft');
-        const now = isoNow(this.deps.clock);
-        const next: Post = { ...before, status: 'draft', publishedAt: null, scheduledAt: null, updatedAt: now };
-        this.deps.posts.update(next);
-        if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
-        return next;
-      })
-      .immediate();
+    const post = await writeTransaction(this.deps.db, () => {
+      const before = findPostOrThrow(this.deps, blog, slug);
+      if (before.status === 'draft') throw new ConflictError('the post is already a draft');
+      const now = isoNow(this.deps.clock);
+      const next: Post = { ...before, status: 'draft', publishedAt: null, scheduledAt: null, updatedAt: now };
+      this.deps.posts.update(next);
+      if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
+      return next;
+    });
     await this.deps.runner.runNow(jobIds);
     return post;
   }
@@ -88,22 +83,20 @@ export class PostTransitions {
       const due = this.deps.posts.listDue(now, 100);
       if (due.length === 0) break;
       const movedBefore = moved;
-      this.deps.db
-        .transaction(() => {
-          for (const candidate of due) {
-            // Re-read inside the transaction: an API call may have changed it meanwhile.
-            const post = this.deps.posts.findById(candidate.id);
-            if (!post || post.status !== 'scheduled' || !post.scheduledAt || post.scheduledAt > now) continue;
-            const blog = blogs.findById(post.blogId);
-            if (!blog) continue;
-            // The post goes out dated as intended, even when published late after downtime.
-            const next: Post = { ...post, status: 'published', publishedAt: post.scheduledAt, scheduledAt: null, updatedAt: now };
-            this.deps.posts.update(next);
-            jobIds.push(recordPostJob(this.deps, blog, next, post, now));
-            moved += 1;
-          }
-        })
-        .immediate();
+      await writeTransaction(this.deps.db, () => {
+        for (const candidate of due) {
+          // Re-read inside the transaction: an API call may have changed it meanwhile.
+          const post = this.deps.posts.findById(candidate.id);
+          if (!post || post.status !== 'scheduled' || !post.scheduledAt || post.scheduledAt > now) continue;
+          const blog = blogs.findById(post.blogId);
+          if (!blog) continue;
+          // The post goes out dated as intended, even when published late after downtime.
+          const next: Post = { ...post, status: 'published', publishedAt: post.scheduledAt, scheduledAt: null, updatedAt: now };
+          this.deps.posts.update(next);
+          jobIds.push(recordPostJob(this.deps, blog, next, post, now));
+          moved += 1;
+        }
+      });
       if (due.length < 100 || moved === movedBefore) break;
     }
     if (moved > 0) this.logger.info({ published: moved }, 'published scheduled posts');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation } from '../db/database.js';
+import { writeTransaction } from '../db/writeTransaction.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { Post, PostListQuery, PostSummary } from '../db/postsRepo.js';
 import { MAX_CONTENT_HTML_BYTES, type PostContent } from '../content/postContent.js';
@@ -46,34 +47,32 @@ export class PostsService {
     const { db, runner } = this.deps;
     const content = await this.derive(blog, input.title, input.contentMd);
     const jobIds: number[] = [];
-    const post = db
-      .transaction(() => {
-        const now = isoNow(this.deps.clock);
-        const slug = this.claimSlug(blog, input.slug, input.title, null);
-        const status = input.status ?? 'draft';
-        const created: Post = {
-          id: randomUUID(),
-          blogId: blog.id,
-          title: input.title,
-          slug,
-          contentMd: input.contentMd,
-          contentHtml: content.contentHtml,
-          metaDescription: input.metaDescription ?? content.description,
-          metaExplicit: input.metaDescription !== undefined,
-          ogImageUrl: input.ogImageUrl ?? null,
-          tags: normalizeTags(input.tags ?? []),
-          status,
-          publishedAt: status === 'published' ? now : null,
-          scheduledAt: null,
-          createdAt: now,
-          updatedAt: now,
-          textCounts: content.textCounts,
-        };
-        this.insertOrConflict(created);
-        if (status === 'published') jobIds.push(recordPostJob(this.deps, blog, created, null, now));
-        return created;
-      })
-      .immediate();
+    const post = await writeTransaction(db, () => {
+      const now = isoNow(this.deps.clock);
+      const slug = this.claimSlug(blog, input.slug, input.title, null);
+      const status = input.status ?? 'draft';
+      const created: Post = {
+        id: randomUUID(),
+        blogId: blog.id,
+        title: input.title,
+        slug,
+        contentMd: input.contentMd,
+        contentHtml: content.contentHtml,
+        metaDescription: input.metaDescription ?? content.description,
+        metaExplicit: input.metaDescription !== undefined,
+        ogImageUrl: input.ogImageUrl ?? null,
+        tags: normalizeTags(input.tags ?? []),
+        status,
+        publishedAt: status === 'published' ? now : null,
+        scheduledAt: null,
+        createdAt: now,
+        updatedAt: now,
+        textCounts: content.textCounts,
+      };
+      this.insertOrConflict(created);
+      if (status === 'published') jobIds.push(recordPostJob(this.deps, blog, created, null, now));
+      return created;
+    });
     await runner.runNow(jobIds);
     return post;
   }
@@ -98,73 +97,72 @@ export class PostsService {
       const contentMd = input.contentMd ?? base.contentMd;
       const rederive = input.title !== undefined || input.contentMd !== undefined || input.metaDescription === null;
       const content = rederive ? await this.derive(blog, title, contentMd) : null;
-      const post = this.applyUpdate(blog, slug, input, base, content);
+      const post = await this.applyUpdate(blog, slug, input, base, content);
       if (post) return post;
       if (attempt >= UPDATE_ATTEMPTS) throw new ConflictError(`post "${slug}" was changed by another request while this one was being rendered; try again`);
     }
   }
 
   /** The write transaction of `update`; null when the post changed since `base` was read. */
-  private applyUpdate(blog: BlogWithDomain, slug: string, input: UpdatePostInput, base: Post, content: PostContent | null): Promise<Post> | null {
+  private async applyUpdate(blog: BlogWithDomain, slug: string, input: UpdatePostInput, base: Post, content: PostContent | null): Promise<Post | null> {
     const { db, posts, runner } = this.deps;
     const jobIds: number[] = [];
-    const post = db
-      .transaction(() => {
-        const before = findPostOrThrow(this.deps, blog, slug);
-        if (content && (before.title !== base.title || before.contentMd !== base.contentMd)) return null;
-        const now = isoNow(this.deps.clock);
-        const next: Post = { ...before, updatedAt: now };
-        if (input.title !== undefined) next.title = input.title;
-        if (input.tags !== undefined) next.tags = normalizeTags(input.tags);
-        if (input.ogImageUrl !== undefined) next.ogImageUrl = input.ogImageUrl;
-        if (content) {
-          next.contentHtml = content.contentHtml;
-          next.textCounts = content.textCounts;
-        }
-        if (input.contentMd !== undefined) next.contentMd = input.contentMd;
-        if (input.metaDescription !== undefined) {
-          next.metaExplicit = input.metaDescription !== null;
-          next.metaDescription = input.metaDescription ?? content!.description;
-        } else if (!before.metaExplicit && content && input.contentMd !== undefined) {
-          next.metaDescription = content.description;
-        }
-        if (input.slug !== undefined && input.slug !== before.slug) {
-          next.slug = this.claimSlug(blog, input.slug, next.title, before.id);
-        }
-        if (input.status === 'published' && before.status !== 'published') {
-          next.status = 'published';
-          next.publishedAt = now;
-          next.scheduledAt = null;
-        } else if (input.status === 'draft' && before.status !== 'draft') {
-          next.status = 'draft';
-          next.publishedAt = null;
-          next.scheduledAt = null;
-        }
-        // The old address of a live post keeps working (decisions.md "Posts").
-        if (next.slug !== before.slug && before.status === 'published' && next.status === 'published') {
-          posts.addRedirect(blog.id, before.slug, before.id, now);
-        }
-        posts.update(next);
-        if (next.status === 'published') jobIds.push(recordPostJob(this.deps, blog, next, before, now));
-        else if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
-        return next;
-      })
-      .immediate();
+    const post = await writeTransaction(db, () => {
+      const before = findPostOrThrow(this.deps, blog, slug);
+      if (content && (before.title !== base.title || before.contentMd !== base.contentMd)) return null;
+      const now = isoNow(this.deps.clock);
+      const next: Post = { ...before, updatedAt: now };
+      if (input.title !== undefined) next.title = input.title;
+      if (input.tags !== undefined) next.tags = normalizeTags(input.tags);
+      if (input.ogImageUrl !== undefined) next.ogImageUrl = input.ogImageUrl;
+      if (content) {
+        next.contentHtml = content.contentHtml;
+        next.textCounts = content.textCounts;
+      }
+      if (input.contentMd !== undefined) next.contentMd = input.contentMd;
+      if (input.metaDescription !== undefined) {
+        next.metaExplicit = input.metaDescription !== null;
+        next.metaDescription = input.metaDescription ?? content!.description;
+      } else if (!before.metaExplicit && content && input.contentMd !== undefined) {
+        next.metaDescription = content.description;
+      }
+      if (input.slug !== undefined && input.slug !== before.slug) {
+        next.slug = this.claimSlug(blog, input.slug, next.title, before.id);
+      }
+      if (input.status === 'published' && before.status !== 'published') {
+        next.status = 'published';
+        next.publishedAt = now;
+        next.scheduledAt = null;
+      } else if (input.status === 'draft' && before.status !== 'draft') {
+        next.status = 'draft';
+        next.publishedAt = null;
+        next.scheduledAt = null;
+      }
+      // The old address of a live post keeps working (decisions.md "Posts").
+      if (next.slug !== before.slug && before.status === 'published' && next.status === 'published') {
+        posts.addRedirect(blog.id, before.slug, before.id, now);
+      }
+      posts.update(next);
+      if (next.status === 'published') jobIds.push(recordPostJob(this.deps, blog, next, before, now));
+      else if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
+      return next;
+    });
     if (!post) return null;
-    return runner.runNow(jobIds).then(() => post);
+    await runner.runNow(jobIds);
+    return post;
   }
 
   async delete(blog: BlogWithDomain, slug: string): Promise<void> {
     const { db, posts, runner } = this.deps;
     const jobIds: number[] = [];
-    db.transaction(() => {
+    await writeTransaction(db, () => {
       const before = findPostOrThrow(this.deps, blog, slug);
       const redirects = posts.redirectsOf(before.id);
       posts.delete(before.id);
       if (before.status === 'published' || redirects.length > 0) {
         jobIds.push(recordRemovalJob(this.deps, blog, before, isoNow(this.deps.clock), redirects));
       }
-    }).immediate();
+    });
     await runner.runNow(jobIds);
   }
 
@@ -189,9 +187,9 @@ export class PostsService {
       const base = slugify(title);
       const taken = posts.slugsStartingWith(blog.id, base);
       slug = firstFreeSlug(base, (candidate) => {
-        const holder = taken.get(candidate);
-        return holder === undefined || holder === selfId;
-      });
+      const holder = taken.get(candidate);
+      return holder === undefined || holder === selfId;
+    });
     }
     posts.removeRedirect(blog.id, slug);
     return slug;

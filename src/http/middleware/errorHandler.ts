@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { AppError } from '../../errors.js';
+import { AppError, ServiceUnavailableError, StorageError } from '../../errors.js';
+import { isDatabaseBusy } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { AppState } from '../state.js';
 
@@ -11,6 +12,17 @@ const REQUEST_ID = /^[\w.-]{1,128}$/;
  * decisions.md, and writes one structured log line per request. Unknown errors become a 500
  * whose body names only the request id; the stack goes to the log, never to the client.
  */
+/**
+ * Failures of what Folio depends on, not of the request: the store is unreachable or another
+ * process holds SQLite's write lock past the wait (src/db/writeTransaction.ts). The client may
+ * simply retry, so they are a 503 with Retry-After rather than a 500.
+ */
+function asUnavailable(err: unknown): ServiceUnavailableError | null {
+  if (err instanceof StorageError) return new ServiceUnavailableError('the site store is unavailable; try again shortly', { retryAfter: 30, cause: err });
+  if (isDatabaseBusy(err)) return new ServiceUnavailableError('the database is busy; try again shortly', { retryAfter: 2, cause: err });
+  return null;
+}
+
 export function errorHandler(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     const started = performance.now();
@@ -20,8 +32,10 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
-    } catch (err) {
+    } catch (caught) {
+      const err = asUnavailable(caught) ?? caught;
       if (err instanceof AppError) {
+        if (err instanceof ServiceUnavailableError) logger.warn({ requestId, err: caught }, 'answered 503');
         ctx.status = err.status;
         if (err.headers) ctx.set(err.headers);
         ctx.body = {

@@ -33,9 +33,9 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       body: createBlogBody,
       status: 201,
       response: blogSchema,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const body = ctx.state.body as CreateBlogBody;
-        const blog = blogs.create(authOf(ctx), body);
+        const blog = await blogs.create(authOf(ctx), body);
         ctx.status = 201;
         ctx.body = presentBlogCreated(blog, urls);
       },

@@ -44,10 +44,11 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
       body: registerDomainBody,
       status: 201,
       response: registeredSchema,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const { hostname } = ctx.state.body as { hostname: string };
+        const domain = await domains.register(authOf(ctx), ctx.params.id ?? '', hostname);
         ctx.status = 201;
-        ctx.body = presentDomainRegistered(domains.register(authOf(ctx), ctx.params.id ?? '', hostname));
+        ctx.body = presentDomainRegistered(domain);
       },
     },
     {
