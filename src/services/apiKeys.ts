@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiKey, ApiKeysRepo } from '../db/apiKeysRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
+import { isDatabaseBusy } from '../db/database.js';
 import { isoNow, type Clock } from '../clock.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { hasScope, type AuthContext, type Scope } from './authContext.js';
@@ -77,7 +78,14 @@ export class ApiKeysService {
     const last = this.lastTouched.get(keyId);
     if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
     if (this.lastTouched.size > 100_000) this.lastTouched.clear();
+    try {
+      this.keys.touch(keyId, new Date(now).toISOString());
+    } catch (err) {
+      // Bookkeeping only: while another process holds the write lock, the request goes on and
+      // the next use records the time.
+      if (isDatabaseBusy(err)) return;
+      throw err;
+    }
     this.lastTouched.set(keyId, now);
-    this.keys.touch(keyId, new Date(now).toISOString());
   }
 }

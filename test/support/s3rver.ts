@@ -19,6 +19,12 @@ export interface S3rverHandle {
 export interface StartS3rverOptions {
   /** Buckets s3rver creates at startup, before the handle is returned. */
   buckets?: string[];
+  /**
+   * Restart on a known port and data folder (store outage tests): the folder is then the
+   * caller's and survives stop(). Default: a port the OS picks and a fresh folder removed on stop.
+   */
+  port?: number;
+  directory?: string;
   /** How long to wait for the server to report its address. */
   startTimeoutMs?: number;
 }
@@ -50,8 +56,9 @@ function s3rverBin(): string {
  * offers with `--openssl-legacy-provider`; a child process keeps that flag out of the runner.
  */
 export async function startS3rver(options: StartS3rverOptions = {}): Promise<S3rverHandle> {
-  const directory = await mkdtemp(join(tmpdir(), 'folio-s3rver-'));
-  const args = ['--address', '127.0.0.1', '--port', '0', '--directory', directory, '--silent'];
+  const ownDirectory = options.directory === undefined;
+  const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'folio-s3rver-')));
+  const args = ['--address', '127.0.0.1', '--port', String(options.port ?? 0), '--directory', directory, '--silent'];
   for (const bucket of options.buckets ?? []) args.push('--configure-bucket', bucket);
   const child = spawn(process.execPath, ['--openssl-legacy-provider', s3rverBin(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -64,7 +71,7 @@ export async function startS3rver(options: StartS3rverOptions = {}): Promise<S3r
   const stop = async (): Promise<void> => {
     process.off('exit', killOnExit);
     await killChild(child);
-    await rm(directory, { recursive: true, force: true });
+    if (ownDirectory) await rm(directory, { recursive: true, force: true });
   };
 
   try {
