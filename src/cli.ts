@@ -9,6 +9,8 @@ import { openDatabase } from './db/database.js';
 import { databaseFile } from './compose.js';
 import { AccountsRepo } from './db/accountsRepo.js';
 import { ApiKeysRepo } from './db/apiKeysRepo.js';
+import { BlogsRepo } from './db/blogsRepo.js';
+import { JobsRepo } from './db/jobsRepo.js';
 import { AccountsService } from './services/accounts.js';
 import { isPlan, PLANS } from './services/plans.js';
 import { systemClock } from './clock.js';
@@ -18,7 +20,7 @@ import { createLogger } from './logger.js';
 const USAGE = `Usage:
   folio account create [--email E] [--plan P] [--json]   create an account and print its key
   folio account list [--json]                           list accounts
-  folio account set-plan <account_id> <plan>            change an account's plan
+  folio account set-plan <account_id> <plan>            change an account's plan; its blogs are re-rendered
   folio site rebuild <blog-slug>                        re-render every page, feed and the search index
   folio site verify <blog-slug>                         list objects that differ from the database
   folio search reindex <blog-slug>                      rebuild only the blog's search index
@@ -28,7 +30,7 @@ class UsageError extends Error {}
 
 function accountsService(config: Config): AccountsService {
   const db = openDatabase(databaseFile(config));
-  return new AccountsService(db, new AccountsRepo(db), new ApiKeysRepo(db), systemClock);
+  return new AccountsService(db, new AccountsRepo(db), new ApiKeysRepo(db), new BlogsRepo(db), new JobsRepo(db), systemClock);
 }
 
 function accountCommand(config: Config, args: string[]): void {
@@ -63,8 +65,20 @@ function accountCommand(config: Config, args: string[]): void {
       const [accountId, plan] = positionals;
       if (!accountId || !plan || positionals.length !== 2) throw new UsageError('set-plan takes <account_id> <plan>');
       if (!isPlan(plan)) throw new UsageError(`unknown plan "${plan}"; expected one of ${PLANS.join(', ')}`);
-      if (!accountsService(config).setPlan(accountId, plan)) throw new UsageError(`no account with id ${accountId}`);
-      process.stdout.write(`Account ${accountId} is now on the ${plan} plan.\n`);
+      const change = accountsService(config).setPlan(accountId, plan);
+      if (!change) throw new UsageError(`no account with id ${accountId}`);
+      if (change.previous === plan) {
+        process.stdout.write(`Account ${accountId} is already on the ${plan} plan; nothing changed.\n`);
+        return;
+      }
+      // The re-render jobs are recorded with the change; this process does not render (see README).
+      const blogs = change.jobIds.length;
+      process.stdout.write(
+        `Account ${accountId} is now on the ${plan} plan (was ${change.previous}).\n` +
+          (blogs === 0
+            ? 'It has no blogs to re-render.\n'
+            : `${blogs} blog${blogs === 1 ? '' : 's'} will be re-rendered by the running server, or at its next start.\n`),
+      );
       return;
     }
     default:

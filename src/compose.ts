@@ -142,6 +142,7 @@ export function compose(options: ComposeOptions): Folio {
   const content = options.content ?? new PooledContentRenderer(heavy);
   const publisher = new Publisher({
     blogs: repos.blogs,
+    accounts: repos.accounts,
     site: new SiteRepo(db),
     hashes: new ObjectHashesRepo(db),
     store,
@@ -153,7 +154,7 @@ export function compose(options: ComposeOptions): Folio {
   });
   const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger);
   const postDeps = { db, posts: repos.posts, jobs: repos.jobs, runner, clock, content };
-  const accounts = new AccountsService(db, repos.accounts, repos.keys, clock);
+  const accounts = new AccountsService(db, repos.accounts, repos.keys, repos.blogs, repos.jobs, clock);
   const apiKeys = new ApiKeysService(repos.keys, repos.blogs, clock);
   const blogs = new BlogsService(db, repos.blogs, repos.jobs, runner, clock);
   const posts = new PostsService(postDeps);

@@ -2,18 +2,23 @@
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { Post } from '../db/postsRepo.js';
 import type { PublishedSummary, SiteRepo } from '../db/siteRepo.js';
+import { allowedTheme, type Plan } from '../services/plans.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteRedirect } from './renderSite.js';
 import type { SiteBlog, SitePost } from './siteTypes.js';
 
-export function toSiteBlog(blog: BlogWithDomain, urls: SiteUrls): SiteBlog {
+/**
+ * `plan` is the owning account's current plan: pages carry only the theme keys it includes, so
+ * a downgrade takes paid theme fields off the site while the stored theme_config keeps them.
+ */
+export function toSiteBlog(blog: BlogWithDomain, plan: Plan, urls: SiteUrls): SiteBlog {
   return {
     id: blog.id,
     slug: blog.slug,
     name: blog.name,
     description: blog.description,
     baseUrl: urls.origin(blog),
-    themeConfig: blog.themeConfig,
+    themeConfig: allowedTheme(plan, blog.themeConfig),
     updatedAt: blog.updatedAt,
   };
 }
@@ -43,10 +48,10 @@ export interface SiteSnapshot {
   redirects: SiteRedirect[];
 }
 
-export function loadSnapshot(site: SiteRepo, blog: BlogWithDomain, urls: SiteUrls): SiteSnapshot {
+export function loadSnapshot(site: SiteRepo, blog: BlogWithDomain, plan: Plan, urls: SiteUrls): SiteSnapshot {
   const posts: SitePost[] = [];
   for (const post of site.publishedForPages(blog.id)) posts.push(toSitePost(post));
-  return { blog: toSiteBlog(blog, urls), posts, redirects: site.redirects(blog.id) };
+  return { blog: toSiteBlog(blog, plan, urls), posts, redirects: site.redirects(blog.id) };
 }
 
 export type { PublishedSummary };

@@ -3,6 +3,7 @@
  * Every job renders the database's current state for the objects it touches, so running a job
  * twice, late, or after a crash gives the same store (decisions.md "Publishing").
  */
+import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
 import type { PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
@@ -10,6 +11,7 @@ import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { templatesDir } from '../paths.js';
+import type { Plan } from '../services/plans.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';
 import { FEED_SIZE } from './archive.js';
@@ -37,6 +39,8 @@ export interface SearchIndexUpdater {
 
 export interface PublisherDeps {
   blogs: BlogsRepo;
+  /** Read at every render: which theme keys reach the pages depends on the owner's current plan. */
+  accounts: Pick<AccountsRepo, 'findById'>;
   site: SiteRepo;
   hashes: ObjectHashesRepo;
   store: SiteStore;
@@ -80,7 +84,7 @@ export class Publisher {
 
   /** Re-renders every object of the blog; `force` uploads even objects whose hash matches. */
   async rebuild(blog: BlogWithDomain, options: { force?: boolean; withSearch?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<WriteResult> {
-    const snapshot = loadSnapshot(this.deps.site, blog, this.deps.urls);
+    const snapshot = loadSnapshot(this.deps.site, blog, this.planOf(blog), this.deps.urls);
     // The store is listed while the workers render: the listing only needs the keys at the end.
     const [objects, stored] = await Promise.all([
       renderSiteParallel({ theme: this.deps.theme, ...snapshot }, { themeDir: templatesDir }),
@@ -109,7 +113,7 @@ export class Publisher {
 
   /** Compares the store with what the database says the blog should be. */
   async verify(blog: BlogWithDomain): Promise<VerifyReport> {
-    const snapshot = loadSnapshot(this.deps.site, blog, this.deps.urls);
+    const snapshot = loadSnapshot(this.deps.site, blog, this.planOf(blog), this.deps.urls);
     const objects = await renderSiteParallel({ theme: this.deps.theme, ...snapshot }, { themeDir: templatesDir });
     const report: VerifyReport = { checked: objects.length, missing: [], different: [], extra: await this.staleKeys(blog.slug, objects) };
     for (const object of objects) {
@@ -135,7 +139,7 @@ export class Publisher {
     if (!postId) throw new Error(`job ${job.id} has no postId`);
     const listing = this.listings.get(blog.id);
     const summaries = listing.posts;
-    const siteBlog = toSiteBlog(blog, urls);
+    const siteBlog = toSiteBlog(blog, this.planOf(blog), urls);
     if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) {
       // The titles tipped the blog's language: every page's <html lang> and labels change.
       await this.rebuild(blog);
@@ -185,6 +189,13 @@ export class Publisher {
     });
     await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, deletions);
     await this.updateSearch(blog, postId, live);
+  }
+
+  /** The owning account's plan as the database holds it now (a blog cannot outlive its account). */
+  private planOf(blog: BlogWithDomain): Plan {
+    const account = this.deps.accounts.findById(blog.accountId);
+    if (!account) throw new Error(`blog ${blog.id} has no account ${blog.accountId}`);
+    return account.plan;
   }
 
   private async updateSearch(blog: BlogWithDomain, postId: string, live = this.livePost(postId)): Promise<void> {

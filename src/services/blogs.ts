@@ -8,7 +8,7 @@ import type { ThemeConfig } from '../publish/siteTypes.js';
 import { isoNow, type Clock } from '../clock.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { AuthContext } from './authContext.js';
-import { minimumPlan, planIncludes, planLimits, PLANS, type Capability } from './plans.js';
+import { minimumPlan, planIncludes, planLimits, PLANS, themeKeyCapability } from './plans.js';
 import { writeTransaction } from '../db/writeTransaction.js';
 
 export interface CreateBlogInput {
@@ -23,14 +23,6 @@ export interface UpdateBlogInput {
   /** Merged into the current config; a key set to null is removed. */
   themeConfig?: { [K in keyof ThemeConfig]?: string | null };
 }
-
-const THEME_CAPABILITY: Record<keyof ThemeConfig, Capability> = {
-  customCss: 'theme:basic',
-  adCode: 'theme:basic',
-  cssUrl: 'theme:basic',
-  headerHtml: 'theme:html',
-  footerHtml: 'theme:html',
-};
 
 export class BlogsService {
   constructor(
@@ -138,7 +130,9 @@ export class BlogsService {
     for (const [key, value] of Object.entries(theme)) {
       // Removing a key is always allowed, so a downgraded account can clean up.
       if (value === null || value === undefined) continue;
-      const capability = THEME_CAPABILITY[key as keyof ThemeConfig];
+      const capability = themeKeyCapability(key);
+      // The request schema admits only theme keys; a null capability would be our own bug.
+      if (capability === null) throw new Error(`theme_config.${key} is not a theme key`);
       if (!planIncludes(auth.account.plan, capability)) {
         const required = minimumPlan(capability);
         throw new ForbiddenError(`theme_config.${key} needs the ${required} plan or higher`, { requiredPlan: required });

@@ -1,4 +1,5 @@
 /** One table of plan capabilities and limits (api.md §8, decisions.md "Rate limits"). */
+import type { ThemeConfig } from '../publish/siteTypes.js';
 
 export const PLANS = ['free', 'starter', 'creator', 'scale', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -40,4 +41,37 @@ export function minimumPlan(capability: Capability): Plan {
 
 export function planIncludes(plan: Plan, capability: Capability): boolean {
   return PLANS.indexOf(plan) >= PLANS.indexOf(MINIMUM_PLAN[capability]);
+}
+
+/** The capability each theme_config key needs, both to be set and to be rendered. */
+const THEME_CAPABILITY: Record<keyof ThemeConfig, Capability> = {
+  customCss: 'theme:basic',
+  adCode: 'theme:basic',
+  cssUrl: 'theme:basic',
+  headerHtml: 'theme:html',
+  footerHtml: 'theme:html',
+};
+
+function isThemeKey(key: string): key is keyof ThemeConfig {
+  return Object.hasOwn(THEME_CAPABILITY, key);
+}
+
+/** The capability setting this theme_config key needs; null for a key that is not a theme key. */
+export function themeKeyCapability(key: string): Capability | null {
+  return isThemeKey(key) ? THEME_CAPABILITY[key] : null;
+}
+
+/**
+ * The part of a stored theme that the plan renders. A downgrade keeps the stored keys (an
+ * upgrade brings them back, and the API still shows them), but pages only ever carry what the
+ * account's current plan includes.
+ */
+export function allowedTheme(plan: Plan, theme: ThemeConfig): ThemeConfig {
+  const allowed: ThemeConfig = {};
+  for (const key of Object.keys(theme)) {
+    if (!isThemeKey(key) || !planIncludes(plan, THEME_CAPABILITY[key])) continue;
+    const value = theme[key];
+    if (value !== undefined) allowed[key] = value;
+  }
+  return allowed;
 }
