@@ -21,12 +21,28 @@ const USAGE = `Usage:
   folio account create [--email E] [--plan P] [--json]   create an account and print its key
   folio account list [--json]                           list accounts
   folio account set-plan <account_id> <plan>            change an account's plan; its blogs are re-rendered
+  folio account keys <account_id> [--json]              list every active key of the account: its account keys
+                                                        and its blog-bound keys (marked with their blog); never the keys
+  folio account create-key <account_id> [--name N] [--json]
+                                                        make a new account key (scopes *) and print it once
+  folio account revoke-key <key_id> [--force]           revoke a key of any account; it is refused from the next
+                                                        request on. The account's last account key needs --force
   folio site rebuild <blog-slug>                        re-render every page, feed and the search index
   folio site verify <blog-slug>                         list objects that differ from the database
   folio search reindex <blog-slug>                      rebuild only the blog's search index
 Plans: ${PLANS.join(', ')}`;
 
 class UsageError extends Error {}
+
+/** A command that could not do its work: one line (or two) on stderr, no usage text. */
+class CommandFailed extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
 
 function accountsService(config: Config): AccountsService {
   const db = openDatabase(databaseFile(config));
@@ -81,8 +97,85 @@ function accountCommand(config: Config, args: string[]): void {
       );
       return;
     }
+    case 'keys':
+    case 'create-key':
+    case 'revoke-key':
+      accountKeyCommand(config, sub, rest);
+      return;
     default:
       throw new UsageError(sub ? `unknown command "account ${sub}"` : 'missing account command');
+  }
+}
+
+/** `folio account keys | create-key | revoke-key`: the operator's view of an account's keys. */
+function accountKeyCommand(config: Config, sub: 'keys' | 'create-key' | 'revoke-key', rest: string[]): void {
+  const db = openDatabase(databaseFile(config));
+  try {
+    const accounts = new AccountsService(db, new AccountsRepo(db), new ApiKeysRepo(db), new BlogsRepo(db), new JobsRepo(db), systemClock);
+    const out = (line: string) => process.stdout.write(`${line}\n`);
+    if (sub === 'keys') {
+      const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+      const [accountId] = positionals;
+      if (!accountId || positionals.length !== 1) throw new UsageError('keys takes <account_id>');
+      const entries = accounts.listKeys(accountId);
+      if (!entries) throw new CommandFailed(`no account with id ${accountId}`, 2);
+      if (values.json) {
+        const rows = entries.map(({ key, blogSlug }) => ({
+          id: key.id,
+          name: key.name,
+          key_prefix: key.keyPrefix,
+          scopes: key.scopes,
+          blog_id: key.blogId,
+          blog_slug: blogSlug,
+          last_used_at: key.lastUsedAt,
+          created_at: key.createdAt,
+        }));
+        out(JSON.stringify(rows));
+      } else if (entries.length === 0) {
+        out(`Account ${accountId} has no active keys; make one with: folio account create-key ${accountId}`);
+      } else {
+        for (const { key, blogSlug } of entries) {
+          const bound = key.blogId === null ? 'account' : `blog ${blogSlug ?? key.blogId}`;
+          out(`${key.id}  ${key.keyPrefix}  ${bound.padEnd(20)}  ${key.scopes.join(',').padEnd(12)}  used ${(key.lastUsedAt ?? 'never').padEnd(24)}  created ${key.createdAt}  ${key.name}`);
+        }
+      }
+      return;
+    }
+    if (sub === 'create-key') {
+      const { values, positionals } = parseArgs({ args: rest, options: { name: { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+      const [accountId] = positionals;
+      if (!accountId || positionals.length !== 1) throw new UsageError('create-key takes <account_id>');
+      // The API's limits for a key name (api.md §2.3).
+      if (values.name !== undefined && (!/\S/.test(values.name) || Array.from(values.name).length > 100)) {
+        throw new UsageError('--name must be 1-100 characters and not blank');
+      }
+      const created = accounts.createKey(accountId, values.name);
+      if (!created) throw new CommandFailed(`no account with id ${accountId}`, 2);
+      const { key, secret } = created;
+      if (values.json) {
+        out(JSON.stringify({ key_id: key.id, account_id: accountId, name: key.name, prefix: key.keyPrefix, api_key: secret }));
+      } else {
+        out(`Created account key ${key.id} ("${key.name}") for account ${accountId}.\nAPI key (shown once, store it now): ${secret}`);
+      }
+      return;
+    }
+    const { values, positionals } = parseArgs({ args: rest, options: { force: { type: 'boolean' } }, allowPositionals: true, strict: true });
+    const [keyId] = positionals;
+    if (!keyId || positionals.length !== 1) throw new UsageError('revoke-key takes <key_id>');
+    const result = accounts.revokeKey(keyId, { force: values.force === true });
+    if (result.outcome === 'not_found') throw new CommandFailed(`no active key with id ${keyId}`, 2);
+    const { key } = result;
+    if (result.outcome === 'last_account_key') {
+      throw new CommandFailed(
+        `key ${key.id} is the last account key of account ${key.accountId}; nothing was revoked.\n` +
+          `Make a new one first (folio account create-key ${key.accountId}), then revoke this one; or pass --force to revoke it anyway.`,
+        1,
+      );
+    }
+    const bound = key.blogId === null ? 'account key' : `key of blog ${key.blogId}`;
+    out(`Revoked ${bound} ${key.id} (${key.keyPrefix}…) of account ${key.accountId}; it is refused from the next request on.`);
+  } finally {
+    db.close();
   }
 }
 
@@ -157,6 +250,10 @@ export async function runCli(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (err) {
+    if (err instanceof CommandFailed) {
+      process.stderr.write(`folio: ${err.message}\n`);
+      return err.exitCode;
+    }
     if (err instanceof UsageError || err instanceof ConfigError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
       process.stderr.write(`folio: ${err.message}\n${err instanceof UsageError ? `${USAGE}\n` : ''}`);
       return 2;
@@ -164,5 +261,3 @@ export async function runCli(argv: string[]): Promise<number> {
     throw err;
   }
 }
-
-process.exitCode = await runCli(process.argv.slice(2));

@@ -16,6 +16,7 @@ import { DomainsRepo } from './db/domainsRepo.js';
 import { JobsRepo } from './db/jobsRepo.js';
 import { PostsRepo } from './db/postsRepo.js';
 import { createApp } from './http/app.js';
+import { accountKeyRoutes } from './http/routes/accountKeys.js';
 import { apiKeyRoutes } from './http/routes/apiKeys.js';
 import { blogRoutes } from './http/routes/blogs.js';
 import { domainRoutes } from './http/routes/domains.js';
@@ -181,6 +182,7 @@ export function compose(options: ComposeOptions): Folio {
       ...postRoutes({ posts, transitions, urls }),
       ...blogRoutes({ blogs, jobs: repos.jobs, urls }),
       ...apiKeyRoutes({ keys: apiKeys }),
+      ...accountKeyRoutes({ keys: apiKeys }),
       ...domainRoutes({ domains }),
       ...searchRoutes({ searcher: search.searcher, urls }),
     ],

@@ -28,6 +28,27 @@ interface KeyRow {
   created_at: string;
 }
 
+/** An active key of an account with the slug of the blog it is bound to (null for account keys). */
+export interface AccountKeyEntry {
+  key: ApiKey;
+  blogSlug: string | null;
+}
+
+/**
+ * What revoking a key came to. `last_account_key`: refused, because it is the only active
+ * account key left and the caller asked to keep one.
+ */
+export type KeyRevocation = { outcome: 'not_found' } | { outcome: 'revoked' | 'last_account_key'; key: ApiKey };
+
+export interface RevokeKeyOptions {
+  /** Only this account's keys count as found (the API); the CLI passes none. */
+  accountId?: string;
+  /** Only account keys (blog_id NULL) count as found. */
+  accountKeysOnly: boolean;
+  /** Refuse to revoke the account's last active account key. */
+  keepLastAccountKey: boolean;
+}
+
 interface KeyWithAccountRow extends KeyRow {
   plan: Plan;
   email: string | null;
@@ -52,6 +73,12 @@ export class ApiKeysRepo {
   private readonly listByBlogStmt;
   private readonly revokeStmt;
   private readonly touchStmt;
+  private readonly listAccountKeysStmt;
+  private readonly listForAccountStmt;
+  private readonly activeByIdStmt;
+  private readonly countAccountKeysStmt;
+  private readonly revokeByIdStmt;
+  private readonly revokeCheckedTx;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -71,6 +98,34 @@ export class ApiKeysRepo {
       'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND blog_id = ? AND revoked_at IS NULL',
     );
     this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
+    // `blog_id IS NULL` can use api_keys_by_blog (blog_id, created_at); account keys are few.
+    this.listAccountKeysStmt = db.prepare<[string], KeyRow>(
+      'SELECT * FROM api_keys WHERE blog_id IS NULL AND account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id',
+    );
+    this.listForAccountStmt = db.prepare<[string], KeyRow & { blog_slug: string | null }>(
+      `SELECT k.*, b.slug AS blog_slug FROM api_keys k LEFT JOIN blogs b ON b.id = k.blog_id
+        WHERE k.account_id = ? AND k.revoked_at IS NULL
+        ORDER BY k.blog_id IS NOT NULL, b.slug, k.created_at DESC, k.id`,
+    );
+    this.activeByIdStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ? AND revoked_at IS NULL');
+    this.countAccountKeysStmt = db.prepare<[string], { n: number }>(
+      'SELECT COUNT(*) AS n FROM api_keys WHERE blog_id IS NULL AND account_id = ? AND revoked_at IS NULL',
+    );
+    this.revokeByIdStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+    // Check and update in one transaction: two revocations at once (the server and the CLI are
+    // separate connections) must not both pass the "not the last account key" check.
+    this.revokeCheckedTx = db.transaction((keyId: string, now: string, options: RevokeKeyOptions): KeyRevocation => {
+      const row = this.activeByIdStmt.get(keyId);
+      if (!row) return { outcome: 'not_found' };
+      if (options.accountId !== undefined && row.account_id !== options.accountId) return { outcome: 'not_found' };
+      if (options.accountKeysOnly && row.blog_id !== null) return { outcome: 'not_found' };
+      const key = toKey(row);
+      if (row.blog_id === null && options.keepLastAccountKey && this.countAccountKeysStmt.get(row.account_id)!.n <= 1) {
+        return { outcome: 'last_account_key', key };
+      }
+      this.revokeByIdStmt.run(now, keyId);
+      return { outcome: 'revoked', key };
+    });
   }
 
   insert(key: NewApiKey): void {
@@ -99,6 +154,20 @@ export class ApiKeysRepo {
 
   revoke(blogId: string, keyId: string, now: string): boolean {
     return this.revokeStmt.run(now, keyId, blogId).changes > 0;
+  }
+
+  /** The account's active account keys (bound to no blog), newest first. */
+  listActiveAccountKeys(accountId: string): ApiKey[] {
+    return this.listAccountKeysStmt.all(accountId).map(toKey);
+  }
+
+  /** Every active key of the account: account keys first, then blog-bound keys by blog slug. */
+  listActiveForAccount(accountId: string): AccountKeyEntry[] {
+    return this.listForAccountStmt.all(accountId).map((row) => ({ key: toKey(row), blogSlug: row.blog_slug }));
+  }
+
+  revokeChecked(keyId: string, now: string, options: RevokeKeyOptions): KeyRevocation {
+    return this.revokeCheckedTx.immediate(keyId, now, options);
   }
 
   touch(keyId: string, now: string): void {

@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { Account, AccountsRepo } from '../db/accountsRepo.js';
-import type { ApiKeysRepo } from '../db/apiKeysRepo.js';
+import type { AccountKeyEntry, ApiKeysRepo, KeyRevocation } from '../db/apiKeysRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
 import { isoNow, type Clock } from '../clock.js';
-import { generateKey, hashKey, keyPrefix } from './keyMaterial.js';
+import type { CreatedKey } from './apiKeys.js';
+import { mintKey } from './keyMaterial.js';
 import type { Plan } from './plans.js';
+
+/** Name of the key `create` makes, and the default for new account keys (CLI and API). */
+export const ACCOUNT_KEY_NAME = 'Account key';
 
 export interface CreatedAccount {
   account: Account;
@@ -35,24 +39,14 @@ export class AccountsService {
   create(input: { email?: string; plan: Plan }): CreatedAccount {
     const now = isoNow(this.clock);
     const account: Account = { id: randomUUID(), email: input.email ?? null, plan: input.plan, createdAt: now, updatedAt: now };
-    const apiKey = generateKey();
+    const { row, secret } = mintKey({ accountId: account.id, blogId: null, name: ACCOUNT_KEY_NAME, scopes: ['*'], createdAt: now });
     this.db
       .transaction(() => {
         this.accounts.insert(account);
-        this.keys.insert({
-          id: randomUUID(),
-          accountId: account.id,
-          blogId: null,
-          name: 'Account key',
-          keyHash: hashKey(apiKey),
-          keyPrefix: keyPrefix(apiKey),
-          scopes: ['*'],
-          lastUsedAt: null,
-          createdAt: now,
-        });
+        this.keys.insert(row);
       })
       .immediate();
-    return { account, apiKey };
+    return { account, apiKey: secret };
   }
 
   list(): Account[] {
@@ -81,6 +75,31 @@ export class AccountsService {
         return { previous: account.plan, jobIds };
       })
       .immediate();
+  }
+
+  /** Every active key of the account, blog-bound ones included; null when no such account exists. */
+  listKeys(accountId: string): AccountKeyEntry[] | null {
+    if (!this.accounts.findById(accountId)) return null;
+    return this.keys.listActiveForAccount(accountId);
+  }
+
+  /**
+   * A new full-scope account key: the operator's way back in after the last account key was
+   * revoked, or when one leaked. Null when no such account exists.
+   */
+  createKey(accountId: string, name: string = ACCOUNT_KEY_NAME): CreatedKey | null {
+    if (!this.accounts.findById(accountId)) return null;
+    const { row, key, secret } = mintKey({ accountId, blogId: null, name, scopes: ['*'], createdAt: isoNow(this.clock) });
+    this.keys.insert(row);
+    return { key, secret };
+  }
+
+  /**
+   * Revokes any active key of any account (operator power). The account's last account key is
+   * refused unless `force`, so an account is not locked out by a slip.
+   */
+  revokeKey(keyId: string, options: { force: boolean }): KeyRevocation {
+    return this.keys.revokeChecked(keyId, isoNow(this.clock), { accountKeysOnly: false, keepLastAccountKey: !options.force });
   }
 
   /**

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { ApiKey, ApiKeysRepo } from '../db/apiKeysRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { isDatabaseBusy } from '../db/database.js';
 import { isoNow, type Clock } from '../clock.js';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { hasScope, type AuthContext, type Scope } from './authContext.js';
-import { generateKey, hashKey, KEY_PREFIX, keyPrefix } from './keyMaterial.js';
+import { hashKey, KEY_PREFIX, mintKey } from './keyMaterial.js';
 
 /** last_used_at is written at most this often per key, so reads do not turn into writes. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -41,23 +40,7 @@ export class ApiKeysService {
   create(auth: AuthContext, blogId: string, input: { name: string; scopes: Scope[] | ['*'] }): CreatedKey {
     const blog = this.blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');
-    // A key may hand out only what it holds itself, or a limited key could mint a full one.
-    const wanted = input.scopes as string[];
-    const exceeds = wanted.includes('*') ? !auth.key.scopes.includes('*') : wanted.some((s) => !hasScope(auth.key, s as Scope));
-    if (exceeds) throw new ForbiddenError('a key cannot create a key with scopes it does not have');
-    const secret = generateKey();
-    const key: ApiKey = {
-      id: randomUUID(),
-      accountId: auth.account.id,
-      blogId: blog.id,
-      name: input.name,
-      keyPrefix: keyPrefix(secret),
-      scopes: [...new Set(wanted)],
-      lastUsedAt: null,
-      createdAt: isoNow(this.clock),
-    };
-    this.keys.insert({ ...key, keyHash: hashKey(secret) });
-    return { key, secret };
+    return this.mint(auth, blog.id, input);
   }
 
   list(auth: AuthContext, blogId: string): ApiKey[] {
@@ -71,6 +54,50 @@ export class ApiKeysService {
     if (!blog) throw new NotFoundError('blog not found');
     if (!this.keys.revoke(blog.id, keyId, isoNow(this.clock))) throw new NotFoundError('API key not found');
     this.lastTouched.delete(keyId);
+  }
+
+  /** A key of the caller's account bound to no blog (POST /account/api-keys). */
+  createAccountKey(auth: AuthContext, input: { name: string; scopes: Scope[] | ['*'] }): CreatedKey {
+    return this.mint(auth, null, input);
+  }
+
+  /** The caller's active account keys, newest first; blog-bound keys are listed per blog. */
+  listAccountKeys(auth: AuthContext): ApiKey[] {
+    return this.keys.listActiveAccountKeys(auth.account.id);
+  }
+
+  /**
+   * Revokes one of the caller's account keys, the calling key included. The last one is
+   * refused: with it gone the account could only be reached through blog-bound keys, if any,
+   * and an operator would have to mint a new one (`folio account create-key`).
+   */
+  revokeAccountKey(auth: AuthContext, keyId: string): void {
+    const result = this.keys.revokeChecked(keyId, isoNow(this.clock), {
+      accountId: auth.account.id,
+      accountKeysOnly: true,
+      keepLastAccountKey: true,
+    });
+    if (result.outcome === 'not_found') throw new NotFoundError('API key not found');
+    if (result.outcome === 'last_account_key') {
+      throw new ConflictError("this is the account's last account key; create another account key first (POST /v1/account/api-keys), then revoke this one");
+    }
+    this.lastTouched.delete(keyId);
+  }
+
+  private mint(auth: AuthContext, blogId: string | null, input: { name: string; scopes: Scope[] | ['*'] }): CreatedKey {
+    // A key may hand out only what it holds itself, or a limited key could mint a full one.
+    const wanted = input.scopes as string[];
+    const exceeds = wanted.includes('*') ? !auth.key.scopes.includes('*') : wanted.some((s) => !hasScope(auth.key, s as Scope));
+    if (exceeds) throw new ForbiddenError('a key cannot create a key with scopes it does not have');
+    const { row, key, secret } = mintKey({
+      accountId: auth.account.id,
+      blogId,
+      name: input.name,
+      scopes: [...new Set(wanted)],
+      createdAt: isoNow(this.clock),
+    });
+    this.keys.insert(row);
+    return { key, secret };
   }
 
   private touch(keyId: string): void {

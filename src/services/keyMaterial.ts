@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { ApiKey, NewApiKey } from '../db/apiKeysRepo.js';
 
 export const KEY_PREFIX = 'pk_live_';
 
@@ -18,4 +19,11 @@ export function hashKey(key: string): string {
 /** The leading characters shown as `prefix` / `key_prefix`. */
 export function keyPrefix(key: string): string {
   return key.slice(0, 12);
+}
+
+/** A new key: the row to insert (it holds only the hash) and the secret to show once. */
+export function mintKey(fields: Pick<ApiKey, 'accountId' | 'blogId' | 'name' | 'scopes' | 'createdAt'>): { row: NewApiKey; key: ApiKey; secret: string } {
+  const secret = generateKey();
+  const key: ApiKey = { id: randomUUID(), ...fields, keyPrefix: keyPrefix(secret), lastUsedAt: null };
+  return { row: { ...key, keyHash: hashKey(secret) }, key, secret };
 }

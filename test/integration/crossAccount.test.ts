@@ -18,6 +18,8 @@ const A_HOST = 'a-blog.cross.example.com';
 let t: TestApp;
 let a: BuiltBlog;
 let aKey: { id: string; key: string };
+/** A's account key (the one its actor uses) and a second one, so neither is the last. */
+let aAccountKeys: string[];
 let b: BuiltBlog;
 let bBound: Actor;
 
@@ -49,6 +51,9 @@ beforeAll(async () => {
   await t.folio.runner.idle();
   b = await buildBlog(t, { plan: 'enterprise' });
   bBound = actorFor(t, (await createKey(b.actor, b.id)).key, b.actor.accountId, 'enterprise');
+  expect((await a.actor.request('POST', '/v1/account/api-keys', { body: { name: 'A second account key' } })).status).toBe(201);
+  aAccountKeys = (await a.actor.request('GET', '/v1/account/api-keys')).body.data.map((k: { id: string }) => k.id);
+  expect(aAccountKeys).toHaveLength(2);
   before = snapshotA();
 });
 afterAll(async () => t.close());
@@ -160,6 +165,29 @@ describe('account B with account A’s key id on its own blog', () => {
   it('does not list A’s keys', async () => {
     const list = await b.actor.request('GET', `/v1/blogs/${b.id}/api-keys`);
     expect(list.body.data.map((k: { id: string }) => k.id)).not.toContain(aKey.id);
+  });
+});
+
+describe('account B with account A’s key ids on /account/api-keys', () => {
+  it('answers 404 exactly as for a missing key id, with B’s account key and B’s blog-bound key', async () => {
+    for (const actor of [b.actor, bBound]) {
+      const missing = await actor.request('DELETE', `/v1/account/api-keys/${MISSING_KEY}`);
+      expectError(missing, 404, 'not_found');
+      for (const id of [...aAccountKeys, aKey.id]) {
+        const foreign = await actor.request('DELETE', `/v1/account/api-keys/${id}`);
+        expectError(foreign, 404, 'not_found');
+        expect(foreign.body).toEqual(missing.body);
+      }
+    }
+  });
+
+  it('does not list A’s keys, and a key B creates there belongs to B', async () => {
+    const list = await b.actor.request('GET', '/v1/account/api-keys');
+    for (const id of [...aAccountKeys, aKey.id]) expect(list.text).not.toContain(id);
+    const made = await b.actor.request('POST', '/v1/account/api-keys', { body: { name: 'B only' } });
+    expect(made.status).toBe(201);
+    const row = t.folio.db.prepare('SELECT account_id, blog_id FROM api_keys WHERE id = ?').get(made.body.id);
+    expect(row).toEqual({ account_id: b.actor.accountId, blog_id: null });
   });
 });
 

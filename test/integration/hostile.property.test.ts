@@ -463,6 +463,28 @@ describe('hostile JSON', () => {
     expectPrototypeClean();
   });
 
+  it('POST /v1/account/api-keys never fails with 500 and stores only valid account keys, one per 201', async () => {
+    const before = countRows(t, 'api_keys');
+    let created = 0;
+    await fc.assert(
+      fc.asyncProperty(bodyFor(keyFields, wellTypedKey), async (body) => {
+        const res = await send('POST', '/v1/account/api-keys', body);
+        checkResponse(res, 201, `POST account api-keys ${body.raw.slice(0, 200)}`);
+        if (res.status === 201) {
+          created += 1;
+          expect(res.body.key).toMatch(/^pk_live_[A-Za-z0-9_-]{32,}$/);
+          const row = t.folio.db.prepare('SELECT account_id, blog_id, scopes FROM api_keys WHERE id = ?').get(res.body.id);
+          expect(row).toEqual({ account_id: blog.actor.accountId, blog_id: null, scopes: JSON.stringify(res.body.scopes) });
+        }
+      }),
+      { numRuns: RUNS },
+    );
+    expect(countRows(t, 'api_keys') - before).toBe(created);
+    expect(created).toBeGreaterThan(RUNS / 20);
+    checkKeyRows(t);
+    expectPrototypeClean();
+  });
+
   it('POST /v1/blogs/:id/domain never fails with 500 and registers only valid hostnames', async () => {
     const target = await buildBlog(t, { actor: blog.actor, slug: uniqueSlug('dom') });
     let registered = 0;

@@ -8,3 +8,22 @@ export function presentKeyCreated(key: ApiKey, secret: string) {
 export function presentKeyListEntry(key: ApiKey) {
   return { id: key.id, name: key.name, key_prefix: key.keyPrefix, last_used_at: key.lastUsedAt, created_at: key.createdAt };
 }
+
+/**
+ * Account keys also show their scopes: they act for the whole account, so whoever decides
+ * which one to revoke needs to see which of them hold `*`.
+ */
+export function presentAccountKeyCreated(key: ApiKey, secret: string) {
+  return { id: key.id, name: key.name, key: secret, prefix: key.keyPrefix, scopes: key.scopes, created_at: key.createdAt };
+}
+
+export function presentAccountKeyListEntry(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    key_prefix: key.keyPrefix,
+    scopes: key.scopes,
+    last_used_at: key.lastUsedAt,
+    created_at: key.createdAt,
+  };
+}

@@ -16,12 +16,12 @@ export const createKeyBody = {
   },
 } as const;
 
-interface CreateKeyBody {
+export interface CreateKeyBody {
   name?: string;
   scopes?: Scope[] | ['*'];
 }
 
-const keySchema = {
+export const keySchema = {
   type: 'object',
   properties: {
     id: { type: 'string' },

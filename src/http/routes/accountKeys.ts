@@ -1,0 +1,62 @@
+import { ACCOUNT_KEY_NAME } from '../../services/accounts.js';
+import type { ApiKeysService } from '../../services/apiKeys.js';
+import { presentAccountKeyCreated, presentAccountKeyListEntry } from '../presenters/apiKey.js';
+import type { RouteDef } from '../routeDef.js';
+import { authOf } from '../state.js';
+import { createKeyBody, keySchema, type CreateKeyBody } from './apiKeys.js';
+import { deletedSchema } from './schemaParts.js';
+
+const accountKeySchema = {
+  type: 'object',
+  properties: { ...keySchema.properties, scopes: { type: 'array', items: { type: 'string' } } },
+} as const;
+
+/**
+ * Account keys (bound to no blog), so a leaked bootstrap key can be replaced and revoked. Same
+ * body, validation and scope rule as the blog key routes.
+ */
+export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
+  return [
+    {
+      method: 'POST',
+      path: '/account/api-keys',
+      summary: 'Generate an account key, bound to no blog (the full key is returned only here)',
+      tag: 'api-keys',
+      scope: 'keys:manage',
+      body: createKeyBody,
+      status: 201,
+      response: accountKeySchema,
+      handler: (ctx) => {
+        const body = ctx.state.body as CreateKeyBody;
+        const { key, secret } = keys.createAccountKey(authOf(ctx), { name: body.name ?? ACCOUNT_KEY_NAME, scopes: body.scopes ?? ['*'] });
+        ctx.status = 201;
+        ctx.body = presentAccountKeyCreated(key, secret);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/account/api-keys',
+      summary: "List the account's active account keys, newest first (blog-bound keys are listed per blog)",
+      tag: 'api-keys',
+      scope: 'keys:manage',
+      status: 200,
+      response: { type: 'object', properties: { data: { type: 'array', items: accountKeySchema } } },
+      handler: (ctx) => {
+        ctx.body = { data: keys.listAccountKeys(authOf(ctx)).map(presentAccountKeyListEntry) };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/account/api-keys/:keyId',
+      summary: "Revoke an account key, the calling key included; it stops working at once. The account's last account key is refused (409)",
+      tag: 'api-keys',
+      scope: 'keys:manage',
+      status: 200,
+      response: deletedSchema,
+      handler: (ctx) => {
+        keys.revokeAccountKey(authOf(ctx), ctx.params.keyId ?? '');
+        ctx.body = { deleted: true };
+      },
+    },
+  ];
+}
