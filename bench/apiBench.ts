@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './table.js';
 import { startBenchServer } from './serverProcess.js';
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 
 function createAccount(dataDir: string): string {
   const out = execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'enterprise', '--json'], {

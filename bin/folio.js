@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/src/cliMain.js', import.meta.url));
 if (!existsSync(cli)) {
   console.error('folio: dist/ is missing; run `npm run build` first');
   process.exit(1);

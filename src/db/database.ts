@@ -10,12 +10,12 @@ import { migrationsDir } from '../paths.js';
 
 export type Db = Database.Database;
 
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, options: { busyTimeoutMs?: number } = {}): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   db.pragma('synchronous = NORMAL');
   // After a checkpoint the log is reused from its start; this trims what a burst left behind.
   db.pragma('journal_size_limit = 67108864');
