@@ -4,8 +4,8 @@
  */
 import './threadPool.js';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDatabase } from './db/database.js';
+import { ConfigError, debugRequested, loadConfig, type Config } from './config.js';
+import { CLI_BUSY_TIMEOUT_MS, openDatabase } from './db/database.js';
 import { databaseFile } from './compose.js';
 import { AccountsRepo } from './db/accountsRepo.js';
 import { ApiKeysRepo } from './db/apiKeysRepo.js';
@@ -16,6 +16,8 @@ import { isPlan, PLANS } from './services/plans.js';
 import { systemClock } from './clock.js';
 import { compose } from './compose.js';
 import { createLogger } from './logger.js';
+import { StorageError } from './errors.js';
+import { PublicUrlConflictError } from './services/publicUrlSettings.js';
 
 const USAGE = `Usage:
   folio account create [--email E] [--plan P] [--json]   create an account and print its key
@@ -30,9 +32,19 @@ const USAGE = `Usage:
   folio site rebuild <blog-slug>                        re-render every page, feed and the search index
   folio site verify <blog-slug>                         list objects that differ from the database
   folio search reindex <blog-slug>                      rebuild only the blog's search index
-Plans: ${PLANS.join(', ')}`;
+Plans: ${PLANS.join(', ')}
+Errors are one line on stderr; FOLIO_DEBUG=1 or --debug adds the stack of an unexpected one.`;
 
 class UsageError extends Error {}
+/** An expected failure that the message explains fully: printed without the usage text. */
+class CommandError extends Error {}
+
+export interface CliOptions {
+  /** The environment to read the configuration from (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** SQLite busy timeout (default 5 s); tests of a locked database shorten it. */
+  busyTimeoutMs?: number;
+}
 
 /** A command that could not do its work: one line (or two) on stderr, no usage text. */
 class CommandFailed extends Error {
@@ -194,15 +206,16 @@ function progressBar(label: string): (done: number, total: number) => void {
   };
 }
 
-async function siteCommand(config: Config, group: 'site' | 'search', args: string[]): Promise<number> {
+async function siteCommand(config: Config, group: 'site' | 'search', args: string[], options: CliOptions): Promise<number> {
   const [sub, slug, ...extra] = args;
   if (!slug || extra.length > 0) throw new UsageError(`${group} ${sub ?? '<command>'} takes <blog-slug>`);
   const valid = group === 'site' ? ['rebuild', 'verify'] : ['reindex'];
   if (!sub || !valid.includes(sub)) throw new UsageError(`unknown command "${group} ${sub ?? ''}"`);
-  const folio = compose({ config, logger: createLogger('warn') });
+  // Renders with the public URL settings the server recorded, never this shell's defaults.
+  const folio = compose({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
   try {
     const blog = folio.repos.blogs.findBySlug(slug);
-    if (!blog) throw new UsageError(`no blog with slug "${slug}"`);
+    if (!blog) throw new CommandError(`no blog with slug "${slug}"`);
     if (group === 'search') {
       const started = performance.now();
       const count = await folio.publisher.reindex(blog);
@@ -229,17 +242,18 @@ async function siteCommand(config: Config, group: 'site' | 'search', args: strin
   }
 }
 
-export async function runCli(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
+  const debug = argv.includes('--debug') || debugRequested(options.env);
+  const [command, ...rest] = argv.filter((arg) => arg !== '--debug');
   try {
-    const config = loadConfig();
+    const config = loadConfig(options.env);
     switch (command) {
       case 'account':
         accountCommand(config, rest);
         return 0;
       case 'site':
       case 'search':
-        return await siteCommand(config, command, rest);
+        return await siteCommand(config, command, rest, options);
       case undefined:
       case 'help':
       case '--help':
@@ -250,14 +264,38 @@ export async function runCli(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (err) {
-    if (err instanceof CommandFailed) {
-      process.stderr.write(`folio: ${err.message}\n`);
-      return err.exitCode;
-    }
-    if (err instanceof UsageError || err instanceof ConfigError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`folio: ${err.message}\n${err instanceof UsageError ? `${USAGE}\n` : ''}`);
-      return 2;
-    }
-    throw err;
+    return reportFailure(err, debug);
   }
+}
+
+/** The error and the errors it wraps (`cause`), outermost first. */
+function causes(err: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = err; e !== undefined && chain.length < 10; e = e instanceof Error ? e.cause : undefined) chain.push(e);
+  return chain;
+}
+
+const isBusy = (e: unknown): boolean => typeof e === 'object' && e !== null && 'code' in e && String(e.code).startsWith('SQLITE_BUSY');
+
+/**
+ * Every failure is one line on stderr that says what to do; a stack trace only for a bug, and
+ * only on request. Exit codes: 2 the command did not run or failed (1 stays `site verify`'s
+ * "differences found"), 75 (EX_TEMPFAIL) the database was busy: try again.
+ */
+function reportFailure(err: unknown, debug: boolean): number {
+  const fail = (message: string, code: number, extra = ''): number => {
+    process.stderr.write(`folio: ${message}\n${extra}`);
+    return code;
+  };
+  if (err instanceof UsageError) return fail(err.message, 2, `${USAGE}\n`);
+  if (err instanceof CommandFailed) return fail(err.message, err.exitCode);
+  if (err instanceof ConfigError || err instanceof CommandError || err instanceof PublicUrlConflictError) return fail(err.message, 2);
+  if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) return fail(err.message, 2);
+  const chain = causes(err);
+  if (chain.some(isBusy)) return fail('the database is busy (another folio process is writing); try again', 75);
+  const storage = chain.find((e) => e instanceof StorageError);
+  if (storage instanceof StorageError) return fail(`the site store failed: ${storage.message}`, 2, debug ? `${storage.stack ?? ''}\n` : '');
+  const message = err instanceof Error ? err.message : String(err);
+  if (debug) return fail(`unexpected error: ${message}`, 2, `${err instanceof Error ? (err.stack ?? '') : ''}\n`);
+  return fail(`unexpected error: ${message} (FOLIO_DEBUG=1 or --debug prints the stack)`, 2);
 }

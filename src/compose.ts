@@ -48,6 +48,8 @@ import { HeavyWork } from './workers/heavyWork.js';
 import { RateLimiter } from './services/rateLimiter.js';
 import { SiteUrls } from './services/siteUrls.js';
 import { blogForHost } from './services/siteHosts.js';
+import { SettingsRepo } from './db/settingsRepo.js';
+import { resolvePublicUrlSettings, type PublicUrlMode } from './services/publicUrlSettings.js';
 
 export interface ComposeOptions {
   config: Config;
@@ -64,6 +66,11 @@ export interface ComposeOptions {
   busyTimeoutMs?: number;
   /** Replaces the pooled Markdown renderer (tests of its fairness and failures). */
   content?: ContentRenderer;
+  /**
+   * Settles FOLIO_SERVICE_DOMAIN / FOLIO_PUBLIC_SCHEME against the values recorded in the
+   * database (main.ts: 'server', the CLI: 'cli'); without it `config` is used as given.
+   */
+  publicUrls?: PublicUrlMode;
 }
 
 /** The store FOLIO_STORAGE names: a folder under the data dir, or an S3-compatible bucket. */
@@ -116,10 +123,9 @@ export function databaseFile(config: Pick<Config, 'dataDir'>): string {
 }
 
 export function compose(options: ComposeOptions): Folio {
-  const { config, logger } = options;
+  const { logger } = options;
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(databaseFile(config), { busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS });
-  const checkpointer = startCheckpointer(db, databaseFile(config));
+  const db = openDatabase(databaseFile(options.config), { busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS });
   const repos = {
     accounts: new AccountsRepo(db),
     keys: new ApiKeysRepo(db),
@@ -128,6 +134,16 @@ export function compose(options: ComposeOptions): Folio {
     domains: new DomainsRepo(db),
     jobs: new JobsRepo(db),
   };
+  // Settled before anything uses it: every URL this process builds comes from this config.
+  let config: Config;
+  try {
+    const settle = { db, settings: new SettingsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger };
+    config = options.publicUrls ? resolvePublicUrlSettings(settle, options.config, options.publicUrls) : options.config;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const checkpointer = startCheckpointer(db, databaseFile(config));
   const urls = new SiteUrls(config);
   // Worker threads for work that grows with a post's size; shared fairly by accounts.
   const heavy = new HeavyWork();

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 
 export type StorageKind = 'fs' | 's3';
+export type PublicScheme = 'http' | 'https';
 
 export interface Config {
   readonly port: number;
@@ -12,7 +13,13 @@ export interface Config {
   readonly dataDir: string;
   /** `<blog>.<serviceDomain>` is a blog's address; may carry a port (`localhost:3000`). */
   readonly serviceDomain: string;
-  readonly publicScheme: 'http' | 'https';
+  readonly publicScheme: PublicScheme;
+  /**
+   * Whether FOLIO_SERVICE_DOMAIN / FOLIO_PUBLIC_SCHEME were set in the environment; false means
+   * the value above is a default (the PORT-derived domain included). The values the server
+   * recorded win over defaults: see src/services/publicUrlSettings.ts.
+   */
+  readonly explicit: { readonly serviceDomain: boolean; readonly publicScheme: boolean };
   readonly storage: StorageKind;
   readonly s3: {
     readonly bucket: string;
@@ -69,12 +76,12 @@ const DOMAIN = /^(?=.{1,253}(:|$))([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9
 export function loadConfig(env: Env = process.env): Config {
   const port = readInt(env, 'PORT', 3000, 0, 65535);
   const host = (env.HOST ?? '').trim() || '127.0.0.1';
-  const serviceDomain = ((env.FOLIO_SERVICE_DOMAIN ?? '').trim() || `localhost:${port}`).toLowerCase();
+  const domainSet = (env.FOLIO_SERVICE_DOMAIN ?? '').trim();
+  const serviceDomain = (domainSet || `localhost:${port}`).toLowerCase();
   if (!DOMAIN.test(serviceDomain)) {
     throw new ConfigError('FOLIO_SERVICE_DOMAIN', `not a host name (optionally with :port): "${serviceDomain}"`);
   }
-  const isLocal = /^localhost(:\d+)?$/.test(serviceDomain) || serviceDomain.endsWith('.localhost') || /\.localhost:\d+$/.test(serviceDomain);
-  const publicScheme = readEnum(env, 'FOLIO_PUBLIC_SCHEME', isLocal ? 'http' : 'https', ['http', 'https'] as const);
+  const publicScheme = readEnum(env, 'FOLIO_PUBLIC_SCHEME', defaultPublicScheme(serviceDomain), ['http', 'https'] as const);
   const storage = readEnum(env, 'FOLIO_STORAGE', 'fs', ['fs', 's3'] as const);
   const bucket = (env.FOLIO_S3_BUCKET ?? '').trim();
   if (storage === 's3' && !bucket) throw new ConfigError('FOLIO_S3_BUCKET', 'required when FOLIO_STORAGE=s3');
@@ -102,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve((env.FOLIO_DATA_DIR ?? '').trim() || './data'),
     serviceDomain,
     publicScheme,
+    explicit: Object.freeze({ serviceDomain: domainSet !== '', publicScheme: (env.FOLIO_PUBLIC_SCHEME ?? '') !== '' }),
     storage,
     s3: Object.freeze({
       bucket,
@@ -115,6 +123,22 @@ export function loadConfig(env: Env = process.env): Config {
     dnsServers: Object.freeze(dnsServers),
     searchCacheBytes: searchCacheMb * 1024 * 1024,
   });
+}
+
+/** `http` for a local service domain (`localhost`, `*.localhost`, any port), else `https`. */
+export function defaultPublicScheme(serviceDomain: string): PublicScheme {
+  const host = serviceDomain.replace(/:\d+$/, '');
+  return host === 'localhost' || host.endsWith('.localhost') ? 'http' : 'https';
+}
+
+/** A copy of the config with other public URL settings (Config stays frozen). */
+export function withPublicUrls(config: Config, urls: { serviceDomain: string; publicScheme: PublicScheme }): Config {
+  return Object.freeze({ ...config, serviceDomain: urls.serviceDomain, publicScheme: urls.publicScheme });
+}
+
+/** FOLIO_DEBUG=1: the CLI prints the stack of an unexpected error. Apart from loadConfig, so a bad configuration does not hide it. */
+export function debugRequested(env: Env = process.env): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((env.FOLIO_DEBUG ?? '').trim().toLowerCase());
 }
 
 /** The service domain without its port: DNS names (cname_target) never carry one. */

@@ -18,7 +18,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  const folio = compose({ config, logger });
+  // Records FOLIO_SERVICE_DOMAIN / FOLIO_PUBLIC_SCHEME for the CLI; a change re-renders every blog (on the tick below).
+  const folio = compose({ config, logger, publicUrls: 'server' });
 
   const first = folio.accounts.bootstrap();
   if (first) {
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
   });
-  logger.info({ host: config.host, port: config.port, storage: config.storage, serviceDomain: config.serviceDomain }, 'folio listening');
+  logger.info({ host: config.host, port: config.port, storage: config.storage, serviceDomain: folio.config.serviceDomain, publicScheme: folio.config.publicScheme }, 'folio listening');
 
   const scheduler = startScheduler(
     { everySecond: () => folio.tick(), everyMinute: () => folio.domains.checkPending() },

@@ -35,6 +35,9 @@ export function startCheckpointer(db: Db, file: string, intervalMs = DEFAULT_INT
   return {
     stop: async () => {
       stopping = true;
+      // Referenced again while it stops: a process with nothing else to do (the CLI) would
+      // otherwise exit here, with code 13 and its top-level await unsettled, before reporting.
+      worker.ref();
       worker.postMessage('stop');
       await exited;
       if (db.open) db.pragma('wal_autocheckpoint = 1000');

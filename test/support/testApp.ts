@@ -66,6 +66,8 @@ export interface TestAppOptions {
   dataDir?: string;
   store?: SiteStore;
   searchUpdater?: SearchIndexUpdater;
+  /** Settle the public URL settings against the database as the server ('server') or the CLI does. */
+  publicUrls?: ComposeOptions['publicUrls'];
 }
 
 
@@ -107,6 +109,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       }),
     ...(options.searcher && options.searchUpdater ? { search: { searcher: options.searcher, updater: options.searchUpdater } } : {}),
     resolver: options.resolver ?? fakeResolver,
+    ...(options.publicUrls ? { publicUrls: options.publicUrls } : {}),
   });
   publish = folio.publisher.handle;
   const server: Server = createHttpServer(folio.app.callback(), logger);

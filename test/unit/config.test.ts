@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, serviceHostname } from '../../src/config.js';
+import { ConfigError, defaultPublicScheme, loadConfig, serviceHostname, withPublicUrls } from '../../src/config.js';
 
 describe('loadConfig', () => {
   it('has the defaults of decisions.md', () => {
@@ -31,6 +31,30 @@ describe('loadConfig', () => {
   ])('names the variable when %s=%s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
+  });
+
+  it('tells explicit URL settings from defaults (a PORT-derived domain is a default)', () => {
+    expect(loadConfig({ PORT: '8080' }).explicit).toEqual({ serviceDomain: false, publicScheme: false });
+    expect(loadConfig({ FOLIO_SERVICE_DOMAIN: 'blogs.example.com' }).explicit).toEqual({ serviceDomain: true, publicScheme: false });
+    expect(loadConfig({ FOLIO_SERVICE_DOMAIN: '', FOLIO_PUBLIC_SCHEME: 'http' }).explicit).toEqual({ serviceDomain: false, publicScheme: true });
+  });
+
+  it('derives the default scheme from the domain, port or not', () => {
+    expect(['localhost', 'localhost:3000', 'blog.localhost:8080', 'example.com:8080', 'notlocalhost.com'].map(defaultPublicScheme)).toEqual([
+      'http',
+      'http',
+      'http',
+      'https',
+      'https',
+    ]);
+  });
+
+  it('replaces the URL settings in a new frozen config', () => {
+    const config = loadConfig({});
+    const moved = withPublicUrls(config, { serviceDomain: 'blogs.example.com', publicScheme: 'https' });
+    expect(Object.isFrozen(moved)).toBe(true);
+    expect([moved.serviceDomain, moved.publicScheme, moved.port]).toEqual(['blogs.example.com', 'https', 3000]);
+    expect(config.serviceDomain).toBe('localhost:3000');
   });
 
   it('needs a bucket for the S3 store', () => {
