@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,publish,search` and the large corpus size with `--posts N` (default 10,000).
+ * `--only api,publish,search,hostile` and the large corpus size with `--posts N` (default 10,000).
  */
 import { parseArgs } from 'node:util';
 import { printTable, type BenchRow } from './table.js';
 import { runApiBench } from './apiBench.js';
 import { runPublishBench } from './publishBench.js';
 import { runSearchBench } from './searchBench.js';
+import { runHostileBench } from './hostileBench.js';
 import { corpusDir } from './corpus.js';
 
 const { values } = parseArgs({
@@ -16,7 +17,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
   },
 });
-const only = new Set((values.only ?? 'api,publish,search').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? 'api,publish,search,hostile').split(',').map((s) => s.trim()));
 const seconds = Number(values.seconds ?? 10);
 
 const rows: BenchRow[] = [];
@@ -39,5 +40,6 @@ await section('publish', async () => {
   return [];
 });
 await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts) }));
+await section('hostile', () => runHostileBench());
 
 printTable(rows);

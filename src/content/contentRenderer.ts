@@ -5,6 +5,7 @@
  * — nearly all of them — are derived in place, where the worst input of that size stays far
  * below the 100 ms budget; larger ones go to the shared worker pool.
  */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { HeavyWork } from '../workers/heavyWork.js';
 import { htmlToPlainText } from './markdown.js';
 import { derivePostContent, type PostContent, type PostContentInput } from './postContent.js';
@@ -37,11 +38,17 @@ export class PooledContentRenderer implements ContentRenderer {
 
   async plainText(tenant: string, html: string): Promise<string> {
     if (!this.heavy.available || html.length <= this.inlineMaxHtmlChars) return htmlToPlainText(html);
-    return this.heavy.run(tenant, 'plainText', html);
+    const text = await this.heavy.run(tenant, 'plainText', html);
+    await yieldToLoop();
+    return text;
   }
 
   async derive(tenant: string, input: PostContentInput): Promise<PostContent> {
     if (!this.heavy.available || input.contentMd.length + input.title.length <= this.inlineMaxChars) return derivePostContent(input);
-    return this.heavy.run(tenant, 'postContent', input);
+    const content = await this.heavy.run(tenant, 'postContent', input);
+    // Receiving megabytes of HTML from the worker already took this turn of the event loop;
+    // the caller's write transaction gets a turn of its own.
+    await yieldToLoop();
+    return content;
   }
 }

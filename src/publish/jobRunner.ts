@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { JobsRepo, PublishJob } from '../db/jobsRepo.js';
 import type { Logger } from '../logger.js';
@@ -72,6 +73,9 @@ export class JobRunner {
     const started = Date.now();
     let failure: unknown = null;
     try {
+      // A job starts in a turn of the event loop of its own, not on the tail of the request
+      // that committed it: waiting requests get in between the two.
+      await yieldToLoop();
       await this.handler(current);
     } catch (err) {
       failure = err;

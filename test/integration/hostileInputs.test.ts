@@ -1,0 +1,162 @@
+/**
+ * No single request may block the event loop for more than 100 ms, for any input the API
+ * accepts (hardening issue, item 1): every pathological input of bench/hostileInputs.ts is
+ * written, published, edited and searched through the real app while the event loop's delay is
+ * measured (perf_hooks.monitorEventLoopDelay; the server runs in this process). The assertion
+ * uses a generous bound because this VM is shared; `npm run bench -- --only hostile` reports the
+ * figures against the 100 ms target. Every answer is a 2xx or a clear 400, and what was accepted
+ * reads back unchanged.
+ *
+ * The worker threads that take the heavy work off the event loop are the compiled ones `npm
+ * test` builds first; without them the work would run in place and this suite fails, as it
+ * should.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostileInputs, MIB, type HostileInput } from '../../bench/hostileInputs.js';
+import { buildBlog, expectError, type BuiltBlog } from '../support/factories.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+/** Generous for a loaded 2-core VM; the target (100 ms) is checked by the bench. */
+const DELAY_BOUND_MS = 400;
+const SMALL = 128 * 1024;
+/** The inputs run at the API's full 1 MB here; the bench runs all of them at that size. */
+const FULL_SIZE = new Set([
+  'run of <',
+  'run of `',
+  'run of ~',
+  'run of ](',
+  'table of 500 columns',
+  '250,000 emphasis markers',
+  'quotes nested line by line',
+  'lists nested line by line',
+  'Hangul mixed with Markdown',
+  'run of &',
+]);
+
+let t: TestApp;
+let blog: BuiltBlog;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  blog = await buildBlog(t);
+  expect(t.folio.heavy.available, 'compiled workers missing: run `npm test`, which builds dist/ first').toBe(true);
+});
+afterAll(async () => t.close());
+
+/** Runs `work` and returns the longest the event loop was held meanwhile, in ms. */
+async function worstDelay(work: () => Promise<void>): Promise<number> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  try {
+    await work();
+    await t.folio.runner.idle();
+  } finally {
+    histogram.disable();
+  }
+  // The histogram records how late each 10 ms tick fired: the stall beyond the resolution.
+  return histogram.max / 1e6;
+}
+
+let sequence = 0;
+
+async function writeAndRead(input: HostileInput): Promise<void> {
+  sequence += 1;
+  const slug = `hostile-${sequence}`;
+  let status = 0;
+  const delays = {
+    create: await worstDelay(async () => {
+      const res = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: input.name, slug, content: input.content, status: 'published' } });
+      status = res.status;
+      if (res.status !== 201) {
+        // The one refusal an accepted size can meet: HTML that would be over 3 MB.
+        expectError(res, 400, 'bad_request');
+        expect(res.body.details[0].field).toBe('content');
+        expect(res.body.message).toMatch(/3 MB/);
+      }
+    }),
+    search: await worstDelay(async () => {
+      const res = await blog.actor.request('GET', '/v1/search?q=hostile+post', { blogId: blog.id });
+      expect(res.status).toBe(200);
+    }),
+  };
+  if (status === 201) {
+    const stored = await blog.actor.request('GET', `/v1/posts/${slug}`, { blogId: blog.id });
+    expect(stored.status).toBe(200);
+    expect(stored.body.content_md === input.content, 'content reads back unchanged').toBe(true);
+    const page = await fetch(`${t.baseUrl}/${slug}`, { headers: { host: `${blog.slug}.localhost:3000` } }).catch(() => null);
+    expect(page === null || page.status < 500).toBe(true);
+  }
+  if (process.env.HOSTILE_REPORT) console.log(`DELAY ${input.name.padEnd(30)} ${JSON.stringify(delays)}`);
+  for (const [step, ms] of Object.entries(delays)) expect(ms, `${input.name}: ${step} held the event loop`).toBeLessThan(DELAY_BOUND_MS);
+}
+
+describe('every pathological input at 128 KB: create as published, then search', () => {
+  it.each(hostileInputs(SMALL).map((input) => [input.name, input] as const))('%s', async (_name, input) => {
+    await writeAndRead(input);
+  });
+});
+
+describe('the heaviest inputs at the full 1 MB', () => {
+  const inputs = hostileInputs(MIB).filter((input) => FULL_SIZE.has(input.name));
+
+  it('covers the inputs it names', () => {
+    expect(inputs.map((i) => i.name).sort()).toEqual([...FULL_SIZE].sort());
+    for (const input of inputs) expect(Buffer.byteLength(input.content)).toBeLessThanOrEqual(MIB);
+  });
+
+  it.each(inputs.map((input) => [input.name, input] as const))('%s: create and search', async (_name, input) => {
+    await writeAndRead(input);
+  });
+
+  it.each(inputs.filter((i) => ['run of <', 'run of `', 'quotes nested line by line'].includes(i.name)).map((input) => [input.name, input] as const))(
+    '%s: edit a live post, unpublish and publish it again',
+    async (_name, input) => {
+      const slug = `edited-${input.name.length}-${sequence++}`;
+      const created = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'To be edited', slug, content: 'Short.', status: 'published' } });
+      expect(created.status).toBe(201);
+      const delays: Record<string, number> = {};
+      let edited = 0;
+      delays.edit = await worstDelay(async () => {
+        edited = (await blog.actor.request('PUT', `/v1/posts/${slug}`, { blogId: blog.id, body: { content: input.content } })).status;
+      });
+      expect([200, 400]).toContain(edited);
+      delays.unpublish = await worstDelay(async () => {
+        expect((await blog.actor.request('POST', `/v1/posts/${slug}/unpublish`, { blogId: blog.id })).status).toBe(200);
+      });
+      delays.publish = await worstDelay(async () => {
+        expect((await blog.actor.request('POST', `/v1/posts/${slug}/publish`, { blogId: blog.id })).status).toBe(200);
+      });
+      for (const [step, ms] of Object.entries(delays)) expect(ms, `${input.name}: ${step}`).toBeLessThan(DELAY_BOUND_MS);
+    },
+  );
+});
+
+describe('the other write endpoints at their limits', () => {
+  it('blog, theme, key and domain writes with hostile values at their maximum sizes', async () => {
+    const owner = blog.actor;
+    const ugly = (n: number) => '<&"\'*/`'.repeat(Math.ceil(n / 7)).slice(0, n);
+    const steps: [string, () => Promise<number>][] = [
+      ['create blog', async () => (await owner.request('POST', '/v1/blogs', { body: { slug: 'hostile-limits', name: ugly(200), description: ugly(1000) } })).status],
+      [
+        'theme change',
+        async () =>
+          (
+            await owner.request('PUT', `/v1/blogs/${blog.id}`, {
+              body: { name: ugly(200), description: ugly(1000), theme_config: { customCss: ugly(100_000), headerHtml: '<div>'.repeat(4000), footerHtml: ugly(20_000), adCode: ugly(20_000) } },
+            })
+          ).status,
+      ],
+      ['create key', async () => (await owner.request('POST', `/v1/blogs/${blog.id}/api-keys`, { body: { name: ugly(100) } })).status],
+      ['register domain', async () => (await owner.request('POST', `/v1/blogs/${blog.id}/domain`, { body: { hostname: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.example` } })).status],
+    ];
+    for (const [step, run] of steps) {
+      let status = 0;
+      const ms = await worstDelay(async () => {
+        status = await run();
+      });
+      expect(status, step).toBeLessThan(300);
+      expect(ms, `${step} held the event loop`).toBeLessThan(DELAY_BOUND_MS);
+    }
+  });
+});
