@@ -69,10 +69,10 @@ export class SiteRepo {
     );
     // Post pages need the Markdown only to count its text when the counts are not stored
     // (migration 005); leaving it out otherwise halves what a full rebuild reads.
-    this.pagesStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
+    this.pagesStmt = db.prepare<[string, string, string, number], Parameters<typeof toPost>[0]>(
       `SELECT id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md, content_html,
               meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
-         FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at, id`,
+         FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`,
     );
     this.redirectsStmt = db.prepare<[string], { old_slug: string; slug: string; status: string }>(
       `SELECT r.old_slug, p.slug, p.status FROM post_redirects r JOIN posts p ON p.id = r.post_id WHERE r.blog_id = ? ORDER BY r.old_slug`,
@@ -139,11 +139,13 @@ export class SiteRepo {
   }
 
   /**
-   * Every published post as its page needs it, oldest first: `contentMd` is empty when the
-   * post's text counts are stored.
+   * Published posts as their pages need them, oldest first, a page at a time after `after`
+   * (keyset paging, so the caller can let other requests run between pages: an open iterator
+   * would keep the connection busy for all of them). `contentMd` is empty when the post's text
+   * counts are stored.
    */
-  *publishedForPages(blogId: string): Generator<Post> {
-    for (const row of this.pagesStmt.iterate(blogId)) yield toPost(row);
+  publishedForPages(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): Post[] {
+    return this.pagesStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map(toPost);
   }
 
   /** Old addresses of published posts and where they point now. */

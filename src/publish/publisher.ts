@@ -84,7 +84,7 @@ export class Publisher {
 
   /** Re-renders every object of the blog; `force` uploads even objects whose hash matches. */
   async rebuild(blog: BlogWithDomain, options: { force?: boolean; withSearch?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<WriteResult> {
-    const snapshot = loadSnapshot(this.deps.site, blog, this.planOf(blog), this.deps.urls);
+    const snapshot = await loadSnapshot(this.deps.site, blog, this.planOf(blog), this.deps.urls);
     // The store is listed while the workers render: the listing only needs the keys at the end.
     const [objects, stored] = await Promise.all([
       renderSiteParallel({ theme: this.deps.theme, ...snapshot }, { themeDir: templatesDir }),
@@ -113,7 +113,7 @@ export class Publisher {
 
   /** Compares the store with what the database says the blog should be. */
   async verify(blog: BlogWithDomain): Promise<VerifyReport> {
-    const snapshot = loadSnapshot(this.deps.site, blog, this.planOf(blog), this.deps.urls);
+    const snapshot = await loadSnapshot(this.deps.site, blog, this.planOf(blog), this.deps.urls);
     const objects = await renderSiteParallel({ theme: this.deps.theme, ...snapshot }, { themeDir: templatesDir });
     const report: VerifyReport = { checked: objects.length, missing: [], different: [], extra: await this.staleKeys(blog.slug, objects) };
     for (const object of objects) {

@@ -3,14 +3,13 @@
  * of a small VM render a big blog. Returns the same objects in the same order as renderSite;
  * post page bodies come back as UTF-8 Buffers instead of strings (same bytes).
  *
- * As in src/search/parallelBuild.ts, the worker is the compiled `renderWorker.js` next to this
- * module. Under vitest this module is the `.ts` source and Node 20 cannot start a `.ts` worker,
- * so the render then runs in-process; dist/ (npm start, the CLI) always uses workers.
+ * The worker is the compiled `renderWorker.js` (compiledScript: beside this module in dist/, or
+ * from the dist/ tree `npm test` builds when this module runs as `.ts` under vitest). Without a
+ * compiled worker the render runs in-process.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { compiledScript } from '../workers/compiledScript.js';
 import type { SiteObject } from '../storage/siteStore.js';
 import type { PostLink } from './renderPostPage.js';
 import { renderPostPage } from './renderPostPage.js';
@@ -30,14 +29,16 @@ export interface ParallelRenderOptions {
   workerScript?: URL | null;
 }
 
-const DEFAULT_MIN_POSTS = 500;
+/**
+ * Starting the workers costs a few hundred milliseconds, but on other threads: from this size a
+ * whole-site render in place would hold the event loop (every request) for tens of milliseconds.
+ */
+const DEFAULT_MIN_POSTS = 100;
 const DEFAULT_CHUNK_POSTS = 200;
 
-/** The compiled worker file, or null when running from TypeScript sources. */
+/** The compiled worker file (from dist/ under vitest), or null when none was built. */
 export function renderWorkerScript(): URL | null {
-  if (fileURLToPath(import.meta.url).endsWith('.ts')) return null;
-  const script = new URL('./renderWorker.js', import.meta.url);
-  return existsSync(fileURLToPath(script)) ? script : null;
+  return compiledScript(import.meta.url, 'renderWorker');
 }
 
 export async function renderSiteParallel(input: SiteInput, options: ParallelRenderOptions): Promise<SiteObject[]> {
