@@ -156,9 +156,10 @@ export class PostsRepo {
     this.findRedirectStmt = db.prepare<[string, string], { post_id: string }>(
       'SELECT post_id FROM post_redirects WHERE blog_id = ? AND old_slug = ?',
     );
-    // `base` and `base-…` in one range scan of the (blog_id, slug) unique index.
-    this.numberedSlugsStmt = db.prepare<[string, string, string, string], { id: string; slug: string }>(
-      'SELECT id, slug FROM posts WHERE blog_id = ? AND (slug = ? OR (slug > ? AND slug < ?))',
+    // `base` and `base-…` as two probes of the (blog_id, slug) unique index. Written with OR,
+    // SQLite scanned every post of the blog instead (0.7 ms a create in a 10,000-post blog).
+    this.numberedSlugsStmt = db.prepare<[string, string, string, string, string], { id: string; slug: string }>(
+      'SELECT id, slug FROM posts WHERE blog_id = ? AND slug = ? UNION ALL SELECT id, slug FROM posts WHERE blog_id = ? AND slug > ? AND slug < ?',
     );
     this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>(
       'SELECT old_slug FROM post_redirects WHERE post_id = ? ORDER BY old_slug',
@@ -230,7 +231,7 @@ export class PostsRepo {
 
   /** Slugs `base` and `base-<anything>` in the blog, with the posts that hold them. */
   slugsStartingWith(blogId: string, base: string): Map<string, string> {
-    const rows = this.numberedSlugsStmt.all(blogId, base, `${base}-`, `${base}-\u{10FFFF}`);
+    const rows = this.numberedSlugsStmt.all(blogId, base, blogId, `${base}-`, `${base}-\u{10FFFF}`);
     return new Map(rows.map((row) => [row.slug, row.id]));
   }
 

@@ -56,42 +56,48 @@ export function postNeighbours(posts: readonly SitePost[], index: number): { old
  * (`postPages[i]` is the page of `plan.posts[i]`), so a parallel render gives the same list.
  */
 export function assembleSite(input: SiteInput, plan: SitePlan, postPages: readonly SiteObject[]): SiteObject[] {
+  return [...siteObjects(input, plan, postPages)];
+}
+
+/**
+ * assembleSite one object at a time: the archive, tag and sitemap pages of a 10,000-post blog
+ * take a few hundred milliseconds to render, and a caller on the server's event loop lets
+ * requests in between (renderSiteParallel).
+ */
+export function* siteObjects(input: SiteInput, plan: SitePlan, postPages: readonly SiteObject[]): Generator<SiteObject> {
   const { ctx, posts } = plan;
   const newestFirst = [...posts].reverse();
   // Assets first: a writer that keeps this order never publishes a page before its stylesheet.
-  const objects: SiteObject[] = [...siteAssets(ctx)];
+  yield* siteAssets(ctx);
 
-  objects.push(renderHomePage(ctx, newestFirst.slice(0, HOME_PAGE_SIZE), posts.length));
+  yield renderHomePage(ctx, newestFirst.slice(0, HOME_PAGE_SIZE), posts.length);
   const pageCount = archivePageCount(posts.length);
   for (let page = 1; page <= pageCount; page += 1) {
-    objects.push(renderArchivePage(ctx, page, archivePageSlice(posts, page), pageCount));
+    yield renderArchivePage(ctx, page, archivePageSlice(posts, page), pageCount);
   }
 
-  objects.push(...postPages);
+  yield* postPages;
 
   // A live post always wins over an old address that a later post took.
   const liveSlugs = new Set(posts.map((post) => post.slug));
   for (const redirect of input.redirects ?? []) {
     if (liveSlugs.has(redirect.from) || !liveSlugs.has(redirect.to)) continue;
-    objects.push(renderRedirect(ctx, redirect.from, redirect.to));
+    yield renderRedirect(ctx, redirect.from, redirect.to);
   }
 
   const tags = collectTags(posts);
   for (const tag of tags) {
     const tagPages = archivePageCount(tag.posts.length);
-    objects.push(renderTagPage(ctx, tag.name, tag.posts.slice(-TAG_PAGE_SIZE), tag.posts.length));
+    yield renderTagPage(ctx, tag.name, tag.posts.slice(-TAG_PAGE_SIZE), tag.posts.length);
     for (let page = 1; page <= tagPages; page += 1) {
-      objects.push(renderTagArchivePage(ctx, tag.name, page, archivePageSlice(tag.posts, page, ARCHIVE_PAGE_SIZE), tagPages));
+      yield renderTagArchivePage(ctx, tag.name, page, archivePageSlice(tag.posts, page, ARCHIVE_PAGE_SIZE), tagPages);
     }
   }
 
-  objects.push(
-    renderNotFoundPage(ctx),
-    renderRss(ctx, newestFirst.slice(0, FEED_SIZE)),
-    renderJsonFeed(ctx, newestFirst.slice(0, FEED_SIZE)),
-    ...renderSitemaps(ctx, posts, tags),
-    renderRobots(ctx),
-    renderLlmsTxt(ctx, newestFirst.slice(0, LLMS_POST_COUNT), posts.length),
-  );
-  return objects;
+  yield renderNotFoundPage(ctx);
+  yield renderRss(ctx, newestFirst.slice(0, FEED_SIZE));
+  yield renderJsonFeed(ctx, newestFirst.slice(0, FEED_SIZE));
+  yield* renderSitemaps(ctx, posts, tags);
+  yield renderRobots(ctx);
+  yield renderLlmsTxt(ctx, newestFirst.slice(0, LLMS_POST_COUNT), posts.length);
 }

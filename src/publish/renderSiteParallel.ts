@@ -8,12 +8,13 @@
  * compiled worker the render runs in-process.
  */
 import { availableParallelism } from 'node:os';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { compiledScript } from '../workers/compiledScript.js';
 import type { SiteObject } from '../storage/siteStore.js';
 import type { PostLink } from './renderPostPage.js';
 import { renderPostPage } from './renderPostPage.js';
-import { assembleSite, planSite, postNeighbours, renderSite, type SiteInput, type SitePlan } from './renderSite.js';
+import { planSite, postNeighbours, renderSite, siteObjects, type SiteInput, type SitePlan } from './renderSite.js';
 import type { RenderedPage, RenderReply, RenderRequest, RenderWorkerData } from './renderWorker.js';
 
 export interface ParallelRenderOptions {
@@ -64,7 +65,23 @@ export async function renderSiteParallel(input: SiteInput, options: ParallelRend
   // other pages. Comparing one page rendered here catches that and falls back to this thread.
   const first = plan.posts[0];
   if (first && !sameObject(renderPostPage(plan.ctx, first, postNeighbours(plan.posts, 0)), pages[0])) return renderSite(input);
-  return assembleSite(input, plan, pages);
+  return assembleCooperatively(input, plan, pages);
+}
+
+/** How long the list pages may render before requests waiting on the event loop get a turn. */
+const SLICE_MS = 20;
+
+async function assembleCooperatively(input: SiteInput, plan: SitePlan, pages: readonly SiteObject[]): Promise<SiteObject[]> {
+  const objects: SiteObject[] = [];
+  let sliceStart = performance.now();
+  for (const object of siteObjects(input, plan, pages)) {
+    objects.push(object);
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = performance.now();
+    }
+  }
+  return objects;
 }
 
 function toLink(post: PostLink | null): PostLink | null {
