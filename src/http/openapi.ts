@@ -6,7 +6,7 @@ const errorSchema = {
   required: ['error', 'message'],
   properties: {
     error: {
-      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'internal_error', 'headers_too_large'],
+      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'internal_error', 'headers_too_large', 'service_unavailable'],
     },
     message: { type: 'string' },
     details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
@@ -81,7 +81,8 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string): Record<str
     for (const [name, schema] of Object.entries(query?.properties ?? {})) {
       parameters.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema: clean(schema) });
     }
-    const errors = ['400', '401', '403', '404', '409', '429'];
+    // 503 (with Retry-After) while the store or the database lock is unavailable.
+    const errors = ['400', '401', '403', '404', '409', '429', '503'];
     if (route.body) errors.push('413', '415');
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {

@@ -5,7 +5,8 @@
  *
  * - Each account (tenant) may use at most `size - 1` workers at once (all of them when the pool
  *   has one), so with two workers another account always finds one free or about to be.
- * - Waiting tasks are taken round-robin between tenants, oldest first within a tenant.
+ * - Waiting tasks are taken round-robin between tenants (the one served longest ago first),
+ *   oldest first within a tenant.
  * - A task running longer than `timeoutMs` is abandoned: its worker is terminated (the only way
  *   to stop synchronous work) and replaced on demand; the task fails with TaskTimeoutError.
  * - A worker that crashes fails its task and is replaced in the same way.
@@ -52,9 +53,12 @@ interface Slot<Req, Res> {
 
 export class FairWorkerPool<Req, Res> {
   private readonly slots = new Set<Slot<Req, Res>>();
-  /** Waiting tasks per tenant; the Map's order is the round-robin order. */
+  /** Waiting tasks per tenant, oldest first. */
   private readonly waiting = new Map<string, Task<Req, Res>[]>();
   private readonly running = new Map<string, number>();
+  /** When each tenant last had a task started (a counter): the longest unserved goes first. */
+  private readonly lastServed = new Map<string, number>();
+  private served = 0;
   private readonly perTenant: number;
   private nextId = 1;
   private closed = false;
@@ -102,26 +106,42 @@ export class FairWorkerPool<Req, Res> {
     }
   }
 
-  /** The next task whose tenant is below its share, round-robin between tenants. */
+  /**
+   * The oldest task of the tenant below its share that was served longest ago (never served
+   * first): round-robin between tenants, FIFO within one.
+   */
   private nextTask(): Task<Req, Res> | null {
+    let best: Task<Req, Res> | null = null;
+    let bestServed = Infinity;
     for (const [tenant, queue] of this.waiting) {
-      if ((this.running.get(tenant) ?? 0) < this.perTenant) return queue[0] ?? null;
+      if ((this.running.get(tenant) ?? 0) >= this.perTenant) continue;
+      const served = this.lastServed.get(tenant) ?? -1;
+      if (served < bestServed) {
+        best = queue[0] ?? null;
+        bestServed = served;
+      }
     }
-    return null;
+    return best;
   }
 
   private take(task: Task<Req, Res>): void {
     const queue = this.waiting.get(task.tenant)!;
     queue.shift();
-    // Moving the tenant to the end of the Map is what makes the order round-robin.
-    this.waiting.delete(task.tenant);
-    if (queue.length > 0) this.waiting.set(task.tenant, queue);
+    if (queue.length === 0) this.waiting.delete(task.tenant);
     this.running.set(task.tenant, (this.running.get(task.tenant) ?? 0) + 1);
+    this.lastServed.set(task.tenant, this.served++);
+    // Forget tenants that neither wait nor run, so the map stays as small as the active set.
+    if (this.lastServed.size > 10_000) {
+      for (const tenant of this.lastServed.keys()) if (!this.waiting.has(tenant) && !this.running.has(tenant)) this.lastServed.delete(tenant);
+    }
   }
 
   private idleSlot(): Slot<Req, Res> | null {
+    // All workers start together, on first use and after one was replaced: a task handed to a
+    // worker that is still starting would otherwise wait while another account's went first.
+    while (this.slots.size < this.options.size) this.startWorker();
     for (const slot of this.slots) if (!slot.task) return slot;
-    return this.slots.size < this.options.size ? this.startWorker() : null;
+    return null;
   }
 
   private assign(slot: Slot<Req, Res>, task: Task<Req, Res>): void {

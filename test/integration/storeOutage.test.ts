@@ -89,7 +89,7 @@ describe('a store outage (s3rver stopped and restarted)', () => {
     const other = buildAccount(t);
     const otherBlog = (await other.request('POST', '/v1/blogs', { body: { slug: 'outage-other', name: 'Other' } })).body.id;
     const unloaded: TestResponse = record('search (never loaded)', await other.request('GET', '/v1/search?q=herons', { blogId: otherBlog }));
-    expectError(unloaded, 503, 'service_unavailable' as never);
+    expectError(unloaded, 503, 'service_unavailable');
     expect(unloaded.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(unloaded.body.retry_after).toBeGreaterThan(0);
 

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   'rate_limit_exceeded',
   'internal_error',
+  'service_unavailable',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
