@@ -34,7 +34,7 @@ import { templatesDir } from './paths.js';
 import type { SiteStore } from './storage/siteStore.js';
 import { SearchIndexCache } from './search/searchIndexCache.js';
 import { SearchIndexWriter } from './search/searchIndexWriter.js';
-import { pooledSegmentBuilder } from './search/pooledSegmentBuilder.js';
+import { pooledSearchWork } from './search/pooledSearchWork.js';
 import { FsSiteStore } from './storage/fsSiteStore.js';
 import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
 import { AccountsService } from './services/accounts.js';
@@ -149,11 +149,13 @@ export function compose(options: ComposeOptions): Folio {
   const heavy = new HeavyWork();
   const store = options.store ?? createSiteStore(config);
   // One cache per process: the writer installs what it wrote, so /search reads its own writes.
-  const searchCache = new SearchIndexCache(store, { maxBytes: config.searchCacheBytes });
+  const searchWork = pooledSearchWork(heavy);
+  const searchCache = new SearchIndexCache(store, { maxBytes: config.searchCacheBytes, decode: searchWork.decode });
   const searchWriter = new SearchIndexWriter(store, {
     cache: searchCache,
     onBackgroundError: (err, blog) => logger.warn({ err, blog }, 'search index merge failed; the index stays correct, only unmerged'),
-    buildSegment: pooledSegmentBuilder(heavy),
+    buildSegment: searchWork.buildSegment,
+    mergeSegments: searchWork.mergeSegments,
   });
   const search = options.search ?? { searcher: searchCache, updater: searchWriter };
   const content = options.content ?? new PooledContentRenderer(heavy);

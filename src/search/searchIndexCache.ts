@@ -13,6 +13,7 @@ import { LoadedSegment, SegmentView } from './loadedSegment.js';
 import { manifestKey, parseManifest, segmentKey, type Manifest } from './manifest.js';
 import { runSearch, type MatchExecutor } from './ranking.js';
 import { decodeSegment } from './segmentCodec.js';
+import type { SegmentData } from './segmentData.js';
 import type { SearchPage, SearchResult } from './searchTypes.js';
 
 /** Sized for a 1 GB VM: the decoded index of a 10,000-post blog is about 40-60 MB. */
@@ -22,6 +23,11 @@ export interface SearchIndexCacheOptions {
   /** Memory budget for decoded indexes, estimated per segment (default 256 MB). */
   maxBytes?: number;
   executor?: MatchExecutor;
+  /**
+   * Turns a stored segment into its data. The default does it in place; the server uses worker
+   * threads for large segments (a 10,000-post blog's biggest takes hundreds of milliseconds).
+   */
+  decode?: (key: string, body: Buffer) => Promise<SegmentData>;
 }
 
 interface Entry {
@@ -42,6 +48,7 @@ export class SearchIndexCache {
   private readonly epochs = new Map<string, number>();
   private readonly maxBytes: number;
   private readonly executor: MatchExecutor;
+  private readonly decode: (key: string, body: Buffer) => Promise<SegmentData>;
   private bytes = 0;
 
   constructor(
@@ -50,6 +57,7 @@ export class SearchIndexCache {
   ) {
     this.maxBytes = options.maxBytes ?? DEFAULT_CACHE_BYTES;
     this.executor = options.executor ?? 'lunr';
+    this.decode = options.decode ?? decodeSegment;
   }
 
   /**
@@ -162,7 +170,7 @@ export class SearchIndexCache {
     const key = segmentKey(blogSlug, id);
     const object = await this.store.get(key);
     if (!object) throw new SegmentGoneError(`${key} is listed in the manifest but missing`);
-    return new LoadedSegment(id, await decodeSegment(key, object.body));
+    return new LoadedSegment(id, await this.decode(key, object.body));
   }
 
   private put(blogSlug: string, entry: Entry): void {

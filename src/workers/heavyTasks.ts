@@ -5,7 +5,8 @@
  */
 import { htmlToPlainText } from '../content/markdown.js';
 import { derivePostContent, type PostContent, type PostContentInput } from '../content/postContent.js';
-import { buildSegmentData, segmentTransferList, type SegmentData } from '../search/segmentData.js';
+import { buildSegmentData, concatSegments, segmentTransferList, type SegmentData, type SegmentPart } from '../search/segmentData.js';
+import { decodeSegmentSync, encodeSegmentSync, SearchIndexFormatError } from '../search/segmentCodec.js';
 import type { SearchDocument } from '../search/searchTypes.js';
 
 export interface HeavyTasks {
@@ -15,6 +16,17 @@ export interface HeavyTasks {
   plainText: { request: string; result: string };
   /** Search documents → one index segment. */
   searchSegment: { request: SearchDocument[]; result: SegmentData };
+  /** Segments → one merged segment, its ordinal maps, and its stored (gzip) form. */
+  segmentMerge: { request: SegmentPart[]; result: MergedSegment };
+  /** A stored segment → its data; a format problem comes back as text, not as a thrown error. */
+  segmentDecode: { request: { key: string; body: Uint8Array }; result: SegmentData | { formatError: string } };
+}
+
+export interface MergedSegment {
+  data: SegmentData;
+  ordinalMaps: Int32Array[];
+  body: Uint8Array;
+  rawBytes: number;
 }
 
 export type HeavyKind = keyof HeavyTasks;
@@ -30,10 +42,29 @@ export function runHeavyTask(task: HeavyRequest): HeavyResult {
       return htmlToPlainText(task.request);
     case 'searchSegment':
       return buildSegmentData(task.request);
+    case 'segmentMerge': {
+      const { data, ordinalMaps } = concatSegments(task.request);
+      const encoded = encodeSegmentSync(data);
+      // Copied into a buffer of its own: zlib's may be shared, and only an own buffer can move.
+      return { data, ordinalMaps, body: new Uint8Array(encoded.body), rawBytes: encoded.rawBytes };
+    }
+    case 'segmentDecode':
+      try {
+        return decodeSegmentSync(task.request.key, Buffer.from(task.request.body.buffer, task.request.body.byteOffset, task.request.body.byteLength));
+      } catch (err) {
+        if (err instanceof SearchIndexFormatError) return { formatError: err.problem };
+        throw err;
+      }
   }
 }
 
 /** The typed arrays of a segment move to the main thread instead of being copied. */
 export function heavyTransferList(result: HeavyResult): ArrayBuffer[] {
-  return typeof result === 'object' && 'offsets' in result ? segmentTransferList(result) : [];
+  if (typeof result !== 'object') return [];
+  if ('offsets' in result) return segmentTransferList(result);
+  if ('ordinalMaps' in result) {
+    const own = [...result.ordinalMaps.map((map) => map.buffer), result.body.buffer].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
+    return [...segmentTransferList(result.data), ...own];
+  }
+  return [];
 }
