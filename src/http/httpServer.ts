@@ -76,11 +76,19 @@ function responseBytes(refusal: Refusal, requestId: string): Buffer {
  *   bare `400`/`431` with an empty body: 400 `bad_request`, 431 `headers_too_large`.
  * - `Expect: 100-continue` with a Content-Length over 2 MB is not invited: the client gets the
  *   413 from jsonBody instead of `100 Continue` and never sends the body (curl asks for large
- *   uploads). Node then closes the connection after that answer by itself.
+ *   uploads). Node then closes the connection after that answer by itself. Any other
+ *   expectation is a JSON 417 `expectation_failed`.
+ * - A request without Host reaches the app (Node would answer a bare 400).
  */
 export function createHttpServer(handler: RequestListener, logger: Logger): Server {
   const server = createServer(
-    { headersTimeout: SERVER_TIMEOUTS.headersTimeout, requestTimeout: SERVER_TIMEOUTS.requestTimeout },
+    {
+      headersTimeout: SERVER_TIMEOUTS.headersTimeout,
+      requestTimeout: SERVER_TIMEOUTS.requestTimeout,
+      // Node would refuse an HTTP/1.1 request without Host with a bare 400; the API does not
+      // need the header, and the site server treats a missing one as no blog.
+      requireHostHeader: false,
+    },
     handler,
   );
   server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveTimeout;
@@ -97,6 +105,15 @@ export function createHttpServer(handler: RequestListener, logger: Logger): Serv
     remember(req, res);
     if (!(Number(req.headers['content-length']) > MAX_BODY_BYTES)) res.writeContinue();
     handler(req, res);
+  });
+
+  // Any other expectation (RFC 9110 §10.1.1) would get Node's bare 417; it gets the JSON shape.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const requestId = randomUUID();
+    const body = JSON.stringify({ error: 'expectation_failed', message: 'the Expect header can only ask for 100-continue' });
+    logger.info({ requestId, status: 417 }, 'request refused: unsupported Expect header');
+    res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, Connection: 'close' });
+    res.end(body);
   });
 
   const refused = new WeakSet<Socket>();

@@ -6,7 +6,7 @@ const errorSchema = {
   required: ['error', 'message'],
   properties: {
     error: {
-      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'internal_error', 'headers_too_large', 'service_unavailable'],
+      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'internal_error', 'headers_too_large', 'expectation_failed', 'service_unavailable'],
     },
     message: { type: 'string' },
     details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },

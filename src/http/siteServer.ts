@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { StorageError } from '../errors.js';
 import type { SiteStore, StoredObject } from '../storage/siteStore.js';
 import type { AppState } from './state.js';
+import { NO_BLOG, type HostBlog } from '../services/siteHosts.js';
 
 export interface SiteServerOptions {
   store: SiteStore;
@@ -11,7 +12,7 @@ export interface SiteServerOptions {
    * removed domain stops being served the moment the change commits, and a store outage cannot
    * turn API requests under foreign hosts into errors.
    */
-  blogForHost: (host: string) => string | null;
+  blogForHost: (host: string) => HostBlog;
 }
 
 /** Lower-case DNS names only: anything else (`a.b/..`, `a..b`, `[::1]`) is never a blog. */
@@ -59,12 +60,19 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
   return async (ctx, next) => {
     const host = normalizeHost(ctx.get('host'));
     const blog = HOST_NAME.test(host) ? options.blogForHost(host) : null;
-    if (!blog) return next();
+    if (blog === null) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
       ctx.set('Allow', 'GET, HEAD');
       ctx.type = 'text/plain';
       ctx.body = 'Method Not Allowed\n';
+      return;
+    }
+    if (blog === NO_BLOG) {
+      // A blog address no blog holds (never created, or deleted): nothing of any blog is read.
+      ctx.status = 404;
+      ctx.type = 'text/plain';
+      ctx.body = 'Not Found\n';
       return;
     }
     const key = keyForPath(ctx.path);

@@ -1,16 +1,23 @@
 import type { BlogsRepo } from '../db/blogsRepo.js';
 
+/** A blog's slug, NO_BLOG for a blog address that no blog holds (now), or null for other hosts. */
+export type HostBlog = string | typeof NO_BLOG | null;
+export const NO_BLOG = Symbol('no blog');
+
 /**
  * Which blog a request's host serves, for the site server: `<slug>.<serviceHost>` while a blog
  * holds that slug, or a custom domain while it is active. One indexed lookup per request, read
  * from the database so that deleting a blog or removing a domain takes effect when it commits.
+ * Subdomains of the service domain are blog addresses even while no blog holds them: they
+ * answer a plain 404, never the API.
  */
-export function blogForHost(blogs: BlogsRepo, serviceHost: string): (host: string) => string | null {
+export function blogForHost(blogs: BlogsRepo, serviceHost: string): (host: string) => HostBlog {
   const suffix = `.${serviceHost}`;
   return (host) => {
     if (host.endsWith(suffix)) {
       const label = host.slice(0, -suffix.length);
-      return !label.includes('.') && blogs.hasSlug(label) ? label : null;
+      if (label.includes('.')) return null;
+      return blogs.hasSlug(label) ? label : NO_BLOG;
     }
     if (host === serviceHost) return null;
     return blogs.findByActiveDomain(host)?.slug ?? null;

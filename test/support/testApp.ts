@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { compose, type ComposeOptions, type Folio } from '../../src/compose.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { createHttpServer } from '../../src/http/httpServer.js';
 import type { PublishJob } from '../../src/db/jobsRepo.js';
 import type { Plan } from '../../src/services/plans.js';
@@ -68,6 +68,8 @@ export interface TestAppOptions {
   searchUpdater?: SearchIndexUpdater;
   /** Settle the public URL settings against the database as the server ('server') or the CLI does. */
   publicUrls?: ComposeOptions['publicUrls'];
+  /** Where the app logs (default: silent); suites that hunt 500s keep the logged stacks. */
+  logger?: Logger;
 }
 
 
@@ -95,7 +97,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // By default jobs go to the real publisher (into the folder store under the temp data dir),
   // and are also recorded so tests can see which jobs a request produced.
   let publish: ((job: PublishJob) => Promise<void>) | null = null;
-  const logger = createLogger('silent');
+  const logger = options.logger ?? createLogger('silent');
   const folio = compose({
     config,
     logger,

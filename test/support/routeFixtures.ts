@@ -1,0 +1,133 @@
+/**
+ * Live data the route property suite names in its requests (keys, blogs, a post, key ids), kept
+ * alive across runs: a run may delete a blog, revoke a key, rename or publish the post, and the
+ * next run must still find what it names. Everything is (re)created through the API.
+ */
+import { expect } from 'vitest';
+import type { TestApp } from './testApp.js';
+
+export type Owner = 'owner' | 'other' | 'free';
+export type PostState = 'draft' | 'published' | 'scheduled';
+
+/** Whose each fixture is: a key of one account naming another's blog or key must fail. */
+export const OWNER_OF: Readonly<Record<string, Owner>> = {
+  accountKey: 'owner',
+  blogKey: 'owner',
+  readOnlyKey: 'owner',
+  blogId: 'owner',
+  keyId: 'owner',
+  otherAccountKey: 'other',
+  otherBlogId: 'other',
+  otherKeyId: 'other',
+  freePlanKey: 'free',
+  freeBlogId: 'free',
+};
+
+/** Fixtures a path parameter may name, by parameter name; the owner's first. A new parameter needs an entry. */
+export const PARAM_FIXTURES: Readonly<Record<string, readonly string[]>> = {
+  id: ['blogId', 'otherBlogId', 'freeBlogId'],
+  slug: ['postSlug'],
+  keyId: ['keyId', 'otherKeyId'],
+};
+
+/** Keys in every form the suite sends: the owner's (account, blog-bound, read-only), another account's, a Free account's. */
+export const LIVE_KEYS = ['accountKey', 'blogKey', 'readOnlyKey', 'otherAccountKey', 'freePlanKey'] as const;
+
+const POST_SLUG = 'fixture-post';
+
+export class RouteFixtures {
+  /** Fixture name → its current value (ids and keys change when re-created). */
+  readonly values: Record<string, string>;
+  private readonly other: { accountId: string; key: string };
+  private readonly free: { accountId: string; key: string };
+  private counter = 0;
+
+  constructor(private readonly t: TestApp) {
+    this.other = t.createAccount('enterprise');
+    this.free = t.createAccount('free');
+    this.values = { accountKey: t.key, otherAccountKey: this.other.key, freePlanKey: this.free.key, postSlug: POST_SLUG };
+  }
+
+  /** Brings back whatever earlier runs deleted, revoked or renamed, then sets the post and domain state. */
+  async ensure(state?: { postState: PostState; hasDomain: boolean }): Promise<void> {
+    const { t, values } = this;
+    const { blogs, posts, keys } = t.folio.repos;
+    if (!values.blogId || !blogs.findOwned(t.accountId, values.blogId)) values.blogId = await this.blogOf(t.accountId, t.key);
+    if (!posts.findBySlug(values.blogId, POST_SLUG)) {
+      await this.created(t.key, '/v1/posts', { title: 'Fixture', content: 'Some *Markdown*.', slug: POST_SLUG }, values.blogId);
+    }
+    if (!this.isLive(values.blogKey)) {
+      const key = await this.created(t.key, `/v1/blogs/${values.blogId}/api-keys`, { name: 'bound' });
+      [values.blogKey, values.keyId] = [key.key!, key.id!];
+    }
+    if (!this.isLive(values.readOnlyKey)) {
+      values.readOnlyKey = (await this.created(t.key, `/v1/blogs/${values.blogId}/api-keys`, { name: 'read', scopes: ['posts:read', 'blogs:read'] })).key!;
+    }
+    if (!values.revokedKey) {
+      const key = await this.created(t.key, `/v1/blogs/${values.blogId}/api-keys`, { name: 'revoked' });
+      expect((await t.request('DELETE', `/v1/blogs/${values.blogId}/api-keys/${key.id}`)).status).toBe(200);
+      values.revokedKey = key.key!;
+    }
+    if (!values.otherBlogId || !blogs.findOwned(this.other.accountId, values.otherBlogId)) values.otherBlogId = await this.blogOf(this.other.accountId, this.other.key);
+    if (!values.otherKeyId || !keys.listActiveForBlog(values.otherBlogId).some((k) => k.id === values.otherKeyId)) {
+      values.otherKeyId = (await this.created(this.other.key, `/v1/blogs/${values.otherBlogId}/api-keys`, { name: 'other' })).id!;
+    }
+    if (!values.freeBlogId || !blogs.findOwned(this.free.accountId, values.freeBlogId)) values.freeBlogId = await this.blogOf(this.free.accountId, this.free.key);
+    for (const name of ['accountKey', 'otherAccountKey', 'freePlanKey', 'blogKey', 'readOnlyKey']) expect(this.isLive(values[name]), `${name} must stay live`).toBe(true);
+    if (state) {
+      await this.putPostIn(state.postState);
+      await this.putDomain(state.hasDomain);
+    }
+    // Whole-site jobs of these changes run after their answers; their writes are not the next request's.
+    await t.folio.runner.idle();
+  }
+
+  private async created(key: string, path: string, body: Record<string, unknown>, blogId?: string): Promise<Record<string, string>> {
+    const res = await this.t.request('POST', path, { key, body, ...(blogId ? { blogId } : {}) });
+    if (res.status !== 201) throw new Error(`fixture ${path}: ${res.status} ${res.text}`);
+    // Authenticating marks a new key used now; the test clock stands still, so later uses write nothing.
+    if (typeof res.body.key === 'string') this.isLive(res.body.key);
+    return res.body;
+  }
+
+  /** Authenticating marks the key used now (see `created`). */
+  private isLive(key: string | undefined): boolean {
+    if (!key) return false;
+    try {
+      this.t.folio.apiKeys.authenticate(`Bearer ${key}`);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** One of the account's blogs (a run may have made one; the Free plan allows only one). */
+  private async blogOf(accountId: string, key: string): Promise<string> {
+    const existing = this.t.folio.repos.blogs.listByAccount(accountId)[0];
+    if (existing) return existing.id;
+    return (await this.created(key, '/v1/blogs', { slug: `fixture-${process.pid}-${++this.counter}`, name: 'Fixture' })).id!;
+  }
+
+  /** Moves the fixture post to the state a run asks for. */
+  private async putPostIn(state: PostState): Promise<void> {
+    const post = this.t.folio.repos.posts.findBySlug(this.values.blogId!, POST_SLUG);
+    if (!post || post.status === state) return;
+    // A published post is scheduled by way of a draft (decisions.md transitions).
+    if (state === 'scheduled' && post.status === 'published') await this.putPostIn('draft');
+    const action = state === 'draft' ? 'unpublish' : state === 'published' ? 'publish' : 'schedule';
+    const res = await this.t.request('POST', `/v1/posts/${POST_SLUG}/${action}`, {
+      blogId: this.values.blogId!,
+      ...(state === 'scheduled' ? { body: { scheduled_at: '2030-01-01T00:00:00Z' } } : {}),
+    });
+    if (res.status !== 200) throw new Error(`fixture post to ${state}: ${res.status} ${res.text}`);
+  }
+
+  /** Registers a (pending) domain on the fixture blog, or removes it. */
+  private async putDomain(wanted: boolean): Promise<void> {
+    const has = this.t.folio.repos.domains.findByBlog(this.values.blogId!) !== null;
+    if (has === wanted) return;
+    const path = `/v1/blogs/${this.values.blogId}/domain`;
+    const res = wanted ? await this.t.request('POST', path, { body: { hostname: `fixture-${++this.counter}.example.com` } }) : await this.t.request('DELETE', path);
+    if (res.status !== (wanted ? 201 : 200)) throw new Error(`fixture domain: ${res.status} ${res.text}`);
+  }
+}
