@@ -112,3 +112,28 @@ export function parseManifest(key: string, body: Buffer): Manifest {
 export function serializeManifest(manifest: Manifest): string {
   return JSON.stringify(manifest);
 }
+
+/** Marks a document of a segment deleted (a tombstone); a no-op when it already is. */
+export function addTombstone(manifest: Manifest, segmentId: string, ordinal: number): void {
+  const entry = manifest.segments.find((s) => s.id === segmentId);
+  if (!entry || entry.deleted.includes(ordinal)) return;
+  entry.deleted.push(ordinal);
+  entry.deleted.sort((a, b) => a - b);
+}
+
+/** Replaces a segment's tombstones with the ordinals flagged in `drop`. */
+export function setTombstones(manifest: Manifest, segmentId: string, drop: Uint8Array): void {
+  const entry = manifest.segments.find((s) => s.id === segmentId);
+  if (!entry) return;
+  entry.deleted = [];
+  drop.forEach((dropped, ordinal) => {
+    if (dropped) entry.deleted.push(ordinal);
+  });
+}
+
+/** The segment id of a stored segment's key, or null for any other key. */
+export function segmentIdOf(blogSlug: string, key: string): string | null {
+  const prefix = `${searchPrefix(blogSlug)}seg-`;
+  if (!key.startsWith(prefix) || !key.endsWith('.bin.gz')) return null;
+  return key.slice(prefix.length, key.length - '.bin.gz'.length);
+}

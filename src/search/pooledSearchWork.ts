@@ -7,7 +7,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { HeavyWork } from '../workers/heavyWork.js';
-import { mergeInPlace, type MergedSegment } from './searchIndexWriter.js';
+import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
 import { decodeSegment, SearchIndexFormatError } from './segmentCodec.js';
 import { buildSegmentData, type SegmentData, type SegmentPart } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';

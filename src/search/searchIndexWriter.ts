@@ -16,11 +16,14 @@ import type { SiteStore } from '../storage/siteStore.js';
 import { IndexSnapshot } from './indexSnapshot.js';
 import { LoadedSegment, SegmentView } from './loadedSegment.js';
 import {
+  addTombstone,
   allocateSegmentId,
   emptyManifest,
   manifestKey,
   nextManifest,
   searchPrefix,
+  segmentIdOf,
+  setTombstones,
   segmentKey,
   serializeManifest,
   type Manifest,
@@ -30,6 +33,7 @@ import { DEFAULT_MERGE_POLICY, planMerge, rebuildLayout, type MergePolicy } from
 import { buildSegments, type ParallelBuildOptions } from './parallelBuild.js';
 import { SearchIndexCache } from './searchIndexCache.js';
 import { encodeSegment, type EncodedSegment } from './segmentCodec.js';
+import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
 import { buildSegmentData, concatSegments, type SegmentData, type SegmentPart } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
 
@@ -51,18 +55,6 @@ export interface SearchIndexWriterOptions extends Partial<MergePolicy>, Parallel
    * two to encode).
    */
   mergeSegments?: (blogSlug: string, parts: SegmentPart[]) => Promise<MergedSegment>;
-}
-
-/** A merge's output: the joined segment, where each old ordinal went, and its stored form. */
-export interface MergedSegment {
-  data: SegmentData;
-  ordinalMaps: Int32Array[];
-  encoded: EncodedSegment;
-}
-
-export async function mergeInPlace(_blogSlug: string, parts: SegmentPart[]): Promise<MergedSegment> {
-  const { data, ordinalMaps } = concatSegments(parts);
-  return { data, ordinalMaps, encoded: await encodeSegment(data) };
 }
 
 export interface MergeReport {
@@ -371,26 +363,4 @@ function latestById(docs: readonly SearchDocument[]): SearchDocument[] {
     byId.set(doc.id, doc);
   }
   return [...byId.values()];
-}
-
-function addTombstone(manifest: Manifest, segmentId: string, ordinal: number): void {
-  const entry = manifest.segments.find((s) => s.id === segmentId);
-  if (!entry || entry.deleted.includes(ordinal)) return;
-  entry.deleted.push(ordinal);
-  entry.deleted.sort((a, b) => a - b);
-}
-
-function setTombstones(manifest: Manifest, segmentId: string, drop: Uint8Array): void {
-  const entry = manifest.segments.find((s) => s.id === segmentId);
-  if (!entry) return;
-  entry.deleted = [];
-  drop.forEach((dropped, ordinal) => {
-    if (dropped) entry.deleted.push(ordinal);
-  });
-}
-
-function segmentIdOf(blogSlug: string, key: string): string | null {
-  const prefix = `${searchPrefix(blogSlug)}seg-`;
-  if (!key.startsWith(prefix) || !key.endsWith('.bin.gz')) return null;
-  return key.slice(prefix.length, key.length - '.bin.gz'.length);
 }

@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { pooledSearchWork, INLINE_MAX_DECODE_BYTES, INLINE_MAX_INDEX_CHARS, INLINE_MAX_MERGE_POSTINGS } from '../../../src/search/pooledSearchWork.js';
-import { mergeInPlace } from '../../../src/search/searchIndexWriter.js';
+import { mergeInPlace } from '../../../src/search/segmentMerge.js';
 import { decodeSegment, encodeSegment, SearchIndexFormatError } from '../../../src/search/segmentCodec.js';
 import { buildSegmentData } from '../../../src/search/segmentData.js';
 import { HeavyWork } from '../../../src/workers/heavyWork.js';
