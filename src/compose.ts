@@ -48,6 +48,8 @@ import { HeavyWork } from './workers/heavyWork.js';
 import { RateLimiter } from './services/rateLimiter.js';
 import { SiteUrls } from './services/siteUrls.js';
 import { blogForHost } from './services/siteHosts.js';
+import { reRenderAfterUpgrade } from './services/siteRenderer.js';
+import { renderFingerprint } from './publish/renderFingerprint.js';
 import { SettingsRepo } from './db/settingsRepo.js';
 import { resolvePublicUrlSettings, type PublicUrlMode } from './services/publicUrlSettings.js';
 
@@ -106,6 +108,8 @@ export interface Folio {
   heavy: HeavyWork;
   /** The Koa app (built in src/http; nothing outside src/http imports Koa). */
   app: ReturnType<typeof createApp>;
+  /** Records the render fingerprint; a changed theme or renderer queues every blog's re-render. */
+  reRenderAfterUpgrade(): number;
   /** The scheduler's per-second work, callable directly. */
   tick(): Promise<void>;
   close(): Promise<void>;
@@ -227,6 +231,8 @@ export function compose(options: ComposeOptions): Folio {
     content,
     heavy,
     app,
+    reRenderAfterUpgrade: () =>
+      reRenderAfterUpgrade({ db, settings: new SettingsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger }, renderFingerprint(templatesDir)),
     tick: async () => {
       await transitions.publishDue(repos.blogs);
       await runner.runDue();

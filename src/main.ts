@@ -39,6 +39,9 @@ async function main(): Promise<void> {
     );
   }
 
+  // An upgrade that changed the theme or the renderer re-renders every blog (on the tick below).
+  folio.reRenderAfterUpgrade();
+
   // Schedules that fell due while the server was down, and jobs a crash left pending.
   await folio.tick();
 

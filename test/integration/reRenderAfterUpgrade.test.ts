@@ -1,0 +1,64 @@
+/**
+ * After an upgrade that changed the theme or the renderer, every blog is re-rendered: pages
+ * carry the old templates otherwise, although no post changed. The server records the render
+ * fingerprint at start; a different one queues one whole-site job per blog.
+ */
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { templatesDir } from '../../src/paths.js';
+import { renderFingerprint } from '../../src/publish/renderFingerprint.js';
+import { SettingsRepo } from '../../src/db/settingsRepo.js';
+import { createLogger } from '../../src/logger.js';
+import { reRenderAfterUpgrade } from '../../src/services/siteRenderer.js';
+import { buildBlog, buildPost } from '../support/factories.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+  for (const name of ['first', 'second']) {
+    const blog = await buildBlog(t, { name });
+    await buildPost(blog, { title: `In ${name}`, status: 'published' });
+  }
+});
+afterAll(async () => t.close());
+
+const deps = () => ({ db: t.folio.db, settings: new SettingsRepo(t.folio.db), blogs: t.folio.repos.blogs, jobs: t.folio.repos.jobs, clock: t.clock, logger: createLogger('silent') });
+const pendingRenders = () => t.folio.repos.jobs.listDue('9999', 1000).filter((job) => job.payload.reason === 'renderer_changed');
+
+describe('re-rendering after an upgrade', () => {
+  it('queues every blog once when no fingerprint was recorded yet (an install older than the check), then nothing', async () => {
+    expect(t.folio.reRenderAfterUpgrade()).toBe(2);
+    expect(pendingRenders().map((job) => job.kind)).toEqual(['site', 'site']);
+    await t.folio.tick();
+    await t.folio.runner.idle();
+    expect(pendingRenders()).toEqual([]);
+    expect(t.folio.reRenderAfterUpgrade()).toBe(0);
+  });
+
+  it('queues every blog again when the fingerprint changes, in the transaction that records it', () => {
+    expect(reRenderAfterUpgrade(deps(), 'another-build')).toBe(2);
+    expect(new SettingsRepo(t.folio.db).get('render_fingerprint')).toBe('another-build');
+    expect(pendingRenders()).toHaveLength(2);
+    expect(reRenderAfterUpgrade(deps(), 'another-build')).toBe(0);
+  });
+
+  it('fingerprints the theme: editing a template or an asset changes it, nothing else does', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'folio-theme-'));
+    try {
+      cpSync(templatesDir, copy, { recursive: true });
+      const before = renderFingerprint(copy);
+      expect(renderFingerprint(copy)).toBe(before);
+      writeFileSync(join(copy, 'post.eta'), '<article>changed</article>');
+      const afterTemplate = renderFingerprint(copy);
+      expect(afterTemplate).not.toBe(before);
+      writeFileSync(join(copy, 'assets', 'site.css'), 'body{}');
+      expect(renderFingerprint(copy)).not.toBe(afterTemplate);
+      expect(renderFingerprint(copy, ['policy-a'])).not.toBe(renderFingerprint(copy, ['policy-b']));
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
