@@ -1,24 +1,33 @@
 # syntax=docker/dockerfile:1
-# Stage 1: toolchain for the native better-sqlite3 build, then compile TypeScript.
+# test/integration/dockerImage.test.ts rebuilds both stages from this file (no Docker engine on
+# CI): it copies what each COPY names from the context .dockerignore leaves, runs the build and
+# starts the runtime stage's CMD. Keep to instructions test/support/docker/ knows.
+
+# Stage 1: dependencies with the toolchain better-sqlite3 may need, then the production build
+# (tsconfig.build.json: src/ only; benches and test helpers never reach the image).
 FROM node:20-bookworm AS build
 WORKDIR /app
-COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.build.json ./
-COPY bin ./bin
+# Dependencies first, in a layer that only a lockfile change rebuilds. --ignore-scripts keeps
+# npm ci from running `prepare` (the build) before the sources are here; it also skips
+# better-sqlite3's install script (prebuilt binary, else node-gyp), which is then run by name.
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY bench ./bench
-COPY templates ./templates
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev
 
-# Stage 2: slim runtime, no compiler, non-root.
+# Stage 2: slim runtime without compiler or dev dependencies. The code stays owned by root and
+# read-only to the `node` user the server runs as; only the data volume is writable.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 FOLIO_DATA_DIR=/app/data
 WORKDIR /app
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
-COPY --from=build --chown=node:node /app/dist ./dist
-COPY --chown=node:node package.json ./
-COPY --chown=node:node bin ./bin
-COPY --chown=node:node templates ./templates
-COPY --chown=node:node src/db/migrations ./src/db/migrations
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist/src ./dist/src
+COPY bin ./bin
+COPY templates ./templates
+# Migrations are read at run time from src/db/migrations (src/paths.ts).
+COPY src/db/migrations ./src/db/migrations
 RUN mkdir -p /app/data && chown node:node /app/data && ln -s /app/bin/folio.js /usr/local/bin/folio
 USER node
 VOLUME ["/app/data"]
