@@ -5,10 +5,10 @@
  * bucket the one-shot creates with the credentials MinIO starts with, keeps its data in the
  * image's volume, and Varnish loads the shipped VCL where the official image reads it.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { parseDockerfile } from '../../support/docker/dockerfile.js';
 
@@ -30,10 +30,8 @@ interface ComposeFile {
   volumes?: Record<string, unknown>;
 }
 
-/** PyYAML (Debian's python3-yaml, installed by .ci/run): no YAML parser is among the npm dependencies. */
 function loadYaml(file: string): unknown {
-  const script = 'import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1], encoding="utf-8")), sys.stdout)';
-  return JSON.parse(execFileSync('python3', ['-c', script, file], { encoding: 'utf8' }));
+  return parseYaml(readFileSync(file, 'utf8'));
 }
 
 /** Compose's interpolation with no variable set: `${NAME:-default}` is the default, `$$` a `$`. */
