@@ -66,6 +66,7 @@ export function hostileInputs(bytes = MIB): HostileInput[] {
     { name: 'bare URLs', content: fill('http://a.b/ ', bytes) },
     { name: 'Hangul without spaces', content: fill('한', bytes) },
     { name: 'Hangul mixed with Markdown', content: fill('한국어 블로그를 `code` **굵게** [링크](https://x.kr) <b>태그</b> ~~취소~~ ', bytes) },
+    { name: 'headings of one text', content: fill('## x\n\n', bytes) },
     { name: 'open code fences', content: fill('```\n', bytes) },
     { name: 'fences of falling length', content: lines(1500, (i) => '`'.repeat(Math.max(3, 1500 - i)), bytes) },
     { name: 'html blocks', content: fill('<div>\n', bytes) },

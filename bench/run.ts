@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,publish,search,hostile` and the large corpus size with `--posts N` (default 10,000).
+ * `--only api,publish,search,hostile,edge,backup` and the large corpus size with `--posts N`
+ * (default 10,000). `edge` needs Debian's varnish and wrk.
  */
 import { parseArgs } from 'node:util';
 import { printTable, type BenchRow } from './table.js';
@@ -8,7 +9,10 @@ import { runApiBench } from './apiBench.js';
 import { runPublishBench } from './publishBench.js';
 import { runSearchBench } from './searchBench.js';
 import { runHostileBench } from './hostileBench.js';
-import { corpusDir } from './corpus.js';
+import { corpusDir, loadCorpus } from './corpus.js';
+import { runBackupBench } from './backupBench.js';
+import { runEdgeBench } from './edgeBench.js';
+import { importCorpus, type ImportedBlog } from './importCorpus.js';
 
 const { values } = parseArgs({
   options: {
@@ -17,7 +21,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
   },
 });
-const only = new Set((values.only ?? 'api,publish,search,hostile').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? 'api,publish,search,hostile,edge,backup').split(',').map((s) => s.trim()));
 const seconds = Number(values.seconds ?? 10);
 
 const rows: BenchRow[] = [];
@@ -41,5 +45,11 @@ await section('publish', async () => {
 });
 await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('hostile', () => runHostileBench());
+
+// The edge and backup sections share one imported blog of `posts` posts.
+let shared: ImportedBlog | null = null;
+const sharedBlog = async (): Promise<ImportedBlog> => (shared ??= await importCorpus(loadCorpus(posts), 'edge'));
+await section('edge', async () => runEdgeBench(await sharedBlog(), loadCorpus(posts)));
+await section('backup', async () => runBackupBench(await sharedBlog(), posts));
 
 printTable(rows);

@@ -25,8 +25,10 @@ import { searchRoutes, type BlogSearcher } from './http/routes/search.js';
 import type { Logger } from './logger.js';
 import { JobRunner, type JobHandler } from './publish/jobRunner.js';
 import { Publisher, type SearchIndexUpdater } from './publish/publisher.js';
-import { CACHE_CONTROL_PAGE } from './publish/renderHeaders.js';
-import { loadTheme } from './publish/renderTheme.js';
+import { cachePolicy, type CachePolicy } from './publish/render/renderHeaders.js';
+import { createCdnPurger } from './cdn/createCdnPurger.js';
+import type { CdnPurger } from './cdn/cdnPurger.js';
+import { loadTheme } from './publish/render/renderTheme.js';
 import { ObjectHashesRepo } from './db/objectHashesRepo.js';
 import { SiteRepo } from './db/siteRepo.js';
 import { siteServer } from './http/siteServer.js';
@@ -52,6 +54,11 @@ import { reRenderAfterUpgrade } from './services/siteRenderer.js';
 import { renderFingerprint } from './publish/renderFingerprint.js';
 import { SettingsRepo } from './db/settingsRepo.js';
 import { resolvePublicUrlSettings, type PublicUrlMode } from './services/publicUrlSettings.js';
+import { Metrics } from './metrics/metrics.js';
+import { CountedSiteStore } from './metrics/countedStore.js';
+import { timedSearcher } from './metrics/timedSearcher.js';
+import { CountedPurger } from './metrics/countedPurger.js';
+import { Backups } from './backup/backups.js';
 
 export interface ComposeOptions {
   config: Config;
@@ -66,6 +73,8 @@ export interface ComposeOptions {
   resolver?: DomainResolver;
   /** How long the connection waits for a lock inside SQLite (the CLI waits; the server must not). */
   busyTimeoutMs?: number;
+  /** Replaces the purger FOLIO_CDN picks (tests: a purger pointed at a test server). */
+  cdn?: CdnPurger;
   /** Replaces the pooled Markdown renderer (tests of its fairness and failures). */
   content?: ContentRenderer;
   /**
@@ -76,7 +85,7 @@ export interface ComposeOptions {
 }
 
 /** The store FOLIO_STORAGE names: a folder under the data dir, or an S3-compatible bucket. */
-export function createSiteStore(config: Config): SiteStore {
+export function createSiteStore(config: Config, cache: CachePolicy = cachePolicy(config.cdn.kind !== 'none')): SiteStore {
   if (config.storage === 's3') {
     const client = createS3Client({
       region: config.s3.region,
@@ -85,7 +94,7 @@ export function createSiteStore(config: Config): SiteStore {
     });
     return new S3SiteStore({ client, bucket: config.s3.bucket });
   }
-  return new FsSiteStore({ root: join(config.dataDir, 'public'), plainCacheControl: CACHE_CONTROL_PAGE });
+  return new FsSiteStore({ root: join(config.dataDir, 'public'), plainCacheControl: cache.page });
 }
 
 export interface Folio {
@@ -106,10 +115,14 @@ export interface Folio {
   publisher: Publisher;
   content: ContentRenderer;
   heavy: HeavyWork;
+  /** Prometheus series of this instance (GET /metrics); `countPurgeError` is the CDN purger's hook. */
+  metrics: Metrics;
   /** The Koa app (built in src/http; nothing outside src/http imports Koa). */
   app: ReturnType<typeof createApp>;
   /** Records the render fingerprint; a changed theme or renderer queues every blog's re-render. */
   reRenderAfterUpgrade(): number;
+  /** Snapshots of the database into the store (FOLIO_BACKUP_INTERVAL runs `scheduled`). */
+  backups: Backups;
   /** The scheduler's per-second work, callable directly. */
   tick(): Promise<void>;
   close(): Promise<void>;
@@ -151,7 +164,10 @@ export function compose(options: ComposeOptions): Folio {
   const urls = new SiteUrls(config);
   // Worker threads for work that grows with a post's size; shared fairly by accounts.
   const heavy = new HeavyWork();
-  const store = options.store ?? createSiteStore(config);
+  // With a purger the edge may keep pages long: every publish tells it what changed.
+  const cache = cachePolicy(config.cdn.kind !== 'none');
+  const metrics = new Metrics();
+  const store = new CountedSiteStore(options.store ?? createSiteStore(config, cache), (operation) => metrics.countStoreError(operation));
   // One cache per process: the writer installs what it wrote, so /search reads its own writes.
   const searchWork = pooledSearchWork(heavy);
   const searchCache = new SearchIndexCache(store, { maxBytes: config.searchCacheBytes, decode: searchWork.decode });
@@ -174,8 +190,10 @@ export function compose(options: ComposeOptions): Folio {
     search: search.updater,
     content,
     logger,
+    cache,
+    cdn: new CountedPurger(options.cdn ?? createCdnPurger(config.cdn), (provider) => metrics.countPurgeError(provider)),
   });
-  const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger);
+  const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger, metrics);
   const postDeps = { db, posts: repos.posts, jobs: repos.jobs, runner, clock, content };
   const accounts = new AccountsService(db, repos.accounts, repos.keys, repos.blogs, repos.jobs, clock);
   const apiKeys = new ApiKeysService(repos.keys, repos.blogs, clock);
@@ -194,6 +212,7 @@ export function compose(options: ComposeOptions): Folio {
     serviceHostname(config),
   );
 
+  metrics.watch({ pendingJobs: () => repos.jobs.countByStatus('pending'), searchCache: () => searchCache.stats(), heavy: () => heavy.stats() });
   const app = createApp({
     logger,
     db,
@@ -206,11 +225,15 @@ export function compose(options: ComposeOptions): Folio {
       ...apiKeyRoutes({ keys: apiKeys }),
       ...accountKeyRoutes({ keys: apiKeys }),
       ...domainRoutes({ domains }),
-      ...searchRoutes({ searcher: search.searcher, urls }),
+      ...searchRoutes({ searcher: timedSearcher(search.searcher, (seconds) => metrics.observeSearch(seconds)), urls }),
     ],
     ...(config.serveSites ? { siteServer: siteServer({ store, blogForHost: blogForHost(repos.blogs, serviceHostname(config)) }) } : {}),
     apiBaseUrl: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
+    metrics,
+    metricsToken: config.metricsToken,
   });
+
+  const backups = new Backups({ dbFile: databaseFile(config), store, clock, logger, keep: config.backupKeep });
 
   return {
     config,
@@ -230,15 +253,18 @@ export function compose(options: ComposeOptions): Folio {
     publisher,
     content,
     heavy,
+    metrics,
     app,
+    backups,
     reRenderAfterUpgrade: () =>
-      reRenderAfterUpgrade({ db, settings: new SettingsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger }, renderFingerprint(templatesDir)),
+      reRenderAfterUpgrade({ db, settings: new SettingsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger }, renderFingerprint(templatesDir, [cache.page])),
     tick: async () => {
       await transitions.publishDue(repos.blogs);
       await runner.runDue();
     },
     close: async () => {
       await runner.idle();
+      await backups.idle();
       await searchWriter.idle();
       await heavy.close();
       await checkpointer.stop();

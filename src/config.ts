@@ -2,6 +2,7 @@
  * Reads process.env once into a frozen, typed Config (decisions.md "Names and configuration").
  * A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
  */
+import { parseBackupInterval, type BackupSchedule } from './backup/backupInterval.js';
 import { resolve } from 'node:path';
 
 export type StorageKind = 'fs' | 's3';
@@ -34,7 +35,25 @@ export interface Config {
   readonly dnsServers: readonly string[];
   /** Memory budget of the search index cache, in bytes. */
   readonly searchCacheBytes: number;
+  /** The CDN Folio purges after every publish (FOLIO_CDN); `none` by default. */
+  readonly cdn: CdnConfig;
+  /** Bound on a graceful stop (SIGTERM/SIGINT): draining requests and running jobs, then exit. */
+  readonly shutdownTimeoutMs: number;
+  /** Bearer token GET /metrics requires; null: the endpoint is open (it carries no tenant data). */
+  readonly metricsToken: string | null;
+  /** When the server snapshots the database into the store (FOLIO_BACKUP_INTERVAL); null: never. */
+  readonly backupSchedule: BackupSchedule | null;
+  /** How many of those snapshots the store keeps (FOLIO_BACKUP_KEEP). */
+  readonly backupKeep: number;
 }
+
+export type CdnKind = 'none' | 'http-purge' | 'cloudfront' | 'cloudflare';
+
+export type CdnConfig =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'http-purge'; readonly purgeUrl: string; readonly wholeHost: 'ban' | 'paths' }
+  | { readonly kind: 'cloudfront'; readonly distributionId: string; readonly endpoint: string | undefined }
+  | { readonly kind: 'cloudflare'; readonly zoneId: string; readonly apiToken: string; readonly apiUrl: string };
 
 export class ConfigError extends Error {
   constructor(variable: string, problem: string) {
@@ -102,6 +121,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const logLevel = readEnum(env, 'FOLIO_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const);
   const searchCacheMb = readInt(env, 'FOLIO_SEARCH_CACHE_MB', 256, 1, 65536);
+  const cdn = readCdn(env);
+  const shutdownSeconds = readInt(env, 'FOLIO_SHUTDOWN_TIMEOUT', 20, 1, 3600);
+  const metricsToken = readMetricsToken(env);
+  const backupSchedule = parseBackupInterval(env.FOLIO_BACKUP_INTERVAL);
+  if (typeof backupSchedule === 'string') throw new ConfigError('FOLIO_BACKUP_INTERVAL', backupSchedule);
+  const backupKeep = readInt(env, 'FOLIO_BACKUP_KEEP', 24, 1, 10_000);
 
   return Object.freeze({
     port,
@@ -122,7 +147,21 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     dnsServers: Object.freeze(dnsServers),
     searchCacheBytes: searchCacheMb * 1024 * 1024,
+    cdn,
+    shutdownTimeoutMs: shutdownSeconds * 1000,
+    metricsToken,
+    backupSchedule,
+    backupKeep,
   });
+}
+
+/** Visible ASCII (it travels in a header), long enough not to be guessed. */
+function readMetricsToken(env: Env): string | null {
+  const raw = (env.FOLIO_METRICS_TOKEN ?? '').trim();
+  if (raw === '') return null;
+  if (!/^[\x21-\x7e]+$/.test(raw)) throw new ConfigError('FOLIO_METRICS_TOKEN', 'use visible ASCII characters only, without spaces');
+  if (raw.length < 16) throw new ConfigError('FOLIO_METRICS_TOKEN', `use at least 16 characters (for example \`openssl rand -hex 32\`), got ${raw.length}`);
+  return raw;
 }
 
 /** `http` for a local service domain (`localhost`, `*.localhost`, any port), else `https`. */
@@ -144,4 +183,49 @@ export function debugRequested(env: Env = process.env): boolean {
 /** The service domain without its port: DNS names (cname_target) never carry one. */
 export function serviceHostname(config: Pick<Config, 'serviceDomain'>): string {
   return config.serviceDomain.replace(/:\d+$/, '');
+}
+
+function readUrl(env: Env, name: string, required: string | null): string | undefined {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') {
+    if (required !== null) throw new ConfigError(name, `required when ${required}`);
+    return undefined;
+  }
+  if (!/^https?:\/\/[^\s/]+/.test(raw)) throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+function readRequired(env: Env, name: string, when: string, pattern: RegExp, shape: string): string {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') throw new ConfigError(name, `required when ${when}`);
+  if (!pattern.test(raw)) throw new ConfigError(name, `expected ${shape}`);
+  return raw;
+}
+
+/** FOLIO_CDN and the settings of the provider it names (README "CDN"). */
+function readCdn(env: Env): CdnConfig {
+  const kind = readEnum(env, 'FOLIO_CDN', 'none', ['none', 'http-purge', 'cloudfront', 'cloudflare'] as const);
+  switch (kind) {
+    case 'none':
+      return { kind };
+    case 'http-purge':
+      return { kind, purgeUrl: readUrl(env, 'FOLIO_CDN_PURGE_URL', 'FOLIO_CDN=http-purge')!, wholeHost: readEnum(env, 'FOLIO_CDN_PURGE_WHOLE', 'ban', ['ban', 'paths'] as const) };
+    case 'cloudfront':
+      return {
+        kind,
+        distributionId: readRequired(env, 'FOLIO_CLOUDFRONT_DISTRIBUTION_ID', 'FOLIO_CDN=cloudfront', /^[A-Z0-9]{1,64}$/, 'a CloudFront distribution id (upper-case letters and digits)'),
+        endpoint: readUrl(env, 'FOLIO_CLOUDFRONT_ENDPOINT', null),
+      };
+    case 'cloudflare': {
+      // The token is a secret: taken from the environment like the AWS credentials, never logged.
+      const token = (env.FOLIO_CLOUDFLARE_API_TOKEN ?? env.CLOUDFLARE_API_TOKEN ?? '').trim();
+      if (!token) throw new ConfigError('FOLIO_CLOUDFLARE_API_TOKEN', 'required when FOLIO_CDN=cloudflare (or set CLOUDFLARE_API_TOKEN)');
+      return {
+        kind,
+        zoneId: readRequired(env, 'FOLIO_CLOUDFLARE_ZONE_ID', 'FOLIO_CDN=cloudflare', /^[0-9a-f]{32}$/i, 'a Cloudflare zone id (32 hex characters)'),
+        apiToken: token,
+        apiUrl: readUrl(env, 'FOLIO_CLOUDFLARE_API_URL', null) ?? 'https://api.cloudflare.com/client/v4',
+      };
+    }
+  }
 }

@@ -5,6 +5,7 @@ import { compose } from './compose.js';
 import { createHttpServer } from './http/httpServer.js';
 import { createLogger } from './logger.js';
 import { startScheduler } from './scheduler.js';
+import { createShutdown } from './shutdown.js';
 
 async function main(): Promise<void> {
   let config;
@@ -51,28 +52,32 @@ async function main(): Promise<void> {
     server.listen(config.port, config.host, resolve);
   });
   logger.info({ host: config.host, port: config.port, storage: config.storage, serviceDomain: folio.config.serviceDomain, publicScheme: folio.config.publicScheme }, 'folio listening');
+  // Written now, not at the next periodic flush: this is the line a new user waits for.
+  logger.flush();
 
   const scheduler = startScheduler(
-    { everySecond: () => folio.tick(), everyMinute: () => folio.domains.checkPending() },
+    {
+      everySecond: () => folio.tick(),
+      everyMinute: () => folio.domains.checkPending(),
+      ...(config.backupSchedule ? { backup: { cron: config.backupSchedule.cron, run: () => folio.backups.scheduled() } } : {}),
+    },
     logger,
   );
+  if (config.backupSchedule) logger.info({ schedule: config.backupSchedule.label, keep: config.backupKeep }, 'backups into the store scheduled (FOLIO_BACKUP_INTERVAL)');
 
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    server.close();
-    server.closeIdleConnections();
-    await scheduler.stop();
-    await folio.close();
-    logger.flush();
-    process.exit(0);
-  };
+  const shutdown = createShutdown({
+    server,
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    stopIntake: () => scheduler.stop(),
+    // Waits for running publish jobs, then stops the worker threads and the checkpointer, and closes the database.
+    close: () => folio.close(),
+    exit: (code) => process.exit(code),
+  });
   const onSignal = (signal: string) => () => {
+    // createShutdown settles every failure itself and exits; this catch is the last resort.
     shutdown(signal).catch((err: unknown) => {
       logger.error({ err }, 'shutdown failed');
-      logger.flush();
       process.exit(1);
     });
   };

@@ -6,6 +6,8 @@ export interface SchedulerJobs {
   everySecond: () => Promise<unknown>;
   /** Custom-domain DNS checks; runs every minute. */
   everyMinute: () => Promise<unknown>;
+  /** Database snapshots into the store, on FOLIO_BACKUP_INTERVAL's schedule (UTC). */
+  backup?: { cron: string; run: () => Promise<unknown> };
 }
 
 /**
@@ -25,6 +27,7 @@ export function startScheduler(jobs: SchedulerJobs, logger: Logger): { stop: () 
     cron.schedule('* * * * * *', guard('second', jobs.everySecond), { noOverlap: true }),
     cron.schedule('0 * * * * *', guard('minute', jobs.everyMinute), { noOverlap: true }),
   ];
+  if (jobs.backup) tasks.push(cron.schedule(jobs.backup.cron, guard('backup', jobs.backup.run), { noOverlap: true, timezone: 'Etc/UTC' }));
   return {
     stop: async () => {
       for (const task of tasks) await task.stop();

@@ -119,7 +119,9 @@ export function descriptionFromHtml(html: string, max = 160): string {
   if (text.length <= max) return text;
   // Only the head can fit: matching sentences over a whole 1 MB post without punctuation is
   // quadratic (test/regressions/coreApi.test.ts).
-  const sentences = text.slice(0, max + 1).match(/[^.!?。？！]+[.!?。？！]+(\s|$)/gu) ?? [];
+  // Sentences are taken one after another from the start (sticky): a dot inside a word
+  // ("Node.js", "v1.2") ends no sentence, and no words are skipped before the first match.
+  const sentences = text.slice(0, max + 1).match(/[\s\S]*?[.!?。？！]+(?:\s+|$)/guy) ?? [];
   let out = '';
   for (const sentence of sentences) {
     if ((out + sentence).trimEnd().length > max) break;

@@ -1,5 +1,5 @@
 import type { Db } from './database.js';
-import type { ThemeConfig } from '../publish/siteTypes.js';
+import type { ThemeConfig } from '../publish/render/siteTypes.js';
 
 export interface Blog {
   id: string;

@@ -1,6 +1,6 @@
 import type { Db } from './database.js';
 import { toPost, type Post } from './postsRepo.js';
-import type { SitePostSummary } from '../publish/siteTypes.js';
+import type { SitePostSummary } from '../publish/render/siteTypes.js';
 
 /** A published post without its body: what listings, tag pages and the sitemap need. */
 export type PublishedSummary = SitePostSummary;
@@ -53,7 +53,7 @@ export class SiteRepo {
     this.summariesStmt = db.prepare<[string], SummaryRow>(
       `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at, id`,
     );
-    // Feeds carry HTML only up to a size (publish/feeds.ts): larger bodies are not even read,
+    // Feeds carry HTML only up to a size (publish/render/feeds.ts): larger bodies are not even read,
     // and octet_length() answers from the record header without loading the text.
     this.newestStmt = db.prepare<[number, string, number], Parameters<typeof toPost>[0]>(
       `SELECT id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md,

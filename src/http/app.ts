@@ -9,6 +9,8 @@ import type { RateLimiter } from '../services/rateLimiter.js';
 import { authenticate } from './middleware/authenticate.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { jsonBody } from './middleware/jsonBody.js';
+import { requestMetrics } from './middleware/requestMetrics.js';
+import { metricsEndpoint, type MetricsSource } from './metricsEndpoint.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requireScope } from './middleware/requireScope.js';
 import { resolveBlog } from './middleware/resolveBlog.js';
@@ -29,6 +31,9 @@ export interface AppDeps {
   siteServer?: Middleware<AppState>;
   /** Base URL of the API as users reach it, for the OpenAPI document. */
   apiBaseUrl: string;
+  /** Request observations and GET /metrics (FOLIO_METRICS_TOKEN: `metricsToken`, null = open). */
+  metrics: MetricsSource & { observeRequest(method: string, route: string, status: number, seconds: number): void };
+  metricsToken: string | null;
 }
 
 /** Builds the Koa app; never listens (tests use app.callback()). */
@@ -39,20 +44,26 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.silent = true;
 
   const router = new Router<AppState>();
-  router.get('/healthz', (ctx) => {
+  const named = (route: string): Middleware<AppState> => (ctx, next) => {
+    ctx.state.route = route;
+    return next();
+  };
+  router.get('/healthz', named('/healthz'), (ctx) => {
     deps.db.prepare('SELECT 1').get();
     ctx.body = { status: 'ok' };
   });
-  const openapi = buildOpenApi(deps.routes, deps.apiBaseUrl);
-  router.get('/v1/openapi.json', (ctx) => {
+  const openapi = buildOpenApi(deps.routes, deps.apiBaseUrl, { metricsToken: deps.metricsToken !== null });
+  router.get('/v1/openapi.json', named('/v1/openapi.json'), (ctx) => {
     ctx.body = openapi;
   });
+  // Outside /v1 and not under any blog's host: the site server answers those hosts first.
+  router.get('/metrics', named('/metrics'), metricsEndpoint(deps.metrics, deps.metricsToken));
 
   const auth = authenticate(deps.keys);
   const limit = rateLimit(deps.rateLimiter);
   const blog = resolveBlog(deps.blogs);
   for (const route of deps.routes) {
-    const chain: Middleware<AppState>[] = [];
+    const chain: Middleware<AppState>[] = [named(`/v1${route.path}`)];
     if (route.scope) chain.push(auth, limit, requireScope(route.scope));
     if (route.blogScoped) chain.push(blog);
     if (route.query) chain.push(validate('query', compileSchema(route.query, 'query')));
@@ -65,6 +76,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     router.register(`/v1${route.path}`, [route.method], chain);
   }
 
+  app.use(requestMetrics((method, route, status, seconds) => deps.metrics.observeRequest(method, route, status, seconds), routeOf(router)));
   app.use(errorHandler(deps.logger));
   if (deps.siteServer) app.use(deps.siteServer);
   app.use(jsonBody);
@@ -73,6 +85,18 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     throw new NotFoundError(`no route for ${ctx.method} ${ctx.path}`);
   });
   return app;
+}
+
+/**
+ * The pattern of the route a request would have reached, for requests answered before their
+ * route ran (a body jsonBody refused); `unmatched` for paths no route serves.
+ */
+function routeOf(router: Router<AppState>): (method: string, path: string) => string {
+  return (method, path) => {
+    const match = router.match(path, method);
+    const layer = match.pathAndMethod.find((l) => l.methods.length > 0) ?? match.path.find((l) => l.methods.length > 0);
+    return typeof layer?.path === 'string' ? layer.path : 'unmatched';
+  };
 }
 
 /** Routes without a body schema take no body; a stray one is ignored only when empty. */

@@ -38,7 +38,7 @@ export function toOpenApiPath(path: string): string {
 
 const jsonResponse = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 
-/** The routes app.ts registers itself, outside the route table; neither needs authentication. */
+/** The routes app.ts registers itself, outside the route table; none needs an API key. */
 const builtInPaths: Record<string, Record<string, unknown>> = {
   '/healthz': {
     get: {
@@ -63,14 +63,30 @@ const builtInPaths: Record<string, Record<string, unknown>> = {
   },
 };
 
+/** GET /metrics: its security follows FOLIO_METRICS_TOKEN (open without it). */
+function metricsPath(tokenRequired: boolean): Record<string, unknown> {
+  return {
+    get: {
+      summary: 'Prometheus metrics, text exposition format (never on a blog host)',
+      tags: ['meta'],
+      security: tokenRequired ? [{ metricsToken: [] }] : [],
+      parameters: [],
+      responses: {
+        '200': { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
+        ...(tokenRequired ? { '401': { $ref: '#/components/responses/Error' } } : {}),
+      },
+    },
+  };
+}
+
 /**
  * OpenAPI 3.1 from the same route table and JSON Schemas that validate requests. Paths are written
  * in full (`/v1/posts`, `/healthz`), so the server entry is the origin of `apiBaseUrl` alone;
  * with the `/v1` base URL there, clients would call `/v1/v1/posts`.
  */
-export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string): Record<string, unknown> {
+export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { metricsToken: boolean } = { metricsToken: false }): Record<string, unknown> {
   const serverUrl = apiBaseUrl.replace(/\/v1\/?$/, '');
-  const paths: Record<string, Record<string, unknown>> = { ...builtInPaths };
+  const paths: Record<string, Record<string, unknown>> = { ...builtInPaths, '/metrics': metricsPath(options.metricsToken) };
   for (const route of routes) {
     const path = `/v1${toOpenApiPath(route.path)}`;
     const parameters: unknown[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
@@ -106,7 +122,10 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string): Record<str
     },
     servers: [{ url: serverUrl }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_ API key' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_ API key' },
+        ...(options.metricsToken ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'FOLIO_METRICS_TOKEN (GET /metrics only)' } } : {}),
+      },
       schemas: { Error: errorSchema },
       responses: { Error: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
     },

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { StorageError } from '../errors.js';
 import type { SiteStore, StoredObject } from '../storage/siteStore.js';
 import type { AppState } from './state.js';
+import { chooseEncoding, compressible, CompressedBodies, encodedEtag } from './siteCompression.js';
 import { NO_BLOG, type HostBlog } from '../services/siteHosts.js';
 
 export interface SiteServerOptions {
@@ -56,11 +57,14 @@ export function keyForPath(path: string): string | null {
  */
 export function siteServer(options: SiteServerOptions): Middleware<AppState> {
   const { store } = options;
+  const compressed = new CompressedBodies();
 
   return async (ctx, next) => {
     const host = normalizeHost(ctx.get('host'));
     const blog = HOST_NAME.test(host) ? options.blogForHost(host) : null;
     if (blog === null) return next();
+    // One metrics label for every published page: paths are unbounded and name blogs.
+    ctx.state.route = 'site';
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
       ctx.set('Allow', 'GET, HEAD');
@@ -99,7 +103,7 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
     }
     if (!object) {
       ctx.status = 404;
-      if (notFound) send(ctx, notFound);
+      if (notFound) await send(ctx, notFound, compressed);
       else {
         ctx.type = 'text/plain';
         ctx.body = 'Not Found\n';
@@ -107,7 +111,7 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
       ctx.status = 404;
       return;
     }
-    send(ctx, object);
+    await send(ctx, object, compressed);
     if (ctx.fresh) {
       ctx.status = 304;
       ctx.body = null;
@@ -115,11 +119,25 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
   };
 }
 
-function send(ctx: Parameters<Middleware>[0], object: StoredObject): void {
+async function send(ctx: Parameters<Middleware>[0], object: StoredObject, cache: CompressedBodies): Promise<void> {
   ctx.status = 200;
   ctx.set('Content-Type', object.contentType);
   ctx.set('Cache-Control', object.cacheControl);
-  ctx.set('ETag', object.etag);
   ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.body = object.body;
+  if (!compressible(object.contentType, object.body.length)) {
+    ctx.set('ETag', object.etag);
+    ctx.body = object.body;
+    return;
+  }
+  // Caches must keep the encodings apart.
+  ctx.vary('Accept-Encoding');
+  const encoding = chooseEncoding(ctx.get('accept-encoding') || undefined);
+  if (!encoding) {
+    ctx.set('ETag', object.etag);
+    ctx.body = object.body;
+    return;
+  }
+  ctx.set('ETag', encodedEtag(object.etag, encoding));
+  ctx.set('Content-Encoding', encoding);
+  ctx.body = await cache.get(object.etag, object.body, encoding);
 }

@@ -9,6 +9,8 @@ export interface AppState {
   blog?: BlogWithDomain;
   body?: unknown;
   query?: unknown;
+  /** Route pattern for metrics (`/v1/posts/:slug`, `site`); set by the chain that answers. */
+  route?: string;
 }
 
 export type AppContext = ParameterizedContext<AppState> & { params: Record<string, string> };

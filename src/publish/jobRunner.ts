@@ -2,6 +2,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { JobsRepo, PublishJob } from '../db/jobsRepo.js';
 import type { Logger } from '../logger.js';
+import type { JobMetrics } from '../metrics/metrics.js';
 
 /** Carries out one job. Throwing leaves the job pending for a later retry. */
 export type JobHandler = (job: PublishJob) => Promise<void>;
@@ -22,6 +23,7 @@ export class JobRunner {
     private readonly handler: JobHandler,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly metrics?: JobMetrics,
   ) {}
 
   /** Runs the given jobs now. Never throws: a failure is recorded and retried later. */
@@ -80,6 +82,7 @@ export class JobRunner {
     } catch (err) {
       failure = err;
     }
+    this.metrics?.observeJob(job.kind, failure === null ? 'done' : 'failed', (Date.now() - started) / 1000);
     try {
       if (failure === null) {
         this.jobs.markDone(job.id, this.clock.now().toISOString());

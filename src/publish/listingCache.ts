@@ -7,10 +7,10 @@
  * twice, or a row read newer than its log entry, does no harm. When the log no longer reaches
  * back to an entry (pruned), the entry is loaded afresh.
  */
-import { compareOldestFirst, type TagGroup } from './archive.js';
+import { compareOldestFirst, type TagGroup } from './render/archive.js';
 import { countText, emptyCounts, type TextCounts } from '../content/language.js';
-import { tagSegment } from './renderPaths.js';
-import type { SitePostSummary } from './siteTypes.js';
+import { tagSegment } from './render/renderPaths.js';
+import type { SitePostSummary } from './render/siteTypes.js';
 
 /** What the cache reads; SiteRepo provides it. */
 export interface ListingSource {

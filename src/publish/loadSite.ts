@@ -5,8 +5,8 @@ import type { Post } from '../db/postsRepo.js';
 import type { PublishedSummary, SiteRepo } from '../db/siteRepo.js';
 import { allowedTheme, type Plan } from '../services/plans.js';
 import type { SiteUrls } from '../services/siteUrls.js';
-import type { SiteRedirect } from './renderSite.js';
-import type { SiteBlog, SitePost } from './siteTypes.js';
+import type { SiteRedirect } from './render/renderSite.js';
+import type { SiteBlog, SitePost } from './render/siteTypes.js';
 
 /**
  * `plan` is the owning account's current plan: pages carry only the theme keys it includes, so

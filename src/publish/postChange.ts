@@ -4,17 +4,18 @@
  * pages per list, the feeds), not the size of the blog.
  */
 import type { SiteObject } from '../storage/siteStore.js';
-import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_PAGE_SIZE, TAG_PAGE_SIZE, archivePageCount, archivePageSlice, archivePagesAffected, compareOldestFirst, type TagGroup } from './archive.js';
-import { siteAssets } from './assets.js';
-import { LLMS_POST_COUNT, renderJsonFeed, renderLlmsTxt, renderRobots, renderRss } from './feeds.js';
-import type { RenderContext } from './renderContext.js';
-import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './renderListPages.js';
-import { renderNotFoundPage } from './renderNotFoundPage.js';
-import { archiveKey, postKey, tagArchiveKey, tagKey, tagSegment } from './renderPaths.js';
-import { renderPostPage } from './renderPostPage.js';
-import { renderRedirect } from './renderRedirect.js';
-import { SITEMAP_CHUNK_SIZE, fileKeyOfSitemapChunk, renderSitemapChunk, renderSitemapIndex, renderSitemapPages, sitemapChunkCount, sitemapChunkSlice } from './sitemap.js';
-import type { SitePost, SitePostSummary } from './siteTypes.js';
+import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_LIST_MAX, TAG_LIST_MAX, archivePageCount, archivePageSlice, archivePagesAffected, compareOldestFirst, type TagGroup } from './render/archive.js';
+import { siteAssets } from './render/assets.js';
+import { LLMS_POST_COUNT, renderJsonFeed, renderLlmsTxt, renderRobots, renderRss } from './render/feeds.js';
+import type { RenderContext } from './render/renderContext.js';
+import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './render/renderListPages.js';
+import { renderNotFoundPage } from './render/renderNotFoundPage.js';
+import { archiveKey, monthKey, postKey, tagArchiveKey, tagKey, tagSegment } from './render/renderPaths.js';
+import { monthOf, postsInMonth, renderArchiveIndexPage, renderMonthPage, renderTagIndexPage, type Month } from './render/renderIndexPages.js';
+import { renderPostPage } from './render/renderPostPage.js';
+import { renderRedirect } from './render/renderRedirect.js';
+import { SITEMAP_CHUNK_SIZE, fileKeyOfSitemapChunk, renderSitemapChunk, renderSitemapIndex, renderSitemapPages, sitemapChunkCount, sitemapChunkSlice } from './render/sitemap.js';
+import type { SitePost, SitePostSummary } from './render/siteTypes.js';
 
 export interface PostChangeInput {
   ctx: RenderContext;
@@ -80,7 +81,7 @@ function locate(list: readonly SitePostSummary[], input: PostChangeInput): ListC
 export function renderPostChange(input: PostChangeInput): PostChangeOutput {
   const { ctx, summaries, post } = input;
   const blog = ctx.blog.slug;
-  const objects: SiteObject[] = [...siteAssets(ctx)];
+  const objects: SiteObject[] = [...siteAssets(ctx.blog.slug, ctx.theme.assets)];
   const deletions: string[] = [];
 
   if (post) {
@@ -100,7 +101,7 @@ export function renderPostChange(input: PostChangeInput): PostChangeOutput {
     objects.push(renderPostPage(ctx, neighbour, { older: summaries[index - 1] ?? null, newer: summaries[index + 1] ?? null }));
   }
 
-  const newestFirst = summaries.slice(-HOME_PAGE_SIZE).reverse();
+  const newestFirst = summaries.slice(-HOME_LIST_MAX).reverse();
   objects.push(renderHomePage(ctx, newestFirst, summaries.length));
 
   const pageCount = archivePageCount(summaries.length);
@@ -120,7 +121,7 @@ export function renderPostChange(input: PostChangeInput): PostChangeOutput {
       deletions.push(tagKey(blog, name), tagArchiveKey(blog, name, 1));
       continue;
     }
-    objects.push(renderTagPage(ctx, name, tagged.slice(-TAG_PAGE_SIZE), tagged.length));
+    objects.push(renderTagPage(ctx, name, tagged.slice(-TAG_LIST_MAX), tagged.length));
     const pages = pagesFor(locate(tagged, input), tagged.length);
     for (const page of pages.render) {
       if (page >= 1 && page <= tagPages) objects.push(renderTagArchivePage(ctx, name, page, archivePageSlice(tagged, page), tagPages));
@@ -128,7 +129,20 @@ export function renderPostChange(input: PostChangeInput): PostChangeOutput {
     for (const page of pages.remove) if (page > tagPages) deletions.push(tagArchiveKey(blog, name, page));
   }
 
-  objects.push(renderSitemapIndex(ctx, summaries.length), renderSitemapPages(ctx, newestFirst, input.tagGroups()));
+  // The indexes: their size follows the tags and months, not the posts.
+  const tagGroups = input.tagGroups();
+  objects.push(renderTagIndexPage(ctx, tagGroups), renderArchiveIndexPage(ctx, summaries));
+  const months = new Map<string, Month>();
+  for (const publishedAt of [post?.publishedAt, input.previousPublishedAt]) {
+    if (publishedAt) months.set(publishedAt.slice(0, 7), monthOf(publishedAt));
+  }
+  for (const month of months.values()) {
+    const inMonth = postsInMonth(summaries, month);
+    if (inMonth.length > 0) objects.push(renderMonthPage(ctx, month, inMonth));
+    else deletions.push(monthKey(blog, month.year, month.month));
+  }
+
+  objects.push(renderSitemapIndex(ctx, summaries.length), renderSitemapPages(ctx, newestFirst, tagGroups));
   const chunkCount = sitemapChunkCount(summaries.length);
   const chunks = pagesFor(locate(summaries, input), summaries.length, SITEMAP_CHUNK_SIZE);
   for (const chunk of chunks.render) {

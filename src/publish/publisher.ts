@@ -14,17 +14,20 @@ import { templatesDir } from '../paths.js';
 import type { Plan } from '../services/plans.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';
-import { FEED_SIZE } from './archive.js';
-import { FEED_ITEM_MAX_HTML_BYTES } from './feeds.js';
+import { FEED_SIZE } from './render/archive.js';
+import type { CachePolicy } from './render/renderHeaders.js';
+import type { CdnPurger } from '../cdn/cdnPurger.js';
+import { CdnSync } from './cdnSync.js';
+import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { loadSnapshot, toSiteBlog, toSitePost } from './loadSite.js';
 import { htmlToPlainText } from '../content/markdown.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import { renderPostChange } from './postChange.js';
 import { ListingCache } from './listingCache.js';
-import { blogLanguage, createRenderContext } from './renderContext.js';
+import { blogLanguage, createRenderContext } from './render/renderContext.js';
 import { renderSiteParallel } from './renderSiteParallel.js';
-import type { Theme } from './renderTheme.js';
-import type { SitePost } from './siteTypes.js';
+import type { Theme } from './render/renderTheme.js';
+import type { SitePost } from './render/siteTypes.js';
 import { writeSite, type WriteResult } from './writeSite.js';
 import type { Post } from '../db/postsRepo.js';
 import type { SearchDocument } from '../search/searchTypes.js';
@@ -50,6 +53,10 @@ export interface PublisherDeps {
   /** Plain text of stored HTML for the index, off the event loop for large posts. */
   content: Pick<ContentRenderer, 'plainText'>;
   logger: Logger;
+  /** Cache-Control of rendered pages (long at the edge when a CDN purger is configured). */
+  cache: CachePolicy;
+  /** Tells the CDN what a job changed (a no-op with FOLIO_CDN=none). */
+  cdn: CdnPurger;
 }
 
 export interface VerifyReport {
@@ -65,8 +72,11 @@ export class Publisher {
   /** Published posts per blog, kept current from the change log so a publish does not re-read them all. */
   private readonly listings: ListingCache;
 
+  private readonly edge: CdnSync;
+
   constructor(private readonly deps: PublisherDeps) {
     this.listings = new ListingCache(deps.site);
+    this.edge = new CdnSync(deps.cdn, deps.urls);
   }
 
   /** The JobRunner's handler. */
@@ -83,11 +93,14 @@ export class Publisher {
   };
 
   /** Re-renders every object of the blog; `force` uploads even objects whose hash matches. */
-  async rebuild(blog: BlogWithDomain, options: { force?: boolean; withSearch?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<WriteResult> {
+  async rebuild(
+    blog: BlogWithDomain,
+    options: { force?: boolean; withSearch?: boolean; onProgress?: (done: number, total: number) => void; formerHostnames?: string[] } = {},
+  ): Promise<WriteResult> {
     const snapshot = await loadSnapshot(this.deps.site, blog, this.planOf(blog), this.deps.urls);
     // The store is listed while the workers render: the listing only needs the keys at the end.
     const [objects, stored] = await Promise.all([
-      renderSiteParallel({ theme: this.deps.theme, ...snapshot }, { themeDir: templatesDir }),
+      renderSiteParallel({ theme: this.deps.theme, cache: this.deps.cache, ...snapshot }, { themeDir: templatesDir }),
       this.staleKeys(blog.slug, []),
     ]);
     const rendered = new Set(objects.map((o) => o.key));
@@ -97,6 +110,7 @@ export class Publisher {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     await this.writeDomainEntry(blog);
+    await this.edge.everything(blog, [...rendered, ...stale], options.formerHostnames);
     // The page snapshot leaves the Markdown out; the index is built from the full rows.
     if (options.withSearch) await this.reindex(blog);
     return result;
@@ -114,7 +128,7 @@ export class Publisher {
   /** Compares the store with what the database says the blog should be. */
   async verify(blog: BlogWithDomain): Promise<VerifyReport> {
     const snapshot = await loadSnapshot(this.deps.site, blog, this.planOf(blog), this.deps.urls);
-    const objects = await renderSiteParallel({ theme: this.deps.theme, ...snapshot }, { themeDir: templatesDir });
+    const objects = await renderSiteParallel({ theme: this.deps.theme, cache: this.deps.cache, ...snapshot }, { themeDir: templatesDir });
     const report: VerifyReport = { checked: objects.length, missing: [], different: [], extra: await this.staleKeys(blog.slug, objects) };
     for (const object of objects) {
       const stored = await this.deps.store.get(object.key);
@@ -168,7 +182,7 @@ export class Publisher {
       for (const neighbour of around) await addNeighbour(neighbour);
     }
     const newest = site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost);
-    const ctx = createRenderContext({ theme, blog: siteBlog, titleCounts: listing.titleCounts });
+    const ctx = createRenderContext({ theme, blog: siteBlog, titleCounts: listing.titleCounts, cache: this.deps.cache });
     const redirects = live ? site.redirectsOfPost(live.id) : [];
     const { objects, deletions } = renderPostChange({
       ctx,
@@ -187,7 +201,8 @@ export class Publisher {
       // A post that left the site takes its old addresses with it.
       removedRedirects: [...(job.payload.removedRedirects ?? []), ...(live ? [] : site.redirectsOfPost(postId))],
     });
-    await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, deletions);
+    const written = await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, deletions);
+    await this.edge.changed(blog, { attempt: job.attempts, changedKeys: written.changedKeys, allKeys: [...objects.map((o) => o.key), ...deletions] });
     await this.updateSearch(blog, postId, live);
   }
 
@@ -211,9 +226,11 @@ export class Publisher {
   private async publishSite(job: PublishJob): Promise<void> {
     const blog = this.deps.blogs.findById(job.blogId);
     if (!blog) return;
-    await this.rebuild(blog);
     const old = job.payload.hostname;
-    if (old && !(blog.customDomain === old && blog.domainActive)) await this.releaseDomainEntry(old, blog.slug);
+    const formerHost = old && !(blog.customDomain === old && blog.domainActive) ? old : null;
+    // A removed domain's copies at the edge go too: its routing entry is removed below.
+    await this.rebuild(blog, formerHost ? { formerHostnames: [formerHost] } : {});
+    if (formerHost) await this.releaseDomainEntry(formerHost, blog.slug);
   }
 
   /**
@@ -223,23 +240,30 @@ export class Publisher {
   private async deleteSite(job: PublishJob): Promise<void> {
     const { store, hashes, blogs, search, logger } = this.deps;
     if (job.payload.hostname) await this.releaseDomainEntry(job.payload.hostname, job.blogSlug);
-    hashes.clear(job.blogId);
     this.listings.forget(job.blogId);
     // Only blogs deleted before slugs were reserved can have a successor already; its objects
     // are not ours to delete.
     const successor = blogs.findBySlug(job.blogSlug);
     if (successor && successor.id !== job.blogId) {
       logger.warn({ blog: job.blogSlug }, 'slug reused before the old site was deleted; leaving objects to the new blog');
+      hashes.clear(job.blogId);
       blogs.releaseSlug(job.blogSlug, job.blogId);
       return;
     }
     const prefix = `${job.blogSlug}/`;
     await search.drop(job.blogSlug);
-    await store.deleteMany(await store.list(prefix));
+    const listed = await store.list(prefix);
+    // What the edge may still hold: the objects listed now and, on a retry after they were
+    // deleted, every object the blog was known to have (its hashes stay until the purge is done).
+    const known = [...new Set([...listed, ...hashes.all(job.blogId).keys()])];
+    await store.deleteMany(listed);
     // A writer that was still busy (a command-line rebuild) may have added objects meanwhile:
     // the slug stays reserved and the job is retried until the prefix stays empty.
     const left = await store.list(prefix);
     if (left.length > 0) throw new Error(`${left.length} objects appeared under ${prefix} while the blog was being deleted; retrying`);
+    // Readers of the edge stop seeing it before a new blog may take the slug.
+    await this.edge.everything({ slug: job.blogSlug }, known, job.payload.hostname ? [job.payload.hostname] : []);
+    hashes.clear(job.blogId);
     blogs.releaseSlug(job.blogSlug, job.blogId);
   }
 

@@ -12,9 +12,9 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { compiledScript } from '../workers/compiledScript.js';
 import type { SiteObject } from '../storage/siteStore.js';
-import type { PostLink } from './renderPostPage.js';
-import { renderPostPage } from './renderPostPage.js';
-import { planSite, postNeighbours, renderSite, siteObjects, type SiteInput, type SitePlan } from './renderSite.js';
+import type { PostLink } from './render/renderPostPage.js';
+import { renderPostPage } from './render/renderPostPage.js';
+import { planSite, postNeighbours, renderSite, siteObjects, type SiteInput, type SitePlan } from './render/renderSite.js';
 import type { RenderedPage, RenderReply, RenderRequest, RenderWorkerData } from './renderWorker.js';
 
 export interface ParallelRenderOptions {

@@ -15,6 +15,8 @@ export interface WriteResult {
   written: number;
   unchanged: number;
   deleted: number;
+  /** Keys written or deleted (not the unchanged ones): what a CDN must be told about. */
+  changedKeys: string[];
 }
 
 export function objectHash(object: SiteObject): string {
@@ -58,7 +60,7 @@ export async function writeSite(
   deletions: readonly string[] = [],
   options: { force?: boolean; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<WriteResult> {
-  const result: WriteResult = { written: 0, unchanged: 0, deleted: 0 };
+  const result: WriteResult = { written: 0, unchanged: 0, deleted: 0, changedKeys: [] };
   // A bulk write (a rebuild) lets the store skip its per-object flush and flushes once at the
   // end; hashes are recorded only after that flush, so an object lost to a power cut before it
   // is never taken for written.
@@ -98,6 +100,7 @@ export async function writeSite(
         ...(bulk ? { deferSync: true } : {}),
       });
       accepted.push([object.key, hash]);
+      result.changedKeys.push(object.key);
       result.written += 1;
     });
   } finally {
@@ -110,6 +113,7 @@ export async function writeSite(
     await store.deleteMany(toDelete);
     hashes.deleteMany(blogId, toDelete);
     result.deleted = toDelete.length;
+    result.changedKeys.push(...toDelete);
   }
   return result;
 }

@@ -63,6 +63,8 @@ describe('a published blog in headless Chromium', () => {
     { name: 'home', path: '/' },
     { name: 'post', path: '/rendering-static-pages' },
     { name: 'korean-post', path: `/${encodeURIComponent('비-오는-날의-블로그')}` },
+    { name: 'tags', path: '/tags/' },
+    { name: 'archive', path: '/archive/' },
   ];
   const viewports = [
     { name: 'desktop', width: 1280, height: 900 },
@@ -89,6 +91,10 @@ describe('a published blog in headless Chromium', () => {
             scripts: Array.from(document.querySelectorAll('script')).filter((s) => s.type !== 'application/ld+json').length,
             lang: document.documentElement.lang,
             title: document.title,
+            // Where the footer ends and the page ends: on a page shorter than the window the
+            // footer must sit at the bottom, not float mid-screen.
+            footerBottom: document.querySelector('.site-footer')!.getBoundingClientRect().bottom + window.scrollY,
+            pageHeight: Math.max(document.documentElement.scrollHeight, window.innerHeight),
           }));
           await tab.screenshot({ path: join(ARTIFACTS, `${page.name}-${scheme}-${viewport.name}.png`), fullPage: true });
           await context.close();
@@ -96,6 +102,7 @@ describe('a published blog in headless Chromium', () => {
           expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
           expect(layout.scripts).toBe(0);
           expect(layout.title.length).toBeGreaterThan(0);
+          expect(Math.abs(layout.pageHeight - layout.footerBottom)).toBeLessThanOrEqual(1);
           expect(layout.lang).toBe(page.name === 'korean-post' ? 'ko' : 'en');
           // Dark mode follows prefers-color-scheme: a dark page background, a light one otherwise.
           const [r, g, b] = (layout.background.match(/\d+/g) ?? ['255', '255', '255']).map(Number);

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src/cli.js';
+import { runCli } from '../../src/cli/runCli.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { actorFor, buildAccount, buildBlog, createKey, expectError, type Actor } from '../support/factories.js';
 

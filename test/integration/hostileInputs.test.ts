@@ -32,6 +32,7 @@ const FULL_SIZE = new Set([
   'lists nested line by line',
   'Hangul mixed with Markdown',
   'run of &',
+  'headings of one text',
 ]);
 
 let t: TestApp;

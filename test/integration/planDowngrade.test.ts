@@ -17,7 +17,7 @@ import { buildAccount, buildBlog, buildPost, postPath, type BuiltBlog } from '..
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI_BIN = join(ROOT, 'bin', 'folio.js');
-const CLI_BUILD = join(ROOT, 'dist', 'src', 'cli.js');
+const CLI_BUILD = join(ROOT, 'dist', 'src', 'cliMain.js');
 
 /** One marker per theme key, each a string no page contains unless that key was rendered. */
 const MARKS = {

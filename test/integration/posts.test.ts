@@ -168,7 +168,7 @@ describe('post slugs', () => {
     expect(post.slug).toBe('shared-slug');
   });
 
-  for (const reserved of ['page', 'tags', 'search', 'assets', '404', 'rss.xml', 'feed.json', 'sitemap.xml', 'robots.txt', 'llms.txt']) {
+  for (const reserved of ['page', 'tags', 'archive', 'search', 'assets', '404', 'rss.xml', 'feed.json', 'sitemap.xml', 'robots.txt', 'llms.txt']) {
     it(`answers 400 for the reserved slug "${reserved}"`, async () => {
       const res = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Reserved', content: 'x', slug: reserved } });
       expectFieldError(res, 'slug');

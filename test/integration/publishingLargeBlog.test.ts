@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SITEMAP_CHUNK_SIZE } from '../../src/publish/sitemap.js';
+import { SITEMAP_CHUNK_SIZE } from '../../src/publish/render/sitemap.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { visit as visitHost } from '../support/visit.js';
 

@@ -25,6 +25,8 @@ export interface Operation {
   saneQuery: string;
   body: SchemaLike | undefined;
   success: number;
+  /** Media type of the success answer (`text/plain` for GET /metrics, else JSON). */
+  successType: string;
 }
 
 interface DocParameter {
@@ -37,7 +39,7 @@ interface DocOperation {
   parameters?: DocParameter[];
   security?: unknown[];
   requestBody?: { content: { 'application/json': { schema: SchemaLike } } };
-  responses?: Record<string, unknown>;
+  responses?: Record<string, { content?: Record<string, unknown> }>;
 }
 export interface OpenApiPaths {
   paths: Record<string, Record<string, DocOperation>>;
@@ -71,6 +73,7 @@ function describeOperation(openapi: OpenApiPaths, method: string, path: string):
       .join(''),
     body: item?.requestBody?.content['application/json'].schema,
     success: Number(Object.keys(item?.responses ?? {}).find((code) => /^2\d\d$/.test(code)) ?? 200),
+    successType: Object.keys(Object.entries(item?.responses ?? {}).find(([code]) => /^2\d\d$/.test(code))?.[1].content ?? {})[0] ?? 'application/json',
   };
 }
 

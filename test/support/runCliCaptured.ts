@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import { runCli, type CliOptions } from '../../src/cli.js';
+import { runCli, type CliOptions } from '../../src/cli/runCli.js';
 
 export interface CliRun {
   code: number;

@@ -28,6 +28,10 @@ describe('loadConfig', () => {
     ['FOLIO_SERVICE_DOMAIN', 'not a domain'],
     ['FOLIO_S3_ENDPOINT', 'localhost:9000'],
     ['FOLIO_PUBLIC_SCHEME', 'gopher'],
+    ['FOLIO_SHUTDOWN_TIMEOUT', '0'],
+    ['FOLIO_SHUTDOWN_TIMEOUT', '2.5'],
+    ['FOLIO_METRICS_TOKEN', 'short'],
+    ['FOLIO_METRICS_TOKEN', 'a token with spaces in it'],
   ])('names the variable when %s=%s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
@@ -59,5 +63,12 @@ describe('loadConfig', () => {
 
   it('needs a bucket for the S3 store', () => {
     expect(() => loadConfig({ FOLIO_STORAGE: 's3' })).toThrow(/^FOLIO_S3_BUCKET:/);
+  });
+
+  it('bounds a graceful stop at 20 s by default, and keeps /metrics open unless a token is set', () => {
+    expect(loadConfig({}).shutdownTimeoutMs).toBe(20_000);
+    expect(loadConfig({ FOLIO_SHUTDOWN_TIMEOUT: '45' }).shutdownTimeoutMs).toBe(45_000);
+    expect(loadConfig({}).metricsToken).toBeNull();
+    expect(loadConfig({ FOLIO_METRICS_TOKEN: ' 0123456789abcdef0123 ' }).metricsToken).toBe('0123456789abcdef0123');
   });
 });

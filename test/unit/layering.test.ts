@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -22,5 +22,31 @@ describe('layering', () => {
       }
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('has no import cycles in src/ (type-only imports included)', () => {
+    const graph = new Map<string, string[]>();
+    for (const file of sourceFiles('src')) {
+      const text = readFileSync(file, 'utf8');
+      const targets = [...text.matchAll(/(?:from|import)\s+'(\.[^']+)'/g)].map((m) => normalize(join(dirname(file), m[1]!)).replace(/\.js$/, '.ts'));
+      graph.set(normalize(file), targets);
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const path: string[] = [];
+    const visit = (node: string): void => {
+      state.set(node, 'open');
+      path.push(node);
+      for (const next of graph.get(node) ?? []) {
+        if (!graph.has(next)) continue;
+        if (state.get(next) === 'open') cycles.push([...path.slice(path.indexOf(next)), next].join(' -> '));
+        else if (!state.has(next)) visit(next);
+      }
+      path.pop();
+      state.set(node, 'done');
+    };
+    for (const node of graph.keys()) if (!state.has(node)) visit(node);
+    expect(graph.size).toBeGreaterThan(50);
+    expect(cycles).toEqual([]);
   });
 });

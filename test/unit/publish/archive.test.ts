@@ -6,12 +6,12 @@ import {
   archivePageSlice,
   archivePagesAffected,
   collectTags,
-  olderPostsPage,
+  newestListing,
   sortOldestFirst,
-} from '../../../src/publish/archive.js';
-import { createRenderContext } from '../../../src/publish/renderContext.js';
-import { renderArchivePage } from '../../../src/publish/renderListPages.js';
-import type { SitePost } from '../../../src/publish/siteTypes.js';
+} from '../../../src/publish/render/archive.js';
+import { createRenderContext } from '../../../src/publish/render/renderContext.js';
+import { renderArchivePage } from '../../../src/publish/render/renderListPages.js';
+import type { SitePost } from '../../../src/publish/render/siteTypes.js';
 import { buildBlog, defaultTheme, numberedPosts } from './siteFixtures.js';
 
 /** Every archive page of a blog, as key → body. */
@@ -60,11 +60,15 @@ describe('archive page numbering', () => {
     expect(archivePageSlice(posts, 3).map((p) => p.slug)).toEqual(['post-41', 'post-42', 'post-43', 'post-44', 'post-45']);
   });
 
-  it('links a list of the newest posts to the page holding the next older post', () => {
-    expect(olderPostsPage(10, 10)).toBeNull();
-    expect(olderPostsPage(11, 10)).toBe(1);
-    expect(olderPostsPage(31, 10)).toBe(2); // the 21st post (position 20) starts page 2
-    expect(olderPostsPage(30, 10)).toBe(1);
+  it('lists the newest whole archive pages, at least the minimum, and links the page before them', () => {
+    expect(newestListing(0, 10)).toEqual({ shown: 0, olderPage: null });
+    expect(newestListing(7, 10)).toEqual({ shown: 7, olderPage: null });
+    expect(newestListing(20, 10)).toEqual({ shown: 20, olderPage: null });
+    expect(newestListing(25, 10)).toEqual({ shown: 25, olderPage: null }); // page 2 has 5: pages 1 and 2
+    expect(newestListing(31, 10)).toEqual({ shown: 11, olderPage: 1 }); // page 2 has 11
+    expect(newestListing(41, 10)).toEqual({ shown: 21, olderPage: 1 }); // page 3 has 1: pages 2 and 3
+    expect(newestListing(1000, 10)).toEqual({ shown: 20, olderPage: 49 });
+    expect(newestListing(1001, 20)).toEqual({ shown: 21, olderPage: 49 });
   });
 });
 

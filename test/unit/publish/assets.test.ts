@@ -2,11 +2,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hashedFileName, siteAssets } from '../../../src/publish/assets.js';
-import { createRenderContext } from '../../../src/publish/renderContext.js';
-import { CACHE_CONTROL_ASSET } from '../../../src/publish/renderHeaders.js';
-import { renderHomePage } from '../../../src/publish/renderListPages.js';
-import { loadTheme } from '../../../src/publish/renderTheme.js';
+import { hashedFileName, siteAssets } from '../../../src/publish/render/assets.js';
+import { createRenderContext } from '../../../src/publish/render/renderContext.js';
+import { CACHE_CONTROL_ASSET } from '../../../src/publish/render/renderHeaders.js';
+import { renderHomePage } from '../../../src/publish/render/renderListPages.js';
+import { loadTheme } from '../../../src/publish/render/renderTheme.js';
 import { buildBlog, defaultTheme, templatesDir } from './siteFixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'folio-theme-'));
@@ -32,7 +32,7 @@ describe('theme assets', () => {
 
     const ctx = createRenderContext({ theme: changed, blog: buildBlog() });
     expect(String(renderHomePage(ctx, [], 0).body)).toContain(`<link rel="stylesheet" href="/assets/${changed.stylesheet}">`);
-    expect(siteAssets(ctx)).toEqual([
+    expect(siteAssets(ctx.blog.slug, ctx.theme.assets)).toEqual([
       { key: `notes/assets/${changed.stylesheet}`, body: expect.any(Buffer), contentType: 'text/css; charset=utf-8', cacheControl: CACHE_CONTROL_ASSET },
     ]);
   });

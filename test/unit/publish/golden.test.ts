@@ -5,18 +5,19 @@
  * The stylesheet's content hash is written as `site.{hash}.css`, so that restyling the theme
  * does not rewrite every golden file (assets.test.ts covers the hash itself).
  */
+import { monthOf, renderArchiveIndexPage, renderMonthPage, renderTagIndexPage } from '../../../src/publish/render/renderIndexPages.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { archivePageCount, archivePageSlice, collectTags } from '../../../src/publish/archive.js';
-import { renderJsonFeed, renderLlmsTxt, renderRobots, renderRss } from '../../../src/publish/feeds.js';
-import { createRenderContext } from '../../../src/publish/renderContext.js';
-import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from '../../../src/publish/renderListPages.js';
-import { renderNotFoundPage } from '../../../src/publish/renderNotFoundPage.js';
-import { renderPostPage } from '../../../src/publish/renderPostPage.js';
-import { renderRedirect } from '../../../src/publish/renderRedirect.js';
-import { renderSitemaps } from '../../../src/publish/sitemap.js';
+import { archivePageCount, archivePageSlice, collectTags } from '../../../src/publish/render/archive.js';
+import { renderJsonFeed, renderLlmsTxt, renderRobots, renderRss } from '../../../src/publish/render/feeds.js';
+import { createRenderContext } from '../../../src/publish/render/renderContext.js';
+import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from '../../../src/publish/render/renderListPages.js';
+import { renderNotFoundPage } from '../../../src/publish/render/renderNotFoundPage.js';
+import { renderPostPage } from '../../../src/publish/render/renderPostPage.js';
+import { renderRedirect } from '../../../src/publish/render/renderRedirect.js';
+import { renderSitemaps } from '../../../src/publish/render/sitemap.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { buildBlog, cachingPost, defaultTheme, fixturePosts, helloPost, koreanPost, numberedPosts } from './siteFixtures.js';
 
@@ -82,6 +83,20 @@ describe('golden pages', () => {
 
   it('tag archive page (Korean tag)', () => {
     expectGolden('tag-archive-page-1.html', renderTagArchivePage(ctx, '블로그', 1, [koreanPost], 1));
+  });
+
+  it('tag index (/tags/)', () => {
+    expectGolden('tag-index.html', renderTagIndexPage(ctx, collectTags(fixturePosts)));
+  });
+
+  it('archive index (/archive/) over two years', () => {
+    const posts = numberedPosts(400);
+    expectGolden('archive-index.html', renderArchiveIndexPage(createRenderContext({ theme, blog, posts }), posts));
+  });
+
+  it('month page', () => {
+    const koCtx = createRenderContext({ theme, blog, posts: [koreanPost] });
+    expectGolden('archive-month.html', renderMonthPage(koCtx, monthOf(koreanPost.publishedAt), [koreanPost]));
   });
 
   it('404 page', () => {

@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SiteRepo } from '../../../src/db/siteRepo.js';
 import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
 import { ListingCache } from '../../../src/publish/listingCache.js';
-import { collectTags } from '../../../src/publish/archive.js';
-import { titleCountsOf } from '../../../src/publish/renderContext.js';
+import { collectTags } from '../../../src/publish/render/archive.js';
+import { titleCountsOf } from '../../../src/publish/render/renderContext.js';
 import { startTestApp, type TestApp } from '../../support/testApp.js';
 
 describe('ListingCache', () => {

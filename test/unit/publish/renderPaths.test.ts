@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postPath, safeHttpUrl, tagKey, tagPath, tagSegment } from '../../../src/publish/renderPaths.js';
+import { postPath, safeHttpUrl, tagKey, tagPath, tagSegment } from '../../../src/publish/render/renderPaths.js';
 
 describe('tagSegment', () => {
   it.each([

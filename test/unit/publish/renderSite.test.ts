@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { countPostText } from '../../../src/content/language.js';
-import { createRenderContext } from '../../../src/publish/renderContext.js';
-import { CACHE_CONTROL_ASSET, CACHE_CONTROL_PAGE } from '../../../src/publish/renderHeaders.js';
-import { renderPostPage } from '../../../src/publish/renderPostPage.js';
-import { renderSite } from '../../../src/publish/renderSite.js';
+import { createRenderContext } from '../../../src/publish/render/renderContext.js';
+import { CACHE_CONTROL_ASSET, CACHE_CONTROL_PAGE } from '../../../src/publish/render/renderHeaders.js';
+import { renderPostPage } from '../../../src/publish/render/renderPostPage.js';
+import { renderSite } from '../../../src/publish/render/renderSite.js';
 import { scanHtml } from './htmlScan.js';
 import { buildBlog, cachingPost, defaultTheme, fixturePosts, helloPost, koreanPost, numberedPosts } from './siteFixtures.js';
 
@@ -32,6 +32,11 @@ describe('renderSite', () => {
         'notes/tags/static-sites/page/1/index.html',
         'notes/tags/블로그/index.html',
         'notes/tags/블로그/page/1/index.html',
+        'notes/tags/index.html',
+        'notes/archive/index.html',
+        'notes/archive/2026/01/index.html',
+        'notes/archive/2026/02/index.html',
+        'notes/archive/2026/03/index.html',
         'notes/404.html',
         'notes/rss.xml',
         'notes/feed.json',
@@ -95,10 +100,17 @@ describe('renderSite', () => {
       else expect(canonical).toMatch(/^https:\/\/notes\.example\.com\//);
       expect(tags.filter((t) => t.name === 'a' && t.attrs.get('class') === 'skip-link')).toHaveLength(1);
       expect(tags.some((t) => t.name === 'main' && t.attrs.get('id') === 'main')).toBe(true);
-      // No JavaScript on reading pages: scripts are JSON-LD data, on post pages only.
+      // No JavaScript on reading pages: scripts are JSON-LD data (a post, the blog, a list of posts).
       const scripts = rawText.filter((r) => r.name === 'script');
       const isPost = fixturePosts.some((p) => object.key === `notes/${p.slug}/index.html`);
-      expect(scripts.map((s) => (JSON.parse(s.text) as { '@type': string })['@type'])).toEqual(isPost ? ['BlogPosting', 'BreadcrumbList'] : []);
+      const expected = isPost
+        ? ['BlogPosting', 'BreadcrumbList']
+        : object.key === 'notes/index.html'
+          ? ['Blog']
+          : /^notes\/(page\/|tags\/[^/]+\/|archive\/\d)/.test(object.key)
+            ? ['CollectionPage']
+            : [];
+      expect(scripts.map((s) => (JSON.parse(s.text) as { '@type': string })['@type']), object.key).toEqual(expected);
     }
   });
 
@@ -148,7 +160,7 @@ describe('renderSite', () => {
   it('renders an empty blog', () => {
     const empty = renderSite({ theme, blog, posts: [] });
     expect(empty.map((o) => o.key).sort()).toEqual(
-      [`notes/assets/${theme.stylesheet}`, 'notes/index.html', 'notes/404.html', 'notes/rss.xml', 'notes/feed.json', 'notes/sitemap.xml', 'notes/sitemap-pages.xml', 'notes/robots.txt', 'notes/llms.txt'].sort(),
+      [`notes/assets/${theme.stylesheet}`, 'notes/index.html', 'notes/tags/index.html', 'notes/archive/index.html', 'notes/404.html', 'notes/rss.xml', 'notes/feed.json', 'notes/sitemap.xml', 'notes/sitemap-pages.xml', 'notes/robots.txt', 'notes/llms.txt'].sort(),
     );
     expect(String(empty.find((o) => o.key === 'notes/index.html')!.body)).toContain('<p class="empty">No posts yet.</p>');
     expect(String(empty.find((o) => o.key === 'notes/rss.xml')!.body)).toContain('<lastBuildDate>Mon, 05 Jan 2026 09:00:00 GMT</lastBuildDate>');
@@ -162,13 +174,15 @@ describe('renderSite', () => {
     expect(keys.filter((k) => /^notes\/tags\/even\/page\/\d+\/index\.html$/.test(k))).toHaveLength(7);
     const count = (key: string, pattern: RegExp) => String(big.find((o) => o.key === key)!.body).match(pattern)?.length ?? 0;
     expect(count('notes/index.html', /class="post-item"/g)).toBe(10);
-    expect(count('notes/tags/even/index.html', /<li><time/g)).toBe(20);
+    // The tag's last page holds 5 of its 125 posts, so its index shows the last two pages.
+    expect(count('notes/tags/even/index.html', /<li><time/g)).toBe(25);
     expect(count('notes/rss.xml', /<item>/g)).toBe(20);
     expect(count('notes/sitemap.xml', /<sitemap>/g)).toBe(2);
-    expect(count('notes/sitemap-pages.xml', /<url>/g)).toBe(1 + 2);
+    // Home, /tags/, /archive/ and the two tags.
+    expect(count('notes/sitemap-pages.xml', /<url>/g)).toBe(3 + 2);
     expect(count('notes/sitemap-posts-1.xml', /<url>/g)).toBe(13 + 250);
-    // Home links to the page holding the 11th newest post (position 239 → page 12).
+    // Home shows page 13 (the newest 10) and links the page before it.
     expect(String(big.find((o) => o.key === 'notes/index.html')!.body)).toContain('<a class="pager-older" href="/page/12">');
-    expect(String(big.find((o) => o.key === 'notes/tags/even/index.html')!.body)).toContain('href="/tags/even/page/6"');
+    expect(String(big.find((o) => o.key === 'notes/tags/even/index.html')!.body)).toContain('href="/tags/even/page/5"');
   });
 });

@@ -5,7 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderSite, type SiteInput } from '../../../src/publish/renderSite.js';
+import { renderSite, type SiteInput } from '../../../src/publish/render/renderSite.js';
 import { renderSiteParallel } from '../../../src/publish/renderSiteParallel.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { buildBlog, defaultTheme, fixturePosts, numberedPosts, templatesDir } from './siteFixtures.js';
@@ -76,7 +76,7 @@ describe('renderSiteParallel on worker threads (compiled JavaScript)', () => {
       join(dir, 'run.mjs'),
       `
       import { readFileSync } from 'node:fs';
-      import { loadTheme } from './src/publish/renderTheme.js';
+      import { loadTheme } from './src/publish/render/renderTheme.js';
       import { renderSiteParallel, renderWorkerScript } from './src/publish/renderSiteParallel.js';
       const [themeDir] = process.argv.slice(2);
       const input = { ...JSON.parse(readFileSync('input.json', 'utf8')), theme: loadTheme('templates') };

@@ -5,8 +5,8 @@
  */
 import { templatesDir } from '../../../src/paths.js';
 import { renderMarkdown } from '../../../src/content/markdown.js';
-import { loadTheme, type Theme } from '../../../src/publish/renderTheme.js';
-import type { SiteBlog, SitePost } from '../../../src/publish/siteTypes.js';
+import { loadTheme, type Theme } from '../../../src/publish/render/renderTheme.js';
+import type { SiteBlog, SitePost } from '../../../src/publish/render/siteTypes.js';
 
 export { templatesDir };
 

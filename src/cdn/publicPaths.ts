@@ -1,0 +1,27 @@
+/**
+ * The public URL paths readers reach a stored object under: the inverse of the site server's
+ * keyForPath (src/http/siteServer.ts) and of the shipped edge configurations. A CDN caches by
+ * the URL a reader asked for, so a page is purged under each of its addresses.
+ */
+import { encodeSegment } from '../publish/render/renderPaths.js';
+
+/** `<blog>/index.html` → `/`; `<blog>/x/index.html` → `/x`, `/x/`; `<blog>/rss.xml` → `/rss.xml`. */
+export function publicPaths(blogSlug: string, key: string): string[] {
+  const prefix = `${blogSlug}/`;
+  if (!key.startsWith(prefix)) return [];
+  const rest = key.slice(prefix.length);
+  // The search index and other internal objects are never served to readers.
+  if (rest.startsWith('_')) return [];
+  if (rest === 'index.html') return ['/'];
+  const segments = rest.split('/').map(encodeSegment);
+  if (rest.endsWith('/index.html')) {
+    const folder = `/${segments.slice(0, -1).join('/')}`;
+    return [folder, `${folder}/`];
+  }
+  return [`/${segments.join('/')}`];
+}
+
+/** The paths of many keys, each once. */
+export function publicPathsOf(blogSlug: string, keys: readonly string[]): string[] {
+  return [...new Set(keys.flatMap((key) => publicPaths(blogSlug, key)))];
+}

@@ -1,0 +1,40 @@
+/**
+ * The purge step of publish jobs (README "CDN"): after the store accepted a job's writes, the
+ * CDN is told what changed, under every origin the blog is served on. A purge that fails
+ * throws, so the job stays pending and runs again; on such a retry the store's hashes already
+ * match and nothing counts as changed, so a retry purges everything the job rendered.
+ */
+import type { CdnPurger } from '../cdn/cdnPurger.js';
+import { publicPathsOf } from '../cdn/publicPaths.js';
+import type { SiteUrls } from '../services/siteUrls.js';
+
+interface BlogAddress {
+  slug: string;
+  customDomain?: string | null;
+  domainActive?: boolean;
+}
+
+export class CdnSync {
+  constructor(
+    private readonly cdn: CdnPurger,
+    private readonly urls: SiteUrls,
+  ) {}
+
+  /**
+   * A post change: the keys the store wrote or deleted, or on a retry (`attempt` > 0) every key
+   * the job rendered or deleted, since the first attempt may have changed them unpurged.
+   */
+  async changed(blog: BlogAddress, change: { attempt: number; changedKeys: readonly string[]; allKeys: readonly string[] }): Promise<void> {
+    const keys = change.attempt > 0 ? change.allKeys : change.changedKeys;
+    const paths = publicPathsOf(blog.slug, keys);
+    if (paths.length > 0) await this.cdn.purgePaths(this.urls.origins(blog), paths);
+  }
+
+  /**
+   * A whole-blog change (theme, name, plan, domain, URLs, rebuild, delete): everything of its
+   * origins. `keys`: every object the blog has or had, for caches that purge path by path.
+   */
+  async everything(blog: BlogAddress, keys: readonly string[], formerHostnames: readonly string[] = []): Promise<void> {
+    await this.cdn.purgeOrigins(this.urls.origins(blog, formerHostnames), publicPathsOf(blog.slug, keys));
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The blog's index pages: `/tags/` (every tag with its post count) and `/archive/` (years and
+ * months with their counts), and one page per month at `/archive/<yyyy>/<mm>/`. A publish
+ * re-renders the two indexes (their size follows the number of tags and months, not posts)
+ * and the month pages of the post it changed.
+ */
+import type { SiteObject } from '../../storage/siteStore.js';
+import { sortNewestFirst, type TagGroup } from './archive.js';
+import type { RenderContext } from './renderContext.js';
+import { CONTENT_TYPES } from './renderHeaders.js';
+import { collectionPageJsonLd } from './renderJsonLd.js';
+import { labelsFor } from './renderLabels.js';
+import { renderHtmlPage } from './renderLayout.js';
+import { archiveIndexKey, archiveIndexPath, monthKey, monthPath, postPath, tagIndexKey, tagIndexPath, tagPath } from './renderPaths.js';
+import type { SitePostSummary } from './siteTypes.js';
+
+type Dated = Pick<SitePostSummary, 'publishedAt'>;
+
+export interface Month {
+  year: number;
+  month: number;
+}
+
+/** The UTC month of a publication time (ISO, as stored). */
+export function monthOf(publishedAt: string): Month {
+  return { year: Number(publishedAt.slice(0, 4)), month: Number(publishedAt.slice(5, 7)) };
+}
+
+const monthId = (m: Month): string => `${m.year}-${String(m.month).padStart(2, '0')}`;
+
+/** Posts per month, newest month first. */
+export function monthCounts(posts: readonly Dated[]): (Month & { count: number })[] {
+  const counts = new Map<string, Month & { count: number }>();
+  for (const post of posts) {
+    const month = monthOf(post.publishedAt);
+    const id = monthId(month);
+    const entry = counts.get(id);
+    if (entry) entry.count++;
+    else counts.set(id, { ...month, count: 1 });
+  }
+  return [...counts.values()].sort((a, b) => b.year - a.year || b.month - a.month);
+}
+
+/** The posts of one month, from any list of posts. */
+export function postsInMonth<T extends Dated>(posts: readonly T[], month: Month): T[] {
+  const id = monthId(month);
+  return posts.filter((post) => post.publishedAt.startsWith(id));
+}
+
+function htmlObject(ctx: RenderContext, key: string, body: string): SiteObject {
+  return { key, body, contentType: CONTENT_TYPES.html, cacheControl: ctx.cache.page };
+}
+
+/** `<blog>/tags/index.html`: every tag, by name, with its number of posts. */
+export function renderTagIndexPage(ctx: RenderContext, tags: readonly TagGroup<unknown>[]): SiteObject {
+  const labels = labelsFor(ctx.lang);
+  const entries = [...tags]
+    .sort((a, b) => a.name.localeCompare(b.name, ctx.lang))
+    .map((tag) => ({ name: tag.name, href: tagPath(tag.name), count: tag.posts.length, countText: labels.postCount(tag.posts.length) }));
+  const html = renderHtmlPage(
+    ctx,
+    { lang: ctx.lang, title: `${labels.tags} · ${ctx.blog.name}`, description: labels.tagIndexDescription(ctx.blog.name), path: tagIndexPath, ogType: 'website', current: 'tags' },
+    'tagIndex',
+    { heading: labels.tags, tags: entries },
+  );
+  return htmlObject(ctx, tagIndexKey(ctx.blog.slug), html);
+}
+
+/** `<blog>/archive/index.html`: years, newest first, each with its months and their counts. */
+export function renderArchiveIndexPage(ctx: RenderContext, posts: readonly Dated[]): SiteObject {
+  const labels = labelsFor(ctx.lang);
+  const years: { year: number; count: number; months: { name: string; href: string; countText: string }[] }[] = [];
+  for (const month of monthCounts(posts)) {
+    let year = years[years.length - 1];
+    if (!year || year.year !== month.year) {
+      year = { year: month.year, count: 0, months: [] };
+      years.push(year);
+    }
+    year.count += month.count;
+    year.months.push({ name: labels.monthName(month.month), href: monthPath(month.year, month.month), countText: labels.postCount(month.count) });
+  }
+  const html = renderHtmlPage(
+    ctx,
+    { lang: ctx.lang, title: `${labels.archive} · ${ctx.blog.name}`, description: labels.archiveIndexDescription(ctx.blog.name), path: archiveIndexPath, ogType: 'website', current: 'archive' },
+    'archiveIndex',
+    { heading: labels.archive, years: years.map((y) => ({ ...y, countText: labels.postCount(y.count) })) },
+  );
+  return htmlObject(ctx, archiveIndexKey(ctx.blog.slug), html);
+}
+
+/** `<blog>/archive/<yyyy>/<mm>/index.html`: the month's posts, newest first. */
+export function renderMonthPage(ctx: RenderContext, month: Month, posts: readonly Pick<SitePostSummary, 'id' | 'slug' | 'title' | 'publishedAt'>[]): SiteObject {
+  const labels = labelsFor(ctx.lang);
+  const heading = labels.monthTitle(month.year, month.month);
+  const newestFirst = sortNewestFirst(posts);
+  const html = renderHtmlPage(
+    ctx,
+    {
+      lang: ctx.lang,
+      title: `${heading} · ${ctx.blog.name}`,
+      description: labels.monthDescription(ctx.blog.name, month.year, month.month),
+      path: monthPath(month.year, month.month),
+      ogType: 'website',
+      current: 'archive',
+      jsonLd: [collectionPageJsonLd(ctx, heading, monthPath(month.year, month.month), newestFirst)],
+    },
+    'archive',
+    {
+      heading,
+      compact: true,
+      posts: newestFirst.map((post) => ({ href: postPath(post.slug), title: post.title, date: { iso: post.publishedAt, text: labels.formatDate(post.publishedAt) }, description: '' })),
+      pager: { newer: null, older: null, up: archiveIndexPath },
+    },
+  );
+  return htmlObject(ctx, monthKey(ctx.blog.slug, month.year, month.month), html);
+}

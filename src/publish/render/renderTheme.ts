@@ -1,0 +1,58 @@
+/**
+ * The theme: eta views and assets read from templates/ once, when the theme is loaded (wired
+ * in compose.ts), and compiled then, so rendering thousands of pages never touches the disk.
+ * Eta's auto-escaping stays on; views print raw (`<%~`) only values made safe before they
+ * reach the view: sanitised post HTML, the blog owner's own header/footer/ad HTML, JSON-LD
+ * from jsonForScript and custom CSS from neutraliseStyleText.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { Eta } from 'eta';
+import { createThemeAsset, type ThemeAsset } from './assets.js';
+
+export type ViewName = 'layout' | 'home' | 'archive' | 'tag' | 'tagIndex' | 'archiveIndex' | 'post' | '404' | 'redirect';
+
+const VIEWS: readonly ViewName[] = ['layout', 'home', 'archive', 'tag', 'tagIndex', 'archiveIndex', 'post', '404', 'redirect'];
+const STYLESHEET = 'site.css';
+
+export interface Theme {
+  /** Renders a view with its view model. */
+  render(view: ViewName, data: object): string;
+  readonly assets: readonly ThemeAsset[];
+  /** Hashed file name of the main stylesheet (`site.<hash>.css`). */
+  readonly stylesheet: string;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+export function loadTheme(templatesDir: string): Theme {
+  const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true });
+  const assetsDir = join(templatesDir, 'assets');
+  const assets: ThemeAsset[] = [];
+  const views = new Set<string>();
+  for (const file of filesUnder(templatesDir)) {
+    const name = relative(templatesDir, file).split(sep).join('/');
+    if (name.startsWith('assets/')) {
+      assets.push(createThemeAsset(relative(assetsDir, file).split(sep).join('/'), readFileSync(file)));
+    } else if (name.endsWith('.eta')) {
+      // Named templates (`@post`, `@partials/pager`) are looked up in eta's cache, never on disk.
+      const view = name.slice(0, -'.eta'.length);
+      eta.loadTemplate(`@${view}`, readFileSync(file, 'utf8'));
+      views.add(view);
+    }
+  }
+  const missing = VIEWS.filter((view) => !views.has(view));
+  if (missing.length > 0) throw new Error(`theme in ${templatesDir} lacks ${missing.map((v) => `${v}.eta`).join(', ')}`);
+  const stylesheet = assets.find((asset) => asset.name === STYLESHEET);
+  if (!stylesheet) throw new Error(`theme in ${templatesDir} has no assets/${STYLESHEET}`);
+  return {
+    render: (view, data) => eta.render(`@${view}`, data),
+    assets,
+    stylesheet: stylesheet.fileName,
+  };
+}

@@ -1,0 +1,235 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { BACKUP_PREFIX } from '../../src/backup/backupKeys.js';
+import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
+import { runCliCaptured, type CliRun } from '../support/runCliCaptured.js';
+import { createTestBucket } from '../support/s3rver.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { visit } from '../support/visit.js';
+
+/**
+ * Backups and restore (README "Backups and restore"), on real SQLite files, with the real app
+ * writing through HTTP while the snapshot runs, and a server started on the restored data dir.
+ */
+
+/** Runs one `folio …` command in this process with this environment, capturing its output. */
+const folio = (env: Record<string, string>, ...args: string[]): Promise<CliRun> => runCliCaptured(args, { FOLIO_RATE_LIMITS: 'off', ...env });
+
+const apps: TestApp[] = [];
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  while (apps.length) await apps.pop()!.close();
+});
+
+const freshDir = (name: string): string => mkdtempSync(join(tmpdir(), `folio-${name}-`));
+
+interface Written {
+  slug: string;
+  content: string;
+}
+
+/**
+ * Creates posts through the API one after another until stopped: what a busy author does while
+ * the operator backs up. Records each post once the API answered (it is then committed) and the
+ * slowest answer.
+ */
+function startWriter(t: TestApp, blogId: string): { written: Written[]; slowestMs: () => number; stop: () => Promise<void> } {
+  const written: Written[] = [];
+  let slowest = 0;
+  let running = true;
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const content = `Post number ${i}.\n\n${'Words written during a backup. '.repeat(20 + (i % 50))}`;
+      const started = performance.now();
+      const res = await t.request('POST', '/v1/posts', { blogId, body: { title: `Written ${i}`, content, status: i % 3 === 0 ? 'draft' : 'published' } });
+      slowest = Math.max(slowest, performance.now() - started);
+      if (res.status !== 201) throw new Error(`create answered ${res.status}: ${res.text}`);
+      written.push({ slug: res.body.slug, content });
+    }
+  })();
+  return {
+    written,
+    slowestMs: () => slowest,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+async function expectRestoredServer(dataDir: string, key: string, blogId: string, committed: Written[]): Promise<TestApp> {
+  const restored = await startTestApp({ dataDir });
+  apps.push(restored);
+  for (const post of committed) {
+    const res = await restored.request('GET', `/v1/posts/${post.slug}`, { key, blogId });
+    expect(res.status, post.slug).toBe(200);
+    expect(res.body.content_md).toBe(post.content);
+  }
+  return restored;
+}
+
+describe('folio backup and folio restore', () => {
+  it('backs up a server that keeps writing, and a server on the restored dir has every post committed before the backup and every key', async () => {
+    const t = await startTestApp();
+    apps.push(t);
+    const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'busy', name: 'Busy' } })).body.id;
+    const blogKey = (await t.request('POST', `/v1/blogs/${blogId}/api-keys`, { body: { name: 'ci' } })).body.key as string;
+    expect(blogKey).toMatch(/^pk_/);
+    const writer = startWriter(t, blogId);
+    while (writer.written.length < 30) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    const committedBefore = writer.written.slice();
+    const file = join(freshDir('backup-file'), 'folio.db.gz');
+    const run = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file);
+    const during = writer.written.length - committedBefore.length;
+    // Keep writing a little after the snapshot, then stop.
+    while (writer.written.length < committedBefore.length + during + 5) await new Promise((resolve) => setTimeout(resolve, 10));
+    await writer.stop();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Backed up .* \(gzip of [\d.]+ MB\)/);
+    // The writer never waited on the backup for long (generous: this VM is shared).
+    expect(writer.slowestMs()).toBeLessThan(2_000);
+
+    const target = freshDir('restored');
+    const restore = await folio({ FOLIO_DATA_DIR: target }, 'restore', file);
+    expect(restore.code, restore.stderr).toBe(0);
+    expect(restore.stdout).toMatch(/Restored .*: \d+ accounts, 1 blogs, \d+ posts/);
+    expect(restore.stdout).toContain('folio site rebuild --all');
+
+    // One snapshot: at least every post committed before it started, at most every post written.
+    const restoredPosts = Number(/(\d+) posts/.exec(restore.stdout)![1]);
+    expect(restoredPosts).toBeGreaterThanOrEqual(committedBefore.length);
+    expect(restoredPosts).toBeLessThanOrEqual(writer.written.length);
+    const restored = await expectRestoredServer(target, t.key, blogId, committedBefore);
+    // Posts the writer made while the snapshot ran are whole when present.
+    for (const post of writer.written.slice(committedBefore.length)) {
+      const res = await restored.request('GET', `/v1/posts/${post.slug}`, { key: t.key, blogId });
+      if (res.status === 200) expect(res.body.content_md).toBe(post.content);
+      else expect(res.status).toBe(404);
+    }
+    // The blog-bound key authenticates on the restored server; a made-up one does not.
+    const withBlogKey = await restored.request('GET', '/v1/posts', { key: blogKey, blogId });
+    expect(withBlogKey.status, withBlogKey.text).toBe(200);
+    expect((await restored.request('GET', '/v1/posts', { key: `${blogKey.slice(0, -2)}xx`, blogId })).status).toBe(401);
+  }, 60_000);
+
+  it('the server’s scheduled backup goes to the store under _backups/, keeps FOLIO_BACKUP_KEEP, and restores from its key', async () => {
+    const { client, bucket } = await createTestBucket(inject('s3Endpoint'));
+    const store = new S3SiteStore({ client, bucket });
+    const s3Env = { FOLIO_STORAGE: 's3', FOLIO_S3_BUCKET: bucket, FOLIO_S3_ENDPOINT: inject('s3Endpoint'), AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+    const t = await startTestApp({ store, env: { FOLIO_BACKUP_KEEP: '2' } });
+    apps.push(t);
+    const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'stored', name: 'Stored' } })).body.id;
+    const writer = startWriter(t, blogId);
+    while (writer.written.length < 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    const committedBefore = writer.written.slice();
+    const first = await t.folio.backups.toStore();
+    await writer.stop();
+    expect(first.key).toMatch(/^_backups\/folio-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}Z\.db\.gz$/);
+    const object = await store.get(first.key);
+    expect(object?.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    expect(object?.cacheControl).toBe('private, no-store');
+
+    t.clock.advance(60_000);
+    const second = await t.folio.backups.toStore();
+    t.clock.advance(60_000);
+    const third = await t.folio.backups.toStore();
+    expect(third.removed).toEqual([first.key]);
+    expect((await store.list(BACKUP_PREFIX)).sort()).toEqual([second.key, third.key]);
+    // Never served: no blog's address reaches _backups/.
+    expect((await visit(t.baseUrl, 'stored.localhost:3000', `/${third.key}`)).status).toBe(404);
+    expect((await visit(t.baseUrl, 'stored.localhost:3000', `/../${third.key}`)).status).toBe(404);
+
+    // The VM is gone: a new data dir, the same bucket. The SDK reads credentials from the process environment.
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'S3RVER');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'S3RVER');
+    const target = freshDir('restored-from-store');
+    const restore = await folio({ ...s3Env, FOLIO_DATA_DIR: target }, 'restore', third.key);
+    expect(restore.code, restore.stderr).toBe(0);
+    await expectRestoredServer(target, t.key, blogId, committedBefore);
+    const missing = await folio({ ...s3Env, FOLIO_DATA_DIR: freshDir('nothing') }, 'restore', '_backups/folio-2000-01-01T00-00-00.000Z.db.gz');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^folio: no backup _backups\/folio-2000.* in the site store/);
+  }, 60_000);
+
+  it('restore refuses a data dir that is not empty, and files that are not Folio backups', async () => {
+    const t = await startTestApp();
+    apps.push(t);
+    const file = join(freshDir('backup'), 'plain.db');
+    expect((await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file)).code).toBe(0);
+    // A second backup never overwrites the first.
+    const again = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/exists/);
+
+    const before = readFileSync(join(t.dataDir, 'folio.db'));
+    const refused = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'restore', file);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^folio: .* is not empty \(.*folio\.db.*\); restore only into an empty data dir/);
+    expect(readFileSync(join(t.dataDir, 'folio.db')).equals(before)).toBe(true);
+
+    const junk = join(freshDir('junk'), 'junk.db');
+    writeFileSync(junk, 'not a database at all');
+    const truncated = join(freshDir('junk'), 'cut.db.gz');
+    const whole = gzipSync(readFileSync(file));
+    writeFileSync(truncated, whole.subarray(0, Math.floor(whole.length / 2)));
+    const foreign = join(freshDir('junk'), 'other.db');
+    const Database = (await import('better-sqlite3')).default;
+    const other = new Database(foreign);
+    other.exec('CREATE TABLE notes (x TEXT)');
+    other.close();
+    for (const [path, why] of [[junk, /not a Folio backup/], [truncated, /not a complete gzip file/], [foreign, /not a Folio database/]] as const) {
+      const target = freshDir('target');
+      const run = await folio({ FOLIO_DATA_DIR: target }, 'restore', path);
+      expect(run.code, path).toBe(2);
+      expect(run.stderr).toMatch(why);
+      expect(existsSync(join(target, 'folio.db'))).toBe(false);
+    }
+  });
+
+  it('site rebuild --all re-creates every blog’s pages and search index from the database', async () => {
+    const t = await startTestApp();
+    apps.push(t);
+    for (const slug of ['one', 'two']) {
+      const blogId = (await t.request('POST', '/v1/blogs', { body: { slug, name: slug } })).body.id;
+      await t.request('POST', '/v1/posts', { blogId, body: { title: `Hello from ${slug}`, content: 'x', status: 'published' } });
+    }
+    await t.folio.runner.idle();
+    // The store is lost (a restore onto a new VM with the folder store).
+    rmSync(join(t.dataDir, 'public'), { recursive: true, force: true });
+    mkdirSync(join(t.dataDir, 'public'));
+    expect((await t.folio.store.list('one/')).length).toBe(0);
+
+    const run = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'site', 'rebuild', '--all');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Rebuilt 2 blogs: \d+ objects written/);
+    for (const slug of ['one', 'two']) {
+      const blog = t.folio.repos.blogs.findBySlug(slug)!;
+      expect(await t.folio.publisher.verify(blog)).toMatchObject({ missing: [], different: [], extra: [] });
+      expect((await visit(t.baseUrl, `${slug}.localhost:3000`, `/hello-from-${slug}`)).status).toBe(200);
+      expect((await t.folio.store.list(`${slug}/_search/`)).length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('FOLIO_BACKUP_INTERVAL and FOLIO_BACKUP_KEEP', () => {
+  it('accepts durations that divide an hour or a day, and cron expressions; rejects the rest with the variable named', () => {
+    const base = { FOLIO_DATA_DIR: '/tmp/x' };
+    expect(loadConfig(base).backupSchedule).toBeNull();
+    expect(loadConfig({ ...base, FOLIO_BACKUP_INTERVAL: '1h' }).backupSchedule).toEqual({ cron: '0 0 */1 * * *', label: '1h' });
+    expect(loadConfig({ ...base, FOLIO_BACKUP_INTERVAL: '15m' }).backupSchedule?.cron).toBe('0 */15 * * * *');
+    expect(loadConfig({ ...base, FOLIO_BACKUP_INTERVAL: '1d' }).backupSchedule?.cron).toBe('0 0 0 * * *');
+    expect(loadConfig({ ...base, FOLIO_BACKUP_INTERVAL: '30 3 * * *' }).backupSchedule?.cron).toBe('0 30 3 * * *');
+    expect(loadConfig({ ...base, FOLIO_BACKUP_KEEP: '5' }).backupKeep).toBe(5);
+    expect(loadConfig(base).backupKeep).toBe(24);
+    for (const bad of ['90m', '5h', '2d', 'hourly', '1 h x', '0']) {
+      expect(() => loadConfig({ ...base, FOLIO_BACKUP_INTERVAL: bad }), bad).toThrow(ConfigError);
+      expect(() => loadConfig({ ...base, FOLIO_BACKUP_INTERVAL: bad }), bad).toThrow(/FOLIO_BACKUP_INTERVAL/);
+    }
+    expect(() => loadConfig({ ...base, FOLIO_BACKUP_KEEP: '0' })).toThrow(/FOLIO_BACKUP_KEEP/);
+  });
+});

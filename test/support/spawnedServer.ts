@@ -1,0 +1,151 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled server, as `npm start` runs it (`npm test` builds it first). */
+export const MAIN_JS = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
+
+export interface OutputLine {
+  /** performance.now() of this process when the line arrived on the child's stdout. */
+  at: number;
+  text: string;
+  /** The parsed JSON log line, or null for other output (the first-start banner). */
+  json: Record<string, unknown> | null;
+}
+
+export interface SpawnedServer {
+  baseUrl: string;
+  port: number;
+  dataDir: string;
+  child: ChildProcess;
+  /** The first-start banner's API key. */
+  apiKey: string;
+  /** Every stdout line so far, in arrival order. */
+  lines: OutputLine[];
+  /** Resolves with the first line (already seen or to come) that matches, or rejects after timeoutMs. */
+  waitForLine(match: (line: OutputLine) => boolean, timeoutMs: number): Promise<OutputLine>;
+  /** Resolves when the process has exited (stdout fully read). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  /** Kills the process if it still runs and removes its data dir. */
+  cleanup(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Whether a new TCP connection to the port is refused (a keep-alive pool would reuse old ones). */
+export function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' ? resolve(true) : reject(err)));
+  });
+}
+
+/**
+ * Runs `node dist/src/main.js` in its own process on a fresh data dir and a free port, and
+ * returns once it answers /healthz. Its stdout is read line by line as it arrives.
+ */
+export async function spawnServer(env: Record<string, string> = {}): Promise<SpawnedServer> {
+  if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: run \`npx tsc -p .\` (npm test does) before these tests`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'folio-spawned-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN_JS], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: OutputLine[] = [];
+  const waiters = new Set<{ match: (line: OutputLine) => boolean; resolve: (line: OutputLine) => void }>();
+  let partial = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const at = performance.now();
+    const parts = (partial + chunk.toString('utf8')).split('\n');
+    partial = parts.pop() ?? '';
+    for (const text of parts) {
+      let json: Record<string, unknown> | null = null;
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (parsed !== null && typeof parsed === 'object') json = parsed as Record<string, unknown>;
+      } catch {
+        // the banner
+      }
+      const line = { at, text, json };
+      lines.push(line);
+      for (const waiter of waiters) {
+        if (waiter.match(line)) {
+          waiters.delete(waiter);
+          waiter.resolve(line);
+        }
+      }
+    }
+  });
+  const stdoutDone = new Promise<void>((resolve) => child.stdout!.once('end', resolve));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      const at = performance.now();
+      void stdoutDone.then(() => resolve({ code, signal, at }));
+    }),
+  );
+
+  const waitForLine = (match: (line: OutputLine) => boolean, timeoutMs: number): Promise<OutputLine> => {
+    const seen = lines.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        match,
+        resolve: (line: OutputLine) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`no matching stdout line within ${timeoutMs} ms; got:\n${lines.map((l) => l.text).join('\n')}\nstderr:\n${stderr}`));
+      }, timeoutMs);
+      waiters.add(waiter);
+    });
+  };
+
+  const cleanup = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = performance.now() + 60_000;
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderr}`);
+      const ok = await fetch(`${baseUrl}/healthz`).then(
+        (res) => res.ok,
+        () => false,
+      );
+      if (ok) break;
+      if (performance.now() > deadline) throw new Error(`server did not answer /healthz within 60 s: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+  const banner = await waitForLine((line) => line.text.includes('API key: '), 5_000);
+  const apiKey = /API key: (\S+)/.exec(banner.text)![1]!;
+  return { baseUrl, port, dataDir, child, apiKey, lines, waitForLine, exited, cleanup };
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// The edge suite (npm run test:edge): a real varnishd (Debian's varnish package, which .ci/run
+// installs) with the shipped deploy/ configurations in front of s3rver and Folio.
+export default defineConfig({
+  test: {
+    include: ['test/cdn/**/*.test.ts'],
+    globalSetup: ['test/support/globalSetup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
