@@ -36,6 +36,7 @@ import { templatesDir } from './paths.js';
 import type { SiteStore } from './storage/siteStore.js';
 import { SearchIndexCache } from './search/searchIndexCache.js';
 import { SearchIndexWriter } from './search/searchIndexWriter.js';
+import { StaticIndexWriter } from './search/static/staticIndexWriter.js';
 import { pooledSearchWork } from './search/pooledSearchWork.js';
 import { FsSiteStore } from './storage/fsSiteStore.js';
 import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
@@ -192,6 +193,7 @@ export function compose(options: ComposeOptions): Folio {
     logger,
     cache,
     cdn: new CountedPurger(options.cdn ?? createCdnPurger(config.cdn), (provider) => metrics.countPurgeError(provider)),
+    staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: searchWork.buildSegment }),
   });
   const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger, metrics);
   const postDeps = { db, posts: repos.posts, jobs: repos.jobs, runner, clock, content };

@@ -10,6 +10,7 @@ import { LLMS_POST_COUNT, renderJsonFeed, renderLlmsTxt, renderRobots, renderRss
 import type { RenderContext } from './render/renderContext.js';
 import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './render/renderListPages.js';
 import { renderNotFoundPage } from './render/renderNotFoundPage.js';
+import { renderSearchPage } from './render/renderSearchPage.js';
 import { archiveKey, monthKey, postKey, tagArchiveKey, tagKey, tagSegment } from './render/renderPaths.js';
 import { monthOf, postsInMonth, renderArchiveIndexPage, renderMonthPage, renderTagIndexPage, type Month } from './render/renderIndexPages.js';
 import { renderPostPage } from './render/renderPostPage.js';
@@ -152,6 +153,8 @@ export function renderPostChange(input: PostChangeInput): PostChangeOutput {
 
   objects.push(
     renderNotFoundPage(ctx),
+    // Like the 404 page, it depends on no post; the store's hashes make rewriting it a no-op.
+    renderSearchPage(ctx),
     renderRss(ctx, input.newest.slice(0, FEED_SIZE)),
     renderJsonFeed(ctx, input.newest.slice(0, FEED_SIZE)),
     renderRobots(ctx),

@@ -18,6 +18,7 @@ import { FEED_SIZE } from './render/archive.js';
 import type { CachePolicy } from './render/renderHeaders.js';
 import type { CdnPurger } from '../cdn/cdnPurger.js';
 import { CdnSync } from './cdnSync.js';
+import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { loadSnapshot, toSiteBlog, toSitePost } from './loadSite.js';
 import { htmlToPlainText } from '../content/markdown.js';
@@ -29,6 +30,7 @@ import { renderSiteParallel } from './renderSiteParallel.js';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost } from './render/siteTypes.js';
 import { writeSite, type WriteResult } from './writeSite.js';
+import { searchKey } from './render/renderPaths.js';
 import type { Post } from '../db/postsRepo.js';
 import type { SearchDocument } from '../search/searchTypes.js';
 
@@ -57,6 +59,8 @@ export interface PublisherDeps {
   cache: CachePolicy;
   /** Tells the CDN what a job changed (a no-op with FOLIO_CDN=none). */
   cdn: CdnPurger;
+  /** The index the `/search/` page reads in the browser. */
+  staticSearch: StaticSearchIndex;
 }
 
 export interface VerifyReport {
@@ -67,6 +71,7 @@ export interface VerifyReport {
 }
 
 const SEARCH_PREFIX = '_search/';
+const STATIC_SEARCH_PREFIX = 'search/';
 
 export class Publisher {
   /** Published posts per blog, kept current from the change log so a publish does not re-read them all. */
@@ -74,9 +79,21 @@ export class Publisher {
 
   private readonly edge: CdnSync;
 
+  private readonly staticSearch: StaticSearchSync;
+
   constructor(private readonly deps: PublisherDeps) {
     this.listings = new ListingCache(deps.site);
     this.edge = new CdnSync(deps.cdn, deps.urls);
+    this.staticSearch = new StaticSearchSync({
+      index: deps.staticSearch,
+      edge: this.edge,
+      allDocs: async (blog) => {
+        const docs: SearchDocument[] = [];
+        // One post at a time, large ones off the event loop: this runs inside a publish job.
+        for (const post of deps.site.publishedForSearch(blog.id)) docs.push(this.searchDoc(blog, post, await deps.content.plainText(blog.accountId, post.contentHtml)));
+        return docs;
+      },
+    });
   }
 
   /** The JobRunner's handler. */
@@ -122,6 +139,7 @@ export class Publisher {
     // A command-line rebuild: no request waits on this thread, so the text is made in place.
     for (const post of this.deps.site.publishedForSearch(blog.id)) docs.push(this.searchDoc(blog, post, htmlToPlainText(post.contentHtml)));
     await this.deps.search.rebuild(blog.slug, docs);
+    await this.staticSearch.rebuild(blog, docs);
     return docs.length;
   }
 
@@ -157,7 +175,7 @@ export class Publisher {
     if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) {
       // The titles tipped the blog's language: every page's <html lang> and labels change.
       await this.rebuild(blog);
-      await this.updateSearch(blog, postId);
+      await this.updateSearch(blog, postId, job.attempts);
       return;
     }
     const row = site.post(postId);
@@ -203,7 +221,7 @@ export class Publisher {
     });
     const written = await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, deletions);
     await this.edge.changed(blog, { attempt: job.attempts, changedKeys: written.changedKeys, allKeys: [...objects.map((o) => o.key), ...deletions] });
-    await this.updateSearch(blog, postId, live);
+    await this.updateSearch(blog, postId, job.attempts, live);
   }
 
   /** The owning account's plan as the database holds it now (a blog cannot outlive its account). */
@@ -213,9 +231,11 @@ export class Publisher {
     return account.plan;
   }
 
-  private async updateSearch(blog: BlogWithDomain, postId: string, live = this.livePost(postId)): Promise<void> {
-    if (live) await this.deps.search.upsert(blog.slug, [this.searchDoc(blog, live, await this.deps.content.plainText(blog.accountId, live.contentHtml))]);
+  private async updateSearch(blog: BlogWithDomain, postId: string, attempt: number, live = this.livePost(postId)): Promise<void> {
+    const doc = live ? this.searchDoc(blog, live, await this.deps.content.plainText(blog.accountId, live.contentHtml)) : null;
+    if (doc) await this.deps.search.upsert(blog.slug, [doc]);
     else await this.deps.search.remove(blog.slug, [postId]);
+    await this.staticSearch.postChanged(blog, postId, doc, attempt);
   }
 
   private livePost(postId: string): SitePost | null {
@@ -230,6 +250,7 @@ export class Publisher {
     const formerHost = old && !(blog.customDomain === old && blog.domainActive) ? old : null;
     // A removed domain's copies at the edge go too: its routing entry is removed below.
     await this.rebuild(blog, formerHost ? { formerHostnames: [formerHost] } : {});
+    await this.staticSearch.ensure(blog);
     if (formerHost) await this.releaseDomainEntry(formerHost, blog.slug);
   }
 
@@ -271,7 +292,9 @@ export class Publisher {
   private async staleKeys(blogSlug: string, objects: readonly SiteObject[]): Promise<string[]> {
     const rendered = new Set(objects.map((o) => o.key));
     const prefix = `${blogSlug}/`;
-    return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !key.startsWith(`${prefix}${SEARCH_PREFIX}`));
+    // The search indexes are written by their own writers, not rendered.
+    const isIndex = (key: string) => key.startsWith(`${prefix}${SEARCH_PREFIX}`) || (key.startsWith(`${prefix}${STATIC_SEARCH_PREFIX}`) && key !== searchKey(blogSlug));
+    return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !isIndex(key));
   }
 
   /**

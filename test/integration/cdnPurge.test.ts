@@ -44,7 +44,11 @@ describe('CDN purge as a step of every publish job', () => {
       `PURGE ${HOST} /rss.xml`,
       `PURGE ${HOST} /feed.json`,
       `PURGE ${HOST} /tags/sky`,
+      // The static search index changes in place too: its meta.json and the post's fragment.
+      `PURGE ${HOST} /search/meta.json`,
+      `PURGE ${HOST} /search/d/0.json`,
     ]));
+    expect(sent().some((line) => /^PURGE \S+ \/search\/t\/\d+\.json$/.test(line))).toBe(true);
     // Internal objects (the search index) are never served, so never purged.
     expect(sent().some((line) => line.includes(' /_'))).toBe(false);
   });

@@ -19,6 +19,7 @@ export interface ThemeAsset {
 
 const TYPES_BY_EXTENSION: Record<string, string> = {
   '.css': CONTENT_TYPES.css,
+  '.js': CONTENT_TYPES.js,
   '.svg': CONTENT_TYPES.svg,
   '.woff2': CONTENT_TYPES.woff2,
   '.png': CONTENT_TYPES.png,

@@ -32,6 +32,7 @@ export const CONTENT_TYPES = {
   xml: 'application/xml; charset=utf-8',
   text: 'text/plain; charset=utf-8',
   css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
   svg: 'image/svg+xml',
   woff2: 'font/woff2',
   png: 'image/png',

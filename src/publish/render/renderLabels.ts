@@ -20,6 +20,18 @@ export interface Labels {
   pagination: string;
   tags: string;
   archive: string;
+  search: string;
+  searchLabel: string;
+  searchButton: string;
+  /** `{q}`: the query. */
+  searchNone: string;
+  searchOne: string;
+  /** `{n}`: the number of posts. */
+  searchMany: string;
+  searchFailed: string;
+  searchMore: string;
+  searchNeedsScript: string;
+  searchDescription(blogName: string): string;
   advertisement: string;
   updated: string;
   notFoundTitle: string;
@@ -67,6 +79,16 @@ const en: Labels = {
   pagination: 'Pages',
   tags: 'Tags',
   archive: 'Archive',
+  search: 'Search',
+  searchLabel: 'Search posts',
+  searchButton: 'Search',
+  searchNone: 'No posts match “{q}”.',
+  searchOne: '1 post found.',
+  searchMany: '{n} posts found.',
+  searchFailed: 'Search is unavailable right now. Please try again.',
+  searchMore: 'More results',
+  searchNeedsScript: 'Search runs in your browser and needs JavaScript. You can also browse by',
+  searchDescription: (blogName) => `Search the posts of ${blogName}.`,
   advertisement: 'Advertisement',
   updated: 'Updated',
   notFoundTitle: 'Page not found',
@@ -109,6 +131,16 @@ const ko: Labels = {
   pagination: '페이지',
   tags: '태그',
   archive: '보관함',
+  search: '검색',
+  searchLabel: '글 검색',
+  searchButton: '검색',
+  searchNone: '“{q}”에 맞는 글이 없습니다.',
+  searchOne: '글 1개를 찾았습니다.',
+  searchMany: '글 {n}개를 찾았습니다.',
+  searchFailed: '지금은 검색할 수 없습니다. 잠시 후 다시 시도해 주세요.',
+  searchMore: '결과 더 보기',
+  searchNeedsScript: '검색은 브라우저에서 실행되며 자바스크립트가 필요합니다. 다음으로 둘러볼 수도 있습니다:',
+  searchDescription: (blogName) => `${blogName}의 글을 검색합니다.`,
   advertisement: '광고',
   updated: '수정',
   notFoundTitle: '페이지를 찾을 수 없습니다',

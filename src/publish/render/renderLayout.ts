@@ -6,7 +6,7 @@ import type { Language } from '../../content/language.js';
 import type { RenderContext } from './renderContext.js';
 import { jsonForScript } from './renderJsonLd.js';
 import { labelsFor, ogLocale, type Labels } from './renderLabels.js';
-import { SITE_FILES, absoluteUrl, archiveIndexPath, filePath, homePath, safeHttpUrl, tagIndexPath } from './renderPaths.js';
+import { SITE_FILES, absoluteUrl, archiveIndexPath, searchPath, filePath, homePath, safeHttpUrl, tagIndexPath } from './renderPaths.js';
 import type { ViewName } from './renderTheme.js';
 
 export interface PageMeta {
@@ -25,7 +25,7 @@ export interface PageMeta {
   jsonLd?: readonly object[];
   isHome?: boolean;
   /** The navigation entry this page belongs to (marked aria-current). */
-  current?: 'tags' | 'archive';
+  current?: 'tags' | 'archive' | 'search';
 }
 
 /** Whitespace folded, for attribute values and feed summaries. */
@@ -67,7 +67,7 @@ export function renderHtmlPage(ctx: RenderContext, meta: PageMeta, view: ViewNam
     lang: meta.lang,
     labels,
     head: headView(ctx, meta),
-    site: { name: ctx.blog.name, homeHref: homePath, rssHref: filePath(SITE_FILES.rss), tagsHref: tagIndexPath, archiveHref: archiveIndexPath },
+    site: { name: ctx.blog.name, homeHref: homePath, rssHref: filePath(SITE_FILES.rss), tagsHref: tagIndexPath, archiveHref: archiveIndexPath, searchHref: searchPath },
     isHome: meta.isHome === true,
     current: meta.current ?? null,
     headerHtml: ctx.headerHtml,

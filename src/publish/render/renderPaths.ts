@@ -80,6 +80,8 @@ export function tagArchivePath(tag: string, page: number): string {
 export const tagIndexPath = '/tags/';
 /** Years and months with their post counts. */
 export const archiveIndexPath = '/archive/';
+/** The search page (its index files live under it: src/search/static). */
+export const searchPath = '/search/';
 
 const twoDigits = (month: number): string => String(month).padStart(2, '0');
 
@@ -127,6 +129,10 @@ export function tagIndexKey(blogSlug: string): string {
 
 export function archiveIndexKey(blogSlug: string): string {
   return `${blogSlug}/archive/index.html`;
+}
+
+export function searchKey(blogSlug: string): string {
+  return `${blogSlug}/search/index.html`;
 }
 
 export function monthKey(blogSlug: string, year: number, month: number): string {

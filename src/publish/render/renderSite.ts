@@ -12,6 +12,7 @@ import type { CachePolicy } from './renderHeaders.js';
 import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './renderListPages.js';
 import { renderNotFoundPage } from './renderNotFoundPage.js';
 import { renderPostPage } from './renderPostPage.js';
+import { renderSearchPage } from './renderSearchPage.js';
 import { renderRedirect } from './renderRedirect.js';
 import { renderSitemaps } from './sitemap.js';
 import type { Theme } from './renderTheme.js';
@@ -100,6 +101,7 @@ export function* siteObjects(input: SiteInput, plan: SitePlan, postPages: readon
 
   yield renderTagIndexPage(ctx, tags);
   yield renderArchiveIndexPage(ctx, posts);
+  yield renderSearchPage(ctx);
   for (const month of monthCounts(posts)) yield renderMonthPage(ctx, month, postsInMonth(posts, month));
 
   yield renderNotFoundPage(ctx);

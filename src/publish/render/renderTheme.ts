@@ -9,10 +9,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { Eta } from 'eta';
 import { createThemeAsset, type ThemeAsset } from './assets.js';
+import { buildSearchScript } from './searchScript.js';
 
-export type ViewName = 'layout' | 'home' | 'archive' | 'tag' | 'tagIndex' | 'archiveIndex' | 'post' | '404' | 'redirect';
+export type ViewName = 'layout' | 'home' | 'archive' | 'tag' | 'tagIndex' | 'archiveIndex' | 'search' | 'post' | '404' | 'redirect';
 
-const VIEWS: readonly ViewName[] = ['layout', 'home', 'archive', 'tag', 'tagIndex', 'archiveIndex', 'post', '404', 'redirect'];
+const VIEWS: readonly ViewName[] = ['layout', 'home', 'archive', 'tag', 'tagIndex', 'archiveIndex', 'search', 'post', '404', 'redirect'];
 const STYLESHEET = 'site.css';
 
 export interface Theme {
@@ -21,6 +22,8 @@ export interface Theme {
   readonly assets: readonly ThemeAsset[];
   /** Hashed file name of the main stylesheet (`site.<hash>.css`). */
   readonly stylesheet: string;
+  /** Hashed file name of the search page's script (`search.<hash>.js`). */
+  readonly searchScript: string;
 }
 
 function filesUnder(dir: string): string[] {
@@ -50,9 +53,12 @@ export function loadTheme(templatesDir: string): Theme {
   if (missing.length > 0) throw new Error(`theme in ${templatesDir} lacks ${missing.map((v) => `${v}.eta`).join(', ')}`);
   const stylesheet = assets.find((asset) => asset.name === STYLESHEET);
   if (!stylesheet) throw new Error(`theme in ${templatesDir} has no assets/${STYLESHEET}`);
+  const searchScript = createThemeAsset('search.js', Buffer.from(buildSearchScript(templatesDir)));
+  assets.push(searchScript);
   return {
     render: (view, data) => eta.render(`@${view}`, data),
     assets,
     stylesheet: stylesheet.fileName,
+    searchScript: searchScript.fileName,
   };
 }

@@ -56,6 +56,7 @@ const blog = buildBlog({
 // Sanitised HTML never holds a literal `]]>` (text and attributes escape `>`), but the feed
 // must not depend on that: the second post's HTML carries one.
 const posts = [hostilePost(1), hostilePost(2, { contentHtml: `${renderMarkdown(hostileMarkdown)}<p>a]]>b</p>` })];
+const isSearchPage = (key: string) => key === 'notes/search/index.html';
 const isPostPage = (key: string) => posts.some((post) => key === `notes/${post.slug}/index.html`);
 const objects = renderSite({
   theme: defaultTheme(),
@@ -82,16 +83,23 @@ describe('hostile author input', () => {
       for (const attr of ['href', 'src', 'content']) {
         expect(tag.attrs.get(attr) ?? '', `<${tag.name} ${attr}>`).not.toMatch(/^\s*javascript:/i);
       }
-      expect(['svg', 'iframe', 'form', 'object', 'embed', 'base']).not.toContain(tag.name);
+      // The search page's own form is the one form of the site.
+      if (tag.name === 'form' && isSearchPage(object.key)) expect(tag.closing || tag.attrs.get('id') === 'search-form').toBe(true);
+      else expect(['svg', 'iframe', 'form', 'object', 'embed', 'base']).not.toContain(tag.name);
     }
-    // The only scripts are JSON-LD blocks, and each one is whole, valid JSON without a `<`.
+    // The only scripts are JSON-LD blocks, each one whole, valid JSON without a `<`, and on the
+    // search page the theme's own search script, loaded from its hashed asset name.
     const scripts = tags.filter((tag) => tag.name === 'script' && !tag.closing);
-    for (const script of scripts) expect(script.attrs.get('type')).toBe('application/ld+json');
-    for (const block of rawText.filter((raw) => raw.name === 'script')) {
+    for (const script of scripts) {
+      if (script.attrs.has('src') && isSearchPage(object.key)) expect(script.attrs.get('src')).toMatch(/^\/assets\/search\.[0-9a-f]{8}\.js$/);
+      else expect(script.attrs.get('type')).toBe('application/ld+json');
+    }
+    // (The search script is loaded from its file: its element is empty.)
+    for (const block of rawText.filter((raw) => raw.name === 'script' && !(isSearchPage(object.key) && raw.text === ''))) {
       expect(block.text).not.toContain('<');
       expect(() => JSON.parse(block.text)).not.toThrow();
     }
-    expect(scripts.length).toBe(isPostPage(object.key) ? 2 : /^notes\/(index\.html$|page\/|tags\/[^/]+\/|archive\/\d)/.test(object.key) ? 1 : 0);
+    expect(scripts.length).toBe(isPostPage(object.key) ? 2 : /^notes\/(index\.html$|page\/|tags\/[^/]+\/|archive\/\d|search\/index\.html$)/.test(object.key) ? 1 : 0);
     // The owner's CSS stays one style element: its `</style` cannot end it early.
     const styles = rawText.filter((raw) => raw.name === 'style');
     if (!object.redirectTo) expect(styles).toHaveLength(1);

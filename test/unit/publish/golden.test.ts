@@ -17,6 +17,7 @@ import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage 
 import { renderNotFoundPage } from '../../../src/publish/render/renderNotFoundPage.js';
 import { renderPostPage } from '../../../src/publish/render/renderPostPage.js';
 import { renderRedirect } from '../../../src/publish/render/renderRedirect.js';
+import { renderSearchPage } from '../../../src/publish/render/renderSearchPage.js';
 import { renderSitemaps } from '../../../src/publish/render/sitemap.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { buildBlog, cachingPost, defaultTheme, fixturePosts, helloPost, koreanPost, numberedPosts } from './siteFixtures.js';
@@ -83,6 +84,10 @@ describe('golden pages', () => {
 
   it('tag archive page (Korean tag)', () => {
     expectGolden('tag-archive-page-1.html', renderTagArchivePage(ctx, '블로그', 1, [koreanPost], 1));
+  });
+
+  it('search page (/search/)', () => {
+    expectGolden('search.html', renderSearchPage(ctx));
   });
 
   it('tag index (/tags/)', () => {

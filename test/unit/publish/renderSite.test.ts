@@ -18,6 +18,8 @@ describe('renderSite', () => {
     expect(objects.map((o) => o.key).sort()).toEqual(
       [
         `notes/assets/${theme.stylesheet}`,
+        `notes/assets/${theme.searchScript}`,
+        'notes/search/index.html',
         'notes/index.html',
         'notes/page/1/index.html',
         'notes/hello-world/index.html',
@@ -53,6 +55,7 @@ describe('renderSite', () => {
   it('gives every object its content type and cache policy', () => {
     const types: Record<string, string> = {
       css: 'text/css; charset=utf-8',
+      js: 'text/javascript; charset=utf-8',
       html: 'text/html; charset=utf-8',
       'rss.xml': 'application/rss+xml; charset=utf-8',
       'feed.json': 'application/feed+json; charset=utf-8',
@@ -100,8 +103,11 @@ describe('renderSite', () => {
       else expect(canonical).toMatch(/^https:\/\/notes\.example\.com\//);
       expect(tags.filter((t) => t.name === 'a' && t.attrs.get('class') === 'skip-link')).toHaveLength(1);
       expect(tags.some((t) => t.name === 'main' && t.attrs.get('id') === 'main')).toBe(true);
-      // No JavaScript on reading pages: scripts are JSON-LD data (a post, the blog, a list of posts).
-      const scripts = rawText.filter((r) => r.name === 'script');
+      // No JavaScript on reading pages: scripts are JSON-LD data (a post, the blog, a list of
+      // posts). The search page alone loads a script, from the theme's file.
+      const external = tags.filter((t) => t.name === 'script' && !t.closing && t.attrs.has('src')).map((t) => t.attrs.get('src'));
+      expect(external, object.key).toEqual(object.key === 'notes/search/index.html' ? [`/assets/${theme.searchScript}`] : []);
+      const scripts = rawText.filter((r) => r.name === 'script' && r.text !== '');
       const isPost = fixturePosts.some((p) => object.key === `notes/${p.slug}/index.html`);
       const expected = isPost
         ? ['BlogPosting', 'BreadcrumbList']
@@ -160,7 +166,7 @@ describe('renderSite', () => {
   it('renders an empty blog', () => {
     const empty = renderSite({ theme, blog, posts: [] });
     expect(empty.map((o) => o.key).sort()).toEqual(
-      [`notes/assets/${theme.stylesheet}`, 'notes/index.html', 'notes/tags/index.html', 'notes/archive/index.html', 'notes/404.html', 'notes/rss.xml', 'notes/feed.json', 'notes/sitemap.xml', 'notes/sitemap-pages.xml', 'notes/robots.txt', 'notes/llms.txt'].sort(),
+      [`notes/assets/${theme.stylesheet}`, `notes/assets/${theme.searchScript}`, 'notes/search/index.html', 'notes/index.html', 'notes/tags/index.html', 'notes/archive/index.html', 'notes/404.html', 'notes/rss.xml', 'notes/feed.json', 'notes/sitemap.xml', 'notes/sitemap-pages.xml', 'notes/robots.txt', 'notes/llms.txt'].sort(),
     );
     expect(String(empty.find((o) => o.key === 'notes/index.html')!.body)).toContain('<p class="empty">No posts yet.</p>');
     expect(String(empty.find((o) => o.key === 'notes/rss.xml')!.body)).toContain('<lastBuildDate>Mon, 05 Jan 2026 09:00:00 GMT</lastBuildDate>');

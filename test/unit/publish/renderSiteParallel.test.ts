@@ -67,6 +67,8 @@ describe('renderSiteParallel on worker threads (compiled JavaScript)', () => {
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     symlinkSync(templatesDir, join(dir, 'templates'), 'dir');
+    // The search page's script is made from the package's compiled tokenizer (searchScript.ts).
+    symlinkSync(join(ROOT, 'dist'), join(dir, 'dist'), 'dir');
     // A theme whose post view differs from the default one, for the fallback case.
     cpSync(templatesDir, join(dir, 'other-theme'), { recursive: true });
     const postView = join(dir, 'other-theme', 'post.eta');

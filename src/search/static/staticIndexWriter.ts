@@ -1,0 +1,343 @@
+/**
+ * Writes a blog's static search index (staticFormat.ts) as its posts change.
+ *
+ * - `upsert` gives each new or edited post a fresh ordinal (an edited post's old ordinal becomes
+ *   dead), rewrites only the chunks its terms hash to and the fragments that hold it, then
+ *   meta.json. The cost follows the post's distinct terms, not the blog.
+ * - `remove` rewrites only the post's fragment and meta.json: its postings stay in their chunks
+ *   and the browser skips them by the dead list.
+ * - Once the dead are more than a quarter of the live posts, or the blog has grown four times
+ *   past the chunk count chosen for it, the next write compacts: it reads every chunk and
+ *   fragment, renumbers the live posts and writes a fresh layout. Amortised over the writes
+ *   that made it necessary, that is a constant cost per write.
+ * - `rebuild` lays out the given posts afresh (oldest first), as a compaction does.
+ *
+ * Writes to one blog are serialised. Files are written before meta.json, which names the layout;
+ * a reader that fetched the old meta.json during a write sees at worst a post that was just
+ * removed or not yet added.
+ */
+import type { SiteStore } from '../../storage/siteStore.js';
+import { buildSegmentData, type SegmentData } from '../segmentData.js';
+import type { SearchDocument } from '../searchTypes.js';
+import {
+  chunkCountFor,
+  chunkKey,
+  chunkOf,
+  dataPrefixes,
+  decodePostings,
+  encodePostings,
+  FRAGMENT_SIZE,
+  fragmentKey,
+  metaKey,
+  STATIC_FORMAT,
+  STATIC_FORMAT_VERSION,
+  stateKey,
+  type ChunkFile,
+  type FragmentEntry,
+  type FragmentFile,
+  type StaticMeta,
+  type StaticState,
+} from './staticFormat.js';
+
+export interface StaticIndexOptions {
+  /** Cache-Control of the public files: they change in place, so as pages (purged by the publisher). */
+  cacheControl: string;
+  /** Indexes documents; the server hands this to worker threads, as for the API's index. */
+  buildSegment?: (blogSlug: string, docs: SearchDocument[]) => Promise<SegmentData>;
+}
+
+/** What a write changed: the keys the CDN must forget. */
+export interface StaticIndexChange {
+  written: string[];
+  deleted: string[];
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PRIVATE_CACHE = 'private, no-store';
+
+/** A post as the layout holds it: its ordinal, id and fragment entry. */
+interface LaidOutDoc {
+  ordinal: number;
+  id: string;
+  entry: FragmentEntry;
+}
+
+function entryOf(doc: SearchDocument): FragmentEntry {
+  let path: string;
+  try {
+    path = new URL(doc.url).pathname;
+  } catch {
+    path = `/${encodeURIComponent(doc.slug)}/`;
+  }
+  return [doc.title, path, doc.publishedAt, [...doc.tags], doc.metaDescription];
+}
+
+function oldestFirst(a: SearchDocument, b: SearchDocument): number {
+  return a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Terms of a segment with global ordinals: local ordinal i becomes ordinals[i]. */
+function* postingsOf(data: SegmentData, ordinals: readonly number[]): Generator<[string, number[]]> {
+  for (let t = 0; t < data.terms.length; t++) {
+    const list: number[] = [];
+    for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinals[data.postingDocs[p]!]!, data.postingTfs[p]!);
+    yield [data.terms[t]!, list];
+  }
+}
+
+export class StaticIndexWriter {
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly store: SiteStore,
+    private readonly options: StaticIndexOptions,
+  ) {}
+
+  /** Whether the blog has a static index (an upgrade from before it has none until its first write). */
+  async exists(blogSlug: string): Promise<boolean> {
+    return (await this.store.get(stateKey(blogSlug))) !== null;
+  }
+
+  /** Lays out every given post afresh. */
+  rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange> {
+    return this.locked(blogSlug, async () => {
+      const sorted = [...docs].sort(oldestFirst);
+      const data = await this.build(blogSlug, sorted);
+      const laidOut = sorted.map((doc, ordinal) => ({ ordinal, id: doc.id, entry: entryOf(doc) }));
+      const ordinals = laidOut.map((d) => d.ordinal);
+      return this.writeLayout(blogSlug, laidOut, postingsOf(data, ordinals), data.postingDocs.length);
+    });
+  }
+
+  /** Adds or replaces posts. Returns null when the blog has no index yet: rebuild it instead. */
+  upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange | null> {
+    return this.locked(blogSlug, async () => {
+      const state = await this.readState(blogSlug);
+      if (!state) return null;
+      const fragments = new FragmentEdits(this.store, blogSlug);
+      for (const doc of docs) await this.kill(state, doc.id, fragments);
+      const ordinals = docs.map(() => state.next++);
+      docs.forEach((doc, i) => {
+        state.ids[doc.id] = ordinals[i]!;
+      });
+      for (const [i, doc] of docs.entries()) (await fragments.of(ordinals[i]!))[ordinals[i]!] = entryOf(doc);
+
+      const data = await this.build(blogSlug, docs);
+      const byChunk = new Map<number, [string, number[]][]>();
+      for (const [term, list] of postingsOf(data, ordinals)) {
+        const chunk = chunkOf(term, state.chunks);
+        let terms = byChunk.get(chunk);
+        if (!terms) byChunk.set(chunk, (terms = []));
+        terms.push([term, list]);
+      }
+      const dead = new Set(state.dead);
+      const written: string[] = [];
+      for (const [chunk, additions] of [...byChunk].sort((a, b) => a[0] - b[0])) {
+        const key = chunkKey(blogSlug, chunk);
+        const file = await this.readJson<ChunkFile>(key) ?? {};
+        // A rewritten chunk sheds the dead: they never come back, so nothing else needs them.
+        for (const term of Object.keys(file)) file[term] = withoutDead(decodePostings(file[term]!), dead);
+        for (const [term, list] of additions) file[term] = [...(file[term] ?? []), ...list];
+        await this.putPublic(key, serialiseChunk(file));
+        written.push(key);
+      }
+      return this.finish(blogSlug, state, fragments, written);
+    });
+  }
+
+  /** Removes posts. Returns null when the blog has no index yet. */
+  remove(blogSlug: string, ids: readonly string[]): Promise<StaticIndexChange | null> {
+    return this.locked(blogSlug, async () => {
+      const state = await this.readState(blogSlug);
+      if (!state) return null;
+      const fragments = new FragmentEdits(this.store, blogSlug);
+      for (const id of ids) await this.kill(state, id, fragments);
+      return this.finish(blogSlug, state, fragments, []);
+    });
+  }
+
+  private async kill(state: StaticState, id: string, fragments: FragmentEdits): Promise<void> {
+    const ordinal = state.ids[id];
+    if (ordinal === undefined) return;
+    delete state.ids[id];
+    state.dead.push(ordinal);
+    delete (await fragments.of(ordinal))[ordinal];
+  }
+
+  /** Writes the edited fragments, then meta.json and the state; compacts when it is time. */
+  private async finish(blogSlug: string, state: StaticState, fragments: FragmentEdits, written: string[]): Promise<StaticIndexChange> {
+    const live = Object.keys(state.ids).length;
+    if (state.dead.length > Math.max(64, live / 4) || live > 4 * Math.max(state.laidOutFor, 256)) {
+      return this.compact(blogSlug, state, fragments);
+    }
+    const deleted: string[] = [];
+    for (const [key, file] of fragments.edited()) {
+      if (Object.keys(file).length === 0) {
+        await this.store.delete(key);
+        deleted.push(key);
+      } else {
+        await this.putPublic(key, JSON.stringify(file));
+        written.push(key);
+      }
+    }
+    written.push(await this.commit(blogSlug, state));
+    return { written, deleted };
+  }
+
+  /** Reads the whole index back, drops the dead and lays the live posts out afresh. */
+  private async compact(blogSlug: string, state: StaticState, fragments: FragmentEdits): Promise<StaticIndexChange> {
+    const liveOrdinals = new Map<number, string>();
+    for (const [id, ordinal] of Object.entries(state.ids)) liveOrdinals.set(ordinal, id);
+    const docs: LaidOutDoc[] = [];
+    for (let f = 0; f * FRAGMENT_SIZE < state.next; f++) {
+      const file = await fragments.of(f * FRAGMENT_SIZE);
+      for (const [ordinal, entry] of Object.entries(file)) {
+        const id = liveOrdinals.get(Number(ordinal));
+        if (id !== undefined) docs.push({ ordinal: Number(ordinal), id, entry });
+      }
+    }
+    docs.sort((a, b) => a.ordinal - b.ordinal);
+    const renumber = new Map(docs.map((d, i) => [d.ordinal, i]));
+    const terms = new Map<string, number[]>();
+    let postings = 0;
+    for (let chunk = 0; chunk < state.chunks; chunk++) {
+      const file = await this.readJson<ChunkFile>(chunkKey(blogSlug, chunk));
+      for (const [term, gaps] of Object.entries(file ?? {})) {
+        const list = decodePostings(gaps);
+        const kept: number[] = [];
+        for (let i = 0; i < list.length; i += 2) {
+          const ordinal = renumber.get(list[i]!);
+          if (ordinal !== undefined) kept.push(ordinal, list[i + 1]!);
+        }
+        if (kept.length > 0) {
+          terms.set(term, kept);
+          postings += kept.length / 2;
+        }
+      }
+    }
+    const laidOut = docs.map((d, i) => ({ ...d, ordinal: i }));
+    return this.writeLayout(blogSlug, laidOut, terms.entries(), postings);
+  }
+
+  /** Writes a complete layout, deletes what the previous one had beyond it, then commits. */
+  private async writeLayout(
+    blogSlug: string,
+    docs: readonly LaidOutDoc[],
+    terms: Iterable<[string, number[]]>,
+    postings: number,
+  ): Promise<StaticIndexChange> {
+    const chunks = chunkCountFor(postings);
+    const files = Array.from({ length: chunks }, (): ChunkFile => ({}));
+    for (const [term, list] of terms) files[chunkOf(term, chunks)]![term] = list;
+    const written: string[] = [];
+    for (let chunk = 0; chunk < chunks; chunk++) {
+      written.push(chunkKey(blogSlug, chunk));
+      await this.putPublic(chunkKey(blogSlug, chunk), serialiseChunk(files[chunk]!));
+    }
+    for (let f = 0; f * FRAGMENT_SIZE < docs.length; f++) {
+      const file: FragmentFile = {};
+      for (const doc of docs.slice(f * FRAGMENT_SIZE, (f + 1) * FRAGMENT_SIZE)) file[doc.ordinal] = doc.entry;
+      written.push(fragmentKey(blogSlug, f));
+      await this.putPublic(fragmentKey(blogSlug, f), JSON.stringify(file));
+    }
+    const state: StaticState = {
+      version: STATIC_FORMAT_VERSION,
+      chunks,
+      next: docs.length,
+      laidOutFor: docs.length,
+      ids: Object.fromEntries(docs.map((d) => [d.id, d.ordinal])),
+      dead: [],
+    };
+    written.push(await this.commit(blogSlug, state));
+    const keep = new Set(written);
+    const deleted: string[] = [];
+    for (const prefix of dataPrefixes(blogSlug)) for (const key of await this.store.list(prefix)) if (!keep.has(key)) deleted.push(key);
+    await this.store.deleteMany(deleted);
+    return { written, deleted };
+  }
+
+  private async commit(blogSlug: string, state: StaticState): Promise<string> {
+    state.dead.sort((a, b) => a - b);
+    const meta: StaticMeta = {
+      format: STATIC_FORMAT,
+      version: STATIC_FORMAT_VERSION,
+      chunks: state.chunks,
+      fragment: FRAGMENT_SIZE,
+      docs: Object.keys(state.ids).length,
+      dead: state.dead,
+    };
+    await this.putPublic(metaKey(blogSlug), JSON.stringify(meta));
+    await this.store.put(stateKey(blogSlug), JSON.stringify(state), { contentType: JSON_TYPE, cacheControl: PRIVATE_CACHE });
+    return metaKey(blogSlug);
+  }
+
+  private async readState(blogSlug: string): Promise<StaticState | null> {
+    const state = await this.readJson<StaticState>(stateKey(blogSlug));
+    // Another format is rebuilt, as a missing index is.
+    return state && state.version === STATIC_FORMAT_VERSION ? state : null;
+  }
+
+  private async readJson<T>(key: string): Promise<T | null> {
+    const stored = await this.store.get(key);
+    return stored ? (JSON.parse(stored.body.toString('utf8')) as T) : null;
+  }
+
+  private putPublic(key: string, body: string): Promise<void> {
+    return this.store.put(key, body, { contentType: JSON_TYPE, cacheControl: this.options.cacheControl });
+  }
+
+  private build(blogSlug: string, docs: readonly SearchDocument[]): Promise<SegmentData> {
+    return this.options.buildSegment ? this.options.buildSegment(blogSlug, [...docs]) : Promise.resolve(buildSegmentData(docs));
+  }
+
+  private locked<T>(blogSlug: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(blogSlug) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => undefined);
+    this.locks.set(blogSlug, settled);
+    void settled.then(() => {
+      if (this.locks.get(blogSlug) === settled) this.locks.delete(blogSlug);
+    });
+    return next;
+  }
+}
+
+/** The fragment files a write reads and edits, each read once. */
+class FragmentEdits {
+  private readonly files = new Map<number, FragmentFile>();
+
+  constructor(
+    private readonly store: SiteStore,
+    private readonly blogSlug: string,
+  ) {}
+
+  /** The fragment holding this ordinal, read on first use. */
+  async of(ordinal: number): Promise<FragmentFile> {
+    const index = Math.floor(ordinal / FRAGMENT_SIZE);
+    let file = this.files.get(index);
+    if (!file) {
+      const stored = await this.store.get(fragmentKey(this.blogSlug, index));
+      file = stored ? (JSON.parse(stored.body.toString('utf8')) as FragmentFile) : {};
+      this.files.set(index, file);
+    }
+    return file;
+  }
+
+  edited(): [string, FragmentFile][] {
+    return [...this.files].map(([index, file]) => [fragmentKey(this.blogSlug, index), file]);
+  }
+}
+
+function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {
+  if (dead.size === 0) return list;
+  const kept: number[] = [];
+  for (let i = 0; i < list.length; i += 2) if (!dead.has(list[i]!)) kept.push(list[i]!, list[i + 1]!);
+  return kept;
+}
+
+/** Absolute postings per term → the stored file, terms sorted so equal content gives equal bytes. */
+function serialiseChunk(file: ChunkFile): string {
+  const out: ChunkFile = {};
+  for (const term of Object.keys(file).sort()) if (file[term]!.length > 0) out[term] = encodePostings(file[term]!);
+  return JSON.stringify(out);
+}

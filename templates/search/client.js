@@ -1,0 +1,178 @@
+// The /search/ page's client (src/publish/render/searchScript.ts puts queryTerms before it).
+// It reads the static index of src/search/static/staticFormat.ts: meta.json, then one chunk
+// per query word, then the fragments of the results on screen. Every word must match (AND);
+// results are ordered by BM25 without length normalisation, then newest first. Text from the
+// index only ever reaches the page through textContent.
+const form = document.getElementById('search-form');
+if (form) {
+  const input = form.elements.namedItem('q');
+  const status = document.getElementById('search-status');
+  const list = document.getElementById('search-results');
+  const more = document.getElementById('search-more');
+  const text = form.dataset;
+  const base = form.getAttribute('action');
+  const lang = document.documentElement.lang || 'en';
+  const dates = new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+  const PAGE = 10;
+  const K1 = 1.2;
+
+  let meta = null;
+  const chunks = new Map();
+  const fragments = new Map();
+  let run = 0;
+  let shown = { hits: [], next: 0 };
+
+  const getJson = async (path) => {
+    const res = await fetch(base + path);
+    if (res.status === 404) return null;
+    if (!res.ok) throw new Error(`${path}: ${res.status}`);
+    return res.json();
+  };
+  const cached = (cache, key, load) => {
+    let value = cache.get(key);
+    if (!value) {
+      value = load().catch((err) => {
+        cache.delete(key);
+        throw err;
+      });
+      cache.set(key, value);
+    }
+    return value;
+  };
+  const loadMeta = () => {
+    if (!meta) {
+      meta = getJson('meta.json').catch((err) => {
+        meta = null;
+        throw err;
+      });
+    }
+    return meta;
+  };
+  const chunkOf = (term, count) => {
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), 0x01000193) >>> 0;
+    return hash & (count - 1);
+  };
+
+  // [ordinal, tf, …] of a term's live posts.
+  const postings = async (index, dead, term) => {
+    const chunk = await cached(chunks, chunkOf(term, index.chunks), () => getJson(`t/${chunkOf(term, index.chunks)}.json`));
+    const gaps = chunk && chunk[term];
+    const out = [];
+    if (!gaps) return out;
+    let ordinal = 0;
+    for (let i = 0; i < gaps.length; i += 2) {
+      ordinal += gaps[i];
+      if (!dead.has(ordinal)) out.push(ordinal, gaps[i + 1]);
+    }
+    return out;
+  };
+
+  const find = async (q) => {
+    const terms = queryTerms(q);
+    if (terms.length === 0) return null;
+    const index = await loadMeta();
+    if (!index || index.format !== 'folio-static-search' || index.version !== 1) return [];
+    const dead = new Set(index.dead);
+    const lists = (await Promise.all(terms.map((term) => postings(index, dead, term)))).sort((a, b) => a.length - b.length);
+    let scores = null;
+    for (const found of lists) {
+      const df = found.length / 2;
+      const idf = Math.log(1 + (index.docs - df + 0.5) / (df + 0.5));
+      const next = new Map();
+      for (let i = 0; i < found.length; i += 2) {
+        const before = scores ? scores.get(found[i]) : 0;
+        if (before === undefined) continue;
+        const tf = found[i + 1];
+        next.set(found[i], before + (idf * tf * (K1 + 1)) / (tf + K1));
+      }
+      scores = next;
+      if (scores.size === 0) break;
+    }
+    return [...scores].sort((a, b) => b[1] - a[1] || b[0] - a[0]).map(([ordinal]) => ordinal);
+  };
+
+  const entry = async (ordinal) => {
+    const index = await loadMeta();
+    const at = Math.floor(ordinal / index.fragment);
+    const file = await cached(fragments, at, () => getJson(`d/${at}.json`));
+    return file ? file[ordinal] : undefined;
+  };
+
+  const element = (tag, className, content) => {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (content !== undefined) node.textContent = content;
+    return node;
+  };
+
+  const card = ([title, path, publishedAt, tags, description]) => {
+    const item = element('li', 'search-result');
+    const heading = element('h2', 'search-result-title');
+    const link = element('a', '', title);
+    link.href = path;
+    heading.append(link);
+    const details = element('p', 'search-result-meta');
+    const time = element('time', '', dates.format(new Date(publishedAt)));
+    time.dateTime = publishedAt;
+    details.append(time);
+    for (const tag of tags) details.append(' · ', element('span', 'search-result-tag', tag));
+    item.append(heading, details);
+    if (description) item.append(element('p', 'search-result-text', description));
+    return item;
+  };
+
+  const showMore = async (mine) => {
+    const slice = shown.hits.slice(shown.next, shown.next + PAGE);
+    const found = await Promise.all(slice.map(entry));
+    if (mine !== run) return;
+    for (const e of found) if (e) list.append(card(e));
+    shown.next += slice.length;
+    more.hidden = shown.next >= shown.hits.length;
+  };
+
+  const say = (message) => {
+    status.textContent = message;
+  };
+
+  const search = async (q, { push } = {}) => {
+    const mine = ++run;
+    // Busy from the moment the address says the new query until its results are on screen.
+    list.setAttribute('aria-busy', 'true');
+    const url = q.trim() ? `${location.pathname}?q=${encodeURIComponent(q.trim())}` : location.pathname;
+    if (push !== false) history.replaceState(null, '', url);
+    try {
+      const hits = await find(q);
+      if (mine !== run) return;
+      list.replaceChildren();
+      shown = { hits: hits || [], next: 0 };
+      more.hidden = true;
+      if (hits === null) return say('');
+      if (hits.length === 0) return say(text.none.replace('{q}', q.trim()));
+      say((hits.length === 1 ? text.one : text.many).replace('{n}', String(hits.length)));
+      await showMore(mine);
+    } catch {
+      if (mine === run) say(text.failed);
+    } finally {
+      if (mine === run) list.removeAttribute('aria-busy');
+    }
+  };
+
+  let timer;
+  input.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => search(input.value), 120);
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    clearTimeout(timer);
+    search(input.value);
+  });
+  more.addEventListener('click', () => showMore(run));
+
+  const initial = new URLSearchParams(location.search).get('q');
+  if (initial) {
+    input.value = initial;
+    search(initial, { push: false });
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The reader's site in headless Chromium (issue 11): search typed into /search/ (English,
+ * Korean with particles, mixed), answered in the browser from the static index files; the page
+ * without JavaScript; the navigation walked by keyboard; and axe-core on every page type.
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+const POSTS = [
+  { title: 'Caching static sites at the edge', slug: 'edge-caching', content: 'A CDN keeps pages close to readers. Purge on publish.', tags: ['caching'] },
+  { title: '블로그를 시작하며', slug: 'start', content: '정적 사이트로 블로그를 만들었습니다. SQLite에서 글을 읽습니다.', tags: ['블로그'] },
+  { title: '비빔밥 만들기', slug: 'bibimbap', content: '비가 오는 날에는 비빔밥을 먹습니다.', tags: ['요리'] },
+  { title: '비 오는 날', slug: 'rain', content: '비가 옵니다. 서버를 점검했습니다.', tags: ['일상'] },
+  { title: 'SQLite 서버 없이 쓰기', slug: 'sqlite', content: 'SQLite는 서버가 필요 없습니다. The database is a file.', tags: ['sqlite', '블로그'] },
+];
+
+describe('search, keyboard and accessibility in headless Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin: string;
+  let blogId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'reader', name: 'Reader Notes', description: 'A blog to read and search' } })).body;
+    blogId = blog.id;
+    for (const post of POSTS) await t.request('POST', '/v1/posts', { blogId: blog.id, body: { ...post, status: 'published' } });
+    // Enough posts about one word for a second page of results.
+    for (let i = 1; i <= 14; i++) {
+      await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: `Lantern note ${i}`, slug: `lantern-${i}`, content: `Lanterns, part ${i}.`, status: 'published' } });
+    }
+    await t.folio.runner.idle();
+    origin = `http://reader.localhost:${new URL(t.baseUrl).port}`;
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function openPage(path: string, options: { javaScriptEnabled?: boolean } = {}): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push(msg.text());
+    });
+    page.on('pageerror', (err) => errors.push(err.message));
+    const response = await page.goto(`${origin}${path}`, { waitUntil: 'load' });
+    expect(response?.status()).toBe(200);
+    return { page, errors, close: () => context.close() };
+  }
+
+  /** Types the query as a reader does and returns the status line and result titles once they settle. */
+  async function typeQuery(page: Page, q: string): Promise<{ status: string; titles: string[] }> {
+    await page.fill('#search-q', '');
+    await page.type('#search-q', q, { delay: 10 });
+    await page.waitForFunction(
+      (query) => {
+        const status = document.getElementById('search-status')!.textContent ?? '';
+        const settled = !document.getElementById('search-results')!.hasAttribute('aria-busy');
+        return new URL(location.href).searchParams.get('q') === query && settled && status !== '';
+      },
+      q,
+      { timeout: 10_000 },
+    );
+    return page.evaluate(() => ({
+      status: document.getElementById('search-status')!.textContent ?? '',
+      titles: Array.from(document.querySelectorAll('.search-result-title a')).map((a) => a.textContent ?? ''),
+    }));
+  }
+
+  it('answers English, Korean with particles and mixed queries as the API would, with every word required', async () => {
+    const { page, errors, close } = await openPage('/search/');
+    expect(await typeQuery(page, 'purge cdn')).toEqual({ status: '1 post found.', titles: ['Caching static sites at the edge'] });
+    // 블로그를 asks for 블로그: both posts that say it, whatever particle they use.
+    expect((await typeQuery(page, '블로그를')).titles.sort()).toEqual(['SQLite 서버 없이 쓰기', '블로그를 시작하며'].sort());
+    // 비 finds 비가 / 비 but never 비빔밥's own word.
+    const rain = await typeQuery(page, '비');
+    expect(rain.titles.sort()).toEqual(['비 오는 날', '비빔밥 만들기'].sort());
+    expect((await typeQuery(page, '비빔밥')).titles).toEqual(['비빔밥 만들기']);
+    // Mixed scripts, and SQLite에서 found by sqlite: the particle glued to a Latin word is dropped.
+    expect((await typeQuery(page, 'sqlite 서버')).titles).toEqual(['SQLite 서버 없이 쓰기']);
+    expect((await typeQuery(page, 'sqlite 블로그')).titles.sort()).toEqual(['SQLite 서버 없이 쓰기', '블로그를 시작하며'].sort());
+    expect(await typeQuery(page, 'purge 비빔밥')).toEqual({ status: 'No posts match “purge 비빔밥”.', titles: [] });
+    // Each result links to its post and shows its date and tags.
+    await typeQuery(page, 'edge');
+    const first = await page.evaluate(() => {
+      const item = document.querySelector('.search-result')!;
+      return { href: item.querySelector('a')!.getAttribute('href'), meta: item.querySelector('.search-result-meta')!.textContent, time: item.querySelector('time')!.getAttribute('datetime') };
+    });
+    expect(first.href).toBe('/edge-caching');
+    expect(first.meta).toContain('caching');
+    expect(first.time).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    // The same posts as GET /v1/search, query by query.
+    for (const q of ['purge cdn', '블로그를', '비', '비가', '서버', 'sqlite 서버', 'sqlite에서', 'lanterns part', 'the database', 'purge 비빔밥']) {
+      const api = await t.request('GET', `/v1/search?q=${encodeURIComponent(q)}&per_page=50`, { blogId });
+      expect(api.status).toBe(200);
+      const fromApi = (api.body.data as { title: string }[]).map((hit) => hit.title).sort();
+      await typeQuery(page, q);
+      await page.evaluate(async () => {
+        while (!document.getElementById('search-more')!.hidden) {
+          document.getElementById('search-more')!.click();
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      });
+      expect((await page.$$eval('.search-result-title a', (links) => links.map((a) => a.textContent ?? ''))).sort(), q).toEqual(fromApi);
+    }
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('reads ?q= from the address, shows ten results, and the rest on request', async () => {
+    const { page, errors, close } = await openPage('/search/?q=lanterns');
+    await page.waitForSelector('.search-result');
+    expect(await page.inputValue('#search-q')).toBe('lanterns');
+    expect(await page.textContent('#search-status')).toBe('14 posts found.');
+    expect(await page.locator('.search-result').count()).toBe(10);
+    await page.click('#search-more');
+    await page.waitForFunction(() => document.querySelectorAll('.search-result').length === 14);
+    expect(await page.isHidden('#search-more')).toBe(true);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('says what to do instead when JavaScript is off', async () => {
+    const { page, close } = await openPage('/search/', { javaScriptEnabled: false });
+    const text = await page.textContent('.search-noscript');
+    expect(text).toContain('needs JavaScript');
+    expect(await page.getAttribute('.search-noscript a[href="/tags/"]', 'href')).toBe('/tags/');
+    expect(await page.getAttribute('.search-noscript a[href="/archive/"]', 'href')).toBe('/archive/');
+    await close();
+  });
+
+  it('walks the navigation by keyboard: skip link, home, Tags, Archive, Search, RSS, then the content', async () => {
+    const { page, close } = await openPage('/edge-caching');
+    const focused: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      focused.push(await page.evaluate(() => `${document.activeElement!.textContent!.trim()} ${document.activeElement!.getAttribute('href')}`));
+    }
+    expect(focused).toEqual(['Skip to content #main', 'Reader Notes /', 'Tags /tags/', 'Archive /archive/', 'Search /search/', 'RSS /rss.xml']);
+    // The skip link moves focus to the content.
+    await page.reload();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement!.id)).toBe('main');
+    await close();
+    const search = await openPage('/search/');
+    for (let i = 0; i < 7; i++) await search.page.keyboard.press('Tab');
+    expect(await search.page.evaluate(() => document.activeElement!.id)).toBe('search-q');
+    await search.close();
+  });
+
+  const pageTypes = [
+    { name: 'home', path: '/' },
+    { name: 'post', path: '/edge-caching' },
+    { name: 'Korean post', path: '/bibimbap' },
+    { name: 'tag', path: '/tags/caching' },
+    { name: 'tag index', path: '/tags/' },
+    { name: 'archive', path: '/page/1' },
+    { name: 'archive index', path: '/archive/' },
+    { name: 'search with results', path: '/search/?q=lanterns' },
+  ];
+  for (const scheme of ['light', 'dark'] as const) {
+    for (const type of pageTypes) {
+      it(`axe-core finds no serious or critical violation on the ${type.name} page (${scheme})`, async () => {
+        const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
+        const page = await context.newPage();
+        await page.goto(`${origin}${type.path}`, { waitUntil: 'load' });
+        if (type.name.startsWith('search')) await page.waitForSelector('.search-result');
+        const results = await new AxeBuilder({ page }).analyze();
+        await context.close();
+        const serious = results.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        expect(serious).toEqual([]);
+        expect(results.passes.length).toBeGreaterThan(10);
+      });
+    }
+  }
+});

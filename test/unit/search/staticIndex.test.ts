@@ -1,0 +1,134 @@
+/**
+ * The static search index the /search/ page reads (issue 11, item 3): the same result sets as
+ * the API's search on the hand-judged relevance suite, and incremental writes (publish, edit,
+ * unpublish, delete, compaction) that leave exactly what a fresh build of the same posts says.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SearchIndexCache } from '../../../src/search/searchIndexCache.js';
+import { SearchIndexWriter } from '../../../src/search/searchIndexWriter.js';
+import type { SearchDocument } from '../../../src/search/searchTypes.js';
+import { chunkCountFor, chunkKey, chunkOf, metaKey, stateKey } from '../../../src/search/static/staticFormat.js';
+import { StaticIndexWriter } from '../../../src/search/static/staticIndexWriter.js';
+import { queryTerms } from '../../../src/search/tokenize.js';
+import { FsSiteStore } from '../../../src/storage/fsSiteStore.js';
+import { JUDGMENTS } from '../../fixtures/search/relevanceJudgments.js';
+import { RELEVANCE_POSTS } from '../../fixtures/search/relevancePosts.js';
+import { matchingPaths, readStaticIndex } from '../../support/staticSearchIndex.js';
+import { searchDoc } from './docFactory.js';
+
+const dirs: string[] = [];
+function store(): FsSiteStore {
+  const dir = mkdtempSync(join(tmpdir(), 'folio-static-search-'));
+  dirs.push(dir);
+  return new FsSiteStore({ root: dir });
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const writer = (s: FsSiteStore) => new StaticIndexWriter(s, { cacheControl: 'public, max-age=60' });
+const pathOf = (url: string) => new URL(url).pathname;
+
+describe('the static search index', () => {
+  it('finds the same posts as the API search for every query of the relevance suite', async () => {
+    const s = store();
+    const statics = writer(s);
+    // Built the way a blog grows: a first batch, then one post at a time.
+    await statics.rebuild('rel', RELEVANCE_POSTS.slice(0, 12));
+    for (const post of RELEVANCE_POSTS.slice(12)) await statics.upsert('rel', [post]);
+    const index = await readStaticIndex(s, 'rel');
+
+    const api = new SearchIndexWriter(s, { workers: 0 });
+    await api.rebuild('rel', RELEVANCE_POSTS);
+    const cache = new SearchIndexCache(s);
+    const bySlug = new Map(RELEVANCE_POSTS.map((p) => [p.slug, pathOf(p.url)]));
+    for (const { q, relevant } of JUDGMENTS) {
+      const { hits } = await cache.search('rel', q, { page: 1, perPage: 100 });
+      const fromApi = hits.map((h) => pathOf(h.url)).sort();
+      expect(matchingPaths(index, queryTerms(q)), q).toEqual(fromApi);
+      expect(fromApi, q).toEqual(relevant.map((slug) => bySlug.get(slug)!).sort());
+    }
+  });
+
+  it('after publishes, edits, unpublishes and deletes holds what a fresh build of the live posts holds', async () => {
+    const s = store();
+    const statics = writer(s);
+    const live = new Map<string, SearchDocument>();
+    const put = async (doc: SearchDocument) => {
+      live.set(doc.id, doc);
+      expect(await statics.upsert('inc', [doc])).not.toBeNull();
+    };
+    const first = RELEVANCE_POSTS.slice(0, 5);
+    for (const doc of first) live.set(doc.id, doc);
+    await statics.rebuild('inc', first);
+    for (const doc of RELEVANCE_POSTS.slice(5, 25)) await put(doc);
+    // Edits: new words in, old words out.
+    await put({ ...RELEVANCE_POSTS[3]!, title: 'Renamed entirely', body: 'zebra crossing 얼룩말이 지나갑니다' });
+    await put({ ...RELEVANCE_POSTS[10]!, tags: ['새태그'], metaDescription: 'changed' });
+    // Unpublish and delete both reach the index as a removal.
+    for (const id of [RELEVANCE_POSTS[0]!.id, RELEVANCE_POSTS[7]!.id, 'never-indexed']) {
+      live.delete(id);
+      expect(await statics.remove('inc', [id])).not.toBeNull();
+    }
+
+    const fresh = store();
+    await writer(fresh).rebuild('inc', [...live.values()]);
+    const incremental = await readStaticIndex(s, 'inc');
+    expect(incremental).toEqual(await readStaticIndex(fresh, 'inc'));
+    expect(incremental.postings['zebra']).toEqual({ [pathOf(RELEVANCE_POSTS[3]!.url)]: 1 });
+    expect(incremental.postings['얼룩말']).toBeDefined();
+    expect(incremental.entries[pathOf(RELEVANCE_POSTS[0]!.url)]).toBeUndefined();
+  });
+
+  it('rewrites only the chunks of the new post’s terms, its fragment and meta.json', async () => {
+    const s = store();
+    const statics = writer(s);
+    await statics.rebuild('few', RELEVANCE_POSTS.slice(0, 30));
+    const chunks = JSON.parse((await s.get(metaKey('few')))!.body.toString()).chunks as number;
+    const doc = searchDoc({ id: 'new', title: 'Quiet harbour', body: 'lanterns over the harbour at dusk' });
+    const change = (await statics.upsert('few', [doc]))!;
+    expect(chunks).toBeGreaterThan(7);
+    const expected = new Set(['quiet', 'harbour', 'lanterns', 'over', 'the', 'at', 'dusk'].map((t) => chunkKey('few', chunkOf(t, chunks))));
+    const writtenChunks = change.written.filter((k) => k.includes('/search/t/'));
+    expect(writtenChunks.length).toBe(expected.size);
+    expect(new Set(writtenChunks)).toEqual(expected);
+    expect(change.written).toContain(metaKey('few'));
+    expect(change.written.filter((k) => k.includes('/search/d/'))).toEqual(['few/search/d/0.json']);
+    // The writer's own state is never among what readers are told about.
+    expect(change.written).not.toContain(stateKey('few'));
+  });
+
+  it('compacts once removed posts pile up, and keeps the result', async () => {
+    const s = store();
+    const statics = writer(s);
+    const docs = Array.from({ length: 40 }, (_, i) => searchDoc({ id: `p${i}`, title: `Post number ${i}`, body: `word${i % 5} shared` }));
+    await statics.rebuild('churn', docs);
+    // 70 edits of the same post: each leaves a dead ordinal until a compaction clears them.
+    let deadSeen = 0;
+    for (let i = 0; i < 70; i++) {
+      await statics.upsert('churn', [{ ...docs[0]!, body: `edit ${i} shared` }]);
+      deadSeen = Math.max(deadSeen, (JSON.parse((await s.get(metaKey('churn')))!.body.toString()).dead as number[]).length);
+    }
+    expect(deadSeen).toBeGreaterThan(0);
+    const meta = JSON.parse((await s.get(metaKey('churn')))!.body.toString());
+    expect(meta.dead.length).toBeLessThan(deadSeen);
+    const fresh = store();
+    await writer(fresh).rebuild('churn', [{ ...docs[0]!, body: 'edit 69 shared' }, ...docs.slice(1)]);
+    expect(await readStaticIndex(s, 'churn')).toEqual(await readStaticIndex(fresh, 'churn'));
+  });
+
+  it('answers null for a blog without an index, so the caller builds one', async () => {
+    const statics = writer(store());
+    expect(await statics.exists('none')).toBe(false);
+    expect(await statics.upsert('none', [searchDoc({ id: 'a' })])).toBeNull();
+    expect(await statics.remove('none', ['a'])).toBeNull();
+  });
+
+  it('sizes chunks to the postings: a few for a small blog, about a thousand for 10,000 posts', () => {
+    expect(chunkCountFor(0)).toBe(8);
+    expect(chunkCountFor(3_000_000)).toBe(1024);
+  });
+});
