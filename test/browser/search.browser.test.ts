@@ -128,6 +128,21 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     await close();
   });
 
+  it('keeps the form on one row on a phone, the button label whole', async () => {
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/search/`, { waitUntil: 'load' });
+    const box = await page.evaluate(() => {
+      const button = document.querySelector('.search-button')!.getBoundingClientRect();
+      const input = document.querySelector('.search-input')!.getBoundingClientRect();
+      return { buttonHeight: button.height, inputHeight: input.height, sameRow: Math.abs(button.top - input.top) < 1, scroll: document.documentElement.scrollWidth };
+    });
+    await context.close();
+    expect(box.sameRow).toBe(true);
+    expect(box.buttonHeight).toBeLessThanOrEqual(box.inputHeight + 1);
+    expect(box.scroll).toBeLessThanOrEqual(360);
+  });
+
   it('says what to do instead when JavaScript is off', async () => {
     const { page, close } = await openPage('/search/', { javaScriptEnabled: false });
     const text = await page.textContent('.search-noscript');

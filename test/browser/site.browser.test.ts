@@ -66,7 +66,7 @@ describe('a published blog in headless Chromium', () => {
     { name: 'tags', path: '/tags/' },
     { name: 'archive', path: '/archive/' },
     // With a query in its address: the results as a reader lands on them from a shared link.
-    { name: 'search', path: '/search/?q=blog' },
+    { name: 'search', path: '/search/?q=static' },
   ];
   const viewports = [
     { name: 'desktop', width: 1280, height: 900 },
@@ -86,6 +86,8 @@ describe('a published blog in headless Chromium', () => {
           tab.on('pageerror', (err) => errors.push(err.message));
           const response = await tab.goto(`${origin}${page.path}`, { waitUntil: 'load' });
           expect(response?.status()).toBe(200);
+          // The search page answers its ?q= in the browser: shoot it with its results.
+          if (page.name === 'search') await tab.waitForSelector('.search-result');
           const layout = await tab.evaluate(() => ({
             scrollWidth: document.documentElement.scrollWidth,
             clientWidth: document.documentElement.clientWidth,
