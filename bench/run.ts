@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,publish,search,hostile,edge,backup` and the large corpus size with `--posts N`
+ * `--only api,publish,search,static-search,hostile,edge,backup` and the large corpus size with `--posts N`
  * (default 10,000). `edge` needs Debian's varnish and wrk.
  */
 import { parseArgs } from 'node:util';
@@ -8,6 +8,7 @@ import { printTable, type BenchRow } from './table.js';
 import { runApiBench } from './apiBench.js';
 import { runPublishBench } from './publishBench.js';
 import { runSearchBench } from './searchBench.js';
+import { runStaticSearchBench } from './staticSearchBench.js';
 import { runHostileBench } from './hostileBench.js';
 import { corpusDir, loadCorpus } from './corpus.js';
 import { runBackupBench } from './backupBench.js';
@@ -21,7 +22,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
   },
 });
-const only = new Set((values.only ?? 'api,publish,search,hostile,edge,backup').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? 'api,publish,search,static-search,hostile,edge,backup').split(',').map((s) => s.trim()));
 const seconds = Number(values.seconds ?? 10);
 
 const rows: BenchRow[] = [];
@@ -44,6 +45,7 @@ await section('publish', async () => {
   return [];
 });
 await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts) }));
+await section('static-search', () => runStaticSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('hostile', () => runHostileBench());
 
 // The edge and backup sections share one imported blog of `posts` posts.

@@ -91,7 +91,7 @@ function markdownToText(md: string): string {
     .trim();
 }
 
-function loadCorpus(corpusDir: string, posts: number): SearchDocument[] {
+export function loadCorpus(corpusDir: string, posts: number): SearchDocument[] {
   const dir = join(corpusDir, 'posts');
   // File names are slugs ending in the post's number; that number is the generation order.
   const files = readdirSync(dir)
@@ -116,7 +116,7 @@ function random(seed: number): () => number {
  * What readers type: one to three words of a post's title (Korean ones as written, particles
  * included; the engine strips them). English words as they are, common ones included.
  */
-function generateQueries(docs: readonly SearchDocument[], count: number): string[] {
+export function generateQueries(docs: readonly SearchDocument[], count: number): string[] {
   const next = random(7);
   const korean = docs.filter((d) => /[가-힣]/.test(d.title));
   const english = docs.filter((d) => !/[가-힣]/.test(d.title));

@@ -1,6 +1,7 @@
 // The /search/ page's client (src/publish/render/searchScript.ts puts queryTerms before it).
-// It reads the static index of src/search/static/staticFormat.ts: meta.json, then one chunk
-// per query word, then the fragments of the results on screen. Every word must match (AND);
+// It reads the static index of src/search/static/staticFormat.ts: meta.json (fetched as the page
+// loads), then per query word its term chunk and delta chunk, then the fragments of the results
+// on screen. Every word must match (AND);
 // results are ordered by BM25 without length normalisation, then newest first. Text from the
 // index only ever reaches the page through textContent.
 const form = document.getElementById('search-form');
@@ -54,16 +55,21 @@ if (form) {
     return hash & (count - 1);
   };
 
-  // [ordinal, tf, …] of a term's live posts.
+  const file = (path) => cached(chunks, path, () => getJson(path));
+
+  // [ordinal, tf, …] of a term's live posts: the term chunk's, then the delta's (newer ordinals).
   const postings = async (index, dead, term) => {
-    const chunk = await cached(chunks, chunkOf(term, index.chunks), () => getJson(`t/${chunkOf(term, index.chunks)}.json`));
-    const gaps = chunk && chunk[term];
+    const paths = [`t/${chunkOf(term, index.chunks)}.json`];
+    if (index.delta > 0) paths.push(`x/${chunkOf(term, index.delta)}.json`);
     const out = [];
-    if (!gaps) return out;
-    let ordinal = 0;
-    for (let i = 0; i < gaps.length; i += 2) {
-      ordinal += gaps[i];
-      if (!dead.has(ordinal)) out.push(ordinal, gaps[i + 1]);
+    for (const loaded of await Promise.all(paths.map(file))) {
+      const gaps = loaded && loaded[term];
+      if (!gaps) continue;
+      let ordinal = 0;
+      for (let i = 0; i < gaps.length; i += 2) {
+        ordinal += gaps[i];
+        if (!dead.has(ordinal)) out.push(ordinal, gaps[i + 1]);
+      }
     }
     return out;
   };
@@ -169,6 +175,12 @@ if (form) {
     search(input.value);
   });
   more.addEventListener('click', () => showMore(run));
+
+  // The first query should wait for its own words only: meta.json is fetched now, and the
+  // tokenizer runs once on Latin and Hangul text, which builds its Unicode tables (hundreds of
+  // milliseconds on a slow phone if left to the first query).
+  loadMeta().catch(() => {});
+  setTimeout(() => queryTerms('warm 준비를'), 0);
 
   const initial = new URLSearchParams(location.search).get('q');
   if (initial) {

@@ -1,4 +1,4 @@
-import { decodePostings, chunkKey, chunkOf, metaKey, type ChunkFile, type FragmentEntry, type FragmentFile, type StaticMeta } from '../../src/search/static/staticFormat.js';
+import { decodePostings, chunkKey, chunkOf, deltaKey, metaKey, type ChunkFile, type FragmentEntry, type FragmentFile, type StaticMeta } from '../../src/search/static/staticFormat.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
 
 /**
@@ -37,16 +37,21 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
   }
   if (pathOf.size !== meta.docs) throw new Error(`meta.json says ${meta.docs} posts, the fragments hold ${pathOf.size}`);
   const postings: Record<string, Record<string, number>> = {};
-  for (let chunk = 0; chunk < meta.chunks; chunk++) {
-    const file = (await json<ChunkFile>(store, chunkKey(blog, chunk))) ?? {};
+  const files = [
+    ...Array.from({ length: meta.chunks }, (_, chunk) => ({ key: chunkKey(blog, chunk), chunk, of: meta.chunks })),
+    ...Array.from({ length: meta.delta }, (_, chunk) => ({ key: deltaKey(blog, chunk), chunk, of: meta.delta })),
+  ];
+  for (const { key, chunk, of } of files) {
+    const file = (await json<ChunkFile>(store, key)) ?? {};
     for (const [term, gaps] of Object.entries(file)) {
-      if (chunkOf(term, meta.chunks) !== chunk) throw new Error(`${term} in chunk ${chunk}`);
+      if (chunkOf(term, of) !== chunk) throw new Error(`${term} in ${key}`);
       const list = decodePostings(gaps);
       for (let i = 0; i < list.length; i += 2) {
         if (dead.has(list[i]!)) continue;
         const path = pathOf.get(list[i]!);
         if (path === undefined) throw new Error(`${term}: live ordinal ${list[i]} has no post`);
-        (postings[term] ??= {})[path] = list[i + 1]!;
+        if ((postings[term] ??= {})[path] !== undefined) throw new Error(`${term}: ${path} posted twice`);
+        postings[term][path] = list[i + 1]!;
       }
     }
   }

@@ -7,6 +7,7 @@
  * ```
  * <blog>/search/meta.json          chunk count, live posts, dead ordinals       (public)
  * <blog>/search/t/<n>.json         postings of the terms hashing to chunk n     (public)
+ * <blog>/search/x/<n>.json         the same for posts published since the last merge (public)
  * <blog>/search/d/<n>.json         title, path, date, tags, description of 32 posts (public)
  * <blog>/_search/static-state.json post id → ordinal, for the writer only     (never served)
  * ```
@@ -19,7 +20,16 @@ export const STATIC_FORMAT = 'folio-static-search';
 export const STATIC_FORMAT_VERSION = 1;
 
 /** Posts per document fragment: a page of ten results touches at most ten small files. */
-export const FRAGMENT_SIZE = 32;
+export const FRAGMENT_SIZE = 8;
+
+/**
+ * Recent posts are indexed in a small delta (DELTA_CHUNKS files) instead of the term chunks, so
+ * a publish rewrites a few kilobytes rather than most chunks (a long post has hundreds of
+ * distinct terms, which hash to nearly every chunk). Past DELTA_MAX posts the delta is merged
+ * into the term chunks: one rewrite of the chunks per DELTA_MAX publishes.
+ */
+export const DELTA_CHUNKS = 16;
+export const DELTA_MAX = 64;
 
 /** The public file the browser reads first. */
 export interface StaticMeta {
@@ -28,6 +38,8 @@ export interface StaticMeta {
   /** Number of term chunks, a power of two. */
   chunks: number;
   fragment: number;
+  /** Number of delta chunks to read besides the term chunk (0: no delta). */
+  delta: number;
   /** Live posts (BM25's N). */
   docs: number;
   /** Ordinals of removed or superseded posts still named in chunks not rewritten since. */
@@ -53,14 +65,17 @@ export interface StaticState {
   laidOutFor: number;
   ids: Record<string, number>;
   dead: number[];
+  /** Ordinals indexed in the delta chunks, not yet merged into the term chunks. */
+  delta: number[];
 }
 
 export const metaKey = (blog: string): string => `${blog}/search/meta.json`;
 export const chunkKey = (blog: string, chunk: number): string => `${blog}/search/t/${chunk}.json`;
 export const fragmentKey = (blog: string, fragment: number): string => `${blog}/search/d/${fragment}.json`;
+export const deltaKey = (blog: string, chunk: number): string => `${blog}/search/x/${chunk}.json`;
 export const stateKey = (blog: string): string => `${blog}/_search/static-state.json`;
 /** Prefixes of the files a layout change may leave behind. */
-export const dataPrefixes = (blog: string): string[] => [`${blog}/search/t/`, `${blog}/search/d/`];
+export const dataPrefixes = (blog: string): string[] => [`${blog}/search/t/`, `${blog}/search/d/`, `${blog}/search/x/`];
 
 /** FNV-1a over UTF-16 code units, masked to the chunk count (client.js has the same). */
 export function chunkOf(term: string, chunks: number): number {

@@ -2,8 +2,10 @@
  * Writes a blog's static search index (staticFormat.ts) as its posts change.
  *
  * - `upsert` gives each new or edited post a fresh ordinal (an edited post's old ordinal becomes
- *   dead), rewrites only the chunks its terms hash to and the fragments that hold it, then
- *   meta.json. The cost follows the post's distinct terms, not the blog.
+ *   dead) and indexes it in the delta: it rewrites the delta chunks its terms hash to (small:
+ *   they hold at most DELTA_MAX posts), the fragment that holds it, then meta.json. Once the
+ *   delta holds more than DELTA_MAX posts, it is merged into the term chunks its terms touch.
+ *   A publish costs the delta's size, plus one chunk rewrite per DELTA_MAX publishes.
  * - `remove` rewrites only the post's fragment and meta.json: its postings stay in their chunks
  *   and the browser skips them by the dead list.
  * - Once the dead are more than a quarter of the live posts, or the blog has grown four times
@@ -22,6 +24,9 @@ import type { SearchDocument } from '../searchTypes.js';
 import {
   chunkCountFor,
   chunkKey,
+  DELTA_CHUNKS,
+  DELTA_MAX,
+  deltaKey,
   chunkOf,
   dataPrefixes,
   decodePostings,
@@ -123,25 +128,13 @@ export class StaticIndexWriter {
       for (const [i, doc] of docs.entries()) (await fragments.of(ordinals[i]!))[ordinals[i]!] = entryOf(doc);
 
       const data = await this.build(blogSlug, docs);
-      const byChunk = new Map<number, [string, number[]][]>();
-      for (const [term, list] of postingsOf(data, ordinals)) {
-        const chunk = chunkOf(term, state.chunks);
-        let terms = byChunk.get(chunk);
-        if (!terms) byChunk.set(chunk, (terms = []));
-        terms.push([term, list]);
-      }
-      const dead = new Set(state.dead);
-      const written: string[] = [];
-      for (const [chunk, additions] of [...byChunk].sort((a, b) => a[0] - b[0])) {
-        const key = chunkKey(blogSlug, chunk);
-        const file = await this.readJson<ChunkFile>(key) ?? {};
-        // A rewritten chunk sheds the dead: they never come back, so nothing else needs them.
-        for (const term of Object.keys(file)) file[term] = withoutDead(decodePostings(file[term]!), dead);
-        for (const [term, list] of additions) file[term] = [...(file[term] ?? []), ...list];
-        await this.putPublic(key, serialiseChunk(file));
-        written.push(key);
-      }
-      return this.finish(blogSlug, state, fragments, written);
+      const additions = [...postingsOf(data, ordinals)];
+      state.delta.push(...ordinals);
+      const change: StaticIndexChange =
+        state.delta.length > DELTA_MAX
+          ? await this.mergeDelta(blogSlug, state, additions)
+          : { written: await this.rewrite(state, additions, (term) => deltaKey(blogSlug, chunkOf(term, DELTA_CHUNKS))), deleted: [] };
+      return this.finish(blogSlug, state, fragments, change);
     });
   }
 
@@ -152,8 +145,49 @@ export class StaticIndexWriter {
       if (!state) return null;
       const fragments = new FragmentEdits(this.store, blogSlug);
       for (const id of ids) await this.kill(state, id, fragments);
-      return this.finish(blogSlug, state, fragments, []);
+      return this.finish(blogSlug, state, fragments, { written: [], deleted: [] });
     });
+  }
+
+  /**
+   * Adds postings to the files `fileOf` assigns their terms to, shedding the dead from every
+   * file it rewrites (they never come back, so nothing else needs them). Returns the keys written.
+   */
+  private async rewrite(state: StaticState, additions: readonly [string, number[]][], fileOf: (term: string) => string): Promise<string[]> {
+    const byFile = new Map<string, [string, number[]][]>();
+    for (const addition of additions) {
+      const key = fileOf(addition[0]);
+      let list = byFile.get(key);
+      if (!list) byFile.set(key, (list = []));
+      list.push(addition);
+    }
+    const dead = new Set(state.dead);
+    const written: string[] = [];
+    for (const [key, terms] of [...byFile].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const file = (await this.readJson<ChunkFile>(key)) ?? {};
+      for (const term of Object.keys(file)) file[term] = withoutDead(decodePostings(file[term]!), dead);
+      // Ordinals only grow, so appending keeps every list sorted.
+      for (const [term, list] of terms) file[term] = [...(file[term] ?? []), ...withoutDead(list, dead)];
+      await this.putPublic(key, serialiseChunk(file));
+      written.push(key);
+    }
+    return written;
+  }
+
+  /** Moves the delta and the new postings into the term chunks; the delta files go. */
+  private async mergeDelta(blogSlug: string, state: StaticState, additions: readonly [string, number[]][]): Promise<StaticIndexChange> {
+    const merged = new Map<string, number[]>();
+    for (let chunk = 0; chunk < DELTA_CHUNKS; chunk++) {
+      for (const [term, gaps] of Object.entries((await this.readJson<ChunkFile>(deltaKey(blogSlug, chunk))) ?? {})) merged.set(term, decodePostings(gaps));
+    }
+    for (const [term, list] of additions) merged.set(term, [...(merged.get(term) ?? []), ...list]);
+    const written = await this.rewrite(state, [...merged], (term) => chunkKey(blogSlug, chunkOf(term, state.chunks)));
+    state.delta = [];
+    // Only now, with their postings in the chunks: a reader of the old meta.json that finds a
+    // delta file gone just misses the newest posts until it reloads.
+    const deleted = await this.store.list(`${blogSlug}/search/x/`);
+    await this.store.deleteMany(deleted);
+    return { written, deleted };
   }
 
   private async kill(state: StaticState, id: string, fragments: FragmentEdits): Promise<void> {
@@ -165,12 +199,13 @@ export class StaticIndexWriter {
   }
 
   /** Writes the edited fragments, then meta.json and the state; compacts when it is time. */
-  private async finish(blogSlug: string, state: StaticState, fragments: FragmentEdits, written: string[]): Promise<StaticIndexChange> {
+  private async finish(blogSlug: string, state: StaticState, fragments: FragmentEdits, change: StaticIndexChange): Promise<StaticIndexChange> {
     const live = Object.keys(state.ids).length;
     if (state.dead.length > Math.max(64, live / 4) || live > 4 * Math.max(state.laidOutFor, 256)) {
       return this.compact(blogSlug, state, fragments);
     }
-    const deleted: string[] = [];
+    const written = [...change.written];
+    const deleted = [...change.deleted];
     for (const [key, file] of fragments.edited()) {
       if (Object.keys(file).length === 0) {
         await this.store.delete(key);
@@ -200,8 +235,13 @@ export class StaticIndexWriter {
     const renumber = new Map(docs.map((d, i) => [d.ordinal, i]));
     const terms = new Map<string, number[]>();
     let postings = 0;
-    for (let chunk = 0; chunk < state.chunks; chunk++) {
-      const file = await this.readJson<ChunkFile>(chunkKey(blogSlug, chunk));
+    const files = [
+      ...Array.from({ length: state.chunks }, (_, chunk) => chunkKey(blogSlug, chunk)),
+      // The delta after the chunks: its ordinals are the newest, so each term's list stays sorted.
+      ...Array.from({ length: state.delta.length > 0 ? DELTA_CHUNKS : 0 }, (_, chunk) => deltaKey(blogSlug, chunk)),
+    ];
+    for (const key of files) {
+      const file = await this.readJson<ChunkFile>(key);
       for (const [term, gaps] of Object.entries(file ?? {})) {
         const list = decodePostings(gaps);
         const kept: number[] = [];
@@ -210,7 +250,7 @@ export class StaticIndexWriter {
           if (ordinal !== undefined) kept.push(ordinal, list[i + 1]!);
         }
         if (kept.length > 0) {
-          terms.set(term, kept);
+          terms.set(term, [...(terms.get(term) ?? []), ...kept]);
           postings += kept.length / 2;
         }
       }
@@ -247,6 +287,7 @@ export class StaticIndexWriter {
       laidOutFor: docs.length,
       ids: Object.fromEntries(docs.map((d) => [d.id, d.ordinal])),
       dead: [],
+      delta: [],
     };
     written.push(await this.commit(blogSlug, state));
     const keep = new Set(written);
@@ -263,6 +304,7 @@ export class StaticIndexWriter {
       version: STATIC_FORMAT_VERSION,
       chunks: state.chunks,
       fragment: FRAGMENT_SIZE,
+      delta: state.delta.length > 0 ? DELTA_CHUNKS : 0,
       docs: Object.keys(state.ids).length,
       dead: state.dead,
     };

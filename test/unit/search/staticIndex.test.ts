@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SearchIndexCache } from '../../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../../src/search/searchIndexWriter.js';
 import type { SearchDocument } from '../../../src/search/searchTypes.js';
-import { chunkCountFor, chunkKey, chunkOf, metaKey, stateKey } from '../../../src/search/static/staticFormat.js';
+import { chunkCountFor, chunkOf, DELTA_CHUNKS, DELTA_MAX, deltaKey, FRAGMENT_SIZE, fragmentKey, metaKey, stateKey } from '../../../src/search/static/staticFormat.js';
 import { StaticIndexWriter } from '../../../src/search/static/staticIndexWriter.js';
 import { queryTerms } from '../../../src/search/tokenize.js';
 import { FsSiteStore } from '../../../src/storage/fsSiteStore.js';
@@ -83,22 +83,36 @@ describe('the static search index', () => {
     expect(incremental.entries[pathOf(RELEVANCE_POSTS[0]!.url)]).toBeUndefined();
   });
 
-  it('rewrites only the chunks of the new post’s terms, its fragment and meta.json', async () => {
+  it('a publish rewrites only the delta chunks of the post’s terms, its fragment and meta.json', async () => {
     const s = store();
     const statics = writer(s);
     await statics.rebuild('few', RELEVANCE_POSTS.slice(0, 30));
-    const chunks = JSON.parse((await s.get(metaKey('few')))!.body.toString()).chunks as number;
     const doc = searchDoc({ id: 'new', title: 'Quiet harbour', body: 'lanterns over the harbour at dusk' });
     const change = (await statics.upsert('few', [doc]))!;
-    expect(chunks).toBeGreaterThan(7);
-    const expected = new Set(['quiet', 'harbour', 'lanterns', 'over', 'the', 'at', 'dusk'].map((t) => chunkKey('few', chunkOf(t, chunks))));
-    const writtenChunks = change.written.filter((k) => k.includes('/search/t/'));
-    expect(writtenChunks.length).toBe(expected.size);
-    expect(new Set(writtenChunks)).toEqual(expected);
+    const expected = new Set(['quiet', 'harbour', 'lanterns', 'over', 'the', 'at', 'dusk'].map((t) => deltaKey('few', chunkOf(t, DELTA_CHUNKS))));
+    expect(new Set(change.written.filter((k) => k.includes('/search/x/')))).toEqual(expected);
+    expect(change.written.filter((k) => k.includes('/search/t/'))).toEqual([]);
     expect(change.written).toContain(metaKey('few'));
-    expect(change.written.filter((k) => k.includes('/search/d/'))).toEqual(['few/search/d/0.json']);
+    expect(change.written.filter((k) => k.includes('/search/d/'))).toEqual([fragmentKey('few', Math.floor(30 / FRAGMENT_SIZE))]);
     // The writer's own state is never among what readers are told about.
     expect(change.written).not.toContain(stateKey('few'));
+    expect(JSON.parse((await s.get(metaKey('few')))!.body.toString())).toMatchObject({ delta: DELTA_CHUNKS, docs: 31 });
+  });
+
+  it('merges the delta into the term chunks past DELTA_MAX publishes, and reads as a fresh build', async () => {
+    const s = store();
+    const statics = writer(s);
+    const docs = Array.from({ length: 10 + DELTA_MAX + 1 }, (_, i) => searchDoc({ id: `m${i}`, title: `Harbour note ${i}`, body: `word${i % 7} lantern${i % 3} 항구에서 ${i}` }));
+    await statics.rebuild('merge', docs.slice(0, 10));
+    let last = null;
+    for (const doc of docs.slice(10)) last = (await statics.upsert('merge', [doc]))!;
+    expect(last!.written.some((k) => k.includes('/search/t/'))).toBe(true);
+    expect(last!.deleted.filter((k) => k.includes('/search/x/')).length).toBeGreaterThan(0);
+    expect(await s.list('merge/search/x/')).toEqual([]);
+    expect(JSON.parse((await s.get(metaKey('merge')))!.body.toString())).toMatchObject({ delta: 0, docs: docs.length });
+    const fresh = store();
+    await writer(fresh).rebuild('merge', docs);
+    expect(await readStaticIndex(s, 'merge')).toEqual(await readStaticIndex(fresh, 'merge'));
   });
 
   it('compacts once removed posts pile up, and keeps the result', async () => {

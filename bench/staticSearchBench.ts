@@ -1,0 +1,218 @@
+/**
+ * Static search figures (issue 11, item 3) on the generated corpus: the index the /search/
+ * page reads, built into a folder store.
+ *
+ * - full build time, index size (files, bytes, gzip), chunk count;
+ * - bytes a reader transfers (gzip, as the site server sends them): for a first query (page,
+ *   script, meta.json, the query's chunks, the fragments of the first ten results) and for a
+ *   further query (what the previous query did not load), median and p95 over 200 queries;
+ * - publish cost: one post's upsert (new and edited posts), chunks rewritten;
+ * - in headless Chromium with 4× CPU throttling: time from submitting a query to its results on
+ *   screen, over 20 queries on one page (the first one cold).
+ *
+ * The anchor is Pagefind's published figure (under 300 KB in all for a query on a 10,000-page
+ * site); Pagefind itself is not run here.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { templatesDir } from '../src/paths.js';
+import { siteAssets } from '../src/publish/render/assets.js';
+import { createRenderContext } from '../src/publish/render/renderContext.js';
+import { renderSearchPage } from '../src/publish/render/renderSearchPage.js';
+import { loadTheme } from '../src/publish/render/renderTheme.js';
+import { chunkKey, chunkOf, deltaKey, FRAGMENT_SIZE, fragmentKey, metaKey, type StaticMeta } from '../src/search/static/staticFormat.js';
+import { StaticIndexWriter } from '../src/search/static/staticIndexWriter.js';
+import { queryTerms } from '../src/search/tokenize.js';
+import { FsSiteStore } from '../src/storage/fsSiteStore.js';
+import { generateQueries, loadCorpus } from './searchBench.js';
+import type { BenchRow } from './table.js';
+
+const BLOG = 'bench';
+const QUERIES = 200;
+const BROWSER_QUERIES = 20;
+/** More than DELTA_MAX, so one of them merges the delta into the term chunks. */
+const UPSERTS = 80;
+const PAGE_SIZE = 10;
+
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+const percentile = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+};
+
+/** Gzip size of every stored object, read once. */
+class WireSizes {
+  private readonly sizes = new Map<string, number>();
+  constructor(private readonly store: FsSiteStore) {}
+  async of(key: string): Promise<number> {
+    let size = this.sizes.get(key);
+    if (size === undefined) {
+      const object = await this.store.get(key);
+      size = object ? gzipSync(object.body).length : 0;
+      this.sizes.set(key, size);
+    }
+    return size;
+  }
+}
+
+/** The index files a query loads: meta.json, its term and delta chunks, the fragments of its first page of results. */
+async function filesOf(store: FsSiteStore, meta: StaticMeta, q: string): Promise<string[]> {
+  const terms = queryTerms(q);
+  const chunks = [...new Set(terms.flatMap((t) => [chunkKey(BLOG, chunkOf(t, meta.chunks)), ...(meta.delta > 0 ? [deltaKey(BLOG, chunkOf(t, meta.delta))] : [])]))];
+  const dead = new Set(meta.dead);
+  let hits: Set<number> | null = null;
+  const read = async (key: string): Promise<Record<string, number[]>> => JSON.parse((await store.get(key))?.body.toString() ?? '{}') as Record<string, number[]>;
+  for (const term of terms) {
+    const found = new Set<number>();
+    const lists = [(await read(chunkKey(BLOG, chunkOf(term, meta.chunks))))[term] ?? []];
+    if (meta.delta > 0) lists.push((await read(deltaKey(BLOG, chunkOf(term, meta.delta))))[term] ?? []);
+    for (const gaps of lists) {
+      for (let i = 0, ordinal = 0; i < gaps.length; i += 2) {
+        ordinal += gaps[i]!;
+        if (!dead.has(ordinal) && (hits === null || hits.has(ordinal))) found.add(ordinal);
+      }
+    }
+    hits = found;
+  }
+  const shown = [...(hits ?? [])].slice(0, PAGE_SIZE);
+  const fragments = [...new Set(shown.map((o) => fragmentKey(BLOG, Math.floor(o / FRAGMENT_SIZE))))];
+  return [metaKey(BLOG), ...chunks, ...fragments];
+}
+
+/** Serves the blog's objects as the site server does (gzip when asked), for Chromium. */
+function serve(store: FsSiteStore): Promise<{ server: Server; origin: string }> {
+  const server = createServer((req, res) => {
+    void (async () => {
+      let key = `${BLOG}${decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)}`;
+      if (key.endsWith('/')) key += 'index.html';
+      const object = await store.get(key);
+      if (!object) {
+        res.writeHead(404).end();
+        return;
+      }
+      const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+      const body = gzip ? gzipSync(object.body) : object.body;
+      res.writeHead(200, { 'content-type': object.contentType, ...(gzip ? { 'content-encoding': 'gzip' } : {}) }).end(body);
+    })();
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
+}
+
+async function browserTimes(store: FsSiteStore, queries: readonly string[]): Promise<number[]> {
+  const { server, origin } = await serve(store);
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${origin}/search/`, { waitUntil: 'load' });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    const times: number[] = [];
+    for (const q of queries) {
+      times.push(
+        await page.evaluate(async (query) => {
+          const form = document.getElementById('search-form') as HTMLFormElement;
+          const input = document.getElementById('search-q') as HTMLInputElement;
+          const list = document.getElementById('search-results')!;
+          input.value = query;
+          const started = performance.now();
+          form.requestSubmit();
+          while (list.hasAttribute('aria-busy')) await new Promise((resolve) => setTimeout(resolve, 2));
+          return performance.now() - started;
+        }, q),
+      );
+    }
+    if (process.env.FOLIO_BENCH_DEBUG) console.error(JSON.stringify(await page.evaluate(() => performance.getEntriesByType('resource').map((e) => [e.name.replace(/^.*\/search\//, ''), Math.round(e.startTime), Math.round(e.duration), (e as PerformanceResourceTiming).transferSize]))));
+    return times;
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+export async function runStaticSearchBench(opts: { posts: number; corpusDir: string }): Promise<BenchRow[]> {
+  const area = `static search (${opts.posts.toLocaleString('en-US')} posts)`;
+  const rows: BenchRow[] = [];
+  const root = mkdtempSync(join(tmpdir(), 'folio-static-search-bench-'));
+  try {
+    const docs = loadCorpus(opts.corpusDir, opts.posts);
+    const store = new FsSiteStore({ root });
+    const writer = new StaticIndexWriter(store, { cacheControl: 'public, max-age=60' });
+    let started = performance.now();
+    await writer.rebuild(BLOG, docs.slice(0, -UPSERTS));
+    rows.push({ area, measure: 'full build of the static index (in process)', value: `${((performance.now() - started) / 1000).toFixed(1)} s` });
+
+    // Publishing: new posts, then edits of older ones, one at a time as publish jobs do.
+    const upserts: number[] = [];
+    const chunksWritten: number[] = [];
+    const changed = [...docs.slice(-UPSERTS / 2), ...docs.slice(0, UPSERTS / 2).map((d) => ({ ...d, body: `${d.body} edited` }))];
+    for (const doc of changed) {
+      started = performance.now();
+      const change = (await writer.upsert(BLOG, [doc]))!;
+      upserts.push(performance.now() - started);
+      chunksWritten.push(change.written.filter((k) => k.includes('/search/t/')).length);
+    }
+    const meta = JSON.parse((await store.get(metaKey(BLOG)))!.body.toString()) as StaticMeta;
+    rows.push({
+      area,
+      measure: `publish: one post's index update p50 / p95 / max (${UPSERTS} posts, half edits; max: the delta merge)`,
+      value: `${percentile(upserts, 0.5).toFixed(0)} / ${percentile(upserts, 0.95).toFixed(0)} / ${Math.max(...upserts).toFixed(0)} ms`,
+      target: `term chunks rewritten p50 ${percentile(chunksWritten, 0.5)}, max ${Math.max(...chunksWritten)} of ${meta.chunks}`,
+    });
+
+    const keys = await store.list(`${BLOG}/search/`);
+    const wire = new WireSizes(store);
+    let raw = 0;
+    let gz = 0;
+    for (const key of keys) {
+      raw += (await store.get(key))!.body.length;
+      gz += await wire.of(key);
+    }
+    rows.push({ area, measure: `index size (${keys.length} files, ${meta.chunks} term chunks)`, value: `${(gz / 1e6).toFixed(1)} MB gzip`, target: `${(raw / 1e6).toFixed(1)} MB raw` });
+
+    // The page itself and its script, as the publisher writes them.
+    const theme = loadTheme(templatesDir);
+    const ctx = createRenderContext({ theme, blog: { id: 'b', slug: BLOG, name: 'Bench', description: '', baseUrl: 'https://bench.example.com', themeConfig: {}, updatedAt: new Date().toISOString() } });
+    const pageObject = renderSearchPage(ctx);
+    await store.put(pageObject.key, pageObject.body, { contentType: pageObject.contentType, cacheControl: pageObject.cacheControl });
+    for (const asset of siteAssets(BLOG, theme.assets)) await store.put(asset.key, asset.body, { contentType: asset.contentType, cacheControl: asset.cacheControl });
+    const scriptKey = `${BLOG}/assets/${theme.searchScript}`;
+    const pageBytes = (await wire.of(pageObject.key)) + (await wire.of(`${BLOG}/assets/${theme.stylesheet}`));
+    const scriptBytes = await wire.of(scriptKey);
+    rows.push({ area, measure: 'search script (gzip)', value: kb(scriptBytes), target: '≤ 15 KB' });
+
+    const queries = generateQueries(docs, QUERIES);
+    const first: number[] = [];
+    const further: number[] = [];
+    let previous = new Set<string>();
+    for (const q of queries) {
+      const files = await filesOf(store, meta, q);
+      let index = 0;
+      for (const key of files) index += await wire.of(key);
+      first.push(pageBytes + scriptBytes + index);
+      let extra = 0;
+      for (const key of files) if (!previous.has(key) && key !== metaKey(BLOG)) extra += await wire.of(key);
+      further.push(extra);
+      previous = new Set(files);
+    }
+    rows.push({ area, measure: `first query: page + CSS + script + index, median / p95 (${QUERIES} queries)`, value: `${kb(percentile(first, 0.5))} / ${kb(percentile(first, 0.95))}`, target: '≤ 150 KB (Pagefind: < 300 KB)' });
+    rows.push({ area, measure: `further query: index files not yet loaded, median / p95`, value: `${kb(percentile(further, 0.5))} / ${kb(percentile(further, 0.95))}`, target: '≤ 50 KB' });
+
+    const times = await browserTimes(store, queries.slice(0, BROWSER_QUERIES));
+    rows.push({
+      area,
+      measure: `Chromium, 4× CPU throttling: submit → results, first (cold) / p50 / max of ${BROWSER_QUERIES}`,
+      value: `${times[0]!.toFixed(0)} / ${percentile(times.slice(1), 0.5).toFixed(0)} / ${Math.max(...times).toFixed(0)} ms`,
+      target: '≤ 300 ms',
+    });
+    return rows;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
