@@ -1,6 +1,8 @@
 import type { Db } from './database.js';
 import { toPost, type Post } from './postsRepo.js';
 import type { SitePostSummary } from '../publish/render/siteTypes.js';
+import { countPostText, type TextCounts } from '../content/language.js';
+import { minutesFromCounts } from '../content/readingTime.js';
 
 /** A published post without its body: what listings, tag pages and the sitemap need. */
 export type PublishedSummary = SitePostSummary;
@@ -15,6 +17,9 @@ interface SummaryRow {
   published_at: string;
   created_at: string;
   updated_at: string;
+  text_counts: string | null;
+  /** Only for rows without text_counts (written before counts were stored). */
+  content_md: string;
 }
 
 const toSummary = (row: SummaryRow): PublishedSummary => ({
@@ -27,9 +32,12 @@ const toSummary = (row: SummaryRow): PublishedSummary => ({
   publishedAt: row.published_at,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  // As the post page counts it, so a list and the post always agree.
+  readingMinutes: minutesFromCounts(row.text_counts ? (JSON.parse(row.text_counts) as TextCounts) : countPostText({ title: row.title, contentMd: row.content_md })),
 });
 
-const SUMMARY_COLUMNS = 'id, slug, title, meta_description, og_image_url, tags, published_at, created_at, updated_at';
+const SUMMARY_COLUMNS =
+  "id, slug, title, meta_description, og_image_url, tags, published_at, created_at, updated_at, text_counts, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md";
 
 /**
  * Read queries of the publish pipeline. Published posts are ordered oldest first (published_at,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/testApp.js';
@@ -37,16 +38,23 @@ const KOREAN = `오늘은 비가 와서 집에서 블로그를 썼다. 서버에
 
 정적 사이트는 빠르고 안전하다. 독자는 자바스크립트 없이 글을 읽을 수 있다.`;
 
+const COVER_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 320 180"><defs><linearGradient id="g" x1="0" x2="1"><stop offset="0" stop-color="#0a58a6"/><stop offset="1" stop-color="#7db8ff"/></linearGradient></defs><rect width="320" height="180" fill="url(#g)"/><circle cx="240" cy="60" r="28" fill="#fdfcfa" opacity="0.8"/></svg>`;
+
 describe('a published blog in headless Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   let origin: string;
+  // Post images live on other hosts; this one serves a cover image on loopback.
+  let images: Server;
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
+    images = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(COVER_SVG));
+    await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
+    const cover = `http://127.0.0.1:${(images.address() as { port: number }).port}/cover.svg`;
     t = await startTestApp();
     const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'shots', name: 'Folio Notes', description: 'Notes on building a publishing service' } })).body;
-    await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Rendering static pages', content: ENGLISH, tags: ['folio', 'rendering'], status: 'published' } });
+    await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Rendering static pages', content: ENGLISH, tags: ['folio', 'rendering'], meta: { og_image: cover }, status: 'published' } });
     await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: '비 오는 날의 블로그', content: KOREAN, tags: ['일상'], status: 'published' } });
     origin = `http://shots.localhost:${new URL(t.baseUrl).port}`;
     browser = await chromium.launch({
@@ -57,6 +65,7 @@ describe('a published blog in headless Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await t?.close();
+    images?.close();
   });
 
   const pages = [

@@ -16,20 +16,36 @@ import {
   homeKey,
   homePath,
   postPath,
+  safeHttpUrl,
   tagArchiveKey,
   tagArchivePath,
   tagKey,
   tagPath,
 } from './renderPaths.js';
 import type { SitePostSummary } from './siteTypes.js';
+import { countPostText, type TextCounts } from '../../content/language.js';
+import { minutesFromCounts } from '../../content/readingTime.js';
 
-type ListedPost = Pick<SitePostSummary, 'id' | 'slug' | 'title' | 'metaDescription' | 'publishedAt'>;
+type ListedPost = Pick<SitePostSummary, 'id' | 'slug' | 'title' | 'metaDescription' | 'publishedAt' | 'ogImageUrl' | 'tags' | 'readingMinutes'> & {
+  // A full render lists whole posts: their reading time comes from these.
+  textCounts?: TextCounts | null;
+  contentMd?: string;
+};
 
+/** A listed post's reading time, as its own page shows it. */
+export function readingMinutesOf(post: ListedPost): number {
+  return post.readingMinutes ?? minutesFromCounts(post.textCounts ?? countPostText({ title: post.title, contentMd: post.contentMd ?? '' }));
+}
+
+/** The cards of a list page: title, date, reading time, tags, description and the post's image. */
 function listItems(posts: readonly ListedPost[], labels: Labels) {
   return sortNewestFirst(posts).map((post) => ({
     href: postPath(post.slug),
     title: post.title,
     date: { iso: post.publishedAt, text: labels.formatDate(post.publishedAt) },
+    readingTime: labels.readingTime(readingMinutesOf(post)),
+    tags: post.tags.map((name) => ({ name, href: tagPath(name) })),
+    image: safeHttpUrl(post.ogImageUrl),
     description: post.metaDescription,
   }));
 }

@@ -42,5 +42,8 @@ export interface SitePost {
   textCounts?: TextCounts | null;
 }
 
-/** A post as listed on index, archive and tag pages and in the sitemap: no body. */
-export type SitePostSummary = Omit<SitePost, 'contentHtml' | 'contentMd' | 'textCounts'>;
+/**
+ * A post as listed on index, archive and tag pages and in the sitemap: no body. The database's
+ * summaries carry the reading time; a full render derives it from the post (readingMinutesOf).
+ */
+export type SitePostSummary = Omit<SitePost, 'contentHtml' | 'contentMd' | 'textCounts'> & { readingMinutes?: number };
