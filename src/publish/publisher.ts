@@ -18,6 +18,7 @@ import { FEED_SIZE } from './render/archive.js';
 import type { CachePolicy } from './render/renderHeaders.js';
 import type { CdnPurger } from '../cdn/cdnPurger.js';
 import { CdnSync } from './cdnSync.js';
+import { DomainEntries } from './domainEntries.js';
 import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { loadSnapshot, toSiteBlog, toSitePost } from './loadSite.js';
@@ -81,9 +82,12 @@ export class Publisher {
 
   private readonly staticSearch: StaticSearchSync;
 
+  private readonly domains: DomainEntries;
+
   constructor(private readonly deps: PublisherDeps) {
     this.listings = new ListingCache(deps.site);
     this.edge = new CdnSync(deps.cdn, deps.urls);
+    this.domains = new DomainEntries(deps.store, deps.blogs);
     this.staticSearch = new StaticSearchSync({
       index: deps.staticSearch,
       edge: this.edge,
@@ -126,7 +130,7 @@ export class Publisher {
       ...(options.force ? { force: true } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    await this.writeDomainEntry(blog);
+    await this.domains.write(blog);
     await this.edge.everything(blog, [...rendered, ...stale], options.formerHostnames);
     // The page snapshot leaves the Markdown out; the index is built from the full rows.
     if (options.withSearch) await this.reindex(blog);
@@ -251,7 +255,7 @@ export class Publisher {
     // A removed domain's copies at the edge go too: its routing entry is removed below.
     await this.rebuild(blog, formerHost ? { formerHostnames: [formerHost] } : {});
     await this.staticSearch.ensure(blog);
-    if (formerHost) await this.releaseDomainEntry(formerHost, blog.slug);
+    if (formerHost) await this.domains.release(formerHost, blog.slug);
   }
 
   /**
@@ -260,7 +264,7 @@ export class Publisher {
    */
   private async deleteSite(job: PublishJob): Promise<void> {
     const { store, hashes, blogs, search, logger } = this.deps;
-    if (job.payload.hostname) await this.releaseDomainEntry(job.payload.hostname, job.blogSlug);
+    if (job.payload.hostname) await this.domains.release(job.payload.hostname, job.blogSlug);
     this.listings.forget(job.blogId);
     // Only blogs deleted before slugs were reserved can have a successor already; its objects
     // are not ours to delete.
@@ -295,27 +299,6 @@ export class Publisher {
     // The search indexes are written by their own writers, not rendered.
     const isIndex = (key: string) => key.startsWith(`${prefix}${SEARCH_PREFIX}`) || (key.startsWith(`${prefix}${STATIC_SEARCH_PREFIX}`) && key !== searchKey(blogSlug));
     return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !isIndex(key));
-  }
-
-  /**
-   * Removes this blog's routing entry for a hostname it no longer has. By the time this job runs
-   * another blog may have verified the hostname (pending registrations of one hostname compete),
-   * so an entry naming another blog is left alone; and as that blog's job may write its entry
-   * between our read and our delete, the database's holder, if any, is written back afterwards.
-   */
-  private async releaseDomainEntry(hostname: string, blogSlug: string): Promise<void> {
-    const key = `_domains/${hostname}`;
-    const entry = await this.deps.store.get(key);
-    if (entry && entry.body.toString('utf8').trim() !== blogSlug) return;
-    if (entry) await this.deps.store.delete(key);
-    const holder = this.deps.blogs.findByActiveDomain(hostname);
-    if (holder) await this.writeDomainEntry(holder);
-  }
-
-  /** The routing entry the site server (or a CDN worker) uses to map a custom host to a blog. */
-  private async writeDomainEntry(blog: BlogWithDomain): Promise<void> {
-    if (!blog.customDomain || !blog.domainActive) return;
-    await this.deps.store.put(`_domains/${blog.customDomain}`, blog.slug, { contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache' });
   }
 
   private searchDoc(blog: BlogWithDomain, post: SitePost | Post, body: string): SearchDocument {
