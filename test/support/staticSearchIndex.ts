@@ -42,7 +42,9 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
     ...Array.from({ length: meta.delta }, (_, chunk) => ({ key: deltaKey(blog, chunk), chunk, of: meta.delta })),
   ];
   for (const { key, chunk, of } of files) {
-    const file = (await json<ChunkFile>(store, key)) ?? {};
+    // Every file meta.json names must exist: the browser asks for it (a 404 is a console error).
+    const file = await json<ChunkFile>(store, key);
+    if (file === null) throw new Error(`${key} is named by meta.json but missing`);
     for (const [term, gaps] of Object.entries(file)) {
       if (chunkOf(term, of) !== chunk) throw new Error(`${term} in ${key}`);
       const list = decodePostings(gaps);

@@ -129,11 +129,14 @@ export class StaticIndexWriter {
 
       const data = await this.build(blogSlug, docs);
       const additions = [...postingsOf(data, ordinals)];
+      // A new delta is written whole: meta.json will name all its files, and the browser asks
+      // for whichever its words hash to (a missing one would be a 404 in its console).
+      const newDelta = state.delta.length === 0 ? Array.from({ length: DELTA_CHUNKS }, (_, chunk) => deltaKey(blogSlug, chunk)) : [];
       state.delta.push(...ordinals);
       const change: StaticIndexChange =
         state.delta.length > DELTA_MAX
           ? await this.mergeDelta(blogSlug, state, additions)
-          : { written: await this.rewrite(state, additions, (term) => deltaKey(blogSlug, chunkOf(term, DELTA_CHUNKS))), deleted: [] };
+          : { written: await this.rewrite(state, additions, (term) => deltaKey(blogSlug, chunkOf(term, DELTA_CHUNKS)), newDelta), deleted: [] };
       return this.finish(blogSlug, state, fragments, change);
     });
   }
@@ -151,10 +154,11 @@ export class StaticIndexWriter {
 
   /**
    * Adds postings to the files `fileOf` assigns their terms to, shedding the dead from every
-   * file it rewrites (they never come back, so nothing else needs them). Returns the keys written.
+   * file it rewrites (they never come back, so nothing else needs them); `alsoWrite` are written
+   * even without an addition. Returns the keys written.
    */
-  private async rewrite(state: StaticState, additions: readonly [string, number[]][], fileOf: (term: string) => string): Promise<string[]> {
-    const byFile = new Map<string, [string, number[]][]>();
+  private async rewrite(state: StaticState, additions: readonly [string, number[]][], fileOf: (term: string) => string, alsoWrite: readonly string[] = []): Promise<string[]> {
+    const byFile = new Map<string, [string, number[]][]>(alsoWrite.map((key) => [key, []]));
     for (const addition of additions) {
       const key = fileOf(addition[0]);
       let list = byFile.get(key);

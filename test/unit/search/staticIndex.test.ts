@@ -87,16 +87,19 @@ describe('the static search index', () => {
     const s = store();
     const statics = writer(s);
     await statics.rebuild('few', RELEVANCE_POSTS.slice(0, 30));
+    // The first post after a rebuild starts the delta: all its files, so none the browser asks for is missing.
+    const first = (await statics.upsert('few', [searchDoc({ id: 'first', title: 'Opening', body: 'a first word' })]))!;
+    expect(first.written.filter((k) => k.includes('/search/x/')).sort()).toEqual(Array.from({ length: DELTA_CHUNKS }, (_, c) => deltaKey('few', c)).sort());
     const doc = searchDoc({ id: 'new', title: 'Quiet harbour', body: 'lanterns over the harbour at dusk' });
     const change = (await statics.upsert('few', [doc]))!;
     const expected = new Set(['quiet', 'harbour', 'lanterns', 'over', 'the', 'at', 'dusk'].map((t) => deltaKey('few', chunkOf(t, DELTA_CHUNKS))));
     expect(new Set(change.written.filter((k) => k.includes('/search/x/')))).toEqual(expected);
     expect(change.written.filter((k) => k.includes('/search/t/'))).toEqual([]);
     expect(change.written).toContain(metaKey('few'));
-    expect(change.written.filter((k) => k.includes('/search/d/'))).toEqual([fragmentKey('few', Math.floor(30 / FRAGMENT_SIZE))]);
+    expect(change.written.filter((k) => k.includes('/search/d/'))).toEqual([fragmentKey('few', Math.floor(31 / FRAGMENT_SIZE))]);
     // The writer's own state is never among what readers are told about.
     expect(change.written).not.toContain(stateKey('few'));
-    expect(JSON.parse((await s.get(metaKey('few')))!.body.toString())).toMatchObject({ delta: DELTA_CHUNKS, docs: 31 });
+    expect(JSON.parse((await s.get(metaKey('few')))!.body.toString())).toMatchObject({ delta: DELTA_CHUNKS, docs: 32 });
   });
 
   it('merges the delta into the term chunks past DELTA_MAX publishes, and reads as a fresh build', async () => {
