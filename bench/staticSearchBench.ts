@@ -24,7 +24,7 @@ import { siteAssets } from '../src/publish/render/assets.js';
 import { createRenderContext } from '../src/publish/render/renderContext.js';
 import { renderSearchPage } from '../src/publish/render/renderSearchPage.js';
 import { loadTheme } from '../src/publish/render/renderTheme.js';
-import { chunkKey, chunkOf, deltaKey, FRAGMENT_SIZE, fragmentKey, metaKey, type StaticMeta } from '../src/search/static/staticFormat.js';
+import { chunkKey, chunkOf, DELTA_MAX, deltaKey, FRAGMENT_SIZE, fragmentKey, metaKey, type StaticMeta } from '../src/search/static/staticFormat.js';
 import { StaticIndexWriter } from '../src/search/static/staticIndexWriter.js';
 import { queryTerms } from '../src/search/tokenize.js';
 import { FsSiteStore } from '../src/storage/fsSiteStore.js';
@@ -102,7 +102,7 @@ function serve(store: FsSiteStore): Promise<{ server: Server; origin: string }> 
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
 }
 
-async function browserTimes(store: FsSiteStore, queries: readonly string[]): Promise<number[]> {
+async function browserTimes(store: FsSiteStore, queries: readonly string[]): Promise<{ first: number; all: number }[]> {
   const { server, origin } = await serve(store);
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -113,7 +113,7 @@ async function browserTimes(store: FsSiteStore, queries: readonly string[]): Pro
     await page.goto(`${origin}/search/`, { waitUntil: 'load' });
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
-    const times: number[] = [];
+    const times: { first: number; all: number }[] = [];
     for (const q of queries) {
       times.push(
         await page.evaluate(async (query) => {
@@ -121,10 +121,18 @@ async function browserTimes(store: FsSiteStore, queries: readonly string[]): Pro
           const input = document.getElementById('search-q') as HTMLInputElement;
           const list = document.getElementById('search-results')!;
           input.value = query;
+          // The previous query's cards stay until the new ones replace them: only new ones count.
+          const previous = new Set(Array.from(list.children));
           const started = performance.now();
           form.requestSubmit();
-          while (list.hasAttribute('aria-busy')) await new Promise((resolve) => setTimeout(resolve, 2));
-          return performance.now() - started;
+          // First: the first card (or the no-result line) on screen; all: the page of ten settled.
+          let first = 0;
+          while (list.hasAttribute('aria-busy')) {
+            if (!first && Array.from(list.querySelectorAll('.search-result')).some((card) => !previous.has(card))) first = performance.now() - started;
+            await new Promise((resolve) => requestAnimationFrame(resolve));
+          }
+          const all = performance.now() - started;
+          return { first: first || all, all };
         }, q),
       );
     }
@@ -152,19 +160,27 @@ export async function runStaticSearchBench(opts: { posts: number; corpusDir: str
     const upserts: number[] = [];
     const chunksWritten: number[] = [];
     const changed = [...docs.slice(-UPSERTS / 2), ...docs.slice(0, UPSERTS / 2).map((d) => ({ ...d, body: `${d.body} edited` }))];
+    let upkeepMs = 0;
     for (const doc of changed) {
       started = performance.now();
       const change = (await writer.upsert(BLOG, [doc]))!;
       upserts.push(performance.now() - started);
       chunksWritten.push(change.written.filter((k) => k.includes('/search/t/')).length);
+      if (change.due) {
+        // The publisher runs this in the background after the publish has answered.
+        started = performance.now();
+        await writer.maintain(BLOG);
+        upkeepMs += performance.now() - started;
+      }
     }
     const meta = JSON.parse((await store.get(metaKey(BLOG)))!.body.toString()) as StaticMeta;
     rows.push({
       area,
-      measure: `publish: one post's index update p50 / p95 / max (${UPSERTS} posts, half edits; max: the delta merge)`,
+      measure: `publish: one post's index update p50 / p95 / max (${UPSERTS} posts, half edits)`,
       value: `${percentile(upserts, 0.5).toFixed(0)} / ${percentile(upserts, 0.95).toFixed(0)} / ${Math.max(...upserts).toFixed(0)} ms`,
       target: `term chunks rewritten p50 ${percentile(chunksWritten, 0.5)}, max ${Math.max(...chunksWritten)} of ${meta.chunks}`,
     });
+    rows.push({ area, measure: `background upkeep: the delta merge due after ${DELTA_MAX} publishes`, value: `${(upkeepMs / 1000).toFixed(1)} s`, target: 'off the publish path' });
 
     const keys = await store.list(`${BLOG}/search/`);
     const wire = new WireSizes(store);
@@ -205,12 +221,15 @@ export async function runStaticSearchBench(opts: { posts: number; corpusDir: str
     rows.push({ area, measure: `further query: index files not yet loaded, median / p95`, value: `${kb(percentile(further, 0.5))} / ${kb(percentile(further, 0.95))}`, target: '≤ 50 KB' });
 
     const times = await browserTimes(store, queries.slice(0, BROWSER_QUERIES));
-    rows.push({
-      area,
-      measure: `Chromium, 4× CPU throttling: submit → results, first (cold) / p50 / max of ${BROWSER_QUERIES}`,
-      value: `${times[0]!.toFixed(0)} / ${percentile(times.slice(1), 0.5).toFixed(0)} / ${Math.max(...times).toFixed(0)} ms`,
-      target: '≤ 300 ms',
-    });
+    for (const which of ['first', 'all'] as const) {
+      const ms = times.map((t) => t[which]);
+      rows.push({
+        area,
+        measure: `Chromium, 4× CPU throttling: submit → ${which === 'first' ? 'first result shown' : 'ten results shown'}, cold / warm p50 / max of ${BROWSER_QUERIES}`,
+        value: `${ms[0]!.toFixed(0)} / ${percentile(ms.slice(1), 0.5).toFixed(0)} / ${Math.max(...ms).toFixed(0)} ms`,
+        target: '≤ 300 ms',
+      });
+    }
     return rows;
   } finally {
     rmSync(root, { recursive: true, force: true });

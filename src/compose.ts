@@ -266,6 +266,7 @@ export function compose(options: ComposeOptions): Folio {
     },
     close: async () => {
       await runner.idle();
+      await publisher.idle();
       await backups.idle();
       await searchWriter.idle();
       await heavy.close();

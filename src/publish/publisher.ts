@@ -97,7 +97,13 @@ export class Publisher {
         for (const post of deps.site.publishedForSearch(blog.id)) docs.push(this.searchDoc(blog, post, await deps.content.plainText(blog.accountId, post.contentHtml)));
         return docs;
       },
+      onBackgroundError: (err, blog) => deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
     });
+  }
+
+  /** Resolves once background work started by jobs (static search upkeep) is done. */
+  idle(): Promise<void> {
+    return this.staticSearch.idle();
   }
 
   /** The JobRunner's handler. */

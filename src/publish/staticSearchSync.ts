@@ -15,6 +15,7 @@ export interface StaticSearchIndex {
   rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange>;
   upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange | null>;
   remove(blogSlug: string, ids: readonly string[]): Promise<StaticIndexChange | null>;
+  maintain(blogSlug: string): Promise<StaticIndexChange | null>;
 }
 
 export interface StaticSearchSyncDeps {
@@ -22,16 +23,44 @@ export interface StaticSearchSyncDeps {
   edge: CdnSync;
   /** Every published post of the blog as a search document (text made off the event loop). */
   allDocs: (blog: BlogWithDomain) => Promise<SearchDocument[]>;
+  /** A background merge or compaction failed; the index stays correct, only larger. */
+  onBackgroundError: (err: unknown, blogSlug: string) => void;
 }
 
 export class StaticSearchSync {
+  /** Upkeep running in the background, at most one per blog. */
+  private readonly upkeep = new Map<string, Promise<void>>();
+
   constructor(private readonly deps: StaticSearchSyncDeps) {}
+
+  /** Resolves once no background upkeep is running. */
+  async idle(): Promise<void> {
+    while (this.upkeep.size > 0) await Promise.all([...this.upkeep.values()]);
+  }
 
   /** A post was published or edited (`doc`), or left the site (`doc` null). */
   async postChanged(blog: BlogWithDomain, postId: string, doc: SearchDocument | null, attempt: number): Promise<void> {
     const { index } = this.deps;
     const change = (doc ? await index.upsert(blog.slug, [doc]) : await index.remove(blog.slug, [postId])) ?? (await this.build(blog));
     await this.purge(blog, change, attempt);
+    if (change.due) this.maintainInBackground(blog);
+  }
+
+  /**
+   * Merging the delta or compacting rewrites most of the index (seconds on a large blog): it
+   * runs after the publish that made it due has answered. Other writes to the blog queue behind
+   * it in the index writer; a failure is reported and tried again by the next write.
+   */
+  private maintainInBackground(blog: BlogWithDomain): void {
+    if (this.upkeep.has(blog.slug)) return;
+    const work = this.deps.index
+      .maintain(blog.slug)
+      .then(async (change) => {
+        if (change) await this.purge(blog, change, 1);
+      })
+      .catch((err: unknown) => this.deps.onBackgroundError(err, blog.slug))
+      .finally(() => this.upkeep.delete(blog.slug));
+    this.upkeep.set(blog.slug, work);
   }
 
   /** Builds the index if the blog has none yet. */

@@ -128,13 +128,26 @@ if (form) {
     return item;
   };
 
+  // Each card appears as soon as its fragment has arrived, in its place in the order: a reader
+  // sees the first results while the others are still on their way.
   const showMore = async (mine) => {
     const slice = shown.hits.slice(shown.next, shown.next + PAGE);
-    const found = await Promise.all(slice.map(entry));
-    if (mine !== run) return;
-    for (const e of found) if (e) list.append(card(e));
     shown.next += slice.length;
     more.hidden = shown.next >= shown.hits.length;
+    const slots = slice.map(() => {
+      const slot = element('li', 'search-result-pending');
+      slot.setAttribute('aria-hidden', 'true');
+      list.append(slot);
+      return slot;
+    });
+    await Promise.all(
+      slice.map(async (ordinal, i) => {
+        const found = await entry(ordinal);
+        if (mine !== run) return;
+        if (found) slots[i].replaceWith(card(found));
+        else slots[i].remove();
+      }),
+    );
   };
 
   const say = (message) => {

@@ -117,7 +117,8 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
 
   it('reads ?q= from the address, shows ten results, and the rest on request', async () => {
     const { page, errors, close } = await openPage('/search/?q=lanterns');
-    await page.waitForSelector('.search-result');
+    // Cards appear one by one as their fragments arrive; the list is settled when it is no longer busy.
+    await page.waitForFunction(() => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.querySelectorAll('.search-result').length > 0);
     expect(await page.inputValue('#search-q')).toBe('lanterns');
     expect(await page.textContent('#search-status')).toBe('14 posts found.');
     expect(await page.locator('.search-result').count()).toBe(10);
@@ -188,7 +189,7 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
         const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
         const page = await context.newPage();
         await page.goto(`${origin}${type.path}`, { waitUntil: 'load' });
-        if (type.name.startsWith('search')) await page.waitForSelector('.search-result');
+        if (type.name.startsWith('search')) await page.waitForFunction(() => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.querySelectorAll('.search-result').length > 0);
         const results = await new AxeBuilder({ page }).analyze();
         await context.close();
         const serious = results.violations

@@ -96,7 +96,7 @@ describe('a published blog in headless Chromium', () => {
           const response = await tab.goto(`${origin}${page.path}`, { waitUntil: 'load' });
           expect(response?.status()).toBe(200);
           // The search page answers its ?q= in the browser: shoot it with its results.
-          if (page.name === 'search') await tab.waitForSelector('.search-result');
+          if (page.name === 'search') await tab.waitForFunction(() => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.querySelectorAll('.search-result').length > 0);
           const layout = await tab.evaluate(() => ({
             scrollWidth: document.documentElement.scrollWidth,
             clientWidth: document.documentElement.clientWidth,

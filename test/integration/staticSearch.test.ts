@@ -5,7 +5,7 @@
  * and a blog published before the static index existed gets one at its next change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metaKey, stateKey } from '../../src/search/static/staticFormat.js';
+import { DELTA_MAX, metaKey, stateKey } from '../../src/search/static/staticFormat.js';
 import { queryTerms } from '../../src/search/tokenize.js';
 import { matchingPaths, readStaticIndex } from '../support/staticSearchIndex.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
@@ -75,6 +75,21 @@ describe('search on the static site', () => {
     expect((await readStaticIndex(t.folio.store, 'finds')).docs).toBe(2);
     expect(await found('블로그')).toEqual(['/start']);
     expect(await found('purging')).toEqual(['/edge']);
+  });
+
+  it('merges the delta after the publish that made it due, in the background', async () => {
+    for (let i = 0; i <= DELTA_MAX; i++) {
+      const res = await t.request('POST', '/v1/posts', { blogId, body: { title: `Harbour ${i}`, slug: `harbour-${i}`, content: `lamp${i % 4} harbour`, status: 'published' } });
+      expect(res.status).toBe(201);
+    }
+    await t.folio.publisher.idle();
+    const meta = JSON.parse((await t.folio.store.get(metaKey('finds')))!.body.toString()) as { delta: number; docs: number };
+    expect(meta).toMatchObject({ delta: 0, docs: 2 + DELTA_MAX + 1 });
+    expect(await t.folio.store.list('finds/search/x/')).toEqual([]);
+    expect(await found('lamp3 harbour')).toHaveLength(16);
+    const merged = await readStaticIndex(t.folio.store, 'finds');
+    await t.folio.publisher.reindex(t.folio.repos.blogs.findById(blogId)!);
+    expect(await readStaticIndex(t.folio.store, 'finds')).toEqual(merged);
   });
 
   it('goes with the blog when the blog is deleted', async () => {

@@ -3,15 +3,17 @@
  *
  * - `upsert` gives each new or edited post a fresh ordinal (an edited post's old ordinal becomes
  *   dead) and indexes it in the delta: it rewrites the delta chunks its terms hash to (small:
- *   they hold at most DELTA_MAX posts), the fragment that holds it, then meta.json. Once the
- *   delta holds more than DELTA_MAX posts, it is merged into the term chunks its terms touch.
- *   A publish costs the delta's size, plus one chunk rewrite per DELTA_MAX publishes.
+ *   they hold about DELTA_MAX posts), the fragment that holds it, then meta.json. A publish
+ *   costs the delta's size, whatever the blog's.
+ * - `maintain` does what writes leave due (`StaticIndexChange.due`): merging a delta of more
+ *   than DELTA_MAX posts into the term chunks, or compacting. Both rewrite most term chunks (about
+ *   8 s at 10,000 posts), so the caller runs them in the background, never in a publish.
  * - `remove` rewrites only the post's fragment and meta.json: its postings stay in their chunks
  *   and the browser skips them by the dead list.
  * - Once the dead are more than a quarter of the live posts, or the blog has grown four times
- *   past the chunk count chosen for it, the next write compacts: it reads every chunk and
- *   fragment, renumbers the live posts and writes a fresh layout. Amortised over the writes
- *   that made it necessary, that is a constant cost per write.
+ *   past the chunk count chosen for it, a compaction is due: it reads every chunk and fragment,
+ *   renumbers the live posts and writes a fresh layout. Amortised over the writes that made it
+ *   necessary, that is a constant cost per write.
  * - `rebuild` lays out the given posts afresh (oldest first), as a compaction does.
  *
  * Writes to one blog are serialised. Files are written before meta.json, which names the layout;
@@ -51,10 +53,12 @@ export interface StaticIndexOptions {
   buildSegment?: (blogSlug: string, docs: SearchDocument[]) => Promise<SegmentData>;
 }
 
-/** What a write changed: the keys the CDN must forget. */
+/** What a write changed: the keys the CDN must forget, and the upkeep it left due. */
 export interface StaticIndexChange {
   written: string[];
   deleted: string[];
+  /** Call `maintain` (in the background): a delta merge or a compaction is due. */
+  due?: boolean;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -133,11 +137,9 @@ export class StaticIndexWriter {
       // for whichever its words hash to (a missing one would be a 404 in its console).
       const newDelta = state.delta.length === 0 ? Array.from({ length: DELTA_CHUNKS }, (_, chunk) => deltaKey(blogSlug, chunk)) : [];
       state.delta.push(...ordinals);
-      const change: StaticIndexChange =
-        state.delta.length > DELTA_MAX
-          ? await this.mergeDelta(blogSlug, state, additions)
-          : { written: await this.rewrite(state, additions, (term) => deltaKey(blogSlug, chunkOf(term, DELTA_CHUNKS)), newDelta), deleted: [] };
-      return this.finish(blogSlug, state, fragments, change);
+      const dead = new Set(state.dead);
+      const written = await this.rewrite(additions, (term) => deltaKey(blogSlug, chunkOf(term, DELTA_CHUNKS)), { existing: dead, added: dead }, newDelta);
+      return this.finish(blogSlug, state, fragments, { written, deleted: [] });
     });
   }
 
@@ -157,7 +159,12 @@ export class StaticIndexWriter {
    * file it rewrites (they never come back, so nothing else needs them); `alsoWrite` are written
    * even without an addition. Returns the keys written.
    */
-  private async rewrite(state: StaticState, additions: readonly [string, number[]][], fileOf: (term: string) => string, alsoWrite: readonly string[] = []): Promise<string[]> {
+  private async rewrite(
+    additions: readonly [string, number[]][],
+    fileOf: (term: string) => string,
+    drop: { existing: ReadonlySet<number>; added: ReadonlySet<number> },
+    alsoWrite: readonly string[] = [],
+  ): Promise<string[]> {
     const byFile = new Map<string, [string, number[]][]>(alsoWrite.map((key) => [key, []]));
     for (const addition of additions) {
       const key = fileOf(addition[0]);
@@ -165,27 +172,41 @@ export class StaticIndexWriter {
       if (!list) byFile.set(key, (list = []));
       list.push(addition);
     }
-    const dead = new Set(state.dead);
     const written: string[] = [];
     for (const [key, terms] of [...byFile].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       const file = (await this.readJson<ChunkFile>(key)) ?? {};
-      for (const term of Object.keys(file)) file[term] = withoutDead(decodePostings(file[term]!), dead);
+      for (const term of Object.keys(file)) file[term] = withoutDead(decodePostings(file[term]!), drop.existing);
       // Ordinals only grow, so appending keeps every list sorted.
-      for (const [term, list] of terms) file[term] = [...(file[term] ?? []), ...withoutDead(list, dead)];
+      for (const [term, list] of terms) file[term] = [...(file[term] ?? []), ...withoutDead(list, drop.added)];
       await this.putPublic(key, serialiseChunk(file));
       written.push(key);
     }
     return written;
   }
 
-  /** Moves the delta and the new postings into the term chunks; the delta files go. */
-  private async mergeDelta(blogSlug: string, state: StaticState, additions: readonly [string, number[]][]): Promise<StaticIndexChange> {
+  /** Does the upkeep writes left due: a compaction, else a delta merge. Null when none is due. */
+  maintain(blogSlug: string): Promise<StaticIndexChange | null> {
+    return this.locked(blogSlug, async () => {
+      const state = await this.readState(blogSlug);
+      if (!state) return null;
+      const fragments = new FragmentEdits(this.store, blogSlug);
+      if (compactionDue(state)) return this.compact(blogSlug, state, fragments);
+      if (state.delta.length <= DELTA_MAX) return null;
+      return this.finish(blogSlug, state, fragments, await this.mergeDelta(blogSlug, state));
+    });
+  }
+
+  /** Moves the delta's postings into the term chunks; the delta files go. */
+  private async mergeDelta(blogSlug: string, state: StaticState): Promise<StaticIndexChange> {
     const merged = new Map<string, number[]>();
     for (let chunk = 0; chunk < DELTA_CHUNKS; chunk++) {
       for (const [term, gaps] of Object.entries((await this.readJson<ChunkFile>(deltaKey(blogSlug, chunk))) ?? {})) merged.set(term, decodePostings(gaps));
     }
-    for (const [term, list] of additions) merged.set(term, [...(merged.get(term) ?? []), ...list]);
-    const written = await this.rewrite(state, [...merged], (term) => chunkKey(blogSlug, chunkOf(term, state.chunks)));
+    // The delta's own ordinals are dropped from the chunks before its postings are appended, so a
+    // merge cut short (a crash before meta.json) and run again leaves each posting once.
+    const dead = new Set(state.dead);
+    const drop = { existing: new Set([...state.dead, ...state.delta]), added: dead };
+    const written = await this.rewrite([...merged], (term) => chunkKey(blogSlug, chunkOf(term, state.chunks)), drop);
     state.delta = [];
     // Only now, with their postings in the chunks: a reader of the old meta.json that finds a
     // delta file gone just misses the newest posts until it reloads.
@@ -204,10 +225,6 @@ export class StaticIndexWriter {
 
   /** Writes the edited fragments, then meta.json and the state; compacts when it is time. */
   private async finish(blogSlug: string, state: StaticState, fragments: FragmentEdits, change: StaticIndexChange): Promise<StaticIndexChange> {
-    const live = Object.keys(state.ids).length;
-    if (state.dead.length > Math.max(64, live / 4) || live > 4 * Math.max(state.laidOutFor, 256)) {
-      return this.compact(blogSlug, state, fragments);
-    }
     const written = [...change.written];
     const deleted = [...change.deleted];
     for (const [key, file] of fragments.edited()) {
@@ -220,7 +237,7 @@ export class StaticIndexWriter {
       }
     }
     written.push(await this.commit(blogSlug, state));
-    return { written, deleted };
+    return { written, deleted, due: compactionDue(state) || state.delta.length > DELTA_MAX };
   }
 
   /** Reads the whole index back, drops the dead and lays the live posts out afresh. */
@@ -336,6 +353,11 @@ export class StaticIndexWriter {
     return this.options.buildSegment ? this.options.buildSegment(blogSlug, [...docs]) : Promise.resolve(buildSegmentData(docs));
   }
 
+  /** Resolves once no write or upkeep of any blog is running or queued. */
+  async idle(): Promise<void> {
+    while (this.locks.size > 0) await Promise.all([...this.locks.values()]);
+  }
+
   private locked<T>(blogSlug: string, work: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(blogSlug) ?? Promise.resolve();
     const next = previous.then(work, work);
@@ -372,6 +394,12 @@ class FragmentEdits {
   edited(): [string, FragmentFile][] {
     return [...this.files].map(([index, file]) => [fragmentKey(this.blogSlug, index), file]);
   }
+}
+
+/** Dead posts past a quarter of the live ones, or a blog grown four times past its layout. */
+function compactionDue(state: StaticState): boolean {
+  const live = Object.keys(state.ids).length;
+  return state.dead.length > Math.max(64, live / 4) || live > 4 * Math.max(state.laidOutFor, 256);
 }
 
 function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {
