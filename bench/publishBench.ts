@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { startS3rver } from '../test/support/s3rver.js';
+import { startS3rver } from './harness/s3rver.js';
 import { loadCorpus } from './corpus.js';
 import { importCorpus, type ImportedBlog } from './importCorpus.js';
 import { startBenchServer } from './serverProcess.js';

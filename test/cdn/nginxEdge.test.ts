@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EdgeResponse } from '../support/edgeRequest.js';
+import type { EdgeResponse } from '../../bench/harness/edgeRequest.js';
 import { startEdgeFixture, type EdgeFixture } from '../support/edgeFixture.js';
 import { startNginx, type NginxHandle } from '../support/nginx.js';
 import type { TestApp } from '../support/testApp.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/testApp.js';
-import type { EdgeResponse } from '../support/edgeRequest.js';
+import type { EdgeResponse } from '../../bench/harness/edgeRequest.js';
 import { startEdgeFixture, type EdgeFixture } from '../support/edgeFixture.js';
-import { shippedVclFor, startVarnish, type VarnishHandle } from '../support/varnish.js';
+import { shippedVclFor, startVarnish, type VarnishHandle } from '../../bench/harness/varnish.js';
 
 /**
  * The shipped deploy/varnish/folio.vcl in a real varnishd, in front of a real s3rver bucket,

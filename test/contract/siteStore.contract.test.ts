@@ -9,7 +9,7 @@ import { StorageError } from '../../src/errors.js';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import type { PutOptions, SiteStore } from '../../src/storage/siteStore.js';
-import { createTestBucket, createTestS3Client } from '../support/s3rver.js';
+import { createTestBucket, createTestS3Client } from '../../bench/harness/s3rver.js';
 
 interface StoreFixture {
   store: SiteStore;
@@ -156,7 +156,7 @@ function siteStoreContract(name: string, makeStore: () => Promise<StoreFixture>)
 
     it(`lists and deleteMany-s ${MANY} keys, beyond one S3 page and one batch`, async () => {
       // Flat, fixed-width names: s3rver pages in folder-walk order, which matches key order
-      // only for such keys (see test/support/s3rver.ts); the store cannot repair a server's paging.
+      // only for such keys (see bench/harness/s3rver.ts); the store cannot repair a server's paging.
       const keys = Array.from({ length: MANY }, (_, i) => `many/${String(i).padStart(5, '0')}.txt`);
       await inPool(keys, 24, (key) => store.put(key, 'x', TEXT));
       await store.put('manx.txt', 'outside the prefix', TEXT);

@@ -7,9 +7,9 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { BACKUP_PREFIX } from '../../src/backup/backupKeys.js';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import { runCliCaptured, type CliRun } from '../support/runCliCaptured.js';
-import { createTestBucket } from '../support/s3rver.js';
+import { createTestBucket } from '../../bench/harness/s3rver.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 /**
  * Backups and restore (README "Backups and restore"), on real SQLite files, with the real app

@@ -4,7 +4,7 @@ import { keyForPath } from '../../src/http/siteServer.js';
 import { CACHE_CONTROL_PAGE, CACHE_CONTROL_PAGE_PURGED } from '../../src/publish/render/renderHeaders.js';
 import { startRecordingServer, type RecordingServer } from '../support/recordingServer.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 /**
  * The purge step of publish jobs, with FOLIO_CDN=http-purge pointing at a loopback server that

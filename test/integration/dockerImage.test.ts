@@ -18,7 +18,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseDockerfile } from '../support/docker/dockerfile.js';
 import { parseDockerIgnore } from '../support/docker/dockerignore.js';
 import { buildStage, childEnv, hostPath, type BuiltStage } from '../support/docker/imageBuild.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUILD_MS = 240_000;

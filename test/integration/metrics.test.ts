@@ -9,7 +9,7 @@ import { buildBlog, buildPost, expectError } from '../support/factories.js';
 import { FaultyStore } from '../support/faultyStore.js';
 import { startRecordingServer } from '../support/recordingServer.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import type { Plan } from '../../src/services/plans.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 import { buildAccount, buildBlog, buildPost, postPath, type BuiltBlog } from '../support/factories.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

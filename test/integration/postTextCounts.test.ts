@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countPostText } from '../../src/content/language.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 describe('stored text counts', () => {
   let t: TestApp;

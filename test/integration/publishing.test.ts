@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit as visitHost } from '../support/visit.js';
+import { visit as visitHost } from '../../bench/harness/visit.js';
 
 /** What the site server answers for `path` on the blog's subdomain. */
 function visit(t: TestApp, blog: string, path: string, headers: Record<string, string> = {}) {

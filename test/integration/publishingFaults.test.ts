@@ -6,7 +6,7 @@ import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { FaultyStore } from '../support/faultyStore.js';
 import { FakeClock } from '../support/fakeClock.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 describe('publishing when the store fails', () => {
   const apps: TestApp[] = [];

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITEMAP_CHUNK_SIZE } from '../../src/publish/render/sitemap.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit as visitHost } from '../support/visit.js';
+import { visit as visitHost } from '../../bench/harness/visit.js';
 
 const SEEDED = SITEMAP_CHUNK_SIZE + 30;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
-import { createTestBucket } from '../support/s3rver.js';
+import { createTestBucket } from '../../bench/harness/s3rver.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 describe('publishing into an S3-compatible store (s3rver on loopback)', () => {
   let t: TestApp;

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
-import { createTestBucket } from '../support/s3rver.js';
+import { createTestBucket } from '../../bench/harness/s3rver.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const slugs = (res: { body: { data: { slug: string }[] } }) => res.body.data.map((hit) => hit.slug);

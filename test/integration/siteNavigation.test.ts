@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 /**
  * Issue 11, item 1: every page links Tags, Archive and the feed; /tags/ lists every tag with

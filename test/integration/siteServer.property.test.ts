@@ -15,7 +15,7 @@ import { hostileBody, hostileRuns, hostileTimeout } from '../support/hostileArbi
 import { describeRequest, sendHostile, type HostileRequest, type HostileResponse } from '../support/hostileHttp.js';
 import { checkDatabase, errorContractOf, expectApiAnswer, expectSoundAnswer, markWrites } from '../support/hostileChecks.js';
 import { hostileHeaderValue, hostileQuery, hostileRequestId, hostileSegment, printable } from '../support/hostileRequestParts.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 const RUNS = hostileRuns(150);
 

@@ -9,7 +9,7 @@ import { DELTA_MAX, metaKey, stateKey } from '../../src/search/static/staticForm
 import { queryTerms } from '../../src/search/tokenize.js';
 import { matchingPaths, readStaticIndex } from '../support/staticSearchIndex.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 describe('search on the static site', () => {
   let t: TestApp;

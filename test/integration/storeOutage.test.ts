@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import { buildAccount, expectError, type Actor } from '../support/factories.js';
-import { createTestS3Client, startS3rver, type S3rverHandle } from '../support/s3rver.js';
+import { createTestS3Client, startS3rver, type S3rverHandle } from '../../bench/harness/s3rver.js';
 import { startTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 const BUCKET = 'folio-outage';
 

@@ -16,7 +16,7 @@ import { createLogger } from '../../src/logger.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost, type BuiltBlog } from '../support/factories.js';
 import { runCliCaptured } from '../support/runCliCaptured.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 const dirs: string[] = [];
 const open: { close(): Promise<void> }[] = [];

@@ -20,9 +20,9 @@ import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
 import { buildAccount, expectError, type Actor } from '../support/factories.js';
 import { FaultyStore } from '../support/faultyStore.js';
-import { createTestBucket } from '../support/s3rver.js';
+import { createTestBucket } from '../../bench/harness/s3rver.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 const POSTS = 30;
 const MARKER = 'zebrafinch';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 let t: TestApp;
 let slug: string;

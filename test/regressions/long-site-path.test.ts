@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost, expectError, type BuiltBlog } from '../support/factories.js';
-import { visit } from '../support/visit.js';
+import { visit } from '../../bench/harness/visit.js';
 
 let t: TestApp;
 let blog: BuiltBlog;

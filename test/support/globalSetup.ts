@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startS3rver } from './s3rver.js';
+import { startS3rver } from '../../bench/harness/s3rver.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -24,6 +24,17 @@ describe('layering', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('neither src/ nor bench/ imports anything from test/ (the image and the bench build have no test/)', () => {
+    const offenders: string[] = [];
+    for (const dir of ['src', 'bench']) {
+      for (const file of sourceFiles(dir)) {
+        const targets = [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s+'(\.[^']+)'/g)].map((m) => normalize(join(dirname(file), m[1]!)));
+        if (targets.some((target) => target.startsWith(`test/`) || target === 'test')) offenders.push(file);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
   it('has no import cycles in src/ (type-only imports included)', () => {
     const graph = new Map<string, string[]>();
     for (const file of sourceFiles('src')) {
