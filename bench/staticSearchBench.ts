@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './harness/chromium.js';
 import { templatesDir } from '../src/paths.js';
 import { siteAssets } from '../src/publish/render/assets.js';
 import { createRenderContext } from '../src/publish/render/renderContext.js';
@@ -104,10 +104,7 @@ function serve(store: FsSiteStore): Promise<{ server: Server; origin: string }> 
 
 async function browserTimes(store: FsSiteStore, queries: readonly string[]): Promise<{ first: number; all: number }[]> {
   const { server, origin } = await serve(store);
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     await page.goto(`${origin}/search/`, { waitUntil: 'load' });

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports.js';
 import { packageRoot } from '../../src/paths.js';
 
 export const VARNISHD = '/usr/sbin/varnishd';
@@ -20,14 +20,6 @@ export interface VarnishHandle {
 }
 
 /** A port the OS says is free now (varnishd must be told its port before it starts). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 export interface EdgeBackends {
   bucket: { host: string; port: number };
   folio: { host: string; port: number };

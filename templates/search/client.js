@@ -112,19 +112,20 @@ if (form) {
     return node;
   };
 
+  // The same card as the post lists of home, archive and tag pages (partials/postList.eta).
   const card = ([title, path, publishedAt, tags, description]) => {
-    const item = element('li', 'search-result');
-    const heading = element('h2', 'search-result-title');
+    const item = element('li', 'post-item search-result');
+    const heading = element('h2', 'post-item-title');
     const link = element('a', '', title);
     link.href = path;
     heading.append(link);
-    const details = element('p', 'search-result-meta');
+    const details = element('p', 'post-item-meta');
     const time = element('time', '', dates.format(new Date(publishedAt)));
     time.dateTime = publishedAt;
     details.append(time);
-    for (const tag of tags) details.append(' · ', element('span', 'search-result-tag', tag));
+    for (const tag of tags) details.append(` · ${tag}`);
     item.append(heading, details);
-    if (description) item.append(element('p', 'search-result-text', description));
+    if (description) item.append(element('p', 'post-item-summary', description));
     return item;
   };
 

@@ -5,7 +5,8 @@
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../../bench/harness/chromium.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const POSTS = [
@@ -33,10 +34,7 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     }
     await t.folio.runner.idle();
     origin = `http://reader.localhost:${new URL(t.baseUrl).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -71,7 +69,7 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     );
     return page.evaluate(() => ({
       status: document.getElementById('search-status')!.textContent ?? '',
-      titles: Array.from(document.querySelectorAll('.search-result-title a')).map((a) => a.textContent ?? ''),
+      titles: Array.from(document.querySelectorAll('.search-result .post-item-title a')).map((a) => a.textContent ?? ''),
     }));
   }
 
@@ -92,7 +90,7 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     await typeQuery(page, 'edge');
     const first = await page.evaluate(() => {
       const item = document.querySelector('.search-result')!;
-      return { href: item.querySelector('a')!.getAttribute('href'), meta: item.querySelector('.search-result-meta')!.textContent, time: item.querySelector('time')!.getAttribute('datetime') };
+      return { href: item.querySelector('a')!.getAttribute('href'), meta: item.querySelector('.post-item-meta')!.textContent, time: item.querySelector('time')!.getAttribute('datetime') };
     });
     expect(first.href).toBe('/edge-caching');
     expect(first.meta).toContain('caching');
@@ -109,7 +107,7 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       });
-      expect((await page.$$eval('.search-result-title a', (links) => links.map((a) => a.textContent ?? ''))).sort(), q).toEqual(fromApi);
+      expect((await page.$$eval('.search-result .post-item-title a', (links) => links.map((a) => a.textContent ?? ''))).sort(), q).toEqual(fromApi);
     }
     expect(errors).toEqual([]);
     await close();

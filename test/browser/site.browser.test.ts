@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../bench/harness/chromium.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'screenshots');
@@ -57,10 +58,7 @@ describe('a published blog in headless Chromium', () => {
     await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Rendering static pages', content: ENGLISH, tags: ['folio', 'rendering'], meta: { og_image: cover }, status: 'published' } });
     await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: '비 오는 날의 블로그', content: KOREAN, tags: ['일상'], status: 'published' } });
     origin = `http://shots.localhost:${new URL(t.baseUrl).port}`;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -9,6 +8,7 @@ import { StorageError } from '../../src/errors.js';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import type { PutOptions, SiteStore } from '../../src/storage/siteStore.js';
+import { freePort } from '../../bench/harness/ports.js';
 import { createTestBucket, createTestS3Client } from '../../bench/harness/s3rver.js';
 
 interface StoreFixture {
@@ -468,7 +468,7 @@ describe('S3SiteStore against s3rver', () => {
   });
 
   it('raises StorageError with the SDK error as cause, quickly, when the endpoint is down', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const client = await createTestS3Client(`http://127.0.0.1:${port}`, {
       maxAttempts: 1,
       requestHandler: { connectionTimeout: 500, requestTimeout: 1_000 },
@@ -499,12 +499,3 @@ describe('S3SiteStore against s3rver', () => {
   });
 });
 
-/** A loopback port nothing listens on: taken from the OS, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}

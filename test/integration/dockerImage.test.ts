@@ -10,11 +10,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { access, constants, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../bench/harness/ports.js';
 import { parseDockerfile } from '../support/docker/dockerfile.js';
 import { parseDockerIgnore } from '../support/docker/dockerignore.js';
 import { buildStage, childEnv, hostPath, type BuiltStage } from '../support/docker/imageBuild.js';
@@ -196,17 +196,6 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function collect(child: ChildProcess): { text: string } {
   const sink = { text: '' };

@@ -3,7 +3,8 @@ import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import { edgeRequest, type EdgeResponse } from '../../bench/harness/edgeRequest.js';
 import { createTestS3Client, startS3rver, type S3rverHandle } from '../../bench/harness/s3rver.js';
 import { startTestApp, type TestApp } from './testApp.js';
-import { freePort, type EdgeBackends } from '../../bench/harness/varnish.js';
+import { freePort } from '../../bench/harness/ports.js';
+import type { EdgeBackends } from '../../bench/harness/varnish.js';
 
 /**
  * What both edge suites need before their cache starts: an s3rver holding the shipped bucket

@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { freePort, type EdgeBackends } from '../../bench/harness/varnish.js';
+import { freePort } from '../../bench/harness/ports.js';
+import type { EdgeBackends } from '../../bench/harness/varnish.js';
 
 export const NGINX = '/usr/sbin/nginx';
 export const CACHE_PURGE_MODULE = '/usr/lib/nginx/modules/ngx_http_cache_purge_module.so';

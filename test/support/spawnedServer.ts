@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../bench/harness/ports.js';
 
 /** The compiled server, as `npm start` runs it (`npm test` builds it first). */
 export const MAIN_JS = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
@@ -31,15 +32,6 @@ export interface SpawnedServer {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
   /** Kills the process if it still runs and removes its data dir. */
   cleanup(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /** Whether a new TCP connection to the port is refused (a keep-alive pool would reuse old ones). */
