@@ -7,8 +7,9 @@
  *   script, meta.json, the query's chunks, the fragments of the first ten results) and for a
  *   further query (what the previous query did not load), median and p95 over 200 queries;
  * - publish cost: one post's upsert (new and edited posts), chunks rewritten;
- * - in headless Chromium with 4× CPU throttling: time from submitting a query to its results on
- *   screen, over 20 queries on one page (the first one cold).
+ * - in headless Chromium with 4× CPU throttling: a reader types a query and presses Enter; the time
+ *   from Enter to the first and the tenth card painted, on freshly opened pages (new profile,
+ *   nothing cached) and for further queries on the same page.
  *
  * The anchor is Pagefind's published figure (under 300 KB in all for a query on a 10,000-page
  * site); Pagefind itself is not run here.
@@ -18,6 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import type { Page } from 'playwright-core';
 import { launchChromium } from './harness/chromium.js';
 import { templatesDir } from '../src/paths.js';
 import { siteAssets } from '../src/publish/render/assets.js';
@@ -33,7 +35,9 @@ import type { BenchRow } from './table.js';
 
 const BLOG = 'bench';
 const QUERIES = 200;
-const BROWSER_QUERIES = 20;
+const BROWSER_QUERIES = 25;
+/** Queries typed into a freshly opened page, each in a new browser profile. */
+const COLD_QUERIES = 5;
 /** More than DELTA_MAX, so one of them merges the delta into the term chunks. */
 const UPSERTS = 80;
 const PAGE_SIZE = 10;
@@ -102,39 +106,84 @@ function serve(store: FsSiteStore): Promise<{ server: Server; origin: string }> 
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
 }
 
-async function browserTimes(store: FsSiteStore, queries: readonly string[]): Promise<{ first: number; all: number }[]> {
+interface QueryTime {
+  /** Enter pressed → the first result card painted (or the no-result line). */
+  first: number;
+  /** Enter pressed → the page of ten painted. */
+  all: number;
+}
+
+/**
+ * Types `query` into the search box as a reader does (a key every 60 ms, then Enter) and times
+ * Enter → cards painted. The clock starts at the Enter keydown inside the page; card arrivals are
+ * seen by a MutationObserver and counted at the next animation frame (when they are painted).
+ */
+async function typeAndTime(page: Page, query: string): Promise<QueryTime> {
+  const input = page.locator('#search-q');
+  await input.click();
+  await input.fill('');
+  await page.keyboard.type(query, { delay: 60 });
+  const timing = page.evaluate(
+    () =>
+      new Promise<QueryTime>((resolve) => {
+        const list = document.getElementById('search-results')!;
+        const input = document.getElementById('search-q')!;
+        let started = 0;
+        let first = 0;
+        const painted = (): Promise<number> => new Promise((done) => requestAnimationFrame(() => done(performance.now() - started)));
+        const previous = new Set(Array.from(list.children));
+        let busySeen = false;
+        let firstPainted: Promise<number> | undefined;
+        const observer = new MutationObserver(() => {
+          if (!started) return;
+          const busy = list.hasAttribute('aria-busy');
+          busySeen ||= busy;
+          const done = busySeen && !busy;
+          const fresh = Array.from(list.querySelectorAll('.search-result')).some((card) => !previous.has(card));
+          if (!firstPainted && (fresh || done)) firstPainted = painted();
+          if (done) {
+            observer.disconnect();
+            void Promise.all([firstPainted!, painted()]).then(([first, all]) => resolve({ first, all }));
+          }
+        });
+        observer.observe(list, { attributes: true, attributeFilter: ['aria-busy'], childList: true, subtree: true });
+        input.addEventListener('keydown', (event) => {
+          if (event.key === 'Enter' && !started) started = performance.now();
+        }, { capture: true, once: true });
+      }),
+  );
+  // The observer is in place once evaluate's promise exists in the page; a frame makes sure.
+  await page.waitForTimeout(50);
+  await page.keyboard.press('Enter');
+  return timing;
+}
+
+/**
+ * Cold: a fresh browser profile each time (nothing cached), the page loaded on the throttled CPU,
+ * the first query typed as soon as the page has loaded. Warm: further queries on the last page.
+ */
+async function browserTimes(store: FsSiteStore, queries: readonly string[]): Promise<{ cold: QueryTime[]; warm: QueryTime[] }> {
   const { server, origin } = await serve(store);
   const browser = await launchChromium();
   try {
-    const page = await browser.newPage();
-    await page.goto(`${origin}/search/`, { waitUntil: 'load' });
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
-    const times: { first: number; all: number }[] = [];
-    for (const q of queries) {
-      times.push(
-        await page.evaluate(async (query) => {
-          const form = document.getElementById('search-form') as HTMLFormElement;
-          const input = document.getElementById('search-q') as HTMLInputElement;
-          const list = document.getElementById('search-results')!;
-          input.value = query;
-          // The previous query's cards stay until the new ones replace them: only new ones count.
-          const previous = new Set(Array.from(list.children));
-          const started = performance.now();
-          form.requestSubmit();
-          // First: the first card (or the no-result line) on screen; all: the page of ten settled.
-          let first = 0;
-          while (list.hasAttribute('aria-busy')) {
-            if (!first && Array.from(list.querySelectorAll('.search-result')).some((card) => !previous.has(card))) first = performance.now() - started;
-            await new Promise((resolve) => requestAnimationFrame(resolve));
-          }
-          const all = performance.now() - started;
-          return { first: first || all, all };
-        }, q),
-      );
+    const cold: QueryTime[] = [];
+    const warm: QueryTime[] = [];
+    let page: Page | undefined;
+    for (const [i, q] of queries.entries()) {
+      if (i < COLD_QUERIES) {
+        await page?.context().close();
+        const context = await browser.newContext();
+        page = await context.newPage();
+        const cdp = await context.newCDPSession(page);
+        await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+        await page.goto(`${origin}/search/`, { waitUntil: 'load' });
+        cold.push(await typeAndTime(page, q));
+      } else {
+        warm.push(await typeAndTime(page!, q));
+      }
     }
-    if (process.env.FOLIO_BENCH_DEBUG) console.error(JSON.stringify(await page.evaluate(() => performance.getEntriesByType('resource').map((e) => [e.name.replace(/^.*\/search\//, ''), Math.round(e.startTime), Math.round(e.duration), (e as PerformanceResourceTiming).transferSize]))));
-    return times;
+    if (process.env.FOLIO_BENCH_DEBUG) console.error(JSON.stringify(await page!.evaluate(() => performance.getEntriesByType('resource').map((e) => [e.name.replace(/^.*\/search\//, ''), Math.round(e.startTime), Math.round(e.duration), (e as PerformanceResourceTiming).transferSize]))));
+    return { cold, warm };
   } finally {
     await browser.close();
     server.close();
@@ -219,11 +268,12 @@ export async function runStaticSearchBench(opts: { posts: number; corpusDir: str
 
     const times = await browserTimes(store, queries.slice(0, BROWSER_QUERIES));
     for (const which of ['first', 'all'] as const) {
-      const ms = times.map((t) => t[which]);
+      const cold = times.cold.map((t) => t[which]);
+      const warm = times.warm.map((t) => t[which]);
       rows.push({
         area,
-        measure: `Chromium, 4× CPU throttling: submit → ${which === 'first' ? 'first result shown' : 'ten results shown'}, cold / warm p50 / max of ${BROWSER_QUERIES}`,
-        value: `${ms[0]!.toFixed(0)} / ${percentile(ms.slice(1), 0.5).toFixed(0)} / ${Math.max(...ms).toFixed(0)} ms`,
+        measure: `Chromium, 4× CPU throttling, query typed then Enter → ${which === 'first' ? 'first result' : 'ten results'} painted: fresh page p50 / max of ${COLD_QUERIES}; further queries p50 / max of ${warm.length}`,
+        value: `${percentile(cold, 0.5).toFixed(0)} / ${Math.max(...cold).toFixed(0)} ms; ${percentile(warm, 0.5).toFixed(0)} / ${Math.max(...warm).toFixed(0)} ms`,
         target: '≤ 300 ms',
       });
     }

@@ -21,7 +21,8 @@ if (form) {
   const chunks = new Map();
   const fragments = new Map();
   let run = 0;
-  let shown = { hits: [], next: 0 };
+  const NO_HITS = { length: 0, slice: () => [] };
+  let shown = { hits: NO_HITS, next: 0 };
 
   const getJson = async (path) => {
     const res = await fetch(base + path);
@@ -57,45 +58,90 @@ if (form) {
 
   const file = (path) => cached(chunks, path, () => getJson(path));
 
-  // [ordinal, tf, …] of a term's live posts: the term chunk's, then the delta's (newer ordinals).
+  // A term's live postings as parallel arrays, ordinals ascending: the term chunk's, then the
+  // delta's (newer ordinals; sorted again should a writer ever break that order).
   const postings = async (index, dead, term) => {
     const paths = [`t/${chunkOf(term, index.chunks)}.json`];
     if (index.delta > 0) paths.push(`x/${chunkOf(term, index.delta)}.json`);
-    const out = [];
+    let ords = [];
+    let tfs = [];
+    let sorted = true;
     for (const loaded of await Promise.all(paths.map(file))) {
       const gaps = loaded && loaded[term];
       if (!gaps) continue;
       let ordinal = 0;
       for (let i = 0; i < gaps.length; i += 2) {
         ordinal += gaps[i];
-        if (!dead.has(ordinal)) out.push(ordinal, gaps[i + 1]);
+        if (dead.has(ordinal)) continue;
+        if (ords.length > 0 && ordinal <= ords[ords.length - 1]) sorted = false;
+        ords.push(ordinal);
+        tfs.push(gaps[i + 1]);
       }
     }
-    return out;
+    if (!sorted) {
+      const order = ords.map((_, i) => i).sort((a, b) => ords[a] - ords[b]);
+      ords = order.map((i) => ords[i]);
+      tfs = order.map((i) => tfs[i]);
+    }
+    return { ords, tfs };
+  };
+
+  // BM25 without length normalisation; a word's weight in one post.
+  const weight = (idf, tf) => (idf * tf * (K1 + 1)) / (tf + K1);
+
+  // The matches in ranked order, best first (score, then newest). Only the first page is
+  // ranked at once, by selection; the rest is sorted when a reader asks for more. Cost is
+  // linear in the query's postings, with no map or object per match.
+  const ranking = (ords, scores) => {
+    const before = (a, b) => scores[a] > scores[b] || (scores[a] === scores[b] && ords[a] > ords[b]);
+    let order = null;
+    const top = [];
+    for (let i = 0; i < ords.length; i++) {
+      if (top.length === PAGE && !before(i, top[PAGE - 1])) continue;
+      let at = Math.min(top.length, PAGE - 1);
+      while (at > 0 && before(i, top[at - 1])) at--;
+      top.splice(at, 0, i);
+      if (top.length > PAGE) top.pop();
+    }
+    return {
+      length: ords.length,
+      slice(from, to) {
+        if (to <= PAGE) return top.slice(from, to).map((i) => ords[i]);
+        order ??= Array.from(ords.keys()).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+        return order.slice(from, to).map((i) => ords[i]);
+      },
+    };
   };
 
   const find = async (q) => {
     const terms = queryTerms(q);
     if (terms.length === 0) return null;
     const index = await loadMeta();
-    if (!index || index.format !== 'folio-static-search' || index.version !== 1) return [];
+    if (!index || index.format !== 'folio-static-search' || index.version !== 1) return NO_HITS;
     const dead = new Set(index.dead);
-    const lists = (await Promise.all(terms.map((term) => postings(index, dead, term)))).sort((a, b) => a.length - b.length);
-    let scores = null;
-    for (const found of lists) {
-      const df = found.length / 2;
-      const idf = Math.log(1 + (index.docs - df + 0.5) / (df + 0.5));
-      const next = new Map();
-      for (let i = 0; i < found.length; i += 2) {
-        const before = scores ? scores.get(found[i]) : 0;
-        if (before === undefined) continue;
-        const tf = found[i + 1];
-        next.set(found[i], before + (idf * tf * (K1 + 1)) / (tf + K1));
+    const idf = (list) => Math.log(1 + (index.docs - list.ords.length + 0.5) / (list.ords.length + 0.5));
+    // Rarest word first: every later list only narrows its matches (a sorted merge).
+    const lists = (await Promise.all(terms.map((term) => postings(index, dead, term)))).sort((a, b) => a.ords.length - b.ords.length);
+    const [rarest, ...rest] = lists;
+    const rarestIdf = idf(rarest);
+    let ords = rarest.ords;
+    let scores = rarest.tfs.map((tf) => weight(rarestIdf, tf));
+    for (const list of rest) {
+      if (ords.length === 0) break;
+      const listIdf = idf(list);
+      const keptOrds = [];
+      const keptScores = [];
+      for (let i = 0, j = 0; i < ords.length && j < list.ords.length; i++) {
+        while (j < list.ords.length && list.ords[j] < ords[i]) j++;
+        if (list.ords[j] === ords[i]) {
+          keptOrds.push(ords[i]);
+          keptScores.push(scores[i] + weight(listIdf, list.tfs[j]));
+        }
       }
-      scores = next;
-      if (scores.size === 0) break;
+      ords = keptOrds;
+      scores = keptScores;
     }
-    return [...scores].sort((a, b) => b[1] - a[1] || b[0] - a[0]).map(([ordinal]) => ordinal);
+    return ranking(ords, scores);
   };
 
   const entry = async (ordinal) => {
@@ -165,7 +211,7 @@ if (form) {
       const hits = await find(q);
       if (mine !== run) return;
       list.replaceChildren();
-      shown = { hits: hits || [], next: 0 };
+      shown = { hits: hits || NO_HITS, next: 0 };
       more.hidden = true;
       if (hits === null) return say('');
       if (hits.length === 0) return say(text.none.replace('{q}', q.trim()));
