@@ -9,9 +9,10 @@ FROM node:20-bookworm AS build
 WORKDIR /app
 # Dependencies first, in a layer that only a lockfile change rebuilds. --ignore-scripts keeps
 # npm ci from running `prepare` (the build) before the sources are here; it also skips
-# better-sqlite3's install script (prebuilt binary, else node-gyp), which is then run by name.
+# better-sqlite3's install script (prebuilt binary, else node-gyp) and sharp's (checks its prebuilt
+# libvips package), which are then run by name.
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 sharp
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev

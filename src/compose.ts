@@ -21,6 +21,10 @@ import { apiKeyRoutes } from './http/routes/apiKeys.js';
 import { blogRoutes } from './http/routes/blogs.js';
 import { domainRoutes } from './http/routes/domains.js';
 import { postRoutes } from './http/routes/posts.js';
+import { mediaRoutes } from './http/routes/media.js';
+import { MediaRepo } from './db/mediaRepo.js';
+import { ImagePipeline } from './media/imagePipeline.js';
+import { MediaService } from './services/media.js';
 import { searchRoutes, type BlogSearcher } from './http/routes/search.js';
 import type { Logger } from './logger.js';
 import { JobRunner, type JobHandler } from './publish/jobRunner.js';
@@ -103,11 +107,12 @@ export interface Folio {
   db: Db;
   clock: Clock;
   logger: Logger;
-  repos: { accounts: AccountsRepo; keys: ApiKeysRepo; blogs: BlogsRepo; posts: PostsRepo; domains: DomainsRepo; jobs: JobsRepo };
+  repos: { accounts: AccountsRepo; keys: ApiKeysRepo; blogs: BlogsRepo; posts: PostsRepo; domains: DomainsRepo; jobs: JobsRepo; media: MediaRepo };
   accounts: AccountsService;
   apiKeys: ApiKeysService;
   blogs: BlogsService;
   posts: PostsService;
+  media: MediaService;
   transitions: PostTransitions;
   domains: DomainsService;
   runner: JobRunner;
@@ -151,6 +156,7 @@ export function compose(options: ComposeOptions): Folio {
     posts: new PostsRepo(db),
     domains: new DomainsRepo(db),
     jobs: new JobsRepo(db),
+    media: new MediaRepo(db),
   };
   // Settled before anything uses it: every URL this process builds comes from this config.
   let config: Config;
@@ -180,6 +186,7 @@ export function compose(options: ComposeOptions): Folio {
   });
   const search = options.search ?? { searcher: searchCache, updater: searchWriter };
   const content = options.content ?? new PooledContentRenderer(heavy);
+  const cdn = new CountedPurger(options.cdn ?? createCdnPurger(config.cdn), (provider) => metrics.countPurgeError(provider));
   const publisher = new Publisher({
     blogs: repos.blogs,
     accounts: repos.accounts,
@@ -192,16 +199,17 @@ export function compose(options: ComposeOptions): Folio {
     content,
     logger,
     cache,
-    cdn: new CountedPurger(options.cdn ?? createCdnPurger(config.cdn), (provider) => metrics.countPurgeError(provider)),
+    cdn,
     staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: searchWork.buildSegment }),
   });
   const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger, metrics);
-  const postDeps = { db, posts: repos.posts, jobs: repos.jobs, runner, clock, content };
+  const postDeps = { db, posts: repos.posts, jobs: repos.jobs, media: repos.media, runner, clock, content };
   const accounts = new AccountsService(db, repos.accounts, repos.keys, repos.blogs, repos.jobs, clock);
   const apiKeys = new ApiKeysService(repos.keys, repos.blogs, clock);
   const blogs = new BlogsService(db, repos.blogs, repos.jobs, runner, clock);
   const posts = new PostsService(postDeps);
   const transitions = new PostTransitions(postDeps, logger);
+  const media = new MediaService({ db, media: repos.media, store, pipeline: new ImagePipeline(), urls, cdn, clock, logger });
   const domains = new DomainsService(
     db,
     repos.blogs,
@@ -222,11 +230,12 @@ export function compose(options: ComposeOptions): Folio {
     blogs: repos.blogs,
     rateLimiter: config.rateLimits ? new RateLimiter(clock) : null,
     routes: [
-      ...postRoutes({ posts, transitions, urls }),
+      ...postRoutes({ posts, transitions, urls, media }),
       ...blogRoutes({ blogs, jobs: repos.jobs, urls }),
       ...apiKeyRoutes({ keys: apiKeys }),
       ...accountKeyRoutes({ keys: apiKeys }),
       ...domainRoutes({ domains }),
+      ...mediaRoutes({ media, urls }),
       ...searchRoutes({ searcher: timedSearcher(search.searcher, (seconds) => metrics.observeSearch(seconds)), urls }),
     ],
     ...(config.serveSites ? { siteServer: siteServer({ store, blogForHost: blogForHost(repos.blogs, serviceHostname(config)) }) } : {}),
@@ -247,6 +256,7 @@ export function compose(options: ComposeOptions): Folio {
     apiKeys,
     blogs,
     posts,
+    media,
     transitions,
     domains,
     runner,

@@ -7,6 +7,7 @@
 import MarkdownIt from 'markdown-it';
 import hljs from 'highlight.js';
 import sanitizeHtml from 'sanitize-html';
+import { pictureHtml } from '../media/pictureHtml.js';
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -30,6 +31,16 @@ function highlight(code: string, lang: string): string {
 
 const md = new MarkdownIt({ html: true, linkify: true, typographer: false, highlight });
 
+// Images uploaded to Folio (src/media) are drawn responsively; any other image as markdown-it does.
+const plainImage = md.renderer.rules.image!;
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx]!;
+  const title = token.attrGet('title');
+  const alt = self.renderInlineAsText(token.children ?? [], options, env);
+  const picture = pictureHtml(String(token.attrGet('src') ?? ''), alt, title === null ? null : String(title));
+  return picture ?? plainImage(tokens, idx, options, env, self);
+};
+
 const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [
     'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'blockquote', 'pre', 'code', 'span',
@@ -39,8 +50,8 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   ],
   allowedAttributes: {
     a: ['href', 'title', 'name', 'id', 'rel'],
-    img: ['src', 'alt', 'title', 'width', 'height', 'loading'],
-    source: ['srcset', 'type', 'media'],
+    img: ['src', 'srcset', 'sizes', 'alt', 'title', 'width', 'height', 'loading', 'decoding'],
+    source: ['srcset', 'sizes', 'type', 'media'],
     code: ['class'],
     pre: ['class'],
     span: ['class'],
@@ -59,6 +70,8 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   allowedSchemesByTag: { img: ['http', 'https', 'data'] },
   allowProtocolRelative: false,
   disallowedTagsMode: 'discard',
+  // The library's list plus `source`, a void element: `</source>` is invalid HTML.
+  selfClosing: [...sanitizeHtml.defaults.selfClosing, 'source'],
   transformTags: {
     // Author links are untrusted destinations: never pass referrer-carrying openers.
     a: (tagName, attribs) => {

@@ -15,6 +15,8 @@ import { rateLimit } from './middleware/rateLimit.js';
 import { requireScope } from './middleware/requireScope.js';
 import { resolveBlog } from './middleware/resolveBlog.js';
 import { compileSchema, validate } from './middleware/validate.js';
+import { drainOnRefusal, uploadBody } from './middleware/uploadBody.js';
+import { uploadRoute } from './bodyLimits.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDef } from './routeDef.js';
 import type { AppContext, AppState } from './state.js';
@@ -64,10 +66,14 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const blog = resolveBlog(deps.blogs);
   for (const route of deps.routes) {
     const chain: Middleware<AppState>[] = [named(`/v1${route.path}`)];
+    const upload = route.upload ? uploadRoute(route.method, `/v1${route.path}`) : null;
+    if (route.upload && !upload) throw new Error(`upload route ${route.method} /v1${route.path} has no body limit in bodyLimits.ts`);
+    if (upload) chain.push(drainOnRefusal);
     if (route.scope) chain.push(auth, limit, requireScope(route.scope));
     if (route.blogScoped) chain.push(blog);
     if (route.query) chain.push(validate('query', compileSchema(route.query, 'query')));
-    if (route.body) chain.push(validate('body', compileSchema(route.body, 'body')));
+    if (upload) chain.push(uploadBody(upload));
+    else if (route.body) chain.push(validate('body', compileSchema(route.body, 'body')));
     else chain.push(rejectBody);
     chain.push(async (ctx) => {
       ctx.status = route.status;

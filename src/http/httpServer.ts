@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
-import { MAX_BODY_BYTES } from './middleware/jsonBody.js';
+import { bodyLimit } from './bodyLimits.js';
 
 export const SERVER_TIMEOUTS = {
   /** Above the 60 s idle timeout of common load balancers (AWS ALB), so they close first. */
@@ -74,7 +74,7 @@ function responseBytes(refusal: Refusal, requestId: string): Buffer {
  * - Requests Node's parser refuses (malformed request line or header, headers over
  *   `maxHeaderSize`) get the `{error, message}` JSON of every other error instead of Node's
  *   bare `400`/`431` with an empty body: 400 `bad_request`, 431 `headers_too_large`.
- * - `Expect: 100-continue` with a Content-Length over 2 MB is not invited: the client gets the
+ * - `Expect: 100-continue` with a Content-Length over the route's limit (bodyLimits.ts) is not invited: the client gets the
  *   413 from jsonBody instead of `100 Continue` and never sends the body (curl asks for large
  *   uploads). Node then closes the connection after that answer by itself. Any other
  *   expectation is a JSON 417 `expectation_failed`.
@@ -103,7 +103,7 @@ export function createHttpServer(handler: RequestListener, logger: Logger): Serv
 
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     remember(req, res);
-    if (!(Number(req.headers['content-length']) > MAX_BODY_BYTES)) res.writeContinue();
+    if (!(Number(req.headers['content-length']) > bodyLimit(req.method ?? '', req.url ?? ''))) res.writeContinue();
     handler(req, res);
   });
 

@@ -1,5 +1,5 @@
 import type { RouteDef } from './routeDef.js';
-import { MAX_BODY_BYTES } from './middleware/jsonBody.js';
+import { MAX_BODY_BYTES, UPLOAD_ROUTES } from './bodyLimits.js';
 
 const errorSchema = {
   type: 'object',
@@ -99,7 +99,7 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     }
     // 503 (with Retry-After) while the store or the database lock is unavailable.
     const errors = ['400', '401', '403', '404', '409', '429', '503'];
-    if (route.body) errors.push('413', '415');
+    if (route.body || route.upload) errors.push('413', '415');
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       summary: route.summary,
@@ -107,8 +107,13 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
       ...(route.scope ? { security: [{ bearer: [] }], 'x-scope': route.scope } : { security: [] }),
       parameters,
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: clean(route.body) } } } } : {}),
+      ...(route.upload
+        ? { requestBody: { required: true, description: route.upload.description, content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])) } }
+        : {}),
       responses: {
         [String(route.status)]: { description: 'Success', content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } } },
+        // An upload of bytes the blog already has answers with that image.
+        ...(route.upload && route.status === 201 ? { '200': { description: 'The blog already had this exact image', content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } } } } : {}),
         ...Object.fromEntries(errors.map((code) => [code, { $ref: '#/components/responses/Error' }])),
       },
     };
@@ -118,7 +123,7 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     info: {
       title: 'Folio API',
       version: '1.0.0',
-      description: `Blog publishing API. Request bodies are JSON, at most ${MAX_BODY_BYTES} bytes. Every error is {error, message}.`,
+      description: `Blog publishing API. Request bodies are JSON, at most ${MAX_BODY_BYTES} bytes, except uploads (${UPLOAD_ROUTES.map((r) => `${r.method} ${r.path}: ${r.limitText}`).join('; ')}). Every error is {error, message}.`,
     },
     servers: [{ url: serverUrl }],
     components: {

@@ -17,6 +17,8 @@ export interface RouteDef {
   /** Resolve the blog from X-Blog-Id or the key's binding (post and search routes). */
   blogScoped?: boolean;
   body?: JsonSchema;
+  /** The body is raw bytes of these media types (bodyLimits.ts lists the route and its limit). */
+  upload?: { contentTypes: string[]; description: string };
   query?: JsonSchema;
   /** Success status: 201 for creation, else 200. */
   status: 200 | 201;

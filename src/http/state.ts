@@ -2,6 +2,12 @@ import type { ParameterizedContext } from 'koa';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { AuthContext } from '../services/authContext.js';
 
+/** The raw body of an upload route, as middleware/uploadBody.ts read it. */
+export interface Upload {
+  bytes: Buffer;
+  contentType: string;
+}
+
 /** What the middleware chain leaves on ctx.state for the handlers. */
 export interface AppState {
   requestId: string;
@@ -9,6 +15,8 @@ export interface AppState {
   blog?: BlogWithDomain;
   body?: unknown;
   query?: unknown;
+  /** The raw body of an upload route (middleware/uploadBody.ts). */
+  upload?: Upload;
   /** Route pattern for metrics (`/v1/posts/:slug`, `site`); set by the chain that answers. */
   route?: string;
 }
@@ -24,4 +32,9 @@ export function authOf(ctx: AppContext): AuthContext {
 export function blogOf(ctx: AppContext): BlogWithDomain {
   if (!ctx.state.blog) throw new Error('route reached without a resolved blog');
   return ctx.state.blog;
+}
+
+export function uploadOf(ctx: AppContext): Upload {
+  if (!ctx.state.upload) throw new Error('route reached without its upload body');
+  return ctx.state.upload;
 }

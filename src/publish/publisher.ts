@@ -34,6 +34,7 @@ import { writeSite, type WriteResult } from './writeSite.js';
 import { searchKey } from './render/renderPaths.js';
 import type { Post } from '../db/postsRepo.js';
 import type { SearchDocument } from '../search/searchTypes.js';
+import { MEDIA_DIR } from '../media/mediaNames.js';
 
 /** What the publisher needs from the search index writer (src/search). */
 export interface SearchIndexUpdater {
@@ -298,12 +299,13 @@ export class Publisher {
     blogs.releaseSlug(job.blogSlug, job.blogId);
   }
 
-  /** Objects under the blog's prefix that the render did not produce (search index excluded). */
+  /** Objects under the blog's prefix that the render did not produce (search indexes and uploaded media excluded). */
   private async staleKeys(blogSlug: string, objects: readonly SiteObject[]): Promise<string[]> {
     const rendered = new Set(objects.map((o) => o.key));
     const prefix = `${blogSlug}/`;
-    // The search indexes are written by their own writers, not rendered.
-    const isIndex = (key: string) => key.startsWith(`${prefix}${SEARCH_PREFIX}`) || (key.startsWith(`${prefix}${STATIC_SEARCH_PREFIX}`) && key !== searchKey(blogSlug));
+    // The search indexes are written by their own writers, and media by uploads: not rendered.
+    const isIndex = (key: string) =>
+      key.startsWith(`${prefix}${MEDIA_DIR}/`) || key.startsWith(`${prefix}${SEARCH_PREFIX}`) || (key.startsWith(`${prefix}${STATIC_SEARCH_PREFIX}`) && key !== searchKey(blogSlug));
     return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !isIndex(key));
   }
 

@@ -15,6 +15,8 @@ export const SCOPES = [
   'keys:manage',
   'domains:write',
   'search:read',
+  'media:read',
+  'media:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import type { JobPayload, JobsRepo } from '../db/jobsRepo.js';
 import type { Post, PostsRepo } from '../db/postsRepo.js';
+import type { MediaRepo } from '../db/mediaRepo.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { JobRunner } from '../publish/jobRunner.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
@@ -12,6 +13,8 @@ export interface PostDeps {
   db: Db;
   posts: PostsRepo;
   jobs: JobsRepo;
+  /** Which images each post names (an image a live post uses cannot be deleted). */
+  media: MediaRepo;
   runner: JobRunner;
   clock: Clock;
   /** Markdown → HTML, description and counts, off the event loop for large posts. */

@@ -8,6 +8,7 @@ import { TaskTimeoutError } from '../workers/fairWorkerPool.js';
 import { isoNow } from '../clock.js';
 import { BadRequestError, ConflictError, ServiceUnavailableError } from '../errors.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
+import { mediaHashesIn } from '../media/mediaNames.js';
 import { firstFreeSlug, isReservedSlug, slugify } from './slugs.js';
 
 export interface CreatePostInput {
@@ -70,6 +71,7 @@ export class PostsService {
         textCounts: content.textCounts,
       };
       this.insertOrConflict(created);
+      this.recordMedia(blog, created);
       if (status === 'published') jobIds.push(recordPostJob(this.deps, blog, created, null, now));
       return created;
     });
@@ -143,6 +145,7 @@ export class PostsService {
         posts.addRedirect(blog.id, before.slug, before.id, now);
       }
       posts.update(next);
+      if (next.contentMd !== before.contentMd || next.ogImageUrl !== before.ogImageUrl) this.recordMedia(blog, next);
       if (next.status === 'published') jobIds.push(recordPostJob(this.deps, blog, next, before, now));
       else if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
       return next;
@@ -212,6 +215,11 @@ export class PostsService {
       });
     }
     return content;
+  }
+
+  /** The images the post names now, for MediaService's "in use" check. Inside the write transaction. */
+  private recordMedia(blog: BlogWithDomain, post: Post): void {
+    this.deps.media.setPostRefs(post.id, blog.id, mediaHashesIn(`${post.contentMd}\n${post.ogImageUrl ?? ''}`));
   }
 
   private insertOrConflict(post: Post): void {

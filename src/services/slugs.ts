@@ -6,7 +6,7 @@ export const MAX_SLUG_LENGTH = 100;
 
 /** Paths the site itself uses; a post there would shadow them. */
 export const RESERVED_SLUGS = new Set([
-  'page', 'tags', 'archive', 'search', 'assets', 'rss.xml', 'feed.json', 'sitemap.xml', 'robots.txt', 'llms.txt', '404', '_search', '_domains',
+  'page', 'tags', 'archive', 'search', 'assets', 'media', 'rss.xml', 'feed.json', 'sitemap.xml', 'robots.txt', 'llms.txt', '404', '_search', '_domains',
 ]);
 
 export function isValidSlug(slug: string): boolean {

@@ -67,11 +67,13 @@ function filesUnder(dir: string, base = dir): string[] {
   });
 }
 
+/** The lockfile's packages; optional ones for other platforms (sharp's binaries) are not installed here, nor in the image. */
 function lockfilePackages(): Array<{ name: string; dev: boolean }> {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; optional?: boolean }> };
   return Object.entries(lock.packages).flatMap(([key, pkg]) => {
     const match = /^node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(key);
-    return match ? [{ name: match[1]!, dev: pkg.dev === true }] : [];
+    if (!match || (pkg.optional && !existsSync(join(ROOT, key)))) return [];
+    return [{ name: match[1]!, dev: pkg.dev === true }];
   });
 }
 

@@ -16,6 +16,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../support/testApp.js';
+import { image, pngHeaderOnly } from '../support/images.js';
 import { captureLog } from '../support/capturedLog.js';
 import { hostileBody, hostileRuns, hostileTimeout, objectForSchema, serialise, type FieldHints, type SchemaLike } from '../support/hostileArbitraries.js';
 import { describeRequest, sendHostile, type HostileRequest, type HostileResponse } from '../support/hostileHttp.js';
@@ -173,6 +174,19 @@ function paramArb(name: string): fc.Arbitrary<Template> {
 
 const postStateArb = fc.constantFrom<PostState>('draft', 'published', 'scheduled');
 
+/** Upload bodies (POST /v1/media): real small images of several sizes, and what is not an image. */
+const uploadImages = await Promise.all([8, 9, 10, 11].map((side) => image('png', side, side)));
+const saneUploadArb = fc.constantFrom(...uploadImages);
+const uploadBodyArb: fc.Arbitrary<Buffer | undefined> = fc.oneof(
+  saneUploadArb,
+  fc.constant(undefined),
+  fc.constant(Buffer.alloc(0)),
+  fc.constant(uploadImages[0]!.subarray(0, 40)),
+  fc.uint8Array({ maxLength: 4_000 }).map((bytes) => Buffer.from(bytes)),
+  fc.constant(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')),
+  fc.constant(pngHeaderOnly(50_000, 50_000)),
+);
+
 /** Every part of the request hostile at once. */
 function hostilePlanArb(op: Operation): fc.Arbitrary<Plan> {
   const otherMethods = fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS');
@@ -188,7 +202,7 @@ function hostilePlanArb(op: Operation): fc.Arbitrary<Plan> {
     contentEncoding: contentEncodingArb,
     requestId: fc.option(hostileRequestId, { nil: null, freq: 2 }),
     extra: extraHeadersArb,
-    body: hostileBody(op.body, FIELD_HINTS),
+    body: op.upload ? uploadBodyArb : hostileBody(op.body, FIELD_HINTS),
   });
 }
 
@@ -206,11 +220,11 @@ function mostlySanePlanArb(op: Operation): fc.Arbitrary<Plan> {
     query: fc.constant(op.saneQuery),
     auth: fc.constantFrom<Auth>({ template: ['Bearer ', ref('accountKey')], valid: true }, { template: ['Bearer ', ref('blogKey')], valid: true }),
     blogId: fc.constant<Template>([ref('blogId')]),
-    contentType: fc.constant(op.body ? 'application/json' : null),
+    contentType: fc.constant(op.body ? 'application/json' : (op.upload?.[0] ?? null)),
     contentEncoding: fc.constant(null),
     requestId: fc.constant(null),
     extra: fc.constant<[string, string][]>([]),
-    body: op.body ? objectForSchema(op.body, 0, true, FIELD_HINTS).map((raw) => Buffer.from(serialise(raw), 'utf8')) : fc.constant(undefined),
+    body: op.body ? objectForSchema(op.body, 0, true, FIELD_HINTS).map((raw) => Buffer.from(serialise(raw), 'utf8')) : op.upload ? saneUploadArb : fc.constant(undefined),
   });
   const parts = ['postState', 'hasDomain', 'method', 'params', 'query', 'auth', 'blogId', 'contentType', 'contentEncoding', 'requestId', 'extra', 'body'] as const;
   return fc
@@ -287,7 +301,7 @@ async function exchange(op: Operation, plan: Plan): Promise<void> {
     expect([...BEFORE_ROUTING, 404], `${where}: no route`).toContain(res.status);
     return;
   }
-  if (res.status >= 200 && res.status < 300) expect(res.status, `${where}: success status of ${matched.name}`).toBe(matched.success);
+  if (res.status >= 200 && res.status < 300) expect(matched.successes, `${where}: success status of ${matched.name}`).toContain(res.status);
   if (!matched.secured) {
     expect([...BEFORE_ROUTING, matched.success], where).toContain(res.status);
   } else if (!plan.auth?.valid) {

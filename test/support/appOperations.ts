@@ -24,7 +24,11 @@ export interface Operation {
   /** A valid query string (required parameters only), for requests hostile in other parts. */
   saneQuery: string;
   body: SchemaLike | undefined;
+  /** Media types of a raw upload body (POST /v1/media), when the body is not JSON. */
+  upload: string[] | undefined;
   success: number;
+  /** Every success status documented (POST /v1/media: 201, and 200 for an image the blog already has). */
+  successes: number[];
   /** Media type of the success answer (`text/plain` for GET /metrics, else JSON). */
   successType: string;
 }
@@ -38,7 +42,7 @@ interface DocParameter {
 interface DocOperation {
   parameters?: DocParameter[];
   security?: unknown[];
-  requestBody?: { content: { 'application/json': { schema: SchemaLike } } };
+  requestBody?: { content: Record<string, { schema: SchemaLike } | undefined> };
   responses?: Record<string, { content?: Record<string, unknown> }>;
 }
 export interface OpenApiPaths {
@@ -71,8 +75,10 @@ function describeOperation(openapi: OpenApiPaths, method: string, path: string):
       .filter((p) => p.required)
       .map((p, i) => `${i === 0 ? '?' : '&'}${p.name}=${String(p.schema?.enum?.[0] ?? p.schema?.default ?? 'fixture')}`)
       .join(''),
-    body: item?.requestBody?.content['application/json'].schema,
+    body: item?.requestBody?.content['application/json']?.schema,
+    upload: item?.requestBody && !item.requestBody.content['application/json'] ? Object.keys(item.requestBody.content) : undefined,
     success: Number(Object.keys(item?.responses ?? {}).find((code) => /^2\d\d$/.test(code)) ?? 200),
+    successes: Object.keys(item?.responses ?? { 200: {} }).filter((code) => /^2\d\d$/.test(code)).map(Number),
     successType: Object.keys(Object.entries(item?.responses ?? {}).find(([code]) => /^2\d\d$/.test(code))?.[1].content ?? {})[0] ?? 'application/json',
   };
 }

@@ -3,8 +3,10 @@ import type { Middleware } from 'koa';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.js';
 import { DISCARD_LIMITS, discardRequestBody } from '../discardRequestBody.js';
 import type { AppState } from '../state.js';
+import { MAX_BODY_BYTES, uploadRoute } from '../bodyLimits.js';
 
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+export { MAX_BODY_BYTES };
+
 
 const parse = bodyParser({
   enableTypes: ['json'],
@@ -52,6 +54,8 @@ async function refuseDeclaredBody(ctx: Parameters<Middleware>[0], length: number
  */
 export const jsonBody: Middleware<AppState> = async (ctx, next) => {
   if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) || !hasBody(ctx)) return next();
+  // Raw bytes, read by that route's own reader (uploadBody.ts) once the caller is authenticated.
+  if (uploadRoute(ctx.method, ctx.path)) return next();
   const length = Number(ctx.get('content-length') || 0);
   if (length > MAX_BODY_BYTES) return refuseDeclaredBody(ctx, length);
   if (!ctx.is('application/json')) {

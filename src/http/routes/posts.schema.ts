@@ -14,7 +14,13 @@ const meta = {
   additionalProperties: false,
   properties: {
     description: { type: ['string', 'null'], maxLength: 300 },
-    og_image: { type: ['string', 'null'], maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL' },
+    og_image: {
+      type: ['string', 'null'],
+      maxLength: 2048,
+      pattern: '^(https?://\\S+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$',
+      'x-hint': 'must be an http(s) URL or the id of an image in the blog\'s media',
+      description: "An http(s) URL, or the id of an image uploaded to the blog's media (stored as its URL; pages use its 1200 × 630 crop)",
+    },
   },
 } as const;
 

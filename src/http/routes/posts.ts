@@ -1,5 +1,9 @@
 import { BadRequestError } from '../../errors.js';
 import type { PostsService } from '../../services/posts.js';
+import type { MediaService } from '../../services/media.js';
+import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import { MEDIA_ID } from './media.schema.js';
+import { presentMedia } from '../presenters/media.js';
 import type { PostTransitions } from '../../services/postTransitions.js';
 import type { SiteUrls } from '../../services/siteUrls.js';
 import { presentPagination } from '../presenters/pagination.js';
@@ -33,6 +37,7 @@ import { deletedSchema } from './schemaParts.js';
 
 interface Deps {
   posts: PostsService;
+  media: MediaService;
   transitions: PostTransitions;
   urls: SiteUrls;
 }
@@ -65,7 +70,15 @@ function parseScheduledAt(value: string): Date {
   return date;
 }
 
-function postInput(body: PostBodyInput) {
+/** og_image may name an image of the blog's media by id: the post stores its URL. */
+function ogImageOf(media: MediaService, urls: SiteUrls, blog: BlogWithDomain, value: string | null): string | null {
+  if (value === null || !MEDIA_ID.test(value)) return value;
+  const found = media.find(blog, value);
+  if (!found) throw new BadRequestError(`meta.og_image names media "${value}", which this blog does not have`, { details: [{ field: 'meta.og_image', message: 'no such media in this blog' }] });
+  return presentMedia(found, urls.origin(blog)).url;
+}
+
+function postInput(body: PostBodyInput, ogImage: (value: string | null) => string | null) {
   return {
     ...(body.title !== undefined ? { title: body.title } : {}),
     ...(body.content !== undefined ? { contentMd: body.content } : {}),
@@ -73,12 +86,13 @@ function postInput(body: PostBodyInput) {
     ...(body.tags !== undefined ? { tags: body.tags } : {}),
     ...(body.status !== undefined ? { status: body.status } : {}),
     ...(body.meta?.description !== undefined ? { metaDescription: body.meta.description } : {}),
-    ...(body.meta?.og_image !== undefined ? { ogImageUrl: body.meta.og_image } : {}),
+    ...(body.meta?.og_image !== undefined ? { ogImageUrl: ogImage(body.meta.og_image) } : {}),
   };
 }
 
-export function postRoutes({ posts, transitions, urls }: Deps): RouteDef[] {
+export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[] {
   const slugOf = (ctx: AppContext): string => ctx.params.slug ?? '';
+  const ogImage = (ctx: AppContext) => (value: string | null) => ogImageOf(media, urls, blogOf(ctx), value);
   return [
     {
       method: 'POST',
@@ -92,7 +106,7 @@ export function postRoutes({ posts, transitions, urls }: Deps): RouteDef[] {
       response: postCreatedSchema,
       handler: async (ctx) => {
         const body = ctx.state.body as PostBodyInput & { title: string; content: string };
-        const { metaDescription, ...rest } = postInput(body);
+        const { metaDescription, ...rest } = postInput(body, ogImage(ctx));
         const post = await posts.create(blogOf(ctx), {
           ...rest,
           title: body.title,
@@ -151,7 +165,7 @@ export function postRoutes({ posts, transitions, urls }: Deps): RouteDef[] {
       status: 200,
       response: postSummarySchema,
       handler: async (ctx) => {
-        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput));
+        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput, ogImage(ctx)));
         ctx.body = presentPostUpdated(post);
       },
     },

@@ -3,6 +3,7 @@
  * and llms.txt (the sitemaps are in sitemap.ts). Pure string builders; every author value is escaped for its format.
  */
 import type { SiteObject } from '../../storage/siteStore.js';
+import { socialImageOf } from '../../media/mediaNames.js';
 import { FEED_SIZE, sortNewestFirst } from './archive.js';
 import { detectPostLanguage, languageOf } from '../../content/language.js';
 import type { RenderContext } from './renderContext.js';
@@ -10,6 +11,8 @@ import { CONTENT_TYPES } from './renderHeaders.js';
 import { oneLine } from './renderLayout.js';
 import { SITE_FILES, absoluteUrl, fileKey, filePath, homePath, postPath, safeHttpUrl } from './renderPaths.js';
 import type { SitePost, SitePostSummary } from './siteTypes.js';
+
+const socialUrl = (url: string | null): string | null => (url ? socialImageOf(url).url : null);
 
 type Dated = Pick<SitePostSummary, 'publishedAt' | 'updatedAt'>;
 
@@ -133,7 +136,7 @@ export function renderJsonFeed(ctx: RenderContext, posts: readonly SitePost[]): 
     authors: [{ name: ctx.blog.name, url: home }],
     items: items.map((post, i) => {
       const url = absoluteUrl(ctx.baseUrl, postPath(post.slug));
-      const image = safeHttpUrl(post.ogImageUrl);
+      const image = socialUrl(safeHttpUrl(post.ogImageUrl));
       const summary = oneLine(post.metaDescription);
       const content = html[i];
       return {

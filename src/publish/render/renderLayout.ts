@@ -3,6 +3,7 @@
  * card, feeds, stylesheets, JSON-LD) and the site chrome with the owner's header and footer.
  */
 import type { Language } from '../../content/language.js';
+import { socialImageOf } from '../../media/mediaNames.js';
 import type { RenderContext } from './renderContext.js';
 import { jsonForScript } from './renderJsonLd.js';
 import { labelsFor, ogLocale, type Labels } from './renderLabels.js';
@@ -35,7 +36,9 @@ export function oneLine(text: string): string {
 
 function headView(ctx: RenderContext, meta: PageMeta) {
   const canonical = meta.path === null ? null : absoluteUrl(ctx.baseUrl, meta.path);
-  const image = safeHttpUrl(meta.ogImageUrl);
+  const given = safeHttpUrl(meta.ogImageUrl);
+  const social = given ? socialImageOf(given) : null;
+  const image = social?.url ?? null;
   return {
     title: oneLine(meta.title),
     ogTitle: oneLine(meta.ogTitle ?? meta.title),
@@ -46,6 +49,7 @@ function headView(ctx: RenderContext, meta: PageMeta) {
     ogType: meta.ogType,
     locale: ogLocale(meta.lang),
     image,
+    imageSize: social?.width ? { width: social.width, height: social.height } : null,
     twitterCard: image ? 'summary_large_image' : 'summary',
     article: meta.article ?? null,
     feeds: {

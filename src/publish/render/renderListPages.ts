@@ -4,6 +4,7 @@
  * post comes first.
  */
 import type { SiteObject } from '../../storage/siteStore.js';
+import { thumbnailOf } from '../../media/mediaNames.js';
 import { HOME_PAGE_SIZE, TAG_PAGE_SIZE, newestListing, sortNewestFirst } from './archive.js';
 import type { RenderContext } from './renderContext.js';
 import { CONTENT_TYPES } from './renderHeaders.js';
@@ -37,6 +38,8 @@ export function readingMinutesOf(post: ListedPost): number {
   return post.readingMinutes ?? minutesFromCounts(post.textCounts ?? countPostText({ title: post.title, contentMd: post.contentMd ?? '' }));
 }
 
+const thumbnailOrNull = (url: string | null): string | null => (url ? thumbnailOf(url) : null);
+
 /** The cards of a list page: title, date, reading time, tags, description and the post's image. */
 function listItems(posts: readonly ListedPost[], labels: Labels) {
   return sortNewestFirst(posts).map((post) => ({
@@ -45,7 +48,7 @@ function listItems(posts: readonly ListedPost[], labels: Labels) {
     date: { iso: post.publishedAt, text: labels.formatDate(post.publishedAt) },
     readingTime: labels.readingTime(readingMinutesOf(post)),
     tags: post.tags.map((name) => ({ name, href: tagPath(name) })),
-    image: safeHttpUrl(post.ogImageUrl),
+    image: thumbnailOrNull(safeHttpUrl(post.ogImageUrl)),
     description: post.metaDescription,
   }));
 }

@@ -1,0 +1,43 @@
+import getRawBody from 'raw-body';
+import type { Middleware } from 'koa';
+import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
+import type { UploadRoute } from '../bodyLimits.js';
+import { discardRequestBody } from '../discardRequestBody.js';
+import type { AppState } from '../state.js';
+
+/**
+ * First in an upload route's chain: whatever refuses the request later (a bad key, a missing
+ * scope) answers only after the client has finished sending, as jsonBody does for JSON bodies
+ * (discardRequestBody.ts says why).
+ */
+export const drainOnRefusal: Middleware<AppState> = async (ctx, next) => {
+  try {
+    await next();
+  } catch (err) {
+    await discardRequestBody(ctx.req);
+    throw err;
+  }
+};
+
+/** Reads the raw body of an upload route into ctx.state.upload, at most `route.maxBytes`. */
+export function uploadBody(route: UploadRoute): Middleware<AppState> {
+  const tooLarge = (cause?: unknown) =>
+    new PayloadTooLargeError(`request body is larger than ${route.maxBytes} bytes (${route.limitText})`, { headers: { Connection: 'close' }, ...(cause === undefined ? {} : { cause }) });
+  return async (ctx, next) => {
+    const declared = ctx.get('content-length');
+    if (declared !== '' && Number(declared) > route.maxBytes) throw tooLarge();
+    if (ctx.get('content-encoding') && ctx.get('content-encoding').toLowerCase() !== 'identity') {
+      throw new BadRequestError('upload bodies cannot be Content-Encoded; send the image bytes as they are');
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await getRawBody(ctx.req, { limit: route.maxBytes, ...(declared !== '' ? { length: Number(declared) } : {}) });
+    } catch (err) {
+      const status = typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : 0;
+      if (status === 413) throw tooLarge(err);
+      throw new BadRequestError('the request body could not be read completely', { cause: err });
+    }
+    ctx.state.upload = { bytes, contentType: ctx.get('content-type') };
+    return next();
+  };
+}

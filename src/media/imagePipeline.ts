@@ -1,0 +1,133 @@
+/**
+ * Uploaded images, decoded and encoded again with sharp (libvips). Nothing of the upload is
+ * stored as sent: every object is a fresh encoding, which drops EXIF, GPS and other metadata,
+ * and proves the bytes are the image they claim to be.
+ *
+ * libvips does the work on its own threads: the event loop only waits. Images are processed one
+ * at a time (a 4000 × 3000 JPEG keeps two cores busy for about a second); a short queue waits
+ * behind, and past it uploads are refused with a 503 rather than piling up memory.
+ */
+import sharp from 'sharp';
+import { BadRequestError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors.js';
+import { CONTENT_TYPES, OG_HEIGHT, OG_WIDTH, ogName, originalName, variantsOf, type ImageFormat, type MediaImage } from './mediaNames.js';
+
+/** Largest upload, in bytes (the HTTP layer refuses more before reading it). */
+export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
+/** 50 megapixels: any camera photo; refuses decompression bombs before they are decoded. */
+export const MAX_PIXELS = 50_000_000;
+/** WebP cannot be wider or taller. */
+export const MAX_SIDE = 16_383;
+
+export interface EncodedObject {
+  name: string;
+  body: Buffer;
+  contentType: string;
+}
+
+export interface EncodedImage {
+  image: MediaImage;
+  /** The full-size image first, then the variants, then the og:image crop. */
+  objects: EncodedObject[];
+}
+
+const FORMAT_NAMES: Readonly<Record<string, ImageFormat>> = { jpeg: 'jpeg', png: 'png', webp: 'webp', gif: 'gif' };
+
+const describe = (format: ImageFormat): string => ({ jpeg: 'JPEG', png: 'PNG', webp: 'WebP', gif: 'GIF', avif: 'AVIF' })[format];
+
+/** What sharp read from the header, as one of our formats (AVIF is a HEIF with AV1 inside). */
+function formatOf(metadata: sharp.Metadata): ImageFormat | null {
+  if (metadata.format === 'heif') return metadata.compression === 'av1' ? 'avif' : null;
+  return FORMAT_NAMES[metadata.format ?? ''] ?? null;
+}
+
+function encoder(pipeline: sharp.Sharp, format: ImageFormat): sharp.Sharp {
+  switch (format) {
+    case 'jpeg':
+      return pipeline.jpeg({ quality: 80, mozjpeg: true });
+    case 'png':
+      return pipeline.png({ compressionLevel: 8 });
+    case 'webp':
+      return pipeline.webp({ quality: 78, effort: 4 });
+    case 'gif':
+      return pipeline.gif();
+    case 'avif':
+      return pipeline.avif({ quality: 55, effort: 2 });
+  }
+}
+
+export class ImagePipeline {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly options: { concurrency?: number; queueLimit?: number } = {}) {}
+
+  /**
+   * Checks and encodes an upload. `declared` is the format its Content-Type named; the bytes
+   * must be that format. Throws 400/415 errors for anything that is not a usable image.
+   */
+  async encode(bytes: Buffer, declared: ImageFormat, hash: string): Promise<EncodedImage> {
+    if (bytes.length === 0) throw new BadRequestError('the body is empty; send the image bytes as the request body');
+    return this.queued(async () => {
+      const input = { limitInputPixels: MAX_PIXELS, animated: declared === 'gif' || declared === 'webp' };
+      let metadata: sharp.Metadata;
+      try {
+        // Only the header is read here, so no pixel limit yet: the check below names the size.
+        metadata = await sharp(bytes, { ...input, limitInputPixels: false }).metadata();
+      } catch (err) {
+        throw new BadRequestError(`the body is not a readable ${describe(declared)} image`, { cause: err });
+      }
+      const actual = formatOf(metadata);
+      if (metadata.format === 'svg') throw new UnsupportedMediaTypeError('SVG images are not accepted: they can carry script');
+      if (actual !== declared) {
+        throw new BadRequestError(`Content-Type says ${CONTENT_TYPES[declared]} but the body is ${actual ? `a ${describe(actual)}` : `not a JPEG, PNG, WebP, GIF or AVIF`} image`);
+      }
+      const rotated = (metadata.orientation ?? 1) >= 5;
+      const width = rotated ? metadata.pageHeight ?? metadata.height : metadata.width;
+      const height = rotated ? metadata.width : metadata.pageHeight ?? metadata.height;
+      if (!width || !height) throw new BadRequestError(`the body is not a readable ${describe(declared)} image`);
+      if (width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_PIXELS) {
+        throw new BadRequestError(`the image is ${width} × ${height} pixels; images may be at most ${MAX_SIDE} pixels on a side and ${MAX_PIXELS / 1e6} megapixels`);
+      }
+      const image: MediaImage = { hash, width, height, format: declared };
+      // Auto-oriented from EXIF, then written without any of the input's metadata.
+      const base = sharp(bytes, input).rotate();
+      try {
+        const objects = await Promise.all([
+          encoder(base.clone(), declared)
+            .toBuffer()
+            .then((body) => ({ name: originalName(image), body, contentType: CONTENT_TYPES[declared] })),
+          ...variantsOf(image).map((variant) =>
+            encoder(base.clone().resize({ width: variant.width }), variant.format)
+              .toBuffer()
+              .then((body) => ({ name: variant.name, body, contentType: CONTENT_TYPES[variant.format] })),
+          ),
+          sharp(bytes, { limitInputPixels: MAX_PIXELS })
+            .rotate()
+            .resize(OG_WIDTH, OG_HEIGHT, { fit: 'cover', position: 'attention' })
+            .flatten({ background: '#ffffff' })
+            .jpeg({ quality: 82, mozjpeg: true })
+            .toBuffer()
+            .then((body) => ({ name: ogName(image), body, contentType: 'image/jpeg' })),
+        ]);
+        return { image, objects };
+      } catch (err) {
+        // The header was fine but the pixels are not (a truncated or corrupt file).
+        throw new BadRequestError(`the ${describe(declared)} image could not be decoded (truncated or corrupt)`, { cause: err });
+      }
+    });
+  }
+
+  private async queued<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running < (this.options.concurrency ?? 1)) this.running++;
+    else if (this.waiting.length >= (this.options.queueLimit ?? 8)) throw new ServiceUnavailableError('too many images are being processed; try again shortly', { retryAfter: 5 });
+    // A finishing image hands its slot straight to the next in line.
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * A Folio media URL in a post's Markdown becomes a responsive `<picture>`: AVIF and WebP
+ * sources, the image's own format as the fallback `<img>`, every one a `srcset` of the widths
+ * stored for it, and the image's size as `width`/`height` so the page does not shift while it
+ * loads. All of it follows from the URL (mediaNames.ts), so rendering needs no lookup.
+ */
+import { parseMediaUrl, variantFormats, variantsOf, CONTENT_TYPES, type MediaImage } from './mediaNames.js';
+
+/** The post column: 68ch of body text (about 42rem) beside the page gutters on narrow screens. */
+export const POST_IMAGE_SIZES = '(min-width: 45rem) 42rem, calc(100vw - 2.5rem)';
+
+const escapeAttr = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+function srcset(prefix: string, image: MediaImage, format: MediaImage['format']): string {
+  return variantsOf(image)
+    .filter((v) => v.format === format)
+    .map((v) => `${prefix}${v.name} ${v.width}w`)
+    .join(', ');
+}
+
+/** `<picture>` for a media URL, or null when `src` is not one. */
+export function pictureHtml(src: string, alt: string, title: string | null): string | null {
+  const media = parseMediaUrl(src);
+  if (!media) return null;
+  const { prefix, image } = media;
+  const p = escapeAttr(prefix);
+  const sizes = escapeAttr(POST_IMAGE_SIZES);
+  const fallback = variantsOf(image).filter((v) => v.format === image.format);
+  const largest = fallback[fallback.length - 1]!;
+  const sources = variantFormats(image.format)
+    .filter((format) => format !== image.format)
+    .map((format) => `<source type="${CONTENT_TYPES[format]}" srcset="${srcset(p, image, format)}" sizes="${sizes}">`)
+    .join('');
+  const titleAttr = title ? ` title="${escapeAttr(title)}"` : '';
+  return (
+    `<picture>${sources}<img src="${p}${largest.name}" srcset="${srcset(p, image, image.format)}" sizes="${sizes}" ` +
+    `width="${image.width}" height="${image.height}" alt="${escapeAttr(alt)}"${titleAttr} decoding="async"></picture>`
+  );
+}

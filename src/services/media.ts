@@ -1,0 +1,119 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { Db } from '../db/database.js';
+import type { Media, MediaRepo } from '../db/mediaRepo.js';
+import { writeTransaction } from '../db/writeTransaction.js';
+import type { CdnPurger } from '../cdn/cdnPurger.js';
+import type { Logger } from '../logger.js';
+import { isoNow, type Clock } from '../clock.js';
+import { BadRequestError, ConflictError, NotFoundError, UnsupportedMediaTypeError } from '../errors.js';
+import type { ImagePipeline } from '../media/imagePipeline.js';
+import { formatOfContentType, MEDIA_DIR, ogName, originalName, variantsOf, type MediaImage } from '../media/mediaNames.js';
+import { CACHE_CONTROL_ASSET } from '../publish/render/renderHeaders.js';
+import type { SiteStore } from '../storage/siteStore.js';
+import type { SiteUrls } from './siteUrls.js';
+
+export interface MediaDeps {
+  db: Db;
+  media: MediaRepo;
+  store: SiteStore;
+  pipeline: ImagePipeline;
+  urls: SiteUrls;
+  cdn: CdnPurger;
+  clock: Clock;
+  logger: Logger;
+}
+
+export const imageOf = (media: Media): MediaImage => ({ hash: media.hash, width: media.width, height: media.height, format: media.format });
+
+/** Every object stored for an image, as names under the blog's `media/`. */
+export function mediaNames(media: Media): string[] {
+  const image = imageOf(media);
+  return [originalName(image), ...variantsOf(image).map((v) => v.name), ogName(image)];
+}
+
+/**
+ * Images uploaded into a blog. The objects are written before the row, so a row always names
+ * objects that exist; a crash in between leaves only unnamed objects that the same upload would
+ * write again byte for byte (content-addressed names).
+ */
+export class MediaService {
+  constructor(private readonly deps: MediaDeps) {}
+
+  /** `created` is false when the blog already had these exact bytes: that image is returned. */
+  async upload(blog: BlogWithDomain, bytes: Buffer, contentType: string): Promise<{ media: Media; created: boolean }> {
+    const format = formatOfContentType(contentType);
+    if (!format) {
+      throw new UnsupportedMediaTypeError(
+        contentType.toLowerCase().includes('svg')
+          ? 'SVG images are not accepted: they can carry script'
+          : 'send the image with Content-Type image/png, image/jpeg, image/webp, image/gif or image/avif',
+      );
+    }
+    const { db, media, store, pipeline, clock } = this.deps;
+    const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 20);
+    const existing = media.findByHash(blog.id, hash);
+    if (existing && existing.format !== format) throw new BadRequestError(`Content-Type says ${contentType} but the body is an ${existing.format.toUpperCase()} image`);
+    if (existing) return { media: existing, created: false };
+
+    const encoded = await pipeline.encode(bytes, format, hash);
+    for (const object of encoded.objects) {
+      await store.put(`${blog.slug}/${MEDIA_DIR}/${object.name}`, object.body, { contentType: object.contentType, cacheControl: CACHE_CONTROL_ASSET });
+    }
+    return writeTransaction(db, () => {
+      // The same bytes sent twice at once: the second finds the first's row.
+      const raced = media.findByHash(blog.id, hash);
+      if (raced) return { media: raced, created: false };
+      const row: Media = {
+        id: randomUUID(),
+        blogId: blog.id,
+        ...encoded.image,
+        bytes: bytes.length,
+        storedBytes: encoded.objects.reduce((sum, o) => sum + o.body.length, 0),
+        createdAt: isoNow(clock),
+      };
+      media.insert(row);
+      return { media: row, created: true };
+    });
+  }
+
+  list(blog: BlogWithDomain, page: number, perPage: number): { media: Media[]; total: number } {
+    return this.deps.media.list(blog.id, page, perPage);
+  }
+
+  find(blog: BlogWithDomain, id: string): Media | null {
+    return this.deps.media.find(blog.id, id);
+  }
+
+  get(blog: BlogWithDomain, id: string): Media {
+    const found = this.deps.media.find(blog.id, id);
+    if (!found) throw new NotFoundError(`media "${id}" not found`);
+    return found;
+  }
+
+  /** Refused while a published or scheduled post names the image (drafts may go on naming it). */
+  async delete(blog: BlogWithDomain, id: string): Promise<void> {
+    const { db, media, store, cdn, urls } = this.deps;
+    const found = await writeTransaction(db, () => {
+      const row = this.get(blog, id);
+      const user = media.liveUser(blog.id, row.hash);
+      if (user) throw new ConflictError(`this image is used by the post "${user}", which is published or scheduled; remove it from that post first`);
+      media.delete(row.id);
+      return row;
+    });
+    // The row is gone, so the answer is a success; objects left behind by a failing store or
+    // CDN are only unnamed leftovers, logged for the operator.
+    const names = mediaNames(found);
+    try {
+      await store.deleteMany(names.map((name) => `${blog.slug}/${MEDIA_DIR}/${name}`));
+      await cdn.purgePaths(urls.origins(blog), names.map((name) => `/${MEDIA_DIR}/${name}`));
+    } catch (err) {
+      this.deps.logger.warn({ err, blog: blog.id, media: found.id }, 'deleted image: removing its objects or purging them from the CDN failed');
+    }
+  }
+
+  /** Public URL of one of the image's objects. */
+  url(blog: BlogWithDomain, name: string): string {
+    return `${this.deps.urls.origin(blog)}/${MEDIA_DIR}/${name}`;
+  }
+}

@@ -1,0 +1,58 @@
+/** Real images for the media suites, drawn with sharp (the library the server decodes them with). */
+import { crc32, deflateSync } from 'node:zlib';
+import sharp from 'sharp';
+
+export type Format = 'jpeg' | 'png' | 'webp' | 'gif' | 'avif';
+
+const drawing = (width: number, height: number): Buffer =>
+  Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#2b4c7e"/>` +
+      `<circle cx="${width / 2}" cy="${height / 2}" r="${Math.min(width, height) / 3}" fill="#e8a33d"/></svg>`,
+  );
+
+/** A picture in `format`, with EXIF (a copyright and a GPS position) where the format carries it. */
+export async function image(format: Format, width: number, height: number): Promise<Buffer> {
+  const base = sharp(drawing(width, height)).withExif({ IFD0: { Copyright: 'Folio test' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '37/1 33/1 0/1' } });
+  switch (format) {
+    case 'jpeg':
+      return base.jpeg().toBuffer();
+    case 'png':
+      return base.png().toBuffer();
+    case 'webp':
+      return base.webp().toBuffer();
+    case 'avif':
+      return base.avif().toBuffer();
+    case 'gif': {
+      // Two frames: an animated GIF.
+      const frames = await Promise.all([sharp(drawing(width, height)).png().toBuffer(), sharp(drawing(width, height)).negate().png().toBuffer()]);
+      return sharp(frames, { join: { animated: true } }).gif({ delay: 200 }).toBuffer();
+    }
+  }
+}
+
+const chunk = (type: string, data: Buffer): Buffer => {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+};
+
+/** A PNG whose header claims `width` × `height` pixels, with a few bytes of pixel data behind it. */
+export function pngHeaderOnly(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.writeUInt8(8, 8); // bit depth
+  ihdr.writeUInt8(2, 9); // RGB
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(64))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/**
+ * A real decompression bomb: a valid PNG of `side` × `side` black pixels, a few hundred KB that
+ * would decode to gigabytes.
+ */
+export async function pngBomb(side: number): Promise<Buffer> {
+  return sharp({ create: { width: side, height: side, channels: 3, background: '#000' }, limitInputPixels: false }).png({ compressionLevel: 9 }).toBuffer();
+}
