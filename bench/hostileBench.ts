@@ -9,47 +9,13 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'node:http';
 import { hostileInputs, MIB } from './hostileInputs.js';
 import { startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
+import { probe } from './harness/healthProbe.js';
 
 const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 const TARGET_MS = 100;
-
-function healthOnce(baseUrl: string, agent: Agent): Promise<number> {
-  const url = new URL(`${baseUrl}/healthz`);
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname: url.hostname, port: url.port, path: url.pathname, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(performance.now() - started));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** Probes /healthz back to back until stopped; returns the slowest probe in ms. */
-function probe(baseUrl: string): { stop: () => Promise<number> } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  let running = true;
-  let worst = 0;
-  const loop = (async () => {
-    while (running) {
-      worst = Math.max(worst, await healthOnce(baseUrl, agent));
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      await loop;
-      agent.destroy();
-      return worst;
-    },
-  };
-}
 
 async function timed(baseUrl: string, work: () => Promise<void>): Promise<number> {
   const probing = probe(baseUrl);

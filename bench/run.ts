@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,publish,search,static-search,hostile,edge,backup` and the large corpus size with `--posts N`
+ * `--only api,publish,search,static-search,hostile,media,edge,backup` and the large corpus size with `--posts N`
  * (default 10,000). `edge` needs Debian's varnish and wrk.
  */
 import { parseArgs } from 'node:util';
@@ -13,6 +13,7 @@ import { runHostileBench } from './hostileBench.js';
 import { corpusDir, loadCorpus } from './corpus.js';
 import { runBackupBench } from './backupBench.js';
 import { runEdgeBench } from './edgeBench.js';
+import { runMediaBench } from './mediaBench.js';
 import { importCorpus, type ImportedBlog } from './importCorpus.js';
 
 const { values } = parseArgs({
@@ -22,7 +23,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
   },
 });
-const only = new Set((values.only ?? 'api,publish,search,static-search,hostile,edge,backup').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? 'api,publish,search,static-search,hostile,media,edge,backup').split(',').map((s) => s.trim()));
 const seconds = Number(values.seconds ?? 10);
 
 const rows: BenchRow[] = [];
@@ -47,6 +48,7 @@ await section('publish', async () => {
 await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('static-search', () => runStaticSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('hostile', () => runHostileBench());
+await section('media', () => runMediaBench());
 
 // The edge and backup sections share one imported blog of `posts` posts.
 let shared: ImportedBlog | null = null;

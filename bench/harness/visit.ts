@@ -4,6 +4,8 @@ export interface Visit {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body as received (text is its UTF-8 reading). */
+  body: Buffer;
 }
 
 /**
@@ -18,7 +20,10 @@ export function visit(baseUrl: string, host: string, path: string, options: { me
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: body.toString('utf8'), body });
+        });
         res.on('error', reject);
       },
     );

@@ -6,8 +6,8 @@
  */
 import { parseMediaUrl, variantFormats, variantsOf, CONTENT_TYPES, type MediaImage } from './mediaNames.js';
 
-/** The post column: 68ch of body text (about 42rem) beside the page gutters on narrow screens. */
-export const POST_IMAGE_SIZES = '(min-width: 45rem) 42rem, calc(100vw - 2.5rem)';
+/** The post column: 68ch of body text (778 px in the theme's font, about 49rem), or the window less its gutters. */
+export const POST_IMAGE_SIZES = '(min-width: 51.5rem) 49rem, calc(100vw - 2.5rem)';
 
 const escapeAttr = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
