@@ -23,6 +23,8 @@ import { domainRoutes } from './http/routes/domains.js';
 import { postRoutes } from './http/routes/posts.js';
 import { mediaRoutes } from './http/routes/media.js';
 import { MediaRepo } from './db/mediaRepo.js';
+import { IdempotencyRepo } from './db/idempotencyRepo.js';
+import { IdempotencyService } from './services/idempotency.js';
 import { ImagePipeline } from './media/imagePipeline.js';
 import { MediaService } from './services/media.js';
 import { searchRoutes, type BlogSearcher } from './http/routes/search.js';
@@ -229,6 +231,7 @@ export function compose(options: ComposeOptions): Folio {
     keys: apiKeys,
     blogs: repos.blogs,
     rateLimiter: config.rateLimits ? new RateLimiter(clock) : null,
+    idempotency: new IdempotencyService(db, new IdempotencyRepo(db), clock),
     routes: [
       ...postRoutes({ posts, transitions, urls, media }),
       ...blogRoutes({ blogs, jobs: repos.jobs, urls }),
@@ -239,7 +242,8 @@ export function compose(options: ComposeOptions): Folio {
       ...searchRoutes({ searcher: timedSearcher(search.searcher, (seconds) => metrics.observeSearch(seconds)), urls }),
     ],
     ...(config.serveSites ? { siteServer: siteServer({ store, blogForHost: blogForHost(repos.blogs, serviceHostname(config)) }) } : {}),
-    apiBaseUrl: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
+    apiBaseUrl: config.publicApiUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
+    corsOrigins: config.corsOrigins,
     metrics,
     metricsToken: config.metricsToken,
   });

@@ -39,6 +39,10 @@ export interface Config {
   readonly cdn: CdnConfig;
   /** Bound on a graceful stop (SIGTERM/SIGINT): draining requests and running jobs, then exit. */
   readonly shutdownTimeoutMs: number;
+  /** The API's public base URL (FOLIO_PUBLIC_API_URL) for the OpenAPI `servers`; null: the listen address. */
+  readonly publicApiUrl: string | null;
+  /** Browser origins allowed to call the API (FOLIO_CORS_ORIGINS); empty: none, `['*']`: any. */
+  readonly corsOrigins: readonly string[];
   /** Bearer token GET /metrics requires; null: the endpoint is open (it carries no tenant data). */
   readonly metricsToken: string | null;
   /** When the server snapshots the database into the store (FOLIO_BACKUP_INTERVAL); null: never. */
@@ -124,6 +128,8 @@ export function loadConfig(env: Env = process.env): Config {
   const cdn = readCdn(env);
   const shutdownSeconds = readInt(env, 'FOLIO_SHUTDOWN_TIMEOUT', 20, 1, 3600);
   const metricsToken = readMetricsToken(env);
+  const publicApiUrl = readPublicApiUrl(env);
+  const corsOrigins = readCorsOrigins(env);
   const backupSchedule = parseBackupInterval(env.FOLIO_BACKUP_INTERVAL);
   if (typeof backupSchedule === 'string') throw new ConfigError('FOLIO_BACKUP_INTERVAL', backupSchedule);
   const backupKeep = readInt(env, 'FOLIO_BACKUP_KEEP', 24, 1, 10_000);
@@ -150,8 +156,44 @@ export function loadConfig(env: Env = process.env): Config {
     cdn,
     shutdownTimeoutMs: shutdownSeconds * 1000,
     metricsToken,
+    publicApiUrl,
+    corsOrigins: Object.freeze(corsOrigins),
     backupSchedule,
     backupKeep,
+  });
+}
+
+/** An http(s) URL without query or fragment; kept without a trailing slash. */
+function readPublicApiUrl(env: Env): string | null {
+  const raw = (env.FOLIO_PUBLIC_API_URL ?? '').trim();
+  if (raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('FOLIO_PUBLIC_API_URL', `not a URL: "${raw}" (for example https://api.example.com)`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username) {
+    throw new ConfigError('FOLIO_PUBLIC_API_URL', `use an http(s) URL without credentials, query or fragment, got "${raw}"`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** `*`, or a comma-separated list of origins (`https://editor.example.com`), each scheme://host[:port]. */
+function readCorsOrigins(env: Env): string[] {
+  const items = (env.FOLIO_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 1 && items[0] === '*') return ['*'];
+  return items.map((item) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(item);
+    } catch {
+      // reported below
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== item.replace(/\/$/, '')) {
+      throw new ConfigError('FOLIO_CORS_ORIGINS', `"${item}" is not an origin (scheme://host[:port], no path); or use * alone`);
+    }
+    return url.origin;
   });
 }
 

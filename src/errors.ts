@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'idempotency_key_reused'
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limit_exceeded'
@@ -68,6 +70,18 @@ export class NotFoundError extends AppError {
 export class ConflictError extends AppError {
   readonly code = 'conflict';
   readonly status = 409;
+}
+
+/** An Idempotency-Key sent again with another request than the one it first came with. */
+export class IdempotencyKeyReusedError extends AppError {
+  readonly code = 'idempotency_key_reused';
+  readonly status = 422;
+}
+
+/** If-Match named a version the resource no longer has: nothing was written. */
+export class PreconditionFailedError extends AppError {
+  readonly code = 'precondition_failed';
+  readonly status = 412;
 }
 
 export class PayloadTooLargeError extends AppError {

@@ -1,5 +1,6 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
+import cors from '@koa/cors';
 import type { Db } from '../db/database.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
@@ -16,6 +17,8 @@ import { requireScope } from './middleware/requireScope.js';
 import { resolveBlog } from './middleware/resolveBlog.js';
 import { compileSchema, validate } from './middleware/validate.js';
 import { drainOnRefusal, uploadBody } from './middleware/uploadBody.js';
+import { idempotency } from './middleware/idempotency.js';
+import type { IdempotencyService } from '../services/idempotency.js';
 import { uploadRoute } from './bodyLimits.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDef } from './routeDef.js';
@@ -29,6 +32,8 @@ export interface AppDeps {
   /** null when FOLIO_RATE_LIMITS=off. */
   rateLimiter: RateLimiter | null;
   routes: RouteDef[];
+  /** Idempotency-Key on authenticated POST routes. */
+  idempotency: IdempotencyService;
   /** Answers requests for published sites by Host; calls next() for everything else. */
   siteServer?: Middleware<AppState>;
   /** Base URL of the API as users reach it, for the OpenAPI document. */
@@ -36,6 +41,8 @@ export interface AppDeps {
   /** Request observations and GET /metrics (FOLIO_METRICS_TOKEN: `metricsToken`, null = open). */
   metrics: MetricsSource & { observeRequest(method: string, route: string, status: number, seconds: number): void };
   metricsToken: string | null;
+  /** Browser origins allowed to call the API (FOLIO_CORS_ORIGINS): none, a list, or `*`. */
+  corsOrigins?: readonly string[];
 }
 
 /** Builds the Koa app; never listens (tests use app.callback()). */
@@ -64,6 +71,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const auth = authenticate(deps.keys);
   const limit = rateLimit(deps.rateLimiter);
   const blog = resolveBlog(deps.blogs);
+  const retries = idempotency(deps.idempotency, deps.logger);
   for (const route of deps.routes) {
     const chain: Middleware<AppState>[] = [named(`/v1${route.path}`)];
     const upload = route.upload ? uploadRoute(route.method, `/v1${route.path}`) : null;
@@ -75,6 +83,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (upload) chain.push(uploadBody(upload));
     else if (route.body) chain.push(validate('body', compileSchema(route.body, 'body')));
     else chain.push(rejectBody);
+    if (route.method === 'POST' && route.scope) chain.push(retries);
     chain.push(async (ctx) => {
       ctx.status = route.status;
       await route.handler(ctx as AppContext);
@@ -85,6 +94,21 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestMetrics((method, route, status, seconds) => deps.metrics.observeRequest(method, route, status, seconds), routeOf(router)));
   app.use(errorHandler(deps.logger));
   if (deps.siteServer) app.use(deps.siteServer);
+  const corsOrigins = deps.corsOrigins ?? [];
+  if (corsOrigins.length > 0) {
+    // After the site server: blog hosts never answer for the API. A preflight from an allowed
+    // origin is answered here (204); other origins get no CORS headers, so browsers refuse them.
+    app.use(
+      cors({
+        origin: (ctx) => (corsOrigins.includes('*') ? '*' : corsOrigins.includes(ctx.get('origin')) ? ctx.get('origin') : ''),
+        allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+        allowHeaders: ['Authorization', 'Content-Type', 'X-Blog-Id', 'Idempotency-Key', 'If-Match', 'X-Request-Id'],
+        exposeHeaders: ['ETag', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed'],
+        maxAge: 600,
+        keepHeadersOnError: true,
+      }),
+    );
+  }
   app.use(jsonBody);
   app.use(router.routes());
   app.use(async (ctx) => {

@@ -6,7 +6,7 @@ const errorSchema = {
   required: ['error', 'message'],
   properties: {
     error: {
-      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'internal_error', 'headers_too_large', 'expectation_failed', 'service_unavailable'],
+      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'idempotency_key_reused', 'precondition_failed', 'internal_error', 'headers_too_large', 'expectation_failed', 'service_unavailable'],
     },
     message: { type: 'string' },
     details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
@@ -97,8 +97,28 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     for (const [name, schema] of Object.entries(query?.properties ?? {})) {
       parameters.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema: clean(schema) });
     }
+    if (route.method === 'POST' && route.scope) {
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+        description: 'Makes a retry safe: the same key with the same request within 24 hours answers the first success again (with Idempotent-Replayed: true) without doing the work twice; the same key with another request is 422 idempotency_key_reused',
+      });
+    }
+    if (route.etag === 'write') {
+      parameters.push({
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: 'The ETag of the version you read (GET); the write happens only if it still matches, else 412 precondition_failed and nothing changes. `*` matches any existing version',
+      });
+    }
     // 503 (with Retry-After) while the store or the database lock is unavailable.
     const errors = ['400', '401', '403', '404', '409', '429', '503'];
+    if (route.etag === 'write') errors.push('412');
+    if (route.method === 'POST' && route.scope) errors.push('422');
     if (route.body || route.upload) errors.push('413', '415');
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
@@ -111,7 +131,11 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
         ? { requestBody: { required: true, description: route.upload.description, content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])) } }
         : {}),
       responses: {
-        [String(route.status)]: { description: 'Success', content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } } },
+        [String(route.status)]: {
+          description: 'Success',
+          ...(route.etag && route.method !== 'DELETE' ? { headers: { ETag: { description: 'Version of the resource as read, for If-Match', schema: { type: 'string' } } } } : {}),
+          content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } },
+        },
         // An upload of bytes the blog already has answers with that image.
         ...(route.upload && route.status === 201 ? { '200': { description: 'The blog already had this exact image', content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } } } } : {}),
         ...Object.fromEntries(errors.map((code) => [code, { $ref: '#/components/responses/Error' }])),

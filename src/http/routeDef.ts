@@ -20,6 +20,8 @@ export interface RouteDef {
   /** The body is raw bytes of these media types (bodyLimits.ts lists the route and its limit). */
   upload?: { contentTypes: string[]; description: string };
   query?: JsonSchema;
+  /** ETags (http/etag.ts): `read` answers with one; `write` takes If-Match (412 when stale). */
+  etag?: 'read' | 'write';
   /** Success status: 201 for creation, else 200. */
   status: 200 | 201;
   /** JSON Schema of the success body, for the OpenAPI document. */

@@ -6,7 +6,7 @@ import type { JobsRepo } from '../db/jobsRepo.js';
 import type { JobRunner } from '../publish/jobRunner.js';
 import type { ThemeConfig } from '../publish/render/siteTypes.js';
 import { isoNow, type Clock } from '../clock.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../errors.js';
 import type { AuthContext } from './authContext.js';
 import { minimumPlan, planIncludes, planLimits, PLANS, themeKeyCapability } from './plans.js';
 import { writeTransaction } from '../db/writeTransaction.js';
@@ -23,6 +23,15 @@ export interface UpdateBlogInput {
   /** Merged into the current config; a key set to null is removed. */
   themeConfig?: { [K in keyof ThemeConfig]?: string | null };
 }
+
+/** If-Match as a condition on the blog, checked inside the write transaction (see posts.ts). */
+export type BlogPrecondition = (current: BlogWithDomain) => boolean;
+
+const checkPrecondition = (precondition: BlogPrecondition | undefined, current: BlogWithDomain): void => {
+  if (precondition && !precondition(current)) {
+    throw new PreconditionFailedError(`blog "${current.slug}" changed since you read it (If-Match does not match its ETag); read it again and reapply your change`);
+  }
+};
 
 export class BlogsService {
   constructor(
@@ -79,11 +88,12 @@ export class BlogsService {
     return blog;
   }
 
-  async update(auth: AuthContext, blogId: string, input: UpdateBlogInput): Promise<BlogWithDomain> {
+  async update(auth: AuthContext, blogId: string, input: UpdateBlogInput, precondition?: BlogPrecondition): Promise<BlogWithDomain> {
     if (input.themeConfig) this.assertThemeAllowed(auth, input.themeConfig);
     const jobIds: number[] = [];
     const updated = await writeTransaction(this.db, () => {
       const blog = this.get(auth, blogId);
+      checkPrecondition(precondition, blog);
       const themeConfig = input.themeConfig ? mergeTheme(blog.themeConfig, input.themeConfig) : blog.themeConfig;
       const next: BlogWithDomain = {
         ...blog,
@@ -105,10 +115,11 @@ export class BlogsService {
     return updated;
   }
 
-  async delete(auth: AuthContext, blogId: string): Promise<void> {
+  async delete(auth: AuthContext, blogId: string, precondition?: BlogPrecondition): Promise<void> {
     const jobIds: number[] = [];
     await writeTransaction(this.db, () => {
       const blog = this.get(auth, blogId);
+      checkPrecondition(precondition, blog);
       const now = isoNow(this.clock);
       this.blogs.delete(blog.id);
       // The slug stays reserved until the job below has removed the site (migration 007).

@@ -6,7 +6,7 @@ import type { Post, PostListQuery, PostSummary } from '../db/postsRepo.js';
 import { MAX_CONTENT_HTML_BYTES, type PostContent } from '../content/postContent.js';
 import { TaskTimeoutError } from '../workers/fairWorkerPool.js';
 import { isoNow } from '../clock.js';
-import { BadRequestError, ConflictError, ServiceUnavailableError } from '../errors.js';
+import { BadRequestError, ConflictError, PreconditionFailedError, ServiceUnavailableError } from '../errors.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
 import { firstFreeSlug, isReservedSlug, slugify } from './slugs.js';
@@ -31,6 +31,18 @@ export interface UpdatePostInput {
   metaDescription?: string | null;
   ogImageUrl?: string | null;
 }
+
+/**
+ * A condition the post must meet when the write happens (If-Match: it is still the version the
+ * client read); checked inside the write transaction. False: 412 and nothing written.
+ */
+export type PostPrecondition = (current: Post) => boolean;
+
+const checkPrecondition = (precondition: PostPrecondition | undefined, current: Post): void => {
+  if (precondition && !precondition(current)) {
+    throw new PreconditionFailedError(`post "${current.slug}" changed since you read it (If-Match does not match its ETag); read it again and reapply your change`);
+  }
+};
 
 /** Attempts of `update` when the post keeps changing while its new content renders. */
 const UPDATE_ATTEMPTS = 3;
@@ -92,25 +104,28 @@ export class PostsService {
    * still have that title and Markdown, or the derivation is redone (another request changed it
    * meanwhile). Bounded: a post rewritten faster than it renders gets a 409.
    */
-  async update(blog: BlogWithDomain, slug: string, input: UpdatePostInput): Promise<Post> {
+  async update(blog: BlogWithDomain, slug: string, input: UpdatePostInput, precondition?: PostPrecondition): Promise<Post> {
     for (let attempt = 1; ; attempt++) {
       const base = findPostOrThrow(this.deps, blog, slug);
+      // Early, so a stale edit is refused before its Markdown is rendered; again in the transaction.
+      checkPrecondition(precondition, base);
       const title = input.title ?? base.title;
       const contentMd = input.contentMd ?? base.contentMd;
       const rederive = input.title !== undefined || input.contentMd !== undefined || input.metaDescription === null;
       const content = rederive ? await this.derive(blog, title, contentMd) : null;
-      const post = await this.applyUpdate(blog, slug, input, base, content);
+      const post = await this.applyUpdate(blog, slug, input, base, content, precondition);
       if (post) return post;
       if (attempt >= UPDATE_ATTEMPTS) throw new ConflictError(`post "${slug}" was changed by another request while this one was being rendered; try again`);
     }
   }
 
   /** The write transaction of `update`; null when the post changed since `base` was read. */
-  private async applyUpdate(blog: BlogWithDomain, slug: string, input: UpdatePostInput, base: Post, content: PostContent | null): Promise<Post | null> {
+  private async applyUpdate(blog: BlogWithDomain, slug: string, input: UpdatePostInput, base: Post, content: PostContent | null, precondition?: PostPrecondition): Promise<Post | null> {
     const { db, posts, runner } = this.deps;
     const jobIds: number[] = [];
     const post = await writeTransaction(db, () => {
       const before = findPostOrThrow(this.deps, blog, slug);
+      checkPrecondition(precondition, before);
       if (content && (before.title !== base.title || before.contentMd !== base.contentMd)) return null;
       const now = isoNow(this.deps.clock);
       const next: Post = { ...before, updatedAt: now };
@@ -155,11 +170,12 @@ export class PostsService {
     return post;
   }
 
-  async delete(blog: BlogWithDomain, slug: string): Promise<void> {
+  async delete(blog: BlogWithDomain, slug: string, precondition?: PostPrecondition): Promise<void> {
     const { db, posts, runner } = this.deps;
     const jobIds: number[] = [];
     await writeTransaction(db, () => {
       const before = findPostOrThrow(this.deps, blog, slug);
+      checkPrecondition(precondition, before);
       const redirects = posts.redirectsOf(before.id);
       posts.delete(before.id);
       if (before.status === 'published' || redirects.length > 0) {

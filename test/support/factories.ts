@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'payload_too_large',
   'unsupported_media_type',
   'rate_limit_exceeded',
+  'idempotency_key_reused',
+  'precondition_failed',
   'internal_error',
   'service_unavailable',
 ] as const;

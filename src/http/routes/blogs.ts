@@ -4,6 +4,8 @@ import type { SiteUrls } from '../../services/siteUrls.js';
 import { presentBlog, presentBlogCreated, presentBlogListEntry, presentBlogUpdated } from '../presenters/blog.js';
 import { presentPublishing } from '../presenters/publishing.js';
 import type { RouteDef } from '../routeDef.js';
+import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import { etagOf, ifMatch } from '../etag.js';
 import { authOf } from '../state.js';
 import {
   blogListSchema,
@@ -23,6 +25,8 @@ interface Deps {
 }
 
 export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
+  // The blog as GET /blogs/:id shows it: what its ETag is made from.
+  const asRead = (blog: BlogWithDomain) => presentBlog(blog, urls);
   return [
     {
       method: 'POST',
@@ -56,18 +60,21 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       method: 'GET',
       path: '/blogs/:id',
       summary: 'Get one blog with its theme configuration',
+      etag: 'read',
       tag: 'blogs',
       scope: 'blogs:read',
       status: 200,
       response: blogSchema,
       handler: (ctx) => {
         ctx.body = presentBlog(blogs.get(authOf(ctx), ctx.params.id ?? ''), urls);
+        ctx.set('ETag', etagOf(ctx.body));
       },
     },
     {
       method: 'PUT',
       path: '/blogs/:id',
       summary: 'Update name, description or theme_config (theme keys are plan-gated)',
+      etag: 'write',
       tag: 'blogs',
       scope: 'blogs:write',
       body: updateBlogBody,
@@ -79,20 +86,22 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.description !== undefined ? { description: body.description } : {}),
           ...(body.theme_config !== undefined ? { themeConfig: body.theme_config } : {}),
-        });
+        }, ifMatch(ctx, asRead));
         ctx.body = presentBlogUpdated(blog);
+        ctx.set('ETag', etagOf(asRead(blog)));
       },
     },
     {
       method: 'DELETE',
       path: '/blogs/:id',
       summary: 'Delete a blog, its posts, keys and domain, and its published site',
+      etag: 'write',
       tag: 'blogs',
       scope: 'blogs:write',
       status: 200,
       response: deletedSchema,
       handler: async (ctx) => {
-        await blogs.delete(authOf(ctx), ctx.params.id ?? '');
+        await blogs.delete(authOf(ctx), ctx.params.id ?? '', ifMatch(ctx, asRead));
         ctx.body = { deleted: true };
       },
     },

@@ -16,6 +16,7 @@ import {
   presentPostUpdated,
 } from '../presenters/post.js';
 import type { RouteDef } from '../routeDef.js';
+import { etagOf, ifMatch } from '../etag.js';
 import { authOf, blogOf, type AppContext } from '../state.js';
 import {
   createPostBody,
@@ -145,6 +146,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       method: 'GET',
       path: '/posts/:slug',
       summary: 'Get a post',
+      etag: 'read',
       tag: 'posts',
       scope: 'posts:read',
       blogScoped: true,
@@ -152,12 +154,14 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       response: postSchema,
       handler: (ctx) => {
         ctx.body = presentPost(posts.get(blogOf(ctx), slugOf(ctx)));
+        ctx.set('ETag', etagOf(ctx.body));
       },
     },
     {
       method: 'PUT',
       path: '/posts/:slug',
       summary: 'Update a post (only the fields present change)',
+      etag: 'write',
       tag: 'posts',
       scope: 'posts:write',
       blogScoped: true,
@@ -165,21 +169,23 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       status: 200,
       response: postSummarySchema,
       handler: async (ctx) => {
-        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput, ogImage(ctx)));
+        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput, ogImage(ctx)), ifMatch(ctx, presentPost));
         ctx.body = presentPostUpdated(post);
+        ctx.set('ETag', etagOf(presentPost(post)));
       },
     },
     {
       method: 'DELETE',
       path: '/posts/:slug',
       summary: 'Delete a post',
+      etag: 'write',
       tag: 'posts',
       scope: 'posts:write',
       blogScoped: true,
       status: 200,
       response: deletedSchema,
       handler: async (ctx) => {
-        await posts.delete(blogOf(ctx), slugOf(ctx));
+        await posts.delete(blogOf(ctx), slugOf(ctx), ifMatch(ctx, presentPost));
         ctx.body = { deleted: true };
       },
     },

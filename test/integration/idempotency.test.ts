@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { image } from '../support/images.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { IdempotencyRepo } from '../../src/db/idempotencyRepo.js';
+import { IDEMPOTENCY_LOCK_MS, IdempotencyService } from '../../src/services/idempotency.js';
+import { buildBlog, buildPost, expectError, postPath } from '../support/factories.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+const postCount = (blogId: string): number => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM posts WHERE blog_id = ?').get(blogId) as { n: number }).n;
+
+describe('Idempotency-Key on POST', () => {
+  it('answers a retry with the first response, without creating a second post', async () => {
+    const blog = await buildBlog(t);
+    const send = () => blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'retry-1' }, body: { title: 'Once', content: 'Only once.' } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(postCount(blog.id)).toBe(1);
+  });
+
+  it('refuses the same key with another body, path or blog with 422 idempotency_key_reused, doing nothing', async () => {
+    const blog = await buildBlog(t);
+    const other = await buildBlog(t, { actor: blog.actor });
+    const key = { 'idempotency-key': 'reused' };
+    expect((await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: key, body: { title: 'A', content: 'a' } })).status).toBe(201);
+    const changedBody = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: key, body: { title: 'B', content: 'b' } });
+    expectError(changedBody, 422, 'idempotency_key_reused');
+    expectError(await blog.actor.request('POST', '/v1/posts', { blogId: other.id, headers: key, body: { title: 'A', content: 'a' } }), 422, 'idempotency_key_reused');
+    expectError(await blog.actor.request('POST', '/v1/blogs', { headers: key, body: { slug: `s-${Date.now()}`, name: 'x' } }), 422, 'idempotency_key_reused');
+    expect(postCount(blog.id)).toBe(1);
+    expect(postCount(other.id)).toBe(0);
+  });
+
+  it('keeps keys per account: another account may use the same key', async () => {
+    const a = await buildBlog(t);
+    const b = await buildBlog(t);
+    const key = { 'idempotency-key': 'shared-key' };
+    expect((await a.actor.request('POST', '/v1/posts', { blogId: a.id, headers: key, body: { title: 'A', content: 'a' } })).status).toBe(201);
+    const res = await b.actor.request('POST', '/v1/posts', { blogId: b.id, headers: key, body: { title: 'A', content: 'a' } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('idempotent-replayed')).toBeNull();
+    expect(postCount(b.id)).toBe(1);
+  });
+
+  it('makes concurrent duplicates wait for the first and get its answer', async () => {
+    const blog = await buildBlog(t);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'burst' }, body: { title: 'Burst', content: 'x'.repeat(50_000), status: 'published' } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(7);
+    expect(postCount(blog.id)).toBe(1);
+  });
+
+  it('does not keep failures: a refused request retried after the cause is fixed runs', async () => {
+    const blog = await buildBlog(t);
+    await buildPost(blog, { title: 'Taken', slug: 'taken' });
+    const key = { 'idempotency-key': 'after-conflict' };
+    const body = { title: 'New', content: 'n', slug: 'taken' };
+    expectError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: key, body }), 409, 'conflict');
+    expect((await blog.actor.request('DELETE', postPath('taken'), { blogId: blog.id })).status).toBe(200);
+    const retried = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: key, body });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('expires keys after 24 hours', async () => {
+    const blog = await buildBlog(t);
+    const send = () => blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'day' }, body: { title: 'Daily', content: 'd' } });
+    expect((await send()).status).toBe(201);
+    t.clock.advance(24 * 3600 * 1000 + 1);
+    const later = await send();
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(postCount(blog.id)).toBe(2);
+  });
+
+  it('covers publish and uploads too, and refuses malformed keys', async () => {
+    const blog = await buildBlog(t);
+    await buildPost(blog, { title: 'P', slug: 'p' });
+    const key = { 'idempotency-key': 'publish-p' };
+    const first = await blog.actor.request('POST', postPath('p', '/publish'), { blogId: blog.id, headers: key });
+    const again = await blog.actor.request('POST', postPath('p', '/publish'), { blogId: blog.id, headers: key });
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+
+    const png = await image('png', 32, 32);
+    const upload = () => t.request('POST', '/v1/media', { key: blog.actor.key, blogId: blog.id, raw: png, headers: { 'content-type': 'image/png', 'idempotency-key': 'upload-1' } });
+    expect((await upload()).status).toBe(201);
+    const replay = await upload();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const otherImage = await t.request('POST', '/v1/media', { key: blog.actor.key, blogId: blog.id, raw: await image('png', 33, 33), headers: { 'content-type': 'image/png', 'idempotency-key': 'upload-1' } });
+    expectError(otherImage, 422, 'idempotency_key_reused');
+
+    expectError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'x'.repeat(256) }, body: { title: 'a', content: 'b' } }), 400, 'bad_request');
+    expectError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'has space' }, body: { title: 'a', content: 'b' } }), 400, 'bad_request');
+  });
+
+  it('a key whose first request died (a crash) is taken over once its lock lapses, not before', async () => {
+    const blog = await buildBlog(t);
+    const service = new IdempotencyService(t.folio.db, new IdempotencyRepo(t.folio.db), t.clock, { waitMs: 100 });
+    const account = blog.actor.accountId;
+    expect(await service.start(account, 'crashed', 'fp')).toEqual({ kind: 'run' });
+    // Never completed. A retry within the lock waits, then gives up with a 409 to retry later.
+    await expect(service.start(account, 'crashed', 'fp')).rejects.toMatchObject({ code: 'conflict', status: 409 });
+    t.clock.advance(IDEMPOTENCY_LOCK_MS + 1);
+    expect(await service.start(account, 'crashed', 'fp')).toEqual({ kind: 'run' });
+    await service.succeeded(account, 'crashed', 201, { id: 'x' });
+    expect(await service.start(account, 'crashed', 'fp')).toEqual({ kind: 'replay', status: 201, body: { id: 'x' } });
+  });
+});
