@@ -22,6 +22,8 @@ import { blogRoutes } from './http/routes/blogs.js';
 import { domainRoutes } from './http/routes/domains.js';
 import { postRoutes } from './http/routes/posts.js';
 import { mediaRoutes } from './http/routes/media.js';
+import { accountExportRoutes } from './http/routes/accountExport.js';
+import { AccountExporter } from './services/accountExport.js';
 import { MediaRepo } from './db/mediaRepo.js';
 import { IdempotencyRepo } from './db/idempotencyRepo.js';
 import { IdempotencyService } from './services/idempotency.js';
@@ -239,6 +241,7 @@ export function compose(options: ComposeOptions): Folio {
       ...accountKeyRoutes({ keys: apiKeys }),
       ...domainRoutes({ domains }),
       ...mediaRoutes({ media, urls }),
+      ...accountExportRoutes({ exporter: new AccountExporter({ blogs: repos.blogs, posts: repos.posts, media: repos.media, urls, clock }) }),
       ...searchRoutes({ searcher: timedSearcher(search.searcher, (seconds) => metrics.observeSearch(seconds)), urls }),
     ],
     ...(config.serveSites ? { siteServer: siteServer({ store, blogForHost: blogForHost(repos.blogs, serviceHostname(config)) }) } : {}),

@@ -21,6 +21,8 @@ import { PublicUrlConflictError } from '../services/publicUrlSettings.js';
 import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
 import { CdnPurgeError } from '../cdn/cdnPurger.js';
 import { backupCommand, restoreCommand } from './backupCommands.js';
+import { importCommand } from './importCommand.js';
+import { progressBar } from './progressBar.js';
 import { RestoreError } from '../backup/restore.js';
 import { SnapshotError } from '../backup/snapshotCopy.js';
 
@@ -41,6 +43,8 @@ const USAGE = `Usage:
                                                         server runs (gzip-compressed when <file> ends in .gz)
   folio restore <file | _backups/key>                   make a backup (a file, or a key of the site store) the database
                                                         of an empty FOLIO_DATA_DIR; then start and run site rebuild --all
+  folio import <file> --account <account_id>           make the blogs and posts of an export (GET /v1/account/export)
+                                                        blogs of the account, and publish them
 Plans: ${PLANS.join(', ')}
 Errors are one line on stderr; FOLIO_DEBUG=1 or --debug adds the stack of an unexpected one.`;
 
@@ -186,21 +190,6 @@ function accountKeyCommand(config: Config, sub: 'keys' | 'create-key' | 'revoke-
   }
 }
 
-function progressBar(label: string): (done: number, total: number) => void {
-  const tty = process.stderr.isTTY;
-  let last = -1;
-  return (done, total) => {
-    const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
-    if (percent === last) return;
-    last = percent;
-    const width = 30;
-    const filled = Math.round((percent / 100) * width);
-    const line = `${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percent}% (${done}/${total})`;
-    if (tty) process.stderr.write(`\r${line}${done === total ? '\n' : ''}`);
-    else if (percent % 10 === 0) process.stderr.write(`${line}\n`);
-  };
-}
-
 async function siteCommand(config: Config, group: 'site' | 'search', args: string[], options: CliOptions): Promise<number> {
   const [sub, slug, ...extra] = args;
   if (group === 'site' && sub === 'rebuild' && slug === '--all' && extra.length === 0) return rebuildAll(config, options);
@@ -272,6 +261,8 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
         return await backupCommand(config, rest);
       case 'restore':
         return await restoreCommand(config, rest);
+      case 'import':
+        return await importCommand(config, rest, options.busyTimeoutMs);
       case undefined:
       case 'help':
       case '--help':

@@ -124,6 +124,7 @@ export class PostsRepo {
   private readonly findRedirectStmt;
   private readonly redirectsOfPostStmt;
   private readonly numberedSlugsStmt;
+  private readonly exportPageStmt;
   private readonly listStatements = new Map<string, { rows: Statement<unknown[], SummaryRow>; count: Statement<unknown[], { n: number }> }>();
 
   constructor(private readonly db: Db) {
@@ -161,6 +162,7 @@ export class PostsRepo {
     this.numberedSlugsStmt = db.prepare<[string, string, string, string, string], { id: string; slug: string }>(
       'SELECT id, slug FROM posts WHERE blog_id = ? AND slug = ? UNION ALL SELECT id, slug FROM posts WHERE blog_id = ? AND slug > ? AND slug < ?',
     );
+    this.exportPageStmt = db.prepare<[string, number, number], PostRow & { seq: number }>('SELECT rowid AS seq, * FROM posts WHERE blog_id = ? AND rowid > ? ORDER BY rowid LIMIT ?');
     this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>(
       'SELECT old_slug FROM post_redirects WHERE post_id = ? ORDER BY old_slug',
     );
@@ -184,6 +186,12 @@ export class PostsRepo {
   findBySlug(blogId: string, slug: string): Post | null {
     const row = this.bySlugStmt.get(blogId, slug);
     return row ? toPost(row) : null;
+  }
+
+  /** Whole posts of a blog in insertion order, `limit` after position `after` (0 to start): for exports. */
+  exportPage(blogId: string, after: number, limit: number): { posts: Post[]; next: number } {
+    const rows = this.exportPageStmt.all(blogId, after, limit);
+    return { posts: rows.map(toPost), next: rows.length > 0 ? rows[rows.length - 1]!.seq : after };
   }
 
   findById(id: string): Post | null {

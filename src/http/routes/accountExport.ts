@@ -1,0 +1,29 @@
+import { Readable } from 'node:stream';
+import { ForbiddenError } from '../../errors.js';
+import { hasScope } from '../../services/authContext.js';
+import type { AccountExporter } from '../../services/accountExport.js';
+import { exportDocumentSchema } from '../../services/exportFormat.js';
+import type { RouteDef } from '../routeDef.js';
+import { authOf } from '../state.js';
+
+export function accountExportRoutes({ exporter }: { exporter: AccountExporter }): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      path: '/account/export',
+      summary: "Every blog of the account with its posts (Markdown and fields), tags, theme and media list, as one JSON document (streamed); `folio import` reads it",
+      tag: 'account',
+      scope: 'blogs:read',
+      status: 200,
+      response: exportDocumentSchema,
+      handler: (ctx) => {
+        const auth = authOf(ctx);
+        if (auth.key.blogId !== null) throw new ForbiddenError('the account export needs an account key; this key is bound to one blog');
+        if (!hasScope(auth.key, 'posts:read')) throw new ForbiddenError('the account export needs the posts:read scope as well as blogs:read');
+        ctx.type = 'application/json; charset=utf-8';
+        ctx.set('Content-Disposition', `attachment; filename="folio-export-${new Date().toISOString().slice(0, 10)}.json"`);
+        ctx.body = Readable.from(exporter.stream(auth.account.id));
+      },
+    },
+  ];
+}

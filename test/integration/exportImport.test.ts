@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { visit } from '../../bench/harness/visit.js';
+import { image } from '../support/images.js';
+import { runCliCaptured } from '../support/runCliCaptured.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { buildBlog, buildPost, createKey, expectError, postPath, type BuiltBlog } from '../support/factories.js';
+
+let source: TestApp;
+let blog: BuiltBlog;
+let exported: { text: string; body: any; headers: Headers };
+const work = mkdtempSync(join(tmpdir(), 'folio-export-'));
+
+beforeAll(async () => {
+  source = await startTestApp();
+  blog = await buildBlog(source, { slug: `moved-${Date.now()}`, name: 'Moving house', description: 'A blog that moves' });
+  expect((await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { footerHtml: '<p>Moved from elsewhere</p>' } } })).status).toBe(200);
+  await buildBlog(source, { actor: blog.actor, slug: `empty-${Date.now()}`, name: 'Empty' });
+  const media = (await source.request('POST', '/v1/media', { key: blog.actor.key, blogId: blog.id, raw: await image('png', 64, 48), headers: { 'content-type': 'image/png' } })).body;
+  await buildPost(blog, { title: 'Draft idea', slug: 'draft-idea', content: 'Not yet.' });
+  await buildPost(blog, { title: 'Node.js 서버 성능 측정하는 법', content: '## 측정\n\n서버에서 `wrk`로 측정한다.', tags: ['성능', 'node'], status: 'published' });
+  await buildPost(blog, { title: 'With picture', slug: 'with-picture', content: `![x](${media.url})`, status: 'published', meta: { description: 'Chosen words.', og_image: media.id } });
+  await buildPost(blog, { title: 'Later', slug: 'later' });
+  source.clock.advance(1000);
+  expect((await blog.actor.request('POST', postPath('later', '/schedule'), { blogId: blog.id, body: { scheduled_at: new Date(source.clock.now().getTime() + 7 * 86_400_000).toISOString() } })).status).toBe(200);
+  const res = await fetch(`${source.baseUrl}/v1/account/export`, { headers: { authorization: `Bearer ${blog.actor.key}` } });
+  const text = await res.text();
+  exported = { text, body: JSON.parse(text), headers: res.headers };
+});
+afterAll(async () => {
+  await source.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('GET /v1/account/export', () => {
+  it('returns every blog of the account with posts as written, tags, theme and media list', () => {
+    expect(exported.headers.get('content-type')).toContain('application/json');
+    expect(exported.headers.get('content-disposition')).toMatch(/^attachment; filename="folio-export-\d{4}-\d{2}-\d{2}\.json"$/);
+    const doc = exported.body;
+    expect(doc).toMatchObject({ format: 'folio-export', version: 1 });
+    expect(doc.blogs.map((b: { name: string }) => b.name).sort()).toEqual(['Empty', 'Moving house']);
+    const moving = doc.blogs.find((b: { name: string }) => b.name === 'Moving house');
+    expect(moving.theme_config).toEqual({ footerHtml: '<p>Moved from elsewhere</p>' });
+    expect(moving.posts.map((p: { status: string }) => p.status)).toEqual(['draft', 'published', 'published', 'scheduled']);
+    const korean = moving.posts[1];
+    expect(korean).toMatchObject({ title: 'Node.js 서버 성능 측정하는 법', content: '## 측정\n\n서버에서 `wrk`로 측정한다.', tags: ['성능', 'node'], meta: { description: null, og_image: null } });
+    expect(moving.posts[2].meta).toEqual({ description: 'Chosen words.', og_image: expect.stringMatching(/\/media\/[0-9a-f]{20}-64x48\.png$/) });
+    expect(moving.posts[3].scheduled_at).toMatch(/Z$/);
+    expect(moving.media).toHaveLength(1);
+    expect(moving.media[0]).toMatchObject({ width: 64, height: 48, content_type: 'image/png' });
+  });
+
+  it('needs an account key with posts:read and blogs:read', async () => {
+    const bound = await createKey(blog.actor, blog.id, {});
+    expectError(await source.request('GET', '/v1/account/export', { key: bound.key }), 403, 'forbidden');
+    const keys = await blog.actor.request('POST', '/v1/account/api-keys', { body: { name: 'blogs only', scopes: ['blogs:read'] } });
+    expectError(await source.request('GET', '/v1/account/export', { key: keys.body.key }), 403, 'forbidden');
+    expectError(await source.request('GET', '/v1/account/export', { key: null }), 401, 'unauthorized');
+  });
+});
+
+describe('folio import', () => {
+  it('round-trips: the export of the imported account is the export it came from, and the site is published', async () => {
+    const file = join(work, 'export.json');
+    writeFileSync(file, exported.text);
+    const dataDir = mkdtempSync(join(tmpdir(), 'folio-import-'));
+    const env = { FOLIO_DATA_DIR: dataDir };
+    const account = JSON.parse((await runCliCaptured(['account', 'create', '--json'], env)).stdout) as { account_id: string; api_key: string };
+    const run = await runCliCaptured(['import', file, '--account', account.account_id], env);
+    expect(run.stderr.split('\n').filter((l) => l && !l.startsWith('importing') && !l.startsWith('publishing'))).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Imported 2 blogs and 4 posts');
+    expect(run.stdout).toContain('1 images stay at their old URLs');
+
+    const target = await startTestApp({ dataDir });
+    try {
+      const again = JSON.parse(await (await fetch(`${target.baseUrl}/v1/account/export`, { headers: { authorization: `Bearer ${account.api_key}` } })).text());
+      const strip = (doc: any) => ({ ...doc, exported_at: null, blogs: doc.blogs.map((b: any) => ({ ...b, media: [] })).sort((a: any, b: any) => a.slug.localeCompare(b.slug)) });
+      expect(strip(again)).toEqual(strip(exported.body));
+      // The published posts are live on the new Folio; the draft is not.
+      const host = `${blog.slug}.localhost:3000`;
+      expect((await visit(target.baseUrl, host, '/with-picture')).status).toBe(200);
+      expect((await visit(target.baseUrl, host, `/${encodeURIComponent('node-js-서버-성능-측정하는-법')}`)).text).toContain('서버에서');
+      expect((await visit(target.baseUrl, host, '/draft-idea')).status).toBe(404);
+    } finally {
+      await target.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes nothing when a blog slug is taken, or the file is not an export, and says why', async () => {
+    const file = join(work, 'export.json');
+    writeFileSync(file, exported.text);
+    const env = { FOLIO_DATA_DIR: source.dataDir };
+    const blogsBefore = (source.folio.db.prepare('SELECT COUNT(*) AS n FROM blogs').get() as { n: number }).n;
+    const taken = await runCliCaptured(['import', file, '--account', blog.actor.accountId], env);
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toMatch(/blog "(moved|empty)-\d+": the slug is taken on this Folio; nothing was imported/);
+    const broken = join(work, 'broken.json');
+    writeFileSync(broken, JSON.stringify({ ...exported.body, blogs: [{ ...exported.body.blogs[0], posts: [{ title: 'no slug' }] }] }));
+    const malformed = await runCliCaptured(['import', broken, '--account', blog.actor.accountId], env);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('not a Folio export: /blogs/0/posts/0');
+    expect((source.folio.db.prepare('SELECT COUNT(*) AS n FROM blogs').get() as { n: number }).n).toBe(blogsBefore);
+  });
+});
