@@ -29,6 +29,12 @@ import { IdempotencyRepo } from './db/idempotencyRepo.js';
 import { IdempotencyService } from './services/idempotency.js';
 import { ImagePipeline } from './media/imagePipeline.js';
 import { MediaService } from './services/media.js';
+import { WebhooksRepo } from './db/webhooksRepo.js';
+import { WebhookEvents } from './webhooks/webhookEvents.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { systemLookup, type Lookup } from './webhooks/addressGuard.js';
+import { WebhooksService } from './services/webhooks.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { searchRoutes, type BlogSearcher } from './http/routes/search.js';
 import type { Logger } from './logger.js';
 import { JobRunner, type JobHandler } from './publish/jobRunner.js';
@@ -84,6 +90,8 @@ export interface ComposeOptions {
   busyTimeoutMs?: number;
   /** Replaces the purger FOLIO_CDN picks (tests: a purger pointed at a test server). */
   cdn?: CdnPurger;
+  /** Replaces DNS for webhook URLs (tests: names that resolve to chosen addresses). */
+  webhookLookup?: Lookup;
   /** Replaces the pooled Markdown renderer (tests of its fairness and failures). */
   content?: ContentRenderer;
   /**
@@ -111,12 +119,14 @@ export interface Folio {
   db: Db;
   clock: Clock;
   logger: Logger;
-  repos: { accounts: AccountsRepo; keys: ApiKeysRepo; blogs: BlogsRepo; posts: PostsRepo; domains: DomainsRepo; jobs: JobsRepo; media: MediaRepo };
+  repos: { accounts: AccountsRepo; keys: ApiKeysRepo; blogs: BlogsRepo; posts: PostsRepo; domains: DomainsRepo; jobs: JobsRepo; media: MediaRepo; webhooks: WebhooksRepo };
   accounts: AccountsService;
   apiKeys: ApiKeysService;
   blogs: BlogsService;
   posts: PostsService;
   media: MediaService;
+  /** Sends webhook deliveries (tests wait for it with `idle()`). */
+  webhooks: WebhookDispatcher;
   transitions: PostTransitions;
   domains: DomainsService;
   runner: JobRunner;
@@ -161,6 +171,7 @@ export function compose(options: ComposeOptions): Folio {
     domains: new DomainsRepo(db),
     jobs: new JobsRepo(db),
     media: new MediaRepo(db),
+    webhooks: new WebhooksRepo(db),
   };
   // Settled before anything uses it: every URL this process builds comes from this config.
   let config: Config;
@@ -207,10 +218,14 @@ export function compose(options: ComposeOptions): Folio {
     staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: searchWork.buildSegment }),
   });
   const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger, metrics);
-  const postDeps = { db, posts: repos.posts, jobs: repos.jobs, media: repos.media, runner, clock, content };
+  const webhooksRepo = repos.webhooks;
+  const webhookLookup = options.webhookLookup ?? systemLookup;
+  const dispatcher = new WebhookDispatcher({ db, repo: webhooksRepo, clock, logger, lookup: webhookLookup, allowPrivate: config.webhooksAllowPrivate });
+  const events = new WebhookEvents(webhooksRepo, urls, () => dispatcher.deliverDue());
+  const postDeps = { db, posts: repos.posts, jobs: repos.jobs, media: repos.media, events, runner, clock, content };
   const accounts = new AccountsService(db, repos.accounts, repos.keys, repos.blogs, repos.jobs, clock);
   const apiKeys = new ApiKeysService(repos.keys, repos.blogs, clock);
-  const blogs = new BlogsService(db, repos.blogs, repos.jobs, runner, clock);
+  const blogs = new BlogsService(db, repos.blogs, repos.jobs, runner, clock, events);
   const posts = new PostsService(postDeps);
   const transitions = new PostTransitions(postDeps, logger);
   const media = new MediaService({ db, media: repos.media, store, pipeline: new ImagePipeline(), urls, cdn, clock, logger });
@@ -224,6 +239,7 @@ export function compose(options: ComposeOptions): Folio {
     clock,
     logger,
     serviceHostname(config),
+    events,
   );
 
   metrics.watch({ pendingJobs: () => repos.jobs.countByStatus('pending'), searchCache: () => searchCache.stats(), heavy: () => heavy.stats() });
@@ -241,6 +257,7 @@ export function compose(options: ComposeOptions): Folio {
       ...accountKeyRoutes({ keys: apiKeys }),
       ...domainRoutes({ domains }),
       ...mediaRoutes({ media, urls }),
+      ...webhookRoutes({ webhooks: new WebhooksService({ db, blogs: repos.blogs, webhooks: webhooksRepo, clock, lookup: webhookLookup, allowPrivate: config.webhooksAllowPrivate }) }),
       ...accountExportRoutes({ exporter: new AccountExporter({ blogs: repos.blogs, posts: repos.posts, media: repos.media, urls, clock }) }),
       ...searchRoutes({ searcher: timedSearcher(search.searcher, (seconds) => metrics.observeSearch(seconds)), urls }),
     ],
@@ -264,6 +281,7 @@ export function compose(options: ComposeOptions): Folio {
     blogs,
     posts,
     media,
+    webhooks: dispatcher,
     transitions,
     domains,
     runner,
@@ -279,9 +297,12 @@ export function compose(options: ComposeOptions): Folio {
       reRenderAfterUpgrade({ db, settings: new SettingsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger }, renderFingerprint(templatesDir, [cache.page])),
     tick: async () => {
       await transitions.publishDue(repos.blogs);
+      // Retries come due with time; sends run in the background, never holding the tick.
+      dispatcher.deliverDue();
       await runner.runDue();
     },
     close: async () => {
+      await dispatcher.close();
       await runner.idle();
       await publisher.idle();
       await backups.idle();

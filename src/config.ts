@@ -41,6 +41,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** The API's public base URL (FOLIO_PUBLIC_API_URL) for the OpenAPI `servers`; null: the listen address. */
   readonly publicApiUrl: string | null;
+  /** Webhooks may reach loopback, private and link-local addresses (FOLIO_WEBHOOKS_ALLOW_PRIVATE). */
+  readonly webhooksAllowPrivate: boolean;
   /** Browser origins allowed to call the API (FOLIO_CORS_ORIGINS); empty: none, `['*']`: any. */
   readonly corsOrigins: readonly string[];
   /** Bearer token GET /metrics requires; null: the endpoint is open (it carries no tenant data). */
@@ -158,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken,
     publicApiUrl,
     corsOrigins: Object.freeze(corsOrigins),
+    webhooksAllowPrivate: readBool(env, 'FOLIO_WEBHOOKS_ALLOW_PRIVATE', false),
     backupSchedule,
     backupKeep,
   });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { WebhookEvents } from '../webhooks/webhookEvents.js';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Blog, BlogWithDomain, BlogsRepo } from '../db/blogsRepo.js';
@@ -40,6 +41,8 @@ export class BlogsService {
     private readonly jobs: JobsRepo,
     private readonly runner: JobRunner,
     private readonly clock: Clock,
+    /** Records blog.updated for webhooks, in the update's transaction. */
+    private readonly events?: WebhookEvents,
   ) {}
 
   async create(auth: AuthContext, input: CreateBlogInput): Promise<BlogWithDomain> {
@@ -103,6 +106,7 @@ export class BlogsService {
         updatedAt: isoNow(this.clock),
       };
       this.blogs.update(next);
+      this.events?.blog(next, next.updatedAt);
       // Name, description and theme appear on every page: the whole site is re-rendered.
       const visibleChange =
         next.name !== blog.name || next.description !== blog.description || JSON.stringify(themeConfig) !== JSON.stringify(blog.themeConfig);

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import type { WebhookEvents } from '../webhooks/webhookEvents.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
 import type { Domain, DomainsRepo, RegistrationKey } from '../db/domainsRepo.js';
@@ -47,6 +48,8 @@ export class DomainsService {
     private readonly logger: Logger,
     /** FOLIO_SERVICE_DOMAIN without its port. */
     private readonly serviceHost: string,
+    /** Records domain.activated for webhooks, in the activation's transaction. */
+    private readonly events?: WebhookEvents,
   ) {}
 
   cnameTarget(blog: { slug: string }): string {
@@ -183,6 +186,7 @@ export class DomainsService {
       }
       this.domains.markLost(current.hostname, blog.id, TAKEN);
       jobIds.push(this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_active', hostname: current.hostname }, now: checkedAt }));
+      this.events?.domain(blog, current.hostname, checkedAt);
       return 'active';
     });
     if (outcome === 'active') this.logger.info({ blog: blog.slug, hostname: domain.hostname }, 'custom domain verified');

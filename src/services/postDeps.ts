@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { JobPayload, JobsRepo } from '../db/jobsRepo.js';
 import type { Post, PostsRepo } from '../db/postsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
+import type { WebhookEvents } from '../webhooks/webhookEvents.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { JobRunner } from '../publish/jobRunner.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
@@ -15,6 +16,8 @@ export interface PostDeps {
   jobs: JobsRepo;
   /** Which images each post names (an image a live post uses cannot be deleted). */
   media: MediaRepo;
+  /** Webhook events, recorded in the change's own transaction. */
+  events: WebhookEvents;
   runner: JobRunner;
   clock: Clock;
   /** Markdown → HTML, description and counts, off the event loop for large posts. */
@@ -32,6 +35,8 @@ export function recordPostJob(deps: PostDeps, blog: BlogWithDomain, post: Post, 
   const payload: JobPayload = { postId: post.id, wasLive: before?.status === 'published' };
   if (before && before.slug !== post.slug) payload.previousSlug = before.slug;
   if (before && before.tags.join('\n') !== post.tags.join('\n')) payload.previousTags = before.tags;
+  // Going live (created as published, published, a schedule come due): post.published.
+  if (before?.status !== 'published') deps.events.post(blog, 'post.published', post, now);
   return deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'post', payload, now });
 }
 

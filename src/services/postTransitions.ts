@@ -49,6 +49,7 @@ export class PostTransitions {
       }
       const next: Post = { ...before, status: 'scheduled', scheduledAt: scheduledAt.toISOString(), updatedAt: now.toISOString() };
       this.deps.posts.update(next);
+      this.deps.events.post(blog, 'post.scheduled', next, next.updatedAt);
       return next;
     });
     await this.deps.runner.runNow(jobIds);
@@ -64,6 +65,7 @@ export class PostTransitions {
       const now = isoNow(this.deps.clock);
       const next: Post = { ...before, status: 'draft', publishedAt: null, scheduledAt: null, updatedAt: now };
       this.deps.posts.update(next);
+      this.deps.events.post(blog, 'post.unpublished', next, now);
       if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
       return next;
     });

@@ -163,6 +163,9 @@ export class PostsService {
       if (next.contentMd !== before.contentMd || next.ogImageUrl !== before.ogImageUrl) this.recordMedia(blog, next);
       if (next.status === 'published') jobIds.push(recordPostJob(this.deps, blog, next, before, now));
       else if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
+      // recordPostJob said post.published if it went live; anything else is an update or an unpublish.
+      if (next.status === 'draft' && before.status !== 'draft') this.deps.events.post(blog, 'post.unpublished', next, now);
+      else if (!(next.status === 'published' && before.status !== 'published')) this.deps.events.post(blog, 'post.updated', next, now);
       return next;
     });
     if (!post) return null;
@@ -178,6 +181,7 @@ export class PostsService {
       checkPrecondition(precondition, before);
       const redirects = posts.redirectsOf(before.id);
       posts.delete(before.id);
+      this.deps.events.post(blog, 'post.deleted', before, isoNow(this.deps.clock));
       if (before.status === 'published' || redirects.length > 0) {
         jobIds.push(recordRemovalJob(this.deps, blog, before, isoNow(this.deps.clock), redirects));
       }

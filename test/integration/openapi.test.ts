@@ -95,7 +95,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('declares every path parameter, answers 201 for creations and 200 otherwise, and documents errors', () => {
-    const creations = ['post /v1/posts', 'post /v1/blogs', 'post /v1/blogs/{id}/api-keys', 'post /v1/account/api-keys', 'post /v1/blogs/{id}/domain'];
+    const creations = ['post /v1/posts', 'post /v1/blogs', 'post /v1/blogs/{id}/api-keys', 'post /v1/account/api-keys', 'post /v1/blogs/{id}/domain', 'post /v1/blogs/{id}/webhooks', 'post /v1/media'];
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(item)) {
         const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);

@@ -48,7 +48,9 @@ const RUNS = hostileRuns(40);
 
 const log = captureLog();
 // Jobs are only recorded: this file is about the API, not the renderer.
-const t = await startTestApp({ jobHandler: async () => undefined, logger: log.logger });
+// Webhook URLs on loopback are allowed so that creations succeed; the one they name (port 9)
+// refuses connections at once, so deliveries fail fast and never leave the machine.
+const t = await startTestApp({ jobHandler: async () => undefined, logger: log.logger, env: { FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' } });
 afterAll(async () => {
   expectPrototypeClean();
   await t.close();
@@ -141,6 +143,7 @@ const extraHeadersArb = fc.oneof(
 /** Fields whose schema cannot tell a likely valid value: without these, no domain is ever registered. */
 const FIELD_HINTS: FieldHints = {
   hostname: fc.oneof(fc.domain(), fc.stringMatching(/^[a-z0-9]{1,10}(\.[a-z0-9]{1,10}){1,3}$/)),
+  url: fc.constantFrom('http://127.0.0.1:9/hook', 'http://127.0.0.1:9/other?x=1'),
   // The test clock stands at 2026-03-24.
   scheduled_at: fc.date({ min: new Date('2026-03-25T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
 };
@@ -278,8 +281,8 @@ async function exchange(op: Operation, plan: Plan): Promise<void> {
   const request = toRequest(op, plan, fixtures.values);
   const before = markWrites(t);
   const res: HostileResponse = await sendHostile(port, request);
-  // Whole-site jobs run after the answer; wait so their writes are not taken for the next request's.
-  await t.folio.runner.idle();
+  // Whole-site jobs and webhook sends run after the answer; wait so their writes are not taken for the next request's.
+  await fixtures.settle();
   const after = markWrites(t);
   const statuses = seen.get(op.name) ?? new Map<number, number>();
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -347,7 +350,7 @@ describe('unknown routes and methods', () => {
         const request: HostileRequest = { method, target: `${path}${query}`, headers, ...(body !== undefined ? { body } : {}) };
         const before = markWrites(t);
         const res = await sendHostile(port, request);
-        await t.folio.runner.idle();
+        await fixtures.settle();
         const where = `${describeRequest(request)}\n→ ${res.status} ${res.text.slice(0, 300)}\n${log.linesFor(res.headers['x-request-id']).join('\n').slice(0, 3000)}`;
         expectSoundAnswer(res, where, undefined);
         expectApiAnswer(res, where, contract);

@@ -191,7 +191,7 @@ export interface WriteMark {
 
 export function markWrites(t: TestApp): WriteMark {
   const rows = t.folio.db
-    .prepare('SELECT (SELECT COUNT(*) FROM posts) + (SELECT COUNT(*) FROM blogs) + (SELECT COUNT(*) FROM api_keys) + (SELECT COUNT(*) FROM domains) + (SELECT COUNT(*) FROM media) AS n')
+    .prepare('SELECT (SELECT COUNT(*) FROM posts) + (SELECT COUNT(*) FROM blogs) + (SELECT COUNT(*) FROM api_keys) + (SELECT COUNT(*) FROM domains) + (SELECT COUNT(*) FROM media) + (SELECT COUNT(*) FROM webhooks) AS n')
     .get() as { n: number };
   const changes = t.folio.db.prepare('SELECT total_changes() AS n').get() as { n: number };
   return { rows: rows.n, changes: changes.n };

@@ -21,6 +21,8 @@ export const OWNER_OF: Readonly<Record<string, Owner>> = {
   otherKeyId: 'other',
   freePlanKey: 'free',
   freeBlogId: 'free',
+  webhookId: 'owner',
+  otherWebhookId: 'other',
 };
 
 /** Fixtures a path parameter may name, by parameter name; the owner's first. A new parameter needs an entry. */
@@ -28,6 +30,7 @@ export const PARAM_FIXTURES: Readonly<Record<string, readonly string[]>> = {
   id: ['blogId', 'otherBlogId', 'freeBlogId'],
   slug: ['postSlug'],
   keyId: ['keyId', 'otherKeyId'],
+  webhookId: ['webhookId', 'otherWebhookId'],
 };
 
 /** Keys in every form the suite sends: the owner's (account, blog-bound, read-only), another account's, a Free account's. */
@@ -72,6 +75,8 @@ export class RouteFixtures {
     if (!values.otherKeyId || !keys.listActiveForBlog(values.otherBlogId).some((k) => k.id === values.otherKeyId)) {
       values.otherKeyId = (await this.created(this.other.key, `/v1/blogs/${values.otherBlogId}/api-keys`, { name: 'other' })).id!;
     }
+    values.webhookId = this.webhookOf(values.blogId, values.webhookId);
+    values.otherWebhookId = this.webhookOf(values.otherBlogId, values.otherWebhookId);
     if (!values.freeBlogId || !blogs.findOwned(this.free.accountId, values.freeBlogId)) values.freeBlogId = await this.blogOf(this.free.accountId, this.free.key);
     for (const name of ['accountKey', 'otherAccountKey', 'freePlanKey', 'blogKey', 'readOnlyKey']) expect(this.isLive(values[name]), `${name} must stay live`).toBe(true);
     if (state) {
@@ -79,7 +84,14 @@ export class RouteFixtures {
       await this.putDomain(state.hasDomain);
     }
     // Whole-site jobs of these changes run after their answers; their writes are not the next request's.
-    await t.folio.runner.idle();
+    await this.settle();
+  }
+
+  /** Waits for the background work requests start: publish jobs, then webhook sends (woken on the next turn). */
+  async settle(): Promise<void> {
+    await this.t.folio.runner.idle();
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.t.folio.webhooks.idle();
   }
 
   private async created(key: string, path: string, body: Record<string, unknown>, blogId?: string): Promise<Record<string, string>> {
@@ -99,6 +111,19 @@ export class RouteFixtures {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * A webhook of the blog. Written through the repository: the API refuses loopback URLs unless
+   * FOLIO_WEBHOOKS_ALLOW_PRIVATE, and this one must never be reached (deliveries to it are
+   * blocked at the address check, without any network).
+   */
+  private webhookOf(blogId: string, current: string | undefined): string {
+    const { webhooks } = this.t.folio.repos;
+    if (current && webhooks.find(current)?.blogId === blogId) return current;
+    const id = `fixture-hook-${process.pid}-${++this.counter}`;
+    webhooks.insert({ id, blogId, url: 'http://127.0.0.1:9/hook', events: ['post.published'], secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', createdAt: new Date(0).toISOString() });
+    return id;
   }
 
   /** One of the account's blogs (a run may have made one; the Free plan allows only one). */

@@ -52,7 +52,9 @@ export function connectionRefused(port: number): Promise<boolean> {
  */
 export async function spawnServer(env: Record<string, string> = {}): Promise<SpawnedServer> {
   if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: run \`npx tsc -p .\` (npm test does) before these tests`);
-  const dataDir = mkdtempSync(join(tmpdir(), 'folio-spawned-'));
+  // A data dir given in `env` is one an earlier server used (a restart): no first-start banner then.
+  const reused = env.FOLIO_DATA_DIR !== undefined;
+  const dataDir = env.FOLIO_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'folio-spawned-'));
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN_JS], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'info', ...env },
@@ -137,7 +139,7 @@ export async function spawnServer(env: Record<string, string> = {}): Promise<Spa
     await cleanup();
     throw err;
   }
-  const banner = await waitForLine((line) => line.text.includes('API key: '), 5_000);
-  const apiKey = /API key: (\S+)/.exec(banner.text)![1]!;
+  const banner = reused ? null : await waitForLine((line) => line.text.includes('API key: '), 5_000);
+  const apiKey = banner ? /API key: (\S+)/.exec(banner.text)![1]! : '';
   return { baseUrl, port, dataDir, child, apiKey, lines, waitForLine, exited, cleanup };
 }

@@ -68,6 +68,8 @@ export interface TestAppOptions {
   searchUpdater?: SearchIndexUpdater;
   /** Settle the public URL settings against the database as the server ('server') or the CLI does. */
   publicUrls?: ComposeOptions['publicUrls'];
+  /** DNS for webhook URLs (default: the system's). */
+  webhookLookup?: ComposeOptions['webhookLookup'];
   /** Where the app logs (default: silent); suites that hunt 500s keep the logged stacks. */
   logger?: Logger;
 }
@@ -112,6 +114,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.searcher && options.searchUpdater ? { search: { searcher: options.searcher, updater: options.searchUpdater } } : {}),
     resolver: options.resolver ?? fakeResolver,
     ...(options.publicUrls ? { publicUrls: options.publicUrls } : {}),
+    ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
   publish = folio.publisher.handle;
   const server: Server = createHttpServer(folio.app.callback(), logger);

@@ -1,0 +1,116 @@
+import type { AttemptView, Webhook } from '../../db/webhooksRepo.js';
+import type { WebhooksService } from '../../services/webhooks.js';
+import { WEBHOOK_EVENTS } from '../../webhooks/webhookEvents.js';
+import type { RouteDef } from '../routeDef.js';
+import { authOf } from '../state.js';
+import { deletedSchema, timestamp } from './schemaParts.js';
+
+export const createWebhookBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url', 'events'],
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL' },
+    events: { type: 'array', minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, items: { enum: [...WEBHOOK_EVENTS] } },
+  },
+} as const;
+
+interface CreateWebhookBody {
+  url: string;
+  events: string[];
+}
+
+const webhookSchema = {
+  type: 'object',
+  required: ['id', 'url', 'events', 'created_at'],
+  properties: { id: { type: 'string' }, url: { type: 'string' }, events: { type: 'array', items: { enum: [...WEBHOOK_EVENTS] } }, created_at: timestamp },
+} as const;
+
+const createdSchema = {
+  ...webhookSchema,
+  required: [...webhookSchema.required, 'secret'],
+  properties: { ...webhookSchema.properties, secret: { type: 'string', description: 'Standard Webhooks signing secret (whsec_…); shown only here' } },
+} as const;
+
+const attemptSchema = {
+  type: 'object',
+  required: ['delivery_id', 'event', 'delivery_status', 'attempt', 'at', 'response_code', 'duration_ms', 'error'],
+  properties: {
+    delivery_id: { type: 'string', description: 'The webhook-id header of the delivery (the same on every attempt)' },
+    event: { enum: [...WEBHOOK_EVENTS] },
+    delivery_status: { enum: ['pending', 'delivered', 'failed'] },
+    attempt: { type: 'integer' },
+    at: timestamp,
+    response_code: { type: ['integer', 'null'] },
+    duration_ms: { type: 'integer' },
+    error: { type: ['string', 'null'] },
+  },
+} as const;
+
+const presentWebhook = (w: Webhook) => ({ id: w.id, url: w.url, events: w.events, created_at: w.createdAt });
+const presentAttempt = (a: AttemptView) => ({
+  delivery_id: a.deliveryId,
+  event: a.eventType,
+  delivery_status: a.deliveryStatus,
+  attempt: a.attempt,
+  at: a.at,
+  response_code: a.responseCode,
+  duration_ms: a.durationMs,
+  error: a.error,
+});
+
+export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): RouteDef[] {
+  return [
+    {
+      method: 'POST',
+      path: '/blogs/:id/webhooks',
+      summary: 'Subscribe a URL to events of the blog (deliveries signed per Standard Webhooks; the secret is returned only here)',
+      tag: 'webhooks',
+      scope: 'blogs:write',
+      body: createWebhookBody,
+      status: 201,
+      response: createdSchema,
+      handler: async (ctx) => {
+        const webhook = await webhooks.create(authOf(ctx), ctx.params.id ?? '', ctx.state.body as CreateWebhookBody);
+        ctx.body = { ...presentWebhook(webhook), secret: webhook.secret };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/blogs/:id/webhooks',
+      summary: "The blog's webhooks",
+      tag: 'webhooks',
+      scope: 'blogs:read',
+      status: 200,
+      response: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: webhookSchema } } },
+      handler: (ctx) => {
+        ctx.body = { data: webhooks.list(authOf(ctx), ctx.params.id ?? '').map(presentWebhook) };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/blogs/:id/webhooks/:webhookId',
+      summary: 'Delete a webhook (deliveries not yet made are dropped)',
+      tag: 'webhooks',
+      scope: 'blogs:write',
+      status: 200,
+      response: deletedSchema,
+      handler: async (ctx) => {
+        await webhooks.delete(authOf(ctx), ctx.params.id ?? '', ctx.params.webhookId ?? '');
+        ctx.body = { deleted: true };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/blogs/:id/webhooks/:webhookId/deliveries',
+      summary: 'The latest 100 delivery attempts, newest first, with response code and duration',
+      tag: 'webhooks',
+      scope: 'blogs:read',
+      status: 200,
+      response: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: attemptSchema } } },
+      handler: (ctx) => {
+        ctx.body = { data: webhooks.attempts(authOf(ctx), ctx.params.id ?? '', ctx.params.webhookId ?? '').map(presentAttempt) };
+      },
+    },
+  ];
+}

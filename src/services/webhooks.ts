@@ -1,0 +1,77 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import type { Db } from '../db/database.js';
+import type { AttemptView, Webhook, WebhooksRepo } from '../db/webhooksRepo.js';
+import { writeTransaction } from '../db/writeTransaction.js';
+import { isoNow, type Clock } from '../clock.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
+import { BlockedAddressError, resolveAllowed, type Lookup } from '../webhooks/addressGuard.js';
+import type { AuthContext } from './authContext.js';
+
+/** Webhooks per blog: enough for a few integrations, few enough that one change stays cheap. */
+export const MAX_WEBHOOKS_PER_BLOG = 10;
+
+/** Webhook registrations of a blog (delivery: src/webhooks/dispatcher.ts). */
+export class WebhooksService {
+  constructor(
+    private readonly deps: { db: Db; blogs: BlogsRepo; webhooks: WebhooksRepo; clock: Clock; lookup: Lookup; allowPrivate: boolean },
+  ) {}
+
+  async create(auth: AuthContext, blogId: string, input: { url: string; events: string[] }): Promise<Webhook> {
+    const blog = this.blog(auth, blogId);
+    let url: URL;
+    try {
+      url = new URL(input.url);
+    } catch {
+      throw new BadRequestError('url must be an absolute http(s) URL', { details: [{ field: 'url', message: 'must be an absolute http(s) URL' }] });
+    }
+    if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password) {
+      throw new BadRequestError('url must be an http(s) URL without credentials', { details: [{ field: 'url', message: 'must be an http(s) URL without credentials' }] });
+    }
+    try {
+      await resolveAllowed(url, { lookup: this.deps.lookup, allowPrivate: this.deps.allowPrivate });
+    } catch (err) {
+      if (err instanceof BlockedAddressError) throw new BadRequestError(`url refused: ${err.message}`, { details: [{ field: 'url', message: err.message }] });
+      throw err;
+    }
+    return writeTransaction(this.deps.db, () => {
+      if (this.deps.webhooks.listByBlog(blog.id).length >= MAX_WEBHOOKS_PER_BLOG) throw new ConflictError(`a blog can have at most ${MAX_WEBHOOKS_PER_BLOG} webhooks; delete one first`);
+      const webhook: Webhook = {
+        id: randomUUID(),
+        blogId: blog.id,
+        url: url.href,
+        events: [...new Set(input.events)],
+        secret: `whsec_${randomBytes(24).toString('base64')}`,
+        createdAt: isoNow(this.deps.clock),
+      };
+      this.deps.webhooks.insert(webhook);
+      return webhook;
+    });
+  }
+
+  list(auth: AuthContext, blogId: string): Webhook[] {
+    return this.deps.webhooks.listByBlog(this.blog(auth, blogId).id);
+  }
+
+  async delete(auth: AuthContext, blogId: string, webhookId: string): Promise<void> {
+    await writeTransaction(this.deps.db, () => this.deps.webhooks.delete(this.webhook(auth, blogId, webhookId).id));
+  }
+
+  /** The most recent attempts, newest first. */
+  attempts(auth: AuthContext, blogId: string, webhookId: string): AttemptView[] {
+    return this.deps.webhooks.attempts(this.webhook(auth, blogId, webhookId).id, 100);
+  }
+
+  private blog(auth: AuthContext, blogId: string): BlogWithDomain {
+    const blog = this.deps.blogs.findOwned(auth.account.id, blogId);
+    if (!blog) throw new NotFoundError('blog not found');
+    return blog;
+  }
+
+  private webhook(auth: AuthContext, blogId: string, webhookId: string): Webhook {
+    const blog = this.blog(auth, blogId);
+    const webhook = this.deps.webhooks.find(webhookId);
+    if (!webhook || webhook.blogId !== blog.id) throw new NotFoundError('webhook not found');
+    return webhook;
+  }
+}
