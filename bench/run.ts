@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,publish,search,static-search,hostile,media,edge,backup` and the large corpus size with `--posts N`
+ * `--only api,publish,search,static-search,hostile,media,webhooks,edge,backup` and the large corpus size with `--posts N`
  * (default 10,000). `edge` needs Debian's varnish and wrk.
  */
 import { parseArgs } from 'node:util';
@@ -14,6 +14,7 @@ import { corpusDir, loadCorpus } from './corpus.js';
 import { runBackupBench } from './backupBench.js';
 import { runEdgeBench } from './edgeBench.js';
 import { runMediaBench } from './mediaBench.js';
+import { runWebhookBench } from './webhookBench.js';
 import { importCorpus, type ImportedBlog } from './importCorpus.js';
 
 const { values } = parseArgs({
@@ -23,7 +24,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
   },
 });
-const only = new Set((values.only ?? 'api,publish,search,static-search,hostile,media,edge,backup').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? 'api,publish,search,static-search,hostile,media,webhooks,edge,backup').split(',').map((s) => s.trim()));
 const seconds = Number(values.seconds ?? 10);
 
 const rows: BenchRow[] = [];
@@ -49,6 +50,7 @@ await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts
 await section('static-search', () => runStaticSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('hostile', () => runHostileBench());
 await section('media', () => runMediaBench());
+await section('webhooks', () => runWebhookBench());
 
 // The edge and backup sections share one imported blog of `posts` posts.
 let shared: ImportedBlog | null = null;
