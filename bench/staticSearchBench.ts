@@ -123,39 +123,39 @@ async function typeAndTime(page: Page, query: string): Promise<QueryTime> {
   await input.click();
   await input.fill('');
   await page.keyboard.type(query, { delay: 60 });
-  const timing = page.evaluate(
-    () =>
-      new Promise<QueryTime>((resolve) => {
-        const list = document.getElementById('search-results')!;
-        const input = document.getElementById('search-q')!;
-        let started = 0;
-        let first = 0;
-        const painted = (): Promise<number> => new Promise((done) => requestAnimationFrame(() => done(performance.now() - started)));
-        const previous = new Set(Array.from(list.children));
-        let busySeen = false;
-        let firstPainted: Promise<number> | undefined;
-        const observer = new MutationObserver(() => {
-          if (!started) return;
-          const busy = list.hasAttribute('aria-busy');
-          busySeen ||= busy;
-          const done = busySeen && !busy;
-          const fresh = Array.from(list.querySelectorAll('.search-result')).some((card) => !previous.has(card));
-          if (!firstPainted && (fresh || done)) firstPainted = painted();
-          if (done) {
-            observer.disconnect();
-            void Promise.all([firstPainted!, painted()]).then(([first, all]) => resolve({ first, all }));
-          }
-        });
-        observer.observe(list, { attributes: true, attributeFilter: ['aria-busy'], childList: true, subtree: true });
-        input.addEventListener('keydown', (event) => {
-          if (event.key === 'Enter' && !started) started = performance.now();
-        }, { capture: true, once: true });
-      }),
-  );
-  // The observer is in place once evaluate's promise exists in the page; a frame makes sure.
-  await page.waitForTimeout(50);
+  // The watcher is installed (and this evaluate returns) before Enter is pressed.
+  await page.evaluate(() => {
+    const list = document.getElementById('search-results')!;
+    const input = document.getElementById('search-q')!;
+    const win = window as unknown as { folioTiming?: Promise<QueryTime> };
+    win.folioTiming = new Promise<QueryTime>((resolve, reject) => {
+      let started = 0;
+      const painted = (): Promise<number> => new Promise((done) => requestAnimationFrame(() => done(performance.now() - started)));
+      const previous = new Set(Array.from(list.children));
+      let busySeen = false;
+      let firstPainted: Promise<number> | undefined;
+      const giveUp = setTimeout(() => reject(new Error('no results within 20 s')), 20_000);
+      const observer = new MutationObserver(() => {
+        if (!started) return;
+        const busy = list.hasAttribute('aria-busy');
+        busySeen ||= busy;
+        const done = busySeen && !busy;
+        const fresh = Array.from(list.querySelectorAll('.search-result')).some((card) => !previous.has(card));
+        if (!firstPainted && (fresh || done)) firstPainted = painted();
+        if (done) {
+          observer.disconnect();
+          clearTimeout(giveUp);
+          void Promise.all([firstPainted!, painted()]).then(([first, all]) => resolve({ first, all }));
+        }
+      });
+      observer.observe(list, { attributes: true, attributeFilter: ['aria-busy'], childList: true, subtree: true });
+      input.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' && !started) started = performance.now();
+      }, { capture: true, once: true });
+    });
+  });
   await page.keyboard.press('Enter');
-  return timing;
+  return page.evaluate(() => (window as unknown as { folioTiming: Promise<QueryTime> }).folioTiming);
 }
 
 /**

@@ -139,7 +139,13 @@ export async function spawnServer(env: Record<string, string> = {}): Promise<Spa
     await cleanup();
     throw err;
   }
-  const banner = reused ? null : await waitForLine((line) => line.text.includes('API key: '), 5_000);
+  let banner: OutputLine | null = null;
+  try {
+    banner = reused ? null : await waitForLine((line) => line.text.includes('API key: '), 5_000);
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
   const apiKey = banner ? /API key: (\S+)/.exec(banner.text)![1]! : '';
   return { baseUrl, port, dataDir, child, apiKey, lines, waitForLine, exited, cleanup };
 }
