@@ -38,10 +38,26 @@ export function toOpenApiPath(path: string): string {
 
 const jsonResponse = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 
+/** Headers on every answer, and on every answer to a request with a key. */
+const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+};
+const HEADER_COMPONENTS = {
+  'X-Request-Id': { description: 'Id of this request, as logged (echoed when the request sent a well-formed one)', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: "Requests the account's plan allows per hour", schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current hour', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the window resets (Unix seconds)', schema: { type: 'integer' } },
+  'Idempotent-Replayed': { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+};
+
 /** The routes app.ts registers itself, outside the route table; none needs an API key. */
 const builtInPaths: Record<string, Record<string, unknown>> = {
   '/healthz': {
     get: {
+      operationId: 'getHealth',
       summary: 'Liveness: the process answers and its database is reachable',
       tags: ['meta'],
       security: [],
@@ -54,6 +70,7 @@ const builtInPaths: Record<string, Record<string, unknown>> = {
   },
   '/v1/openapi.json': {
     get: {
+      operationId: 'getOpenApiDocument',
       summary: 'This OpenAPI document',
       tags: ['meta'],
       security: [],
@@ -67,6 +84,7 @@ const builtInPaths: Record<string, Record<string, unknown>> = {
 function metricsPath(tokenRequired: boolean): Record<string, unknown> {
   return {
     get: {
+      operationId: 'getMetrics',
       summary: 'Prometheus metrics, text exposition format (never on a blog host)',
       tags: ['meta'],
       security: tokenRequired ? [{ metricsToken: [] }] : [],
@@ -122,9 +140,10 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     if (route.body || route.upload) errors.push('413', '415');
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
+      operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
-      ...(route.scope ? { security: [{ bearer: [] }], 'x-scope': route.scope } : { security: [] }),
+      ...(route.scope ? { security: [{ bearer: [route.scope] }], 'x-scope': route.scope } : { security: [] }),
       parameters,
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: clean(route.body) } } } } : {}),
       ...(route.upload
@@ -133,11 +152,18 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
       responses: {
         [String(route.status)]: {
           description: 'Success',
-          ...(route.etag && route.method !== 'DELETE' ? { headers: { ETag: { description: 'Version of the resource as read, for If-Match', schema: { type: 'string' } } } } : {}),
+          headers: {
+            ...REQUEST_ID_HEADER,
+            ...(route.scope ? RATE_LIMIT_HEADERS : {}),
+            ...(route.method === 'POST' && route.scope ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
+            ...(route.etag && route.method !== 'DELETE' ? { ETag: { description: 'Version of the resource as read, for If-Match', schema: { type: 'string' } } } : {}),
+          },
           content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } },
         },
         // An upload of bytes the blog already has answers with that image.
-        ...(route.upload && route.status === 201 ? { '200': { description: 'The blog already had this exact image', content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } } } } : {}),
+        ...(route.upload && route.status === 201
+          ? { '200': { description: 'The blog already had this exact image', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS }, content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } } } }
+          : {}),
         ...Object.fromEntries(errors.map((code) => [code, { $ref: '#/components/responses/Error' }])),
       },
     };
@@ -152,11 +178,12 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     servers: [{ url: serverUrl }],
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_ API key' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_ API key. Each operation lists the scope it needs (OpenAPI 3.1 role names); a key with `*` has them all' },
         ...(options.metricsToken ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'FOLIO_METRICS_TOKEN (GET /metrics only)' } } : {}),
       },
       schemas: { Error: errorSchema },
-      responses: { Error: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+      headers: HEADER_COMPONENTS,
+      responses: { Error: { description: 'Error', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
     },
     paths,
   };

@@ -11,6 +11,8 @@ export interface RouteDef {
   /** Relative to /v1, in @koa/router syntax (`/posts/:slug`). */
   path: string;
   summary: string;
+  /** Unique name of the operation in the OpenAPI document (generated clients' method name). */
+  operationId: string;
   tag: string;
   /** Scope the key needs; routes without one need no authentication at all. */
   scope?: Scope;

@@ -87,11 +87,24 @@ describe('GET /v1/openapi.json', () => {
         if (path.endsWith('/healthz') || path.endsWith('/openapi.json') || path === '/metrics') {
           expect(op.security).toEqual([]);
         } else {
-          expect(op.security).toEqual([{ bearer: [] }]);
+          expect(op.security).toEqual([{ bearer: [op['x-scope']] }]);
           expect(op['x-scope']).toMatch(/^[a-z]+:[a-z]+$/);
         }
       }
     }
+  });
+
+  it('names every operation with a unique operationId and documents the request id header', () => {
+    const ids: string[] = [];
+    for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        expect(op.operationId, method).toMatch(/^[a-z][A-Za-z]+$/);
+        ids.push(op.operationId);
+        const success = Object.entries(op.responses).find(([code]) => code.startsWith('2'))![1] as any;
+        if (op.operationId !== 'getMetrics' && op.operationId !== 'getHealth' && op.operationId !== 'getOpenApiDocument') expect(success.headers['X-Request-Id']).toBeDefined();
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('declares every path parameter, answers 201 for creations and 200 otherwise, and documents errors', () => {

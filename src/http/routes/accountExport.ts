@@ -11,6 +11,7 @@ export function accountExportRoutes({ exporter }: { exporter: AccountExporter })
     {
       method: 'GET',
       path: '/account/export',
+      operationId: 'exportAccount',
       summary: "Every blog of the account with its posts (Markdown and fields), tags, theme and media list, as one JSON document (streamed); `folio import` reads it",
       tag: 'account',
       scope: 'blogs:read',

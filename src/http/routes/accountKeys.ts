@@ -20,6 +20,7 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
     {
       method: 'POST',
       path: '/account/api-keys',
+      operationId: 'createAccountKey',
       summary: 'Generate an account key, bound to no blog (the full key is returned only here)',
       tag: 'api-keys',
       scope: 'keys:manage',
@@ -36,6 +37,7 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
     {
       method: 'GET',
       path: '/account/api-keys',
+      operationId: 'listAccountKeys',
       summary: "List the account's active account keys, newest first (blog-bound keys are listed per blog)",
       tag: 'api-keys',
       scope: 'keys:manage',
@@ -48,6 +50,7 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
     {
       method: 'DELETE',
       path: '/account/api-keys/:keyId',
+      operationId: 'revokeAccountKey',
       summary: "Revoke an account key, the calling key included; it stops working at once. The account's last account key is refused (409)",
       tag: 'api-keys',
       scope: 'keys:manage',

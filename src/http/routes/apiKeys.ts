@@ -39,6 +39,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
     {
       method: 'POST',
       path: '/blogs/:id/api-keys',
+      operationId: 'createBlogKey',
       summary: 'Generate an API key bound to the blog (the full key is returned only here)',
       tag: 'api-keys',
       scope: 'keys:manage',
@@ -55,6 +56,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
     {
       method: 'GET',
       path: '/blogs/:id/api-keys',
+      operationId: 'listBlogKeys',
       summary: "List the blog's active keys",
       tag: 'api-keys',
       scope: 'keys:manage',
@@ -67,6 +69,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
     {
       method: 'DELETE',
       path: '/blogs/:id/api-keys/:keyId',
+      operationId: 'revokeBlogKey',
       summary: 'Revoke a key; it stops working at once',
       tag: 'api-keys',
       scope: 'keys:manage',

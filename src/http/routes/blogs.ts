@@ -31,6 +31,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
     {
       method: 'POST',
       path: '/blogs',
+      operationId: 'createBlog',
       summary: 'Create a blog',
       tag: 'blogs',
       scope: 'blogs:write',
@@ -47,6 +48,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
     {
       method: 'GET',
       path: '/blogs',
+      operationId: 'listBlogs',
       summary: "List the account's blogs, most recent first",
       tag: 'blogs',
       scope: 'blogs:read',
@@ -59,6 +61,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
     {
       method: 'GET',
       path: '/blogs/:id',
+      operationId: 'getBlog',
       summary: 'Get one blog with its theme configuration',
       etag: 'read',
       tag: 'blogs',
@@ -73,6 +76,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
     {
       method: 'PUT',
       path: '/blogs/:id',
+      operationId: 'updateBlog',
       summary: 'Update name, description or theme_config (theme keys are plan-gated)',
       etag: 'write',
       tag: 'blogs',
@@ -94,6 +98,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
     {
       method: 'DELETE',
       path: '/blogs/:id',
+      operationId: 'deleteBlog',
       summary: 'Delete a blog, its posts, keys and domain, and its published site',
       etag: 'write',
       tag: 'blogs',
@@ -108,6 +113,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
     {
       method: 'GET',
       path: '/blogs/:id/publishing',
+      operationId: 'getPublishingStatus',
       summary: "Publish jobs of the blog that are not done yet, with their last error",
       tag: 'blogs',
       scope: 'blogs:read',

@@ -38,6 +38,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
     {
       method: 'POST',
       path: '/blogs/:id/domain',
+      operationId: 'registerDomain',
       summary: 'Register a custom domain (Starter plan or higher)',
       tag: 'domains',
       scope: 'domains:write',
@@ -54,6 +55,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
     {
       method: 'GET',
       path: '/blogs/:id/domain',
+      operationId: 'getDomain',
       summary: "Get the blog's custom domain (checks DNS while it is pending; 404 once an unverified registration expired)",
       tag: 'domains',
       scope: 'blogs:read',
@@ -66,6 +68,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
     {
       method: 'DELETE',
       path: '/blogs/:id/domain',
+      operationId: 'removeDomain',
       summary: 'Remove the custom domain',
       tag: 'domains',
       scope: 'domains:write',

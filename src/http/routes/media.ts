@@ -12,6 +12,7 @@ export function mediaRoutes({ media, urls }: { media: MediaService; urls: SiteUr
     {
       method: 'POST',
       path: '/media',
+      operationId: 'uploadMedia',
       summary: 'Upload an image (the bytes as the body, at most 10 MB); 200 with the existing image when the blog already has these exact bytes',
       tag: 'media',
       scope: 'media:write',
@@ -33,6 +34,7 @@ export function mediaRoutes({ media, urls }: { media: MediaService; urls: SiteUr
     {
       method: 'GET',
       path: '/media',
+      operationId: 'listMedia',
       summary: "List the blog's images, newest first",
       tag: 'media',
       scope: 'media:read',
@@ -50,6 +52,7 @@ export function mediaRoutes({ media, urls }: { media: MediaService; urls: SiteUr
     {
       method: 'GET',
       path: '/media/:id',
+      operationId: 'getMedia',
       summary: 'Get one image',
       tag: 'media',
       scope: 'media:read',
@@ -64,6 +67,7 @@ export function mediaRoutes({ media, urls }: { media: MediaService; urls: SiteUr
     {
       method: 'DELETE',
       path: '/media/:id',
+      operationId: 'deleteMedia',
       summary: 'Delete an image and its variants (409 while a published or scheduled post uses it)',
       tag: 'media',
       scope: 'media:write',

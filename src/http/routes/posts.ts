@@ -98,6 +98,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
     {
       method: 'POST',
       path: '/posts',
+      operationId: 'createPost',
       summary: 'Create a post',
       tag: 'posts',
       scope: 'posts:write',
@@ -122,6 +123,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
     {
       method: 'GET',
       path: '/posts',
+      operationId: 'listPosts',
       summary: 'List posts',
       tag: 'posts',
       scope: 'posts:read',
@@ -145,6 +147,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
     {
       method: 'GET',
       path: '/posts/:slug',
+      operationId: 'getPost',
       summary: 'Get a post',
       etag: 'read',
       tag: 'posts',
@@ -160,6 +163,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
     {
       method: 'PUT',
       path: '/posts/:slug',
+      operationId: 'updatePost',
       summary: 'Update a post (only the fields present change)',
       etag: 'write',
       tag: 'posts',
@@ -177,6 +181,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
     {
       method: 'DELETE',
       path: '/posts/:slug',
+      operationId: 'deletePost',
       summary: 'Delete a post',
       etag: 'write',
       tag: 'posts',
@@ -192,6 +197,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
     {
       method: 'POST',
       path: '/posts/:slug/publish',
+      operationId: 'publishPost',
       summary: 'Publish a post (draft or scheduled → published; idempotent when published)',
       tag: 'posts',
       scope: 'posts:write',
@@ -207,6 +213,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
     {
       method: 'POST',
       path: '/posts/:slug/schedule',
+      operationId: 'schedulePost',
       summary: 'Schedule a post for later publication (Creator plan or higher)',
       tag: 'posts',
       scope: 'posts:write',
@@ -223,6 +230,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
     {
       method: 'POST',
       path: '/posts/:slug/unpublish',
+      operationId: 'unpublishPost',
       summary: 'Move a published or scheduled post back to draft',
       tag: 'posts',
       scope: 'posts:write',

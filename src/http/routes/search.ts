@@ -45,6 +45,7 @@ export function searchRoutes({ searcher, urls }: { searcher: BlogSearcher; urls:
     {
       method: 'GET',
       path: '/search',
+      operationId: 'searchPosts',
       summary: 'Full-text search over the blog’s published posts (all words must match)',
       tag: 'search',
       scope: 'search:read',

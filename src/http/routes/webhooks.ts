@@ -64,6 +64,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
     {
       method: 'POST',
       path: '/blogs/:id/webhooks',
+      operationId: 'createWebhook',
       summary: 'Subscribe a URL to events of the blog (deliveries signed per Standard Webhooks; the secret is returned only here)',
       tag: 'webhooks',
       scope: 'blogs:write',
@@ -78,6 +79,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
     {
       method: 'GET',
       path: '/blogs/:id/webhooks',
+      operationId: 'listWebhooks',
       summary: "The blog's webhooks",
       tag: 'webhooks',
       scope: 'blogs:read',
@@ -90,6 +92,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
     {
       method: 'DELETE',
       path: '/blogs/:id/webhooks/:webhookId',
+      operationId: 'deleteWebhook',
       summary: 'Delete a webhook (deliveries not yet made are dropped)',
       tag: 'webhooks',
       scope: 'blogs:write',
@@ -103,6 +106,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
     {
       method: 'GET',
       path: '/blogs/:id/webhooks/:webhookId/deliveries',
+      operationId: 'listWebhookDeliveries',
       summary: 'The latest 100 delivery attempts, newest first, with response code and duration',
       tag: 'webhooks',
       scope: 'blogs:read',
