@@ -31,6 +31,28 @@ function clean(schema: unknown): unknown {
   return out;
 }
 
+/**
+ * A success schema as the server answers it: every object property is required unless the
+ * schema lists it in `x-optional` (fields only some answers carry) or declares `required`
+ * itself. Generated clients then type answers without `| undefined` everywhere; the contract
+ * check of the integration suite (test/support/openApiContract.ts) keeps this true.
+ */
+function answerSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(answerSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'x-optional') continue;
+    out[key] = answerSchema(value);
+  }
+  const properties = (schema as { properties?: Record<string, unknown> }).properties;
+  if (properties && !('required' in schema)) {
+    const optional = new Set(((schema as { 'x-optional'?: string[] })['x-optional']) ?? []);
+    out.required = Object.keys(properties).filter((name) => !optional.has(name));
+  }
+  return out;
+}
+
 /** `/posts/:slug` → `/posts/{slug}`. */
 export function toOpenApiPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
@@ -134,7 +156,8 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
       });
     }
     // 503 (with Retry-After) while the store or the database lock is unavailable.
-    const errors = ['400', '401', '403', '404', '409', '429', '503'];
+    // 500 `internal_error`: anything unexpected (decisions.md), on every operation.
+    const errors = ['400', '401', '403', '404', '409', '429', '500', '503'];
     if (route.etag === 'write') errors.push('412');
     if (route.method === 'POST' && route.scope) errors.push('422');
     if (route.body || route.upload) errors.push('413', '415');
@@ -158,11 +181,11 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
             ...(route.method === 'POST' && route.scope ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
             ...(route.etag && route.method !== 'DELETE' ? { ETag: { description: 'Version of the resource as read, for If-Match', schema: { type: 'string' } } } : {}),
           },
-          content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } },
+          content: { 'application/json': { schema: answerSchema(clean(route.response ?? { type: 'object' })) } },
         },
         // An upload of bytes the blog already has answers with that image.
         ...(route.upload && route.status === 201
-          ? { '200': { description: 'The blog already had this exact image', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS }, content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }) } } } }
+          ? { '200': { description: 'The blog already had this exact image', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS }, content: { 'application/json': { schema: answerSchema(clean(route.response ?? { type: 'object' })) } } } }
           : {}),
         ...Object.fromEntries(errors.map((code) => [code, { $ref: '#/components/responses/Error' }])),
       },

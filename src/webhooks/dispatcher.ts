@@ -90,9 +90,18 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Resolves when no send is running. */
+  /**
+   * Resolves when no send is running, including the next delivery of a webhook that a finished
+   * send wakes on the following turn of the event loop.
+   */
   async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    for (;;) {
+      if (this.running.size === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.running.size === 0) return;
+      }
+      await Promise.allSettled([...this.running]);
+    }
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenApiContract } from '../support/openApiContract.js';
 import type Router from '@koa/router';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { expectNoLeak } from '../support/factories.js';
@@ -92,6 +93,16 @@ describe('GET /v1/openapi.json', () => {
         }
       }
     }
+  });
+
+  it('is what every answer of the integration suite is checked against, and that check catches drift', () => {
+    const contract = new OpenApiContract(doc);
+    const post = { id: 'p', blog_id: 'b', title: 't', slug: 's', content_md: '', content_html: '', meta_description: '', og_image_url: null, tags: [], status: 'draft', published_at: null, scheduled_at: null, created_at: 'x', updated_at: 'x' };
+    expect(() => contract.check('GET', '/v1/posts/s', 200, 'application/json', post)).not.toThrow();
+    const { title: _title, ...withoutTitle } = post;
+    expect(() => contract.check('GET', '/v1/posts/s', 200, 'application/json', withoutTitle)).toThrow(/required property 'title'/);
+    expect(() => contract.check('GET', '/v1/posts/s', 418, 'application/json', post)).toThrow(/does not list/);
+    expect(() => contract.check('DELETE', '/v1/posts/s', 404, 'application/json', { error: 'not_found' })).toThrow(/required property 'message'/);
   });
 
   it('names every operation with a unique operationId and documents the request id header', () => {

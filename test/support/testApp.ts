@@ -11,6 +11,7 @@ import type { PublishJob } from '../../src/db/jobsRepo.js';
 import type { Plan } from '../../src/services/plans.js';
 import type { BlogSearcher } from '../../src/http/routes/search.js';
 import { FakeClock } from './fakeClock.js';
+import { OpenApiContract } from './openApiContract.js';
 import type { SearchIndexUpdater } from '../../src/publish/publisher.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
 
@@ -123,6 +124,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const baseUrl = `http://127.0.0.1:${port}`;
   const { apiKey, account } = folio.accounts.create({ plan: 'enterprise' });
 
+  let contract: OpenApiContract | null = null;
   const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> => {
     const headers: Record<string, string> = { ...opts.headers };
     const key = opts.key === undefined ? apiKey : opts.key;
@@ -141,6 +143,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       // not JSON: keep the text
+    }
+    const target = path.startsWith('/') ? path : `/v1/${path}`;
+    if (target.startsWith('/v1/') && target !== '/v1/openapi.json') {
+      contract ??= new OpenApiContract((await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as ConstructorParameters<typeof OpenApiContract>[0]);
+      contract.check(method, target, res.status, res.headers.get('content-type') ?? '', parsed);
     }
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   };

@@ -3,13 +3,12 @@ import type { ApiKeysService } from '../../services/apiKeys.js';
 import { presentAccountKeyCreated, presentAccountKeyListEntry } from '../presenters/apiKey.js';
 import type { RouteDef } from '../routeDef.js';
 import { authOf } from '../state.js';
-import { createKeyBody, keySchema, type CreateKeyBody } from './apiKeys.js';
+import { createKeyBody, keyCreatedSchema, keyListEntrySchema, type CreateKeyBody } from './apiKeys.js';
 import { deletedSchema } from './schemaParts.js';
 
-const accountKeySchema = {
-  type: 'object',
-  properties: { ...keySchema.properties, scopes: { type: 'array', items: { type: 'string' } } },
-} as const;
+const scopes = { type: 'array', items: { type: 'string' } } as const;
+const accountKeyCreatedSchema = { type: 'object', properties: { ...keyCreatedSchema.properties, scopes } } as const;
+const accountKeyListEntrySchema = { type: 'object', properties: { ...keyListEntrySchema.properties, scopes } } as const;
 
 /**
  * Account keys (bound to no blog), so a leaked bootstrap key can be replaced and revoked. Same
@@ -26,7 +25,7 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       scope: 'keys:manage',
       body: createKeyBody,
       status: 201,
-      response: accountKeySchema,
+      response: accountKeyCreatedSchema,
       handler: (ctx) => {
         const body = ctx.state.body as CreateKeyBody;
         const { key, secret } = keys.createAccountKey(authOf(ctx), { name: body.name ?? ACCOUNT_KEY_NAME, scopes: body.scopes ?? ['*'] });
@@ -42,7 +41,7 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       tag: 'api-keys',
       scope: 'keys:manage',
       status: 200,
-      response: { type: 'object', properties: { data: { type: 'array', items: accountKeySchema } } },
+      response: { type: 'object', properties: { data: { type: 'array', items: accountKeyListEntrySchema } } },
       handler: (ctx) => {
         ctx.body = { data: keys.listAccountKeys(authOf(ctx)).map(presentAccountKeyListEntry) };
       },

@@ -21,17 +21,15 @@ export interface CreateKeyBody {
   scopes?: Scope[] | ['*'];
 }
 
-export const keySchema = {
+/** The creation answer: the only one with the full key. */
+export const keyCreatedSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    key: { type: 'string' },
-    prefix: { type: 'string' },
-    key_prefix: { type: 'string' },
-    last_used_at: nullableTimestamp,
-    created_at: timestamp,
-  },
+  properties: { id: { type: 'string' }, name: { type: 'string' }, key: { type: 'string' }, prefix: { type: 'string' }, created_at: timestamp },
+} as const;
+
+export const keyListEntrySchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, name: { type: 'string' }, key_prefix: { type: 'string' }, last_used_at: nullableTimestamp, created_at: timestamp },
 } as const;
 
 export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
@@ -45,7 +43,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       scope: 'keys:manage',
       body: createKeyBody,
       status: 201,
-      response: keySchema,
+      response: keyCreatedSchema,
       handler: (ctx) => {
         const body = ctx.state.body as CreateKeyBody;
         const { key, secret } = keys.create(authOf(ctx), ctx.params.id ?? '', { name: body.name ?? 'Default', scopes: body.scopes ?? ['*'] });
@@ -61,7 +59,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       tag: 'api-keys',
       scope: 'keys:manage',
       status: 200,
-      response: { type: 'object', properties: { data: { type: 'array', items: keySchema } } },
+      response: { type: 'object', properties: { data: { type: 'array', items: keyListEntrySchema } } },
       handler: (ctx) => {
         ctx.body = { data: keys.list(authOf(ctx), ctx.params.id ?? '').map(presentKeyListEntry) };
       },

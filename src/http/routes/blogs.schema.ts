@@ -68,8 +68,13 @@ const blogProps = {
   updated_at: timestamp,
 } as const;
 
+const pick = <K extends keyof typeof blogProps>(...keys: K[]) => ({ type: 'object', properties: Object.fromEntries(keys.map((k) => [k, blogProps[k]])) }) as const;
+
+/** Each operation answers its own set of fields (api.md §2.2, §4.2; GET /blogs/:id all of them). */
 export const blogSchema = { type: 'object', properties: blogProps } as const;
-export const blogListSchema = { type: 'object', properties: { data: { type: 'array', items: blogSchema } } } as const;
+export const blogCreatedSchema = pick('id', 'slug', 'name', 'url', 'created_at');
+export const blogUpdatedSchema = pick('id', 'slug', 'name', 'description', 'custom_domain', 'theme_config', 'updated_at');
+export const blogListSchema = { type: 'object', properties: { data: { type: 'array', items: pick('id', 'slug', 'name', 'description', 'custom_domain', 'created_at', 'updated_at') } } } as const;
 
 export const publishingSchema = {
   type: 'object',

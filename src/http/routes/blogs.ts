@@ -9,6 +9,8 @@ import { etagOf, ifMatch } from '../etag.js';
 import { authOf } from '../state.js';
 import {
   blogListSchema,
+  blogCreatedSchema,
+  blogUpdatedSchema,
   blogSchema,
   createBlogBody,
   publishingSchema,
@@ -37,7 +39,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       scope: 'blogs:write',
       body: createBlogBody,
       status: 201,
-      response: blogSchema,
+      response: blogCreatedSchema,
       handler: async (ctx) => {
         const body = ctx.state.body as CreateBlogBody;
         const blog = await blogs.create(authOf(ctx), body);
@@ -83,7 +85,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       scope: 'blogs:write',
       body: updateBlogBody,
       status: 200,
-      response: blogSchema,
+      response: blogUpdatedSchema,
       handler: async (ctx) => {
         const body = ctx.state.body as UpdateBlogBody;
         const blog = await blogs.update(authOf(ctx), ctx.params.id ?? '', {
