@@ -7,8 +7,9 @@
  * at a time (a 4000 × 3000 JPEG keeps two cores busy for about a second); a short queue waits
  * behind, and past it uploads are refused with a 503 rather than piling up memory.
  */
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 import { BadRequestError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../errors.js';
 import { CONTENT_TYPES, OG_HEIGHT, OG_WIDTH, ogName, originalName, variantsOf, type ImageFormat, type MediaImage } from './mediaNames.js';
 
@@ -31,17 +32,19 @@ export interface EncodedImage {
   objects: EncodedObject[];
 }
 
+const requireModule = createRequire(import.meta.url);
+
 const FORMAT_NAMES: Readonly<Record<string, ImageFormat>> = { jpeg: 'jpeg', png: 'png', webp: 'webp', gif: 'gif' };
 
 const describe = (format: ImageFormat): string => ({ jpeg: 'JPEG', png: 'PNG', webp: 'WebP', gif: 'GIF', avif: 'AVIF' })[format];
 
 /** What sharp read from the header, as one of our formats (AVIF is a HEIF with AV1 inside). */
-function formatOf(metadata: sharp.Metadata): ImageFormat | null {
+function formatOf(metadata: Sharp.Metadata): ImageFormat | null {
   if (metadata.format === 'heif') return metadata.compression === 'av1' ? 'avif' : null;
   return FORMAT_NAMES[metadata.format ?? ''] ?? null;
 }
 
-function encoder(pipeline: sharp.Sharp, format: ImageFormat): sharp.Sharp {
+function encoder(pipeline: Sharp.Sharp, format: ImageFormat): Sharp.Sharp {
   switch (format) {
     case 'jpeg':
       return pipeline.jpeg({ quality: 80, mozjpeg: true });
@@ -58,14 +61,22 @@ function encoder(pipeline: sharp.Sharp, format: ImageFormat): sharp.Sharp {
 
 export class ImagePipeline {
   private running = 0;
+  private loaded: typeof Sharp | undefined;
   private readonly waiting: (() => void)[] = [];
 
   /**
    * `threads`: libvips worker threads; by default one core fewer than the machine has, so the
    * event loop always finds a free core (on two cores, one thread).
    */
-  constructor(private readonly options: { concurrency?: number; queueLimit?: number; threads?: number } = {}) {
-    sharp.concurrency(options.threads ?? Math.max(1, availableParallelism() - 1));
+  constructor(private readonly options: { concurrency?: number; queueLimit?: number; threads?: number } = {}) {}
+
+  /** sharp (and libvips) load on the first upload: most servers start without needing them. */
+  private sharp(): typeof Sharp {
+    if (!this.loaded) {
+      this.loaded = requireModule('sharp') as typeof Sharp;
+      this.loaded.concurrency(this.options.threads ?? Math.max(1, availableParallelism() - 1));
+    }
+    return this.loaded;
   }
 
   /**
@@ -75,8 +86,9 @@ export class ImagePipeline {
   async encode(bytes: Buffer, declared: ImageFormat, hash: string): Promise<EncodedImage> {
     if (bytes.length === 0) throw new BadRequestError('the body is empty; send the image bytes as the request body');
     return this.queued(async () => {
+      const sharp = this.sharp();
       const input = { limitInputPixels: MAX_PIXELS, animated: declared === 'gif' || declared === 'webp' };
-      let metadata: sharp.Metadata;
+      let metadata: Sharp.Metadata;
       try {
         // Only the header is read here, so no pixel limit yet: the check below names the size.
         metadata = await sharp(bytes, { ...input, limitInputPixels: false }).metadata();
@@ -102,7 +114,7 @@ export class ImagePipeline {
         // One encoding at a time, on libvips threads sized by the constructor: run all at once,
         // eleven encodings oversubscribed both cores and the event loop waited 600 ms for CPU.
         const objects: EncodedObject[] = [];
-        const add = async (name: string, pipeline: sharp.Sharp, contentType: string) => objects.push({ name, body: await pipeline.toBuffer(), contentType });
+        const add = async (name: string, pipeline: Sharp.Sharp, contentType: string) => objects.push({ name, body: await pipeline.toBuffer(), contentType });
         await add(originalName(image), encoder(base.clone(), declared), CONTENT_TYPES[declared]);
         for (const variant of variantsOf(image)) await add(variant.name, encoder(base.clone().resize({ width: variant.width }), variant.format), CONTENT_TYPES[variant.format]);
         await add(
