@@ -1,17 +1,6 @@
 import autocannon from 'autocannon';
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './table.js';
-import { startBenchServer } from './serverProcess.js';
-
-const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
-
-function createAccount(dataDir: string): string {
-  const out = execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'enterprise', '--json'], {
-    env: { ...process.env, FOLIO_DATA_DIR: dataDir },
-  });
-  return (JSON.parse(out.toString()) as { api_key: string }).api_key;
-}
+import { createBenchAccount as createAccount, startBenchServer } from './serverProcess.js';
 
 async function call(baseUrl: string, key: string, method: string, path: string, body?: unknown, blogId?: string): Promise<any> {
   const res = await fetch(`${baseUrl}${path}`, {

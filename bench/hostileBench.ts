@@ -6,15 +6,12 @@
  * probe's latency beyond its idle baseline is time the event loop was held. The anchor, measured
  * in the same run, is the probe's worst latency while the server is idle.
  */
-import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { hostileInputs, MIB } from './hostileInputs.js';
-import { startBenchServer } from './serverProcess.js';
+import { createBenchAccount, startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
 import { probe } from './harness/healthProbe.js';
 
-const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 const TARGET_MS = 100;
 
 async function timed(baseUrl: string, work: () => Promise<void>): Promise<number> {
@@ -32,7 +29,7 @@ export async function runHostileBench(): Promise<BenchRow[]> {
   const server = await startBenchServer({ FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn' });
   const rows: BenchRow[] = [];
   try {
-    const key = (JSON.parse(execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'enterprise', '--json'], { env: { ...process.env, FOLIO_DATA_DIR: server.dataDir } }).toString()) as { api_key: string }).api_key;
+    const key = createBenchAccount(server.dataDir);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const blog = (await (await fetch(`${server.baseUrl}/v1/blogs`, { method: 'POST', headers, body: JSON.stringify({ slug: 'hostile', name: 'Hostile' }) })).json()) as { id: string };
     const blogHeaders = { ...headers, 'x-blog-id': blog.id };

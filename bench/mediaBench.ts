@@ -9,16 +9,14 @@
  * service makes, a 1600 px JPEG of the same photo. The ratio says what the nine other encodings
  * (AVIF dominates) and the HTTP path cost on top.
  */
-import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { probe } from './harness/healthProbe.js';
 import { visit } from './harness/visit.js';
-import { startBenchServer } from './serverProcess.js';
+import { createBenchAccount, startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
+import { percentile } from './harness/stats.js';
 
-const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 const UPLOADS = 5;
 
 /** A photo-like 4000 × 3000 JPEG: sky gradient, sun, hills, and sensor-like noise (never the same bytes twice). */
@@ -28,7 +26,6 @@ async function cameraJpeg(seed: number): Promise<Buffer> {
   return sharp(Buffer.from(svg)).composite([{ input: noise, blend: 'overlay' }]).jpeg({ quality: 92 }).toBuffer();
 }
 
-const percentile = (values: readonly number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(2)} MB`;
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
 
@@ -47,7 +44,7 @@ export async function runMediaBench(): Promise<BenchRow[]> {
 
   const server = await startBenchServer();
   try {
-    const key = (JSON.parse(execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'enterprise', '--json'], { env: { ...process.env, FOLIO_DATA_DIR: server.dataDir } }).toString()) as { api_key: string }).api_key;
+    const key = createBenchAccount(server.dataDir);
     const auth = { authorization: `Bearer ${key}` };
     const blog = (await (await fetch(`${server.baseUrl}/v1/blogs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'photos', name: 'Photos' }) })).json()) as { id: string };
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,13 @@ export interface BenchServer {
 }
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
+
+/** A new enterprise account on the data dir (through the real CLI); returns its API key. */
+export function createBenchAccount(dataDir: string): string {
+  const out = execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'enterprise', '--json'], { env: { ...process.env, FOLIO_DATA_DIR: dataDir } });
+  return (JSON.parse(out.toString()) as { api_key: string }).api_key;
+}
 
 /**
  * Runs the real server (dist/src/main.js) in its own process, so the load generator and the

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { launchChromium } from './harness/chromium.js';
+import { percentile } from './harness/stats.js';
 import { templatesDir } from '../src/paths.js';
 import { siteAssets } from '../src/publish/render/assets.js';
 import { createRenderContext } from '../src/publish/render/renderContext.js';
@@ -43,10 +44,6 @@ const UPSERTS = 80;
 const PAGE_SIZE = 10;
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
-const percentile = (values: readonly number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
-};
 
 /** Gzip size of every stored object, read once. */
 class WireSizes {

@@ -6,18 +6,15 @@
  * both clocks are this machine's. Anchor, same run: a bare HTTP POST of the same size from this
  * process to the same receiver.
  */
-import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import { startBenchServer } from './serverProcess.js';
+import { createBenchAccount, startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
+import { percentile } from './harness/stats.js';
 
-const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 const POSTS = 200;
 
-const percentile = (values: readonly number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
 
 export async function runWebhookBench(): Promise<BenchRow[]> {
   const area = 'webhooks';
@@ -47,7 +44,7 @@ export async function runWebhookBench(): Promise<BenchRow[]> {
   const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
   const server = await startBenchServer({ FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true', FOLIO_RATE_LIMITS: 'off' });
   try {
-    const key = (JSON.parse(execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'enterprise', '--json'], { env: { ...process.env, FOLIO_DATA_DIR: server.dataDir } }).toString()) as { api_key: string }).api_key;
+    const key = createBenchAccount(server.dataDir);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const blog = (await (await fetch(`${server.baseUrl}/v1/blogs`, { method: 'POST', headers, body: JSON.stringify({ slug: 'hooks', name: 'Hooks' }) })).json()) as { id: string };
     const hook = (await (await fetch(`${server.baseUrl}/v1/blogs/${blog.id}/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: hookUrl, events: ['post.published'] }) })).json()) as { secret: string };

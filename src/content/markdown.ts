@@ -8,10 +8,8 @@ import MarkdownIt from 'markdown-it';
 import hljs from 'highlight.js';
 import sanitizeHtml from 'sanitize-html';
 import { pictureHtml } from '../media/pictureHtml.js';
+import { escapeHtml } from './escapeHtml.js';
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
 
 /**
  * Larger code blocks are shown unhighlighted: highlight.js takes seconds on a megabyte of code

@@ -15,39 +15,29 @@ const errorSchema = {
   },
 };
 
-/** Drops our annotation keyword and ajv-only keywords that OpenAPI readers do not know. */
-function clean(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(clean);
+/**
+ * A route's JSON Schema as OpenAPI readers take it: our annotation keywords go (`x-hint`;
+ * `maxBytes` becomes `x-max-bytes`). With `answer`, it describes a success body as the server
+ * sends it: every object property is required unless the schema lists it in `x-optional` (fields
+ * only some answers carry) or declares `required` itself, so generated clients type answers
+ * without `| undefined` everywhere; the contract check of the integration suite
+ * (test/support/openApiContract.ts) keeps this true.
+ */
+function clean(schema: unknown, answer = false): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => clean(item, answer));
   if (typeof schema !== 'object' || schema === null) return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'x-hint') continue;
+    if (key === 'x-hint' || key === 'x-optional') continue;
     if (key === 'maxBytes') {
       out['x-max-bytes'] = value;
       continue;
     }
-    out[key] = clean(value);
-  }
-  return out;
-}
-
-/**
- * A success schema as the server answers it: every object property is required unless the
- * schema lists it in `x-optional` (fields only some answers carry) or declares `required`
- * itself. Generated clients then type answers without `| undefined` everywhere; the contract
- * check of the integration suite (test/support/openApiContract.ts) keeps this true.
- */
-function answerSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(answerSchema);
-  if (typeof schema !== 'object' || schema === null) return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'x-optional') continue;
-    out[key] = answerSchema(value);
+    out[key] = clean(value, answer);
   }
   const properties = (schema as { properties?: Record<string, unknown> }).properties;
-  if (properties && !('required' in schema)) {
-    const optional = new Set(((schema as { 'x-optional'?: string[] })['x-optional']) ?? []);
+  if (answer && properties && !('required' in schema)) {
+    const optional = new Set((schema as { 'x-optional'?: string[] })['x-optional'] ?? []);
     out.required = Object.keys(properties).filter((name) => !optional.has(name));
   }
   return out;
@@ -181,11 +171,11 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
             ...(route.method === 'POST' && route.scope ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
             ...(route.etag && route.method !== 'DELETE' ? { ETag: { description: 'Version of the resource as read, for If-Match', schema: { type: 'string' } } } : {}),
           },
-          content: { 'application/json': { schema: answerSchema(clean(route.response ?? { type: 'object' })) } },
+          content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true) } },
         },
         // An upload of bytes the blog already has answers with that image.
         ...(route.upload && route.status === 201
-          ? { '200': { description: 'The blog already had this exact image', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS }, content: { 'application/json': { schema: answerSchema(clean(route.response ?? { type: 'object' })) } } } }
+          ? { '200': { description: 'The blog already had this exact image', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS }, content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true) } } } }
           : {}),
         ...Object.fromEntries(errors.map((code) => [code, { $ref: '#/components/responses/Error' }])),
       },

@@ -10,6 +10,7 @@ import type { Post, PostsRepo } from '../db/postsRepo.js';
 import { isoNow, type Clock } from '../clock.js';
 import { CONTENT_TYPES, MEDIA_DIR, originalName } from '../media/mediaNames.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportedBlog, type ExportedMedia, type ExportedPost } from './exportFormat.js';
+import { imageOf } from './media.js';
 import type { SiteUrls } from './siteUrls.js';
 
 /** Posts read per page: 20 posts of the 1 MB maximum are still a short read. */
@@ -75,7 +76,7 @@ export class AccountExporter {
       for (const m of media) {
         const item: ExportedMedia = {
           id: m.id,
-          url: `${origin}/${MEDIA_DIR}/${originalName({ hash: m.hash, width: m.width, height: m.height, format: m.format })}`,
+          url: `${origin}/${MEDIA_DIR}/${originalName(imageOf(m))}`,
           width: m.width,
           height: m.height,
           content_type: CONTENT_TYPES[m.format],

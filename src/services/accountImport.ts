@@ -17,7 +17,7 @@ import type { ContentRenderer } from '../content/contentRenderer.js';
 import type { PostContent } from '../content/postContent.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
 import { exportDocumentSchema, type ExportDocument, type ExportedBlog } from './exportFormat.js';
-import { isValidSlug } from './slugs.js';
+import { BLOG_SLUG_PATTERN, isValidSlug } from './slugs.js';
 
 export class ImportError extends Error {
   constructor(message: string) {
@@ -26,7 +26,7 @@ export class ImportError extends Error {
   }
 }
 
-const BLOG_SLUG = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const BLOG_SLUG = new RegExp(BLOG_SLUG_PATTERN);
 const validateDocument = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true }).compile(exportDocumentSchema);
 
 export interface ImportResult {

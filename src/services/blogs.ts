@@ -7,7 +7,8 @@ import type { JobsRepo } from '../db/jobsRepo.js';
 import type { JobRunner } from '../publish/jobRunner.js';
 import type { ThemeConfig } from '../publish/render/siteTypes.js';
 import { isoNow, type Clock } from '../clock.js';
-import { ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { checkPrecondition, type Precondition } from './precondition.js';
 import type { AuthContext } from './authContext.js';
 import { minimumPlan, planIncludes, planLimits, PLANS, themeKeyCapability } from './plans.js';
 import { writeTransaction } from '../db/writeTransaction.js';
@@ -25,14 +26,7 @@ export interface UpdateBlogInput {
   themeConfig?: { [K in keyof ThemeConfig]?: string | null };
 }
 
-/** If-Match as a condition on the blog, checked inside the write transaction (see posts.ts). */
-export type BlogPrecondition = (current: BlogWithDomain) => boolean;
-
-const checkPrecondition = (precondition: BlogPrecondition | undefined, current: BlogWithDomain): void => {
-  if (precondition && !precondition(current)) {
-    throw new PreconditionFailedError(`blog "${current.slug}" changed since you read it (If-Match does not match its ETag); read it again and reapply your change`);
-  }
-};
+export type BlogPrecondition = Precondition<BlogWithDomain>;
 
 export class BlogsService {
   constructor(
@@ -96,7 +90,7 @@ export class BlogsService {
     const jobIds: number[] = [];
     const updated = await writeTransaction(this.db, () => {
       const blog = this.get(auth, blogId);
-      checkPrecondition(precondition, blog);
+      checkPrecondition(precondition, blog, `blog "${blog.slug}"`);
       const themeConfig = input.themeConfig ? mergeTheme(blog.themeConfig, input.themeConfig) : blog.themeConfig;
       const next: BlogWithDomain = {
         ...blog,
@@ -123,7 +117,7 @@ export class BlogsService {
     const jobIds: number[] = [];
     await writeTransaction(this.db, () => {
       const blog = this.get(auth, blogId);
-      checkPrecondition(precondition, blog);
+      checkPrecondition(precondition, blog, `blog "${blog.slug}"`);
       const now = isoNow(this.clock);
       this.blogs.delete(blog.id);
       // The slug stays reserved until the job below has removed the site (migration 007).

@@ -111,9 +111,4 @@ export class MediaService {
       this.deps.logger.warn({ err, blog: blog.id, media: found.id }, 'deleted image: removing its objects or purging them from the CDN failed');
     }
   }
-
-  /** Public URL of one of the image's objects. */
-  url(blog: BlogWithDomain, name: string): string {
-    return `${this.deps.urls.origin(blog)}/${MEDIA_DIR}/${name}`;
-  }
 }

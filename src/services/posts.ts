@@ -6,7 +6,8 @@ import type { Post, PostListQuery, PostSummary } from '../db/postsRepo.js';
 import { MAX_CONTENT_HTML_BYTES, type PostContent } from '../content/postContent.js';
 import { TaskTimeoutError } from '../workers/fairWorkerPool.js';
 import { isoNow } from '../clock.js';
-import { BadRequestError, ConflictError, PreconditionFailedError, ServiceUnavailableError } from '../errors.js';
+import { BadRequestError, ConflictError, ServiceUnavailableError } from '../errors.js';
+import { checkPrecondition, type Precondition } from './precondition.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
 import { firstFreeSlug, isReservedSlug, slugify } from './slugs.js';
@@ -32,17 +33,7 @@ export interface UpdatePostInput {
   ogImageUrl?: string | null;
 }
 
-/**
- * A condition the post must meet when the write happens (If-Match: it is still the version the
- * client read); checked inside the write transaction. False: 412 and nothing written.
- */
-export type PostPrecondition = (current: Post) => boolean;
-
-const checkPrecondition = (precondition: PostPrecondition | undefined, current: Post): void => {
-  if (precondition && !precondition(current)) {
-    throw new PreconditionFailedError(`post "${current.slug}" changed since you read it (If-Match does not match its ETag); read it again and reapply your change`);
-  }
-};
+export type PostPrecondition = Precondition<Post>;
 
 /** Attempts of `update` when the post keeps changing while its new content renders. */
 const UPDATE_ATTEMPTS = 3;
@@ -108,7 +99,7 @@ export class PostsService {
     for (let attempt = 1; ; attempt++) {
       const base = findPostOrThrow(this.deps, blog, slug);
       // Early, so a stale edit is refused before its Markdown is rendered; again in the transaction.
-      checkPrecondition(precondition, base);
+      checkPrecondition(precondition, base, `post \"${base.slug}\"`);
       const title = input.title ?? base.title;
       const contentMd = input.contentMd ?? base.contentMd;
       const rederive = input.title !== undefined || input.contentMd !== undefined || input.metaDescription === null;
@@ -125,7 +116,7 @@ export class PostsService {
     const jobIds: number[] = [];
     const post = await writeTransaction(db, () => {
       const before = findPostOrThrow(this.deps, blog, slug);
-      checkPrecondition(precondition, before);
+      checkPrecondition(precondition, before, `post \"${before.slug}\"`);
       if (content && (before.title !== base.title || before.contentMd !== base.contentMd)) return null;
       const now = isoNow(this.deps.clock);
       const next: Post = { ...before, updatedAt: now };
@@ -178,7 +169,7 @@ export class PostsService {
     const jobIds: number[] = [];
     await writeTransaction(db, () => {
       const before = findPostOrThrow(this.deps, blog, slug);
-      checkPrecondition(precondition, before);
+      checkPrecondition(precondition, before, `post \"${before.slug}\"`);
       const redirects = posts.redirectsOf(before.id);
       posts.delete(before.id);
       this.deps.events.post(blog, 'post.deleted', before, isoNow(this.deps.clock));

@@ -4,6 +4,9 @@ export const SLUG_PATTERN = '^[\\p{Ll}\\p{Lo}\\p{Nd}]+(-[\\p{Ll}\\p{Lo}\\p{Nd}]+
 const SLUG_RE = new RegExp(SLUG_PATTERN, 'u');
 export const MAX_SLUG_LENGTH = 100;
 
+/** Blog slugs are DNS labels (they become `<slug>.<service domain>`). */
+export const BLOG_SLUG_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
+
 /** Paths the site itself uses; a post there would shadow them. */
 export const RESERVED_SLUGS = new Set([
   'page', 'tags', 'archive', 'search', 'assets', 'media', 'rss.xml', 'feed.json', 'sitemap.xml', 'robots.txt', 'llms.txt', '404', '_search', '_domains',

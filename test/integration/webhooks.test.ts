@@ -210,8 +210,9 @@ describe('webhooks through a crash', () => {
       expect(got[1]!.verified).toBe(true);
       expect(got[1]!.body.data.post.title).toBe('Survives');
     } finally {
-      if (first.child.exitCode === null) first.child.kill('SIGKILL');
-      second?.child.kill('SIGTERM');
+      // Both ran on one data dir: stop the second before the directory goes.
+      await second?.cleanup();
+      await first.cleanup();
       await receiver.close();
     }
   });

@@ -1,6 +1,8 @@
 import { nonBlank, nullableTimestamp, timestamp } from './schemaParts.js';
 
-export const BLOG_SLUG_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
+import { BLOG_SLUG_PATTERN } from '../../services/slugs.js';
+
+export { BLOG_SLUG_PATTERN };
 
 export const createBlogBody = {
   type: 'object',
