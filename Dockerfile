@@ -10,7 +10,8 @@ WORKDIR /app
 # Dependencies first, in a layer that only a lockfile change rebuilds. --ignore-scripts keeps
 # npm ci from running `prepare` (the build) before the sources are here; it also skips
 # better-sqlite3's install script (prebuilt binary, else node-gyp) and sharp's (checks its prebuilt
-# libvips package), which are then run by name.
+# libvips package), which are then run by name. @scarf/scarf's (swagger-ui-dist's install
+# analytics) stays skipped on purpose.
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 sharp
 COPY tsconfig.json tsconfig.build.json ./

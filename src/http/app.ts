@@ -20,7 +20,8 @@ import { drainOnRefusal, uploadBody } from './middleware/uploadBody.js';
 import { idempotency } from './middleware/idempotency.js';
 import type { IdempotencyService } from '../services/idempotency.js';
 import { uploadRoute } from './bodyLimits.js';
-import { buildOpenApi } from './openapi.js';
+import { buildOpenApi } from './openapi/document.js';
+import { registerDocsPage } from './openapi/docsPage.js';
 import type { RouteDef } from './routeDef.js';
 import type { AppContext, AppState } from './state.js';
 
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   router.get('/v1/openapi.json', named('/v1/openapi.json'), (ctx) => {
     ctx.body = openapi;
   });
+  registerDocsPage(router, { apiOrigin: new URL(deps.apiBaseUrl).origin, named });
   // Outside /v1 and not under any blog's host: the site server answers those hosts first.
   router.get('/metrics', named('/metrics'), metricsEndpoint(deps.metrics, deps.metricsToken));
 

@@ -150,6 +150,9 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
     try {
       const key = await waitFor(() => running() && /API key: (\S+)/.exec(output.text)?.[1], 60_000, () => `no first-start key:\n${output.text}`);
       await waitFor(async () => running() && (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 30_000, () => `no /healthz:\n${output.text}`);
+      // The API reference's files come from a production dependency the image must hold.
+      const docs = await (await fetch(`http://127.0.0.1:${port}/v1/docs`)).text();
+      for (const [, asset] of docs.matchAll(/src="([^"]+)"/g)) expect((await fetch(`http://127.0.0.1:${port}${asset}`)).status, asset).toBe(200);
 
       const healthcheck = runtime.healthcheck!;
       const probe = typeof healthcheck === 'string' ? await run('/bin/sh', ['-c', healthcheck], env) : await run(healthcheck[0]!, healthcheck.slice(1), env);

@@ -85,7 +85,7 @@ describe('GET /v1/openapi.json', () => {
   it('marks authenticated operations with bearer security and their scope, and the open ones with none', () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const op of Object.values(item)) {
-        if (path.endsWith('/healthz') || path.endsWith('/openapi.json') || path === '/metrics') {
+        if (op.tags[0] === 'meta') {
           expect(op.security).toEqual([]);
         } else {
           expect(op.security).toEqual([{ bearer: [op['x-scope']] }]);
@@ -97,12 +97,42 @@ describe('GET /v1/openapi.json', () => {
 
   it('is what every answer of the integration suite is checked against, and that check catches drift', () => {
     const contract = new OpenApiContract(doc);
+    const json = (extra: Record<string, string> = {}) => new Headers({ 'content-type': 'application/json', 'x-request-id': 'r1', etag: '"v1"', ...extra });
     const post = { id: 'p', blog_id: 'b', title: 't', slug: 's', content_md: '', content_html: '', meta_description: '', og_image_url: null, tags: [], status: 'draft', published_at: null, scheduled_at: null, created_at: 'x', updated_at: 'x' };
-    expect(() => contract.check('GET', '/v1/posts/s', 200, 'application/json', post)).not.toThrow();
+    expect(() => contract.check('GET', '/v1/posts/s', 200, json(), post)).not.toThrow();
     const { title: _title, ...withoutTitle } = post;
-    expect(() => contract.check('GET', '/v1/posts/s', 200, 'application/json', withoutTitle)).toThrow(/required property 'title'/);
-    expect(() => contract.check('GET', '/v1/posts/s', 418, 'application/json', post)).toThrow(/does not list/);
-    expect(() => contract.check('DELETE', '/v1/posts/s', 404, 'application/json', { error: 'not_found' })).toThrow(/required property 'message'/);
+    expect(() => contract.check('GET', '/v1/posts/s', 200, json(), withoutTitle)).toThrow(/required property 'title'/);
+    expect(() => contract.check('GET', '/v1/posts/s', 418, json(), post)).toThrow(/does not list/);
+    expect(() => contract.check('DELETE', '/v1/posts/s', 404, json(), { error: 'not_found' })).toThrow(/required property 'message'/);
+    // Headers: the ETag of a read and the request id are required; rate-limit headers are integers.
+    expect(() => contract.check('GET', '/v1/posts/s', 200, new Headers({ 'content-type': 'application/json', 'x-request-id': 'r1' }), post)).toThrow(/no ETag header/);
+    expect(() => contract.check('DELETE', '/v1/posts/s', 404, new Headers({ 'content-type': 'application/json' }), { error: 'not_found', message: 'm' })).toThrow(/no X-Request-Id header/);
+    expect(() => contract.check('GET', '/v1/posts/s', 200, json({ 'x-ratelimit-remaining': 'many' }), post)).toThrow(/X-RateLimit-Remaining: many is not an integer/);
+  });
+
+  it('has an example for every request body and success answer, and one for errors', () => {
+    let operations = 0;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        operations++;
+        const where = `${method} ${path}`;
+        const json = op.requestBody?.content?.['application/json'];
+        if (json) expect(json.example, `${where} request`).toBeDefined();
+        for (const [code, response] of Object.entries(op.responses as Record<string, any>)) {
+          if (!code.startsWith('2')) continue;
+          const media = Object.values(response.content ?? {}) as { example?: unknown }[];
+          expect(media.length, `${where} ${code}`).toBeGreaterThan(0);
+          for (const m of media) expect(m.example, `${where} ${code} example`).toBeDefined();
+        }
+      }
+    }
+    expect(operations).toBeGreaterThanOrEqual(36);
+    expect(doc.components.responses.Error.content['application/json'].example).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+  });
+
+  it('lets publish and unpublish be sent without a body, as the server takes them', async () => {
+    for (const action of ['publish', 'unpublish']) expect(doc.paths[`/v1/posts/{slug}/${action}`].post.requestBody.required).toBe(false);
+    expect(doc.paths['/v1/posts'].post.requestBody.required).toBe(true);
   });
 
   it('names every operation with a unique operationId and documents the request id header', () => {
@@ -112,7 +142,7 @@ describe('GET /v1/openapi.json', () => {
         expect(op.operationId, method).toMatch(/^[a-z][A-Za-z]+$/);
         ids.push(op.operationId);
         const success = Object.entries(op.responses).find(([code]) => code.startsWith('2'))![1] as any;
-        if (op.operationId !== 'getMetrics' && op.operationId !== 'getHealth' && op.operationId !== 'getOpenApiDocument') expect(success.headers['X-Request-Id']).toBeDefined();
+        expect(success.headers['X-Request-Id'], op.operationId).toBeDefined();
       }
     }
     expect(new Set(ids).size).toBe(ids.length);

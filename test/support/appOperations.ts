@@ -4,7 +4,7 @@
  */
 import type Router from '@koa/router';
 import type { Folio } from '../../src/compose.js';
-import { toOpenApiPath } from '../../src/http/openapi.js';
+import { toOpenApiPath } from '../../src/http/openapi/document.js';
 import type { SchemaLike } from './hostileArbitraries.js';
 
 export interface Operation {

@@ -147,7 +147,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     const target = path.startsWith('/') ? path : `/v1/${path}`;
     if (target.startsWith('/v1/') && target !== '/v1/openapi.json') {
       contract ??= new OpenApiContract((await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as ConstructorParameters<typeof OpenApiContract>[0]);
-      contract.check(method, target, res.status, res.headers.get('content-type') ?? '', parsed);
+      contract.check(method, target, res.status, res.headers, parsed);
     }
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   };

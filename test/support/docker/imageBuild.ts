@@ -166,6 +166,12 @@ async function runCommand(words: string[], state: RunState, line: number): Promi
 }
 
 /**
+ * Install scripts that do nothing the app needs, so skipping them is the point: @scarf/scarf
+ * (pulled in by swagger-ui-dist) only reports the install to an analytics service.
+ */
+const SCRIPTS_NOT_NEEDED = new Set(['@scarf/scarf']);
+
+/**
  * `--ignore-scripts` also skips the install scripts of dependencies (better-sqlite3 builds its
  * native binding in one); each production package that has one must be rebuilt by name.
  */
@@ -174,7 +180,7 @@ async function assertInstallScriptsRebuilt(state: RunState): Promise<void> {
   const missing = Object.entries(lock.packages)
     .filter(([key, pkg]) => pkg.hasInstallScript && !pkg.dev && key.startsWith('node_modules/'))
     .map(([key]) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length))
-    .filter((name) => !state.rebuilt.has(name));
+    .filter((name) => !state.rebuilt.has(name) && !SCRIPTS_NOT_NEEDED.has(name));
   if (missing.length > 0) {
     throw new Error(`npm ci --ignore-scripts skipped the install scripts of ${missing.join(', ')}, and no \`npm rebuild\` in the stage runs them`);
   }

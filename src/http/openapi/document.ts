@@ -1,5 +1,6 @@
-import type { RouteDef } from './routeDef.js';
-import { MAX_BODY_BYTES, UPLOAD_ROUTES } from './bodyLimits.js';
+import type { RouteDef } from '../routeDef.js';
+import { MAX_BODY_BYTES, UPLOAD_ROUTES } from '../bodyLimits.js';
+import { ERROR_EXAMPLE, OPERATION_EXAMPLES } from './examples.js';
 
 const errorSchema = {
   type: 'object',
@@ -48,7 +49,20 @@ export function toOpenApiPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
 }
 
-const jsonResponse = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
+/** The example of an operation (examples.ts); every operation has one (test/unit/http/openApiExamples.test.ts). */
+const examplesOf = (operationId: string) => OPERATION_EXAMPLES[operationId] ?? { response: undefined };
+
+const jsonResponse = (description: string, schema: unknown, operationId: string) => ({
+  description,
+  headers: REQUEST_ID_HEADER,
+  content: { 'application/json': { schema, example: examplesOf(operationId).response } },
+});
+
+/**
+ * Answers any request can get before routing: a malformed request (400) and oversized headers
+ * (431), both from httpServer.ts with the usual {error, message} body.
+ */
+const TRANSPORT_ERRORS = { '400': { $ref: '#/components/responses/Error' }, '431': { $ref: '#/components/responses/Error' } };
 
 /** Headers on every answer, and on every answer to a request with a key. */
 const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
@@ -58,11 +72,24 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
 };
 const HEADER_COMPONENTS = {
-  'X-Request-Id': { description: 'Id of this request, as logged (echoed when the request sent a well-formed one)', schema: { type: 'string' } },
+  'X-Request-Id': { description: 'Id of this request, as logged (echoed when the request sent a well-formed one)', required: true, schema: { type: 'string' } },
   'X-RateLimit-Limit': { description: "Requests the account's plan allows per hour", schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the current hour', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'When the window resets (Unix seconds)', schema: { type: 'integer' } },
   'Idempotent-Replayed': { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+};
+
+/** Operation groups, in the order the reference at /v1/docs lists them. */
+const TAGS: Record<string, string> = {
+  posts: 'Markdown posts of a blog: write, publish, schedule, unpublish. The blog comes from X-Blog-Id or the key\'s bound blog.',
+  search: 'Full-text search over a blog\'s published posts (Korean-aware segmentation).',
+  media: 'Images uploaded to a blog: re-encoded without metadata, with responsive AVIF/WebP/original variants for srcset.',
+  blogs: 'Blogs of the account: settings, theme, publishing status.',
+  domains: 'A custom hostname for a blog, proven with a DNS TXT record.',
+  webhooks: 'Signed (Standard Webhooks) notifications when posts go live or change, with delivery history.',
+  'api-keys': 'Keys bound to one blog.',
+  account: 'Account-wide keys and the export of every blog.',
+  meta: 'Health, metrics and this document.',
 };
 
 /** The routes app.ts registers itself, outside the route table; none needs an API key. */
@@ -75,7 +102,8 @@ const builtInPaths: Record<string, Record<string, unknown>> = {
       security: [],
       parameters: [],
       responses: {
-        '200': jsonResponse('Healthy', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }),
+        '200': jsonResponse('Healthy', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }, 'getHealth'),
+        ...TRANSPORT_ERRORS,
         '500': { $ref: '#/components/responses/Error' },
       },
     },
@@ -87,7 +115,41 @@ const builtInPaths: Record<string, Record<string, unknown>> = {
       tags: ['meta'],
       security: [],
       parameters: [],
-      responses: { '200': jsonResponse('OpenAPI 3.1 document', { type: 'object' }) },
+      responses: { '200': jsonResponse('OpenAPI 3.1 document', { type: 'object' }, 'getOpenApiDocument'), ...TRANSPORT_ERRORS },
+    },
+  },
+  '/v1/docs': {
+    get: {
+      operationId: 'getApiReference',
+      summary: 'This document rendered as an HTML reference (Swagger UI, served by Folio itself)',
+      tags: ['meta'],
+      security: [],
+      parameters: [],
+      responses: {
+        '200': { description: 'HTML page', headers: REQUEST_ID_HEADER, content: { 'text/html': { schema: { type: 'string' }, example: examplesOf('getApiReference').response } } },
+        ...TRANSPORT_ERRORS,
+      },
+    },
+  },
+  '/v1/docs/{version}/{file}': {
+    get: {
+      operationId: 'getApiReferenceAsset',
+      summary: "A script, style sheet or icon of the HTML reference (cached for a year: the path names Swagger UI's version)",
+      tags: ['meta'],
+      security: [],
+      parameters: [
+        { name: 'version', in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'file', in: 'path', required: true, schema: { enum: ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'start.js'] } },
+      ],
+      responses: {
+        '200': {
+          description: 'The file',
+          headers: REQUEST_ID_HEADER,
+          content: Object.fromEntries(['text/css', 'text/javascript', 'image/png'].map((type) => [type, { schema: { type: 'string' }, example: (examplesOf('getApiReferenceAsset').response as Record<string, string>)[type] }])),
+        },
+        ...TRANSPORT_ERRORS,
+        '404': { $ref: '#/components/responses/Error' },
+      },
     },
   },
 };
@@ -102,7 +164,8 @@ function metricsPath(tokenRequired: boolean): Record<string, unknown> {
       security: tokenRequired ? [{ metricsToken: [] }] : [],
       parameters: [],
       responses: {
-        '200': { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
+        '200': { description: 'Prometheus text format 0.0.4', headers: REQUEST_ID_HEADER, content: { 'text/plain': { schema: { type: 'string' }, example: examplesOf('getMetrics').response } } },
+        ...TRANSPORT_ERRORS,
         ...(tokenRequired ? { '401': { $ref: '#/components/responses/Error' } } : {}),
       },
     },
@@ -151,6 +214,8 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     if (route.etag === 'write') errors.push('412');
     if (route.method === 'POST' && route.scope) errors.push('422');
     if (route.body || route.upload) errors.push('413', '415');
+    const examples = examplesOf(route.operationId);
+    if (!(route.tag in TAGS)) throw new Error(`route ${route.operationId}: tag ${route.tag} has no description in TAGS`);
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       operationId: route.operationId,
@@ -158,7 +223,12 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
       tags: [route.tag],
       ...(route.scope ? { security: [{ bearer: [route.scope] }], 'x-scope': route.scope } : { security: [] }),
       parameters,
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: clean(route.body) } } } } : {}),
+      ...(route.body
+        ? {
+            // A body without fields (publish, unpublish) may be left out entirely.
+            requestBody: { required: Object.keys((route.body as { properties?: object }).properties ?? {}).length > 0, content: { 'application/json': { schema: clean(route.body), example: examples.request } } },
+          }
+        : {}),
       ...(route.upload
         ? { requestBody: { required: true, description: route.upload.description, content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])) } }
         : {}),
@@ -169,13 +239,13 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
             ...REQUEST_ID_HEADER,
             ...(route.scope ? RATE_LIMIT_HEADERS : {}),
             ...(route.method === 'POST' && route.scope ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
-            ...(route.etag && route.method !== 'DELETE' ? { ETag: { description: 'Version of the resource as read, for If-Match', schema: { type: 'string' } } } : {}),
+            ...(route.etag && route.method !== 'DELETE' ? { ETag: { description: 'Version of the resource as read, for If-Match', required: true, schema: { type: 'string' } } } : {}),
           },
-          content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true) } },
+          content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true), example: examples.response } },
         },
         // An upload of bytes the blog already has answers with that image.
         ...(route.upload && route.status === 201
-          ? { '200': { description: 'The blog already had this exact image', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS }, content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true) } } } }
+          ? { '200': { description: 'The blog already had this exact image', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS }, content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true), example: examples.response } } } }
           : {}),
         ...Object.fromEntries(errors.map((code) => [code, { $ref: '#/components/responses/Error' }])),
       },
@@ -186,9 +256,11 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     info: {
       title: 'Folio API',
       version: '1.0.0',
+      license: { name: 'MIT', identifier: 'MIT' },
       description: `Blog publishing API. Request bodies are JSON, at most ${MAX_BODY_BYTES} bytes, except uploads (${UPLOAD_ROUTES.map((r) => `${r.method} ${r.path}: ${r.limitText}`).join('; ')}). Every error is {error, message}.`,
     },
     servers: [{ url: serverUrl }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_ API key. Each operation lists the scope it needs (OpenAPI 3.1 role names); a key with `*` has them all' },
@@ -196,7 +268,7 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
       },
       schemas: { Error: errorSchema },
       headers: HEADER_COMPONENTS,
-      responses: { Error: { description: 'Error', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+      responses: { Error: { description: 'Error', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: ERROR_EXAMPLE } } } },
     },
     paths,
   };

@@ -1,0 +1,213 @@
+/**
+ * One request and one success example per operation, by operationId, for the OpenAPI document
+ * (the rendered reference at /v1/docs shows them; generated clients' docs quote them). They are
+ * real answers of a walkthrough with the ids shortened to fixed values, and `@redocly/cli lint`
+ * (test/contract/openApiLint.test.ts) checks each against its schema; a test also fails when an
+ * operation has none.
+ */
+
+const BLOG_ID = '5f0c2f4e-8a1b-4c3d-9e2f-1a2b3c4d5e6f';
+const POST_ID = '573164ec-2c01-4b2e-9301-74f02097fa6d';
+const MEDIA_ID = '6cfaffd2-1e63-4204-805d-8be0c4a437ca';
+const WEBHOOK_ID = 'e123ce98-d841-406a-a990-d0b04cf16b7e';
+const SITE = 'https://field-notes.example.com';
+const CREATED = '2026-11-25T16:27:28.690Z';
+const UPDATED = '2026-11-25T16:29:35.397Z';
+const PUBLISHED = '2026-11-25T16:27:29.305Z';
+
+const postSummary = {
+  id: POST_ID,
+  title: 'Sharpening a chisel',
+  slug: 'sharpening-a-chisel',
+  status: 'published',
+  tags: ['tools', 'how-to'],
+  meta_description: 'Three stones and ten minutes',
+  published_at: PUBLISHED,
+  created_at: CREATED,
+  updated_at: UPDATED,
+};
+
+const post = {
+  ...postSummary,
+  blog_id: BLOG_ID,
+  content_md: '# Sharpening a chisel\n\nStart with the **back**.',
+  content_html: '<h1>Sharpening a chisel</h1>\n<p>Start with the <strong>back</strong>.</p>\n',
+  og_image_url: null,
+  scheduled_at: null,
+};
+
+const postWritten = { id: POST_ID, slug: 'sharpening-a-chisel', url: `${SITE}/sharpening-a-chisel` };
+
+const blog = {
+  id: BLOG_ID,
+  slug: 'field-notes',
+  name: 'Field Notes',
+  description: 'Notes from the workshop',
+  url: `${SITE}/`,
+  custom_domain: null,
+  theme_config: { customCss: 'body { max-width: 42rem }' },
+  created_at: CREATED,
+  updated_at: UPDATED,
+};
+
+const pagination = { page: 1, per_page: 20, total: 1, total_pages: 1 };
+const deleted = { deleted: true };
+
+const mediaStem = `${SITE}/media/1c8de9a7e0e51b0038ea-1600x1000`;
+const media = {
+  id: MEDIA_ID,
+  url: `${mediaStem}.jpg`,
+  width: 1600,
+  height: 1000,
+  content_type: 'image/jpeg',
+  bytes: 412_733,
+  stored_bytes: 398_112,
+  created_at: CREATED,
+  variants: [480, 960, 1600].flatMap((width) =>
+    [
+      ['avif', 'image/avif'],
+      ['webp', 'image/webp'],
+      ['jpg', 'image/jpeg'],
+    ].map(([ext, type]) => ({ width, height: (width * 5) / 8, content_type: type, url: `${mediaStem}-${width}.${ext}` })),
+  ),
+  og_image: { width: 1200, height: 630, content_type: 'image/jpeg', url: `${mediaStem}-og.jpg` },
+};
+
+const webhook = { id: WEBHOOK_ID, url: 'https://hooks.example.com/folio', events: ['post.published', 'post.updated'], created_at: CREATED };
+
+const domain = {
+  hostname: 'notes.example.com',
+  status: 'pending_verification',
+  cname_target: 'field-notes.blogs.example.com',
+  verification: { type: 'TXT', name: '_folio-challenge.notes.example.com', value: 'folio-verification=8830ebc7b869dd554612d4e186f6a96a' },
+  expires_at: '2026-12-02T16:27:34.917Z',
+  last_error: null,
+};
+
+const keyCreated = { id: 'bd047ff0-ac3e-4827-946d-836a15049cfb', name: 'editor', key: 'pk_live_znYu8NmN-kmDtu17yz9xU0Kwcm37OUWusfl_pqANa9U', prefix: 'pk_live_znYu', created_at: CREATED };
+
+export interface OperationExamples {
+  /** JSON request body (operations that take one). */
+  request?: unknown;
+  /** Body of the success answer. */
+  response: unknown;
+}
+
+export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
+  getHealth: { response: { status: 'ok' } },
+  getOpenApiDocument: { response: { openapi: '3.1.0', info: { title: 'Folio API', version: '1.0.0' }, paths: {} } },
+  getApiReference: { response: '<!doctype html>\n<html lang="en">\n<head>\n<title>Folio API reference</title>\n…' },
+  getApiReferenceAsset: { response: { 'text/css': '.swagger-ui{…}', 'text/javascript': "window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#swagger-ui' });", 'image/png': '(PNG bytes)' } },
+  getMetrics: { response: '# HELP folio_http_requests_total HTTP requests answered\n# TYPE folio_http_requests_total counter\nfolio_http_requests_total{method="GET",route="/v1/posts",status="200"} 12\n' },
+
+  createPost: {
+    request: { title: 'Sharpening a chisel', content: '# Sharpening a chisel\n\nStart with the **back**.', tags: ['tools', 'how-to'], meta: { description: 'Three stones and ten minutes' } },
+    response: { ...postWritten, status: 'draft', created_at: CREATED },
+  },
+  listPosts: { response: { data: [postSummary], pagination } },
+  getPost: { response: post },
+  updatePost: { request: { tags: ['tools', 'how-to'] }, response: postSummary },
+  deletePost: { response: deleted },
+  publishPost: { request: {}, response: { ...postWritten, status: 'published', published_at: PUBLISHED } },
+  schedulePost: { request: { scheduled_at: '2027-01-15T09:00:00+09:00' }, response: { slug: 'sharpening-a-chisel', status: 'scheduled', scheduled_at: '2027-01-15T00:00:00.000Z' } },
+  unpublishPost: { request: {}, response: { ...postSummary, status: 'draft', published_at: null } },
+
+  createBlog: {
+    request: { slug: 'field-notes', name: 'Field Notes', description: 'Notes from the workshop' },
+    response: { id: BLOG_ID, slug: 'field-notes', name: 'Field Notes', url: `${SITE}/`, created_at: CREATED },
+  },
+  listBlogs: { response: { data: [{ id: BLOG_ID, slug: 'field-notes', name: 'Field Notes', description: 'Notes from the workshop', custom_domain: null, created_at: CREATED, updated_at: UPDATED }] } },
+  getBlog: { response: blog },
+  updateBlog: {
+    request: { theme_config: { customCss: 'body { max-width: 42rem }' } },
+    response: { id: BLOG_ID, slug: 'field-notes', name: 'Field Notes', description: 'Notes from the workshop', custom_domain: null, theme_config: blog.theme_config, updated_at: UPDATED },
+  },
+  deleteBlog: { response: deleted },
+  getPublishingStatus: {
+    response: {
+      pending: 1,
+      failed: 0,
+      jobs: [{ id: 42, kind: 'post', status: 'pending', attempts: 1, last_error: 'store unavailable: connect ECONNREFUSED', next_attempt_at: '2026-11-25T16:28:00.000Z', created_at: CREATED }],
+    },
+  },
+
+  createBlogKey: { request: { name: 'editor' }, response: keyCreated },
+  listBlogKeys: { response: { data: [{ id: keyCreated.id, name: 'editor', key_prefix: 'pk_live_znYu', last_used_at: UPDATED, created_at: CREATED }] } },
+  revokeBlogKey: { response: deleted },
+  createAccountKey: {
+    request: { name: 'backup script', scopes: ['blogs:read'] },
+    response: { id: 'd167a248-c9c4-417b-b9b0-9818d4728bbb', name: 'backup script', key: 'pk_live_pXsq8knH3HkyQkTzpMWNW8m9KKI0thFiwxbLNLdt7ao', prefix: 'pk_live_pXsq', scopes: ['blogs:read'], created_at: CREATED },
+  },
+  listAccountKeys: { response: { data: [{ id: 'd167a248-c9c4-417b-b9b0-9818d4728bbb', name: 'backup script', key_prefix: 'pk_live_pXsq', scopes: ['blogs:read'], last_used_at: null, created_at: CREATED }] } },
+  revokeAccountKey: { response: deleted },
+
+  registerDomain: {
+    request: { hostname: 'notes.example.com' },
+    response: {
+      ...domain,
+      instructions:
+        'Add two DNS records: notes.example.com CNAME field-notes.blogs.example.com, and _folio-challenge.notes.example.com TXT folio-verification=8830ebc7b869dd554612d4e186f6a96a (exactly this text; it proves you control the hostname).',
+    },
+  },
+  getDomain: { response: { ...domain, last_error: 'no CNAME record at notes.example.com' } },
+  removeDomain: { response: deleted },
+
+  uploadMedia: { response: media },
+  listMedia: { response: { media: [media], pagination } },
+  getMedia: { response: media },
+  deleteMedia: { response: deleted },
+
+  createWebhook: { request: { url: webhook.url, events: webhook.events }, response: { ...webhook, secret: 'whsec_CCDlBjnMuqpUnrIeYwPIlVvVffgv2+Ax' } },
+  listWebhooks: { response: { data: [webhook] } },
+  deleteWebhook: { response: deleted },
+  listWebhookDeliveries: {
+    response: {
+      data: [
+        { delivery_id: 'msg_9b1f3c07a2d84e6f8c5b0a1d2e3f4a5b', event: 'post.published', delivery_status: 'delivered', attempt: 2, at: UPDATED, response_code: 204, duration_ms: 38, error: null },
+        { delivery_id: 'msg_9b1f3c07a2d84e6f8c5b0a1d2e3f4a5b', event: 'post.published', delivery_status: 'delivered', attempt: 1, at: PUBLISHED, response_code: 503, duration_ms: 12, error: 'answered 503' },
+      ],
+    },
+  },
+
+  exportAccount: {
+    response: {
+      format: 'folio-export',
+      version: 1,
+      exported_at: UPDATED,
+      blogs: [
+        {
+          slug: 'field-notes',
+          name: 'Field Notes',
+          description: 'Notes from the workshop',
+          theme_config: blog.theme_config,
+          custom_domain: null,
+          created_at: CREATED,
+          updated_at: UPDATED,
+          posts: [
+            {
+              slug: 'sharpening-a-chisel',
+              title: 'Sharpening a chisel',
+              content: post.content_md,
+              tags: postSummary.tags,
+              status: 'published',
+              meta: { description: 'Three stones and ten minutes', og_image: null },
+              published_at: PUBLISHED,
+              scheduled_at: null,
+              created_at: CREATED,
+              updated_at: UPDATED,
+            },
+          ],
+          media: [{ id: MEDIA_ID, url: media.url, width: 1600, height: 1000, content_type: 'image/jpeg', bytes: 412_733, created_at: CREATED }],
+        },
+      ],
+    },
+  },
+  searchPosts: {
+    response: {
+      data: [{ slug: 'sharpening-a-chisel', title: 'Sharpening a chisel', meta_description: 'Three stones and ten minutes', tags: ['tools', 'how-to'], created_at: CREATED, published_at: PUBLISHED, url: `${SITE}/sharpening-a-chisel` }],
+      pagination,
+    },
+  },
+};
+
+export const ERROR_EXAMPLE = { error: 'not_found', message: 'post "sharpening-a-chisel" not found' };
