@@ -229,8 +229,10 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
             requestBody: { required: Object.keys((route.body as { properties?: object }).properties ?? {}).length > 0, content: { 'application/json': { schema: clean(route.body), example: examples.request } } },
           }
         : {}),
+      // Raw bytes: OpenAPI 3.1 describes a binary body by its media type alone, without a schema
+      // (generated clients then take any body, such as a Blob or a Buffer).
       ...(route.upload
-        ? { requestBody: { required: true, description: route.upload.description, content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])) } }
+        ? { requestBody: { required: true, description: route.upload.description, content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, {}])) } }
         : {}),
       responses: {
         [String(route.status)]: {
