@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,publish,search,static-search,hostile,media,webhooks,edge,backup` and the large corpus size with `--posts N`
+ * `--only api,api-read,publish,search,static-search,hostile,media,webhooks,edge,backup` and the large corpus size with `--posts N`
  * (default 10,000). `edge` needs Debian's varnish and wrk.
  */
 import { parseArgs } from 'node:util';
 import { printTable, type BenchRow } from './table.js';
 import { runApiBench } from './apiBench.js';
+import { runApiReadBench } from './apiReadBench.js';
 import { runPublishBench } from './publishBench.js';
 import { runSearchBench } from './searchBench.js';
 import { runStaticSearchBench } from './staticSearchBench.js';
@@ -24,7 +25,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
   },
 });
-const only = new Set((values.only ?? 'api,publish,search,static-search,hostile,media,webhooks,edge,backup').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? 'api,api-read,publish,search,static-search,hostile,media,webhooks,edge,backup').split(',').map((s) => s.trim()));
 const seconds = Number(values.seconds ?? 10);
 
 const rows: BenchRow[] = [];
@@ -41,6 +42,7 @@ const section = async (name: string, fn: () => Promise<BenchRow[]>): Promise<voi
 const posts = Number(values.posts ?? 10_000);
 
 await section('api', () => runApiBench(seconds));
+await section('api-read', () => runApiReadBench());
 // Rows land in `rows` as they are measured, so a later failure keeps the earlier figures.
 await section('publish', async () => {
   await runPublishBench(posts, 100, rows);

@@ -29,8 +29,10 @@ export interface Operation {
   success: number;
   /** Every success status documented (POST /v1/media: 201, and 200 for an image the blog already has). */
   successes: number[];
-  /** Media type of the success answer (`text/plain` for GET /metrics, else JSON). */
-  successType: string;
+  /** Client-error statuses the document lists for it (an open route may answer those too: GET /v1/docs/… 404). */
+  clientErrors: number[];
+  /** Media types of the success answer (`text/plain` for GET /metrics, CSS/JS/PNG for the docs' files, else JSON). */
+  successTypes: string[];
 }
 
 interface DocParameter {
@@ -79,7 +81,8 @@ function describeOperation(openapi: OpenApiPaths, method: string, path: string):
     upload: item?.requestBody && !item.requestBody.content['application/json'] ? Object.keys(item.requestBody.content) : undefined,
     success: Number(Object.keys(item?.responses ?? {}).find((code) => /^2\d\d$/.test(code)) ?? 200),
     successes: Object.keys(item?.responses ?? { 200: {} }).filter((code) => /^2\d\d$/.test(code)).map(Number),
-    successType: Object.keys(Object.entries(item?.responses ?? {}).find(([code]) => /^2\d\d$/.test(code))?.[1].content ?? {})[0] ?? 'application/json',
+    clientErrors: Object.keys(item?.responses ?? {}).filter((code) => /^4\d\d$/.test(code)).map(Number),
+    successTypes: Object.keys(Object.entries(item?.responses ?? {}).find(([code]) => /^2\d\d$/.test(code))?.[1].content ?? { 'application/json': {} }),
   };
 }
 

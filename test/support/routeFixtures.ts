@@ -3,6 +3,7 @@
  * alive across runs: a run may delete a blog, revoke a key, rename or publish the post, and the
  * next run must still find what it names. Everything is (re)created through the API.
  */
+import { createRequire } from 'node:module';
 import { expect } from 'vitest';
 import type { TestApp } from './testApp.js';
 
@@ -31,12 +32,16 @@ export const PARAM_FIXTURES: Readonly<Record<string, readonly string[]>> = {
   slug: ['postSlug'],
   keyId: ['keyId', 'otherKeyId'],
   webhookId: ['webhookId', 'otherWebhookId'],
+  // GET /v1/docs/:version/:file: the served Swagger UI version and its files.
+  version: ['docsVersion'],
+  file: ['docsScript', 'docsStyles'],
 };
 
 /** Keys in every form the suite sends: the owner's (account, blog-bound, read-only), another account's, a Free account's. */
 export const LIVE_KEYS = ['accountKey', 'blogKey', 'readOnlyKey', 'otherAccountKey', 'freePlanKey'] as const;
 
 const POST_SLUG = 'fixture-post';
+const SWAGGER_UI_VERSION = (createRequire(import.meta.url)('swagger-ui-dist/package.json') as { version: string }).version;
 
 export class RouteFixtures {
   /** Fixture name → its current value (ids and keys change when re-created). */
@@ -48,7 +53,7 @@ export class RouteFixtures {
   constructor(private readonly t: TestApp) {
     this.other = t.createAccount('enterprise');
     this.free = t.createAccount('free');
-    this.values = { accountKey: t.key, otherAccountKey: this.other.key, freePlanKey: this.free.key, postSlug: POST_SLUG };
+    this.values = { accountKey: t.key, otherAccountKey: this.other.key, freePlanKey: this.free.key, postSlug: POST_SLUG, docsVersion: SWAGGER_UI_VERSION, docsScript: 'start.js', docsStyles: 'swagger-ui.css' };
   }
 
   /** Brings back whatever earlier runs deleted, revoked or renamed, then sets the post and domain state. */

@@ -21,11 +21,12 @@ import type { AppState } from '../state.js';
 const require = createRequire(import.meta.url);
 
 /** What the page loads from the package, and as what. */
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+const ASSETS = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+  ['start.js', 'text/javascript; charset=utf-8'],
+]);
 
 function packageDir(): { dir: string; version: string } {
   const manifest = require.resolve('swagger-ui-dist/package.json');
@@ -81,8 +82,9 @@ export function registerDocsPage(router: Router<AppState>, options: { apiOrigin:
   router.get('/v1/docs/:version/:file', options.named('/v1/docs/:version/:file'), async (ctx) => {
     const { dir, version } = locate();
     const file = ctx.params.file ?? '';
-    if (ctx.params.version !== version || !(file in ASSETS || file === 'start.js')) throw new NotFoundError(`no such file in the API reference: ${ctx.path}`);
-    const type = file === 'start.js' ? 'text/javascript; charset=utf-8' : ASSETS[file]!;
+    // A Map, not an object: `hasOwnProperty` or `__proto__` must not pass for a file name.
+    const type = ASSETS.get(file);
+    if (ctx.params.version !== version || type === undefined) throw new NotFoundError(`no such file in the API reference: ${ctx.path}`);
     let body: Buffer;
     if (file === 'start.js') body = Buffer.from(START_SCRIPT);
     else {
