@@ -11,7 +11,9 @@ export const createWebhookBody = {
   required: ['url', 'events'],
   properties: {
     url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL' },
-    events: { type: 'array', minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, items: { enum: [...WEBHOOK_EVENTS] } },
+    // Typed items keep ajv's uniqueItems on its string path: for untyped items it deep-compares,
+    // which throws on hostile objects such as {"valueOf": 1} (a 500 instead of a 400).
+    events: { type: 'array', minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, items: { type: 'string', enum: [...WEBHOOK_EVENTS] } },
   },
 } as const;
 
