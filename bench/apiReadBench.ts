@@ -18,7 +18,7 @@ import type { BenchRow } from './table.js';
 
 const run = promisify(execFile);
 const ANCHOR = fileURLToPath(new URL('./anchors/bareKoaPostServer.js', import.meta.url));
-const ROUNDS = 3;
+const ROUNDS = 5;
 const CONNECTIONS = 50;
 
 interface WrkResult {

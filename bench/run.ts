@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,publish,search,static-search,hostile,media,webhooks,edge,backup` and the large corpus size with `--posts N`
+ * `--only api,api-read,publish,search,static-search,hostile,media,webhooks,edge,backup,start` and the large corpus size with `--posts N`
  * (default 10,000). `edge` needs Debian's varnish and wrk.
  */
 import { parseArgs } from 'node:util';
 import { printTable, type BenchRow } from './table.js';
 import { runApiBench } from './apiBench.js';
 import { runApiReadBench } from './apiReadBench.js';
+import { runStartBench } from './startBench.js';
 import { runPublishBench } from './publishBench.js';
 import { runSearchBench } from './searchBench.js';
 import { runStaticSearchBench } from './staticSearchBench.js';
@@ -25,7 +26,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
   },
 });
-const only = new Set((values.only ?? 'api,api-read,publish,search,static-search,hostile,media,webhooks,edge,backup').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? 'api,api-read,publish,search,static-search,hostile,media,webhooks,edge,backup,start').split(',').map((s) => s.trim()));
 const seconds = Number(values.seconds ?? 10);
 
 const rows: BenchRow[] = [];
@@ -54,10 +55,11 @@ await section('hostile', () => runHostileBench());
 await section('media', () => runMediaBench());
 await section('webhooks', () => runWebhookBench());
 
-// The edge and backup sections share one imported blog of `posts` posts.
+// The edge, backup and start sections share one imported blog of `posts` posts.
 let shared: ImportedBlog | null = null;
 const sharedBlog = async (): Promise<ImportedBlog> => (shared ??= await importCorpus(loadCorpus(posts), 'edge'));
 await section('edge', async () => runEdgeBench(await sharedBlog(), loadCorpus(posts)));
 await section('backup', async () => runBackupBench(await sharedBlog(), posts));
+await section('start', async () => runStartBench(await sharedBlog(), posts));
 
 printTable(rows);

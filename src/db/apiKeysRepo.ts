@@ -1,4 +1,5 @@
 import type { Db } from './database.js';
+import { DbVersion, VersionedCache } from './versionedCache.js';
 import type { Account } from './accountsRepo.js';
 import type { Plan } from '../services/plans.js';
 
@@ -80,7 +81,10 @@ export class ApiKeysRepo {
   private readonly revokeByIdStmt;
   private readonly revokeCheckedTx;
 
-  constructor(db: Db) {
+  private readonly byHashCache: VersionedCache<{ key: ApiKey; account: Account } | null>;
+
+  constructor(db: Db, version: DbVersion = new DbVersion(db)) {
+    this.byHashCache = new VersionedCache(version);
     this.insertStmt = db.prepare(
       `INSERT INTO api_keys (id, account_id, blog_id, name, key_hash, key_prefix, scopes, created_at)
        VALUES (@id, @accountId, @blogId, @name, @keyHash, @keyPrefix, @scopes, @createdAt)`,
@@ -134,6 +138,11 @@ export class ApiKeysRepo {
 
   /** The active key with this hash and its account, or null when unknown or revoked. */
   findActiveByHash(hash: string): { key: ApiKey; account: Account } | null {
+    // From memory until anything is written (versionedCache.ts): revocations still apply at once.
+    return this.byHashCache.get(hash, () => this.readActiveByHash(hash));
+  }
+
+  private readActiveByHash(hash: string): { key: ApiKey; account: Account } | null {
     const row = this.byHashStmt.get(hash);
     if (!row) return null;
     return {

@@ -1,4 +1,5 @@
 import type { Db } from './database.js';
+import { DbVersion, VersionedCache } from './versionedCache.js';
 import type { ThemeConfig } from '../publish/render/siteTypes.js';
 
 export interface Blog {
@@ -61,7 +62,10 @@ export class BlogsRepo {
   private readonly releaseStmt;
   private readonly byActiveHostStmt;
 
-  constructor(db: Db) {
+  private readonly byIdCache: VersionedCache<BlogWithDomain | null>;
+
+  constructor(db: Db, version: DbVersion = new DbVersion(db)) {
+    this.byIdCache = new VersionedCache(version);
     this.insertStmt = db.prepare(
       `INSERT INTO blogs (id, account_id, slug, name, description, theme_config, created_at, updated_at)
        VALUES (@id, @accountId, @slug, @name, @description, @themeConfig, @createdAt, @updatedAt)`,
@@ -89,9 +93,12 @@ export class BlogsRepo {
     this.insertStmt.run({ ...blog, themeConfig: JSON.stringify(blog.themeConfig) });
   }
 
+  /** Served from memory until anything is written (versionedCache.ts): every API request asks. */
   findById(id: string): BlogWithDomain | null {
-    const row = this.byIdStmt.get(id);
-    return row ? toBlog(row) : null;
+    return this.byIdCache.get(id, () => {
+      const row = this.byIdStmt.get(id);
+      return row ? toBlog(row) : null;
+    });
   }
 
   findBySlug(slug: string): BlogWithDomain | null {

@@ -23,6 +23,8 @@ export interface Post {
   updatedAt: string;
   /** Counts of the post's prose as stored (see migration 005); null for rows not yet counted. */
   textCounts?: TextCounts | null;
+  /** Advanced by every update (migration 012); 0 for a new post. ETags name it. */
+  revision?: number;
 }
 
 /** A post without its bodies: what the list endpoint shows (api.md §4.1 "post summary"). */
@@ -56,6 +58,7 @@ interface PostRow {
   created_at: string;
   updated_at: string;
   text_counts?: string | null;
+  revision: number;
 }
 
 export const toPost = (row: PostRow): Post => ({
@@ -75,6 +78,7 @@ export const toPost = (row: PostRow): Post => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   textCounts: row.text_counts ? (JSON.parse(row.text_counts) as TextCounts) : null,
+  revision: row.revision,
 });
 
 type SummaryRow = Pick<PostRow, 'id' | 'title' | 'slug' | 'status' | 'tags' | 'meta_description' | 'published_at' | 'created_at' | 'updated_at'>;
@@ -138,8 +142,8 @@ export class PostsRepo {
       `UPDATE posts SET title = @title, slug = @slug, content_md = @contentMd, content_html = @contentHtml,
               meta_description = @metaDescription, meta_explicit = @metaExplicit, og_image_url = @ogImageUrl,
               tags = @tags, status = @status, published_at = @publishedAt, scheduled_at = @scheduledAt,
-              updated_at = @updatedAt, text_counts = @textCounts
-        WHERE id = @id`,
+              updated_at = @updatedAt, text_counts = @textCounts, revision = revision + 1
+        WHERE id = @id RETURNING revision`,
     );
     this.deleteStmt = db.prepare('DELETE FROM posts WHERE id = ?');
     this.bySlugStmt = db.prepare<[string, string], PostRow>('SELECT * FROM posts WHERE blog_id = ? AND slug = ?');
@@ -174,8 +178,10 @@ export class PostsRepo {
     this.writeTags(post);
   }
 
+  /** Writes the post; its `revision` is advanced, in the row and on `post`, to what was written. */
   update(post: Post): void {
-    this.updateStmt.run(toParams(post));
+    const written = this.updateStmt.get(toParams(post)) as { revision: number } | undefined;
+    if (written) post.revision = written.revision;
     this.writeTags(post);
   }
 

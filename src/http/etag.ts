@@ -10,17 +10,38 @@ import type { AppContext } from './state.js';
 
 /** Strong validator of a JSON answer. */
 export function etagOf(body: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+  return etagOfJson(JSON.stringify(body));
+}
+
+/** The same validator from the answer's JSON text, for a handler that serialises only once. */
+export function etagOfJson(json: string): string {
+  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
 }
 
 /**
- * The request's If-Match as a predicate on the current resource (presented as GET presents it),
- * or undefined without the header.
+ * A post's validator names its row version (every update advances `revision`), not a hash of
+ * its Markdown and HTML: GET of a post is the API's hottest read. Opaque all the same.
  */
-export function ifMatch<T>(ctx: AppContext, present: (current: T) => unknown): ((current: T) => boolean) | undefined {
+export function etagOfPost(post: { id: string; revision?: number }): string {
+  return etagOfJson(`post:${post.id}:${post.revision ?? 0}`);
+}
+
+/** Answers `body` with its ETag, serialised once (hashed by `etagOfJson` when no tag is given). */
+export function sendWithEtag(ctx: AppContext, body: unknown, etag?: string): void {
+  const json = JSON.stringify(body);
+  ctx.set('ETag', etag ?? etagOfJson(json));
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = json;
+}
+
+/**
+ * The request's If-Match as a predicate on the current resource (tagged as GET tags it), or
+ * undefined without the header.
+ */
+export function ifMatch<T>(ctx: AppContext, tagOf: (current: T) => string): ((current: T) => boolean) | undefined {
   const header = ctx.get('if-match').trim();
   if (header === '') return undefined;
   if (header === '*') return () => true;
   const wanted = new Set(header.split(',').map((tag) => tag.trim()).filter((tag) => !tag.startsWith('W/')));
-  return (current) => wanted.has(etagOf(present(current)));
+  return (current) => wanted.has(tagOf(current));
 }

@@ -20,6 +20,9 @@ export function blogForHost(blogs: BlogsRepo, serviceHost: string): (host: strin
       return blogs.hasSlug(label) ? label : NO_BLOG;
     }
     if (host === serviceHost) return null;
+    // Custom domains have two labels or more and never end in digits (domains.ts refuses IP
+    // addresses), so the API's own 127.0.0.1 or [::1] never costs a lookup.
+    if (!host.includes('.') || /\.\d+$/.test(host)) return null;
     return blogs.findByActiveDomain(host)?.slug ?? null;
   };
 }

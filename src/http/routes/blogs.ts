@@ -5,7 +5,7 @@ import { presentBlog, presentBlogCreated, presentBlogListEntry, presentBlogUpdat
 import { presentPublishing } from '../presenters/publishing.js';
 import type { RouteDef } from '../routeDef.js';
 import type { BlogWithDomain } from '../../db/blogsRepo.js';
-import { etagOf, ifMatch } from '../etag.js';
+import { etagOf, ifMatch, sendWithEtag } from '../etag.js';
 import { authOf } from '../state.js';
 import {
   blogListSchema,
@@ -71,8 +71,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       status: 200,
       response: blogSchema,
       handler: (ctx) => {
-        ctx.body = presentBlog(blogs.get(authOf(ctx), ctx.params.id ?? ''), urls);
-        ctx.set('ETag', etagOf(ctx.body));
+        sendWithEtag(ctx, presentBlog(blogs.get(authOf(ctx), ctx.params.id ?? ''), urls));
       },
     },
     {
@@ -92,7 +91,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.description !== undefined ? { description: body.description } : {}),
           ...(body.theme_config !== undefined ? { themeConfig: body.theme_config } : {}),
-        }, ifMatch(ctx, asRead));
+        }, ifMatch(ctx, (blog) => etagOf(asRead(blog))));
         ctx.body = presentBlogUpdated(blog);
         ctx.set('ETag', etagOf(asRead(blog)));
       },
@@ -108,7 +107,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       status: 200,
       response: deletedSchema,
       handler: async (ctx) => {
-        await blogs.delete(authOf(ctx), ctx.params.id ?? '', ifMatch(ctx, asRead));
+        await blogs.delete(authOf(ctx), ctx.params.id ?? '', ifMatch(ctx, (blog) => etagOf(asRead(blog))));
         ctx.body = { deleted: true };
       },
     },

@@ -16,7 +16,7 @@ import {
   presentPostUpdated,
 } from '../presenters/post.js';
 import type { RouteDef } from '../routeDef.js';
-import { etagOf, ifMatch } from '../etag.js';
+import { etagOfPost, ifMatch, sendWithEtag } from '../etag.js';
 import { authOf, blogOf, type AppContext } from '../state.js';
 import {
   createPostBody,
@@ -156,8 +156,8 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       status: 200,
       response: postSchema,
       handler: (ctx) => {
-        ctx.body = presentPost(posts.get(blogOf(ctx), slugOf(ctx)));
-        ctx.set('ETag', etagOf(ctx.body));
+        const post = posts.get(blogOf(ctx), slugOf(ctx));
+        sendWithEtag(ctx, presentPost(post), etagOfPost(post));
       },
     },
     {
@@ -173,9 +173,9 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       status: 200,
       response: postSummarySchema,
       handler: async (ctx) => {
-        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput, ogImage(ctx)), ifMatch(ctx, presentPost));
+        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput, ogImage(ctx)), ifMatch(ctx, etagOfPost));
         ctx.body = presentPostUpdated(post);
-        ctx.set('ETag', etagOf(presentPost(post)));
+        ctx.set('ETag', etagOfPost(post));
       },
     },
     {
@@ -190,7 +190,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       status: 200,
       response: deletedSchema,
       handler: async (ctx) => {
-        await posts.delete(blogOf(ctx), slugOf(ctx), ifMatch(ctx, presentPost));
+        await posts.delete(blogOf(ctx), slugOf(ctx), ifMatch(ctx, etagOfPost));
         ctx.body = { deleted: true };
       },
     },
