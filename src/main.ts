@@ -1,4 +1,4 @@
-/** Process entry: config → compose → first-start account → catch-up → listen + scheduler. */
+/** Process entry: config → compose → first-start account → listen → catch-up + scheduler. */
 import './threadPool.js';
 import { ConfigError, loadConfig } from './config.js';
 import { compose } from './compose.js';
@@ -43,9 +43,6 @@ async function main(): Promise<void> {
   // An upgrade that changed the theme or the renderer re-renders every blog (on the tick below).
   folio.reRenderAfterUpgrade();
 
-  // Schedules that fell due while the server was down, and jobs a crash left pending.
-  await folio.tick();
-
   const server = createHttpServer(folio.app.callback(), logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -54,6 +51,11 @@ async function main(): Promise<void> {
   logger.info({ host: config.host, port: config.port, storage: config.storage, serviceDomain: folio.config.serviceDomain, publicScheme: folio.config.publicScheme }, 'folio listening');
   // Written now, not at the next periodic flush: this is the line a new user waits for.
   logger.flush();
+
+  // Schedules that fell due while the server was down, and jobs a crash or an upgrade left
+  // pending, start now in the background: readiness never waits for them (re-rendering every
+  // blog after an upgrade can take minutes), and the scheduler's tick below continues them.
+  folio.tick().catch((err: unknown) => logger.error({ err }, 'start-up catch-up failed; the scheduler retries'));
 
   const scheduler = startScheduler(
     {
