@@ -5,10 +5,10 @@
  * javascript: URL ever reaches a rendered page.
  */
 import MarkdownIt from 'markdown-it';
-import hljs from 'highlight.js';
 import sanitizeHtml from 'sanitize-html';
 import { pictureHtml } from '../media/pictureHtml.js';
 import { escapeHtml } from './escapeHtml.js';
+import { highlightCode } from './highlighter.js';
 
 
 /**
@@ -20,8 +20,8 @@ export const MAX_HIGHLIGHTED_CODE_CHARS = 32 * 1024;
 function highlight(code: string, lang: string): string {
   const language = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
   // Highlight only languages the author named: auto-detection is slow and often wrong.
-  if (language && code.length <= MAX_HIGHLIGHTED_CODE_CHARS && hljs.getLanguage(language)) {
-    const html = hljs.highlight(code, { language, ignoreIllegals: true }).value;
+  const html = language && code.length <= MAX_HIGHLIGHTED_CODE_CHARS ? highlightCode(code, language) : null;
+  if (html !== null) {
     return `<pre class="hljs"><code class="language-${escapeHtml(language)}">${html}</code></pre>`;
   }
   return `<pre class="hljs"><code>${escapeHtml(code)}</code></pre>`;

@@ -1,7 +1,7 @@
 /**
  * What the configuration does not use is not loaded: a server on the folder store without a
- * CloudFront purger never loads the AWS SDKs (a fifth of a second each), and sharp/libvips load
- * on the first upload. Checked in a fresh Node process, where nothing else loaded them.
+ * CloudFront purger never loads the AWS SDKs (a fifth of a second each), sharp/libvips load
+ * on the first upload, and highlight.js grammars when a code block names their language. Checked in a fresh Node process, where nothing else loaded them.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +35,8 @@ const folio = compose({ config: loadConfig(${JSON.stringify(env)}), logger: crea
 for (const key of Object.keys(createRequire(import.meta.url).cache)) {
   const name = key.match(/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//)?.[1];
   if (name) seen.add(name);
+  // highlight.js grammars (one file each) count as 'highlight.js/languages'.
+  if (/highlight\\.js\\/lib\\/languages\\//.test(key)) seen.add('highlight.js/languages');
 }
 await new Promise((resolve) => setTimeout(resolve, 100));
 await folio.close();
@@ -54,6 +56,8 @@ describe('dependencies the configuration does not use', () => {
       expect(modules).not.toContain('@aws-sdk/client-s3');
       expect(modules).not.toContain('@aws-sdk/client-cloudfront');
       expect(modules).not.toContain('sharp');
+      // No highlight.js grammar until a code block names its language.
+      expect(modules).not.toContain('highlight.js/languages');
       // The probe works: what the server does use is seen.
       expect(modules).toContain('better-sqlite3');
     } finally {
