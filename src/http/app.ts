@@ -15,7 +15,7 @@ import { metricsEndpoint, type MetricsSource } from './metricsEndpoint.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requireScope } from './middleware/requireScope.js';
 import { resolveBlog } from './middleware/resolveBlog.js';
-import { compileSchema, validate } from './middleware/validate.js';
+import { validate } from './middleware/validate.js';
 import { drainOnRefusal, uploadBody } from './middleware/uploadBody.js';
 import { idempotency } from './middleware/idempotency.js';
 import type { IdempotencyService } from '../services/idempotency.js';
@@ -81,9 +81,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (upload) chain.push(drainOnRefusal);
     if (route.scope) chain.push(auth, limit, requireScope(route.scope));
     if (route.blogScoped) chain.push(blog);
-    if (route.query) chain.push(validate('query', compileSchema(route.query, 'query')));
+    if (route.query) chain.push(validate('query', route.query));
     if (upload) chain.push(uploadBody(upload));
-    else if (route.body) chain.push(validate('body', compileSchema(route.body, 'body')));
+    else if (route.body) chain.push(validate('body', route.body));
     else chain.push(rejectBody);
     if (route.method === 'POST' && route.scope) chain.push(retries);
     chain.push(async (ctx) => {

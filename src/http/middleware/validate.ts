@@ -144,9 +144,16 @@ export function validationError(errors: ErrorObject[] | null | undefined, where:
 }
 
 /** Checks ctx.request.body / ctx.query and stores the typed value on ctx.state. */
-export function validate(where: 'body' | 'query', check: ValidateFunction): Middleware<AppState> {
-  const integers = where === 'query' ? integerParams(check.schema) : [];
+/**
+ * Validates the body or the query against `schema`, compiled on the route's first request: ajv
+ * compiling every route's schemas was a quarter of the server's start-up, and a route's first
+ * caller waits a few milliseconds instead.
+ */
+export function validate(where: 'body' | 'query', schema: JsonSchema): Middleware<AppState> {
+  const integers = where === 'query' ? integerParams(schema) : [];
+  let compiled: ValidateFunction | null = null;
   return async (ctx, next) => {
+    const check = (compiled ??= compileSchema(schema, where));
     if (where === 'body') {
       const body = ctx.request.body === undefined ? {} : ctx.request.body;
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
