@@ -3,9 +3,30 @@ import './threadPool.js';
 import { ConfigError, loadConfig } from './config.js';
 import { compose } from './compose.js';
 import { createHttpServer } from './http/httpServer.js';
+import { jsonParser } from './http/middleware/jsonBody.js';
+import { loadMarkdownPipeline } from './content/markdown.js';
 import { createLogger } from './logger.js';
 import { startScheduler } from './scheduler.js';
 import { createShutdown } from './shutdown.js';
+
+/**
+ * Libraries left out of start-up (the Markdown pipeline, the JSON body parser) are loaded now,
+ * one per turn of the event loop, so that neither the first answer nor the first post waits.
+ */
+function warmUp(logger: ReturnType<typeof createLogger>): void {
+  const steps = [loadMarkdownPipeline, () => void jsonParser()];
+  const next = (): void => {
+    const step = steps.shift();
+    if (!step) return;
+    try {
+      step();
+    } catch (err) {
+      logger.warn({ err }, 'warm-up step failed; it runs again on first use');
+    }
+    setImmediate(next);
+  };
+  setImmediate(next);
+}
 
 async function main(): Promise<void> {
   let config;
@@ -56,6 +77,7 @@ async function main(): Promise<void> {
   // pending, start now in the background: readiness never waits for them (re-rendering every
   // blog after an upgrade can take minutes), and the scheduler's tick below continues them.
   folio.tick().catch((err: unknown) => logger.error({ err }, 'start-up catch-up failed; the scheduler retries'));
+  warmUp(logger);
 
   const scheduler = startScheduler(
     {

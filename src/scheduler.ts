@@ -1,5 +1,10 @@
-import cron, { type ScheduledTask } from 'node-cron';
+import { createRequire } from 'node:module';
+import type { ScheduledTask } from 'node-cron';
 import type { Logger } from './logger.js';
+
+// Required when the scheduler starts, after the server listens: its import is a tenth of the
+// time to the first answer otherwise.
+const requireModule = createRequire(import.meta.url);
 
 export interface SchedulerJobs {
   /** Due scheduled posts and publish-job retries; runs every second. */
@@ -15,6 +20,7 @@ export interface SchedulerJobs {
  * that is still running when the next one fires is skipped rather than stacked.
  */
 export function startScheduler(jobs: SchedulerJobs, logger: Logger): { stop: () => Promise<void> } {
+  const cron = requireModule('node-cron') as typeof import('node-cron');
   const running = new Map<string, Promise<unknown>>();
   const guard = (name: string, fn: () => Promise<unknown>) => () => {
     if (running.has(name)) return;

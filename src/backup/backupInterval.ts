@@ -5,7 +5,7 @@
  * would run at :00 and :30 of alternate hours, not every 90 minutes, and the recovery point
  * promised in the README would be wrong. Anything else can be written as a cron expression.
  */
-import cron from 'node-cron';
+import { createRequire } from 'node:module';
 
 export interface BackupSchedule {
   /** A node-cron expression with seconds (six fields), evaluated in UTC. */
@@ -30,6 +30,8 @@ export function parseBackupInterval(raw: string | undefined): BackupSchedule | n
   }
   if (value.includes(' ')) {
     const fields = value.split(/\s+/);
+    // node-cron only for a cron expression, so that a server without one does not load it at start.
+    const cron = createRequire(import.meta.url)('node-cron') as typeof import('node-cron');
     if ((fields.length === 5 || fields.length === 6) && cron.validate(value)) {
       return { cron: fields.length === 5 ? `0 ${fields.join(' ')}` : fields.join(' '), label: value };
     }

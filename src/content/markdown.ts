@@ -4,8 +4,9 @@
  * allowlist below lets it through, so no script, style, iframe, form, event handler or
  * javascript: URL ever reaches a rendered page.
  */
-import MarkdownIt from 'markdown-it';
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type MarkdownIt from 'markdown-it';
+import type sanitizeHtml from 'sanitize-html';
 import { pictureHtml } from '../media/pictureHtml.js';
 import { escapeHtml } from './escapeHtml.js';
 import { highlightCode } from './highlighter.js';
@@ -27,19 +28,46 @@ function highlight(code: string, lang: string): string {
   return `<pre class="hljs"><code>${escapeHtml(code)}</code></pre>`;
 }
 
-const md = new MarkdownIt({ html: true, linkify: true, typographer: false, highlight });
+const requireModule = createRequire(import.meta.url);
 
-// Images uploaded to Folio (src/media) are drawn responsively; any other image as markdown-it does.
-const plainImage = md.renderer.rules.image!;
-md.renderer.rules.image = (tokens, idx, options, env, self) => {
-  const token = tokens[idx]!;
-  const title = token.attrGet('title');
-  const alt = self.renderInlineAsText(token.children ?? [], options, env);
-  const picture = pictureHtml(String(token.attrGet('src') ?? ''), alt, title === null ? null : String(title));
-  return picture ?? plainImage(tokens, idx, options, env, self);
-};
+/**
+ * markdown-it and sanitize-html (with htmlparser2 and postcss) are loaded by the first render,
+ * not at start-up: a tenth of a second of every process's start that a server only answering
+ * reads never needs (main.ts warms them in the background once it listens).
+ */
+interface Pipeline {
+  md: InstanceType<typeof MarkdownIt>;
+  sanitize: typeof sanitizeHtml;
+  options: sanitizeHtml.IOptions;
+}
 
-const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
+let pipeline: Pipeline | null = null;
+
+function markdownPipeline(): Pipeline {
+  if (pipeline) return pipeline;
+  const MarkdownItClass = requireModule('markdown-it') as typeof MarkdownIt;
+  const sanitize = requireModule('sanitize-html') as typeof sanitizeHtml;
+  const md = new MarkdownItClass({ html: true, linkify: true, typographer: false, highlight });
+
+  // Images uploaded to Folio (src/media) are drawn responsively; any other image as markdown-it does.
+  const plainImage = md.renderer.rules.image!;
+  md.renderer.rules.image = (tokens, idx, options, env, self) => {
+    const token = tokens[idx]!;
+    const title = token.attrGet('title');
+    const alt = self.renderInlineAsText(token.children ?? [], options, env);
+    const picture = pictureHtml(String(token.attrGet('src') ?? ''), alt, title === null ? null : String(title));
+    return picture ?? plainImage(tokens, idx, options, env, self);
+  };
+  pipeline = { md, sanitize, options: sanitizeOptions(sanitize) };
+  return pipeline;
+}
+
+/** Loads the pipeline now (a warm-up after start-up, so the first post does not wait for it). */
+export function loadMarkdownPipeline(): void {
+  markdownPipeline();
+}
+
+const sanitizeOptions = (sanitize: typeof sanitizeHtml): sanitizeHtml.IOptions => ({
   allowedTags: [
     'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'blockquote', 'pre', 'code', 'span',
     'em', 'strong', 'b', 'i', 'u', 's', 'del', 'ins', 'mark', 'sub', 'sup', 'small', 'kbd', 'abbr',
@@ -69,7 +97,7 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   allowProtocolRelative: false,
   disallowedTagsMode: 'discard',
   // The library's list plus `source`, a void element: `</source>` is invalid HTML.
-  selfClosing: [...sanitizeHtml.defaults.selfClosing, 'source'],
+  selfClosing: [...sanitize.defaults.selfClosing, 'source'],
   transformTags: {
     // Author links are untrusted destinations: never pass referrer-carrying openers.
     a: (tagName, attribs) => {
@@ -79,11 +107,12 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
     },
     img: (tagName, attribs) => ({ tagName, attribs: { ...attribs, loading: 'lazy' } }),
   },
-};
+});
 
 /** Markdown source → sanitised HTML, safe to place in a page as is. */
 export function renderMarkdown(source: string): string {
-  return sanitizeHtml(md.render(source), SANITIZE_OPTIONS);
+  const { md, sanitize, options } = markdownPipeline();
+  return sanitize(md.render(source), options);
 }
 
 /**

@@ -1,4 +1,5 @@
-import bodyParser from 'koa-bodyparser';
+import { createRequire } from 'node:module';
+import type bodyParser from 'koa-bodyparser';
 import type { Middleware } from 'koa';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.js';
 import { DISCARD_LIMITS, discardRequestBody } from '../discardRequestBody.js';
@@ -8,15 +9,25 @@ import { MAX_BODY_BYTES, uploadRoute } from '../bodyLimits.js';
 export { MAX_BODY_BYTES };
 
 
-const parse = bodyParser({
-  enableTypes: ['json'],
-  jsonLimit: '2mb',
-  strict: false,
-  // Our own mapping below turns parser failures into AppErrors.
-  onerror: (err) => {
-    throw err;
-  },
-});
+const requireModule = createRequire(import.meta.url);
+
+/**
+ * koa-bodyparser (with co-body, qs, raw-body, type-is) is loaded by the first request with a
+ * body, not at start-up; main.ts warms it once the server listens.
+ */
+let parser: Middleware | null = null;
+export function jsonParser(): Middleware {
+  parser ??= (requireModule('koa-bodyparser') as typeof bodyParser)({
+    enableTypes: ['json'],
+    jsonLimit: '2mb',
+    strict: false,
+    // Our own mapping below turns parser failures into AppErrors.
+    onerror: (err) => {
+      throw err;
+    },
+  });
+  return parser;
+}
 
 function hasBody(ctx: Parameters<Middleware>[0]): boolean {
   const length = ctx.get('content-length');
@@ -62,7 +73,7 @@ export const jsonBody: Middleware<AppState> = async (ctx, next) => {
     throw new UnsupportedMediaTypeError('request bodies must be JSON sent with "Content-Type: application/json"');
   }
   try {
-    await parse(ctx, async () => undefined);
+    await jsonParser()(ctx, async () => undefined);
   } catch (err) {
     const status = typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : 0;
     if (status === 413) {
