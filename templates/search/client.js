@@ -60,9 +60,14 @@ if (form) {
 
   // A term's live postings as parallel arrays, ordinals ascending: the term chunk's, then the
   // delta's (newer ordinals; sorted again should a writer ever break that order).
-  const postings = async (index, dead, term) => {
+  const chunkPaths = (index, term) => {
     const paths = [`t/${chunkOf(term, index.chunks)}.json`];
     if (index.delta > 0) paths.push(`x/${chunkOf(term, index.delta)}.json`);
+    return paths;
+  };
+
+  const postings = async (index, dead, term) => {
+    const paths = chunkPaths(index, term);
     let ords = [];
     let tfs = [];
     let sorted = true;
@@ -224,8 +229,22 @@ if (form) {
     }
   };
 
+  // Words the reader has finished typing (a space follows) will be in the query: their chunks
+  // are fetched while the next word is typed, so Enter waits for the last word's alone.
+  const prefetchFinishedWords = (value) => {
+    const finished = value.replace(/\S+$/, '');
+    if (!finished.trim()) return;
+    loadMeta()
+      .then((index) => {
+        if (!index || index.format !== 'folio-static-search' || index.version !== 1) return;
+        for (const term of queryTerms(finished)) for (const path of chunkPaths(index, term)) file(path).catch(() => {});
+      })
+      .catch(() => {});
+  };
+
   let timer;
   input.addEventListener('input', () => {
+    prefetchFinishedWords(input.value);
     clearTimeout(timer);
     timer = setTimeout(() => search(input.value), 120);
   });

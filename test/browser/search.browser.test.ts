@@ -127,6 +127,28 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     await close();
   });
 
+  it("fetches a finished word's index chunks while the next word is typed, and nothing for an unfinished one", async () => {
+    const { page, errors, close } = await openPage('/search/');
+    await page.waitForLoadState('networkidle');
+    const chunks: string[] = [];
+    page.on('request', (req) => {
+      if (/\/search\/(t|x)\/\d+\.json$/.test(new URL(req.url()).pathname)) chunks.push(new URL(req.url()).pathname);
+    });
+    // A key every 60 ms never leaves the 120 ms pause after which the page searches as you
+    // type: until the last key, any chunk fetched is a prefetch.
+    await page.type('#search-q', 'lant', { delay: 60 });
+    expect(chunks).toEqual([]);
+    await page.type('#search-q', 'erns nothing', { delay: 60 });
+    // 'lanterns' was finished ~0.4 s ago; no search has run yet.
+    expect(chunks.length).toBeGreaterThan(0);
+    await page.press('#search-q', 'Enter');
+    await page.waitForFunction(() => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.getElementById('search-status')!.textContent !== '');
+    // The query still finds what it should; the finished word's chunk was not fetched twice.
+    expect(new Set(chunks).size).toBe(chunks.length);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('keeps the form on one row on a phone, the button label whole', async () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
     const page = await context.newPage();
