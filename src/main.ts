@@ -4,17 +4,18 @@ import { ConfigError, loadConfig } from './config.js';
 import { compose } from './compose.js';
 import { createHttpServer } from './http/httpServer.js';
 import { jsonParser } from './http/middleware/jsonBody.js';
+import { validators } from './http/middleware/validate.js';
 import { loadMarkdownPipeline } from './content/markdown.js';
 import { createLogger } from './logger.js';
 import { startScheduler } from './scheduler.js';
 import { createShutdown } from './shutdown.js';
 
 /**
- * Libraries left out of start-up (the Markdown pipeline, the JSON body parser) are loaded now,
+ * Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser) are loaded now,
  * one per turn of the event loop, so that neither the first answer nor the first post waits.
  */
 function warmUp(logger: ReturnType<typeof createLogger>): void {
-  const steps = [loadMarkdownPipeline, () => void jsonParser()];
+  const steps = [() => void validators(), loadMarkdownPipeline, () => void jsonParser()];
   const next = (): void => {
     const step = steps.shift();
     if (!step) return;

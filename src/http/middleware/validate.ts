@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Middleware } from 'koa';
 import { BadRequestError, type FieldIssue } from '../../errors.js';
 import type { AppState } from '../state.js';
@@ -26,8 +27,20 @@ function addKeywords(ajv: Ajv): Ajv {
 // ("Infinity", "1e309", "0x10", " 1") and let "Infinity" through `maximum`, which then failed in SQLite.
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
-const bodyAjv = addKeywords(new Ajv({ allErrors: true, strict: true, coerceTypes: false, allowUnionTypes: true, verbose: true }));
-const queryAjv = addKeywords(new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: true, allowUnionTypes: true, verbose: true }));
+/**
+ * The two validators, made when the first schema is compiled (a route's first request, or the
+ * warm-up once the server listens): loading ajv is part of the start-up a first answer needn't wait for.
+ */
+let engines: { body: Ajv; query: Ajv } | null = null;
+export function validators(): { body: Ajv; query: Ajv } {
+  if (engines) return engines;
+  const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  engines = {
+    body: addKeywords(new AjvClass({ allErrors: true, strict: true, coerceTypes: false, allowUnionTypes: true, verbose: true })),
+    query: addKeywords(new AjvClass({ allErrors: true, strict: true, coerceTypes: false, useDefaults: true, allowUnionTypes: true, verbose: true })),
+  };
+  return engines;
+}
 
 /** A query integer is decimal digits only: no sign, point, exponent, hex, blanks or `Infinity`. */
 const DECIMAL_DIGITS = /^[0-9]+$/;
@@ -39,7 +52,7 @@ export const MAX_DETAILS = 100;
 export function compileSchema(schema: JsonSchema, where: 'body' | 'query'): ValidateFunction {
   let check = compiled.get(schema);
   if (!check) {
-    check = (where === 'body' ? bodyAjv : queryAjv).compile(schema);
+    check = validators()[where].compile(schema);
     compiled.set(schema, check);
   }
   return check;
