@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { loadCorpus } from './corpus.js';
 import { freePort } from './harness/ports.js';
+import { percentile } from './harness/stats.js';
 import { createBenchAccount, startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
 
@@ -48,7 +49,7 @@ async function startAnchor(dbFile: string): Promise<{ url: string; child: ChildP
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]): number => percentile(values, 0.5);
 
 export async function runApiReadBench(seconds = 5): Promise<BenchRow[]> {
   const area = 'API read (GET /v1/posts/:slug)';
@@ -56,7 +57,8 @@ export async function runApiReadBench(seconds = 5): Promise<BenchRow[]> {
   let anchor: { url: string; child: ChildProcess } | null = null;
   try {
     // One account per round: each round stays well inside the hourly request budget.
-    const sample = loadCorpus(1000).find((p) => p.lang === 'en' && p.body.length > 8000) ?? loadCorpus(1000)[0]!;
+    const corpus = loadCorpus(1000);
+    const sample = corpus.find((p) => p.lang === 'en' && p.body.length > 8000) ?? corpus[0]!;
     const targets: { key: string; blogId: string }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const key = createBenchAccount(server.dataDir);

@@ -9,6 +9,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './harness/ports.js';
+import { percentile } from './harness/stats.js';
 import type { ImportedBlog } from './importCorpus.js';
 import type { BenchRow } from './table.js';
 
@@ -38,7 +39,7 @@ async function timeToFirstAnswer(args: string[], env: Record<string, string>, po
   }
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]): number => percentile(values, 0.5);
 
 export async function runStartBench(blog: ImportedBlog, posts: number): Promise<BenchRow[]> {
   const area = `cold start (${posts.toLocaleString('en')}-post data dir)`;

@@ -12,6 +12,7 @@ import { startCheckpointer } from './db/checkpointer.js';
 import { AccountsRepo } from './db/accountsRepo.js';
 import { ApiKeysRepo } from './db/apiKeysRepo.js';
 import { BlogsRepo } from './db/blogsRepo.js';
+import { DbVersion } from './db/versionedCache.js';
 import { DomainsRepo } from './db/domainsRepo.js';
 import { JobsRepo } from './db/jobsRepo.js';
 import { PostsRepo } from './db/postsRepo.js';
@@ -163,10 +164,12 @@ export function compose(options: ComposeOptions): Folio {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
   const db = openDatabase(databaseFile(options.config), { busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS });
+  // One version for every cache, so a request asks SQLite once whether anything changed.
+  const dbVersion = new DbVersion(db);
   const repos = {
     accounts: new AccountsRepo(db),
-    keys: new ApiKeysRepo(db),
-    blogs: new BlogsRepo(db),
+    keys: new ApiKeysRepo(db, dbVersion),
+    blogs: new BlogsRepo(db, dbVersion),
     posts: new PostsRepo(db),
     domains: new DomainsRepo(db),
     jobs: new JobsRepo(db),

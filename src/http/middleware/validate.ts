@@ -164,9 +164,8 @@ export function validationError(errors: ErrorObject[] | null | undefined, where:
  */
 export function validate(where: 'body' | 'query', schema: JsonSchema): Middleware<AppState> {
   const integers = where === 'query' ? integerParams(schema) : [];
-  let compiled: ValidateFunction | null = null;
   return async (ctx, next) => {
-    const check = (compiled ??= compileSchema(schema, where));
+    const check = compileSchema(schema, where);
     if (where === 'body') {
       const body = ctx.request.body === undefined ? {} : ctx.request.body;
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {

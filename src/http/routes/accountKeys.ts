@@ -4,7 +4,7 @@ import { presentAccountKeyCreated, presentAccountKeyListEntry } from '../present
 import type { RouteDef } from '../routeDef.js';
 import { authOf } from '../state.js';
 import { createKeyBody, keyCreatedSchema, keyListEntrySchema, type CreateKeyBody } from './apiKeys.js';
-import { deletedSchema } from './schemaParts.js';
+import { dataListSchema, deletedSchema } from './schemaParts.js';
 
 const scopes = { type: 'array', items: { type: 'string' } } as const;
 const accountKeyCreatedSchema = { type: 'object', properties: { ...keyCreatedSchema.properties, scopes } } as const;
@@ -41,7 +41,7 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       tag: 'api-keys',
       scope: 'keys:manage',
       status: 200,
-      response: { type: 'object', properties: { data: { type: 'array', items: accountKeyListEntrySchema } } },
+      response: dataListSchema(accountKeyListEntrySchema),
       handler: (ctx) => {
         ctx.body = { data: keys.listAccountKeys(authOf(ctx)).map(presentAccountKeyListEntry) };
       },

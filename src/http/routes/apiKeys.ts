@@ -3,7 +3,7 @@ import { SCOPES, type Scope } from '../../services/authContext.js';
 import { presentKeyCreated, presentKeyListEntry } from '../presenters/apiKey.js';
 import type { RouteDef } from '../routeDef.js';
 import { authOf } from '../state.js';
-import { deletedSchema, nonBlank, nullableTimestamp, timestamp } from './schemaParts.js';
+import { dataListSchema, deletedSchema, nonBlank, nullableTimestamp, timestamp } from './schemaParts.js';
 
 export const createKeyBody = {
   type: 'object',
@@ -59,7 +59,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       tag: 'api-keys',
       scope: 'keys:manage',
       status: 200,
-      response: { type: 'object', properties: { data: { type: 'array', items: keyListEntrySchema } } },
+      response: dataListSchema(keyListEntrySchema),
       handler: (ctx) => {
         ctx.body = { data: keys.list(authOf(ctx), ctx.params.id ?? '').map(presentKeyListEntry) };
       },

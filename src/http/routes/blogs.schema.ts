@@ -1,4 +1,4 @@
-import { nonBlank, nullableTimestamp, timestamp } from './schemaParts.js';
+import { dataListSchema, nonBlank, nullableTimestamp, timestamp } from './schemaParts.js';
 
 import { BLOG_SLUG_PATTERN } from '../../services/slugs.js';
 
@@ -76,7 +76,7 @@ const pick = <K extends keyof typeof blogProps>(...keys: K[]) => ({ type: 'objec
 export const blogSchema = { type: 'object', properties: blogProps } as const;
 export const blogCreatedSchema = pick('id', 'slug', 'name', 'url', 'created_at');
 export const blogUpdatedSchema = pick('id', 'slug', 'name', 'description', 'custom_domain', 'theme_config', 'updated_at');
-export const blogListSchema = { type: 'object', properties: { data: { type: 'array', items: pick('id', 'slug', 'name', 'description', 'custom_domain', 'created_at', 'updated_at') } } } as const;
+export const blogListSchema = dataListSchema(pick('id', 'slug', 'name', 'description', 'custom_domain', 'created_at', 'updated_at'));
 
 export const publishingSchema = {
   type: 'object',

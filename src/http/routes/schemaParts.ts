@@ -15,6 +15,9 @@ export const paginationSchema = {
   },
 } as const;
 
+/** `{data: [item, …]}`: the list answers without pagination. */
+export const dataListSchema = <T>(items: T) => ({ type: 'object', properties: { data: { type: 'array', items } } }) as const;
+
 export const deletedSchema = { type: 'object', properties: { deleted: { type: 'boolean', const: true } } } as const;
 
 /** A string that is not only white space. */

@@ -3,7 +3,7 @@ import type { WebhooksService } from '../../services/webhooks.js';
 import { WEBHOOK_EVENTS } from '../../webhooks/webhookEvents.js';
 import type { RouteDef } from '../routeDef.js';
 import { authOf } from '../state.js';
-import { deletedSchema, timestamp } from './schemaParts.js';
+import { dataListSchema, deletedSchema, timestamp } from './schemaParts.js';
 
 export const createWebhookBody = {
   type: 'object',
@@ -86,7 +86,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
       tag: 'webhooks',
       scope: 'blogs:read',
       status: 200,
-      response: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: webhookSchema } } },
+      response: dataListSchema(webhookSchema),
       handler: (ctx) => {
         ctx.body = { data: webhooks.list(authOf(ctx), ctx.params.id ?? '').map(presentWebhook) };
       },
@@ -113,7 +113,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
       tag: 'webhooks',
       scope: 'blogs:read',
       status: 200,
-      response: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: attemptSchema } } },
+      response: dataListSchema(attemptSchema),
       handler: (ctx) => {
         ctx.body = { data: webhooks.attempts(authOf(ctx), ctx.params.id ?? '', ctx.params.webhookId ?? '').map(presentAttempt) };
       },
