@@ -67,6 +67,7 @@ import { RateLimiter } from './services/rateLimiter.js';
 import { SiteUrls } from './services/siteUrls.js';
 import { blogForHost } from './services/siteHosts.js';
 import { reRenderAfterUpgrade } from './services/siteRenderer.js';
+import { SEARCH_TEXT_VERSION } from './search/searchTypes.js';
 import { renderFingerprint } from './publish/renderFingerprint.js';
 import { SettingsRepo } from './db/settingsRepo.js';
 import { resolvePublicUrlSettings, type PublicUrlMode } from './services/publicUrlSettings.js';
@@ -297,7 +298,11 @@ export function compose(options: ComposeOptions): Folio {
     app,
     backups,
     reRenderAfterUpgrade: () =>
-      reRenderAfterUpgrade({ db, settings: new SettingsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger }, renderFingerprint(templatesDir, [cache.page])),
+      reRenderAfterUpgrade(
+        { db, settings: new SettingsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger },
+        renderFingerprint(templatesDir, [cache.page]),
+        SEARCH_TEXT_VERSION,
+      ),
     tick: async () => {
       await transitions.publishDue(repos.blogs);
       // Retries come due with time; sends run in the background, never holding the tick.

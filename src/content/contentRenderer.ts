@@ -7,14 +7,14 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { HeavyWork } from '../workers/heavyWork.js';
-import { htmlToPlainText } from './markdown.js';
+import { htmlToSearchText, type SearchText } from './markdown.js';
 import { derivePostContent, type PostContent, type PostContentInput } from './postContent.js';
 
 /** `tenant` is the account the work is done for; it decides the fair share of the workers. */
 export interface ContentRenderer {
   derive(tenant: string, input: PostContentInput): Promise<PostContent>;
-  /** htmlToPlainText of stored HTML, for the search index. */
-  plainText(tenant: string, html: string): Promise<string>;
+  /** htmlToSearchText of stored HTML: prose and code text for the search index. */
+  searchText(tenant: string, html: string): Promise<SearchText>;
 }
 
 /**
@@ -24,7 +24,7 @@ export interface ContentRenderer {
 export const INLINE_MAX_CHARS = 8 * 1024;
 
 /**
- * htmlToPlainText is linear but slow on entity-dense HTML (5 MB of `&amp;`, what 1 MB of `&`
+ * htmlToSearchText is linear but slow on entity-dense HTML (5 MB of `&amp;`, what 1 MB of `&`
  * renders to, takes over a second); 64 K characters of the worst kind stay near 20 ms.
  */
 export const INLINE_MAX_HTML_CHARS = 64 * 1024;
@@ -36,9 +36,9 @@ export class PooledContentRenderer implements ContentRenderer {
     private readonly inlineMaxHtmlChars = INLINE_MAX_HTML_CHARS,
   ) {}
 
-  async plainText(tenant: string, html: string): Promise<string> {
-    if (!this.heavy.available || html.length <= this.inlineMaxHtmlChars) return htmlToPlainText(html);
-    const text = await this.heavy.run(tenant, 'plainText', html);
+  async searchText(tenant: string, html: string): Promise<SearchText> {
+    if (!this.heavy.available || html.length <= this.inlineMaxHtmlChars) return htmlToSearchText(html);
+    const text = await this.heavy.run(tenant, 'searchText', html);
     await yieldToLoop();
     return text;
   }

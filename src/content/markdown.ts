@@ -136,6 +136,22 @@ export function htmlToPlainText(html: string, options: { headings?: boolean } = 
   return decodeEntities(text).replace(/\s+/g, ' ').trim();
 }
 
+/** What the search index takes of a post: its prose, and apart from it the text of its code blocks. */
+export interface SearchText {
+  body: string;
+  code: string;
+}
+
+/**
+ * htmlToPlainText, plus the text of the code blocks it drops: code words are indexed too, in a
+ * field of their own that weighs less than prose (src/search/lunrSetup.ts). Linear like it.
+ */
+export function htmlToSearchText(html: string): SearchText {
+  const blocks = html.match(/<pre[\s>][\s\S]*?<\/pre>/gi) ?? [];
+  const code = blocks.map((block) => block.replace(/<[^>]*>/g, ' ')).join(' ');
+  return { body: htmlToPlainText(html), code: decodeEntities(code).replace(/\s+/g, ' ').trim() };
+}
+
 const NAMED_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', quot: '"', apos: "'", amp: '&', nbsp: ' ' };
 
 function decodeEntities(text: string): string {

@@ -6,6 +6,10 @@ import type { Db } from './database.js';
  */
 export type JobKind = 'post' | 'post_removed' | 'site' | 'site_delete';
 
+/** Reasons of whole-site jobs queued after an upgrade: the pages are stale; pages and search indexes are. */
+export const RENDERER_CHANGED = 'renderer_changed';
+export const SEARCH_TEXT_CHANGED = 'search_text_changed';
+
 export interface JobPayload {
   postId?: string;
   /** Slug the post had before this change, when it differs (a rename or a removal). */

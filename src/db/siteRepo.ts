@@ -46,7 +46,6 @@ const SUMMARY_COLUMNS =
 export class SiteRepo {
   private readonly summariesStmt;
   private readonly newestStmt;
-  private readonly searchStmt;
   private readonly pagesStmt;
   private readonly redirectsStmt;
   private readonly byIdsStmt;
@@ -68,12 +67,6 @@ export class SiteRepo {
               CASE WHEN octet_length(content_html) <= ? THEN content_html ELSE '' END AS content_html,
               meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
          FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at DESC, id DESC LIMIT ?`,
-    );
-    // The search index reads the stored HTML; the Markdown (as large again) is left out.
-    this.searchStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
-      `SELECT id, blog_id, title, slug, '' AS content_md, content_html, meta_description, meta_explicit, og_image_url, tags, status,
-              published_at, scheduled_at, created_at, updated_at, text_counts
-         FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at, id`,
     );
     // Post pages need the Markdown only to count its text when the counts are not stored
     // (migration 005); leaving it out otherwise halves what a full rebuild reads.
@@ -136,14 +129,6 @@ export class SiteRepo {
    */
   newestPublished(blogId: string, limit: number, maxHtmlBytes: number): Post[] {
     return this.newestStmt.all(maxHtmlBytes, blogId, limit).map(toPost);
-  }
-
-  /**
-   * Every published post as the search index needs it, oldest first, iterated so a big blog
-   * streams: `contentHtml` is read, `contentMd` is always empty.
-   */
-  *publishedForSearch(blogId: string): Generator<Post> {
-    for (const row of this.searchStmt.iterate(blogId)) yield toPost(row);
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
-import type { PublishJob } from '../db/jobsRepo.js';
+import { SEARCH_TEXT_CHANGED, type PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -22,7 +22,7 @@ import { DomainEntries } from './domainEntries.js';
 import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { loadSnapshot, toSiteBlog, toSitePost } from './loadSite.js';
-import { htmlToPlainText } from '../content/markdown.js';
+import type { SearchText } from '../content/markdown.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import { renderPostChange } from './postChange.js';
 import { ListingCache } from './listingCache.js';
@@ -55,7 +55,7 @@ export interface PublisherDeps {
   theme: Theme;
   search: SearchIndexUpdater;
   /** Plain text of stored HTML for the index, off the event loop for large posts. */
-  content: Pick<ContentRenderer, 'plainText'>;
+  content: Pick<ContentRenderer, 'searchText'>;
   logger: Logger;
   /** Cache-Control of rendered pages (long at the edge when a CDN purger is configured). */
   cache: CachePolicy;
@@ -74,6 +74,8 @@ export interface VerifyReport {
 
 const SEARCH_PREFIX = '_search/';
 const STATIC_SEARCH_PREFIX = 'search/';
+/** Rows read per turn of the event loop when collecting a blog's search documents. */
+const SEARCH_READ_PAGE = 200;
 
 export class Publisher {
   /** Published posts per blog, kept current from the change log so a publish does not re-read them all. */
@@ -92,12 +94,7 @@ export class Publisher {
     this.staticSearch = new StaticSearchSync({
       index: deps.staticSearch,
       edge: this.edge,
-      allDocs: async (blog) => {
-        const docs: SearchDocument[] = [];
-        // One post at a time, large ones off the event loop: this runs inside a publish job.
-        for (const post of deps.site.publishedForSearch(blog.id)) docs.push(this.searchDoc(blog, post, await deps.content.plainText(blog.accountId, post.contentHtml)));
-        return docs;
-      },
+      allDocs: (blog) => this.searchDocs(blog),
       onBackgroundError: (err, blog) => deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
     });
   }
@@ -146,9 +143,7 @@ export class Publisher {
 
   /** Rebuilds only the blog's search index from the database; returns how many posts it holds. */
   async reindex(blog: BlogWithDomain): Promise<number> {
-    const docs: SearchDocument[] = [];
-    // A command-line rebuild: no request waits on this thread, so the text is made in place.
-    for (const post of this.deps.site.publishedForSearch(blog.id)) docs.push(this.searchDoc(blog, post, htmlToPlainText(post.contentHtml)));
+    const docs = await this.searchDocs(blog);
     await this.deps.search.rebuild(blog.slug, docs);
     await this.staticSearch.rebuild(blog, docs);
     return docs.length;
@@ -243,7 +238,7 @@ export class Publisher {
   }
 
   private async updateSearch(blog: BlogWithDomain, postId: string, attempt: number, live = this.livePost(postId)): Promise<void> {
-    const doc = live ? this.searchDoc(blog, live, await this.deps.content.plainText(blog.accountId, live.contentHtml)) : null;
+    const doc = live ? this.searchDoc(blog, live, await this.deps.content.searchText(blog.accountId, live.contentHtml)) : null;
     if (doc) await this.deps.search.upsert(blog.slug, [doc]);
     else await this.deps.search.remove(blog.slug, [postId]);
     await this.staticSearch.postChanged(blog, postId, doc, attempt);
@@ -260,7 +255,9 @@ export class Publisher {
     const old = job.payload.hostname;
     const formerHost = old && !(blog.customDomain === old && blog.domainActive) ? old : null;
     // A removed domain's copies at the edge go too: its routing entry is removed below.
-    await this.rebuild(blog, formerHost ? { formerHostnames: [formerHost] } : {});
+    // After an upgrade that changed what the index takes of a post, both indexes are rebuilt.
+    const withSearch = job.payload.reason === SEARCH_TEXT_CHANGED;
+    await this.rebuild(blog, { ...(formerHost ? { formerHostnames: [formerHost] } : {}), withSearch });
     await this.staticSearch.ensure(blog);
     if (formerHost) await this.domains.release(formerHost, blog.slug);
   }
@@ -309,12 +306,32 @@ export class Publisher {
     return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !isIndex(key));
   }
 
-  private searchDoc(blog: BlogWithDomain, post: SitePost | Post, body: string): SearchDocument {
+  /**
+   * Every published post of the blog as the search index takes it. Read a page of rows at a
+   * time with a turn of the event loop between pages (an open iterator would keep the
+   * connection busy for every other request), large posts' text made off the event loop: this
+   * runs inside jobs of the server as well as in the CLI.
+   */
+  private async searchDocs(blog: BlogWithDomain): Promise<SearchDocument[]> {
+    const docs: SearchDocument[] = [];
+    let after: { publishedAt: string; id: string } | null = null;
+    for (;;) {
+      const page = this.deps.site.publishedForPages(blog.id, after, SEARCH_READ_PAGE);
+      for (const post of page) docs.push(this.searchDoc(blog, post, await this.deps.content.searchText(blog.accountId, post.contentHtml)));
+      if (page.length < SEARCH_READ_PAGE) return docs;
+      const last = page[page.length - 1]!;
+      after = { publishedAt: last.publishedAt ?? '', id: last.id };
+      await yieldToLoop();
+    }
+  }
+
+  private searchDoc(blog: BlogWithDomain, post: SitePost | Post, text: SearchText): SearchDocument {
     return {
       id: post.id,
       slug: post.slug,
       title: post.title,
-      body,
+      body: text.body,
+      code: text.code,
       metaDescription: post.metaDescription,
       tags: post.tags,
       createdAt: post.createdAt,

@@ -1,9 +1,8 @@
 /**
  * Everything that touches lunr, in one place (STYLE.md §7).
  *
- * - Index time: a `lunr.Builder` whose index and search pipelines are both empty (no trimmer,
- *   stemmer or stop words: the trimmer alone deletes every Hangul word). Documents arrive as
- *   terms: split by `tokenize` and reduced by `termOf`, the same two steps a query goes through.
+ * - Index time: the fields and their weights. Terms are counted in segmentData.ts, the same
+ *   numbers a `lunr.Builder` with empty pipelines counts (a test compares them).
  * - Query time: `lunr.Index#query` with one REQUIRED clause per query term, never
  *   `Index#search(string)`, so lunr's query parser never sees user text. Terms come from
  *   `queryTerms`, which applies the same tokenizer and stem function as indexing.
@@ -14,13 +13,21 @@
  */
 import lunr from 'lunr';
 
-/** Fields of a post and how much one occurrence counts in the score (title words weigh most). */
+/**
+ * Fields of a post and how much one occurrence counts in the score (title words weigh most), in
+ * units of WEIGHT_UNIT: a word of a code block counts half a word of prose, so a code word is
+ * findable (`select`, `curl`) without outranking posts that write about it.
+ */
 export const INDEX_FIELDS = [
-  { name: 'title', weight: 3 },
-  { name: 'tags', weight: 2 },
-  { name: 'description', weight: 1 },
-  { name: 'body', weight: 1 },
+  { name: 'title', weight: 6 },
+  { name: 'tags', weight: 4 },
+  { name: 'description', weight: 2 },
+  { name: 'body', weight: 2 },
+  { name: 'code', weight: 1 },
 ] as const;
+
+/** Stored term frequencies and lengths count in these parts of a prose occurrence. */
+export const WEIGHT_UNIT = 2;
 
 export type IndexFieldName = (typeof INDEX_FIELDS)[number]['name'];
 
@@ -30,59 +37,7 @@ export type IndexFieldName = (typeof INDEX_FIELDS)[number]['name'];
  */
 export const QUERY_FIELD = 't';
 
-/** One document as the builder receives it: each field already reduced to its terms (`termOf`). */
-export type TokenizedFields = Record<IndexFieldName, string[]>;
-
 const NO_METADATA = Object.freeze({});
-
-interface TokenizerSlot {
-  tokenizer: (value: unknown) => unknown[];
-}
-
-interface BuilderCounts {
-  /** Keyed by lunr FieldRef strings, `<field>/<ref>`. */
-  fieldTermFrequencies: Record<string, Record<string, number>>;
-}
-
-export interface BuiltCounts {
-  /** Per document (by ref order of insertion): term → field-weighted term frequency. */
-  termFrequencies: Map<string, number>[];
-}
-
-/**
- * Feeds documents through a lunr Builder configured as above and returns, per document, the
- * weighted term frequencies it counted. `build()` is not called: it would compute BM25 vectors
- * with this batch's own idf, which cannot be compared across segments (README.md, "Scoring").
- */
-export function countTerms(docs: readonly TokenizedFields[]): BuiltCounts {
-  const builder = new lunr.Builder();
-  builder.pipeline.reset();
-  builder.searchPipeline.reset();
-  builder.ref('ref');
-  for (const field of INDEX_FIELDS) builder.field(field.name);
-  // Fields arrive as arrays of finished terms, handed to the Builder as they are. With no
-  // metadata whitelisted and an empty pipeline, lunr 2.3.9 (pinned) only uses a token as a
-  // property key, where a string is what a lunr.Token would turn into anyway: wrapping 15
-  // million terms of a 10,000-post rebuild in Token objects (and converting them back on every
-  // key lookup) was 40% of the Builder's time. segmentCounts.test.ts checks the counts.
-  (builder as unknown as TokenizerSlot).tokenizer = (value) => (Array.isArray(value) ? value : []);
-
-  const counts = (builder as unknown as BuilderCounts).fieldTermFrequencies;
-  const termFrequencies: Map<string, number>[] = [];
-  docs.forEach((fields, i) => {
-    const ref = String(i);
-    builder.add({ ref, ...fields });
-    // Fold this document's per-field counts into weighted counts while they are fresh.
-    const tf = new Map<string, number>();
-    for (const field of INDEX_FIELDS) {
-      const fieldCounts = counts[`${field.name}/${ref}`];
-      if (!fieldCounts) continue;
-      for (const term in fieldCounts) tf.set(term, (tf.get(term) ?? 0) + field.weight * fieldCounts[term]!);
-    }
-    termFrequencies.push(tf);
-  });
-  return { termFrequencies };
-}
 
 /** A posting as lunr's Index reads it: `{ _index, [field]: { [docRef]: metadata } }`. */
 type LunrPosting = Record<string, number | Record<number, object>>;

@@ -9,11 +9,12 @@
  * score is therefore the same number whatever segment it sits in, and results, totals and
  * order equal those of one index over the same live documents (README.md, "Scoring").
  */
-import { matchAll, type TermPosting } from './lunrSetup.js';
+import { matchAll, WEIGHT_UNIT, type TermPosting } from './lunrSetup.js';
 import type { IndexSnapshot } from './indexSnapshot.js';
 import type { SegmentView } from './loadedSegment.js';
 import type { SearchHit, SearchPage, SearchResult } from './searchTypes.js';
 import { queryTerms } from './tokenize.js';
+import { TopHits } from './topHits.js';
 
 /**
  * How the documents containing every word are found in a segment: through lunr's
@@ -24,12 +25,6 @@ export type MatchExecutor = 'lunr' | 'postings';
 
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
-
-interface Candidates {
-  view: number[];
-  ordinal: number[];
-  score: number[];
-}
 
 function liveCount(view: SegmentView, from: number, to: number): number {
   if (!view.deleted) return to - from;
@@ -62,59 +57,110 @@ export function runSearch(snapshot: IndexSnapshot, q: string, page: SearchPage, 
   });
   if (idf.some((x) => Number.isNaN(x))) return { hits: [], total: 0 };
 
-  const averageLength = snapshot.totalLength / n;
-  const found: Candidates = { view: [], ordinal: [], score: [] };
+  const scorer = new Scorer(idf, snapshot.totalLength / n);
+  const start = (page.page - 1) * page.perPage;
+  const top = new TopHits(views, start + page.perPage);
   views.forEach((view, v) => {
     const ids = termIds[v]!;
     if (ids.some((t) => t < 0)) return;
-    scoreSegment(view, v, ids, idf, averageLength, terms, executor, found);
+    if (executor === 'postings') intersect(view, v, ids, scorer, top);
+    else for (const d of lunrMatches(view, ids, terms)) top.offer(scorer.score(view, ids, d), v, d);
   });
-
-  const total = found.view.length;
-  const start = (page.page - 1) * page.perPage;
-  if (start >= total) return { hits: [], total };
-  const order = topK(found, views, Math.min(total, start + page.perPage));
-  return { hits: order.slice(start).map((c) => hitOf(views[found.view[c]!]!, found.ordinal[c]!)), total };
+  if (start >= top.total) return { hits: [], total: top.total };
+  return { hits: top.best().slice(start).map(({ view, ordinal }) => hitOf(views[view]!, ordinal)), total: top.total };
 }
 
-function scoreSegment(
-  view: SegmentView,
-  v: number,
-  termIds: readonly number[],
-  idf: readonly number[],
-  averageLength: number,
-  terms: readonly string[],
-  executor: MatchExecutor,
-  found: Candidates,
-): void {
-  const { offsets, postingDocs, postingTfs, docs } = view.segment.data;
-  const lengths = docs.lengths;
-  const deleted = view.deleted;
-  const scores = new Float64Array(docs.ids.length);
-  const counts = new Uint16Array(docs.ids.length);
-  // Terms are added in query order for every document, so the floating-point sum is the
-  // same whichever segment holds the document.
-  termIds.forEach((t, k) => {
-    const weight = idf[k]! * (BM25_K1 + 1);
-    for (let j = offsets[t]!; j < offsets[t + 1]!; j++) {
-      const d = postingDocs[j]!;
-      if (deleted?.[d]) continue;
-      const tf = postingTfs[j]!;
-      scores[d]! += (weight * tf) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * lengths[d]!) / averageLength));
-      counts[d]!++;
-    }
-  });
+/** BM25 of one document, from the stored field-weighted frequencies (README.md, "Scoring"). */
+class Scorer {
+  private readonly weights: number[];
+  /** Term frequencies of the document being scored, in query-term order. */
+  readonly tfs: Float64Array;
 
-  const push = (d: number): void => {
-    found.view.push(v);
-    found.ordinal.push(d);
-    found.score.push(scores[d]!);
-  };
-  if (executor === 'postings') {
-    for (let d = 0; d < counts.length; d++) if (counts[d] === termIds.length) push(d);
-    return;
+  constructor(
+    idf: readonly number[],
+    private readonly averageLength: number,
+  ) {
+    this.weights = idf.map((x) => x * (BM25_K1 + 1));
+    this.tfs = new Float64Array(idf.length);
   }
-  for (const d of lunrMatches(view, termIds, terms)) push(d);
+
+  /** Scores from `tfs` (stored units), filled by the caller. */
+  fromTfs(lengthOfDoc: number): number {
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * lengthOfDoc) / this.averageLength);
+    let score = 0;
+    // Added in query-term order for every document, so a document's score is the same number
+    // whichever segment holds it.
+    for (let k = 0; k < this.weights.length; k++) {
+      const tf = this.tfs[k]! / WEIGHT_UNIT;
+      score += (this.weights[k]! * tf) / (tf + norm);
+    }
+    return score;
+  }
+
+  /** Looks the document's frequencies up by binary search (the lunr executor's path). */
+  score(view: SegmentView, termIds: readonly number[], d: number): number {
+    const { offsets, postingDocs, postingTfs, docs } = view.segment.data;
+    termIds.forEach((t, k) => {
+      const at = seek(postingDocs, offsets[t]!, offsets[t + 1]!, d);
+      this.tfs[k] = postingTfs[at]!;
+    });
+    return this.fromTfs(docs.lengths[d]!);
+  }
+}
+
+/**
+ * First position in `docs[from, end)` holding a value ≥ target (postings are ascending), or
+ * `end`. Galloping: cost grows with the log of the distance skipped, so walking a long posting
+ * in step with a short one costs about the short one's length times a log.
+ */
+function seek(docs: Uint32Array, from: number, end: number, target: number): number {
+  if (from >= end || docs[from]! >= target) return from;
+  let lo = from;
+  let step = 1;
+  let hi = from + 1;
+  while (hi < end && docs[hi]! < target) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  if (hi > end) hi = end;
+  // docs[lo] < target, and docs[hi] >= target or hi === end.
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid]! < target) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/**
+ * The postings executor: the documents of one segment holding every term, found by walking the
+ * shortest posting and galloping through the others in step. Cost follows the query's posting
+ * lists (the shortest one's length times a log), not the segment's size; nothing is allocated
+ * per document. Every match is visited because the answer's `total` counts them all.
+ */
+function intersect(view: SegmentView, v: number, termIds: readonly number[], scorer: Scorer, top: TopHits): void {
+  const { offsets, postingDocs, postingTfs, docs } = view.segment.data;
+  const deleted = view.deleted;
+  const byLength = termIds.map((_, k) => k).sort((a, b) => offsets[termIds[a]! + 1]! - offsets[termIds[a]!]! - (offsets[termIds[b]! + 1]! - offsets[termIds[b]!]!));
+  const rarest = byLength[0]!;
+  const others = byLength.slice(1);
+  const at = Int32Array.from(termIds, (t) => offsets[t]!);
+  const ends = Int32Array.from(termIds, (t) => offsets[t + 1]!);
+  const tfs = scorer.tfs;
+  outer: for (let j = at[rarest]!; j < ends[rarest]!; j++) {
+    const d = postingDocs[j]!;
+    if (deleted?.[d]) continue;
+    tfs[rarest] = postingTfs[j]!;
+    for (const k of others) {
+      const p = seek(postingDocs, at[k]!, ends[k]!, d);
+      at[k] = p;
+      if (p === ends[k]) break outer;
+      if (postingDocs[p] !== d) continue outer;
+      tfs[k] = postingTfs[p]!;
+    }
+    top.offer(scorer.fromTfs(docs.lengths[d]!), v, d);
+  }
 }
 
 /**
@@ -148,61 +194,6 @@ function lunrMatches(view: SegmentView, termIds: readonly number[], terms: reado
     ordinals: k === rarest ? rarestOrdinals : live(t, inRarest),
   }));
   return matchAll(postings, docCount);
-}
-
-/** Indices of the best `k` candidates, best first. */
-function topK(found: Candidates, views: readonly SegmentView[], k: number): number[] {
-  const better = (a: number, b: number): boolean => {
-    const sa = found.score[a]!;
-    const sb = found.score[b]!;
-    if (sa !== sb) return sa > sb;
-    const ra = views[found.view[a]!]!.segment;
-    const rb = views[found.view[b]!]!.segment;
-    const oa = found.ordinal[a]!;
-    const ob = found.ordinal[b]!;
-    const pa = ra.publishedMs[oa]!;
-    const pb = rb.publishedMs[ob]!;
-    if (pa !== pb) return pa > pb;
-    const slugA = ra.data.docs.slugs[oa]!;
-    const slugB = rb.data.docs.slugs[ob]!;
-    if (slugA !== slugB) return slugA < slugB;
-    return ra.data.docs.ids[oa]! < rb.data.docs.ids[ob]!;
-  };
-  const compare = (a: number, b: number): number => (better(a, b) ? -1 : better(b, a) ? 1 : 0);
-  const total = found.view.length;
-  if (k * 4 >= total) {
-    const all = Array.from({ length: total }, (_, i) => i);
-    return all.sort(compare).slice(0, k);
-  }
-  // Bounded heap whose root is the worst kept candidate: O(total log k) for a first page.
-  const heap: number[] = [];
-  const siftDown = (i: number): void => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let worst = i;
-      if (l < heap.length && better(heap[worst]!, heap[l]!)) worst = l;
-      if (r < heap.length && better(heap[worst]!, heap[r]!)) worst = r;
-      if (worst === i) return;
-      [heap[i], heap[worst]] = [heap[worst]!, heap[i]!];
-      i = worst;
-    }
-  };
-  for (let c = 0; c < total; c++) {
-    if (heap.length < k) {
-      heap.push(c);
-      for (let i = heap.length - 1; i > 0; ) {
-        const parent = (i - 1) >> 1;
-        if (!better(heap[parent]!, heap[i]!)) break;
-        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-        i = parent;
-      }
-    } else if (better(c, heap[0]!)) {
-      heap[0] = c;
-      siftDown(0);
-    }
-  }
-  return heap.sort(compare);
 }
 
 function hitOf(view: SegmentView, ordinal: number): SearchHit {

@@ -56,7 +56,7 @@ export class SearchIndexCache {
     options: SearchIndexCacheOptions = {},
   ) {
     this.maxBytes = options.maxBytes ?? DEFAULT_CACHE_BYTES;
-    this.executor = options.executor ?? 'lunr';
+    this.executor = options.executor ?? 'postings';
     this.decode = options.decode ?? decodeSegment;
   }
 

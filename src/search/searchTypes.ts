@@ -1,11 +1,19 @@
 /** What the publisher hands to the index, and what a search returns (api.md §4.5). */
 
+/**
+ * Names what the index takes of a post. Bump it when that changes (2: code blocks are indexed),
+ * and every blog is reindexed once after the upgrade (services/siteRenderer.ts).
+ */
+export const SEARCH_TEXT_VERSION = '2';
+
 /** A published post as the search index stores it. `body` is plain text (markdown already stripped). */
 export interface SearchDocument {
   id: string;
   slug: string;
   title: string;
   body: string;
+  /** Plain text of the post's code blocks, indexed below prose (lunrSetup.ts). */
+  code: string;
   metaDescription: string;
   tags: string[];
   /** ISO 8601 UTC with milliseconds. */

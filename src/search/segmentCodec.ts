@@ -13,7 +13,14 @@ import { promisify } from 'node:util';
 import { gunzip, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import type { DocTable, SegmentData } from './segmentData.js';
 
-export const SEGMENT_FORMAT_VERSION = 1;
+/**
+ * 2: weighted term frequencies and lengths count halves of a prose occurrence (a word in a
+ * code block weighs half of one in prose, lunrSetup.ts). Version 1 segments, written before
+ * code was indexed, are read by doubling both: their scores are unchanged, they just hold no
+ * code words until the blog is reindexed (done once after the upgrade, siteRenderer.ts).
+ */
+export const SEGMENT_FORMAT_VERSION = 2;
+const READABLE_VERSIONS: ReadonlySet<number> = new Set([1, 2]);
 const MAGIC = 'FSEG';
 const PREFIX_BYTES = 4 + 2 + 4;
 
@@ -153,9 +160,11 @@ export function decodeSegmentSync(key: string, body: Buffer): SegmentData {
 function decodeRawSegment(key: string, raw: Buffer): SegmentData {
   if (raw.length < PREFIX_BYTES || raw.toString('latin1', 0, 4) !== MAGIC) throw new SearchIndexFormatError(key, 'not a search segment');
   const version = raw.readUInt16LE(4);
-  if (version !== SEGMENT_FORMAT_VERSION) {
-    throw new SearchIndexFormatError(key, `segment format version ${version} is not supported (this build reads version ${SEGMENT_FORMAT_VERSION})`);
+  if (!READABLE_VERSIONS.has(version)) {
+    throw new SearchIndexFormatError(key, `segment format version ${version} is not supported (this build reads versions ${[...READABLE_VERSIONS].join(' and ')})`);
   }
+  // Version 1 counted whole occurrences; the current unit is half of one.
+  const scale = version === 1 ? 2 : 1;
   const headerLength = raw.readUInt32LE(6);
   const headerEnd = PREFIX_BYTES + headerLength;
   const header = checkHeader(key, JSON.parse(raw.toString('utf8', PREFIX_BYTES, headerEnd)));
@@ -190,7 +199,7 @@ function decodeRawSegment(key: string, raw: Buffer): SegmentData {
     for (let j = 0; j < count; j++) {
       doc += varint() + 1;
       postingDocs[p] = doc;
-      postingTfs[p] = varint();
+      postingTfs[p] = Math.min(varint() * scale, 0xffff);
       p++;
     }
     if (doc >= docCount) throw new SearchIndexFormatError(key, 'posting names a document that does not exist');
@@ -200,7 +209,7 @@ function decodeRawSegment(key: string, raw: Buffer): SegmentData {
   if (p !== header.postings) throw new SearchIndexFormatError(key, 'postings are shorter than declared');
 
   return {
-    docs: { ...header.docs, lengths: Uint32Array.from(header.docs.lengths) },
+    docs: { ...header.docs, lengths: Uint32Array.from(header.docs.lengths, (length) => length * scale) },
     terms: header.terms,
     offsets,
     postingDocs,

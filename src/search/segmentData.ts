@@ -1,9 +1,9 @@
 /**
  * A segment's content as plain data: the document table and, per term, the documents holding
- * it with their field-weighted term frequency. Built through lunr (lunrSetup.ts), merged by
- * concatenation, serialised by segmentCodec.ts. Immutable once built.
+ * it with their field-weighted term frequency. Built here, merged by concatenation, serialised
+ * by segmentCodec.ts, queried through lunr or the postings (ranking.ts). Immutable once built.
  */
-import { countTerms, INDEX_FIELDS, type TokenizedFields } from './lunrSetup.js';
+import { INDEX_FIELDS, type IndexFieldName } from './lunrSetup.js';
 import type { SearchDocument } from './searchTypes.js';
 import { termOf, tokenize } from './tokenize.js';
 
@@ -45,52 +45,63 @@ export function emptyDocTable(): DocTable {
   return { ids: [], slugs: [], titles: [], descriptions: [], tags: [], createdAt: [], publishedAt: [], urls: [], lengths: new Uint32Array(0) };
 }
 
-/** A field's text as indexed terms: the tokenizer, then each token's term (queries do the same). */
-function terms(text: string): string[] {
-  const tokens = tokenize(text);
-  for (let i = 0; i < tokens.length; i++) tokens[i] = termOf(tokens[i]!);
-  return tokens;
+/** The text of each field of a post, as the index weighs it (lunrSetup.ts, INDEX_FIELDS). */
+function fieldTexts(doc: SearchDocument): Record<IndexFieldName, readonly string[]> {
+  return { title: [doc.title], tags: doc.tags, description: [doc.metaDescription], body: [doc.body], code: [doc.code] };
 }
 
-function tokenizeFields(doc: SearchDocument): { fields: TokenizedFields; length: number } {
-  const fields: TokenizedFields = {
-    title: terms(doc.title),
-    tags: doc.tags.flatMap(terms),
-    description: terms(doc.metaDescription),
-    body: terms(doc.body),
-  };
-  let length = 0;
-  for (const field of INDEX_FIELDS) length += field.weight * fields[field.name].length;
-  return { fields, length };
-}
-
-/** Indexes documents (in the given order) into one segment. */
+/**
+ * Indexes documents (in the given order) into one segment: per term, the documents holding it
+ * with their field-weighted frequency, and per document its weighted length.
+ *
+ * The counting is done here, directly: lunr's `Builder#add` counted the same numbers (tests
+ * compare both, test/unit/search/segmentCounts.test.ts) but also built an inverted index with
+ * match metadata and per-field tables that we discarded, which made it and its garbage three
+ * quarters of a reindex. Terms are the tokenizer's output reduced by `termOf`, exactly what a
+ * query goes through.
+ */
 export function buildSegmentData(docs: readonly SearchDocument[]): SegmentData {
-  const tokenized = docs.map(tokenizeFields);
-  const { termFrequencies } = countTerms(tokenized.map((t) => t.fields));
-
-  const byTerm = new Map<string, number[]>();
+  const termIds = new Map<string, number>();
+  const termList: string[] = [];
+  const byTerm: number[][] = [];
+  const lengths = new Uint32Array(docs.length);
+  // Per document: term id → weighted frequency, reused (cleared) for every document.
+  const tf = new Map<number, number>();
   let postings = 0;
-  termFrequencies.forEach((tfs, ordinal) => {
-    for (const [term, tf] of tfs) {
-      let list = byTerm.get(term);
-      if (!list) {
-        list = [];
-        byTerm.set(term, list);
+  docs.forEach((doc, ordinal) => {
+    tf.clear();
+    let length = 0;
+    const texts = fieldTexts(doc);
+    for (const { name, weight } of INDEX_FIELDS) {
+      for (const text of texts[name]) {
+        for (const token of tokenize(text)) {
+          const term = termOf(token);
+          let id = termIds.get(term);
+          if (id === undefined) {
+            id = termList.length;
+            termIds.set(term, id);
+            termList.push(term);
+            byTerm.push([]);
+          }
+          tf.set(id, (tf.get(id) ?? 0) + weight);
+          length += weight;
+        }
       }
-      list.push(ordinal, Math.min(tf, MAX_TERM_FREQUENCY));
-      postings++;
     }
+    lengths[ordinal] = length;
+    for (const [id, count] of tf) byTerm[id]!.push(ordinal, Math.min(count, MAX_TERM_FREQUENCY));
+    postings += tf.size;
   });
 
-  const terms = [...byTerm.keys()].sort();
+  const order = termList.map((_, id) => id).sort((a, b) => (termList[a]! < termList[b]! ? -1 : termList[a]! > termList[b]! ? 1 : 0));
+  const terms = order.map((id) => termList[id]!);
   const offsets = new Uint32Array(terms.length + 1);
   const postingDocs = new Uint32Array(postings);
   const postingTfs = new Uint16Array(postings);
   let at = 0;
-  terms.forEach((term, i) => {
+  order.forEach((id, i) => {
     offsets[i] = at;
-    const list = byTerm.get(term)!;
+    const list = byTerm[id]!;
     for (let j = 0; j < list.length; j += 2) {
       postingDocs[at] = list[j]!;
       postingTfs[at] = list[j + 1]!;
@@ -109,7 +120,7 @@ export function buildSegmentData(docs: readonly SearchDocument[]): SegmentData {
       createdAt: docs.map((d) => d.createdAt),
       publishedAt: docs.map((d) => d.publishedAt),
       urls: docs.map((d) => d.url),
-      lengths: Uint32Array.from(tokenized, (t) => t.length),
+      lengths,
     },
     terms,
     offsets,

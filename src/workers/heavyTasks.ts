@@ -3,7 +3,7 @@
  * and would otherwise run on the event loop (see heavyWork.ts). Each kind is a pure function of
  * plain data, so it runs the same in place or on a worker thread.
  */
-import { htmlToPlainText } from '../content/markdown.js';
+import { htmlToSearchText, type SearchText } from '../content/markdown.js';
 import { derivePostContent, type PostContent, type PostContentInput } from '../content/postContent.js';
 import { buildSegmentData, concatSegments, segmentTransferList, type SegmentData, type SegmentPart } from '../search/segmentData.js';
 import { decodeSegmentSync, encodeSegmentSync, SearchIndexFormatError } from '../search/segmentCodec.js';
@@ -12,8 +12,8 @@ import type { SearchDocument } from '../search/searchTypes.js';
 export interface HeavyTasks {
   /** Markdown → sanitised HTML, description and prose counts. */
   postContent: { request: PostContentInput; result: PostContent };
-  /** Stored HTML → the plain text the search index takes. */
-  plainText: { request: string; result: string };
+  /** Stored HTML → the prose and code text the search index takes. */
+  searchText: { request: string; result: SearchText };
   /** Search documents → one index segment. */
   searchSegment: { request: SearchDocument[]; result: SegmentData };
   /** Segments → one merged segment, its ordinal maps, and its stored (gzip) form. */
@@ -38,8 +38,8 @@ export function runHeavyTask(task: HeavyRequest): HeavyResult {
   switch (task.kind) {
     case 'postContent':
       return derivePostContent(task.request);
-    case 'plainText':
-      return htmlToPlainText(task.request);
+    case 'searchText':
+      return htmlToSearchText(task.request);
     case 'searchSegment':
       return buildSegmentData(task.request);
     case 'segmentMerge': {

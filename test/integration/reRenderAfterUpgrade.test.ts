@@ -12,6 +12,7 @@ import { renderFingerprint } from '../../src/publish/renderFingerprint.js';
 import { SettingsRepo } from '../../src/db/settingsRepo.js';
 import { createLogger } from '../../src/logger.js';
 import { reRenderAfterUpgrade } from '../../src/services/siteRenderer.js';
+import { SEARCH_TEXT_VERSION } from '../../src/search/searchTypes.js';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -26,23 +27,46 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const deps = () => ({ db: t.folio.db, settings: new SettingsRepo(t.folio.db), blogs: t.folio.repos.blogs, jobs: t.folio.repos.jobs, clock: t.clock, logger: createLogger('silent') });
-const pendingRenders = () => t.folio.repos.jobs.listDue('9999', 1000).filter((job) => job.payload.reason === 'renderer_changed');
+const pendingJobs = (reason: string) => t.folio.repos.jobs.listDue('9999', 1000).filter((job) => job.payload.reason === reason);
+const pendingRenders = () => pendingJobs('renderer_changed');
 
 describe('re-rendering after an upgrade', () => {
-  it('queues every blog once when no fingerprint was recorded yet (an install older than the check), then nothing', async () => {
+  it('queues every blog once, indexes included, when nothing was recorded yet (an install older than the check), then nothing', async () => {
     expect(t.folio.reRenderAfterUpgrade()).toBe(2);
-    expect(pendingRenders().map((job) => job.kind)).toEqual(['site', 'site']);
+    expect(pendingJobs('search_text_changed').map((job) => job.kind)).toEqual(['site', 'site']);
     await t.folio.tick();
     await t.folio.runner.idle();
-    expect(pendingRenders()).toEqual([]);
+    expect(pendingJobs('search_text_changed')).toEqual([]);
     expect(t.folio.reRenderAfterUpgrade()).toBe(0);
   });
 
   it('queues every blog again when the fingerprint changes, in the transaction that records it', () => {
-    expect(reRenderAfterUpgrade(deps(), 'another-build')).toBe(2);
+    expect(reRenderAfterUpgrade(deps(), 'another-build', SEARCH_TEXT_VERSION)).toBe(2);
     expect(new SettingsRepo(t.folio.db).get('render_fingerprint')).toBe('another-build');
     expect(pendingRenders()).toHaveLength(2);
-    expect(reRenderAfterUpgrade(deps(), 'another-build')).toBe(0);
+    expect(reRenderAfterUpgrade(deps(), 'another-build', SEARCH_TEXT_VERSION)).toBe(0);
+  });
+
+  it('reindexes every blog when what the index takes of a post changed: code words of an index written before become findable', async () => {
+    await t.folio.tick();
+    await t.folio.runner.idle();
+    const blog = await buildBlog(t, { name: 'third' });
+    await buildPost(blog, { title: 'Check', content: 'Run:\n\n```sh\ncurl -fsS https://example.com/\n```', status: 'published' });
+    await t.folio.tick();
+    await t.folio.runner.idle();
+    const search = async () => (await blog.actor.request('GET', '/v1/search?q=curl', { blogId: blog.id })).body.pagination.total;
+    expect(await search()).toBe(1);
+    // The blog's indexes as a build that did not index code left them: without the word.
+    await t.folio.store.deleteMany(await t.folio.store.list(`${blog.slug}/_search/`));
+    expect(await search()).toBe(0);
+    const settings = new SettingsRepo(t.folio.db);
+    settings.set('search_text_version', '1', '2026-01-01T00:00:00.000Z');
+    expect(reRenderAfterUpgrade(deps(), settings.get('render_fingerprint')!, SEARCH_TEXT_VERSION)).toBe(3);
+    expect(pendingJobs('search_text_changed')).toHaveLength(3);
+    await t.folio.tick();
+    await t.folio.runner.idle();
+    expect(await search()).toBe(1);
+    expect(reRenderAfterUpgrade(deps(), settings.get('render_fingerprint')!, SEARCH_TEXT_VERSION)).toBe(0);
   });
 
   it('fingerprints the theme: editing a template or an asset changes it, nothing else does', () => {

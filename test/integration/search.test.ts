@@ -45,6 +45,19 @@ describe('GET /v1/search reflects every lifecycle operation as soon as it answer
     expect(slugs(await search('zebracorn'))).toEqual([]);
   });
 
+  it('finds words that occur only in code blocks, after publish and after a full rebuild, ranked below prose', async () => {
+    const code = { title: 'Health check', content: 'After a release:\n\n```sh\ncurl -fsS https://example.com/healthz\n```', status: 'published' };
+    const prose = { title: 'Tools', content: 'I use curl every day, and curl is enough.', status: 'published' };
+    expect((await t.request('POST', '/v1/posts', { blogId, body: code })).status).toBe(201);
+    expect((await t.request('POST', '/v1/posts', { blogId, body: prose })).status).toBe(201);
+    expect(slugs(await search('curl'))).toEqual(['tools', 'health-check']);
+    expect(slugs(await search('healthz'))).toEqual(['health-check']);
+    const blog = t.folio.repos.blogs.findById(blogId)!;
+    await t.folio.publisher.rebuild(blog, { withSearch: true });
+    expect(slugs(await search('curl healthz'))).toEqual(['health-check']);
+    for (const slug of ['health-check', 'tools']) await t.request('DELETE', `/v1/posts/${slug}`, { blogId });
+  });
+
   it('sees an edit of a published post at once, and forgets the old words', async () => {
     await t.request('PUT', `/v1/posts/${encodeURIComponent('비-오는-날')}`, { blogId, body: { content: '맑은 날에는 산책을 한다.' } });
     expect(slugs(await search('블로그'))).toEqual([]);

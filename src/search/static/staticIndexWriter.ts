@@ -21,6 +21,7 @@
  * removed or not yet added.
  */
 import type { SiteStore } from '../../storage/siteStore.js';
+import { WEIGHT_UNIT } from '../lunrSetup.js';
 import { buildSegmentData, type SegmentData } from '../segmentData.js';
 import type { SearchDocument } from '../searchTypes.js';
 import {
@@ -89,7 +90,8 @@ function oldestFirst(a: SearchDocument, b: SearchDocument): number {
 function* postingsOf(data: SegmentData, ordinals: readonly number[]): Generator<[string, number[]]> {
   for (let t = 0; t < data.terms.length; t++) {
     const list: number[] = [];
-    for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinals[data.postingDocs[p]!]!, data.postingTfs[p]!);
+    // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
+    for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinals[data.postingDocs[p]!]!, data.postingTfs[p]! / WEIGHT_UNIT);
     yield [data.terms[t]!, list];
   }
 }

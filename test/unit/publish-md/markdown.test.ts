@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { descriptionFromHtml, htmlToPlainText, renderMarkdown } from '../../../src/content/markdown.js';
+import { descriptionFromHtml, htmlToPlainText, htmlToSearchText, renderMarkdown } from '../../../src/content/markdown.js';
 
 const describePost = (markdown: string): string => descriptionFromHtml(renderMarkdown(markdown));
 
@@ -64,6 +64,12 @@ describe('htmlToPlainText (search index text from content_html)', () => {
     ['| a | b |\n|---|---|\n| cell one | cell two |\n\n~~~js\nconst hidden = 1;\n~~~\nafter', 'a b cell one cell two after'],
   ])('gives the readable text of %j', (source, text) => {
     expect(htmlToPlainText(renderMarkdown(source))).toBe(text);
+  });
+
+  it('gives the code blocks apart from the prose, highlighted markup and entities undone (htmlToSearchText)', () => {
+    const html = renderMarkdown('Run it:\n\n```sh\ncurl -fsS "https://x.test/a?b=1&c=2"\n```\n\nThen:\n\n```js\nconst a = b < c;\n```\n\nDone `inline`.');
+    expect(htmlToSearchText(html)).toEqual({ body: 'Run it: Then: Done inline.', code: 'curl -fsS "https://x.test/a?b=1&c=2" const a = b < c;' });
+    expect(htmlToSearchText(renderMarkdown('No code here.'))).toEqual({ body: 'No code here.', code: '' });
   });
 
   it('leaves headings out when asked, for descriptions', () => {

@@ -10,6 +10,7 @@ export function searchDoc(overrides: Partial<SearchDocument> & { id: string }): 
     slug,
     title: `Post ${overrides.id}`,
     body: '',
+    code: '',
     metaDescription: '',
     tags: [],
     createdAt: '2024-01-01T00:00:00.000Z',

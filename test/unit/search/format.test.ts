@@ -41,7 +41,26 @@ describe('stored format', () => {
     await store.put(segment, gzipSync(raw), JSON_OBJECT);
     const search = new SearchIndexCache(store).search('b', 'hello', PAGE);
     await expect(search).rejects.toBeInstanceOf(SearchIndexFormatError);
-    await expect(search).rejects.toThrow(`segment format version ${SEGMENT_FORMAT_VERSION + 1} is not supported (this build reads version ${SEGMENT_FORMAT_VERSION})`);
+    await expect(search).rejects.toThrow(`segment format version ${SEGMENT_FORMAT_VERSION + 1} is not supported (this build reads versions 1 and 2)`);
+  });
+
+  it('reads a version 1 segment (whole occurrences, written before code was indexed) in the current units', async () => {
+    const docs = [
+      searchDoc({ id: 'a', title: 'Koa 서버를', body: 'koa x y', tags: ['node'] }),
+      searchDoc({ id: 'b', title: 'Other', body: 'koa koa koa' }),
+    ];
+    const data = buildSegmentData(docs);
+    // What version 1 stored for the same posts: every frequency and length in whole occurrences.
+    const v1 = {
+      ...data,
+      postingTfs: data.postingTfs.map((tf) => tf / 2),
+      docs: { ...data.docs, lengths: data.docs.lengths.map((length) => length / 2) },
+    };
+    const raw = gunzipSync((await encodeSegment(v1)).body);
+    raw.writeUInt16LE(1, 4);
+    const decoded = await decodeSegment('k', gzipSync(raw));
+    expect([...decoded.postingTfs]).toEqual([...data.postingTfs]);
+    expect([...decoded.docs.lengths]).toEqual([...data.docs.lengths]);
   });
 
   it('refuses a manifest of another format version', async () => {
