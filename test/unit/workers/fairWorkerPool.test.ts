@@ -77,8 +77,10 @@ describe('FairWorkerPool', () => {
   it('takes waiting tasks round-robin between accounts', async () => {
     const p = start(2);
     const order: string[] = [];
-    const run = (tenant: string, label: string) => p.run(tenant, { ms: 40, label }).then((l) => order.push(l));
-    const all = [run('a', 'a1'), run('a', 'a2'), run('a', 'a3'), run('b', 'b1'), run('b', 'b2'), run('c', 'c1')];
+    const run = (tenant: string, label: string, ms = 40) => p.run(tenant, { ms, label }).then((l) => order.push(l));
+    // b2 is short: it and a3 can be handed out at nearly the same moment (when c1 and a2 end
+    // together), and only a shorter b2 makes finishing order follow the order they were taken.
+    const all = [run('a', 'a1'), run('a', 'a2'), run('a', 'a3'), run('b', 'b1'), run('b', 'b2', 10), run('c', 'c1')];
     await Promise.all(all);
     // a1 and b1 start first; then c1 and a2 go before the second task of b, then b2, a3.
     expect(order.indexOf('c1')).toBeLessThan(order.indexOf('a3'));
