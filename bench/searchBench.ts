@@ -4,7 +4,8 @@
  *
  * - full reindex (worker threads when run from dist/) and the index's size in the store;
  * - in a fresh child process (a simulated restart, so the build's garbage is not counted):
- *   first-query latency with an empty cache, warm latency p50/p95 over generated English and
+ *   first-query latency with an empty cache (segments decoded on the worker pool, as the server
+ *   does), FTS5 over the same posts and queries in the same run, warm latency p50/p95 over generated English and
  *   Korean queries for both match executors, heap and RSS with the index loaded;
  * - index update of a publish: single-post upsert p50/p95 (new and edited posts, background
  *   merges running as in production).
@@ -27,6 +28,8 @@ import { SearchIndexWriter } from '../src/search/searchIndexWriter.js';
 import type { SearchDocument } from '../src/search/searchTypes.js';
 import { tokenize } from '../src/search/tokenize.js';
 import { FsSiteStore } from '../src/storage/fsSiteStore.js';
+import { pooledSearchWork } from '../src/search/pooledSearchWork.js';
+import { HeavyWork } from '../src/workers/heavyWork.js';
 import type { BenchRow } from './table.js';
 import { Fts5Anchor } from './anchors/fts5Search.js';
 
@@ -295,10 +298,13 @@ function collectGarbage(): void {
 async function readerMain(request: ReaderRequest): Promise<ReaderReport> {
   const store = new FsSiteStore({ root: request.root });
   const first = request.queries[0] ?? 'server';
-  let cache: SearchIndexCache | null = new SearchIndexCache(store);
+  // Wired as compose.ts wires the server: large segments are decoded on the worker pool.
+  const heavy = new HeavyWork();
+  let cache: SearchIndexCache | null = new SearchIndexCache(store, { decode: pooledSearchWork(heavy).decode });
   const started = performance.now();
   const firstResult = await cache.search(BLOG, first, { page: 1, perPage: 20 });
   const firstQueryMs = performance.now() - started;
+  await heavy.close();
 
   const fts = Fts5Anchor.open(request.ftsPath);
   const warm = {} as ReaderReport['warm'];
