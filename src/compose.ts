@@ -67,6 +67,7 @@ import { RateLimiter } from './services/rateLimiter.js';
 import { SiteUrls } from './services/siteUrls.js';
 import { blogForHost } from './services/siteHosts.js';
 import { reRenderAfterUpgrade } from './services/siteRenderer.js';
+import { SearchWarmUp } from './services/searchWarmUp.js';
 import { SEARCH_TEXT_VERSION } from './search/searchTypes.js';
 import { renderFingerprint } from './publish/renderFingerprint.js';
 import { SettingsRepo } from './db/settingsRepo.js';
@@ -143,6 +144,10 @@ export interface Folio {
   app: ReturnType<typeof createApp>;
   /** Records the render fingerprint; a changed theme or renderer queues every blog's re-render. */
   reRenderAfterUpgrade(): number;
+  /** Search indexes of recently used blogs: recorded (every minute, at close) and loaded again after a start. */
+  searchWarmUp: SearchWarmUp;
+  /** What the search cache holds (blogs least recently used first). */
+  searchCacheStats(): { bytes: number; blogs: string[] };
   /** Snapshots of the database into the store (FOLIO_BACKUP_INTERVAL runs `scheduled`). */
   backups: Backups;
   /** The scheduler's per-second work, callable directly. */
@@ -204,6 +209,7 @@ export function compose(options: ComposeOptions): Folio {
     mergeSegments: searchWork.mergeSegments,
   });
   const search = options.search ?? { searcher: searchCache, updater: searchWriter };
+  const searchWarmUp = new SearchWarmUp({ settings: new SettingsRepo(db), cache: searchCache, clock, logger });
   const content = options.content ?? new PooledContentRenderer(heavy);
   const cdn = new CountedPurger(options.cdn ?? createCdnPurger(config.cdn), (provider) => metrics.countPurgeError(provider));
   const publisher = new Publisher({
@@ -309,12 +315,15 @@ export function compose(options: ComposeOptions): Folio {
       dispatcher.deliverDue();
       await runner.runDue();
     },
+    searchWarmUp,
+    searchCacheStats: () => searchCache.stats(),
     close: async () => {
       await dispatcher.close();
       await runner.idle();
       await publisher.idle();
       await backups.idle();
       await searchWriter.idle();
+      searchWarmUp.remember();
       await heavy.close();
       await checkpointer.stop();
       db.close();

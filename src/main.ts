@@ -79,11 +79,16 @@ async function main(): Promise<void> {
   // blog after an upgrade can take minutes), and the scheduler's tick below continues them.
   folio.tick().catch((err: unknown) => logger.error({ err }, 'start-up catch-up failed; the scheduler retries'));
   warmUp(logger);
+  // The search indexes in use before the restart, loaded again so their first query does not wait.
+  folio.searchWarmUp.warm().catch((err: unknown) => logger.warn({ err }, 'search warm-up failed; indexes load on first use'));
 
   const scheduler = startScheduler(
     {
       everySecond: () => folio.tick(),
-      everyMinute: () => folio.domains.checkPending(),
+      everyMinute: async () => {
+        folio.searchWarmUp.remember();
+        await folio.domains.checkPending();
+      },
       ...(config.backupSchedule ? { backup: { cron: config.backupSchedule.cron, run: () => folio.backups.scheduled() } } : {}),
     },
     logger,

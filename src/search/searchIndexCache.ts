@@ -46,7 +46,8 @@ export class SearchIndexCache {
   private readonly loading = new Map<string, Promise<IndexSnapshot | null>>();
   /** Bumped by every `install`, so loads can tell whether they were overtaken. */
   private readonly epochs = new Map<string, number>();
-  private readonly maxBytes: number;
+  /** The memory budget (FOLIO_SEARCH_CACHE_MB). */
+  readonly maxBytes: number;
   private readonly executor: MatchExecutor;
   private readonly decode: (key: string, body: Buffer) => Promise<SegmentData>;
   private bytes = 0;
