@@ -45,6 +45,7 @@ const SUMMARY_COLUMNS =
  */
 export class SiteRepo {
   private readonly summariesStmt;
+  private readonly summariesPageStmt;
   private readonly newestStmt;
   private readonly pagesStmt;
   private readonly redirectsStmt;
@@ -59,6 +60,9 @@ export class SiteRepo {
   constructor(db: Db) {
     this.summariesStmt = db.prepare<[string], SummaryRow>(
       `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at, id`,
+    );
+    this.summariesPageStmt = db.prepare<[string, string, string, number], SummaryRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`,
     );
     // Feeds carry HTML only up to a size (publish/render/feeds.ts): larger bodies are not even read,
     // and octet_length() answers from the record header without loading the text.
@@ -95,6 +99,11 @@ export class SiteRepo {
 
   publishedSummaries(blogId: string): PublishedSummary[] {
     return this.summariesStmt.all(blogId).map(toSummary);
+  }
+
+  /** publishedSummaries a page at a time after `after` (keyset paging, as publishedForPages). */
+  publishedSummariesAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): PublishedSummary[] {
+    return this.summariesPageStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map(toSummary);
   }
 
   /** The post's summary while it is published, else null. */

@@ -5,8 +5,12 @@
  * same transaction) since the entry's last sequence number, re-reading only the posts it names.
  * Replaying is idempotent — an entry is made to match the row as it is now — so a change seen
  * twice, or a row read newer than its log entry, does no harm. When the log no longer reaches
- * back to an entry (pruned), the entry is loaded afresh.
+ * back to an entry (pruned), the entry is loaded afresh: a page of rows per turn of the event
+ * loop (50,000 summaries read at once held it for hundreds of milliseconds), then the changes
+ * committed meanwhile are replayed, which also settles a post read twice or not at all because
+ * it moved while the pages were read.
  */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { compareOldestFirst, type TagGroup } from './render/archive.js';
 import { countText, emptyCounts, type TextCounts } from '../content/language.js';
 import { tagSegment } from './render/renderPaths.js';
@@ -14,7 +18,7 @@ import type { SitePostSummary } from './render/siteTypes.js';
 
 /** What the cache reads; SiteRepo provides it. */
 export interface ListingSource {
-  publishedSummaries(blogId: string): SitePostSummary[];
+  publishedSummariesAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): SitePostSummary[];
   publishedSummary(postId: string): SitePostSummary | null;
   latestChange(): number;
   oldestChange(): number | null;
@@ -40,9 +44,13 @@ export interface ListingCacheOptions {
   maxPosts?: number;
   /** Log entries kept when pruning. */
   keepChanges?: number;
+  /** Rows read per turn of the event loop when a listing is loaded afresh (default 2,000). */
+  loadPage?: number;
 }
 
 const EMPTY: readonly SitePostSummary[] = [];
+
+const LOAD_PAGE = 2000;
 
 function addCounts(target: TextCounts, counts: TextCounts, sign: 1 | -1): void {
   target.hangulWords += sign * counts.hangulWords;
@@ -71,6 +79,8 @@ class BlogListing implements Listing {
   readonly posts: SitePostSummary[] = [];
   readonly titleCounts = emptyCounts();
   titleCountsBefore: TextCounts | null = null;
+  /** Not yet handed out: its first replay reports no counts before (titleCountsBefore null). */
+  fresh = true;
   private readonly byId = new Map<string, SitePostSummary>();
   private readonly tags = new Map<string, SitePostSummary[]>();
 
@@ -79,6 +89,8 @@ class BlogListing implements Listing {
     posts: readonly SitePostSummary[],
   ) {
     for (const post of posts) {
+      // A post read twice (it moved while the pages were read) is settled by the replay.
+      if (this.byId.has(post.id)) continue;
       this.posts.push(post);
       this.index(post);
     }
@@ -132,8 +144,10 @@ class BlogListing implements Listing {
 
 export class ListingCache {
   private readonly entries = new Map<string, BlogListing>();
+  private readonly loading = new Map<string, Promise<BlogListing>>();
   private readonly maxPosts: number;
   private readonly keepChanges: number;
+  private readonly loadPage: number;
   private uses = 0;
 
   constructor(
@@ -142,25 +156,19 @@ export class ListingCache {
   ) {
     this.maxPosts = options.maxPosts ?? 200_000;
     this.keepChanges = options.keepChanges ?? 50_000;
+    this.loadPage = options.loadPage ?? LOAD_PAGE;
   }
 
   /** The blog's published posts as the database holds them now. */
-  get(blogId: string): Listing {
+  async get(blogId: string): Promise<Listing> {
     const { source } = this;
     let entry = this.entries.get(blogId);
-    this.entries.delete(blogId);
     const oldest = source.oldestChange();
-    if (entry && (oldest === null || entry.seq >= oldest - 1)) {
-      // Read the log's end first: a change committed after it is replayed next time.
-      const latest = source.latestChange();
-      const changes = source.changesSince(blogId, entry.seq);
-      entry.titleCountsBefore = { ...entry.titleCounts };
-      for (const postId of new Set(changes.map((change) => change.postId))) entry.apply(postId, source.publishedSummary(postId));
-      entry.seq = Math.max(latest, changes[changes.length - 1]?.seq ?? 0);
-    } else {
-      const latest = source.latestChange();
-      entry = new BlogListing(latest, source.publishedSummaries(blogId));
+    if (!entry || (oldest !== null && entry.seq < oldest - 1)) {
+      entry = await this.load(blogId);
     }
+    this.entries.delete(blogId);
+    this.replay(blogId, entry);
     this.entries.set(blogId, entry);
     this.evict(blogId);
     if (++this.uses % 256 === 0) source.pruneChanges(source.latestChange() - this.keepChanges);
@@ -170,6 +178,43 @@ export class ListingCache {
   /** Drops a blog's entry (the blog was deleted). */
   forget(blogId: string): void {
     this.entries.delete(blogId);
+  }
+
+  private load(blogId: string): Promise<BlogListing> {
+    let pending = this.loading.get(blogId);
+    if (!pending) {
+      pending = this.readAll(blogId).finally(() => this.loading.delete(blogId));
+      this.loading.set(blogId, pending);
+    }
+    return pending;
+  }
+
+  private async readAll(blogId: string): Promise<BlogListing> {
+    // The log's end before the first page: whatever is committed later is replayed.
+    const seq = this.source.latestChange();
+    const posts: SitePostSummary[] = [];
+    let after: { publishedAt: string; id: string } | null = null;
+    for (;;) {
+      const page = this.source.publishedSummariesAfter(blogId, after, this.loadPage);
+      posts.push(...page);
+      if (page.length < this.loadPage) break;
+      const last = page[page.length - 1]!;
+      after = { publishedAt: last.publishedAt, id: last.id };
+      await yieldToLoop();
+    }
+    return new BlogListing(seq, posts);
+  }
+
+  /** Brings the entry up to date with the change log. */
+  private replay(blogId: string, entry: BlogListing): void {
+    const { source } = this;
+    // Read the log's end first: a change committed after it is replayed next time.
+    const latest = source.latestChange();
+    const changes = source.changesSince(blogId, entry.seq);
+    entry.titleCountsBefore = entry.fresh ? null : { ...entry.titleCounts };
+    entry.fresh = false;
+    for (const postId of new Set(changes.map((change) => change.postId))) entry.apply(postId, source.publishedSummary(postId));
+    entry.seq = Math.max(latest, changes[changes.length - 1]?.seq ?? 0);
   }
 
   private evict(keep: string): void {

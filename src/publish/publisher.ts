@@ -175,7 +175,7 @@ export class Publisher {
     if (!blog) return; // deleted since: its site_delete job removes everything
     const postId = job.payload.postId;
     if (!postId) throw new Error(`job ${job.id} has no postId`);
-    const listing = this.listings.get(blog.id);
+    const listing = await this.listings.get(blog.id);
     const summaries = listing.posts;
     const siteBlog = toSiteBlog(blog, this.planOf(blog), urls);
     if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) {
