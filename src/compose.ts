@@ -67,7 +67,7 @@ import { RateLimiter } from './services/rateLimiter.js';
 import { SiteUrls } from './services/siteUrls.js';
 import { blogForHost } from './services/siteHosts.js';
 import { reRenderAfterUpgrade } from './services/siteRenderer.js';
-import { SearchWarmUp } from './services/searchWarmUp.js';
+import { WarmUp } from './services/warmUp.js';
 import { SEARCH_TEXT_VERSION } from './search/searchTypes.js';
 import { renderFingerprint } from './publish/renderFingerprint.js';
 import { SettingsRepo } from './db/settingsRepo.js';
@@ -144,8 +144,8 @@ export interface Folio {
   app: ReturnType<typeof createApp>;
   /** Records the render fingerprint; a changed theme or renderer queues every blog's re-render. */
   reRenderAfterUpgrade(): number;
-  /** Search indexes of recently used blogs: recorded (every minute, at close) and loaded again after a start. */
-  searchWarmUp: SearchWarmUp;
+  /** Search indexes and listings of recently used blogs: recorded (every minute, at close) and loaded again after a start. */
+  warmUp: WarmUp;
   /** What the search cache holds (blogs least recently used first). */
   searchCacheStats(): { bytes: number; blogs: string[] };
   /** Snapshots of the database into the store (FOLIO_BACKUP_INTERVAL runs `scheduled`). */
@@ -209,7 +209,6 @@ export function compose(options: ComposeOptions): Folio {
     mergeSegments: searchWork.mergeSegments,
   });
   const search = options.search ?? { searcher: searchCache, updater: searchWriter };
-  const searchWarmUp = new SearchWarmUp({ settings: new SettingsRepo(db), cache: searchCache, clock, logger });
   const content = options.content ?? new PooledContentRenderer(heavy);
   const cdn = new CountedPurger(options.cdn ?? createCdnPurger(config.cdn), (provider) => metrics.countPurgeError(provider));
   const publisher = new Publisher({
@@ -280,6 +279,8 @@ export function compose(options: ComposeOptions): Folio {
 
   const backups = new Backups({ dbFile: databaseFile(config), store, clock, logger, keep: config.backupKeep });
 
+  const warmUp = new WarmUp({ settings: new SettingsRepo(db), cache: searchCache, listings: publisher, clock, logger });
+
   return {
     config,
     db,
@@ -315,7 +316,7 @@ export function compose(options: ComposeOptions): Folio {
       dispatcher.deliverDue();
       await runner.runDue();
     },
-    searchWarmUp,
+    warmUp,
     searchCacheStats: () => searchCache.stats(),
     close: async () => {
       await dispatcher.close();
@@ -323,7 +324,7 @@ export function compose(options: ComposeOptions): Folio {
       await publisher.idle();
       await backups.idle();
       await searchWriter.idle();
-      searchWarmUp.remember();
+      warmUp.remember();
       await heavy.close();
       await checkpointer.stop();
       db.close();

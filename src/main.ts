@@ -79,14 +79,15 @@ async function main(): Promise<void> {
   // blog after an upgrade can take minutes), and the scheduler's tick below continues them.
   folio.tick().catch((err: unknown) => logger.error({ err }, 'start-up catch-up failed; the scheduler retries'));
   warmUp(logger);
-  // The search indexes in use before the restart, loaded again so their first query does not wait.
-  folio.searchWarmUp.warm().catch((err: unknown) => logger.warn({ err }, 'search warm-up failed; indexes load on first use'));
+  // Search indexes and listings in use before the restart, loaded again so that the first query
+  // and the first publish of those blogs do not wait for them.
+  folio.warmUp.warm().catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));
 
   const scheduler = startScheduler(
     {
       everySecond: () => folio.tick(),
       everyMinute: async () => {
-        folio.searchWarmUp.remember();
+        folio.warmUp.remember();
         await folio.domains.checkPending();
       },
       ...(config.backupSchedule ? { backup: { cron: config.backupSchedule.cron, run: () => folio.backups.scheduled() } } : {}),

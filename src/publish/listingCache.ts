@@ -175,6 +175,11 @@ export class ListingCache {
     return entry;
   }
 
+  /** Blogs held, most recently used first. */
+  recent(): string[] {
+    return [...this.entries.keys()].reverse();
+  }
+
   /** Drops a blog's entry (the blog was deleted). */
   forget(blogId: string): void {
     this.entries.delete(blogId);

@@ -99,6 +99,18 @@ export class Publisher {
     });
   }
 
+  /** Blog ids whose listings are in memory, most recently used first (services/warmUp.ts). */
+  recentListings(): string[] {
+    return this.listings.recent();
+  }
+
+  /** Loads a blog's listing ahead of its first publish; false when the blog is gone. */
+  async warmListing(blogId: string): Promise<boolean> {
+    if (!this.deps.blogs.findById(blogId)) return false;
+    await this.listings.get(blogId);
+    return true;
+  }
+
   /** Resolves once background work started by jobs (static search upkeep) is done. */
   idle(): Promise<void> {
     return this.staticSearch.idle();

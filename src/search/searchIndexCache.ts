@@ -110,6 +110,30 @@ export class SearchIndexCache {
     this.bytes -= entry.snapshot.estimatedBytes;
   }
 
+  /**
+   * Loads the blog's index ahead of its first query (after a restart, services/searchWarmUp.ts)
+   * if it fits in what the budget leaves, as the least recently used entry: warming never
+   * evicts anything, and blogs warmed in most-recent-first order end in their old order.
+   * Returns whether the index is in memory now.
+   */
+  async warm(blogSlug: string): Promise<boolean> {
+    if (this.entries.has(blogSlug)) return true;
+    const epoch = this.epochs.get(blogSlug) ?? 0;
+    const key = manifestKey(blogSlug);
+    const object = await this.store.get(key);
+    if (!object) return false;
+    const snapshot = await this.load(blogSlug, parseManifest(key, object.body), undefined);
+    // A query or a writer got there first: theirs is as new or newer.
+    if (this.entries.has(blogSlug) || (this.epochs.get(blogSlug) ?? 0) !== epoch) return true;
+    if (this.bytes + snapshot.estimatedBytes > this.maxBytes) return false;
+    const newer = [...this.entries];
+    this.entries.clear();
+    this.entries.set(blogSlug, { snapshot, etag: object.etag });
+    for (const [blog, entry] of newer) this.entries.set(blog, entry);
+    this.bytes += snapshot.estimatedBytes;
+    return true;
+  }
+
   /** Estimated bytes held, and by which blogs (least recently used first). */
   stats(): { bytes: number; blogs: string[] } {
     return { bytes: this.bytes, blogs: [...this.entries.keys()] };

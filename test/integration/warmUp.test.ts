@@ -1,7 +1,7 @@
 /**
- * The search indexes in use before a restart are in memory again soon after it, without a query
- * (issue 12, item 2): the server records the cache's blogs at close and loads them after the
- * next start, most recently used first, within the cache budget.
+ * The search indexes and listings in use before a restart are in memory again soon after it,
+ * without a query or a publish (issue 12, item 2): the server records them at close and loads
+ * them after the next start, most recently used first, within the caches' budgets.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { SettingsRepo } from '../../src/db/settingsRepo.js';
 import { createLogger } from '../../src/logger.js';
 import { SearchIndexCache } from '../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../src/search/searchIndexWriter.js';
-import { SearchWarmUp } from '../../src/services/searchWarmUp.js';
+import { WarmUp } from '../../src/services/warmUp.js';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { FakeClock } from '../support/fakeClock.js';
 import { MemorySiteStore } from '../support/memorySiteStore.js';
@@ -24,8 +24,8 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('search warm-up after a restart', () => {
-  it('loads the indexes the previous process had in memory, most recently used first, before any query', async () => {
+describe('warm-up after a restart', () => {
+  it('loads the indexes and listings the previous process had in memory, most recently used first, before any query or publish', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-warm-'));
     dirs.push(dataDir);
     const first = await startTestApp({ dataDir });
@@ -40,14 +40,16 @@ describe('search warm-up after a restart', () => {
     const second = await startTestApp({ dataDir });
     try {
       expect(second.folio.searchCacheStats().blogs).toEqual([]);
-      expect(await second.folio.searchWarmUp.warm()).toEqual([blogs[1]!.slug, blogs[0]!.slug]);
-      expect(second.folio.searchCacheStats().blogs.sort()).toEqual(blogs.map((b) => b.slug).sort());
+      expect(second.folio.publisher.recentListings()).toEqual([]);
+      expect(await second.folio.warmUp.warm()).toEqual({ search: [blogs[1]!.slug, blogs[0]!.slug], listings: [blogs[1]!.id, blogs[0]!.id] });
+      expect(second.folio.searchCacheStats().blogs).toEqual([blogs[0]!.slug, blogs[1]!.slug]);
+      expect(second.folio.publisher.recentListings()).toEqual([blogs[1]!.id, blogs[0]!.id]);
     } finally {
       await second.close();
     }
   });
 
-  it('stops at four fifths of the cache budget, and skips blogs whose index is gone', async () => {
+  it('loads the most recent blogs that fit, never evicting, skipping vanished indexes, and keeps the old order', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'folio-warm-db-'));
     dirs.push(dir);
     const db = openDatabase(join(dir, 'folio.db'));
@@ -60,13 +62,16 @@ describe('search warm-up after a restart', () => {
     await probe.snapshot('a');
     const oneBlog = probe.stats().bytes;
 
-    // Room for two blogs and a half: the third would pass four fifths of it.
+    // Room for two blogs and a half: a third does not fit.
     const cache = new SearchIndexCache(store, { maxBytes: Math.floor(oneBlog * 2.5) });
     const settings = new SettingsRepo(db);
     settings.set('search_recent_blogs', JSON.stringify(['gone', 'c', 'b', 'a']), '2026-01-01T00:00:00.000Z');
-    const warmUp = new SearchWarmUp({ settings, cache, clock: new FakeClock(), logger: createLogger('silent') });
-    expect(await warmUp.warm()).toEqual(['c', 'b']);
-    expect(cache.stats().blogs).toEqual(['c', 'b']);
+    // No listings are remembered here; the publisher's part is covered above.
+    const listings = { recentListings: () => [], warmListing: async () => false };
+    const warmUp = new WarmUp({ settings, cache, listings, clock: new FakeClock(), logger: createLogger('silent') });
+    expect((await warmUp.warm()).search).toEqual(['c', 'b']);
+    // Least recently used first, as before the restart: 'c' is the most recent.
+    expect(cache.stats().blogs).toEqual(['b', 'c']);
     db.close();
   });
 });

@@ -1,0 +1,114 @@
+/**
+ * Keeps what was in memory across a restart (issue 12, item 2): the blogs whose search indexes
+ * and whose listings (the publisher's, publish/listingCache.ts) were loaded.
+ *
+ * Search: the cache's most recently used blogs are recorded in the settings table (every minute when they
+ * changed, and at shutdown), and after the next start they are loaded again in the background,
+ * most recent first, while the cache is less than four fifths full and the next index fits
+ * (SearchIndexCache#warm never evicts, and leaves the cache's order as it was). Their first
+ * query and first publish then find the index in memory instead of reading and decoding all
+ * of it on the request.
+ *
+ * Listings: the most recently published blogs (at most LISTINGS), loaded least recent first so
+ * the listing cache's own eviction keeps the most recent; a blog's first publish after the
+ * restart then reads only the changes since, not its whole listing.
+ *
+ * Readiness never waits: the server calls `warm` after it listens, segments are decoded on the
+ * worker pool, and a query for a blog being warmed shares that load (SearchIndexCache).
+ */
+import type { SettingsRepo } from '../db/settingsRepo.js';
+import type { Logger } from '../logger.js';
+import { isoNow, type Clock } from '../clock.js';
+
+const KEY = 'search_recent_blogs';
+const LISTINGS_KEY = 'listing_recent_blogs';
+/** Listings warmed: the listing cache holds 200,000 posts over all blogs. */
+const LISTINGS = 20;
+/** Blogs remembered; more than a budget of small blogs could hold is never needed. */
+const REMEMBERED = 500;
+/** Warming fills the budget to here, leaving room for blogs asked for before the warm ones. */
+const FILL = 0.8;
+
+/** What the warm-up needs of the search cache (SearchIndexCache). */
+export interface WarmableCache {
+  readonly maxBytes: number;
+  stats(): { bytes: number; blogs: string[] };
+  warm(blogSlug: string): Promise<boolean>;
+}
+
+/** What the warm-up needs of the publisher. */
+export interface WarmableListings {
+  /** Blog ids whose listings are in memory, most recently used first. */
+  recentListings(): string[];
+  /** Loads a blog's listing; false when the blog is gone. */
+  warmListing(blogId: string): Promise<boolean>;
+}
+
+export interface WarmUpDeps {
+  settings: SettingsRepo;
+  cache: WarmableCache;
+  listings: WarmableListings;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class WarmUp {
+  private readonly recorded = new Map<string, string>();
+
+  constructor(private readonly deps: WarmUpDeps) {}
+
+  /** Records both lists, most recently used first, when they changed since last time. */
+  remember(): void {
+    this.record(KEY, this.deps.cache.stats().blogs.reverse().slice(0, REMEMBERED));
+    this.record(LISTINGS_KEY, this.deps.listings.recentListings().slice(0, LISTINGS));
+  }
+
+  /** Loads what was remembered: search indexes, then listings (see above). */
+  async warm(): Promise<{ search: string[]; listings: string[] }> {
+    const search = await this.warmSearch();
+    const listings: string[] = [];
+    for (const blogId of this.remembered(LISTINGS_KEY).slice(0, LISTINGS).reverse()) {
+      try {
+        if (await this.deps.listings.warmListing(blogId)) listings.unshift(blogId);
+      } catch (err) {
+        this.deps.logger.warn({ err, blogId }, 'listing warm-up failed; the listing loads on first publish');
+      }
+    }
+    return { search, listings };
+  }
+
+  private record(key: string, blogs: readonly string[]): void {
+    const value = JSON.stringify(blogs);
+    if (value === (this.recorded.get(key) ?? this.deps.settings.get(key))) return;
+    this.deps.settings.set(key, value, isoNow(this.deps.clock));
+    this.recorded.set(key, value);
+  }
+
+  /** Loads the remembered blogs' indexes (see above); returns the blogs loaded, most recent first. */
+  private async warmSearch(): Promise<string[]> {
+    const { cache, logger } = this.deps;
+    const loaded: string[] = [];
+    for (const blog of this.remembered(KEY)) {
+      if (cache.stats().bytes >= FILL * cache.maxBytes) break;
+      try {
+        if (await cache.warm(blog)) loaded.push(blog);
+      } catch (err) {
+        // A store that cannot be read now: the blog loads on its first query, as without warm-up.
+        logger.warn({ err, blog }, 'search warm-up could not load an index; it loads on first use');
+      }
+    }
+    if (loaded.length > 0) logger.info({ blogs: loaded.length, bytes: cache.stats().bytes }, 'search indexes of recently used blogs loaded');
+    return loaded;
+  }
+
+  private remembered(key: string): string[] {
+    const raw = this.deps.settings.get(key);
+    if (!raw) return [];
+    try {
+      const value: unknown = JSON.parse(raw);
+      return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+    } catch {
+      return [];
+    }
+  }
+}
