@@ -9,7 +9,7 @@ const requireModule = createRequire(import.meta.url);
 export interface SchedulerJobs {
   /** Due scheduled posts and publish-job retries; runs every second. */
   everySecond: () => Promise<unknown>;
-  /** Custom-domain DNS checks; runs every minute. */
+  /** Custom-domain DNS checks and recording what to warm after a restart; runs every minute. */
   everyMinute: () => Promise<unknown>;
   /** Database snapshots into the store, on FOLIO_BACKUP_INTERVAL's schedule (UTC). */
   backup?: { cron: string; run: () => Promise<unknown> };
