@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'idempotency_key_reused'
   | 'precondition_failed'
@@ -65,6 +66,16 @@ export class ForbiddenError extends AppError {
 export class NotFoundError extends AppError {
   readonly code = 'not_found';
   readonly status = 404;
+}
+
+/** The path exists but not for this method (`Allow` lists the ones it takes). */
+export class MethodNotAllowedError extends AppError {
+  readonly code = 'method_not_allowed';
+  readonly status = 405;
+
+  constructor(message: string, allow: readonly string[]) {
+    super(message, { headers: { Allow: allow.join(', ') } });
+  }
 }
 
 export class ConflictError extends AppError {

@@ -22,6 +22,7 @@ import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
 import { CdnPurgeError } from '../cdn/cdnPurger.js';
 import { backupCommand, restoreCommand } from './backupCommands.js';
 import { importCommand } from './importCommand.js';
+import { mcpCommand } from './mcpCommand.js';
 import { progressBar } from './progressBar.js';
 import { RestoreError } from '../backup/restore.js';
 import { SnapshotError } from '../backup/snapshotCopy.js';
@@ -45,6 +46,8 @@ const USAGE = `Usage:
                                                         of an empty FOLIO_DATA_DIR; then start and run site rebuild --all
   folio import <file> --account <account_id>           make the blogs and posts of an export (GET /v1/account/export)
                                                         blogs of the account, and publish them
+  folio mcp                                             an MCP server on stdio for AI assistants, acting through the API
+                                                        of FOLIO_API_URL (default http://127.0.0.1:3000) with FOLIO_API_KEY
 Plans: ${PLANS.join(', ')}
 Errors are one line on stderr; FOLIO_DEBUG=1 or --debug adds the stack of an unexpected one.`;
 
@@ -249,6 +252,9 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
   const debug = argv.includes('--debug') || debugRequested(options.env);
   const [command, ...rest] = argv.filter((arg) => arg !== '--debug');
   try {
+    // Commands that act through the HTTP API of a (possibly remote) Folio need no data dir.
+    const env = options.env ?? process.env;
+    if (command === 'mcp') return await mcpCommand(env);
     const config = loadConfig(options.env);
     switch (command) {
       case 'account':

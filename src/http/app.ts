@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import cors from '@koa/cors';
 import type { Db } from '../db/database.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
+import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ApiKeysService } from '../services/apiKeys.js';
 import type { RateLimiter } from '../services/rateLimiter.js';
@@ -21,6 +21,7 @@ import { idempotency } from './middleware/idempotency.js';
 import type { IdempotencyService } from '../services/idempotency.js';
 import { uploadRoute } from './bodyLimits.js';
 import { buildOpenApi } from './openapi/document.js';
+import { mcpEndpoint } from './mcpEndpoint.js';
 import { registerDocsPage } from './openapi/docsPage.js';
 import type { RouteDef } from './routeDef.js';
 import type { AppContext, AppState } from './state.js';
@@ -72,6 +73,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
 
   const auth = authenticate(deps.keys);
   const limit = rateLimit(deps.rateLimiter);
+  // The MCP server for hosted agents: any valid key; each tool's API call checks its scopes.
+  router.post('/mcp', named('/mcp'), auth, limit, mcpEndpoint());
   const blog = resolveBlog(deps.blogs);
   const retries = idempotency(deps.idempotency, deps.logger);
   for (const route of deps.routes) {
@@ -114,6 +117,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(jsonBody);
   app.use(router.routes());
   app.use(async (ctx) => {
+    // The MCP endpoint is stateless: no event stream to GET, no session to DELETE (the protocol wants 405).
+    if (ctx.path === '/mcp') throw new MethodNotAllowedError('this MCP endpoint is stateless: send JSON-RPC requests with POST', ['POST']);
     throw new NotFoundError(`no route for ${ctx.method} ${ctx.path}`);
   });
   return app;

@@ -1,13 +1,14 @@
 import type { RouteDef } from '../routeDef.js';
 import { MAX_BODY_BYTES, UPLOAD_ROUTES } from '../bodyLimits.js';
 import { ERROR_EXAMPLE, OPERATION_EXAMPLES } from './examples.js';
+import { publicSchema as clean } from './publicSchema.js';
 
 const errorSchema = {
   type: 'object',
   required: ['error', 'message'],
   properties: {
     error: {
-      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'idempotency_key_reused', 'precondition_failed', 'internal_error', 'headers_too_large', 'expectation_failed', 'service_unavailable'],
+      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'method_not_allowed', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'idempotency_key_reused', 'precondition_failed', 'internal_error', 'headers_too_large', 'expectation_failed', 'service_unavailable'],
     },
     message: { type: 'string' },
     details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
@@ -15,34 +16,6 @@ const errorSchema = {
     retry_after: { type: 'integer' },
   },
 };
-
-/**
- * A route's JSON Schema as OpenAPI readers take it: our annotation keywords go (`x-hint`;
- * `maxBytes` becomes `x-max-bytes`). With `answer`, it describes a success body as the server
- * sends it: every object property is required unless the schema lists it in `x-optional` (fields
- * only some answers carry) or declares `required` itself, so generated clients type answers
- * without `| undefined` everywhere; the contract check of the integration suite
- * (test/support/openApiContract.ts) keeps this true.
- */
-function clean(schema: unknown, answer = false): unknown {
-  if (Array.isArray(schema)) return schema.map((item) => clean(item, answer));
-  if (typeof schema !== 'object' || schema === null) return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'x-hint' || key === 'x-optional') continue;
-    if (key === 'maxBytes') {
-      out['x-max-bytes'] = value;
-      continue;
-    }
-    out[key] = clean(value, answer);
-  }
-  const properties = (schema as { properties?: Record<string, unknown> }).properties;
-  if (answer && properties && !('required' in schema)) {
-    const optional = new Set((schema as { 'x-optional'?: string[] })['x-optional'] ?? []);
-    out.required = Object.keys(properties).filter((name) => !optional.has(name));
-  }
-  return out;
-}
 
 /** `/posts/:slug` → `/posts/{slug}`. */
 export function toOpenApiPath(path: string): string {
@@ -90,6 +63,7 @@ const TAGS: Record<string, string> = {
   'api-keys': 'Keys bound to one blog.',
   account: 'Account-wide keys and the export of every blog.',
   meta: 'Health, metrics and this document.',
+  agents: 'The Model Context Protocol server for AI agents: the API as MCP tools (README, "Agents and the command line").',
 };
 
 /** The routes app.ts registers itself, outside the route table; none needs an API key. */
@@ -172,6 +146,49 @@ function metricsPath(tokenRequired: boolean): Record<string, unknown> {
   };
 }
 
+const JSON_RPC_ID = { type: ['string', 'integer'] };
+
+/** POST /mcp (src/http/mcpEndpoint.ts): JSON-RPC 2.0 in, JSON-RPC 2.0 out. */
+function mcpPath(): Record<string, unknown> {
+  const examples = examplesOf('callMcp');
+  return {
+    post: {
+      operationId: 'callMcp',
+      summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless, JSON answers): one JSON-RPC 2.0 message per request; the tools act with this key and its scopes',
+      tags: ['agents'],
+      security: [{ bearer: [] }],
+      parameters: [],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['jsonrpc', 'method'],
+              properties: { jsonrpc: { const: '2.0' }, id: JSON_RPC_ID, method: { type: 'string', minLength: 1 }, params: { type: 'object' } },
+            },
+            example: examples.request,
+          },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'The JSON-RPC answer: a result, or a JSON-RPC error (a tool that failed answers a result with isError and the API error)',
+          headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, result: { type: 'object' }, error: { type: 'object' } } },
+              example: examples.response,
+            },
+          },
+        },
+        '202': { description: 'A notification (a message without id) was accepted; no body', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS } },
+        ...Object.fromEntries(['400', '401', '405', '413', '415', '429', '500'].map((code) => [code, { $ref: '#/components/responses/Error' }])),
+      },
+    },
+  };
+}
+
 /**
  * OpenAPI 3.1 from the same route table and JSON Schemas that validate requests. Paths are written
  * in full (`/v1/posts`, `/healthz`), so the server entry is the origin of `apiBaseUrl` alone;
@@ -179,7 +196,7 @@ function metricsPath(tokenRequired: boolean): Record<string, unknown> {
  */
 export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { metricsToken: boolean } = { metricsToken: false }): Record<string, unknown> {
   const serverUrl = apiBaseUrl.replace(/\/v1\/?$/, '');
-  const paths: Record<string, Record<string, unknown>> = { ...builtInPaths, '/metrics': metricsPath(options.metricsToken) };
+  const paths: Record<string, Record<string, unknown>> = { ...builtInPaths, '/metrics': metricsPath(options.metricsToken), '/mcp': mcpPath() };
   for (const route of routes) {
     const path = `/v1${toOpenApiPath(route.path)}`;
     const parameters: unknown[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));

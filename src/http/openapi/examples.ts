@@ -98,6 +98,14 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   getOpenApiDocument: { response: { openapi: '3.1.0', info: { title: 'Folio API', version: '1.0.0' }, paths: {} } },
   getApiReference: { response: '<!doctype html>\n<html lang="en">\n<head>\n<title>Folio API reference</title>\n…' },
   getApiReferenceAsset: { response: { 'text/css': '.swagger-ui{…}', 'text/javascript': "window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#swagger-ui' });", 'image/png': '(PNG bytes)' } },
+  callMcp: {
+    request: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_posts', arguments: { q: 'chisel' } } },
+    response: {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: '{"data": [], "pagination": {"page": 1, "per_page": 20, "total": 0, "total_pages": 0}}' }], structuredContent: { data: [], pagination: { page: 1, per_page: 20, total: 0, total_pages: 0 } } },
+    },
+  },
   getMetrics: { response: '# HELP folio_http_requests_total HTTP requests answered\n# TYPE folio_http_requests_total counter\nfolio_http_requests_total{method="GET",route="/v1/posts",status="200"} 12\n' },
 
   createPost: {

@@ -3,23 +3,13 @@ import type { SearchHit } from '../../search/searchTypes.js';
 import type { RouteDef } from '../routeDef.js';
 import { blogOf } from '../state.js';
 import { presentPagination } from '../presenters/pagination.js';
-import { pageParam, paginationSchema, timestamp } from './schemaParts.js';
+import { paginationSchema, timestamp } from './schemaParts.js';
+import { searchQuery } from './search.schema.js';
 
 /** What the search route needs from the search engine (src/search). */
 export interface BlogSearcher {
   search(blogSlug: string, q: string, options: { page: number; perPage: number }): Promise<{ hits: SearchHit[]; total: number }>;
 }
-
-export const searchQuery = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['q'],
-  properties: {
-    q: { type: 'string', maxLength: 100 },
-    page: pageParam,
-    per_page: { type: 'integer', minimum: 1, maximum: 50, default: 20 },
-  },
-} as const;
 
 interface SearchQuery {
   q: string;

@@ -1,0 +1,13 @@
+import { pageParam } from './schemaParts.js';
+
+/** GET /v1/search's query (api.md §4.5); also the MCP server's search_posts input. */
+export const searchQuery = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['q'],
+  properties: {
+    q: { type: 'string', maxLength: 100 },
+    page: pageParam,
+    per_page: { type: 'integer', minimum: 1, maximum: 50, default: 20 },
+  },
+} as const;

@@ -1,0 +1,163 @@
+/**
+ * The MCP server (issue 14) driven by the official SDK's own Client, as an assistant would use
+ * it, against a real running Folio: over stdio (`folio mcp`, a real subprocess talking to the
+ * server over HTTP) and over Streamable HTTP (`POST /mcp` on the server itself).
+ */
+import { existsSync } from 'node:fs';
+import { get } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
+const TOOLS = ['create_post', 'delete_post', 'get_post', 'list_blogs', 'list_posts', 'publish_post', 'schedule_post', 'search_posts', 'unpublish_post', 'update_post', 'upload_media'];
+
+let t: TestApp;
+beforeAll(async () => {
+  expect(existsSync(fileURLToPath(new URL('../../dist/src/cliMain.js', import.meta.url))), 'run `npx tsc -p .` first').toBe(true);
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+/** A page of a published blog, asked for with its blog's Host (fetch cannot set Host). */
+function sitePage(url: URL): Promise<{ status: number; text: string }> {
+  const server = new URL(t.baseUrl);
+  return new Promise((resolve, reject) => {
+    get({ hostname: server.hostname, port: server.port, path: url.pathname, headers: { host: url.host } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    }).on('error', reject);
+  });
+}
+
+interface ToolAnswer {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  content: { type: string; text?: string }[];
+}
+
+const transports: Record<string, (key: string) => Transport> = {
+  stdio: (key) =>
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env: { PATH: process.env.PATH ?? '', FOLIO_API_URL: t.baseUrl, FOLIO_API_KEY: key },
+      stderr: 'pipe',
+    }),
+  'streamable HTTP': (key) => new StreamableHTTPClientTransport(new URL('/mcp', t.baseUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
+};
+
+async function connect(kind: string, key: string): Promise<{ call(name: string, args?: Record<string, unknown>): Promise<ToolAnswer>; client: Client }> {
+  const client = new Client({ name: 'folio-test', version: '1.0.0' });
+  await client.connect(transports[kind]!(key));
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> => (await client.callTool({ name, arguments: args })) as ToolAnswer;
+  return { call, client };
+}
+
+describe.each(Object.keys(transports))('MCP over %s', (kind) => {
+  it('lists the tools with the API schemas and marks the destructive ones', async () => {
+    const { client } = await connect(kind, t.key);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
+      const byName = new Map(tools.map((tool) => [tool.name, tool]));
+      expect(byName.get('create_post')!.inputSchema.required).toEqual(['title', 'content']);
+      expect(Object.keys(byName.get('create_post')!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['blog_id', 'title', 'content', 'tags', 'status', 'meta']));
+      expect(JSON.stringify(byName.get('create_post')!.inputSchema)).not.toContain('x-hint');
+      expect(byName.get('schedule_post')!.inputSchema.required).toEqual(['slug', 'scheduled_at']);
+      for (const name of ['delete_post', 'unpublish_post', 'update_post']) expect(byName.get(name)!.annotations?.destructiveHint, name).toBe(true);
+      for (const name of ['list_blogs', 'list_posts', 'get_post', 'search_posts']) expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(true);
+      expect(byName.get('create_post')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('writes, schedules and publishes posts end to end: the pages are served and searchable, then unpublished and deleted', async () => {
+    const blog = (await t.request('POST', '/v1/blogs', { body: { slug: `mcp-${kind.replace(/\W/g, '').toLowerCase()}`, name: 'Agent blog' } })).body;
+    const { call, client } = await connect(kind, t.key);
+    try {
+      expect((await call('list_blogs')).structuredContent?.data).toEqual(expect.arrayContaining([expect.objectContaining({ id: blog.id })]));
+      const created = await call('create_post', { blog_id: blog.id, title: '에이전트가 쓴 글', content: '# Hello\n\nWritten by an **agent** through MCP. 블로그를 씁니다.', tags: ['agents'] });
+      expect(created.isError).toBeFalsy();
+      const slug = String(created.structuredContent?.slug);
+      expect(created.structuredContent?.status).toBe('draft');
+
+      const edited = await call('update_post', { blog_id: blog.id, slug, changes: { tags: ['agents', 'mcp'] } });
+      expect(edited.structuredContent?.tags).toEqual(['agents', 'mcp']);
+      const published = await call('publish_post', { blog_id: blog.id, slug });
+      expect(published.structuredContent?.status).toBe('published');
+      const url = new URL(String(published.structuredContent?.url));
+      const page = await sitePage(url);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('에이전트가 쓴 글');
+      expect((await call('search_posts', { blog_id: blog.id, q: '블로그' })).structuredContent?.data).toEqual([expect.objectContaining({ slug })]);
+      expect((await call('get_post', { blog_id: blog.id, slug })).structuredContent?.content_html).toContain('<strong>agent</strong>');
+
+      // Scheduled: published by the server's scheduler when the time comes.
+      const later = await call('create_post', { blog_id: blog.id, title: 'Scheduled by an agent', content: 'Comes out later.' });
+      const laterSlug = String(later.structuredContent?.slug);
+      const at = new Date(t.clock.now().getTime() + 60_000).toISOString();
+      expect((await call('schedule_post', { blog_id: blog.id, slug: laterSlug, scheduled_at: at })).structuredContent).toMatchObject({ status: 'scheduled', scheduled_at: at });
+      t.clock.advance(60_000);
+      await t.folio.tick();
+      await t.folio.runner.idle();
+      expect((await call('get_post', { blog_id: blog.id, slug: laterSlug })).structuredContent?.status).toBe('published');
+      expect((await call('list_posts', { blog_id: blog.id, status: 'published' })).structuredContent?.pagination).toMatchObject({ total: 2 });
+
+      expect((await call('unpublish_post', { blog_id: blog.id, slug })).structuredContent?.status).toBe('draft');
+      expect((await call('search_posts', { blog_id: blog.id, q: '블로그' })).structuredContent?.data).toEqual([]);
+      expect((await call('delete_post', { blog_id: blog.id, slug })).structuredContent).toEqual({ deleted: true });
+      const gone = await call('get_post', { blog_id: blog.id, slug });
+      expect(gone.isError).toBe(true);
+      expect(gone.structuredContent).toMatchObject({ error: 'not_found' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("answers bad input and missing scopes as tool errors carrying the API's error and message", async () => {
+    const blog = (await t.request('POST', '/v1/blogs', { body: { slug: `mcp-err-${kind.replace(/\W/g, '').toLowerCase()}`, name: 'Errors' } })).body;
+    const { call, client } = await connect(kind, t.key);
+    try {
+      const invalid = await call('create_post', { blog_id: blog.id, title: 'No content' });
+      expect(invalid.isError).toBe(true);
+      expect(invalid.structuredContent).toMatchObject({ error: 'bad_request' });
+      expect(invalid.content[0]?.text).toMatch(/^bad_request: .*content/);
+      expect((await call('publish_post', { blog_id: blog.id })).structuredContent).toEqual({ error: 'bad_request', message: 'slug is required' });
+      expect((await call('list_posts')).structuredContent).toMatchObject({ error: 'bad_request' }); // no blog: the key is not bound to one
+    } finally {
+      await client.close();
+    }
+
+    const reader = (await t.request('POST', '/v1/account/api-keys', { body: { name: 'reader', scopes: ['posts:read', 'blogs:read'] } })).body.key as string;
+    const limited = await connect(kind, reader);
+    try {
+      expect((await limited.call('list_posts', { blog_id: blog.id })).isError).toBeFalsy();
+      const refused = await limited.call('create_post', { blog_id: blog.id, title: 'Not allowed', content: 'x' });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toMatchObject({ error: 'forbidden' });
+    } finally {
+      await limited.client.close();
+    }
+  });
+});
+
+describe('POST /mcp', () => {
+  it('refuses a request without a valid key (401), and GET with 405, with the API error body', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const anonymous = await fetch(new URL('/mcp', t.baseUrl), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(init) });
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ error: 'unauthorized' });
+    const get = await fetch(new URL('/mcp', t.baseUrl), { headers: { authorization: `Bearer ${t.key}` } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    expect(await get.json()).toMatchObject({ error: 'method_not_allowed' });
+  });
+});
