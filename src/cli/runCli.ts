@@ -23,6 +23,7 @@ import { CdnPurgeError } from '../cdn/cdnPurger.js';
 import { backupCommand, restoreCommand } from './backupCommands.js';
 import { importCommand } from './importCommand.js';
 import { mcpCommand } from './mcpCommand.js';
+import { syncCommand } from './syncCommands.js';
 import { progressBar } from './progressBar.js';
 import { RestoreError } from '../backup/restore.js';
 import { SnapshotError } from '../backup/snapshotCopy.js';
@@ -48,6 +49,10 @@ const USAGE = `Usage:
                                                         blogs of the account, and publish them
   folio mcp                                             an MCP server on stdio for AI assistants, acting through the API
                                                         of FOLIO_API_URL (default http://127.0.0.1:3000) with FOLIO_API_KEY
+  folio push <dir> --blog <slug-or-id> [--dry-run] [--delete-missing]
+                                                        make the blog's posts what the folder's *.md files (YAML front
+                                                        matter) say; a second push sends nothing. Through the API, as mcp
+  folio pull <dir> --blog <slug-or-id>                  write every post of the blog into the folder as <slug>.md
 Plans: ${PLANS.join(', ')}
 Errors are one line on stderr; FOLIO_DEBUG=1 or --debug adds the stack of an unexpected one.`;
 
@@ -255,6 +260,7 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     // Commands that act through the HTTP API of a (possibly remote) Folio need no data dir.
     const env = options.env ?? process.env;
     if (command === 'mcp') return await mcpCommand(env);
+    if (command === 'push' || command === 'pull') return await syncCommand(command, rest, env);
     const config = loadConfig(options.env);
     switch (command) {
       case 'account':

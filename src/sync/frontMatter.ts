@@ -1,0 +1,132 @@
+/**
+ * A post as a Markdown file with YAML front matter (`folio push` / `folio pull`, issue 14):
+ *
+ * ```
+ * ---
+ * title: Sharpening a chisel
+ * slug: sharpening-a-chisel
+ * tags: [tools, how-to]
+ * description: Three stones and ten minutes
+ * og_image: https://example.com/chisel.jpg
+ * status: published            # draft (or `draft: true`), published, scheduled
+ * scheduled_at: 2027-01-01T09:00:00.000Z   # with status scheduled
+ * ---
+ * The Markdown.
+ * ```
+ *
+ * YAML is parsed by the `yaml` library; every mistake is reported with the file and the line
+ * it is on (FrontMatterError).
+ */
+import { isMap, LineCounter, parseDocument, stringify } from 'yaml';
+
+export type SyncStatus = 'draft' | 'published' | 'scheduled';
+
+export interface PostFile {
+  title: string;
+  /** From the front matter, else from the file name. */
+  slug: string | undefined;
+  tags: string[];
+  /** undefined: not given (the API's generated one is kept). */
+  description: string | undefined;
+  ogImage: string | undefined;
+  status: SyncStatus;
+  scheduledAt: string | undefined;
+  content: string;
+}
+
+export class FrontMatterError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly problem: string,
+  ) {
+    super(`${file}:${line}: ${problem}`);
+    this.name = 'FrontMatterError';
+  }
+}
+
+const KNOWN = new Set(['title', 'slug', 'tags', 'description', 'og_image', 'status', 'draft', 'scheduled_at']);
+const OPENING = /^---[ \t]*\r?\n/;
+const CLOSING = /^---[ \t]*$/m;
+
+export function parsePostFile(file: string, text: string): PostFile {
+  const source = text.replace(/^\uFEFF/, '');
+  if (!OPENING.test(source)) throw new FrontMatterError(file, 1, 'the file must start with front matter: a line "---", YAML fields (title at least), and "---"');
+  const afterOpening = source.replace(OPENING, '');
+  const closing = CLOSING.exec(afterOpening);
+  if (!closing) throw new FrontMatterError(file, 1, 'the front matter is not closed by a line "---"');
+  const yamlText = afterOpening.slice(0, closing.index);
+  const content = afterOpening.slice(closing.index + closing[0].length).replace(/^\r?\n/, '');
+
+  // Lines of the file: the YAML starts on line 2.
+  const lines = new LineCounter();
+  const doc = parseDocument(yamlText, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // A mistake found at the end of the YAML (an unclosed list) is reported on its last line, not on the closing "---".
+  const lastLine = 1 + Math.max(1, yamlText.replace(/\r?\n$/, '').split('\n').length);
+  const lineOf = (offset: number | undefined): number => (offset === undefined ? 1 : Math.min(lastLine, lines.linePos(offset).line + 1));
+  const first = doc.errors[0];
+  if (first) throw new FrontMatterError(file, lineOf(first.pos[0]), first.message.split('\n')[0] ?? first.message);
+  if (!isMap(doc.contents)) throw new FrontMatterError(file, 2, 'the front matter must be YAML fields (name: value)');
+
+  const lineOfKey = (key: string): number => {
+    const pair = doc.contents && isMap(doc.contents) ? doc.contents.items.find((item) => (item.key as { value?: unknown } | null)?.value === key) : undefined;
+    const range = (pair?.key as { range?: [number, number, number] } | undefined)?.range;
+    return lineOf(range?.[0]);
+  };
+  const fields = doc.toJS() as Record<string, unknown>;
+  const fail = (key: string, problem: string): never => {
+    throw new FrontMatterError(file, lineOfKey(key), problem);
+  };
+  for (const key of Object.keys(fields)) if (!KNOWN.has(key)) fail(key, `unknown field "${key}" (known: ${[...KNOWN].join(', ')})`);
+
+  const text_ = (key: string): string | undefined => {
+    const value = fields[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string' && typeof value !== 'number') return fail(key, `${key} must be text`);
+    return String(value);
+  };
+  const title = text_('title');
+  if (title === undefined || title.trim() === '') throw new FrontMatterError(file, 2, 'title is required');
+  const tagsValue = fields.tags ?? [];
+  if (!Array.isArray(tagsValue) || !tagsValue.every((t) => typeof t === 'string' || typeof t === 'number')) fail('tags', 'tags must be a list of words, e.g. [tools, how-to]');
+  const tags = (tagsValue as (string | number)[]).map(String);
+
+  let status: SyncStatus = 'published';
+  const statusValue = text_('status');
+  if (statusValue !== undefined) {
+    if (statusValue !== 'draft' && statusValue !== 'published' && statusValue !== 'scheduled') fail('status', `status must be draft, published or scheduled, not "${statusValue}"`);
+    status = statusValue as SyncStatus;
+  }
+  if (fields.draft !== undefined) {
+    if (typeof fields.draft !== 'boolean') fail('draft', 'draft must be true or false');
+    if (fields.draft === true) {
+      if (statusValue !== undefined && statusValue !== 'draft') fail('draft', `draft: true contradicts status: ${statusValue}`);
+      status = 'draft';
+    }
+  }
+  const scheduled = fields.scheduled_at instanceof Date ? fields.scheduled_at.toISOString() : text_('scheduled_at');
+  if (status === 'scheduled' && scheduled === undefined) fail('status', 'status scheduled needs scheduled_at (an ISO 8601 time with a time zone)');
+  if (scheduled !== undefined && status !== 'scheduled') fail('scheduled_at', 'scheduled_at needs status: scheduled');
+  if (scheduled !== undefined && Number.isNaN(Date.parse(scheduled))) fail('scheduled_at', `scheduled_at is not a time: "${scheduled}"`);
+
+  return {
+    title,
+    slug: text_('slug'),
+    tags,
+    description: text_('description'),
+    ogImage: text_('og_image'),
+    status,
+    scheduledAt: scheduled === undefined ? undefined : new Date(scheduled).toISOString(),
+    content,
+  };
+}
+
+/** The file `folio pull` writes for a post; parsePostFile reads it back to the same fields. */
+export function formatPostFile(post: Omit<PostFile, 'slug'> & { slug: string }): string {
+  const fields: Record<string, unknown> = { title: post.title, slug: post.slug, tags: post.tags };
+  if (post.description !== undefined) fields.description = post.description;
+  if (post.ogImage !== undefined) fields.og_image = post.ogImage;
+  fields.status = post.status;
+  if (post.scheduledAt !== undefined) fields.scheduled_at = post.scheduledAt;
+  return `---\n${stringify(fields, { lineWidth: 0 })}---\n${post.content}`;
+}

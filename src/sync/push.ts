@@ -1,0 +1,193 @@
+/**
+ * `folio push <dir>`: makes the blog's posts what the folder's Markdown files say (issue 14),
+ * through the HTTP API like any other client (src/client). Per file: create the post, or update
+ * what differs, and move it to the status its front matter asks for; unchanged posts cost no
+ * request beyond the listing (localFolder.ts, the state file). Posts without a file are deleted
+ * only with `deleteMissing`. Local images a post references are uploaded once (by content hash)
+ * and the post points at their media URLs.
+ *
+ * A failure of one file (front matter, or the API's answer) is recorded with the file and the
+ * message, and the others go on; the caller exits non-zero when any failed.
+ */
+import { basename } from 'node:path';
+import { FolioApiError, type FolioClient, type Post, type PostUpdate } from '../client/folioClient.js';
+import { FrontMatterError, parsePostFile, type PostFile } from './frontMatter.js';
+import { fileHash, imageType, localImages, markdownFiles, postHash, readState, slugFromFileName, withMediaUrls, writeState, type SyncState } from './localFolder.js';
+import { listAllPosts, toPostFile } from './remotePosts.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface PushOptions {
+  dryRun?: boolean;
+  deleteMissing?: boolean;
+  onProgress?: (done: number, total: number) => void;
+  /** One line per change (or planned change, in a dry run). */
+  onChange?: (line: string) => void;
+}
+
+export interface PushReport {
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  uploaded: number;
+  /** Posts on the blog without a file, left alone (no deleteMissing). */
+  orphans: string[];
+  failures: { file: string; message: string }[];
+  /** Requests that changed something (0 for a dry run and for a folder in sync). */
+  writes: number;
+}
+
+type Desired = PostFile & { slug: string };
+
+/** What differs between the post and the file: the update to send (status aside). */
+function changesOf(remote: Desired, local: Desired): PostUpdate {
+  const changes: PostUpdate = {};
+  if (remote.title !== local.title) changes.title = local.title;
+  if (remote.content !== local.content) changes.content = local.content;
+  if (JSON.stringify(remote.tags) !== JSON.stringify(local.tags)) changes.tags = local.tags;
+  const meta: NonNullable<PostUpdate['meta']> = {};
+  // No description in the file: the API's own (generated) one stays.
+  if (local.description !== undefined && remote.description !== local.description) meta.description = local.description;
+  if ((remote.ogImage ?? null) !== (local.ogImage ?? null)) meta.og_image = local.ogImage ?? null;
+  if (Object.keys(meta).length > 0) changes.meta = meta;
+  return changes;
+}
+
+/** Whether the post's status (and time) is what the file asks for. */
+function statusMatches(remote: Post, local: Desired): boolean {
+  if (local.status !== 'scheduled') return remote.status === local.status;
+  if (remote.status === 'scheduled') return remote.scheduled_at === local.scheduledAt;
+  // Its time came: the scheduler published it, as the file asked.
+  return remote.status === 'published' && Date.parse(local.scheduledAt ?? '') <= Date.now();
+}
+
+export async function push(client: FolioClient, blogId: string, dir: string, options: PushOptions = {}): Promise<PushReport> {
+  const report: PushReport = { created: 0, updated: 0, unchanged: 0, deleted: 0, uploaded: 0, orphans: [], failures: [], writes: 0 };
+  const say = options.onChange ?? (() => {});
+  const write = async <T>(request: () => Promise<T>): Promise<T> => {
+    report.writes++;
+    return request();
+  };
+  const state = await readState(dir, blogId);
+  const remote = new Map((await listAllPosts(client, blogId)).map((p) => [p.slug, p]));
+  const files = await markdownFiles(dir);
+  const seen = new Map<string, string>();
+
+  for (const [i, file] of files.entries()) {
+    options.onProgress?.(i, files.length);
+    try {
+      const parsed = parsePostFile(file, await readFile(join(dir, file), 'utf8'));
+      const slug = parsed.slug ?? slugFromFileName(file);
+      if (!slug) throw new FrontMatterError(file, 2, `no slug: give one in the front matter (the file name ${basename(file)} makes none)`);
+      const other = seen.get(slug);
+      if (other) throw new FrontMatterError(file, 2, `slug "${slug}" is also the slug of ${other}`);
+      seen.set(slug, file);
+      const local: Desired = { ...(await uploadImages(client, blogId, dir, file, parsed, state, options.dryRun === true, report, write)), slug };
+      const hash = postHash(local);
+      const summary = remote.get(slug);
+      const recorded = state.posts[slug];
+      if (summary && recorded?.hash === hash && recorded.updatedAt === summary.updated_at) {
+        report.unchanged++;
+        continue;
+      }
+      const current = summary ? await client.getPost(slug, blogId) : null;
+      const changes = current ? changesOf({ ...toPostFile(current), slug }, local) : null;
+      if (current && changes && Object.keys(changes).length === 0 && statusMatches(current, local)) {
+        report.unchanged++;
+        state.posts[slug] = { hash, updatedAt: current.updated_at };
+        continue;
+      }
+      say(`${options.dryRun ? 'would ' : ''}${current ? 'update' : 'create'} ${file} (${slug}${current && !statusMatches(current, local) ? `: ${current.status} → ${local.status}` : ''})`);
+      if (options.dryRun) {
+        if (current) report.updated++;
+        else report.created++;
+        continue;
+      }
+      const after = current ? await update(client, blogId, current, local, changes ?? {}, write) : await create(client, blogId, local, write);
+      if (current) report.updated++;
+      else report.created++;
+      state.posts[slug] = { hash, updatedAt: after.updated_at };
+    } catch (err) {
+      report.failures.push({ file, message: err instanceof FrontMatterError ? `line ${err.line}: ${err.problem}` : err instanceof FolioApiError ? `${err.code}: ${err.message}` : String(err) });
+      if (err instanceof FolioApiError && err.status === 0) break; // the API is gone: the rest would fail the same way
+    }
+  }
+  options.onProgress?.(files.length, files.length);
+
+  for (const slug of remote.keys()) {
+    if (seen.has(slug)) continue;
+    if (!options.deleteMissing) {
+      report.orphans.push(slug);
+      continue;
+    }
+    say(`${options.dryRun ? 'would ' : ''}delete ${slug} (no file)`);
+    if (options.dryRun) {
+      report.deleted++;
+      continue;
+    }
+    try {
+      await write(() => client.deletePost(slug, blogId));
+      delete state.posts[slug];
+      report.deleted++;
+    } catch (err) {
+      report.failures.push({ file: `(post ${slug})`, message: err instanceof FolioApiError ? `${err.code}: ${err.message}` : String(err) });
+    }
+  }
+  if (!options.dryRun) await writeState(dir, state);
+  return report;
+}
+
+async function create(client: FolioClient, blogId: string, local: Desired, write: <T>(request: () => Promise<T>) => Promise<T>): Promise<Post> {
+  const meta = { ...(local.description !== undefined ? { description: local.description } : {}), ...(local.ogImage !== undefined ? { og_image: local.ogImage } : {}) };
+  await write(() =>
+    client.createPost(
+      { title: local.title, content: local.content, slug: local.slug, tags: local.tags, status: local.status === 'published' ? 'published' : 'draft', ...(Object.keys(meta).length > 0 ? { meta } : {}) },
+      blogId,
+    ),
+  );
+  if (local.status === 'scheduled') await write(() => client.schedulePost(local.slug, local.scheduledAt ?? '', blogId));
+  return client.getPost(local.slug, blogId);
+}
+
+async function update(client: FolioClient, blogId: string, current: Post, local: Desired, changes: PostUpdate, write: <T>(request: () => Promise<T>) => Promise<T>): Promise<Post> {
+  if (Object.keys(changes).length > 0) await write(() => client.updatePost(local.slug, changes, blogId));
+  if (!statusMatches(current, local)) {
+    if (local.status === 'published') await write(() => client.publishPost(local.slug, blogId));
+    else {
+      if (current.status !== 'draft') await write(() => client.unpublishPost(local.slug, blogId));
+      if (local.status === 'scheduled') await write(() => client.schedulePost(local.slug, local.scheduledAt ?? '', blogId));
+    }
+  }
+  return client.getPost(local.slug, blogId);
+}
+
+/** The post with its local images uploaded (once, by content hash) and referenced by URL. */
+async function uploadImages(
+  client: FolioClient,
+  blogId: string,
+  dir: string,
+  file: string,
+  post: PostFile,
+  state: SyncState,
+  dryRun: boolean,
+  report: PushReport,
+  write: <T>(request: () => Promise<T>) => Promise<T>,
+): Promise<PostFile> {
+  const urls = new Map<string, string>();
+  for (const image of localImages(dir, file, post)) {
+    const { hash, bytes } = await fileHash(image.path);
+    let url = state.media[hash];
+    if (!url) {
+      if (dryRun) {
+        urls.set(image.reference, `(upload of ${image.reference})`);
+        continue;
+      }
+      url = (await write(() => client.uploadMedia(bytes, imageType(image.path) ?? 'application/octet-stream', blogId))).url;
+      state.media[hash] = url;
+      report.uploaded++;
+    }
+    urls.set(image.reference, url);
+  }
+  return withMediaUrls(post, urls);
+}
