@@ -79,7 +79,9 @@ export class WarmUp {
 
   private record(key: string, blogs: readonly string[]): void {
     const value = JSON.stringify(blogs);
-    if (value === (this.recorded.get(key) ?? this.deps.settings.get(key))) return;
+    const previous = this.recorded.get(key) ?? this.deps.settings.get(key);
+    // Nothing in memory and nothing recorded: no row (a CLI process never searches).
+    if (value === (previous ?? '[]')) return;
     this.deps.settings.set(key, value, isoNow(this.deps.clock));
     this.recorded.set(key, value);
   }

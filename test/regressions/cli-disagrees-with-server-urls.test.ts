@@ -50,10 +50,12 @@ async function publishedBlog(t: TestApp, slug: string): Promise<BuiltBlog> {
 
 const page = (dataDir: string, key: string): string => readFileSync(join(dataDir, 'public', key), 'utf8');
 
+/** The public URL settings (the table also holds what other parts record, such as the warm-up lists). */
 function settings(dataDir: string): Record<string, string> {
   const db = new Database(databaseFile({ dataDir }), { readonly: true });
   try {
-    return Object.fromEntries(db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings').all().map((r) => [r.key, r.value]));
+    const rows = db.prepare<[], { key: string; value: string }>("SELECT key, value FROM settings WHERE key IN ('service_domain', 'public_scheme')").all();
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   } finally {
     db.close();
   }
