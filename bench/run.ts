@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,publish,search,tenants,static-search,hostile,media,webhooks,edge,backup,start` and the large corpus size with `--posts N`
+ * `--only api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start` and the large corpus size with `--posts N`
  * (default 10,000). `edge` needs Debian's varnish and wrk.
  */
 import { parseArgs } from 'node:util';
@@ -11,6 +11,7 @@ import { runStartBench } from './startBench.js';
 import { runPublishBench } from './publishBench.js';
 import { runSearchBench } from './searchBench.js';
 import { runTenantsBench } from './tenantsBench.js';
+import { runSyncBench } from './syncBench.js';
 import { runStaticSearchBench } from './staticSearchBench.js';
 import { runHostileBench } from './hostileBench.js';
 import { corpusDir, loadCorpus } from './corpus.js';
@@ -27,7 +28,7 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
   },
 });
-const only = new Set((values.only ?? 'api,api-read,publish,search,tenants,static-search,hostile,media,webhooks,edge,backup,start').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? 'api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start').split(',').map((s) => s.trim()));
 const seconds = Number(values.seconds ?? 10);
 
 const rows: BenchRow[] = [];
@@ -52,6 +53,7 @@ await section('publish', async () => {
 });
 await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('tenants', () => runTenantsBench({ blogs: 1000, postsPerBlog: 100, bigPosts: 50_000, corpusDir: corpusDir(50_000) }));
+await section('push', () => runSyncBench(1000));
 await section('static-search', () => runStaticSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('hostile', () => runHostileBench());
 await section('media', () => runMediaBench());
