@@ -23,6 +23,7 @@ import { CdnPurgeError } from '../cdn/cdnPurger.js';
 import { backupCommand, restoreCommand } from './backupCommands.js';
 import { importCommand } from './importCommand.js';
 import { mcpCommand } from './mcpCommand.js';
+import { FolioApiError } from '../client/folioClient.js';
 import { syncCommand } from './syncCommands.js';
 import { progressBar } from './progressBar.js';
 import { RestoreError } from '../backup/restore.js';
@@ -49,7 +50,7 @@ const USAGE = `Usage:
                                                         blogs of the account, and publish them
   folio mcp                                             an MCP server on stdio for AI assistants, acting through the API
                                                         of FOLIO_API_URL (default http://127.0.0.1:3000) with FOLIO_API_KEY
-  folio push <dir> --blog <slug-or-id> [--dry-run] [--delete-missing]
+  folio push <dir> --blog <slug-or-id> [--dry-run] [--delete-missing] [--verbose]
                                                         make the blog's posts what the folder's *.md files (YAML front
                                                         matter) say; a second push sends nothing. Through the API, as mcp
   folio pull <dir> --blog <slug-or-id>                  write every post of the blog into the folder as <slug>.md
@@ -312,6 +313,7 @@ function reportFailure(err: unknown, debug: boolean): number {
   if (err instanceof CommandFailed) return fail(err.message, err.exitCode);
   if (err instanceof ConfigError || err instanceof CommandError || err instanceof PublicUrlConflictError || err instanceof RestoreError || err instanceof SnapshotError) return fail(err.message, 2);
   if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) return fail(err.message, 2);
+  if (err instanceof FolioApiError) return fail(err.status === 0 ? err.message : `the Folio API answered ${err.status} ${err.code}: ${err.message}`, 2);
   const chain = causes(err);
   if (chain.some(isBusy)) return fail('the database is busy (another folio process is writing); try again', 75);
   const purge = chain.find((e) => e instanceof CdnPurgeError);

@@ -41,11 +41,11 @@ export async function syncCommand(command: 'push' | 'pull', args: string[], env:
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { blog: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'delete-missing': { type: 'boolean' } },
+    options: { blog: { type: 'string' }, 'dry-run': { type: 'boolean' }, 'delete-missing': { type: 'boolean' }, verbose: { type: 'boolean' } },
   });
   const dir = positionals[0];
   if (!dir || positionals.length > 1) throw new UsageError(`folio ${command} takes one folder`);
-  if (command === 'pull' && (values['dry-run'] || values['delete-missing'])) throw new UsageError('--dry-run and --delete-missing are options of push');
+  if (command === 'pull' && (values['dry-run'] || values['delete-missing'] || values.verbose)) throw new UsageError('--dry-run, --delete-missing and --verbose are options of push');
   const { client, blogId } = apiClientFromEnv(env);
   const blog = await resolveBlog(client, values.blog ?? blogId);
   const started = performance.now();
@@ -61,7 +61,8 @@ export async function syncCommand(command: 'push' | 'pull', args: string[], env:
     dryRun,
     deleteMissing: values['delete-missing'] === true,
     onProgress: progressBar(`pushing to ${blog.slug}`),
-    onChange: (line) => process.stdout.write(`${line}\n`),
+    // The plan of a dry run is its output; a real run lists its changes with --verbose.
+    ...(dryRun || values.verbose ? { onChange: (line: string) => process.stdout.write(`${line}\n`) } : {}),
   });
   for (const failure of report.failures) process.stderr.write(`folio: ${failure.file}: ${failure.message}\n`);
   process.stdout.write(`${summary(report, dryRun, seconds())}\n`);

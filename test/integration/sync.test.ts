@@ -114,7 +114,8 @@ describe('folio push and folio pull', () => {
     expect(await writesSoFar()).toBe(before);
     expect((await t.request('GET', '/v1/posts/post-2', { blogId: blog.id })).body.status).toBe('published');
 
-    const run = await folio('push', dir, '--blog', 'synced');
+    const run = await folio('push', dir, '--blog', 'synced', '--verbose');
+    expect(run.stdout).toContain('update post-02.md (post-2: published → draft)');
     expect(run.stdout).toMatch(/0 created, 1 updated/);
     const post = (await t.request('GET', '/v1/posts/post-2', { blogId: blog.id })).body;
     expect(post.status).toBe('draft');
