@@ -10,17 +10,20 @@
  * `GET` and `DELETE` answer 405 as the protocol describes (app.ts).
  */
 import type { Middleware } from 'koa';
-import { createFolioClient } from '../client/folioClient.js';
 import { BadRequestError } from '../errors.js';
 import type { AppState } from './state.js';
 
 /**
- * The SDK (with its own ajv, zod and HTTP stacks) is loaded on the first /mcp request, not at
+ * The SDK (with its own ajv, zod and HTTP stacks) and the API client are loaded on the first /mcp request, not at
  * start-up: most servers never see one (test/integration/lazyDependencies.test.ts).
  */
 async function mcpModules() {
-  const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('../mcp/mcpServer.js')]);
-  return { StreamableHTTPServerTransport, createMcpServer };
+  const [{ StreamableHTTPServerTransport }, { createMcpServer }, { createFolioClient }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('../mcp/mcpServer.js'),
+    import('../client/folioClient.js'),
+  ]);
+  return { StreamableHTTPServerTransport, createMcpServer, createFolioClient };
 }
 
 function loopbackUrl(address: string | undefined, port: number | undefined, secure: boolean): string {
@@ -50,7 +53,7 @@ export function mcpEndpoint(): Middleware<AppState> {
     ctx.req.headers.accept = 'application/json, text/event-stream';
     ctx.req.headers['content-type'] = 'application/json';
     const apiKey = (ctx.get('authorization').match(/^Bearer\s+(\S+)$/i) ?? [])[1] ?? '';
-    const { StreamableHTTPServerTransport, createMcpServer } = await mcpModules();
+    const { StreamableHTTPServerTransport, createMcpServer, createFolioClient } = await mcpModules();
     const socket = ctx.req.socket;
     const client = createFolioClient({ baseUrl: loopbackUrl(socket.localAddress, socket.localPort, 'encrypted' in socket), apiKey });
     const server = createMcpServer(client);

@@ -62,6 +62,17 @@ function without(args: Json, ...names: string[]): Json {
   return out;
 }
 
+/** A tool that names one post and sends nothing else. */
+function postTool(name: string, description: string, notes: ToolAnnotations, run: (client: FolioClient, slug: string, blogId: string | undefined) => Promise<unknown>): FolioTool {
+  return {
+    name,
+    description,
+    inputSchema: input({ type: 'object', additionalProperties: false, properties: {} }, { blog_id: blogId, slug: postSlug }, ['slug']),
+    annotations: notes,
+    run: (client, args) => run(client, str(args, 'slug'), blogOf(args)),
+  };
+}
+
 export const TOOLS: readonly FolioTool[] = [
   {
     name: 'list_blogs',
@@ -77,13 +88,9 @@ export const TOOLS: readonly FolioTool[] = [
     annotations: annotations('List posts', 'read'),
     run: (client, args) => client.listPosts(without(args, 'blog_id'), blogOf(args)),
   },
-  {
-    name: 'get_post',
-    description: 'Returns one post in full: Markdown source, rendered HTML, tags, status and dates.',
-    inputSchema: input({ type: 'object', additionalProperties: false, properties: {} }, { blog_id: blogId, slug: postSlug }, ['slug']),
-    annotations: annotations('Read a post', 'read'),
-    run: (client, args) => client.getPost(str(args, 'slug'), blogOf(args)),
-  },
+  postTool('get_post', 'Returns one post in full: Markdown source, rendered HTML, tags, status and dates.', annotations('Read a post', 'read'), (client, slug, blog) =>
+    client.getPost(slug, blog),
+  ),
   {
     name: 'create_post',
     description: 'Creates a post from Markdown. A draft unless status is "published"; the slug is made from the title when omitted.',
@@ -98,13 +105,9 @@ export const TOOLS: readonly FolioTool[] = [
     annotations: annotations('Edit a post', 'destructive', true),
     run: (client, args) => client.updatePost(str(args, 'slug'), args.changes as Parameters<FolioClient['updatePost']>[1], blogOf(args)),
   },
-  {
-    name: 'publish_post',
-    description: 'Publishes a draft or scheduled post now; answers with its public URL once the page is written.',
-    inputSchema: input({ type: 'object', additionalProperties: false, properties: {} }, { blog_id: blogId, slug: postSlug }, ['slug']),
-    annotations: annotations('Publish a post', 'write', true),
-    run: (client, args) => client.publishPost(str(args, 'slug'), blogOf(args)),
-  },
+  postTool('publish_post', 'Publishes a draft or scheduled post now; answers with its public URL once the page is written.', annotations('Publish a post', 'write', true), (client, slug, blog) =>
+    client.publishPost(slug, blog),
+  ),
   {
     name: 'schedule_post',
     description: 'Schedules a post to be published at a future time (ISO 8601 with a time zone). Needs the Creator plan or higher.',
@@ -112,20 +115,10 @@ export const TOOLS: readonly FolioTool[] = [
     annotations: annotations('Schedule a post', 'write', true),
     run: (client, args) => client.schedulePost(str(args, 'slug'), str(args, 'scheduled_at'), blogOf(args)),
   },
-  {
-    name: 'unpublish_post',
-    description: 'Takes a published or scheduled post off the blog; it stays as a draft.',
-    inputSchema: input({ type: 'object', additionalProperties: false, properties: {} }, { blog_id: blogId, slug: postSlug }, ['slug']),
-    annotations: annotations('Unpublish a post', 'destructive'),
-    run: (client, args) => client.unpublishPost(str(args, 'slug'), blogOf(args)),
-  },
-  {
-    name: 'delete_post',
-    description: 'Deletes a post for good, and its page from the blog.',
-    inputSchema: input({ type: 'object', additionalProperties: false, properties: {} }, { blog_id: blogId, slug: postSlug }, ['slug']),
-    annotations: annotations('Delete a post', 'destructive'),
-    run: (client, args) => client.deletePost(str(args, 'slug'), blogOf(args)),
-  },
+  postTool('unpublish_post', 'Takes a published or scheduled post off the blog; it stays as a draft.', annotations('Unpublish a post', 'destructive'), (client, slug, blog) =>
+    client.unpublishPost(slug, blog),
+  ),
+  postTool('delete_post', 'Deletes a post for good, and its page from the blog.', annotations('Delete a post', 'destructive'), (client, slug, blog) => client.deletePost(slug, blog)),
   {
     name: 'search_posts',
     description: 'Searches the published posts of a blog (all words must match; Korean particles are understood).',

@@ -2,7 +2,9 @@
  * What the configuration does not use is not loaded: a server on the folder store without a
  * CloudFront purger never loads the AWS SDKs (a fifth of a second each), sharp/libvips load
  * on the first upload, highlight.js grammars when a code block names their language, and the
- * Markdown pipeline, the JSON body parser, ajv and node-cron only when first used. Checked in a fresh Node process, where nothing else loaded them.
+ * Markdown pipeline, the JSON body parser, ajv and node-cron only when first used, the MCP SDK
+ * and the API client with the first /mcp request. Checked in a fresh Node process, where nothing
+ * else loaded them.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -60,7 +62,7 @@ describe('dependencies the configuration does not use', () => {
       // No highlight.js grammar until a code block names its language; the Markdown pipeline and
       // the JSON body parser on first use (or the warm-up once the server listens).
       expect(modules).not.toContain('highlight.js/languages');
-      for (const lazy of ['ajv', 'markdown-it', 'sanitize-html', 'koa-bodyparser', 'node-cron']) expect(modules).not.toContain(lazy);
+      for (const lazy of ['ajv', 'markdown-it', 'sanitize-html', 'koa-bodyparser', 'node-cron', '@modelcontextprotocol/sdk', 'openapi-fetch', 'zod']) expect(modules).not.toContain(lazy);
       // The probe works: what the server does use is seen.
       expect(modules).toContain('better-sqlite3');
     } finally {
