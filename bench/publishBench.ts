@@ -42,6 +42,26 @@ async function settle(blog: ImportedBlog, env: Record<string, string>): Promise<
   }
 }
 
+/**
+ * The first publish after a restart once the server's warm-up (services/warmUp.ts) has loaded
+ * what the previous process used: the previous run published into this blog, which loaded its
+ * listing and its search index.
+ */
+async function firstPublishWarm(blog: ImportedBlog): Promise<number> {
+  const server = await startBenchServer({ FOLIO_DATA_DIR: blog.dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn' });
+  try {
+    // The warm-up runs in the background after listen; a few seconds cover a 10,000-post blog.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    const draft = await call(server.baseUrl, blog, 'POST', '/v1/posts', { title: `After warm-up ${Date.now()}`, content: 'Published right after a restart.', tags: ['performance'] });
+    const started = performance.now();
+    const published = await call(server.baseUrl, blog, 'POST', `/v1/posts/${draft.json.slug}/publish`);
+    if (published.status !== 200) throw new Error(`publish answered ${published.status}`);
+    return performance.now() - started;
+  } finally {
+    await server.stop();
+  }
+}
+
 /** Publish latency: from the API call until it answers, which is when the page is in the store. */
 async function measurePublish(blog: ImportedBlog, env: Record<string, string>, samples: number): Promise<number[]> {
   await settle(blog, env);
@@ -101,6 +121,13 @@ export async function runPublishBench(n: number, samples = 100, rows: BenchRow[]
         area: 'publish',
         measure: `first publish after restart ÷ steady p50, ${size} posts, fs`,
         value: `${fsTimes[0]!.toFixed(0)} ÷ ${steady.toFixed(0)} ms = ${(fsTimes[0]! / steady).toFixed(1)}×`,
+        target: size >= 10_000 ? '≤ 2×' : '',
+      });
+      const warm = await firstPublishWarm(blog);
+      rows.push({
+        area: 'publish',
+        measure: `first publish after restart, warm-up done ÷ steady p50, ${size} posts, fs`,
+        value: `${warm.toFixed(0)} ÷ ${steady.toFixed(0)} ms = ${(warm / steady).toFixed(1)}×`,
         target: size >= 10_000 ? '≤ 2×' : '',
       });
 
