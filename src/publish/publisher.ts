@@ -22,17 +22,16 @@ import { DomainEntries } from './domainEntries.js';
 import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { loadSnapshot, toSiteBlog, toSitePost } from './loadSite.js';
-import type { SearchText } from '../content/markdown.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import { renderPostChange } from './postChange.js';
 import { ListingCache } from './listingCache.js';
+import { SearchDocuments } from './searchDocuments.js';
 import { blogLanguage, createRenderContext } from './render/renderContext.js';
 import { renderSiteParallel } from './renderSiteParallel.js';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost } from './render/siteTypes.js';
 import { writeSite, type WriteResult } from './writeSite.js';
 import { searchKey } from './render/renderPaths.js';
-import type { Post } from '../db/postsRepo.js';
 import type { SearchDocument } from '../search/searchTypes.js';
 import { MEDIA_DIR } from '../media/mediaNames.js';
 
@@ -74,8 +73,6 @@ export interface VerifyReport {
 
 const SEARCH_PREFIX = '_search/';
 const STATIC_SEARCH_PREFIX = 'search/';
-/** Rows read per turn of the event loop when collecting a blog's search documents. */
-const SEARCH_READ_PAGE = 200;
 
 export class Publisher {
   /** Published posts per blog, kept current from the change log so a publish does not re-read them all. */
@@ -87,14 +84,17 @@ export class Publisher {
 
   private readonly domains: DomainEntries;
 
+  private readonly searchDocuments: SearchDocuments;
+
   constructor(private readonly deps: PublisherDeps) {
     this.listings = new ListingCache(deps.site);
     this.edge = new CdnSync(deps.cdn, deps.urls);
     this.domains = new DomainEntries(deps.store, deps.blogs);
+    this.searchDocuments = new SearchDocuments(deps);
     this.staticSearch = new StaticSearchSync({
       index: deps.staticSearch,
       edge: this.edge,
-      allDocs: (blog) => this.searchDocs(blog),
+      allDocs: (blog) => this.searchDocuments.all(blog),
       onBackgroundError: (err, blog) => deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
     });
   }
@@ -155,7 +155,7 @@ export class Publisher {
 
   /** Rebuilds only the blog's search index from the database; returns how many posts it holds. */
   async reindex(blog: BlogWithDomain): Promise<number> {
-    const docs = await this.searchDocs(blog);
+    const docs = await this.searchDocuments.all(blog);
     await this.deps.search.rebuild(blog.slug, docs);
     await this.staticSearch.rebuild(blog, docs);
     return docs.length;
@@ -250,7 +250,7 @@ export class Publisher {
   }
 
   private async updateSearch(blog: BlogWithDomain, postId: string, attempt: number, live = this.livePost(postId)): Promise<void> {
-    const doc = live ? this.searchDoc(blog, live, await this.deps.content.searchText(blog.accountId, live.contentHtml)) : null;
+    const doc = live ? await this.searchDocuments.of(blog, live) : null;
     if (doc) await this.deps.search.upsert(blog.slug, [doc]);
     else await this.deps.search.remove(blog.slug, [postId]);
     await this.staticSearch.postChanged(blog, postId, doc, attempt);
@@ -316,39 +316,5 @@ export class Publisher {
     const isIndex = (key: string) =>
       key.startsWith(`${prefix}${MEDIA_DIR}/`) || key.startsWith(`${prefix}${SEARCH_PREFIX}`) || (key.startsWith(`${prefix}${STATIC_SEARCH_PREFIX}`) && key !== searchKey(blogSlug));
     return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !isIndex(key));
-  }
-
-  /**
-   * Every published post of the blog as the search index takes it. Read a page of rows at a
-   * time with a turn of the event loop between pages (an open iterator would keep the
-   * connection busy for every other request), large posts' text made off the event loop: this
-   * runs inside jobs of the server as well as in the CLI.
-   */
-  private async searchDocs(blog: BlogWithDomain): Promise<SearchDocument[]> {
-    const docs: SearchDocument[] = [];
-    let after: { publishedAt: string; id: string } | null = null;
-    for (;;) {
-      const page = this.deps.site.publishedForPages(blog.id, after, SEARCH_READ_PAGE);
-      for (const post of page) docs.push(this.searchDoc(blog, post, await this.deps.content.searchText(blog.accountId, post.contentHtml)));
-      if (page.length < SEARCH_READ_PAGE) return docs;
-      const last = page[page.length - 1]!;
-      after = { publishedAt: last.publishedAt ?? '', id: last.id };
-      await yieldToLoop();
-    }
-  }
-
-  private searchDoc(blog: BlogWithDomain, post: SitePost | Post, text: SearchText): SearchDocument {
-    return {
-      id: post.id,
-      slug: post.slug,
-      title: post.title,
-      body: text.body,
-      code: text.code,
-      metaDescription: post.metaDescription,
-      tags: post.tags,
-      createdAt: post.createdAt,
-      publishedAt: post.publishedAt ?? post.createdAt,
-      url: this.deps.urls.post(blog, post.slug),
-    };
   }
 }

@@ -9,13 +9,12 @@
  * A failure of one file (front matter, or the API's answer) is recorded with the file and the
  * message, and the others go on; the caller exits non-zero when any failed.
  */
-import { basename } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { FolioApiError, type FolioClient, type Post, type PostUpdate } from '../client/folioClient.js';
 import { FrontMatterError, parsePostFile, type PostFile } from './frontMatter.js';
 import { fileHash, imageType, localImages, markdownFiles, postHash, readState, slugFromFileName, withMediaUrls, writeState, type SyncState } from './localFolder.js';
 import { listAllPosts, toPostFile } from './remotePosts.js';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 
 export interface PushOptions {
   dryRun?: boolean;

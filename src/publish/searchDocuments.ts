@@ -1,0 +1,65 @@
+/**
+ * Published posts as the search indexes take them (src/search's SearchDocument): the prose and
+ * the code text of the stored HTML, made off the event loop for large posts, and the post's
+ * address on the blog.
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { Post } from '../db/postsRepo.js';
+import type { SiteRepo } from '../db/siteRepo.js';
+import type { ContentRenderer } from '../content/contentRenderer.js';
+import type { SearchText } from '../content/markdown.js';
+import type { SearchDocument } from '../search/searchTypes.js';
+import type { SiteUrls } from '../services/siteUrls.js';
+import type { SitePost } from './render/siteTypes.js';
+
+/** Rows read per turn of the event loop when collecting a blog's search documents. */
+const READ_PAGE = 200;
+
+export class SearchDocuments {
+  constructor(
+    private readonly deps: {
+      site: Pick<SiteRepo, 'publishedForPages'>;
+      content: Pick<ContentRenderer, 'searchText'>;
+      urls: Pick<SiteUrls, 'post'>;
+    },
+  ) {}
+
+  /** One post, live on the blog. */
+  async of(blog: BlogWithDomain, post: SitePost | Post): Promise<SearchDocument> {
+    return this.document(blog, post, await this.deps.content.searchText(blog.accountId, post.contentHtml));
+  }
+
+  /**
+   * Every published post of the blog. Read a page of rows at a time with a turn of the event
+   * loop between pages (an open iterator would keep the connection busy for every other
+   * request): this runs inside jobs of the server as well as in the CLI.
+   */
+  async all(blog: BlogWithDomain): Promise<SearchDocument[]> {
+    const docs: SearchDocument[] = [];
+    let after: { publishedAt: string; id: string } | null = null;
+    for (;;) {
+      const page = this.deps.site.publishedForPages(blog.id, after, READ_PAGE);
+      for (const post of page) docs.push(await this.of(blog, post));
+      if (page.length < READ_PAGE) return docs;
+      const last = page[page.length - 1]!;
+      after = { publishedAt: last.publishedAt ?? '', id: last.id };
+      await yieldToLoop();
+    }
+  }
+
+  private document(blog: BlogWithDomain, post: SitePost | Post, text: SearchText): SearchDocument {
+    return {
+      id: post.id,
+      slug: post.slug,
+      title: post.title,
+      body: text.body,
+      code: text.code,
+      metaDescription: post.metaDescription,
+      tags: post.tags,
+      createdAt: post.createdAt,
+      publishedAt: post.publishedAt ?? post.createdAt,
+      url: this.deps.urls.post(blog, post.slug),
+    };
+  }
+}
