@@ -53,7 +53,7 @@ export async function syncCommand(command: 'push' | 'pull', args: string[], env:
 
   if (command === 'pull') {
     const report = await pull(client, blog.id, dir, progressBar(`pulling ${blog.slug}`));
-    process.stdout.write(`pulled ${report.written} posts of ${blog.slug} into ${dir} in ${seconds()} s\n`);
+    process.stdout.write(`pulled ${report.written} post${report.written === 1 ? '' : 's'} of ${blog.slug} into ${dir} in ${seconds()} s\n`);
     return 0;
   }
   const dryRun = values['dry-run'] === true;
