@@ -97,6 +97,12 @@ const toSummary = (row: SummaryRow): PostSummary => ({
   updatedAt: row.updated_at,
 });
 
+/** What names one version of a post: every update advances `revision` (migration 012). */
+export interface PostVersion {
+  id: string;
+  revision: number;
+}
+
 // The counts come with the post: PostsService derives them from the title and Markdown being
 // stored, before the write transaction (counting 1 MB inside it held every writer). A row
 // written without them stores null, and readers count the text themselves.
@@ -119,6 +125,7 @@ export class PostsRepo {
   private readonly updateStmt;
   private readonly deleteStmt;
   private readonly bySlugStmt;
+  private readonly versionBySlugStmt;
   private readonly byIdStmt;
   private readonly deleteTagsStmt;
   private readonly insertTagStmt;
@@ -147,6 +154,7 @@ export class PostsRepo {
     );
     this.deleteStmt = db.prepare('DELETE FROM posts WHERE id = ?');
     this.bySlugStmt = db.prepare<[string, string], PostRow>('SELECT * FROM posts WHERE blog_id = ? AND slug = ?');
+    this.versionBySlugStmt = db.prepare<[string, string], PostVersion>('SELECT id, revision FROM posts WHERE blog_id = ? AND slug = ?');
     this.byIdStmt = db.prepare<[string], PostRow>('SELECT * FROM posts WHERE id = ?');
     this.deleteTagsStmt = db.prepare('DELETE FROM post_tags WHERE post_id = ?');
     this.insertTagStmt = db.prepare('INSERT OR IGNORE INTO post_tags (post_id, blog_id, tag) VALUES (?, ?, ?)');
@@ -187,6 +195,11 @@ export class PostsRepo {
 
   delete(id: string): void {
     this.deleteStmt.run(id);
+  }
+
+  /** The post's id and row version alone (no Markdown or HTML read), or null. */
+  versionBySlug(blogId: string, slug: string): PostVersion | null {
+    return this.versionBySlugStmt.get(blogId, slug) ?? null;
   }
 
   findBySlug(blogId: string, slug: string): Post | null {

@@ -29,7 +29,12 @@ export function etagOfPost(post: { id: string; revision?: number }): string {
 /** Answers `body` with its ETag, serialised once (hashed by `etagOfJson` when no tag is given). */
 export function sendWithEtag(ctx: AppContext, body: unknown, etag?: string): void {
   const json = JSON.stringify(body);
-  ctx.set('ETag', etag ?? etagOfJson(json));
+  sendJson(ctx, json, etag ?? etagOfJson(json));
+}
+
+/** Answers JSON text already serialised, with its ETag. */
+export function sendJson(ctx: AppContext, json: string, etag: string): void {
+  ctx.set('ETag', etag);
   ctx.type = 'application/json; charset=utf-8';
   ctx.body = json;
 }

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { isUniqueViolation } from '../db/database.js';
 import { writeTransaction } from '../db/writeTransaction.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { Post, PostListQuery, PostSummary } from '../db/postsRepo.js';
+import type { Post, PostListQuery, PostSummary, PostVersion } from '../db/postsRepo.js';
 import { MAX_CONTENT_HTML_BYTES, type PostContent } from '../content/postContent.js';
 import { TaskTimeoutError } from '../workers/fairWorkerPool.js';
 import { isoNow } from '../clock.js';
-import { BadRequestError, ConflictError, ServiceUnavailableError } from '../errors.js';
+import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '../errors.js';
 import { checkPrecondition, type Precondition } from './precondition.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
@@ -84,6 +84,13 @@ export class PostsService {
 
   get(blog: BlogWithDomain, slug: string): Post {
     return findPostOrThrow(this.deps, blog, slug);
+  }
+
+  /** The post's id and row version, without reading its text (a 404 like `get`). */
+  version(blog: BlogWithDomain, slug: string): PostVersion {
+    const version = this.deps.posts.versionBySlug(blog.id, slug);
+    if (!version) throw new NotFoundError(`post "${slug}" not found`);
+    return version;
   }
 
   list(blog: BlogWithDomain, query: PostListQuery): { posts: PostSummary[]; total: number } {

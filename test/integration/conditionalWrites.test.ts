@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost, expectError, postPath } from '../support/factories.js';
+import { openDatabase } from '../../src/db/database.js';
+import { PostsRepo } from '../../src/db/postsRepo.js';
+import { databaseFile } from '../../src/compose.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -21,6 +24,25 @@ describe('ETag and If-Match on posts', () => {
     const after = await blog.actor.request('GET', postPath('draft'), { blogId: blog.id });
     expect(after.headers.get('etag')).not.toBe(etag);
     expect(put.headers.get('etag')).toBe(after.headers.get('etag'));
+  });
+
+  it('answers what the row holds now, also after another process (the CLI) changed it behind the server', async () => {
+    const blog = await buildBlog(t);
+    await buildPost(blog, { title: 'Before', slug: 'elsewhere', content: 'Old text.' });
+    const first = await blog.actor.request('GET', postPath('elsewhere'), { blogId: blog.id });
+    expect((await blog.actor.request('GET', postPath('elsewhere'), { blogId: blog.id })).body).toEqual(first.body);
+    // Another connection to the same database file, as the `folio` CLI has.
+    const other = openDatabase(databaseFile({ dataDir: t.dataDir }));
+    try {
+      const repo = new PostsRepo(other);
+      const post = repo.findBySlug(blog.id, 'elsewhere')!;
+      repo.update({ ...post, title: 'After', contentMd: 'New text.', contentHtml: '<p>New text.</p>' });
+    } finally {
+      other.close();
+    }
+    const after = await blog.actor.request('GET', postPath('elsewhere'), { blogId: blog.id });
+    expect(after.body).toMatchObject({ title: 'After', content_md: 'New text.', content_html: '<p>New text.</p>' });
+    expect(after.headers.get('etag')).not.toBe(first.headers.get('etag'));
   });
 
   it('refuses a PUT or DELETE with a stale If-Match with 412, writing nothing', async () => {

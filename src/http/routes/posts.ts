@@ -16,7 +16,8 @@ import {
   presentPostUpdated,
 } from '../presenters/post.js';
 import type { RouteDef } from '../routeDef.js';
-import { etagOfPost, ifMatch, sendWithEtag } from '../etag.js';
+import { etagOfPost, ifMatch, sendJson, sendWithEtag } from '../etag.js';
+import { AnswerCache } from '../answerCache.js';
 import { authOf, blogOf, type AppContext } from '../state.js';
 import {
   createPostBody,
@@ -94,6 +95,8 @@ function postInput(body: PostBodyInput, ogImage: (value: string | null) => strin
 export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[] {
   const slugOf = (ctx: AppContext): string => ctx.params.slug ?? '';
   const ogImage = (ctx: AppContext) => (value: string | null) => ogImageOf(media, urls, blogOf(ctx), value);
+  // Serialised post answers by row version (answerCache.ts): one per app.
+  const answers = new AnswerCache();
   return [
     {
       method: 'POST',
@@ -156,8 +159,16 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       status: 200,
       response: postSchema,
       handler: (ctx) => {
-        const post = posts.get(blogOf(ctx), slugOf(ctx));
-        sendWithEtag(ctx, presentPost(post), etagOfPost(post));
+        const blog = blogOf(ctx);
+        const slug = slugOf(ctx);
+        const cachedTag = etagOfPost(posts.version(blog, slug));
+        const cached = answers.get(cachedTag);
+        if (cached !== undefined) return sendJson(ctx, cached, cachedTag);
+        const post = posts.get(blog, slug);
+        const etag = etagOfPost(post);
+        const json = JSON.stringify(presentPost(post));
+        answers.set(etag, json);
+        sendJson(ctx, json, etag);
       },
     },
     {
