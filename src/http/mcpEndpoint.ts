@@ -18,13 +18,16 @@ import type { AppState } from './state.js';
  * start-up: most servers never see one (test/integration/lazyDependencies.test.ts).
  */
 async function mcpModules() {
-  const [{ StreamableHTTPServerTransport }, { createMcpServer }, { createFolioClient }] = await Promise.all([
+  const [{ StreamableHTTPServerTransport }, { JSONRPCMessageSchema }, { createMcpServer }, { createFolioClient }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
     import('../mcp/mcpServer.js'),
     import('../client/folioClient.js'),
   ]);
-  return { StreamableHTTPServerTransport, createMcpServer, createFolioClient };
+  return { StreamableHTTPServerTransport, JSONRPCMessageSchema, createMcpServer, createFolioClient };
 }
+
+type McpModules = Awaited<ReturnType<typeof mcpModules>>;
 
 function loopbackUrl(address: string | undefined, port: number | undefined, secure: boolean): string {
   const host = !address || address === '::' || address === '0.0.0.0' ? '127.0.0.1' : address.startsWith('::ffff:') ? address.slice(7) : address;
@@ -32,28 +35,28 @@ function loopbackUrl(address: string | undefined, port: number | undefined, secu
 }
 
 /**
- * One JSON-RPC 2.0 message, checked before the SDK's transport sees it, so that malformed input
- * gets the API's `{error, message}` (the transport would answer in JSON-RPC's own error form).
+ * One JSON-RPC 2.0 message, checked with the SDK's own schema before its transport sees it, so
+ * that input the transport would refuse gets the API's `{error, message}` instead of JSON-RPC's
+ * error form (the route fuzzer holds every answer to the API's).
  */
-function checkMessage(body: unknown): void {
-  const message = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; result?: unknown; error?: unknown } | null;
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) throw new BadRequestError('the body must be one JSON-RPC 2.0 message (an object; batches are not supported)');
-  if (message.jsonrpc !== '2.0') throw new BadRequestError('jsonrpc must be "2.0"');
-  const isRequest = typeof message.method === 'string' && message.method.length > 0;
-  const isAnswer = message.method === undefined && (message.result !== undefined || message.error !== undefined);
-  if (!isRequest && !isAnswer) throw new BadRequestError('method must be a non-empty string');
-  if (message.id !== undefined && typeof message.id !== 'string' && !Number.isInteger(message.id)) throw new BadRequestError('id must be a string or an integer');
+function checkMessage(body: unknown, schema: McpModules['JSONRPCMessageSchema']): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError('the body must be one JSON-RPC 2.0 message (an object; batches are not supported)');
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+  throw new BadRequestError(`the body is not a JSON-RPC 2.0 message the MCP server takes (${where}${issue?.message ?? 'invalid'}): an object with jsonrpc "2.0", method, an optional integer or string id and an optional params object, nothing else`);
 }
 
 export function mcpEndpoint(): Middleware<AppState> {
   return async (ctx) => {
-    checkMessage(ctx.request.body);
+    const { StreamableHTTPServerTransport, JSONRPCMessageSchema, createMcpServer, createFolioClient } = await mcpModules();
+    checkMessage(ctx.request.body, JSONRPCMessageSchema);
     // Answers are always JSON here (enableJsonResponse); a client that also takes an event
     // stream, or says nothing, is served the same.
     ctx.req.headers.accept = 'application/json, text/event-stream';
     ctx.req.headers['content-type'] = 'application/json';
     const apiKey = (ctx.get('authorization').match(/^Bearer\s+(\S+)$/i) ?? [])[1] ?? '';
-    const { StreamableHTTPServerTransport, createMcpServer, createFolioClient } = await mcpModules();
     const socket = ctx.req.socket;
     const client = createFolioClient({ baseUrl: loopbackUrl(socket.localAddress, socket.localPort, 'encrypted' in socket), apiKey });
     const server = createMcpServer(client);

@@ -160,4 +160,12 @@ describe('POST /mcp', () => {
     expect(get.headers.get('allow')).toBe('POST');
     expect(await get.json()).toMatchObject({ error: 'method_not_allowed' });
   });
+
+  it('answers a message the SDK would refuse (an extra key; params not an object; a batch) with the API error body, not JSON-RPC\'s', async () => {
+    for (const body of [{ jsonrpc: '2.0', method: ' ', '': [] }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: [] }, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]]) {
+      const res = await fetch(new URL('/mcp', t.baseUrl), { method: 'POST', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'bad_request', message: expect.stringMatching(/JSON-RPC 2\.0 message/) });
+    }
+  });
 });

@@ -165,7 +165,8 @@ function mcpPath(): Record<string, unknown> {
             schema: {
               type: 'object',
               required: ['jsonrpc', 'method'],
-              properties: { jsonrpc: { const: '2.0' }, id: JSON_RPC_ID, method: { type: 'string', minLength: 1 }, params: { type: 'object' } },
+              additionalProperties: false,
+              properties: { jsonrpc: { const: '2.0' }, id: JSON_RPC_ID, method: { type: 'string' }, params: { type: 'object' } },
             },
             example: examples.request,
           },
