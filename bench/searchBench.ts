@@ -310,7 +310,7 @@ async function readerMain(request: ReaderRequest): Promise<ReaderReport> {
   const warm = {} as ReaderReport['warm'];
   let ftsTimes: number[] = [];
   let ftsTopTimes: number[] = [];
-  let codeMisses = { folio: 0, fts5: 0 };
+  const codeMisses = { folio: 0, fts5: 0 };
   let memory: NodeJS.MemoryUsage | undefined;
   let estimated = 0;
   // The default executor first (its cache is the one already loaded), then lunr's.
@@ -344,8 +344,8 @@ async function readerMain(request: ReaderRequest): Promise<ReaderReport> {
       ftsTimes = anchorTimes.sort((a, b) => a - b);
       ftsTopTimes = anchorTopTimes.sort((a, b) => a - b);
       for (const q of request.codeQueries) {
-        if ((await active.search(BLOG, q, { page: 1, perPage: 20 })).total === 0) codeMisses = { ...codeMisses, folio: codeMisses.folio + 1 };
-        if (fts.search(q).total === 0) codeMisses = { ...codeMisses, fts5: codeMisses.fts5 + 1 };
+        if ((await active.search(BLOG, q, { page: 1, perPage: 20 })).total === 0) codeMisses.folio++;
+        if (fts.search(q).total === 0) codeMisses.fts5++;
       }
     }
     if (!memory) {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stringify } from 'yaml';
+import { formatPostFile } from '../src/sync/frontMatter.js';
 import { loadCorpus } from './corpus.js';
 import { createBenchAccount, startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
@@ -32,8 +32,8 @@ export async function runSyncBench(posts: number): Promise<BenchRow[]> {
     for (const post of loadCorpus(posts).slice(0, posts)) {
       // A few generated slugs hold `--`, which the API refuses (push names those files).
       const slug = post.slug.replace(/-{2,}/g, '-');
-      const front = stringify({ title: post.title, slug, tags: post.tags, status: 'published' }, { lineWidth: 0 });
-      writeFileSync(join(dir, `${slug}.md`), `---\n${front}---\n${post.body}`);
+      const file = formatPostFile({ title: post.title, slug, tags: post.tags, description: undefined, ogImage: undefined, status: 'published', scheduledAt: undefined, content: post.body });
+      writeFileSync(join(dir, `${slug}.md`), file);
     }
     const key = createBenchAccount(server.dataDir);
     const res = await fetch(`${server.baseUrl}/v1/blogs`, {

@@ -44,7 +44,6 @@ const SUMMARY_COLUMNS =
  * then id), the order archive pages are numbered in.
  */
 export class SiteRepo {
-  private readonly summariesStmt;
   private readonly summariesPageStmt;
   private readonly newestStmt;
   private readonly pagesStmt;
@@ -58,9 +57,6 @@ export class SiteRepo {
   private readonly pruneChangesStmt;
 
   constructor(db: Db) {
-    this.summariesStmt = db.prepare<[string], SummaryRow>(
-      `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at, id`,
-    );
     this.summariesPageStmt = db.prepare<[string, string, string, number], SummaryRow>(
       `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`,
     );
@@ -97,11 +93,7 @@ export class SiteRepo {
     );
   }
 
-  publishedSummaries(blogId: string): PublishedSummary[] {
-    return this.summariesStmt.all(blogId).map(toSummary);
-  }
-
-  /** publishedSummaries a page at a time after `after` (keyset paging, as publishedForPages). */
+  /** Summaries of the published posts, oldest first, a page at a time after `after` (keyset paging, as publishedForPages). */
   publishedSummariesAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): PublishedSummary[] {
     return this.summariesPageStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map(toSummary);
   }

@@ -17,9 +17,9 @@ import { queryTerms } from './tokenize.js';
 import { TopHits } from './topHits.js';
 
 /**
- * How the documents containing every word are found in a segment: through lunr's
- * `Index#query` (the default, one REQUIRED clause per word) or by intersecting the stored
- * postings directly. Both give the same documents; ranking.test.ts checks it.
+ * How the documents containing every word are found in a segment: by intersecting the stored
+ * postings directly (the default), or through lunr's `Index#query` with one REQUIRED clause
+ * per word (the reference). Both give the same documents; ranking.test.ts checks it.
  */
 export type MatchExecutor = 'lunr' | 'postings';
 

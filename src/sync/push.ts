@@ -33,8 +33,6 @@ export interface PushReport {
   /** Posts on the blog without a file, left alone (no deleteMissing). */
   orphans: string[];
   failures: { file: string; message: string }[];
-  /** Requests that changed something (0 for a dry run and for a folder in sync). */
-  writes: number;
 }
 
 type Desired = PostFile & { slug: string };
@@ -62,12 +60,8 @@ function statusMatches(remote: Post, local: Desired): boolean {
 }
 
 export async function push(client: FolioClient, blogId: string, dir: string, options: PushOptions = {}): Promise<PushReport> {
-  const report: PushReport = { created: 0, updated: 0, unchanged: 0, deleted: 0, uploaded: 0, orphans: [], failures: [], writes: 0 };
+  const report: PushReport = { created: 0, updated: 0, unchanged: 0, deleted: 0, uploaded: 0, orphans: [], failures: [] };
   const say = options.onChange ?? (() => {});
-  const write = async <T>(request: () => Promise<T>): Promise<T> => {
-    report.writes++;
-    return request();
-  };
   const state = await readState(dir, blogId);
   const remote = new Map((await listAllPosts(client, blogId)).map((p) => [p.slug, p]));
   const files = await markdownFiles(dir);
@@ -82,7 +76,7 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
       const other = seen.get(slug);
       if (other) throw new FrontMatterError(file, 2, `slug "${slug}" is also the slug of ${other}`);
       seen.set(slug, file);
-      const local: Desired = { ...(await uploadImages(client, blogId, dir, file, parsed, state, options.dryRun === true, report, write)), slug };
+      const local: Desired = { ...(await uploadImages(client, blogId, dir, file, parsed, state, options.dryRun === true, report)), slug };
       const hash = postHash(local);
       const summary = remote.get(slug);
       const recorded = state.posts[slug];
@@ -103,7 +97,7 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
         else report.created++;
         continue;
       }
-      const after = current ? await update(client, blogId, current, local, changes ?? {}, write) : await create(client, blogId, local, write);
+      const after = current ? await update(client, blogId, current, local, changes ?? {}) : await create(client, blogId, local);
       if (current) report.updated++;
       else report.created++;
       state.posts[slug] = { hash, updatedAt: after.updated_at };
@@ -126,7 +120,7 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
       continue;
     }
     try {
-      await write(() => client.deletePost(slug, blogId));
+      await client.deletePost(slug, blogId);
       delete state.posts[slug];
       report.deleted++;
     } catch (err) {
@@ -137,25 +131,23 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
   return report;
 }
 
-async function create(client: FolioClient, blogId: string, local: Desired, write: <T>(request: () => Promise<T>) => Promise<T>): Promise<Post> {
+async function create(client: FolioClient, blogId: string, local: Desired): Promise<Post> {
   const meta = { ...(local.description !== undefined ? { description: local.description } : {}), ...(local.ogImage !== undefined ? { og_image: local.ogImage } : {}) };
-  await write(() =>
-    client.createPost(
-      { title: local.title, content: local.content, slug: local.slug, tags: local.tags, status: local.status === 'published' ? 'published' : 'draft', ...(Object.keys(meta).length > 0 ? { meta } : {}) },
-      blogId,
-    ),
+  await client.createPost(
+    { title: local.title, content: local.content, slug: local.slug, tags: local.tags, status: local.status === 'published' ? 'published' : 'draft', ...(Object.keys(meta).length > 0 ? { meta } : {}) },
+    blogId,
   );
-  if (local.status === 'scheduled') await write(() => client.schedulePost(local.slug, local.scheduledAt ?? '', blogId));
+  if (local.status === 'scheduled') await client.schedulePost(local.slug, local.scheduledAt ?? '', blogId);
   return client.getPost(local.slug, blogId);
 }
 
-async function update(client: FolioClient, blogId: string, current: Post, local: Desired, changes: PostUpdate, write: <T>(request: () => Promise<T>) => Promise<T>): Promise<Post> {
-  if (Object.keys(changes).length > 0) await write(() => client.updatePost(local.slug, changes, blogId));
+async function update(client: FolioClient, blogId: string, current: Post, local: Desired, changes: PostUpdate): Promise<Post> {
+  if (Object.keys(changes).length > 0) await client.updatePost(local.slug, changes, blogId);
   if (!statusMatches(current, local)) {
-    if (local.status === 'published') await write(() => client.publishPost(local.slug, blogId));
+    if (local.status === 'published') await client.publishPost(local.slug, blogId);
     else {
-      if (current.status !== 'draft') await write(() => client.unpublishPost(local.slug, blogId));
-      if (local.status === 'scheduled') await write(() => client.schedulePost(local.slug, local.scheduledAt ?? '', blogId));
+      if (current.status !== 'draft') await client.unpublishPost(local.slug, blogId);
+      if (local.status === 'scheduled') await client.schedulePost(local.slug, local.scheduledAt ?? '', blogId);
     }
   }
   return client.getPost(local.slug, blogId);
@@ -171,7 +163,6 @@ async function uploadImages(
   state: SyncState,
   dryRun: boolean,
   report: PushReport,
-  write: <T>(request: () => Promise<T>) => Promise<T>,
 ): Promise<PostFile> {
   const urls = new Map<string, string>();
   for (const image of localImages(dir, file, post)) {
@@ -182,7 +173,7 @@ async function uploadImages(
         urls.set(image.reference, `(upload of ${image.reference})`);
         continue;
       }
-      url = (await write(() => client.uploadMedia(bytes, imageType(image.path) ?? 'application/octet-stream', blogId))).url;
+      url = (await client.uploadMedia(bytes, imageType(image.path) ?? 'application/octet-stream', blogId)).url;
       state.media[hash] = url;
       report.uploaded++;
     }

@@ -161,11 +161,13 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       handler: (ctx) => {
         const blog = blogOf(ctx);
         const slug = slugOf(ctx);
-        const cachedTag = etagOfPost(posts.version(blog, slug));
-        const cached = answers.get(cachedTag);
-        if (cached !== undefined) return sendJson(ctx, cached, cachedTag);
+        const version = posts.version(blog, slug);
+        const versionTag = etagOfPost(version);
+        const cached = answers.get(versionTag);
+        if (cached !== undefined) return sendJson(ctx, cached, versionTag);
         const post = posts.get(blog, slug);
-        const etag = etagOfPost(post);
+        // Changed between the two reads: the answer names what was read.
+        const etag = post.id === version.id && post.revision === version.revision ? versionTag : etagOfPost(post);
         const json = JSON.stringify(presentPost(post));
         answers.set(etag, json);
         sendJson(ctx, json, etag);
