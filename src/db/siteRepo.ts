@@ -36,8 +36,14 @@ const toSummary = (row: SummaryRow): PublishedSummary => ({
   readingMinutes: minutesFromCounts(row.text_counts ? (JSON.parse(row.text_counts) as TextCounts) : countPostText({ title: row.title, contentMd: row.content_md })),
 });
 
+/** Columns of a summary row; all but content_md are in the posts_published_summary index (migration 013). */
+export const SUMMARY_COLUMN_NAMES = ['id', 'slug', 'title', 'meta_description', 'og_image_url', 'tags', 'published_at', 'created_at', 'updated_at', 'text_counts', 'content_md'] as const;
+
 const SUMMARY_COLUMNS =
   "id, slug, title, meta_description, og_image_url, tags, published_at, created_at, updated_at, text_counts, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md";
+
+/** A page of the listing, oldest first, after a (published_at, id) position (keyset paging). */
+export const SUMMARY_PAGE_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`;
 
 /**
  * Read queries of the publish pipeline. Published posts are ordered oldest first (published_at,
@@ -57,9 +63,7 @@ export class SiteRepo {
   private readonly pruneChangesStmt;
 
   constructor(db: Db) {
-    this.summariesPageStmt = db.prepare<[string, string, string, number], SummaryRow>(
-      `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`,
-    );
+    this.summariesPageStmt = db.prepare<[string, string, string, number], SummaryRow>(SUMMARY_PAGE_SQL);
     // Feeds carry HTML only up to a size (publish/render/feeds.ts): larger bodies are not even read,
     // and octet_length() answers from the record header without loading the text.
     this.newestStmt = db.prepare<[number, string, number], Parameters<typeof toPost>[0]>(

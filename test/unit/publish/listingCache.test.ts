@@ -4,7 +4,7 @@
  * including changes made behind its back and a change log pruned past it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SiteRepo } from '../../../src/db/siteRepo.js';
+import { SiteRepo, SUMMARY_COLUMN_NAMES, SUMMARY_PAGE_SQL } from '../../../src/db/siteRepo.js';
 import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
 import { ListingCache } from '../../../src/publish/listingCache.js';
 import { collectTags } from '../../../src/publish/render/archive.js';
@@ -97,5 +97,15 @@ describe('ListingCache', () => {
     expect(listing.posts.map((p) => p.slug)).not.toContain(slugs[5]);
     expect(listing.tagGroups()).toEqual(collectTags(truth));
     expect(listing.titleCountsBefore).toBeNull();
+  });
+
+  it('reads its pages from the summary index, which holds every column a summary needs', () => {
+    // A summary column missing from the index (migration 013 added text_counts) sends every
+    // summary to the table row, behind its Markdown and HTML overflow pages: the first publish
+    // after a restart read 10,000 of them. content_md is read only for rows without counts.
+    const plan = t.folio.db.prepare(`EXPLAIN QUERY PLAN ${SUMMARY_PAGE_SQL}`).all(blog.id, '', '', 10) as { detail: string }[];
+    expect(plan.map((row) => row.detail)).toEqual(['SEARCH posts USING INDEX posts_published_summary (blog_id=? AND status=? AND (published_at,id)>(?,?))']);
+    const indexed = (t.folio.db.prepare("SELECT name FROM pragma_index_info('posts_published_summary')").all() as { name: string }[]).map((row) => row.name);
+    for (const column of SUMMARY_COLUMN_NAMES.filter((name) => name !== 'content_md')) expect(indexed).toContain(column);
   });
 });
