@@ -16,9 +16,14 @@ export interface SegmentEntry {
   docs: number;
   /** Ordinals of deleted or superseded documents, ascending. */
   deleted: number[];
-  /** Compressed and uncompressed sizes of the stored object. */
+  /** Size of the stored object, and of its content uncompressed (the same for format 3). */
   bytes: number;
   rawBytes: number;
+  /**
+   * 3: a version 3 segment stored as it is (`seg-<id>.bin`), opened without decoding it whole.
+   * Absent: a version 1 or 2 segment, gzip-compressed (`seg-<id>.bin.gz`), from before.
+   */
+  format?: 3;
 }
 
 export interface Manifest {
@@ -41,8 +46,17 @@ export function manifestKey(blogSlug: string): string {
   return `${searchPrefix(blogSlug)}manifest.json`;
 }
 
-export function segmentKey(blogSlug: string, segmentId: string): string {
-  return `${searchPrefix(blogSlug)}seg-${segmentId}.bin.gz`;
+const PLAIN_SUFFIX = '.bin';
+const GZIP_SUFFIX = '.bin.gz';
+
+/** Where a segment is stored. */
+export function segmentKey(blogSlug: string, entry: Pick<SegmentEntry, 'id' | 'format'>): string {
+  return `${searchPrefix(blogSlug)}seg-${entry.id}${entry.format === 3 ? PLAIN_SUFFIX : GZIP_SUFFIX}`;
+}
+
+/** Every key a segment of this id may be stored under (for deletes, which need not know its format). */
+export function segmentKeysOf(blogSlug: string, segmentId: string): string[] {
+  return [segmentKey(blogSlug, { id: segmentId, format: 3 }), segmentKey(blogSlug, { id: segmentId })];
 }
 
 export function emptyManifest(): Manifest {
@@ -81,7 +95,8 @@ function isSegmentEntry(value: unknown): value is SegmentEntry {
     Array.isArray(s.deleted) &&
     s.deleted.every((d) => Number.isInteger(d) && d >= 0 && d < (s.docs ?? 0)) &&
     typeof s.bytes === 'number' &&
-    typeof s.rawBytes === 'number'
+    typeof s.rawBytes === 'number' &&
+    (s.format === undefined || s.format === 3)
   );
 }
 
@@ -134,6 +149,7 @@ export function setTombstones(manifest: Manifest, segmentId: string, drop: Uint8
 /** The segment id of a stored segment's key, or null for any other key. */
 export function segmentIdOf(blogSlug: string, key: string): string | null {
   const prefix = `${searchPrefix(blogSlug)}seg-`;
-  if (!key.startsWith(prefix) || !key.endsWith('.bin.gz')) return null;
-  return key.slice(prefix.length, key.length - '.bin.gz'.length);
+  if (!key.startsWith(prefix)) return null;
+  for (const suffix of [GZIP_SUFFIX, PLAIN_SUFFIX]) if (key.endsWith(suffix)) return key.slice(prefix.length, key.length - suffix.length);
+  return null;
 }

@@ -9,7 +9,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { HeavyWork } from '../workers/heavyWork.js';
 import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
 import { decodeSegment, SearchIndexFormatError } from './segmentCodec.js';
-import { buildSegmentData, type SegmentData, type SegmentPart } from './segmentData.js';
+import { buildSegmentData, postingsOf, type MergeInput, type SegmentData } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
 
 /** About 2.5 µs per character for the worst text measured: 32 K characters stay near 15 ms. */
@@ -21,7 +21,7 @@ export const INLINE_MAX_DECODE_BYTES = 64 * 1024;
 
 export interface PooledSearchWork {
   buildSegment(blogSlug: string, docs: SearchDocument[]): Promise<SegmentData>;
-  mergeSegments(blogSlug: string, parts: SegmentPart[]): Promise<MergedSegment>;
+  mergeSegments(blogSlug: string, parts: MergeInput[]): Promise<MergedSegment>;
   decode(key: string, body: Buffer): Promise<SegmentData>;
 }
 
@@ -38,7 +38,7 @@ export function pooledSearchWork(heavy: HeavyWork): PooledSearchWork {
       return data;
     },
     mergeSegments: async (blogSlug, parts) => {
-      const postings = parts.reduce((n, part) => n + part.data.postingDocs.length, 0);
+      const postings = parts.reduce((n, part) => n + postingsOf(part), 0);
       if (!heavy.available || postings <= INLINE_MAX_MERGE_POSTINGS) return mergeInPlace(blogSlug, parts);
       const merged = await heavy.run(tenantOf(blogSlug), 'segmentMerge', parts);
       await yieldToLoop();

@@ -26,11 +26,12 @@ export type MatchExecutor = 'lunr' | 'postings';
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 
-function liveCount(view: SegmentView, from: number, to: number): number {
-  if (!view.deleted) return to - from;
-  const docs = view.segment.data.postingDocs;
+/** Live documents holding terms[t]; without deletions the count is known without decoding the posting. */
+function liveCount(view: SegmentView, t: number): number {
+  if (!view.deleted) return view.segment.postingLength(t);
+  const { docs } = view.segment.posting(t);
   let n = 0;
-  for (let j = from; j < to; j++) if (!view.deleted[docs[j]!]) n++;
+  for (let j = 0; j < docs.length; j++) if (!view.deleted[docs[j]!]) n++;
   return n;
 }
 
@@ -51,7 +52,7 @@ export function runSearch(snapshot: IndexSnapshot, q: string, page: SearchPage, 
     let df = 0;
     views.forEach((view, v) => {
       const t = termIds[v]![k]!;
-      if (t >= 0) df += liveCount(view, view.segment.data.offsets[t]!, view.segment.data.offsets[t + 1]!);
+      if (t >= 0) df += liveCount(view, t);
     });
     return df === 0 ? Number.NaN : Math.log(1 + (n - df + 0.5) / (df + 0.5));
   });
@@ -99,12 +100,11 @@ class Scorer {
 
   /** Looks the document's frequencies up by binary search (the lunr executor's path). */
   score(view: SegmentView, termIds: readonly number[], d: number): number {
-    const { offsets, postingDocs, postingTfs, docs } = view.segment.data;
     termIds.forEach((t, k) => {
-      const at = seek(postingDocs, offsets[t]!, offsets[t + 1]!, d);
-      this.tfs[k] = postingTfs[at]!;
+      const { docs, tfs } = view.segment.posting(t);
+      this.tfs[k] = tfs[seek(docs, 0, docs.length, d)]!;
     });
-    return this.fromTfs(docs.lengths[d]!);
+    return this.fromTfs(view.segment.lengths[d]!);
   }
 }
 
@@ -140,26 +140,29 @@ function seek(docs: Uint32Array, from: number, end: number, target: number): num
  * per document. Every match is visited because the answer's `total` counts them all.
  */
 function intersect(view: SegmentView, v: number, termIds: readonly number[], scorer: Scorer, top: TopHits): void {
-  const { offsets, postingDocs, postingTfs, docs } = view.segment.data;
+  const segment = view.segment;
+  const lengths = segment.lengths;
   const deleted = view.deleted;
-  const byLength = termIds.map((_, k) => k).sort((a, b) => offsets[termIds[a]! + 1]! - offsets[termIds[a]!]! - (offsets[termIds[b]! + 1]! - offsets[termIds[b]!]!));
-  const rarest = byLength[0]!;
+  const postings = termIds.map((t) => segment.posting(t));
+  const byLength = termIds.map((_, k) => k).sort((a, b) => postings[a]!.docs.length - postings[b]!.docs.length);
+  const rarest = postings[byLength[0]!]!;
+  const rarestK = byLength[0]!;
   const others = byLength.slice(1);
-  const at = Int32Array.from(termIds, (t) => offsets[t]!);
-  const ends = Int32Array.from(termIds, (t) => offsets[t + 1]!);
+  const at = new Int32Array(termIds.length);
   const tfs = scorer.tfs;
-  outer: for (let j = at[rarest]!; j < ends[rarest]!; j++) {
-    const d = postingDocs[j]!;
+  outer: for (let j = 0; j < rarest.docs.length; j++) {
+    const d = rarest.docs[j]!;
     if (deleted?.[d]) continue;
-    tfs[rarest] = postingTfs[j]!;
+    tfs[rarestK] = rarest.tfs[j]!;
     for (const k of others) {
-      const p = seek(postingDocs, at[k]!, ends[k]!, d);
+      const { docs, tfs: termTfs } = postings[k]!;
+      const p = seek(docs, at[k]!, docs.length, d);
       at[k] = p;
-      if (p === ends[k]) break outer;
-      if (postingDocs[p] !== d) continue outer;
-      tfs[k] = postingTfs[p]!;
+      if (p === docs.length) break outer;
+      if (docs[p] !== d) continue outer;
+      tfs[k] = termTfs[p]!;
     }
-    top.offer(scorer.fromTfs(docs.lengths[d]!), v, d);
+    top.offer(scorer.fromTfs(lengths[d]!), v, d);
   }
 }
 
@@ -172,18 +175,16 @@ function intersect(view: SegmentView, v: number, termIds: readonly number[], sco
  * entry, then follows the rarest term instead of the most common one.
  */
 function lunrMatches(view: SegmentView, termIds: readonly number[], terms: readonly string[]): number[] {
-  const { offsets, postingDocs } = view.segment.data;
   const deleted = view.deleted;
   const docCount = view.segment.docCount;
   const live = (t: number, keep: Uint8Array | null): number[] => {
     const out: number[] = [];
-    for (let j = offsets[t]!; j < offsets[t + 1]!; j++) {
-      const d = postingDocs[j]!;
+    for (const d of view.segment.posting(t).docs) {
       if (!deleted?.[d] && (!keep || keep[d])) out.push(d);
     }
     return out;
   };
-  const sizes = termIds.map((t) => liveCount(view, offsets[t]!, offsets[t + 1]!));
+  const sizes = termIds.map((t) => liveCount(view, t));
   const rarest = sizes.indexOf(Math.min(...sizes));
   const rarestOrdinals = live(termIds[rarest]!, null);
   const inRarest = new Uint8Array(docCount);
@@ -197,14 +198,6 @@ function lunrMatches(view: SegmentView, termIds: readonly number[], terms: reado
 }
 
 function hitOf(view: SegmentView, ordinal: number): SearchHit {
-  const d = view.segment.data.docs;
-  return {
-    slug: d.slugs[ordinal]!,
-    title: d.titles[ordinal]!,
-    metaDescription: d.descriptions[ordinal]!,
-    tags: [...d.tags[ordinal]!],
-    createdAt: d.createdAt[ordinal]!,
-    publishedAt: d.publishedAt[ordinal]!,
-    url: d.urls[ordinal]!,
-  };
+  const d = view.segment.doc(ordinal);
+  return { slug: d.slug, title: d.title, metaDescription: d.description, tags: [...d.tags], createdAt: d.createdAt, publishedAt: d.publishedAt, url: d.url };
 }

@@ -10,9 +10,10 @@ import { StorageError } from '../errors.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import { IndexSnapshot } from './indexSnapshot.js';
 import { LoadedSegment, SegmentView } from './loadedSegment.js';
-import { manifestKey, parseManifest, segmentKey, type Manifest } from './manifest.js';
+import { manifestKey, parseManifest, segmentKey, type Manifest, type SegmentEntry } from './manifest.js';
 import { runSearch, type MatchExecutor } from './ranking.js';
-import { decodeSegment } from './segmentCodec.js';
+import { decodeSegment, SEGMENT_FORMAT_VERSION, SearchIndexFormatError, segmentVersion } from './segmentCodec.js';
+import { StoredSegment } from './segmentV3.js';
 import type { SegmentData } from './segmentData.js';
 import type { SearchPage, SearchResult } from './searchTypes.js';
 
@@ -24,8 +25,9 @@ export interface SearchIndexCacheOptions {
   maxBytes?: number;
   executor?: MatchExecutor;
   /**
-   * Turns a stored segment into its data. The default does it in place; the server uses worker
-   * threads for large segments (a 10,000-post blog's biggest takes hundreds of milliseconds).
+   * Turns a stored segment of an older format (1 or 2, decoded whole) into its data. The default
+   * does it in place; the server uses worker threads for large segments (a 10,000-post blog's
+   * biggest takes hundreds of milliseconds). Current segments open lazily, without it.
    */
   decode?: (key: string, body: Buffer) => Promise<SegmentData>;
 }
@@ -185,17 +187,21 @@ export class SearchIndexCache {
   private async load(blogSlug: string, manifest: Manifest, previous: IndexSnapshot | undefined): Promise<IndexSnapshot> {
     const known = new Map(previous?.views.map((v) => [v.segment.id, v.segment]));
     const segments = await Promise.all(
-      manifest.segments.map(async (entry) => known.get(entry.id) ?? (await this.fetchSegment(blogSlug, entry.id))),
+      manifest.segments.map(async (entry) => known.get(entry.id) ?? (await this.fetchSegment(blogSlug, entry))),
     );
     const views = segments.map((segment, i) => SegmentView.of(segment, manifest.segments[i]!.deleted));
     return new IndexSnapshot(manifest, views);
   }
 
-  private async fetchSegment(blogSlug: string, id: string): Promise<LoadedSegment> {
-    const key = segmentKey(blogSlug, id);
+  private async fetchSegment(blogSlug: string, entry: SegmentEntry): Promise<LoadedSegment> {
+    const key = segmentKey(blogSlug, entry);
     const object = await this.store.get(key);
     if (!object) throw new SegmentGoneError(`${key} is listed in the manifest but missing`);
-    return new LoadedSegment(id, await this.decode(key, object.body));
+    // A version 3 segment opens in place, reading only its term list and two numbers per
+    // document (loadedSegment.ts); an older one is decoded whole.
+    if (entry.format !== 3) return LoadedSegment.fromData(entry.id, await this.decode(key, object.body));
+    if (segmentVersion(key, object.body) !== SEGMENT_FORMAT_VERSION) throw new SearchIndexFormatError(key, 'segment is not in the format its manifest entry names');
+    return LoadedSegment.fromStored(entry.id, new StoredSegment(key, object.body));
   }
 
   private put(blogSlug: string, entry: Entry): void {

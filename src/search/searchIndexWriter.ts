@@ -25,6 +25,7 @@ import {
   segmentIdOf,
   setTombstones,
   segmentKey,
+  segmentKeysOf,
   serializeManifest,
   type Manifest,
   type SegmentEntry,
@@ -32,9 +33,9 @@ import {
 import { DEFAULT_MERGE_POLICY, planMerge, rebuildLayout, type MergePolicy } from './mergePolicy.js';
 import { buildSegments, type ParallelBuildOptions } from './parallelBuild.js';
 import { SearchIndexCache } from './searchIndexCache.js';
-import { encodeSegment, type EncodedSegment } from './segmentCodec.js';
+import { encodeSegment, SEGMENT_FORMAT_VERSION, type EncodedSegment } from './segmentCodec.js';
 import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
-import { buildSegmentData, concatSegments, type SegmentData, type SegmentPart } from './segmentData.js';
+import { buildSegmentData, concatSegments, type MergeInput, type SegmentData } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
 
 export interface SearchIndexWriterOptions extends Partial<MergePolicy>, ParallelBuildOptions {
@@ -54,7 +55,7 @@ export interface SearchIndexWriterOptions extends Partial<MergePolicy>, Parallel
    * worker threads (a merge of four 2,500-post segments takes about half a second to join and
    * two to encode).
    */
-  mergeSegments?: (blogSlug: string, parts: SegmentPart[]) => Promise<MergedSegment>;
+  mergeSegments?: (blogSlug: string, parts: MergeInput[]) => Promise<MergedSegment>;
 }
 
 export interface MergeReport {
@@ -243,8 +244,8 @@ export class SearchIndexWriter {
     const id = allocateSegmentId(manifest);
     const encoded = done ?? (await encodeSegment(data));
     return {
-      entry: { id, docs: data.docs.ids.length, deleted: [], bytes: encoded.body.length, rawBytes: encoded.rawBytes },
-      segment: new LoadedSegment(id, data),
+      entry: { id, docs: data.docs.ids.length, deleted: [], bytes: encoded.body.length, rawBytes: encoded.rawBytes, format: SEGMENT_FORMAT_VERSION },
+      segment: LoadedSegment.fromData(id, data),
       body: encoded.body,
     };
   }
@@ -265,7 +266,7 @@ export class SearchIndexWriter {
     if (next.head && !next.segments.some((s) => s.id === next.head)) next.head = null;
 
     const kept = added.filter((s) => next.segments.some((e) => e.id === s.entry.id));
-    await Promise.all(kept.filter((s) => !s.written).map((s) => this.store.put(segmentKey(blogSlug, s.entry.id), s.body, SEGMENT_OBJECT)));
+    await Promise.all(kept.filter((s) => !s.written).map((s) => this.store.put(segmentKey(blogSlug, s.entry), s.body, SEGMENT_OBJECT)));
     await this.store.put(manifestKey(blogSlug), serializeManifest(next), MANIFEST_OBJECT);
 
     const loaded = new Map<string, LoadedSegment>([...base.views.map((v) => [v.segment.id, v.segment] as const), ...kept.map((s) => [s.entry.id, s.segment] as const)]);
@@ -273,7 +274,7 @@ export class SearchIndexWriter {
     this.cache.install(blogSlug, new IndexSnapshot(next, views));
 
     const stale = [...gone].filter((id) => !next.segments.some((s) => s.id === id));
-    if (stale.length > 0) await this.store.deleteMany(stale.map((id) => segmentKey(blogSlug, id)));
+    if (stale.length > 0) await this.store.deleteMany(stale.flatMap((id) => segmentKeysOf(blogSlug, id)));
   }
 
   /**
@@ -314,11 +315,11 @@ export class SearchIndexWriter {
       }
       const views = group.map((id) => base.view(id)!);
       // The expensive part, outside the lock: publishes continue meanwhile.
-      const joined = await (this.options.mergeSegments ?? mergeInPlace)(blogSlug, views.map((v) => ({ data: v.segment.data, drop: v.deleted })));
+      const joined = await (this.options.mergeSegments ?? mergeInPlace)(blogSlug, views.map((v) => v.segment.mergePart(v.deleted)));
       const { data, ordinalMaps } = joined;
       const draft = nextManifest(base.manifest);
       const merged = data.docs.ids.length > 0 ? await this.prepare(draft, data, joined.encoded) : null;
-      if (merged) await this.store.put(segmentKey(blogSlug, merged.entry.id), merged.body, SEGMENT_OBJECT);
+      if (merged) await this.store.put(segmentKey(blogSlug, merged.entry), merged.body, SEGMENT_OBJECT);
 
       const committed = await this.exclusive(blogSlug, async () => {
         const now = await this.current(blogSlug);
@@ -346,7 +347,7 @@ export class SearchIndexWriter {
       });
       if (!committed) {
         // A rebuild or drop replaced the segments meanwhile; the merged copy is an orphan.
-        if (merged) await this.store.delete(segmentKey(blogSlug, merged.entry.id));
+        if (merged) await this.store.delete(segmentKey(blogSlug, merged.entry));
         return { merges, segments: base.manifest.segments.length };
       }
       merges++;

@@ -1,10 +1,12 @@
 /** What the publisher hands to the index, and what a search returns (api.md §4.5). */
 
 /**
- * Names what the index takes of a post. Bump it when that changes (2: code blocks are indexed),
- * and every blog is reindexed once after the upgrade (services/siteRenderer.ts).
+ * Names what the index takes of a post and how it is stored. Bump it when either changes, and
+ * every blog is reindexed once after the upgrade (services/siteRenderer.ts). 2: code blocks are
+ * indexed. 3: segments are stored in format 3, which opens without being decoded whole (an older
+ * segment is still read, but a first query after a restart decodes it whole).
  */
-export const SEARCH_TEXT_VERSION = '2';
+export const SEARCH_TEXT_VERSION = '3';
 
 /** A published post as the search index stores it. `body` is plain text (markdown already stripped). */
 export interface SearchDocument {

@@ -135,6 +135,17 @@ export interface SegmentPart {
   drop: Uint8Array | null;
 }
 
+/** A merge input not decoded yet: an opened version 3 segment's bytes, decoded where the merge runs. */
+export interface StoredPart {
+  stored: { key: string; raw: Uint8Array; postings: number };
+  drop: Uint8Array | null;
+}
+
+export type MergeInput = SegmentPart | StoredPart;
+
+/** Postings a merge input holds (what decides whether a merge runs in place). */
+export const postingsOf = (part: MergeInput): number => ('stored' in part ? part.stored.postings : part.data.postingDocs.length);
+
 export interface ConcatResult {
   data: SegmentData;
   /** Per part: old ordinal → new ordinal, or -1 for a dropped document. */

@@ -63,10 +63,10 @@ export class TopHits {
     const pa = a.publishedMs[ordinal]!;
     const pb = b.publishedMs[ob]!;
     if (pa !== pb) return pa > pb;
-    const slugA = a.data.docs.slugs[ordinal]!;
-    const slugB = b.data.docs.slugs[ob]!;
+    const slugA = a.slugOf(ordinal);
+    const slugB = b.slugOf(ob);
     if (slugA !== slugB) return slugA < slugB;
-    return a.data.docs.ids[ordinal]! < b.data.docs.ids[ob]!;
+    return a.idOf(ordinal) < b.idOf(ob);
   }
 
   private siftUp(i: number): void {

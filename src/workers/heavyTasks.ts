@@ -5,7 +5,8 @@
  */
 import { htmlToSearchText, type SearchText } from '../content/markdown.js';
 import { derivePostContent, type PostContent, type PostContentInput } from '../content/postContent.js';
-import { buildSegmentData, concatSegments, segmentTransferList, type SegmentData, type SegmentPart } from '../search/segmentData.js';
+import { buildSegmentData, concatSegments, segmentTransferList, type MergeInput, type SegmentData } from '../search/segmentData.js';
+import { decodedParts } from '../search/segmentMerge.js';
 import { decodeSegmentSync, encodeSegmentSync, SearchIndexFormatError } from '../search/segmentCodec.js';
 import type { SearchDocument } from '../search/searchTypes.js';
 
@@ -17,7 +18,7 @@ export interface HeavyTasks {
   /** Search documents → one index segment. */
   searchSegment: { request: SearchDocument[]; result: SegmentData };
   /** Segments → one merged segment, its ordinal maps, and its stored (gzip) form. */
-  segmentMerge: { request: SegmentPart[]; result: MergedSegment };
+  segmentMerge: { request: MergeInput[]; result: MergedSegment };
   /** A stored segment → its data; a format problem comes back as text, not as a thrown error. */
   segmentDecode: { request: { key: string; body: Uint8Array }; result: SegmentData | { formatError: string } };
 }
@@ -43,7 +44,7 @@ export function runHeavyTask(task: HeavyRequest): HeavyResult {
     case 'searchSegment':
       return buildSegmentData(task.request);
     case 'segmentMerge': {
-      const { data, ordinalMaps } = concatSegments(task.request);
+      const { data, ordinalMaps } = concatSegments(decodedParts(task.request));
       const encoded = encodeSegmentSync(data);
       // Copied into a buffer of its own: zlib's may be shared, and only an own buffer can move.
       return { data, ordinalMaps, body: new Uint8Array(encoded.body), rawBytes: encoded.rawBytes };

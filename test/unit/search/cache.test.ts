@@ -41,11 +41,11 @@ describe('SearchIndexCache', () => {
     // Another process: its own writer and cache over the same store.
     const other = new SearchIndexWriter(store, { workers: 0, headMaxDocs: 4, autoMerge: false });
     await other.upsert('b', [searchDoc({ id: 'late', body: 'alpha beta' })]);
-    const manifest = JSON.parse((await store.get(manifestKey('b')))!.body.toString()) as { head: string; segments: { id: string }[] };
+    const manifest = JSON.parse((await store.get(manifestKey('b')))!.body.toString()) as { head: string; segments: { id: string; format?: 3 }[] };
     store.resetCalls();
 
     expect((await reader.search('b', 'beta', PAGE)).hits.map((h) => h.slug)).toEqual(['post-late']);
-    expect(segmentGets(store)).toEqual([segmentKey('b', manifest.head)]);
+    expect(segmentGets(store)).toEqual([segmentKey('b', manifest.segments.find((s) => s.id === manifest.head)!)]);
     expect((await reader.search('b', 'alpha', PAGE)).total).toBe(11);
   });
 

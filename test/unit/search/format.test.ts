@@ -1,10 +1,13 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { manifestKey, parseManifest, segmentKey } from '../../../src/search/manifest.js';
 import { SearchIndexCache } from '../../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../../src/search/searchIndexWriter.js';
 import { decodeSegment, encodeSegment, SEGMENT_FORMAT_VERSION, SearchIndexFormatError } from '../../../src/search/segmentCodec.js';
 import { buildSegmentData } from '../../../src/search/segmentData.js';
+import { StoredSegment } from '../../../src/search/segmentV3.js';
+import { LoadedSegment } from '../../../src/search/loadedSegment.js';
+import { legacySegment } from '../../support/legacySegment.js';
 import { MemorySiteStore } from '../../support/memorySiteStore.js';
 import { searchDoc } from './docFactory.js';
 
@@ -15,7 +18,7 @@ async function indexedBlog(): Promise<{ store: MemorySiteStore; segment: string 
   const store = new MemorySiteStore();
   await new SearchIndexWriter(store, { workers: 0 }).upsert('b', [searchDoc({ id: 'a', body: 'hello 세계' })]);
   const manifest = parseManifest('m', (await store.get(manifestKey('b')))!.body);
-  return { store, segment: segmentKey('b', manifest.segments[0]!.id) };
+  return { store, segment: segmentKey('b', manifest.segments[0]!) };
 }
 
 describe('stored format', () => {
@@ -25,7 +28,7 @@ describe('stored format', () => {
       searchDoc({ id: 'b', title: 'Other', body: 'koa koa koa' }),
     ]);
     const encoded = await encodeSegment(data);
-    expect(gunzipSync(encoded.body).length).toBe(encoded.rawBytes);
+    expect(encoded.body.length).toBe(encoded.rawBytes);
     const decoded = await decodeSegment('k', encoded.body);
     expect(decoded.terms).toEqual(data.terms);
     expect([...decoded.offsets]).toEqual([...data.offsets]);
@@ -36,12 +39,12 @@ describe('stored format', () => {
 
   it('refuses a segment of another format version, naming both versions', async () => {
     const { store, segment } = await indexedBlog();
-    const raw = gunzipSync((await store.get(segment))!.body);
+    const raw = Buffer.from((await store.get(segment))!.body);
     raw.writeUInt16LE(SEGMENT_FORMAT_VERSION + 1, 4);
-    await store.put(segment, gzipSync(raw), JSON_OBJECT);
+    await store.put(segment, raw, JSON_OBJECT);
     const search = new SearchIndexCache(store).search('b', 'hello', PAGE);
     await expect(search).rejects.toBeInstanceOf(SearchIndexFormatError);
-    await expect(search).rejects.toThrow(`segment format version ${SEGMENT_FORMAT_VERSION + 1} is not supported (this build reads versions 1 and 2)`);
+    await expect(search).rejects.toThrow(`segment format version ${SEGMENT_FORMAT_VERSION + 1} is not supported (this build reads versions 1, 2 and 3)`);
   });
 
   it('reads a version 1 segment (whole occurrences, written before code was indexed) in the current units', async () => {
@@ -56,9 +59,7 @@ describe('stored format', () => {
       postingTfs: data.postingTfs.map((tf) => tf / 2),
       docs: { ...data.docs, lengths: data.docs.lengths.map((length) => length / 2) },
     };
-    const raw = gunzipSync((await encodeSegment(v1)).body);
-    raw.writeUInt16LE(1, 4);
-    const decoded = await decodeSegment('k', gzipSync(raw));
+    const decoded = await decodeSegment('k', legacySegment(v1, 1));
     expect([...decoded.postingTfs]).toEqual([...data.postingTfs]);
     expect([...decoded.docs.lengths]).toEqual([...data.docs.lengths]);
   });
@@ -84,5 +85,105 @@ describe('stored format', () => {
     await new SearchIndexWriter(store, { cache, workers: 0 }).rebuild('b', [searchDoc({ id: 'a', body: 'hello again' })]);
     expect((await cache.search('b', 'again', PAGE)).total).toBe(1);
     expect(await store.get(segment)).toBeNull();
+  });
+
+  it('answers from an index stored in version 2 (before the upgrade) exactly as from the same index in version 3', async () => {
+    const docs = [
+      searchDoc({ id: 'a', title: 'Koa 서버를 만들기', body: 'koa server 블로그를 시작', tags: ['node'] }),
+      searchDoc({ id: 'b', title: 'Other', body: 'koa koa koa 서버', code: 'const koa = 1' }),
+      searchDoc({ id: 'c', title: 'Third', body: 'nothing in common' }),
+    ];
+    const current = new MemorySiteStore();
+    await new SearchIndexWriter(current, { workers: 0 }).upsert('b', docs);
+    // The same index as a build before version 3 stored it: a gzip segment, an entry without a format.
+    const legacy = new MemorySiteStore();
+    const manifest = parseManifest('m', (await current.get(manifestKey('b')))!.body);
+    const entries = manifest.segments.map(({ format: _format, ...entry }) => entry);
+    await legacy.put(manifestKey('b'), JSON.stringify({ ...manifest, segments: entries }), JSON_OBJECT);
+    await legacy.put(segmentKey('b', entries[0]!), legacySegment(buildSegmentData(docs), 2), JSON_OBJECT);
+    expect(segmentKey('b', entries[0]!)).toMatch(/\.bin\.gz$/);
+    for (const q of ['koa', '서버', '블로그', 'const', 'koa 서버', 'missing']) {
+      expect(await new SearchIndexCache(legacy).search('b', q, PAGE)).toEqual(await new SearchIndexCache(current).search('b', q, PAGE));
+    }
+  });
+});
+
+describe('version 3 segments', () => {
+  const docs = [
+    searchDoc({ id: 'a', title: 'Koa 서버를', body: 'x '.repeat(300) + 'zebra', tags: ['node', '개발'] }),
+    searchDoc({ id: 'b', title: 'Other', body: 'koa koa koa', code: 'select 1' }),
+    searchDoc({ id: 'c', title: 'Zebra crossing', body: 'zebra koa', publishedAt: 'not a date' }),
+  ];
+
+  it('open to the same terms, postings, lengths and documents as the data they were written from', async () => {
+    const data = buildSegmentData(docs);
+    const stored = new StoredSegment('k', (await encodeSegment(data)).body);
+    expect(stored.terms).toEqual(data.terms);
+    expect([...stored.lengths]).toEqual([...data.docs.lengths]);
+    expect([...stored.publishedMs]).toEqual(data.docs.publishedAt.map((iso) => (Number.isNaN(Date.parse(iso)) ? Number.NEGATIVE_INFINITY : Date.parse(iso))));
+    data.terms.forEach((_, t) => {
+      const { docs: ordinals, tfs } = stored.posting(t);
+      expect([...ordinals]).toEqual([...data.postingDocs.subarray(data.offsets[t], data.offsets[t + 1])]);
+      expect([...tfs]).toEqual([...data.postingTfs.subarray(data.offsets[t], data.offsets[t + 1])]);
+    });
+    expect(stored.ids()).toEqual(data.docs.ids);
+    expect(stored.docTable()).toEqual(data.docs);
+    expect(stored.full()).toEqual(data);
+  });
+
+  it('decode only what a query reads: a damaged posting or document table fails the query that reads it, not the others', async () => {
+    const data = buildSegmentData(docs);
+    const raw = (await encodeSegment(data)).body;
+    // The postings block ends the segment, and the last term's postings end the block.
+    const last = data.terms.at(-1)!;
+    expect(last).toBe('서버');
+    const damaged = Buffer.from(raw);
+    damaged[damaged.length - 1] = 0xff;
+    const store = new MemorySiteStore();
+    const writer = new SearchIndexWriter(store, { workers: 0 });
+    await writer.upsert('b', docs);
+    const manifest = parseManifest('m', (await store.get(manifestKey('b')))!.body);
+    const key = segmentKey('b', manifest.segments[0]!);
+    expect(key).toMatch(/\.bin$/);
+    await store.put(key, damaged, JSON_OBJECT);
+    const cache = new SearchIndexCache(store);
+    expect((await cache.search('b', 'koa', PAGE)).total).toBe(3);
+    await expect(cache.search('b', last, PAGE)).rejects.toThrow(/postings do not match their term offsets/);
+
+    // A document table that does not parse: counting matches needs no document, showing them does.
+    const docsBlockAt = raw.indexOf(Buffer.from('["post-a",'));
+    const broken = Buffer.from(raw);
+    broken.write('}', docsBlockAt, 'latin1');
+    await store.put(key, broken, JSON_OBJECT);
+    const fresh = new SearchIndexCache(store);
+    expect(await fresh.search('b', 'koa', { page: 5, perPage: 10 })).toEqual({ hits: [], total: 3 });
+    await expect(fresh.search('b', 'koa', PAGE)).rejects.toThrow(/segment document table is malformed/);
+  });
+
+  it('refuse blocks that do not add up', async () => {
+    const raw = (await encodeSegment(buildSegmentData(docs))).body;
+    expect(() => new StoredSegment('k', raw.subarray(0, raw.length - 1))).toThrow(/blocks do not add up to its size/);
+    const header = raw.toString('utf8', 10, 10 + raw.readUInt32LE(6));
+    const wrongCount = Buffer.concat([raw.subarray(0, 10), Buffer.from(header.replace(/"terms":(\d+)/, (_, n: string) => `"terms":${Number(n) + 1}`)), raw.subarray(10 + header.length)]);
+    wrongCount.writeUInt32LE(Buffer.byteLength(header.replace(/"terms":(\d+)/, (_, n: string) => `"terms":${Number(n) + 1}`)), 6);
+    expect(() => new StoredSegment('k', wrongCount)).toThrow(SearchIndexFormatError);
+    const notJson = Buffer.from(raw);
+    notJson.write('!', 10, 'latin1');
+    expect(() => new StoredSegment('k', notJson)).toThrow(/segment header is malformed/);
+  });
+
+  it('keep decoded postings for later queries within a quarter of the stored size, and answer the same after dropping some', async () => {
+    const many = Array.from({ length: 60 }, (_, i) => searchDoc({ id: `d${i}`, body: `common word${i} word${i + 1} ${'filler '.repeat(i % 7)}` }));
+    const data = buildSegmentData(many);
+    const { body } = await encodeSegment(data);
+    const segment = LoadedSegment.fromStored('s', new StoredSegment('k', body));
+    const expected = LoadedSegment.fromData('d', data);
+    for (let round = 0; round < 2; round++) {
+      data.terms.forEach((_, t) => {
+        expect([...segment.posting(t).docs]).toEqual([...expected.posting(t).docs]);
+        expect(segment.keptPostingBytes).toBeLessThanOrEqual(body.length / 4);
+      });
+    }
+    expect(segment.keptPostingBytes).toBeGreaterThan(0);
   });
 });

@@ -131,6 +131,35 @@ describe('ranking', () => {
       { numRuns: 60 },
     );
   });
+  it('segments opened lazily from the store answer as the decoded segments the writer keeps (property)', async () => {
+    const words = ['a', 'b', 'c', 'z', '서버', '블로그'];
+    const docArb = fc.record({
+      title: fc.array(fc.constantFrom(...words), { maxLength: 2 }),
+      body: fc.array(fc.constantFrom(...words, '서버를'), { maxLength: 10 }),
+      day: fc.integer({ min: 1, max: 3 }),
+      removed: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(docArb, { minLength: 1, maxLength: 14 }), fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 3 }), async (docs, query, perPage) => {
+        const store = new MemorySiteStore();
+        // The writer's own cache holds what it wrote decoded; a new cache opens the stored segments.
+        const written = new SearchIndexCache(store);
+        const writer = new SearchIndexWriter(store, { workers: 0, headMaxDocs: 2, cache: written });
+        for (const [i, d] of docs.entries()) {
+          await writer.upsert('b', [searchDoc({ id: `p${i}`, slug: `p${i}`, title: d.title.join(' '), body: d.body.join(' '), publishedAt: `2024-01-0${d.day}T00:00:00.000Z` })]);
+        }
+        const removed = docs.flatMap((d, i) => (d.removed ? [`p${i}`] : []));
+        if (removed.length > 0) await writer.remove('b', removed);
+        await writer.idle();
+        const q = query.join(' ');
+        const opened = new SearchIndexCache(store);
+        for (let page = 1; page <= 3; page++) {
+          expect(await opened.search('b', q, { page, perPage })).toEqual(await written.search('b', q, { page, perPage }));
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
 });
 
 describe('matchAll', () => {

@@ -48,7 +48,7 @@ describe('segmented index', () => {
     const written = store.calls.put;
     expect(written).toHaveLength(2);
     expect(written[1]).toBe(manifestKey(BLOG));
-    expect(written[0]).toMatch(/_search\/seg-[0-9a-z]+-[0-9a-f]+\.bin\.gz$/);
+    expect(written[0]).toMatch(/_search\/seg-[0-9a-z]+-[0-9a-f]+\.bin$/);
     const { hits, total } = await cache.search(BLOG, 'sqlite', { page: 1, perPage: 10 });
     expect(total).toBe(1);
     expect(hits[0]!.slug).toBe('post-p6');
@@ -93,7 +93,7 @@ describe('segmented index', () => {
     // 40 posts in tiers of 2, 4, 8, 16 with at most one segment per tier (F - 1), plus the head.
     expect(manifest.segments.length).toBeLessThanOrEqual(6);
     const files = (await store.list(`${BLOG}/_search/seg-`)).sort();
-    expect(files).toEqual(manifest.segments.map((s) => segmentKey(BLOG, s.id)).sort());
+    expect(files).toEqual(manifest.segments.map((s) => segmentKey(BLOG, s)).sort());
   });
 
   it('a write that fails before its manifest changes nothing, and merge sweeps what it left', async () => {
