@@ -3,6 +3,7 @@
  * missing file as no object, and the mapping of errno failures to StorageError.
  */
 import { createHash } from 'node:crypto';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { readFile, rmdir, unlink } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 import { StorageError } from '../errors.js';
@@ -63,8 +64,20 @@ export async function pruneEmptyDirs(from: string, stopAt: string): Promise<void
   }
 }
 
-export function md5Hex(bytes: Buffer): string {
-  return createHash('md5').update(bytes).digest('hex');
+/** Hashed per turn of the event loop: a search segment of a large blog is tens of megabytes. */
+const MD5_SLICE = 4 * 1024 * 1024;
+
+/**
+ * The md5 of `bytes`, a slice per turn of the event loop: hashing 40 MB at once held the loop for
+ * about 80 ms, which every other tenant's request waited out.
+ */
+export async function md5Hex(bytes: Buffer): Promise<string> {
+  const hash = createHash('md5');
+  for (let at = 0; at < bytes.length; at += MD5_SLICE) {
+    if (at > 0) await yieldToLoop();
+    hash.update(bytes.subarray(at, at + MD5_SLICE));
+  }
+  return hash.digest('hex');
 }
 
 export function errnoCode(error: unknown): string | undefined {

@@ -94,14 +94,15 @@ export class FsSiteStore implements SiteStore {
     const file = this.bodyPath(key);
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     if (this.isPlain(key, options)) return this.putPlain(key, file, bytes, options);
-    const meta: Meta = {
-      contentType: options.contentType,
-      cacheControl: options.cacheControl,
-      ...(options.redirectTo === undefined ? {} : { redirectTo: options.redirectTo }),
-      md5: md5Hex(bytes),
-    };
     const metaFile = this.metaPath(key);
+    // Queued at once, and hashed inside the queue: puts of one key land in the order they were made.
     await this.exclusive(key, async () => {
+      const meta: Meta = {
+        contentType: options.contentType,
+        cacheControl: options.cacheControl,
+        ...(options.redirectTo === undefined ? {} : { redirectTo: options.redirectTo }),
+        md5: await md5Hex(bytes),
+      };
       // Both temp files are written at the same time; the renames then run in order. Only the
       // body is synced, see writeTemp.
       const [metaTemp, bodyTemp] = await Promise.allSettled([this.writeTemp(metaFile, JSON.stringify(meta), false), this.writeTemp(file, bytes, !options.deferSync)]);
@@ -208,7 +209,7 @@ export class FsSiteStore implements SiteStore {
       const body = await readOrNull(file, 'get', key);
       if (body === null) return null;
       const meta = await this.readMeta(key);
-      const md5 = md5Hex(body);
+      const md5 = await md5Hex(body);
       // A mismatch means a put landed between the two reads (or crashed between its two
       // renames); reading again soon gives a matching pair in the first case.
       if (meta !== null && meta.md5 !== md5 && attempt < CONSISTENT_READ_ATTEMPTS) {
