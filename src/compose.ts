@@ -43,7 +43,7 @@ import { Publisher, type SearchIndexUpdater } from './publish/publisher.js';
 import { cachePolicy, type CachePolicy } from './publish/render/renderHeaders.js';
 import { createCdnPurger } from './cdn/createCdnPurger.js';
 import type { CdnPurger } from './cdn/cdnPurger.js';
-import { loadTheme } from './publish/render/renderTheme.js';
+import { lazyTheme } from './publish/render/renderTheme.js';
 import { ObjectHashesRepo } from './db/objectHashesRepo.js';
 import { SiteRepo } from './db/siteRepo.js';
 import { siteServer } from './http/siteServer.js';
@@ -218,7 +218,7 @@ export function compose(options: ComposeOptions): Folio {
     hashes: new ObjectHashesRepo(db),
     store,
     urls,
-    theme: loadTheme(templatesDir),
+    theme: lazyTheme(templatesDir),
     search: search.updater,
     content,
     logger,

@@ -78,10 +78,25 @@ async function main(): Promise<void> {
   // pending, start now in the background: readiness never waits for them (re-rendering every
   // blog after an upgrade can take minutes), and the scheduler's tick below continues them.
   folio.tick().catch((err: unknown) => logger.error({ err }, 'start-up catch-up failed; the scheduler retries'));
-  warmUp(logger);
-  // Search indexes and listings in use before the restart, loaded again so that the first query
-  // and the first publish of those blogs do not wait for them.
-  folio.warmUp.warm().catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));
+  // Warming starts once the first request is answered (an orchestrator's health check, usually),
+  // or after a second without one: its steps hold the loop for tens of milliseconds each, which
+  // the first request of a fresh process would otherwise wait out.
+  let warming: NodeJS.Timeout | undefined;
+  const startWarming = (): void => {
+    if (warming === undefined) return;
+    clearTimeout(warming);
+    warming = undefined;
+    server.off('request', onFirstRequest);
+    warmUp(logger);
+    // Search indexes and listings in use before the restart, loaded again so that the first query
+    // and the first publish of those blogs do not wait for them.
+    folio.warmUp.warm().catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));
+  };
+  const onFirstRequest = (_req: unknown, res: import('node:http').ServerResponse): void => {
+    res.once('close', () => setImmediate(startWarming));
+  };
+  warming = setTimeout(startWarming, 1000).unref();
+  server.on('request', onFirstRequest);
 
   const scheduler = startScheduler(
     {

@@ -11,7 +11,17 @@
  * `TokenSet.fromArray` as an instance method and omits the Builder's term counts), so the few
  * internals we read go through the small typed views below.
  */
-import lunr from 'lunr';
+import { createRequire } from 'node:module';
+import type lunrModule from 'lunr';
+import type * as lunr from 'lunr';
+
+type Lunr = typeof lunrModule;
+
+// Required on the first query of the lunr executor, the reference: the default executor never
+// touches lunr, so a server does not load it at start-up.
+const requireModule = createRequire(import.meta.url);
+let loaded: Lunr | undefined;
+const lunrApi = (): Lunr => (loaded ??= requireModule('lunr') as Lunr);
 
 /**
  * Fields of a post and how much one occurrence counts in the score (title words weigh most), in
@@ -54,7 +64,7 @@ interface TokenSetStatics {
   fromArray(sorted: readonly string[]): lunr.TokenSet;
 }
 
-const EMPTY_VECTOR = new lunr.Vector([]);
+let emptyVector: lunr.Vector | undefined;
 
 /**
  * Every field vector is the empty vector: lunr's similarity is discarded (ranking is the global
@@ -62,7 +72,7 @@ const EMPTY_VECTOR = new lunr.Vector([]);
  * per-query or per-segment table of document refs is needed.
  */
 const EMPTY_FIELD_VECTORS = new Proxy<Record<string, lunr.Vector>>(Object.create(null) as Record<string, lunr.Vector>, {
-  get: () => EMPTY_VECTOR,
+  get: () => (emptyVector ??= new (lunrApi().Vector)([])),
 });
 
 /**
@@ -121,9 +131,10 @@ function assembleIndex(postings: readonly TermPosting[]): lunr.Index {
     invertedIndex[term] = { _index: termIndex, [QUERY_FIELD]: docs };
   }
   const sorted = Object.keys(invertedIndex).sort();
-  const tokenSet = (lunr.TokenSet as unknown as TokenSetStatics).fromArray(sorted);
-  const attributes: IndexAttributes = { invertedIndex, fieldVectors: EMPTY_FIELD_VECTORS, tokenSet, fields: [QUERY_FIELD], pipeline: new lunr.Pipeline() };
-  return new lunr.Index(attributes as unknown as lunr.Index.Attributes);
+  const api = lunrApi();
+  const tokenSet = (api.TokenSet as unknown as TokenSetStatics).fromArray(sorted);
+  const attributes: IndexAttributes = { invertedIndex, fieldVectors: EMPTY_FIELD_VECTORS, tokenSet, fields: [QUERY_FIELD], pipeline: new api.Pipeline() };
+  return new api.Index(attributes as unknown as lunr.Index.Attributes);
 }
 
 const SAFE_TERM = /^[\p{L}\p{N}\p{M}]+$/u;
@@ -138,7 +149,8 @@ const SAFE_TERM = /^[\p{L}\p{N}\p{M}]+$/u;
 export function matchAll(postings: readonly TermPosting[], docCount: number): number[] {
   for (const { term } of postings) if (!SAFE_TERM.test(term)) throw new Error(`search term ${JSON.stringify(term)} is not a tokenizer output`);
   const index = assembleIndex(postings);
-  const swapped = lunr as unknown as { MatchData: unknown; FieldRef: unknown };
+  const api = lunrApi();
+  const swapped = api as unknown as { MatchData: unknown; FieldRef: unknown };
   const { MatchData: matchData, FieldRef: fieldRef } = swapped;
   swapped.MatchData = NoMatchData;
   swapped.FieldRef = QueryFieldRef;
@@ -148,8 +160,8 @@ export function matchAll(postings: readonly TermPosting[], docCount: number): nu
       for (const { term } of postings) {
         query.term(term, {
           fields: [QUERY_FIELD],
-          presence: lunr.Query.presence.REQUIRED,
-          wildcard: lunr.Query.wildcard.NONE,
+          presence: api.Query.presence.REQUIRED,
+          wildcard: api.Query.wildcard.NONE,
           usePipeline: false,
         });
       }
