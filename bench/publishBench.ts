@@ -87,7 +87,7 @@ async function measurePublish(blog: ImportedBlog, env: Record<string, string>, s
   return times;
 }
 
-export async function runPublishBench(n: number, samples = 100, rows: BenchRow[] = []): Promise<BenchRow[]> {
+export async function runPublishBench(n: number, samples = 100, rows: BenchRow[] = [], stores: ReadonlySet<string> = new Set(['fs', 's3'])): Promise<BenchRow[]> {
   const corpus = loadCorpus(n);
   const sizes = [...new Set([100, n])];
   const s3 = await startS3rver({ buckets: sizes.map((size) => `bench-${size}`) });
@@ -131,6 +131,7 @@ export async function runPublishBench(n: number, samples = 100, rows: BenchRow[]
         target: size >= 10_000 ? '≤ 2×' : '',
       });
 
+      if (!stores.has('s3')) continue;
       // The hash table describes the folder store; the bucket starts empty.
       const db = new Database(join(blog.dataDir, 'folio.db'));
       db.prepare('DELETE FROM object_hashes').run();
