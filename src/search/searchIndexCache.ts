@@ -17,7 +17,7 @@ import { StoredSegment } from './segmentV3.js';
 import type { SegmentData } from './segmentData.js';
 import type { SearchPage, SearchResult } from './searchTypes.js';
 
-/** Sized for a 1 GB VM: the decoded index of a 10,000-post blog is about 40-60 MB. */
+/** Sized for a 1 GB VM: the index of a 10,000-post blog is about 30 MB opened (40-60 MB decoded, as this process writes it). */
 export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
 
 export interface SearchIndexCacheOptions {
