@@ -8,6 +8,7 @@
 import type { DocTable, SegmentData } from './segmentData.js';
 import { SearchIndexFormatError } from './segmentErrors.js';
 import { PREFIX_BYTES } from './segmentV3.js';
+import { VarintReader } from './varint.js';
 
 interface SegmentHeader {
   docs: Omit<DocTable, 'lengths'> & { lengths: number[] };
@@ -59,22 +60,9 @@ export function decodeLegacySegment(key: string, raw: Buffer, version: 1 | 2): S
   const postingTfs = new Uint16Array(header.postings);
   const docCount = header.docs.ids.length;
   const end = raw.length;
-  let at = headerEnd;
+  const reader = new VarintReader(raw, headerEnd);
+  const varint = (): number => reader.next();
   let p = 0;
-  // Reads one varint. Past the end a Buffer yields undefined, which ends the loop as a 0 byte;
-  // the single check after the loops turns that into an error.
-  const varint = (): number => {
-    let byte = raw[at++]!;
-    if (byte < 0x80) return byte;
-    let value = byte & 0x7f;
-    let scale = 0x80;
-    do {
-      byte = raw[at++]!;
-      value += (byte & 0x7f) * scale;
-      scale *= 0x80;
-    } while (byte >= 0x80);
-    return value;
-  };
   for (let t = 0; t < termCount; t++) {
     offsets[t] = p;
     const count = varint();
@@ -88,7 +76,7 @@ export function decodeLegacySegment(key: string, raw: Buffer, version: 1 | 2): S
     }
     if (doc >= docCount) throw new SearchIndexFormatError(key, 'posting names a document that does not exist');
   }
-  if (at > end) throw new SearchIndexFormatError(key, 'postings are truncated');
+  if (reader.at > end) throw new SearchIndexFormatError(key, 'postings are truncated');
   offsets[termCount] = p;
   if (p !== header.postings) throw new SearchIndexFormatError(key, 'postings are shorter than declared');
 

@@ -23,6 +23,7 @@
  */
 import type { DocTable, SegmentData } from './segmentData.js';
 import { SearchIndexFormatError } from './segmentErrors.js';
+import { VarintReader, writeVarint } from './varint.js';
 
 export const V3 = 3;
 export const MAGIC = 'FSEG';
@@ -51,16 +52,6 @@ export interface Posting {
   /** Document ordinals, ascending. */
   docs: Uint32Array;
   tfs: Uint16Array;
-}
-
-function writeVarint(out: Buffer, at: number, value: number): number {
-  let v = value;
-  while (v >= 0x80) {
-    out[at++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  out[at++] = v;
-  return at;
 }
 
 function u32Block(values: ArrayLike<number>): Buffer {
@@ -264,30 +255,17 @@ export class StoredSegment {
   }
 
   private decodeInto(t: number, docs: Uint32Array, tfs: Uint16Array, into: number): void {
-    const raw = this.raw;
-    let at = this.postingsAt + this.byteOffsets[t]!;
+    const reader = new VarintReader(this.raw, this.postingsAt + this.byteOffsets[t]!);
     const end = this.postingsAt + this.byteOffsets[t + 1]!;
     const count = this.offsets[t + 1]! - this.offsets[t]!;
     // Past `end` a varint would run into the next term: the check after the loop catches it.
-    const varint = (): number => {
-      let byte = raw[at++]!;
-      if (byte < 0x80) return byte;
-      let value = byte & 0x7f;
-      let scale = 0x80;
-      do {
-        byte = raw[at++]!;
-        value += (byte & 0x7f) * scale;
-        scale *= 0x80;
-      } while (byte >= 0x80);
-      return value;
-    };
     let doc = -1;
     for (let j = 0; j < count; j++) {
-      doc += varint() + 1;
+      doc += reader.next() + 1;
       docs[into + j] = doc;
-      tfs[into + j] = Math.min(varint(), 0xffff);
+      tfs[into + j] = Math.min(reader.next(), 0xffff);
     }
-    if (at !== end) throw new SearchIndexFormatError(this.key, 'postings do not match their term offsets');
+    if (reader.at !== end) throw new SearchIndexFormatError(this.key, 'postings do not match their term offsets');
     if (doc >= this.docCount) throw new SearchIndexFormatError(this.key, 'posting names a document that does not exist');
   }
 

@@ -6,16 +6,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import type { SegmentData } from '../../src/search/segmentData.js';
-
-function writeVarint(out: Buffer, at: number, value: number): number {
-  let v = value;
-  while (v >= 0x80) {
-    out[at++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  out[at++] = v;
-  return at;
-}
+import { writeVarint } from '../../src/search/varint.js';
 
 /** The gzip-compressed stored form in `version`. */
 export function legacySegment(data: SegmentData, version: 1 | 2): Buffer {
