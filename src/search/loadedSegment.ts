@@ -65,7 +65,7 @@ export class LoadedSegment {
       this.offsets = s.offsets;
       this.lengths = s.lengths;
       this.publishedMs = s.publishedMs;
-      this.keptPostingsBudget = KEPT_POSTINGS_SHARE * s.raw.length;
+      this.keptPostingsBudget = Math.ceil(KEPT_POSTINGS_SHARE * s.raw.length);
       // The stored bytes, what opening read, the ids a writer parses, and the bounded memos.
       this.estimatedBytes =
         s.raw.length +
