@@ -62,6 +62,9 @@ const DELETE_CONCURRENCY = 16;
 /** Folders known to exist are remembered up to this many, to skip a mkdir per write. */
 const KNOWN_DIRS_LIMIT = 100_000;
 
+/** Whether a Cache-Control value carries the `immutable` directive. */
+const isImmutable = (cacheControl: string): boolean => cacheControl.split(',').some((directive) => directive.trim().toLowerCase() === 'immutable');
+
 export class FsSiteStore implements SiteStore {
   private readonly root: string;
   private readonly metaRoot: string;
@@ -209,6 +212,13 @@ export class FsSiteStore implements SiteStore {
       const body = await readOrNull(file, 'get', key);
       if (body === null) return null;
       const meta = await this.readMeta(key);
+      if (meta !== null && isImmutable(meta.cacheControl)) {
+        // An immutable object's key names one content for good (a search segment, a hashed
+        // asset, a media variant): it is never replaced, so body and metadata cannot come from
+        // two different puts, and the md5 recorded by its put is its etag. Hashing it again on
+        // every read cost a first search of a 50,000-post blog about 100 ms (69 MB).
+        return { body, contentType: meta.contentType, cacheControl: meta.cacheControl, etag: `"${meta.md5}"`, ...(meta.redirectTo === undefined ? {} : { redirectTo: meta.redirectTo }) };
+      }
       const md5 = await md5Hex(body);
       // A mismatch means a put landed between the two reads (or crashed between its two
       // renames); reading again soon gives a matching pair in the first case.

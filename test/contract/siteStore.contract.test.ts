@@ -182,6 +182,18 @@ function siteStoreContract(name: string, makeStore: () => Promise<StoreFixture>)
       expect(changed).toMatch(/^"[^"]+"$/);
       expect(changed).not.toBe(first);
     });
+
+    it('round-trips an immutable object with its headers, and gives it the etag of its bytes', async () => {
+      const immutable = { contentType: 'application/octet-stream', cacheControl: 'private, max-age=31536000, Immutable' };
+      const body = Buffer.from([0, 1, 2, 250, 251, 252]);
+      await store.put('blog/_search/seg-000001-00000000.bin', body, immutable);
+      await store.put('blog/_search/plain.bin', body, { contentType: 'application/octet-stream', cacheControl: 'no-cache' });
+      const object = await store.get('blog/_search/seg-000001-00000000.bin');
+      expect(object?.body.equals(body)).toBe(true);
+      expect(object?.contentType).toBe(immutable.contentType);
+      expect(object?.cacheControl).toBe(immutable.cacheControl);
+      expect(object?.etag).toBe((await store.get('blog/_search/plain.bin'))?.etag);
+    });
   });
 }
 
