@@ -4,7 +4,7 @@
  * pages per list, the feeds), not the size of the blog.
  */
 import type { SiteObject } from '../storage/siteStore.js';
-import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_LIST_MAX, TAG_LIST_MAX, archivePageCount, archivePageSlice, archivePagesAffected, compareOldestFirst, type TagGroup } from './render/archive.js';
+import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_LIST_MAX, TAG_LIST_MAX, archivePageCount, archivePageSlice, archivePagesAffected, indexOfPost, positionOf, type TagGroup } from './render/archive.js';
 import { siteAssets } from './render/assets.js';
 import { LLMS_POST_COUNT, renderJsonFeed, renderLlmsTxt, renderRobots, renderRss } from './render/feeds.js';
 import type { RenderContext } from './render/renderContext.js';
@@ -68,15 +68,24 @@ function pagesFor(change: ListChange, total: number, pageSize = ARCHIVE_PAGE_SIZ
 
 /** Where in an oldest-first list the post is, or was, and how the list's length changed. */
 function locate(list: readonly SitePostSummary[], input: PostChangeInput): ListChange {
-  const index = list.findIndex((p) => p.id === input.postId);
+  const index = input.post ? indexIn(list, input.post) : -1;
   if (index >= 0) {
     const inserted = input.wasLive === false;
     return { position: index, totalBefore: inserted ? list.length - 1 : list.length, totalAfter: list.length };
   }
   if (!input.previousPublishedAt) return { position: null, totalBefore: list.length + 1, totalAfter: list.length };
-  const gone = { id: input.postId, publishedAt: input.previousPublishedAt };
-  const position = list.filter((p) => compareOldestFirst(p, gone) < 0).length;
+  const position = positionOf(list, { id: input.postId, publishedAt: input.previousPublishedAt });
   return { position, totalBefore: list.length + 1, totalAfter: list.length };
+}
+
+/**
+ * Where a live post sits in an oldest-first list: a binary search by its (publishedAt, id), so a
+ * publish in a 50,000-post blog does not walk the list three times. The walk stays as the answer
+ * should the list's copy of the post carry another date than the post read for rendering.
+ */
+function indexIn(list: readonly SitePostSummary[], post: { id: string; publishedAt: string }): number {
+  const at = indexOfPost(list, post);
+  return at >= 0 ? at : list.findIndex((p) => p.id === post.id);
 }
 
 export function renderPostChange(input: PostChangeInput): PostChangeOutput {
@@ -86,7 +95,7 @@ export function renderPostChange(input: PostChangeInput): PostChangeOutput {
   const deletions: string[] = [];
 
   if (post) {
-    const index = summaries.findIndex((p) => p.id === post.id);
+    const index = indexIn(summaries, post);
     objects.push(renderPostPage(ctx, post, { older: summaries[index - 1] ?? null, newer: summaries[index + 1] ?? null }));
     for (const redirect of input.redirectsToPost) objects.push(renderRedirect(ctx, redirect, post.slug));
   }
@@ -97,7 +106,7 @@ export function renderPostChange(input: PostChangeInput): PostChangeOutput {
 
   // Neighbours show this post's title in their newer/older links, and gain or lose it.
   for (const neighbour of input.neighbours.values()) {
-    const index = summaries.findIndex((p) => p.id === neighbour.id);
+    const index = indexIn(summaries, neighbour);
     if (index < 0) continue;
     objects.push(renderPostPage(ctx, neighbour, { older: summaries[index - 1] ?? null, newer: summaries[index + 1] ?? null }));
   }

@@ -31,6 +31,27 @@ export function compareOldestFirst(a: Ordered, b: Ordered): number {
   return a.id < b.id ? -1 : 1;
 }
 
+/** How many posts of an oldest-first list come before `item` (where it is, or would be inserted): a binary search. */
+export function positionOf(list: readonly Ordered[], item: Ordered): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareOldestFirst(list[mid]!, item) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * Index of the post in an oldest-first list, found by its place (publishedAt, id) rather than by
+ * walking the list; -1 when it is not there.
+ */
+export function indexOfPost(list: readonly Ordered[], post: Ordered): number {
+  const at = positionOf(list, post);
+  return list[at]?.id === post.id ? at : -1;
+}
+
 export function sortOldestFirst<T extends Ordered>(posts: readonly T[]): T[] {
   return [...posts].sort(compareOldestFirst);
 }

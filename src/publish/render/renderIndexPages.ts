@@ -28,23 +28,39 @@ export function monthOf(publishedAt: string): Month {
 
 const monthId = (m: Month): string => `${m.year}-${String(m.month).padStart(2, '0')}`;
 
-/** Posts per month, newest month first. */
-export function monthCounts(posts: readonly Dated[]): (Month & { count: number })[] {
-  const counts = new Map<string, Month & { count: number }>();
-  for (const post of posts) {
-    const month = monthOf(post.publishedAt);
-    const id = monthId(month);
-    const entry = counts.get(id);
-    if (entry) entry.count++;
-    else counts.set(id, { ...month, count: 1 });
+/** First index of an oldest-first list whose publishedAt is not below `bound` (ISO strings order as times do). */
+function firstFrom(posts: readonly Dated[], bound: string, low = 0): number {
+  let high = posts.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (posts[mid]!.publishedAt < bound) low = mid + 1;
+    else high = mid;
   }
-  return [...counts.values()].sort((a, b) => b.year - a.year || b.month - a.month);
+  return low;
 }
 
-/** The posts of one month, from any list of posts. */
+/** The first publishedAt after every one of the month's (`2024-05` → `2024-05\uffff`). */
+const afterMonth = (month: Month): string => `${monthId(month)}\uffff`;
+
+/**
+ * Posts per month, newest month first, from an oldest-first list: one binary search per month,
+ * so a publish in a blog of 50,000 posts counts its few hundred months, not its posts.
+ */
+export function monthCounts(posts: readonly Dated[]): (Month & { count: number })[] {
+  const counts: (Month & { count: number })[] = [];
+  for (let at = 0; at < posts.length; ) {
+    const month = monthOf(posts[at]!.publishedAt);
+    const end = firstFrom(posts, afterMonth(month), at + 1);
+    counts.push({ ...month, count: end - at });
+    at = end;
+  }
+  return counts.reverse();
+}
+
+/** The posts of one month, from an oldest-first list: the contiguous run between two binary searches. */
 export function postsInMonth<T extends Dated>(posts: readonly T[], month: Month): T[] {
-  const id = monthId(month);
-  return posts.filter((post) => post.publishedAt.startsWith(id));
+  const from = firstFrom(posts, monthId(month));
+  return posts.slice(from, firstFrom(posts, afterMonth(month), from));
 }
 
 function htmlObject(ctx: RenderContext, key: string, body: string): SiteObject {

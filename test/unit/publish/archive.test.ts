@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { monthCounts, postsInMonth } from '../../../src/publish/render/renderIndexPages.js';
 import {
   ARCHIVE_PAGE_SIZE,
   archivePageCount,
@@ -6,7 +8,10 @@ import {
   archivePageSlice,
   archivePagesAffected,
   collectTags,
+  compareOldestFirst,
+  indexOfPost,
   newestListing,
+  positionOf,
   sortOldestFirst,
 } from '../../../src/publish/render/archive.js';
 import { createRenderContext } from '../../../src/publish/render/renderContext.js';
@@ -130,5 +135,48 @@ describe('collectTags', () => {
       ['static-sites', 'Static Sites', [a!.id, c!.id]],
       ['블로그', '블로그', [c!.id]],
     ]);
+  });
+});
+
+describe('binary searches over oldest-first lists', () => {
+  // Dates crowd into a few months and repeat exactly, ids break the ties: the cases where a
+  // search by (publishedAt, id) could slip.
+  const postsArb = fc
+    .array(
+      fc.record({
+        id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
+        publishedAt: fc.constantFrom('2023-12-31T23:59:59.999Z', '2024-01-01T00:00:00.000Z', '2024-01-15T10:00:00.000Z', '2024-02-29T12:00:00.000Z', '2024-11-30T00:00:00.000Z', '2025-01-01T00:00:00.000Z'),
+      }),
+      { maxLength: 40 },
+    )
+    .map((posts) => sortOldestFirst([...new Map(posts.map((p) => [p.id, p])).values()]));
+
+  it('monthCounts and postsInMonth agree with counting and filtering every post', () => {
+    fc.assert(
+      fc.property(postsArb, (posts) => {
+        const naive = new Map<string, number>();
+        for (const p of posts) naive.set(p.publishedAt.slice(0, 7), (naive.get(p.publishedAt.slice(0, 7)) ?? 0) + 1);
+        const expected = [...naive].sort(([a], [b]) => (a < b ? 1 : -1)).map(([id, count]) => ({ year: Number(id.slice(0, 4)), month: Number(id.slice(5)), count }));
+        expect(monthCounts(posts)).toEqual(expected);
+        for (const { year, month } of expected) {
+          const id = `${year}-${String(month).padStart(2, '0')}`;
+          expect(postsInMonth(posts, { year, month })).toEqual(posts.filter((p) => p.publishedAt.startsWith(id)));
+        }
+        expect(postsInMonth(posts, { year: 2024, month: 3 })).toEqual([]);
+      }),
+    );
+  });
+
+  it('indexOfPost and positionOf find what a walk of the list finds', () => {
+    fc.assert(
+      fc.property(postsArb, fc.record({ id: fc.constantFrom('a', 'd', 'z'), publishedAt: fc.constantFrom('2024-01-01T00:00:00.000Z', '2024-06-01T00:00:00.000Z') }), (posts, probe) => {
+        for (const post of posts) expect(indexOfPost(posts, post)).toBe(posts.indexOf(post));
+        // Found when the list holds the post at that date; never another post (ids are unique).
+        const found = indexOfPost(posts, probe);
+        if (posts.some((p) => p.id === probe.id && p.publishedAt === probe.publishedAt)) expect(found).toBe(posts.findIndex((p) => p.id === probe.id));
+        else if (found >= 0) expect(posts[found]!.id).toBe(probe.id);
+        expect(positionOf(posts, probe)).toBe(posts.filter((p) => compareOldestFirst(p, probe) < 0).length);
+      }),
+    );
   });
 });
