@@ -44,6 +44,8 @@ export interface StaticMeta {
   docs: number;
   /** Ordinals of removed or superseded posts still named in chunks not rewritten since. */
   dead: number[];
+  /** New on every write, as in the state it was written with: a writer knows its state is current. */
+  revision?: string;
 }
 
 /** One post in a fragment: `[title, path, publishedAt, tags, description]`. */
@@ -67,6 +69,8 @@ export interface StaticState {
   dead: number[];
   /** Ordinals indexed in the delta chunks, not yet merged into the term chunks. */
   delta: number[];
+  /** The revision of the meta.json written with it (absent in states written before revisions). */
+  revision?: string;
 }
 
 export const metaKey = (blog: string): string => `${blog}/search/meta.json`;

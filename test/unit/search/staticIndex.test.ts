@@ -88,6 +88,23 @@ describe('the static search index', () => {
     expect(incremental.entries[pathOf(RELEVANCE_POSTS[0]!.url)]).toBeUndefined();
   });
 
+  it('a writer keeps its last state only while meta.json names it: another process’s write in between is not lost', async () => {
+    const s = store();
+    const server = writer(s);
+    const cli = writer(s);
+    const docs = RELEVANCE_POSTS.slice(0, 8);
+    await server.rebuild('two', docs.slice(0, 4));
+    await server.upsert('two', [docs[4]!]);
+    // Another writer on the same store (the CLI's process): the server's kept state is now stale.
+    await cli.upsert('two', [docs[5]!]);
+    await cli.remove('two', [docs[0]!.id]);
+    await server.upsert('two', [docs[6]!]);
+    await server.upsert('two', [docs[7]!]);
+    const fresh = store();
+    await writer(fresh).rebuild('two', docs.slice(1));
+    expect(await readStaticIndex(s, 'two')).toEqual(await readStaticIndex(fresh, 'two'));
+  });
+
   it('a publish rewrites only the delta chunks of the post’s terms, its fragment and meta.json', async () => {
     const s = store();
     const statics = writer(s);
