@@ -104,10 +104,16 @@ export class Publisher {
     return this.listings.recent();
   }
 
-  /** Loads a blog's listing ahead of its first publish; false when the blog is gone. */
+  /**
+   * Loads what a blog's first publish would otherwise wait for: its listing, the state of its
+   * static search index, and the theme (compiled on first use). False when the blog is gone.
+   */
   async warmListing(blogId: string): Promise<boolean> {
-    if (!this.deps.blogs.findById(blogId)) return false;
+    const blog = this.deps.blogs.findById(blogId);
+    if (!blog) return false;
+    void this.deps.theme.assets;
     await this.listings.get(blogId);
+    await this.staticSearch.warm(blog.slug);
     return true;
   }
 

@@ -16,6 +16,8 @@ export interface StaticSearchIndex {
   upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange | null>;
   remove(blogSlug: string, ids: readonly string[]): Promise<StaticIndexChange | null>;
   maintain(blogSlug: string): Promise<StaticIndexChange | null>;
+  /** Reads the blog's index state ahead of its first write (a warm-up after a restart). */
+  warm(blogSlug: string): Promise<void>;
 }
 
 export interface StaticSearchSyncDeps {
@@ -32,6 +34,11 @@ export class StaticSearchSync {
   private readonly upkeep = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: StaticSearchSyncDeps) {}
+
+  /** Reads the blog's index state ahead of its first publish. */
+  warm(blogSlug: string): Promise<void> {
+    return this.deps.index.warm(blogSlug);
+  }
 
   /** Resolves once no background upkeep is running. */
   async idle(): Promise<void> {

@@ -111,6 +111,16 @@ export class StaticIndexWriter {
     private readonly options: StaticIndexOptions,
   ) {}
 
+  /** Reads and keeps the blog's state ahead of its first write (the warm-up after a restart). */
+  warm(blogSlug: string): Promise<void> {
+    return this.locked(blogSlug, async () => {
+      if (this.states.has(blogSlug)) return;
+      const state = await this.readState(blogSlug);
+      // A state written before revisions cannot be checked against meta.json: its first write gives it one.
+      if (state?.revision !== undefined) this.states.set(blogSlug, state);
+    });
+  }
+
   /** Whether the blog has a static index (an upgrade from before it has none until its first write). */
   async exists(blogSlug: string): Promise<boolean> {
     return (await this.store.get(stateKey(blogSlug))) !== null;

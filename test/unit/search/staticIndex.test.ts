@@ -18,6 +18,7 @@ import { JUDGMENTS } from '../../fixtures/search/relevanceJudgments.js';
 import { RELEVANCE_POSTS } from '../../fixtures/search/relevancePosts.js';
 import { matchingPaths, readStaticIndex } from '../../support/staticSearchIndex.js';
 import { searchDoc } from './docFactory.js';
+import { MemorySiteStore } from '../../support/memorySiteStore.js';
 
 const dirs: string[] = [];
 function store(): FsSiteStore {
@@ -103,6 +104,19 @@ describe('the static search index', () => {
     const fresh = store();
     await writer(fresh).rebuild('two', docs.slice(1));
     expect(await readStaticIndex(s, 'two')).toEqual(await readStaticIndex(fresh, 'two'));
+  });
+
+  it('a warmed writer (a restarted server) reads the state once, before the first write, and not again while it is current', async () => {
+    const s = new MemorySiteStore();
+    await new StaticIndexWriter(s, { cacheControl: 'public, max-age=60' }).rebuild('warm', RELEVANCE_POSTS.slice(0, 4));
+    const restarted = new StaticIndexWriter(s, { cacheControl: 'public, max-age=60' });
+    await restarted.warm('warm');
+    expect(s.calls.get.filter((key) => key === stateKey('warm'))).toHaveLength(1);
+    s.resetCalls();
+    await restarted.upsert('warm', [RELEVANCE_POSTS[4]!]);
+    await restarted.remove('warm', [RELEVANCE_POSTS[0]!.id]);
+    expect(s.calls.get).not.toContain(stateKey('warm'));
+    expect(s.calls.get).toContain(metaKey('warm'));
   });
 
   it('a publish rewrites only the delta chunks of the post’s terms, its fragment and meta.json', async () => {
