@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../src/clock.js';
@@ -47,4 +47,13 @@ export async function importCorpus(posts: readonly CorpusPost[], blogSlug: strin
   }
   await folio.close();
   return { dataDir, blogSlug, apiKey, blogId: blog.id };
+}
+
+/** Removes an imported data dir (a 50,000-post one is 2.7 GB), unless FOLIO_BENCH_KEEP is set to look into it. */
+export function removeImported(blog: ImportedBlog): void {
+  if (process.env.FOLIO_BENCH_KEEP) {
+    process.stderr.write(`bench: kept ${blog.dataDir}\n`);
+    return;
+  }
+  rmSync(blog.dataDir, { recursive: true, force: true });
 }

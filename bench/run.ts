@@ -20,7 +20,7 @@ import { runBackupBench } from './backupBench.js';
 import { runEdgeBench } from './edgeBench.js';
 import { runMediaBench } from './mediaBench.js';
 import { runWebhookBench } from './webhookBench.js';
-import { importCorpus, type ImportedBlog } from './importCorpus.js';
+import { importCorpus, removeImported, type ImportedBlog } from './importCorpus.js';
 
 const { values } = parseArgs({
   options: {
@@ -67,5 +67,6 @@ const sharedBlog = async (): Promise<ImportedBlog> => (shared ??= await importCo
 await section('edge', async () => runEdgeBench(await sharedBlog(), loadCorpus(posts)));
 await section('backup', async () => runBackupBench(await sharedBlog(), posts));
 await section('start', async () => runStartBench(await sharedBlog(), posts));
+if (shared) removeImported(shared);
 
 printTable(rows);
