@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { compose } from './compose.js';
 import { createHttpServer } from './http/httpServer.js';
 import { jsonParser } from './http/middleware/jsonBody.js';
-import { validators } from './http/middleware/validate.js';
+import { schemaWarmUpSteps, validators } from './http/middleware/validate.js';
 import { loadMarkdownPipeline } from './content/markdown.js';
 import { createLogger } from './logger.js';
 import { startScheduler } from './scheduler.js';
@@ -12,10 +12,11 @@ import { createShutdown } from './shutdown.js';
 
 /**
  * Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser) are loaded now,
- * one per turn of the event loop, so that neither the first answer nor the first post waits.
+ * one per turn of the event loop, and the worker threads started, so that neither the first
+ * answer nor the first post waits.
  */
-function warmUp(logger: ReturnType<typeof createLogger>): void {
-  const steps = [() => void validators(), loadMarkdownPipeline, () => void jsonParser()];
+function warmUp(logger: ReturnType<typeof createLogger>, heavy: { prestart(): void }): void {
+  const steps = [() => void validators(), ...schemaWarmUpSteps(), loadMarkdownPipeline, () => void jsonParser(), () => heavy.prestart()];
   const next = (): void => {
     const step = steps.shift();
     if (!step) return;
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
     clearTimeout(warming);
     warming = undefined;
     server.off('request', onFirstRequest);
-    warmUp(logger);
+    warmUp(logger, folio.heavy);
     // Search indexes and listings in use before the restart, loaded again so that the first query
     // and the first publish of those blogs do not wait for them.
     folio.warmUp.warm().catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));

@@ -79,6 +79,15 @@ export class FairWorkerPool<Req, Res> {
     });
   }
 
+  /**
+   * Starts every worker now rather than with the first tasks: a worker loads its modules (the
+   * Markdown pipeline, the search indexer) when it starts, which the first publish after a
+   * restart would otherwise wait for.
+   */
+  prestart(): void {
+    while (!this.closed && this.slots.size < this.options.size) this.startWorker();
+  }
+
   /** Tasks waiting and running, for metrics and tests. */
   stats(): { waiting: number; running: number; workers: number } {
     let waiting = 0;

@@ -45,6 +45,11 @@ export class HeavyWork {
     return (await this.pool.run(tenant, { kind, request } as HeavyRequest)) as HeavyTasks[K]['result'];
   }
 
+  /** Starts the workers ahead of the first task (the warm-up after a restart). */
+  prestart(): void {
+    this.pool?.prestart();
+  }
+
   stats(): { waiting: number; running: number; workers: number } {
     return this.pool?.stats() ?? { waiting: 0, running: 0, workers: 0 };
   }

@@ -59,6 +59,16 @@ describe('FairWorkerPool', () => {
     expect(await Promise.all([p.run('a', { label: 'one' }), p.run('b', { label: 'two' })])).toEqual(['one', 'two']);
   });
 
+  it('starts every worker ahead of the first task when asked (the warm-up), then runs tasks on them', async () => {
+    const p = start(3);
+    expect(p.stats().workers).toBe(0);
+    p.prestart();
+    p.prestart();
+    expect(p.stats().workers).toBe(3);
+    expect(await Promise.all(['x', 'y', 'z', 'w'].map((label) => p.run(label, { label })))).toEqual(['x', 'y', 'z', 'w']);
+    expect(p.stats().workers).toBe(3);
+  });
+
   it('keeps a worker for other accounts while one account has a queue of slow tasks', async () => {
     const p = start(2);
     const finished = new Map<string, number>();
