@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { StorageError } from '../errors.js';
-import { errnoCode, fsError, isNoSuchObject, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, unlinkIfPresent } from './fsFiles.js';
+import { fsError, isNoSuchObject, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, unlinkIfPresent } from './fsFiles.js';
+import { FALLBACK_CACHE_CONTROL, FALLBACK_TYPES, isImmutable, isMeta, type Meta } from './fsMeta.js';
+import { TempFiles } from './fsTempFiles.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
 
 export interface FsSiteStoreOptions {
@@ -29,55 +30,17 @@ export interface FsSiteStoreOptions {
  */
 const META_DIR = '.meta';
 
-interface Meta {
-  contentType: string;
-  cacheControl: string;
-  redirectTo?: string;
-  /** md5 of the body the metadata was written with, to detect a body of another version. */
-  md5: string;
-}
-
-/** Only used when an object has no metadata (written by hand, or meta lost). */
-const FALLBACK_TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.json': 'application/json',
-  '.xml': 'application/xml',
-  '.txt': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-};
-const FALLBACK_CACHE_CONTROL = 'no-cache';
-
 /** Attempts `get` makes to find body and metadata of the same version while a put is landing. */
 const CONSISTENT_READ_ATTEMPTS = 5;
 const DELETE_CONCURRENCY = 16;
-/** Folders known to exist are remembered up to this many, to skip a mkdir per write. */
-const KNOWN_DIRS_LIMIT = 100_000;
 
-/** Whether a Cache-Control value carries the `immutable` directive. */
-const isImmutable = (cacheControl: string): boolean => cacheControl.split(',').some((directive) => directive.trim().toLowerCase() === 'immutable');
 
 export class FsSiteStore implements SiteStore {
   private readonly root: string;
   private readonly metaRoot: string;
   /** Tail of the queue of puts and deletes per key; see `exclusive`. */
   private readonly pending = new Map<string, Promise<void>>();
-  /**
-   * Folders this store created or wrote into. A delete may prune one later; the write then
-   * fails with ENOENT and creates it again (see writeTemp).
-   */
-  private readonly knownDirs = new Set<string>();
-  /** Temp names are this prefix plus a counter: unique per store, cheaper than random bytes per write. */
-  private readonly tempPrefix = `.tmp-${randomBytes(6).toString('hex')}-`;
-  private tempCounter = 0;
+  private readonly temps = new TempFiles();
   /** Files written with `deferSync` since the last flush. */
   private unsynced = new Set<string>();
   private readonly plainCacheControl: string;
@@ -107,8 +70,8 @@ export class FsSiteStore implements SiteStore {
         md5: await md5Hex(bytes),
       };
       // Both temp files are written at the same time; the renames then run in order. Only the
-      // body is synced, see writeTemp.
-      const [metaTemp, bodyTemp] = await Promise.allSettled([this.writeTemp(metaFile, JSON.stringify(meta), false), this.writeTemp(file, bytes, !options.deferSync)]);
+      // body is synced, see TempFiles.write.
+      const [metaTemp, bodyTemp] = await Promise.allSettled([this.temps.write(metaFile, JSON.stringify(meta), false), this.temps.write(file, bytes, !options.deferSync)]);
       try {
         if (metaTemp.status === 'rejected') throw metaTemp.reason;
         if (bodyTemp.status === 'rejected') throw bodyTemp.reason;
@@ -139,7 +102,7 @@ export class FsSiteStore implements SiteStore {
     // Queued at once, like every put of the key, so puts of one key land in the order they were made.
     await this.exclusive(key, async () => {
       const metaKeys = await this.loadMetaKeys();
-      const temp = await this.writeTemp(file, bytes, !options.deferSync).catch((error: unknown) => {
+      const temp = await this.temps.write(file, bytes, !options.deferSync).catch((error: unknown) => {
         throw fsError('put', key, error);
       });
       try {
@@ -333,58 +296,6 @@ export class FsSiteStore implements SiteStore {
     }
   }
 
-  /**
-   * Writes `data` to a new temp file in the target's own folder (so the rename never crosses
-   * file systems) and returns its path.
-   *
-   * Durability, weighed against two syncs per object that made a 10,000-post rebuild slow:
-   * - A body is flushed (fdatasync: data and size, no timestamps) before the caller renames it
-   *   over the target. Without that a power cut after the rename can leave an empty page behind
-   *   (delayed allocation), and nothing would notice: writeSite skips objects whose hash it has.
-   * - Metadata is not synced. A power cut can leave it empty or cut short; readMeta then finds
-   *   no valid JSON and get() serves the intact body with the fallback headers (type from the
-   *   extension, `no-cache`, no redirect). Publisher.verify reports such objects as different and
-   *   a forced rebuild rewrites them.
-   * - Folders are not synced after the rename either, so a power cut may undo a rename and keep
-   *   the previous complete version: the same verify / forced rebuild repairs it.
-   * Readers never see part of a file in any of these cases: every file appears by rename.
-   */
-  private async writeTemp(target: string, data: Buffer | string, sync: boolean): Promise<string> {
-    const dir = dirname(target);
-    const temp = join(dir, `${this.tempPrefix}${(this.tempCounter++).toString(36)}`);
-    for (let attempt = 1; ; attempt++) {
-      if (!this.knownDirs.has(dir)) {
-        await mkdir(dir, { recursive: true });
-        if (this.knownDirs.size >= KNOWN_DIRS_LIMIT) this.knownDirs.clear();
-        this.knownDirs.add(dir);
-      }
-      let handle;
-      try {
-        handle = await open(temp, 'wx');
-      } catch (error) {
-        // A delete of a sibling key may prune the folder between our mkdir and open.
-        if (errnoCode(error) !== 'ENOENT' || attempt === 3) throw error;
-        this.knownDirs.delete(dir);
-        continue;
-      }
-      try {
-        await handle.writeFile(data);
-        if (sync) await handle.datasync();
-      } catch (error) {
-        await handle.close().catch(() => undefined);
-        await rm(temp, { force: true }).catch(() => undefined);
-        throw error;
-      }
-      try {
-        await handle.close();
-      } catch (error) {
-        await rm(temp, { force: true }).catch(() => undefined);
-        throw error;
-      }
-      return temp;
-    }
-  }
-
   private bodyPath(key: string): string {
     const problem = keyProblem(key);
     if (problem !== null) throw new StorageError(`Refused storage key ${JSON.stringify(key)}: ${problem}`);
@@ -399,15 +310,4 @@ export class FsSiteStore implements SiteStore {
   private metaPath(key: string): string {
     return join(this.metaRoot, `${key}.json`);
   }
-}
-
-function isMeta(value: unknown): value is Meta {
-  if (typeof value !== 'object' || value === null) return false;
-  const meta = value as Record<string, unknown>;
-  return (
-    typeof meta.contentType === 'string' &&
-    typeof meta.cacheControl === 'string' &&
-    typeof meta.md5 === 'string' &&
-    (meta.redirectTo === undefined || typeof meta.redirectTo === 'string')
-  );
 }
