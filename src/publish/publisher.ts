@@ -41,6 +41,8 @@ export interface SearchIndexUpdater {
   remove(blogSlug: string, postIds: string[]): Promise<void>;
   rebuild(blogSlug: string, docs: SearchDocument[]): Promise<void>;
   drop(blogSlug: string): Promise<void>;
+  /** Loads what the blog's next write reads (the index, the post ids of its segments). */
+  warm?(blogSlug: string): Promise<void>;
 }
 
 export interface PublisherDeps {
@@ -106,7 +108,8 @@ export class Publisher {
 
   /**
    * Loads what a blog's first publish would otherwise wait for: its listing, the state of its
-   * static search index, and the theme (compiled on first use). False when the blog is gone.
+   * static search index, the post ids of its search segments, and the theme (compiled on first
+   * use). False when the blog is gone.
    */
   async warmListing(blogId: string): Promise<boolean> {
     const blog = this.deps.blogs.findById(blogId);
@@ -114,6 +117,7 @@ export class Publisher {
     void this.deps.theme.assets;
     await this.listings.get(blogId);
     await this.staticSearch.warm(blog.slug);
+    await this.deps.search.warm?.(blog.slug);
     return true;
   }
 

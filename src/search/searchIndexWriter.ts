@@ -96,6 +96,16 @@ export class SearchIndexWriter {
     };
   }
 
+  /**
+   * Loads the blog's index and the post ids of its segments, which the next upsert looks posts
+   * up by (the warm-up after a restart, for blogs that were publishing).
+   */
+  async warm(blogSlug: string): Promise<void> {
+    const snapshot = await this.cache.snapshot(blogSlug);
+    // An id no post has: every segment builds its id map on the way.
+    snapshot?.locate('');
+  }
+
   /** Adds or replaces posts (matched by id). */
   async upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<void> {
     if (docs.length === 0) return;
