@@ -87,6 +87,26 @@ describe('stored format', () => {
     expect(await store.get(segment)).toBeNull();
   });
 
+  it('the reindex after the upgrade replaces a version 2 index with version 3 and leaves no gzip segment behind', async () => {
+    const docs = [searchDoc({ id: 'a', title: 'Koa 서버를', body: 'koa server' }), searchDoc({ id: 'b', title: 'Other', body: 'koa koa' })];
+    const current = new MemorySiteStore();
+    await new SearchIndexWriter(current, { workers: 0 }).upsert('b', docs);
+    const legacy = new MemorySiteStore();
+    const manifest = parseManifest('m', (await current.get(manifestKey('b')))!.body);
+    const entries = manifest.segments.map(({ format: _format, ...entry }) => entry);
+    await legacy.put(manifestKey('b'), JSON.stringify({ ...manifest, segments: entries }), JSON_OBJECT);
+    await legacy.put(segmentKey('b', entries[0]!), legacySegment(buildSegmentData(docs), 2), JSON_OBJECT);
+    const cache = new SearchIndexCache(legacy);
+    const before = await cache.search('b', 'koa', PAGE);
+
+    await new SearchIndexWriter(legacy, { cache, workers: 0 }).rebuild('b', docs);
+    const keys = await legacy.list('b/_search/');
+    expect(keys.filter((key) => key.endsWith('.gz'))).toEqual([]);
+    expect(keys.filter((key) => key.endsWith('.bin'))).toHaveLength(1);
+    expect(parseManifest('m', (await legacy.get(manifestKey('b')))!.body).segments.every((s) => s.format === 3)).toBe(true);
+    expect(await new SearchIndexCache(legacy).search('b', 'koa', PAGE)).toEqual(before);
+  });
+
   it('answers from an index stored in version 2 (before the upgrade) exactly as from the same index in version 3', async () => {
     const docs = [
       searchDoc({ id: 'a', title: 'Koa 서버를 만들기', body: 'koa server 블로그를 시작', tags: ['node'] }),
