@@ -20,12 +20,19 @@ import { visit } from '../../bench/harness/visit.js';
 const folio = (env: Record<string, string>, ...args: string[]): Promise<CliRun> => runCliCaptured(args, { FOLIO_RATE_LIMITS: 'off', ...env });
 
 const apps: TestApp[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
   vi.unstubAllEnvs();
   while (apps.length) await apps.pop()!.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const freshDir = (name: string): string => mkdtempSync(join(tmpdir(), `folio-${name}-`));
+/** A temp dir of the test's own, removed after it. */
+const freshDir = (name: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), `folio-${name}-`));
+  dirs.push(dir);
+  return dir;
+};
 
 interface Written {
   slug: string;

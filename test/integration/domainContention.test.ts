@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
@@ -220,12 +220,15 @@ class HookedStore extends FaultyStore {
 
 describe('the _domains/<hostname> routing entry with competing registrations', () => {
   const apps: TestApp[] = [];
+  const dirs: string[] = [];
   afterEach(async () => {
     while (apps.length) await apps.pop()!.close();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   async function start(): Promise<{ t: TestApp; store: HookedStore }> {
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-domains-'));
+    dirs.push(dataDir);
     const store = new HookedStore(new FsSiteStore({ root: join(dataDir, 'public') }));
     const t = await startTestApp({ dataDir, store });
     apps.push(t);

@@ -10,9 +10,8 @@ import { FaultyStore } from '../support/faultyStore.js';
 import { startRecordingServer } from '../support/recordingServer.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { testTempDir } from '../support/tempDir.js';
 
 interface Sample {
   name: string;
@@ -111,7 +110,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts store errors by operation and failed jobs by outcome, and shows the waiting job in the queue', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'folio-metrics-'));
+    const dataDir = testTempDir('folio-metrics-');
     const store = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
     t = await startTestApp({ store });
     const blog = await buildBlog(t);

@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { FaultyStore } from '../support/faultyStore.js';
 import { FakeClock } from '../support/fakeClock.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';
+import { testTempDir } from '../support/tempDir.js';
 
 describe('publishing when the store fails', () => {
   const apps: TestApp[] = [];
@@ -15,7 +14,7 @@ describe('publishing when the store fails', () => {
   });
 
   it('answers as the database says while the store is down, retries with backoff, and converges when it is back', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'folio-fault-'));
+    const dataDir = testTempDir('folio-fault-');
     const store = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
     const t = await startTestApp({ dataDir, store });
     apps.push(t);
@@ -51,7 +50,7 @@ describe('publishing when the store fails', () => {
   });
 
   it('a process that dies half way through a job converges after restart', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'folio-crash-'));
+    const dataDir = testTempDir('folio-crash-');
     const clock = new FakeClock();
     const faulty = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
     const first = await startTestApp({ dataDir, store: faulty, clock });

@@ -5,7 +5,7 @@
  * the publisher answers from its listing cache instead of re-reading the blog. A second server
  * process writing to the same database must not leave the first one's cache stale.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,8 +25,10 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
   let blogId: string;
   const slugs: string[] = [];
 
+  let dataDir = '';
+
   beforeAll(async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'folio-large-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'folio-large-'));
     // Seed through the services without rendering, then render once with a full rebuild.
     const seed = await startTestApp({ dataDir, jobHandler: async () => {} });
     key = seed.key;
@@ -45,6 +47,7 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
 
   afterAll(async () => {
     await t?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   const api = (method: string, path: string, body?: unknown) => t.request(method, path, { key, blogId, ...(body === undefined ? {} : { body }) });

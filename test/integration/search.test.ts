@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import { createTestBucket } from '../../bench/harness/s3rver.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { testTempDir } from '../support/tempDir.js';
 
 const slugs = (res: { body: { data: { slug: string }[] } }) => res.body.data.map((hit) => hit.slug);
 
@@ -105,7 +103,7 @@ describe('GET /v1/search reflects every lifecycle operation as soon as it answer
 describe('search index in the S3 store', () => {
   it('is written to the bucket, and a restarted server answers from it', async () => {
     const { client, bucket } = await createTestBucket(inject('s3Endpoint'));
-    const dataDir = mkdtempSync(join(tmpdir(), 'folio-search-s3-'));
+    const dataDir = testTempDir('folio-search-s3-');
     const first = await startTestApp({ dataDir, store: new S3SiteStore({ client, bucket }) });
     const blogId = (await first.request('POST', '/v1/blogs', { body: { slug: 's3search', name: 'S3 search' } })).body.id;
     await first.request('POST', '/v1/posts', { blogId, body: { title: '서버 설정', content: '서버를 설정하는 방법을 정리했다.', status: 'published' } });
