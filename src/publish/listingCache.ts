@@ -11,7 +11,7 @@
  * it moved while the pages were read.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { compareOldestFirst, type TagGroup } from './render/archive.js';
+import { compareOldestFirst, positionOf, type TagGroup } from './render/archive.js';
 import { countText, emptyCounts, type TextCounts } from '../content/language.js';
 import { tagSegment } from './render/renderPaths.js';
 import type { SitePostSummary } from './render/siteTypes.js';
@@ -59,18 +59,6 @@ function addCounts(target: TextCounts, counts: TextCounts, sign: 1 | -1): void {
   target.otherWords += sign * counts.otherWords;
 }
 
-/** Index at which `post` sits, or would be inserted, in an oldest-first list. */
-function position(list: readonly SitePostSummary[], post: SitePostSummary): number {
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (compareOldestFirst(list[mid]!, post) < 0) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
 function segmentsOf(post: SitePostSummary): Set<string> {
   return new Set(post.tags.map(tagSegment));
 }
@@ -115,17 +103,17 @@ class BlogListing implements Listing {
   apply(postId: string, now: SitePostSummary | null): void {
     const old = this.byId.get(postId);
     if (old) {
-      this.posts.splice(position(this.posts, old), 1);
+      this.posts.splice(positionOf(this.posts, old), 1);
       for (const segment of segmentsOf(old)) {
         const list = this.tags.get(segment)!;
-        list.splice(position(list, old), 1);
+        list.splice(positionOf(list, old), 1);
         if (list.length === 0) this.tags.delete(segment);
       }
       this.byId.delete(postId);
       addCounts(this.titleCounts, countText(old.title, emptyCounts()), -1);
     }
     if (now) {
-      this.posts.splice(position(this.posts, now), 0, now);
+      this.posts.splice(positionOf(this.posts, now), 0, now);
       this.index(now, true);
     }
   }
@@ -136,7 +124,7 @@ class BlogListing implements Listing {
     for (const segment of segmentsOf(post)) {
       const list = this.tags.get(segment);
       if (!list) this.tags.set(segment, [post]);
-      else if (sorted) list.splice(position(list, post), 0, post);
+      else if (sorted) list.splice(positionOf(list, post), 0, post);
       else list.push(post);
     }
   }

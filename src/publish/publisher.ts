@@ -111,7 +111,7 @@ export class Publisher {
    * static search index, the post ids of its search segments, and the theme (compiled on first
    * use). False when the blog is gone.
    */
-  async warmListing(blogId: string): Promise<boolean> {
+  async warmForPublishing(blogId: string): Promise<boolean> {
     const blog = this.deps.blogs.findById(blogId);
     if (!blog) return false;
     void this.deps.theme.assets;

@@ -40,8 +40,8 @@ export interface WarmableCache {
 export interface WarmableListings {
   /** Blog ids whose listings are in memory, most recently used first. */
   recentListings(): string[];
-  /** Loads a blog's listing; false when the blog is gone. */
-  warmListing(blogId: string): Promise<boolean>;
+  /** Loads what a blog's first publish reads (its listing among them); false when the blog is gone. */
+  warmForPublishing(blogId: string): Promise<boolean>;
 }
 
 export interface WarmUpDeps {
@@ -69,7 +69,7 @@ export class WarmUp {
     const listings: string[] = [];
     for (const blogId of this.remembered(LISTINGS_KEY).slice(0, LISTINGS).reverse()) {
       try {
-        if (await this.deps.listings.warmListing(blogId)) listings.unshift(blogId);
+        if (await this.deps.listings.warmForPublishing(blogId)) listings.unshift(blogId);
       } catch (err) {
         this.deps.logger.warn({ err, blogId }, 'listing warm-up failed; the listing loads on first publish');
       }
