@@ -11,13 +11,16 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import core from 'highlight.js/lib/core';
 import type { HLJSApi, LanguageFn } from 'highlight.js';
 
 const require = createRequire(import.meta.url);
 
-/** An instance of its own: whoever imports the whole package elsewhere does not share it. */
-const hljs: HLJSApi = core.newInstance();
+/**
+ * An instance of its own: whoever imports the whole package elsewhere does not share it. Made on
+ * the first code block, not at start-up (the core alone takes milliseconds to load).
+ */
+let instance: HLJSApi | null = null;
+const hljs = (): HLJSApi => (instance ??= (require('highlight.js/lib/core') as HLJSApi).newInstance());
 
 const LIB = dirname(require.resolve('highlight.js/lib/core'));
 
@@ -53,9 +56,9 @@ function languageIndex(): LanguageIndex {
 }
 
 function register(file: string, seen: Set<string>): void {
-  if (seen.has(file) || hljs.getLanguage(file)) return;
+  if (seen.has(file) || hljs().getLanguage(file)) return;
   seen.add(file);
-  hljs.registerLanguage(file, require(join(LIB, 'languages', file)) as LanguageFn);
+  hljs().registerLanguage(file, require(join(LIB, 'languages', file)) as LanguageFn);
   const { byName, embeds } = languageIndex();
   for (const embedded of embeds.get(file) ?? []) {
     const target = byName.get(embedded.toLowerCase());
@@ -74,5 +77,5 @@ export function highlightCode(code: string, language: string): string | null {
   const file = languageIndex().byName.get(language.toLowerCase());
   if (!file) return null;
   register(file, new Set());
-  return hljs.highlight(code, { language: file, ignoreIllegals: true }).value;
+  return hljs().highlight(code, { language: file, ignoreIllegals: true }).value;
 }

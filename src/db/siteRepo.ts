@@ -55,6 +55,7 @@ export class SiteRepo {
   private readonly pagesStmt;
   private readonly redirectsStmt;
   private readonly byIdsStmt;
+  private readonly publishedByIdsStmt;
   private readonly redirectsOfPostStmt;
   private readonly summaryStmt;
   private readonly latestChangeStmt;
@@ -94,6 +95,11 @@ export class SiteRepo {
       `SELECT id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md, content_html,
               meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
          FROM posts WHERE id = ?`,
+    );
+    this.publishedByIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
+      `SELECT id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md, content_html,
+              meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
+         FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND status = 'published'`,
     );
   }
 
@@ -144,6 +150,11 @@ export class SiteRepo {
    */
   publishedForPages(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): Post[] {
     return this.pagesStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map(toPost);
+  }
+
+  /** The posts among `ids` that are published, as publishedForPages gives them, in no particular order. */
+  publishedByIds(ids: readonly string[]): Post[] {
+    return this.publishedByIdsStmt.all(JSON.stringify(ids)).map(toPost);
   }
 
   /** Old addresses of published posts and where they point now. */

@@ -10,7 +10,6 @@ import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
-import { templatesDir } from '../paths.js';
 import type { Plan } from '../services/plans.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';
@@ -21,19 +20,19 @@ import { CdnSync } from './cdnSync.js';
 import { DomainEntries } from './domainEntries.js';
 import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
-import { loadSnapshot, toSiteBlog, toSitePost } from './loadSite.js';
+import { toSiteBlog, toSitePost } from './loadSite.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import { renderPostChange } from './postChange.js';
 import { ListingCache } from './listingCache.js';
 import { SearchDocuments } from './searchDocuments.js';
 import { blogLanguage, createRenderContext } from './render/renderContext.js';
-import { renderSiteParallel } from './renderSiteParallel.js';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost } from './render/siteTypes.js';
 import { writeSite, type WriteResult } from './writeSite.js';
-import { searchKey } from './render/renderPaths.js';
+import { FullSite, type VerifyReport } from './fullSite.js';
+
+export type { VerifyReport };
 import type { SearchDocument } from '../search/searchTypes.js';
-import { MEDIA_DIR } from '../media/mediaNames.js';
 
 /** What the publisher needs from the search index writer (src/search). */
 export interface SearchIndexUpdater {
@@ -66,16 +65,6 @@ export interface PublisherDeps {
   staticSearch: StaticSearchIndex;
 }
 
-export interface VerifyReport {
-  checked: number;
-  missing: string[];
-  different: string[];
-  extra: string[];
-}
-
-const SEARCH_PREFIX = '_search/';
-const STATIC_SEARCH_PREFIX = 'search/';
-
 export class Publisher {
   /** Published posts per blog, kept current from the change log so a publish does not re-read them all. */
   private readonly listings: ListingCache;
@@ -88,8 +77,11 @@ export class Publisher {
 
   private readonly searchDocuments: SearchDocuments;
 
+  private readonly fullSite: FullSite;
+
   constructor(private readonly deps: PublisherDeps) {
     this.listings = new ListingCache(deps.site);
+    this.fullSite = new FullSite(deps, this.listings);
     this.edge = new CdnSync(deps.cdn, deps.urls);
     this.domains = new DomainEntries(deps.store, deps.blogs);
     this.searchDocuments = new SearchDocuments(deps);
@@ -139,26 +131,18 @@ export class Publisher {
     }
   };
 
-  /** Re-renders every object of the blog; `force` uploads even objects whose hash matches. */
+  /**
+   * Re-renders every object of the blog; `force` uploads even objects whose hash matches. The
+   * objects are rendered and written a chunk at a time, so memory follows the chunk, not the blog.
+   */
   async rebuild(
     blog: BlogWithDomain,
     options: { force?: boolean; withSearch?: boolean; onProgress?: (done: number, total: number) => void; formerHostnames?: string[] } = {},
   ): Promise<WriteResult> {
-    const snapshot = await loadSnapshot(this.deps.site, blog, this.planOf(blog), this.deps.urls);
-    // The store is listed while the workers render: the listing only needs the keys at the end.
-    const [objects, stored] = await Promise.all([
-      renderSiteParallel({ theme: this.deps.theme, cache: this.deps.cache, ...snapshot }, { themeDir: templatesDir }),
-      this.staleKeys(blog.slug, []),
-    ]);
-    const rendered = new Set(objects.map((o) => o.key));
-    const stale = stored.filter((key) => !rendered.has(key));
-    const result = await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, stale, {
-      ...(options.force ? { force: true } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
+    const { result, keys } = await this.fullSite.write(blog, this.planOf(blog), options);
     await this.domains.write(blog);
-    await this.edge.everything(blog, [...rendered, ...stale], options.formerHostnames);
-    // The page snapshot leaves the Markdown out; the index is built from the full rows.
+    await this.edge.everything(blog, keys, options.formerHostnames);
+    // The pages leave the Markdown out; the index is built from the full rows.
     if (options.withSearch) await this.reindex(blog);
     return result;
   }
@@ -172,23 +156,8 @@ export class Publisher {
   }
 
   /** Compares the store with what the database says the blog should be. */
-  async verify(blog: BlogWithDomain): Promise<VerifyReport> {
-    const snapshot = await loadSnapshot(this.deps.site, blog, this.planOf(blog), this.deps.urls);
-    const objects = await renderSiteParallel({ theme: this.deps.theme, cache: this.deps.cache, ...snapshot }, { themeDir: templatesDir });
-    const report: VerifyReport = { checked: objects.length, missing: [], different: [], extra: await this.staleKeys(blog.slug, objects) };
-    for (const object of objects) {
-      const stored = await this.deps.store.get(object.key);
-      if (!stored) report.missing.push(object.key);
-      else if (
-        !stored.body.equals(Buffer.from(object.body)) ||
-        stored.contentType !== object.contentType ||
-        stored.cacheControl !== object.cacheControl ||
-        (stored.redirectTo ?? null) !== (object.redirectTo ?? null)
-      ) {
-        report.different.push(object.key);
-      }
-    }
-    return report;
+  verify(blog: BlogWithDomain): Promise<VerifyReport> {
+    return this.fullSite.verify(blog, this.planOf(blog));
   }
 
   private async publishPostChange(job: PublishJob): Promise<void> {
@@ -316,15 +285,5 @@ export class Publisher {
     await this.edge.everything({ slug: job.blogSlug }, known, job.payload.hostname ? [job.payload.hostname] : []);
     hashes.clear(job.blogId);
     blogs.releaseSlug(job.blogSlug, job.blogId);
-  }
-
-  /** Objects under the blog's prefix that the render did not produce (search indexes and uploaded media excluded). */
-  private async staleKeys(blogSlug: string, objects: readonly SiteObject[]): Promise<string[]> {
-    const rendered = new Set(objects.map((o) => o.key));
-    const prefix = `${blogSlug}/`;
-    // The search indexes are written by their own writers, and media by uploads: not rendered.
-    const isIndex = (key: string) =>
-      key.startsWith(`${prefix}${MEDIA_DIR}/`) || key.startsWith(`${prefix}${SEARCH_PREFIX}`) || (key.startsWith(`${prefix}${STATIC_SEARCH_PREFIX}`) && key !== searchKey(blogSlug));
-    return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !isIndex(key));
   }
 }

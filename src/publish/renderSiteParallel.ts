@@ -1,34 +1,45 @@
 /**
- * renderSite with the post pages (most of the work) rendered on worker threads, so both cores
- * of a small VM render a big blog. Returns the same objects in the same order as renderSite;
- * post page bodies come back as UTF-8 Buffers instead of strings (same bytes).
+ * A full render of a blog, a chunk of objects at a time: the objects but the post pages come
+ * from the plan's summaries; the post pages (most of the work) are rendered on worker threads,
+ * so both cores of a small VM render a big blog, from bodies read a chunk at a time. The caller
+ * writes each chunk before the next is asked for, so memory follows the chunk, not the blog (a
+ * 50,000-post blog held all its bodies and all its pages at once: 2.3 GB). Chunks come in
+ * renderSite's order and, put together, are renderSite's objects; post page bodies come back as
+ * UTF-8 Buffers instead of strings (same bytes).
  *
  * The worker is the compiled `renderWorker.js` (compiledScript: beside this module in dist/, or
  * from the dist/ tree `npm test` builds when this module runs as `.ts` under vitest). Without a
- * compiled worker the render runs in-process.
+ * compiled worker the post pages render in-process, yielding to the event loop between pages.
  */
 import { availableParallelism } from 'node:os';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
 import { compiledScript } from '../workers/compiledScript.js';
 import type { SiteObject } from '../storage/siteStore.js';
 import type { PostLink } from './render/renderPostPage.js';
 import { renderPostPage } from './render/renderPostPage.js';
-import { planSite, postNeighbours, renderSite, siteObjects, type SiteInput, type SitePlan } from './render/renderSite.js';
-import type { RenderedPage, RenderReply, RenderRequest, RenderWorkerData } from './renderWorker.js';
+import { siteRenders, type SitePlan } from './render/renderSite.js';
+import type { SitePost, SitePostSummary } from './render/siteTypes.js';
+import { RenderPool } from './renderPool.js';
+import type { RenderedPage, RenderRequest } from './renderWorker.js';
 
 export interface ParallelRenderOptions {
-  /** The templates folder `input.theme` was loaded from; each worker loads it again. */
+  /** The templates folder the plan's theme was loaded from; each worker loads it again. */
   themeDir: string;
   /** Worker threads to use; 0 renders in-process. Default: one per core, at most 4. */
   workers?: number;
   /** Blogs with fewer posts render in-process: starting workers costs more than it saves. */
   minPosts?: number;
-  /** Posts per chunk handed to a worker. */
+  /** Posts per chunk: bodies read, and pages rendered and handed on, together. */
   chunkPosts?: number;
   /** The compiled worker; defaults to `renderWorker.js` beside this module (tests pass their own build). */
   workerScript?: URL | null;
 }
+
+/**
+ * The bodies of `posts` (a run of the plan's list), in any order; posts no longer published
+ * are left out (their own publish jobs render what they changed).
+ */
+export type PostBodies = (posts: readonly SitePostSummary[]) => SitePost[] | Promise<SitePost[]>;
 
 /**
  * Starting the workers costs a few hundred milliseconds, but on other threads: from this size a
@@ -36,59 +47,118 @@ export interface ParallelRenderOptions {
  */
 const DEFAULT_MIN_POSTS = 100;
 const DEFAULT_CHUNK_POSTS = 200;
+/** How long rendering in-process may run before requests waiting on the event loop get a turn. */
+const SLICE_MS = 20;
+/** Objects other than post pages handed on together (at most: a slice also ends a chunk). */
+const LIST_CHUNK_OBJECTS = 500;
 
 /** The compiled worker file (from dist/ under vitest), or null when none was built. */
 export function renderWorkerScript(): URL | null {
   return compiledScript(import.meta.url, 'renderWorker');
 }
 
-export async function renderSiteParallel(input: SiteInput, options: ParallelRenderOptions): Promise<SiteObject[]> {
-  const script = options.workerScript === undefined ? renderWorkerScript() : options.workerScript;
-  const workers = options.workers ?? Math.min(4, availableParallelism());
-  if (!script || workers < 1 || input.posts.length < (options.minPosts ?? DEFAULT_MIN_POSTS)) return renderSite(input);
-
-  const plan = planSite(input);
-  const chunkPosts = options.chunkPosts ?? DEFAULT_CHUNK_POSTS;
-  const requests: RenderRequest[] = [];
-  for (let start = 0; start < plan.posts.length; start += chunkPosts) {
-    const posts = plan.posts.slice(start, start + chunkPosts);
-    const neighbours = posts.map((_, i) => {
-      const { older, newer } = postNeighbours(plan.posts, start + i);
-      return { older: toLink(older), newer: toLink(newer) };
-    });
-    requests.push({ chunk: requests.length, posts, neighbours });
-  }
-  const chunks = await renderOnWorkers(script, { themeDir: options.themeDir, ctx: withoutTheme(plan) }, requests, Math.min(workers, requests.length));
-  const pages = chunks.flat().map(toSiteObject);
-
-  // The workers load the theme from themeDir; a caller whose theme came from elsewhere would get
-  // other pages. Comparing one page rendered here catches that and falls back to this thread.
-  const first = plan.posts[0];
-  if (first && !sameObject(renderPostPage(plan.ctx, first, postNeighbours(plan.posts, 0)), pages[0])) return renderSite(input);
-  return assembleCooperatively(input, plan, pages);
+/** How many objects renderSiteInChunks hands on when no post disappears meanwhile. */
+export function siteObjectCount(plan: SitePlan): number {
+  const { head, tail } = siteRenders(plan);
+  return head.length + plan.posts.length + tail.length;
 }
 
-/** How long the list pages may render before requests waiting on the event loop get a turn. */
-const SLICE_MS = 20;
+export async function* renderSiteInChunks(plan: SitePlan, bodies: PostBodies, options: ParallelRenderOptions): AsyncGenerator<SiteObject[]> {
+  const { head, tail } = siteRenders(plan);
+  yield* inSlices(head);
 
-async function assembleCooperatively(input: SiteInput, plan: SitePlan, pages: readonly SiteObject[]): Promise<SiteObject[]> {
-  const objects: SiteObject[] = [];
+  const script = options.workerScript === undefined ? renderWorkerScript() : options.workerScript;
+  const workers = options.workers ?? Math.min(4, availableParallelism());
+  const chunkPosts = options.chunkPosts ?? DEFAULT_CHUNK_POSTS;
+  const chunks = Math.ceil(plan.posts.length / chunkPosts);
+  const useWorkers = script !== null && workers >= 1 && plan.posts.length >= (options.minPosts ?? DEFAULT_MIN_POSTS);
+  let pool = useWorkers ? new RenderPool(script, { themeDir: options.themeDir, ctx: withoutTheme(plan) }, Math.min(workers, chunks)) : null;
+  try {
+    const renderChunk = async (chunk: number): Promise<SiteObject[]> => {
+      const request = await requestFor(plan, bodies, chunk, chunkPosts);
+      if (!pool) return renderInProcess(plan, request);
+      return (await pool.render(request)).map(toSiteObject);
+    };
+    // The workers load the theme from themeDir; a caller whose theme came from elsewhere would
+    // get other pages. One page of the first chunk rendered here as well catches that, and the
+    // render falls back to this thread.
+    const first = chunks > 0 ? await renderChunk(0) : [];
+    if (pool && first.length > 0) {
+      const request = await requestFor(plan, bodies, 0, 1);
+      const [mine] = await renderInProcess(plan, request);
+      if (mine && mine.key === first[0]!.key && !sameObject(mine, first[0]!)) {
+        await pool.close();
+        pool = null;
+        yield await renderChunk(0);
+      } else {
+        yield first;
+      }
+    } else if (chunks > 0) {
+      yield first;
+    }
+    // Two chunks per worker in flight: the workers render the next while this thread writes.
+    const inFlight: Promise<SiteObject[]>[] = [];
+    const depth = pool ? pool.size * 2 : 1;
+    for (let chunk = 1; chunk < chunks; chunk += 1) {
+      const rendering = renderChunk(chunk);
+      // Awaited below in order; a chunk left behind by a failed one must not be an unhandled rejection.
+      rendering.catch(() => undefined);
+      inFlight.push(rendering);
+      if (inFlight.length >= depth) yield await inFlight.shift()!;
+    }
+    while (inFlight.length > 0) yield await inFlight.shift()!;
+  } finally {
+    await pool?.close();
+  }
+  yield* inSlices(tail);
+}
+
+/** Runs of renders, each ended by LIST_CHUNK_OBJECTS objects or SLICE_MS of rendering. */
+async function* inSlices(renders: readonly (() => SiteObject)[]): AsyncGenerator<SiteObject[]> {
+  let objects: SiteObject[] = [];
   let sliceStart = performance.now();
-  for (const object of siteObjects(input, plan, pages)) {
-    objects.push(object);
+  for (const render of renders) {
+    objects.push(render());
+    if (objects.length >= LIST_CHUNK_OBJECTS || performance.now() - sliceStart > SLICE_MS) {
+      yield objects;
+      objects = [];
+      await yieldToLoop();
+      sliceStart = performance.now();
+    }
+  }
+  if (objects.length > 0) yield objects;
+}
+
+async function requestFor(plan: SitePlan, bodies: PostBodies, chunk: number, chunkPosts: number): Promise<RenderRequest> {
+  const start = chunk * chunkPosts;
+  const listed = plan.posts.slice(start, start + chunkPosts);
+  const byId = new Map(listed.map((post, i) => [post.id, start + i]));
+  const posts = (await bodies(listed)).filter((post) => byId.has(post.id)).sort((a, b) => byId.get(a.id)! - byId.get(b.id)!);
+  const neighbours = posts.map((post) => {
+    const index = byId.get(post.id)!;
+    return { older: toLink(plan.posts[index - 1]), newer: toLink(plan.posts[index + 1]) };
+  });
+  return { chunk, posts, neighbours };
+}
+
+async function renderInProcess(plan: SitePlan, request: RenderRequest): Promise<SiteObject[]> {
+  const pages: SiteObject[] = [];
+  let sliceStart = performance.now();
+  for (const [i, post] of request.posts.entries()) {
+    pages.push(renderPostPage(plan.ctx, post, request.neighbours[i]));
     if (performance.now() - sliceStart > SLICE_MS) {
       await yieldToLoop();
       sliceStart = performance.now();
     }
   }
-  return objects;
+  return pages;
 }
 
-function toLink(post: PostLink | null): PostLink | null {
+function toLink(post: PostLink | undefined): PostLink | null {
   return post ? { slug: post.slug, title: post.title } : null;
 }
 
-function withoutTheme(plan: SitePlan): RenderWorkerData['ctx'] {
+function withoutTheme(plan: SitePlan): Omit<SitePlan['ctx'], 'theme'> {
   const { theme: _theme, ...ctx } = plan.ctx;
   return ctx;
 }
@@ -97,50 +167,6 @@ function toSiteObject(page: RenderedPage): SiteObject {
   return { key: page.key, body: Buffer.from(page.body.buffer, page.body.byteOffset, page.body.byteLength), contentType: page.contentType, cacheControl: page.cacheControl };
 }
 
-function sameObject(a: SiteObject, b: SiteObject | undefined): boolean {
-  return (
-    b !== undefined &&
-    a.key === b.key &&
-    a.contentType === b.contentType &&
-    a.cacheControl === b.cacheControl &&
-    Buffer.from(a.body).equals(Buffer.from(b.body))
-  );
-}
-
-async function renderOnWorkers(script: URL, data: RenderWorkerData, requests: readonly RenderRequest[], count: number): Promise<RenderedPage[][]> {
-  const results = new Array<RenderedPage[]>(requests.length);
-  let next = 0;
-  const pool = Array.from({ length: count }, () => new Worker(script, { workerData: data }));
-  try {
-    await Promise.all(
-      pool.map(
-        (worker) =>
-          new Promise<void>((resolve, reject) => {
-            const send = (): void => {
-              if (next >= requests.length) {
-                resolve();
-                return;
-              }
-              worker.postMessage(requests[next++]);
-            };
-            worker.on('message', (reply: RenderReply) => {
-              if ('error' in reply) {
-                reject(new Error(`render worker failed on chunk ${reply.chunk}: ${reply.error}`));
-                return;
-              }
-              results[reply.chunk] = reply.pages;
-              send();
-            });
-            worker.on('error', reject);
-            worker.on('exit', (code) => {
-              if (next < requests.length || code !== 0) reject(new Error(`render worker exited early (code ${code})`));
-            });
-            send();
-          }),
-      ),
-    );
-  } finally {
-    await Promise.all(pool.map((w) => w.terminate()));
-  }
-  return results;
+function sameObject(a: SiteObject, b: SiteObject): boolean {
+  return a.key === b.key && a.contentType === b.contentType && a.cacheControl === b.cacheControl && Buffer.from(a.body).equals(Buffer.from(b.body));
 }

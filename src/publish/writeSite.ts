@@ -47,6 +47,12 @@ async function inPool<T>(items: readonly T[], work: (item: T) => Promise<void>):
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
 }
 
+export interface WriteOptions {
+  /** Uploads even objects whose hash matches what was last written. */
+  force?: boolean;
+  onProgress?: (done: number, total: number) => void;
+}
+
 /**
  * Applies rendered objects and deletions to the store. Objects whose content hash matches what
  * was last written are skipped; hashes are recorded only after the store accepted the write,
@@ -58,62 +64,101 @@ export async function writeSite(
   blogId: string,
   objects: readonly SiteObject[],
   deletions: readonly string[] = [],
-  options: { force?: boolean; onProgress?: (done: number, total: number) => void } = {},
+  options: WriteOptions = {},
 ): Promise<WriteResult> {
-  const result: WriteResult = { written: 0, unchanged: 0, deleted: 0, changedKeys: [] };
-  // A bulk write (a rebuild) lets the store skip its per-object flush and flushes once at the
-  // end; hashes are recorded only after that flush, so an object lost to a power cut before it
-  // is never taken for written.
-  const bulk = objects.length > 64;
-  const known = bulk ? hashes.all(blogId) : null;
-  // Accepted writes whose hash is not recorded yet; a crash before they are recorded only
-  // means those objects are written again next time.
-  let accepted: [string, string][] = [];
-  const record = async (): Promise<void> => {
-    if (accepted.length === 0) return;
-    const batch = accepted;
-    accepted = [];
-    if (bulk) await store.flush();
-    // In transactions of RECORD_BATCH rows with a turn of the event loop between them: one
-    // transaction for a rebuild's 12,000 hashes held every request for a third of a second.
-    for (let start = 0; start < batch.length; start += RECORD_BATCH) {
-      if (start > 0) await yieldToLoop();
-      hashes.setMany(blogId, batch.slice(start, start + RECORD_BATCH));
-    }
-  };
-  let done = 0;
+  const writer = new SiteWriter(store, hashes, blogId, { ...options, bulk: objects.length > 64, total: objects.length });
   try {
+    await writer.write(objects);
+  } catch (err) {
+    // The writes the store did accept need not be repeated.
+    await writer.settle();
+    throw err;
+  }
+  return writer.finish(deletions);
+}
+
+/**
+ * writeSite for objects that come a chunk at a time (a full render of a big blog, whose objects
+ * never exist all at once): `write` each chunk, then `finish` with the deletions, or `settle`
+ * after a failure.
+ */
+export class SiteWriter {
+  private readonly result: WriteResult = { written: 0, unchanged: 0, deleted: 0, changedKeys: [] };
+  /** The blog's recorded hashes, read once for a bulk write instead of once per object. */
+  private readonly known: Map<string, string> | null;
+  /** Accepted writes whose hash is not recorded yet; a crash before they are recorded only means those objects are written again next time. */
+  private accepted: [string, string][] = [];
+  private readonly written = new Set<string>();
+  private done = 0;
+
+  /**
+   * A bulk write (a rebuild) lets the store skip its per-object flush and flushes once at the
+   * end; hashes are recorded only after that flush, so an object lost to a power cut before it
+   * is never taken for written. `total` is what progress counts up to.
+   */
+  constructor(
+    private readonly store: SiteStore,
+    private readonly hashes: ObjectHashesRepo,
+    private readonly blogId: string,
+    private readonly options: WriteOptions & { bulk: boolean; total: number },
+  ) {
+    this.known = options.bulk ? hashes.all(blogId) : null;
+  }
+
+  /** Keys of every object handed to `write` so far. */
+  get keys(): ReadonlySet<string> {
+    return this.written;
+  }
+
+  async write(objects: readonly SiteObject[]): Promise<void> {
+    const { store, options } = this;
+    for (const object of objects) this.written.add(object.key);
     await inPool(objects, async (object) => {
-      done += 1;
-      if (options.onProgress && (done % 100 === 0 || done === objects.length)) options.onProgress(done, objects.length);
+      this.done += 1;
+      if (options.onProgress && (this.done % 100 === 0 || this.done === options.total)) options.onProgress(this.done, options.total);
       const body = typeof object.body === 'string' ? Buffer.from(object.body, 'utf8') : object.body;
       const hash = hashWithBody(object, body);
-      const previous = known ? (known.get(object.key) ?? null) : hashes.get(blogId, object.key);
+      const previous = this.known ? (this.known.get(object.key) ?? null) : this.hashes.get(this.blogId, object.key);
       if (previous === hash && !options.force) {
-        result.unchanged += 1;
+        this.result.unchanged += 1;
         return;
       }
       await store.put(object.key, body, {
         contentType: object.contentType,
         cacheControl: object.cacheControl,
         ...(object.redirectTo ? { redirectTo: object.redirectTo } : {}),
-        ...(bulk ? { deferSync: true } : {}),
+        ...(options.bulk ? { deferSync: true } : {}),
       });
-      accepted.push([object.key, hash]);
-      result.changedKeys.push(object.key);
-      result.written += 1;
+      this.accepted.push([object.key, hash]);
+      this.result.changedKeys.push(object.key);
+      this.result.written += 1;
     });
-  } finally {
-    // Also after a failed put: the writes the store did accept need not be repeated.
-    await record();
   }
-  const rendered = new Set(objects.map((o) => o.key));
-  const toDelete = [...new Set(deletions)].filter((key) => !rendered.has(key));
-  if (toDelete.length > 0) {
-    await store.deleteMany(toDelete);
-    hashes.deleteMany(blogId, toDelete);
-    result.deleted = toDelete.length;
-    result.changedKeys.push(...toDelete);
+
+  /** Records the hashes of the writes the store accepted (also after a failed write). */
+  async settle(): Promise<void> {
+    if (this.accepted.length === 0) return;
+    const batch = this.accepted;
+    this.accepted = [];
+    if (this.options.bulk) await this.store.flush();
+    // In transactions of RECORD_BATCH rows with a turn of the event loop between them: one
+    // transaction for a rebuild's 12,000 hashes held every request for a third of a second.
+    for (let start = 0; start < batch.length; start += RECORD_BATCH) {
+      if (start > 0) await yieldToLoop();
+      this.hashes.setMany(this.blogId, batch.slice(start, start + RECORD_BATCH));
+    }
   }
-  return result;
+
+  /** Records the hashes, then deletes `deletions` (but any key written): the result of the whole write. */
+  async finish(deletions: readonly string[] = []): Promise<WriteResult> {
+    await this.settle();
+    const toDelete = [...new Set(deletions)].filter((key) => !this.written.has(key));
+    if (toDelete.length > 0) {
+      await this.store.deleteMany(toDelete);
+      this.hashes.deleteMany(this.blogId, toDelete);
+      this.result.deleted = toDelete.length;
+      this.result.changedKeys.push(...toDelete);
+    }
+    return this.result;
+  }
 }

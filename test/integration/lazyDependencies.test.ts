@@ -62,6 +62,8 @@ describe('dependencies the configuration does not use', () => {
       // No highlight.js grammar until a code block names its language; the Markdown pipeline and
       // the JSON body parser on first use (or the warm-up once the server listens).
       expect(modules).not.toContain('highlight.js/languages');
+      // Nor the highlight.js core until the first code block.
+      expect(modules).not.toContain('highlight.js');
       for (const lazy of ['ajv', 'markdown-it', 'sanitize-html', 'koa-bodyparser', 'node-cron', '@modelcontextprotocol/sdk', 'openapi-fetch', 'zod']) expect(modules).not.toContain(lazy);
       // The probe works: what the server does use is seen.
       expect(modules).toContain('better-sqlite3');

@@ -14,9 +14,9 @@ import { renderNotFoundPage } from './renderNotFoundPage.js';
 import { renderPostPage } from './renderPostPage.js';
 import { renderSearchPage } from './renderSearchPage.js';
 import { renderRedirect } from './renderRedirect.js';
-import { renderSitemaps } from './sitemap.js';
+import { sitemapRenders } from './sitemap.js';
 import type { Theme } from './renderTheme.js';
-import type { SiteBlog, SitePost } from './siteTypes.js';
+import type { SiteBlog, SitePost, SitePostSummary } from './siteTypes.js';
 
 export interface SiteRedirect {
   /** The old slug. */
@@ -36,78 +36,85 @@ export interface SiteInput {
 }
 
 export function renderSite(input: SiteInput): SiteObject[] {
-  const plan = planSite(input);
-  return assembleSite(input, plan, plan.posts.map((post, index) => renderPostPage(plan.ctx, post, postNeighbours(plan.posts, index))));
+  const posts = sortOldestFirst(input.posts);
+  const plan = planSite(input, posts);
+  const { head, tail } = siteRenders(plan);
+  return [...head.map((render) => render()), ...posts.map((post, index) => renderPostPage(plan.ctx, post, postNeighbours(posts, index))), ...tail.map((render) => render())];
 }
 
-/** What every page of a full render shares: the context and the posts, oldest first. */
+/**
+ * What every page of a full render works from. The post pages aside, every object needs only
+ * the posts' summaries, and the feeds the newest few bodies: a full render of a big blog holds
+ * these and renders the post pages a chunk at a time (renderSiteParallel.ts).
+ */
 export interface SitePlan {
   ctx: RenderContext;
-  posts: SitePost[];
+  /** Every published post, oldest first. */
+  posts: readonly SitePostSummary[];
+  /** The newest FEED_SIZE posts with their bodies, newest first. */
+  newest: readonly SitePost[];
+  redirects: readonly SiteRedirect[];
 }
 
-export function planSite(input: SiteInput): SitePlan {
-  const posts = sortOldestFirst(input.posts);
-  return { ctx: createRenderContext({ theme: input.theme, blog: input.blog, posts, ...(input.cache ? { cache: input.cache } : {}) }), posts };
+/** The plan of renderSite: `oldestFirst` is `input.posts` sorted oldest first. */
+export function planSite(input: SiteInput, oldestFirst: readonly SitePost[] = sortOldestFirst(input.posts)): SitePlan {
+  return {
+    ctx: createRenderContext({ theme: input.theme, blog: input.blog, posts: oldestFirst, ...(input.cache ? { cache: input.cache } : {}) }),
+    posts: oldestFirst,
+    newest: oldestFirst.slice(-FEED_SIZE).reverse(),
+    redirects: input.redirects ?? [],
+  };
 }
 
 /** The links of post `index` of the oldest-first list; the post pages of a full render use these. */
-export function postNeighbours(posts: readonly SitePost[], index: number): { older: SitePost | null; newer: SitePost | null } {
+export function postNeighbours<T extends SitePostSummary>(posts: readonly T[], index: number): { older: T | null; newer: T | null } {
   return { older: posts[index - 1] ?? null, newer: posts[index + 1] ?? null };
 }
 
 /**
- * Every object of the blog, in renderSite's order, around post pages rendered elsewhere
- * (`postPages[i]` is the page of `plan.posts[i]`), so a parallel render gives the same list.
+ * Every object of the blog but the post pages, each rendered when its function is called:
+ * `head` comes before the post pages, `tail` after them (renderSite's order). The functions are
+ * cheap to make, so a caller knows how many objects a full render writes before rendering any.
  */
-export function assembleSite(input: SiteInput, plan: SitePlan, postPages: readonly SiteObject[]): SiteObject[] {
-  return [...siteObjects(input, plan, postPages)];
-}
-
-/**
- * assembleSite one object at a time: the archive, tag and sitemap pages of a 10,000-post blog
- * take a few hundred milliseconds to render, and a caller on the server's event loop lets
- * requests in between (renderSiteParallel).
- */
-export function* siteObjects(input: SiteInput, plan: SitePlan, postPages: readonly SiteObject[]): Generator<SiteObject> {
+export function siteRenders(plan: SitePlan): { head: (() => SiteObject)[]; tail: (() => SiteObject)[] } {
   const { ctx, posts } = plan;
-  const newestFirst = [...posts].reverse();
+  const newestFirst = (count: number): SitePostSummary[] => posts.slice(-count).reverse();
   // Assets first: a writer that keeps this order never publishes a page before its stylesheet.
-  yield* siteAssets(ctx.blog.slug, ctx.theme.assets);
-
-  yield renderHomePage(ctx, newestFirst.slice(0, HOME_LIST_MAX), posts.length);
+  const head: (() => SiteObject)[] = siteAssets(ctx.blog.slug, ctx.theme.assets).map((asset) => () => asset);
+  head.push(() => renderHomePage(ctx, newestFirst(HOME_LIST_MAX), posts.length));
   const pageCount = archivePageCount(posts.length);
   for (let page = 1; page <= pageCount; page += 1) {
-    yield renderArchivePage(ctx, page, archivePageSlice(posts, page), pageCount);
+    head.push(() => renderArchivePage(ctx, page, archivePageSlice(posts, page), pageCount));
   }
 
-  yield* postPages;
-
+  const tail: (() => SiteObject)[] = [];
   // A live post always wins over an old address that a later post took.
   const liveSlugs = new Set(posts.map((post) => post.slug));
-  for (const redirect of input.redirects ?? []) {
+  for (const redirect of plan.redirects) {
     if (liveSlugs.has(redirect.from) || !liveSlugs.has(redirect.to)) continue;
-    yield renderRedirect(ctx, redirect.from, redirect.to);
+    tail.push(() => renderRedirect(ctx, redirect.from, redirect.to));
   }
-
   const tags = collectTags(posts);
   for (const tag of tags) {
     const tagPages = archivePageCount(tag.posts.length);
-    yield renderTagPage(ctx, tag.name, tag.posts.slice(-TAG_LIST_MAX), tag.posts.length);
+    tail.push(() => renderTagPage(ctx, tag.name, tag.posts.slice(-TAG_LIST_MAX), tag.posts.length));
     for (let page = 1; page <= tagPages; page += 1) {
-      yield renderTagArchivePage(ctx, tag.name, page, archivePageSlice(tag.posts, page, ARCHIVE_PAGE_SIZE), tagPages);
+      tail.push(() => renderTagArchivePage(ctx, tag.name, page, archivePageSlice(tag.posts, page, ARCHIVE_PAGE_SIZE), tagPages));
     }
   }
-
-  yield renderTagIndexPage(ctx, tags);
-  yield renderArchiveIndexPage(ctx, posts);
-  yield renderSearchPage(ctx);
-  for (const month of monthCounts(posts)) yield renderMonthPage(ctx, month, postsInMonth(posts, month));
-
-  yield renderNotFoundPage(ctx);
-  yield renderRss(ctx, newestFirst.slice(0, FEED_SIZE));
-  yield renderJsonFeed(ctx, newestFirst.slice(0, FEED_SIZE));
-  yield* renderSitemaps(ctx, posts, tags);
-  yield renderRobots(ctx);
-  yield renderLlmsTxt(ctx, newestFirst.slice(0, LLMS_POST_COUNT), posts.length);
+  tail.push(
+    () => renderTagIndexPage(ctx, tags),
+    () => renderArchiveIndexPage(ctx, posts),
+    () => renderSearchPage(ctx),
+  );
+  for (const month of monthCounts(posts)) tail.push(() => renderMonthPage(ctx, month, postsInMonth(posts, month)));
+  tail.push(
+    () => renderNotFoundPage(ctx),
+    () => renderRss(ctx, plan.newest.slice(0, FEED_SIZE)),
+    () => renderJsonFeed(ctx, plan.newest.slice(0, FEED_SIZE)),
+    ...sitemapRenders(ctx, posts, tags),
+    () => renderRobots(ctx),
+    () => renderLlmsTxt(ctx, newestFirst(LLMS_POST_COUNT), posts.length),
+  );
+  return { head, tail };
 }

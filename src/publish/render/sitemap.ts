@@ -97,11 +97,15 @@ export function sitemapChunkSlice<T>(oldestFirst: readonly T[], chunk: number): 
   return oldestFirst.slice((chunk - 1) * SITEMAP_CHUNK_SIZE, chunk * SITEMAP_CHUNK_SIZE);
 }
 
-/** Every sitemap of a blog: `oldestFirst` is all its published posts, `tags` its tag groups. */
-export function renderSitemaps(ctx: RenderContext, oldestFirst: readonly SitePostSummary[], tags: readonly TagGroup<SitePostSummary>[]): SiteObject[] {
-  const objects = [renderSitemapIndex(ctx, oldestFirst.length), renderSitemapPages(ctx, oldestFirst.slice(-HOME_PAGE_SIZE).reverse(), tags)];
+/**
+ * Every sitemap of a blog, each rendered when its function is called (a full render of a big
+ * blog renders and writes a few objects at a time): `oldestFirst` is all its published posts,
+ * `tags` its tag groups.
+ */
+export function sitemapRenders(ctx: RenderContext, oldestFirst: readonly SitePostSummary[], tags: readonly TagGroup<SitePostSummary>[]): (() => SiteObject)[] {
+  const renders = [() => renderSitemapIndex(ctx, oldestFirst.length), () => renderSitemapPages(ctx, oldestFirst.slice(-HOME_PAGE_SIZE).reverse(), tags)];
   for (let chunk = 1; chunk <= sitemapChunkCount(oldestFirst.length); chunk += 1) {
-    objects.push(renderSitemapChunk(ctx, chunk, sitemapChunkSlice(oldestFirst, chunk)));
+    renders.push(() => renderSitemapChunk(ctx, chunk, sitemapChunkSlice(oldestFirst, chunk)));
   }
-  return objects;
+  return renders;
 }

@@ -18,7 +18,7 @@ import { renderNotFoundPage } from '../../../src/publish/render/renderNotFoundPa
 import { renderPostPage } from '../../../src/publish/render/renderPostPage.js';
 import { renderRedirect } from '../../../src/publish/render/renderRedirect.js';
 import { renderSearchPage } from '../../../src/publish/render/renderSearchPage.js';
-import { renderSitemaps } from '../../../src/publish/render/sitemap.js';
+import { sitemapRenders } from '../../../src/publish/render/sitemap.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { buildBlog, cachingPost, defaultTheme, fixturePosts, helloPost, koreanPost, numberedPosts } from './siteFixtures.js';
 
@@ -117,7 +117,7 @@ describe('golden feeds and files', () => {
   it('rss.xml', () => expectGolden('rss.xml', renderRss(ctx, fixturePosts)));
   it('feed.json', () => expectGolden('feed.json', renderJsonFeed(ctx, fixturePosts)));
   it('sitemap.xml, sitemap-pages.xml and sitemap-posts-1.xml', () => {
-    const [index, pages, posts, ...more] = renderSitemaps(ctx, fixturePosts, collectTags(fixturePosts));
+    const [index, pages, posts, ...more] = sitemapRenders(ctx, fixturePosts, collectTags(fixturePosts)).map((render) => render());
     expect(more).toEqual([]);
     expectGolden('sitemap.xml', index!);
     expectGolden('sitemap-pages.xml', pages!);

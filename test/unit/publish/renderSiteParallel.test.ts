@@ -5,8 +5,9 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderSite, type SiteInput } from '../../../src/publish/render/renderSite.js';
-import { renderSiteParallel } from '../../../src/publish/renderSiteParallel.js';
+import { planSite, renderSite, type SiteInput } from '../../../src/publish/render/renderSite.js';
+import type { SitePost, SitePostSummary } from '../../../src/publish/render/siteTypes.js';
+import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../../../src/publish/renderSiteParallel.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { buildBlog, defaultTheme, fixturePosts, numberedPosts, templatesDir } from './siteFixtures.js';
 
@@ -79,10 +80,13 @@ describe('renderSiteParallel on worker threads (compiled JavaScript)', () => {
       `
       import { readFileSync } from 'node:fs';
       import { loadTheme } from './src/publish/render/renderTheme.js';
-      import { renderSiteParallel, renderWorkerScript } from './src/publish/renderSiteParallel.js';
+      import { planSite } from './src/publish/render/renderSite.js';
+      import { renderSiteInChunks, renderWorkerScript } from './src/publish/renderSiteParallel.js';
       const [themeDir] = process.argv.slice(2);
       const input = { ...JSON.parse(readFileSync('input.json', 'utf8')), theme: loadTheme('templates') };
-      const objects = await renderSiteParallel(input, { themeDir, workers: 2, minPosts: 0, chunkPosts: 50 });
+      const byId = new Map(input.posts.map((post) => [post.id, post]));
+      const objects = [];
+      for await (const chunk of renderSiteInChunks(planSite(input), (listed) => listed.map((post) => byId.get(post.id)), { themeDir, workers: 2, minPosts: 0, chunkPosts: 50 })) objects.push(...chunk);
       const plain = objects.map((o) => ({ key: o.key, body: Buffer.from(o.body).toString('base64'), contentType: o.contentType, cacheControl: o.cacheControl, redirectTo: o.redirectTo ?? null }));
       // Pages from the workers arrive as Buffers; renderSite's are strings.
       const fromWorkers = objects.filter((o) => Buffer.isBuffer(o.body)).length;
@@ -116,9 +120,54 @@ describe('renderSiteParallel on worker threads (compiled JavaScript)', () => {
   });
 });
 
-describe('renderSiteParallel from TypeScript sources', () => {
-  it('renders in-process, with the same objects as renderSite', async () => {
-    const objects = await renderSiteParallel(input(), { themeDir: templatesDir, minPosts: 0 });
+/** The chunks of renderSiteInChunks over `input`, with bodies from memory; `asked` records each call for bodies. */
+async function chunksOf(siteInput: SiteInput, options: Partial<ParallelRenderOptions> = {}, leaveOut = new Set<string>()) {
+  const byId = new Map(siteInput.posts.map((post) => [post.id, post]));
+  const asked: number[] = [];
+  const bodies = (listed: readonly SitePostSummary[]): SitePost[] => {
+    asked.push(listed.length);
+    // In another order than listed: the reader of the database gives no order.
+    return listed.filter((post) => !leaveOut.has(post.id)).map((post) => byId.get(post.id)!).reverse();
+  };
+  const chunks: SiteObject[][] = [];
+  for await (const chunk of renderSiteInChunks(planSite(siteInput), bodies, { themeDir: templatesDir, ...options })) chunks.push(chunk);
+  return { chunks, asked, objects: chunks.flat() };
+}
+
+describe('renderSiteInChunks from TypeScript sources (in-process)', () => {
+  it('gives the objects of renderSite in its order, in bounded chunks, reading bodies a chunk at a time', async () => {
+    const { chunks, asked, objects } = await chunksOf(input(), { workers: 0, chunkPosts: 40 });
     expect(plain(objects)).toEqual(plain(renderSite(input())));
+    expect(objects.length).toBe(siteObjectCount(planSite(input())));
+    expect(chunks.length).toBeGreaterThan(posts.length / 40);
+    expect(Math.max(...chunks.map((chunk) => chunk.length))).toBeLessThanOrEqual(500);
+    // Bodies of 40 posts per chunk, each read once.
+    expect(Math.max(...asked)).toBeLessThanOrEqual(40);
+    expect(asked.reduce((a, b) => a + b, 0)).toBe(posts.length);
+  });
+
+  it('leaves out a post whose body is gone (unpublished meanwhile) and renders the rest as before', async () => {
+    const gone = posts[17]!;
+    const { objects } = await chunksOf(input(), { workers: 0, chunkPosts: 40 }, new Set([gone.id]));
+    const expected = plain(renderSite(input())).filter((o) => o.key !== `notes/${gone.slug}/index.html`);
+    expect(objects.some((o) => o.key === `notes/${gone.slug}/index.html`)).toBe(false);
+    expect(plain(objects)).toEqual(expected);
+  });
+
+  it('renders a blog without posts', async () => {
+    const empty: SiteInput = { ...input(), posts: [], redirects: [] };
+    const { objects } = await chunksOf(empty);
+    expect(plain(objects)).toEqual(plain(renderSite(empty)));
+  });
+
+  it('fails, instead of waiting forever, when a worker cannot start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-render-broken-'));
+    try {
+      const script = join(dir, 'broken.mjs');
+      writeFileSync(script, "throw new Error('this worker cannot start');\n");
+      await expect(chunksOf(input(), { minPosts: 0, workers: 2, chunkPosts: 20, workerScript: new URL(`file://${script}`) })).rejects.toThrow(/cannot start|exited early/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
