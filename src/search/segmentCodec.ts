@@ -16,7 +16,7 @@ import { gunzip, gunzipSync } from 'node:zlib';
 import type { SegmentData } from './segmentData.js';
 import { SearchIndexFormatError } from './segmentErrors.js';
 import { decodeLegacySegment } from './segmentLegacy.js';
-import { encodeV3, MAGIC, PREFIX_BYTES, StoredSegment, V3 } from './segmentV3.js';
+import { encodeV3, encodeV3Cooperatively, MAGIC, PREFIX_BYTES, StoredSegment, V3 } from './segmentV3.js';
 
 export { SearchIndexFormatError } from './segmentErrors.js';
 
@@ -36,8 +36,10 @@ export interface EncodedSegment {
   rawBytes: number;
 }
 
+/** Encodes on the event loop in slices: a large segment (a rebuild's) takes hundreds of milliseconds. */
 export async function encodeSegment(data: SegmentData): Promise<EncodedSegment> {
-  return encodeSegmentSync(data);
+  const body = await encodeV3Cooperatively(data);
+  return { body, rawBytes: body.length };
 }
 
 /** encodeSegment for a worker thread (the same work: the name says where it may run). */

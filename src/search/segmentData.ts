@@ -3,6 +3,7 @@
  * it with their field-weighted term frequency. Built here, merged by concatenation, serialised
  * by segmentCodec.ts, queried through lunr or the postings (ranking.ts). Immutable once built.
  */
+import { runSteps, runStepsCooperatively } from './steps.js';
 import { INDEX_FIELDS, type IndexFieldName } from './lunrSetup.js';
 import type { SearchDocument } from './searchTypes.js';
 import { termOf, tokenize } from './tokenize.js';
@@ -158,9 +159,40 @@ export interface ConcatResult {
  * and no text is needed, which is what makes merges and head rewrites cheap.
  */
 export function concatSegments(parts: readonly SegmentPart[]): ConcatResult {
+  return runSteps(concatSteps(parts));
+}
+
+/**
+ * concatSegments on the event loop of the server, in slices: joining the pieces of a 50,000-post
+ * rebuild takes over a second, which in one go would hold every other request that long.
+ */
+export function concatSegmentsCooperatively(parts: readonly SegmentPart[]): Promise<ConcatResult> {
+  return runStepsCooperatively(concatSteps(parts));
+}
+
+/**
+ * buildSegmentData of `docs` a piece of `pieceDocs` at a time, joined: the same segment, with
+ * the term maps of each piece dying young (cheaper for the garbage collector than one big build).
+ */
+export function buildInPieces(docs: readonly SearchDocument[], pieceDocs: number): SegmentData {
+  if (docs.length <= pieceDocs) return buildSegmentData(docs);
+  const parts: SegmentPart[] = [];
+  for (let i = 0; i < docs.length; i += pieceDocs) parts.push({ data: buildSegmentData(docs.slice(i, i + pieceDocs)), drop: null });
+  return concatSegments(parts).data;
+}
+
+/**
+ * Work between pauses (a `yield`, where its driver may check the time), counted in documents
+ * copied, parts looked at and postings copied: a term costs one look per part.
+ */
+const CONCAT_STEP = 32_768;
+
+function* concatSteps(parts: readonly SegmentPart[]): Generator<void, ConcatResult> {
+  let work = 0;
   const docs = emptyDocTable();
   const lengths: number[] = [];
-  const ordinalMaps = parts.map(({ data, drop }) => {
+  const ordinalMaps: Int32Array[] = [];
+  for (const { data, drop } of parts) {
     const map = new Int32Array(data.docs.ids.length).fill(-1);
     for (let i = 0; i < map.length; i++) {
       if (drop?.[i]) continue;
@@ -175,9 +207,13 @@ export function concatSegments(parts: readonly SegmentPart[]): ConcatResult {
       docs.publishedAt.push(d.publishedAt[i]!);
       docs.urls.push(d.urls[i]!);
       lengths.push(d.lengths[i]!);
+      if (++work >= CONCAT_STEP) {
+        work = 0;
+        yield;
+      }
     }
-    return map;
-  });
+    ordinalMaps.push(map);
+  }
   docs.lengths = Uint32Array.from(lengths);
 
   let capacity = 0;
@@ -189,7 +225,8 @@ export function concatSegments(parts: readonly SegmentPart[]): ConcatResult {
   const cursors = parts.map(() => 0);
   let at = 0;
 
-  // k-way merge of the sorted term lists; k is small (a merge takes a handful of segments).
+  // k-way merge of the sorted term lists; k is small (a merge takes a handful of segments, a
+  // rebuild's join tens of runs).
   for (;;) {
     let next: string | undefined;
     parts.forEach(({ data }, p) => {
@@ -197,6 +234,11 @@ export function concatSegments(parts: readonly SegmentPart[]): ConcatResult {
       if (term !== undefined && (next === undefined || term < next)) next = term;
     });
     if (next === undefined) break;
+    work += parts.length;
+    if (work >= CONCAT_STEP) {
+      work = 0;
+      yield;
+    }
     const start = at;
     parts.forEach(({ data }, p) => {
       const t = cursors[p]!;
@@ -211,6 +253,7 @@ export function concatSegments(parts: readonly SegmentPart[]): ConcatResult {
         at++;
       }
     });
+    work += at - start;
     // A term whose every document was dropped disappears with them.
     if (at > start) {
       terms.push(next);

@@ -8,6 +8,7 @@ import { StorageError } from '../../src/errors.js';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import type { PutOptions, SiteStore } from '../../src/storage/siteStore.js';
+import { putMany } from '../../src/storage/putMany.js';
 import { freePort } from '../../bench/harness/ports.js';
 import { createTestBucket, createTestS3Client } from '../../bench/harness/s3rver.js';
 
@@ -52,6 +53,47 @@ function siteStoreContract(name: string, makeStore: () => Promise<StoreFixture>)
       expect(object?.contentType).toBe(HTML.contentType);
       expect(object?.cacheControl).toBe(HTML.cacheControl);
       expect(object).not.toHaveProperty('redirectTo');
+    });
+
+    it('takes many objects through putMany: each put without its own flush, some at once, one flush after the last', async () => {
+      const events: string[] = [];
+      let inFlight = 0;
+      let most = 0;
+      // The store itself, with what putMany asks of it written down.
+      const watched: SiteStore = {
+        ...store,
+        put: async (key, body, options) => {
+          most = Math.max(most, ++inFlight);
+          try {
+            await store.put(key, body, options);
+            events.push(`put ${key} ${options.deferSync === true}`);
+          } finally {
+            inFlight -= 1;
+          }
+        },
+        flush: async () => {
+          events.push('flush');
+          await store.flush();
+        },
+        get: (key) => store.get(key),
+        list: (prefix) => store.list(prefix),
+      };
+      let made = 0;
+      function* objects(): Generator<{ key: string; body: string }> {
+        for (let i = 0; i < 60; i++) {
+          made += 1;
+          yield { key: `blog/search/t/${i}.json`, body: JSON.stringify({ i }) };
+        }
+      }
+      await putMany(watched, objects(), TEXT);
+      expect(made).toBe(60);
+      expect(events.filter((e) => e.startsWith('put')).sort()).toEqual(Array.from({ length: 60 }, (_, i) => `put blog/search/t/${i}.json true`).sort());
+      expect(events.filter((e) => e === 'flush')).toEqual(['flush']);
+      expect(events.at(-1)).toBe('flush');
+      expect(most).toBeGreaterThan(1);
+      expect(most).toBeLessThanOrEqual(16);
+      expect((await store.list('blog/search/t/')).length).toBe(60);
+      expect((await store.get('blog/search/t/59.json'))?.body.toString('utf8')).toBe('{"i":59}');
     });
 
     it('serves deferred-sync writes at once and flushes them without error', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSegments } from '../../../src/search/parallelBuild.js';
 import { buildSegmentData } from '../../../src/search/segmentData.js';
 import { searchDoc } from './docFactory.js';
 
@@ -14,6 +15,16 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  * Compiles src/search to plain JavaScript in a temp dir, laid out like dist/, and runs a full
  * build there in a separate Node process: the path `npm start` takes, with real worker threads.
  */
+describe('rebuild in-process (TypeScript sources)', () => {
+  it('builds each group exactly as one build of its documents, whatever the pieces and runs', async () => {
+    const docs = Array.from({ length: 230 }, (_, i) => searchDoc({ id: `q${i}`, title: `title ${i % 9}`, body: `word${i % 13} 검색${i % 5} shared`, publishedAt: '2024-01-01T00:00:00.000Z' }));
+    const groups = [docs.slice(0, 200), docs.slice(200), []];
+    const built = await buildSegments(groups, { workers: 0, pieceDocs: 4 });
+    expect(built).toHaveLength(3);
+    groups.forEach((group, i) => expect(built[i], `group ${i}`).toEqual(buildSegmentData(group)));
+  });
+});
+
 describe('rebuild on worker threads (compiled JavaScript)', () => {
   let dir = '';
 
@@ -35,7 +46,8 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('uses the compiled worker and builds exactly what an in-process build gives', () => {
-    const docs = Array.from({ length: 40 }, (_, i) => searchDoc({ id: `p${i}`, title: `제목 ${i % 4}`, body: `서버를 word${i % 7} koa로`, publishedAt: '2024-01-01T00:00:00.000Z' }));
+    // Three runs of 16 pieces of 8 (the workers join each run; this thread joins the runs).
+    const docs = Array.from({ length: 300 }, (_, i) => searchDoc({ id: `p${i}`, title: `제목 ${i % 4}`, body: `서버를 word${i % 7} koa로`, publishedAt: '2024-01-01T00:00:00.000Z' }));
     const script = `
       import { buildSegments, workerScript } from './src/search/parallelBuild.js';
       const docs = JSON.parse(process.argv[2]);
