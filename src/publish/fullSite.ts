@@ -19,7 +19,8 @@ import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { createRenderContext } from './render/renderContext.js';
 import type { CachePolicy } from './render/renderHeaders.js';
 import { searchKey } from './render/renderPaths.js';
-import type { SitePlan } from './render/renderSite.js';
+import { siteRenders, type SitePlan } from './render/renderSite.js';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost, SitePostSummary } from './render/siteTypes.js';
 import { renderSiteInChunks, siteObjectCount } from './renderSiteParallel.js';
@@ -63,17 +64,22 @@ export class FullSite {
     // The store is listed while the pages render: the listing only needs the keys at the end.
     const stored = this.staleKeys(blog.slug, new Set());
     stored.catch(() => undefined);
-    const total = siteObjectCount(sitePlan);
+    // Each of these takes tens of milliseconds for a big blog: requests get a turn in between.
+    await yieldToLoop();
+    const renders = siteRenders(sitePlan);
+    await yieldToLoop();
+    const total = siteObjectCount(sitePlan, renders);
     const writer = new SiteWriter(this.deps.store, this.deps.hashes, blog.id, {
       bulk: total > 64,
       total,
       ...(options.force ? { force: true } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
+    await yieldToLoop();
     try {
       // A chunk is written while the next one is read and rendered.
       let writing: Promise<void> = Promise.resolve();
-      for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, { themeDir: templatesDir })) {
+      for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, { themeDir: templatesDir }, renders)) {
         await writing;
         writing = writer.write(objects);
         // Awaited on the next turn; a failure meanwhile must not count as unhandled.

@@ -17,7 +17,7 @@ import { compiledScript } from '../workers/compiledScript.js';
 import type { SiteObject } from '../storage/siteStore.js';
 import type { PostLink } from './render/renderPostPage.js';
 import { renderPostPage } from './render/renderPostPage.js';
-import { siteRenders, type SitePlan } from './render/renderSite.js';
+import { siteRenders, type SitePlan, type SiteRenders } from './render/renderSite.js';
 import type { SitePost, SitePostSummary } from './render/siteTypes.js';
 import { RenderPool } from './renderPool.js';
 import type { RenderedPage, RenderRequest } from './renderWorker.js';
@@ -58,13 +58,13 @@ export function renderWorkerScript(): URL | null {
 }
 
 /** How many objects renderSiteInChunks hands on when no post disappears meanwhile. */
-export function siteObjectCount(plan: SitePlan): number {
-  const { head, tail } = siteRenders(plan);
-  return head.length + plan.posts.length + tail.length;
+export function siteObjectCount(plan: SitePlan, renders: SiteRenders = siteRenders(plan)): number {
+  return renders.head.length + plan.posts.length + renders.tail.length;
 }
 
-export async function* renderSiteInChunks(plan: SitePlan, bodies: PostBodies, options: ParallelRenderOptions): AsyncGenerator<SiteObject[]> {
-  const { head, tail } = siteRenders(plan);
+/** `renders` are siteRenders(plan), when the caller has made them already (they take a while for a big blog). */
+export async function* renderSiteInChunks(plan: SitePlan, bodies: PostBodies, options: ParallelRenderOptions, renders: SiteRenders = siteRenders(plan)): AsyncGenerator<SiteObject[]> {
+  const { head, tail } = renders;
   yield* inSlices(head);
 
   const script = options.workerScript === undefined ? renderWorkerScript() : options.workerScript;

@@ -76,7 +76,12 @@ export function postNeighbours<T extends SitePostSummary>(posts: readonly T[], i
  * `head` comes before the post pages, `tail` after them (renderSite's order). The functions are
  * cheap to make, so a caller knows how many objects a full render writes before rendering any.
  */
-export function siteRenders(plan: SitePlan): { head: (() => SiteObject)[]; tail: (() => SiteObject)[] } {
+export interface SiteRenders {
+  head: (() => SiteObject)[];
+  tail: (() => SiteObject)[];
+}
+
+export function siteRenders(plan: SitePlan): SiteRenders {
   const { ctx, posts } = plan;
   const newestFirst = (count: number): SitePostSummary[] => posts.slice(-count).reverse();
   // Assets first: a writer that keeps this order never publishes a page before its stylesheet.
