@@ -9,6 +9,7 @@ import { startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
 
 const REBUILD_CHILD = fileURLToPath(new URL('./rebuildChild.js', import.meta.url));
+const WARM_RESTARTS = 3;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -124,10 +125,13 @@ export async function runPublishBench(n: number, samples = 100, rows: BenchRow[]
           value: `${fsTimes[0]!.toFixed(0)} ÷ ${steady.toFixed(0)} ms = ${(fsTimes[0]! / steady).toFixed(1)}×`,
           target: size >= 10_000 ? '≤ 2×' : '',
         });
-        const warm = await firstPublishWarm(blog);
+        // One sample per restart, so a few restarts: a single one swung between 1.5x and 2.5x.
+        const warmRuns: number[] = [];
+        for (let i = 0; i < WARM_RESTARTS; i += 1) warmRuns.push(await firstPublishWarm(blog));
+        const warm = percentile(warmRuns, 50);
         rows.push({
           area: 'publish',
-          measure: `first publish after restart, warm-up done ÷ steady p50, ${size} posts, fs`,
+          measure: `first publish after restart, warm-up done ÷ steady p50, ${size} posts, fs (median of ${WARM_RESTARTS} restarts: ${warmRuns.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
           value: `${warm.toFixed(0)} ÷ ${steady.toFixed(0)} ms = ${(warm / steady).toFixed(1)}×`,
           target: size >= 10_000 ? '≤ 2×' : '',
         });

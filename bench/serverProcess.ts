@@ -30,19 +30,36 @@ export async function startBenchServer(env: Record<string, string> = {}, port = 
   const dataDir = env.FOLIO_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'folio-bench-'));
   const child: ChildProcess = spawn(process.execPath, ['--openssl-legacy-provider', MAIN], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // The server's last words, for the error when it does not come up (read continuously: a full
+  // pipe would block the server's logging).
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-4096);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', (chunk: Buffer) => {
+    keep(chunk);
+    process.stderr.write(chunk);
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
+  let last = '';
   for (;;) {
     try {
-      const res = await fetch(`${baseUrl}/healthz`);
+      const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(5_000) });
       if (res.ok) break;
-    } catch {
+      last = `HTTP ${res.status}`;
+    } catch (err) {
       // not listening yet
+      last = String((err as { cause?: { code?: string } }).cause?.code ?? err);
     }
-    if (child.exitCode !== null) throw new Error(`bench server exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('bench server did not start');
+    if (child.exitCode !== null) throw new Error(`bench server exited with ${child.exitCode}: ${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`bench server did not answer /healthz on port ${port} within 120 s (last: ${last}); its output ends: ${output}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
