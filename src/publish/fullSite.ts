@@ -1,6 +1,6 @@
 /**
  * A whole blog rendered from the database: written to the store (a rebuild) or compared with it
- * (verify). Objects are rendered and handled a chunk at a time (renderSiteParallel.ts), so the
+ * (verify). Objects are rendered and handled a chunk at a time (renderSiteInChunks.ts), so the
  * memory a rebuild takes follows the chunk, not the blog: every body and every page of a
  * 50,000-post blog held at once took 2.3 GB.
  */
@@ -23,7 +23,7 @@ import { siteRenders, type SitePlan } from './render/renderSite.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost, SitePostSummary } from './render/siteTypes.js';
-import { renderSiteInChunks, siteObjectCount } from './renderSiteParallel.js';
+import { renderSiteInChunks, siteObjectCount } from './renderSiteInChunks.js';
 import { SiteWriter, type WriteResult } from './writeSite.js';
 
 export interface FullSiteDeps {

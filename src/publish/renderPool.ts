@@ -1,5 +1,5 @@
 /**
- * The worker threads of one full render (renderSiteParallel.ts): each loads the theme once and
+ * The worker threads of one full render (renderSiteInChunks.ts): each loads the theme once and
  * renders the chunks of post pages it is handed, one at a time. A chunk waits for a free worker.
  * A worker that fails or exits breaks the pool: the chunks it holds and every chunk after fail.
  */

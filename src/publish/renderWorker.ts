@@ -1,5 +1,5 @@
 /**
- * Worker thread of a parallel full render (renderSiteParallel.ts): renders the post pages of
+ * Worker thread of a parallel full render (renderSiteInChunks.ts): renders the post pages of
  * the chunks it is sent with the theme it loads itself (compiled eta functions cannot cross
  * threads), and hands the bodies back as UTF-8 bytes, transferred instead of copied.
  */

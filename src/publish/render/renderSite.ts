@@ -45,7 +45,7 @@ export function renderSite(input: SiteInput): SiteObject[] {
 /**
  * What every page of a full render works from. The post pages aside, every object needs only
  * the posts' summaries, and the feeds the newest few bodies: a full render of a big blog holds
- * these and renders the post pages a chunk at a time (renderSiteParallel.ts).
+ * these and renders the post pages a chunk at a time (renderSiteInChunks.ts).
  */
 export interface SitePlan {
   ctx: RenderContext;

@@ -7,7 +7,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSite, renderSite, type SiteInput } from '../../../src/publish/render/renderSite.js';
 import type { SitePost, SitePostSummary } from '../../../src/publish/render/siteTypes.js';
-import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../../../src/publish/renderSiteParallel.js';
+import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../../../src/publish/renderSiteInChunks.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { buildBlog, defaultTheme, fixturePosts, numberedPosts, templatesDir } from './siteFixtures.js';
 
@@ -52,7 +52,7 @@ const bufferBodies = (): number => renderSite(input()).filter((o) => Buffer.isBu
  * Compiles src/ to plain JavaScript in a temp dir, laid out like dist/, and renders there in a
  * separate Node process: the path `npm start` takes, with real worker threads.
  */
-describe('renderSiteParallel on worker threads (compiled JavaScript)', () => {
+describe('renderSiteInChunks on worker threads (compiled JavaScript)', () => {
   let dir = '';
 
   beforeAll(() => {
@@ -81,7 +81,7 @@ describe('renderSiteParallel on worker threads (compiled JavaScript)', () => {
       import { readFileSync } from 'node:fs';
       import { loadTheme } from './src/publish/render/renderTheme.js';
       import { planSite } from './src/publish/render/renderSite.js';
-      import { renderSiteInChunks, renderWorkerScript } from './src/publish/renderSiteParallel.js';
+      import { renderSiteInChunks, renderWorkerScript } from './src/publish/renderSiteInChunks.js';
       const [themeDir] = process.argv.slice(2);
       const input = { ...JSON.parse(readFileSync('input.json', 'utf8')), theme: loadTheme('templates') };
       const byId = new Map(input.posts.map((post) => [post.id, post]));
