@@ -76,9 +76,9 @@ export class FullSite {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     await yieldToLoop();
+    // A chunk is written while the next one is read and rendered.
+    let writing: Promise<void> = Promise.resolve();
     try {
-      // A chunk is written while the next one is read and rendered.
-      let writing: Promise<void> = Promise.resolve();
       for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, { themeDir: templatesDir }, renders)) {
         await writing;
         writing = writer.write(objects);
@@ -87,7 +87,9 @@ export class FullSite {
       }
       await writing;
     } catch (err) {
-      // The writes the store did accept need not be repeated.
+      // A render that failed while a chunk was being written lets that write end first (a retry
+      // of the job must not race it); the writes the store did accept need not be repeated.
+      await writing.catch(() => undefined);
       await writer.settle();
       throw err;
     }

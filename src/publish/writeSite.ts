@@ -36,15 +36,28 @@ function hashWithBody(object: SiteObject, body: Buffer | string): string {
     .digest('base64url');
 }
 
+/**
+ * Runs `work` over the items, CONCURRENCY at a time. After a failure no new item starts, and the
+ * pool settles only once the ones in flight have ended: their writes are then known (and their
+ * hashes recorded), and none is still running when the caller retries.
+ */
 async function inPool<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    while (next < items.length && !failed) {
       const item = items[next++]!;
-      await work(item);
+      try {
+        await work(item);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+  const results = await Promise.allSettled(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+  const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 export interface WriteOptions {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
+import { ObjectHashesRepo } from '../../src/db/objectHashesRepo.js';
 import { FaultyStore } from '../support/faultyStore.js';
 import { FakeClock } from '../support/fakeClock.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
@@ -47,6 +48,39 @@ describe('publishing when the store fails', () => {
     expect(page.text).toContain('Written during an outage');
     const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blog.id)!);
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
+  });
+
+  it('a full rebuild that fails part way (it renders and writes a chunk at a time) keeps what was written, and the next one writes only the rest', async () => {
+    const dataDir = testTempDir('folio-rebuild-fault-');
+    const faulty = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
+    // Seeded without rendering, so the rebuilds below are the only writers.
+    const t = await startTestApp({ dataDir, store: faulty, jobHandler: async () => {} });
+    apps.push(t);
+    const created = (await t.request('POST', '/v1/blogs', { body: { slug: 'chunky', name: 'Chunky' } })).body;
+    const row = t.folio.repos.blogs.findById(created.id)!;
+    for (let i = 0; i < 450; i += 1) {
+      t.clock.advance(60_000);
+      await t.folio.posts.create(row, { title: `Chunk post ${i}`, contentMd: `Body ${i}.`, tags: [`tag-${i % 5}`], status: 'published' });
+    }
+    const hashes = new ObjectHashesRepo(t.folio.db);
+
+    // Puts fail from the 301st on; the store still flushes what it accepted.
+    faulty.failAfterPuts = 300;
+    faulty.putsOnly = true;
+    await expect(t.folio.publisher.rebuild(row)).rejects.toThrow(/simulated crash/);
+    const kept = hashes.all(row.id).size;
+    // Every accepted write is recorded once flushed; more than one chunk of 200 post pages got through.
+    expect(kept).toBe(300);
+
+    faulty.failAfterPuts = null;
+    faulty.puts = 0;
+    const result = await t.folio.publisher.rebuild(row);
+    expect(result.written + result.unchanged).toBe(hashes.all(row.id).size);
+    expect(result.unchanged).toBe(kept);
+    expect(result.written + result.unchanged).toBeGreaterThan(450);
+    const report = await t.folio.publisher.verify(row);
+    expect({ missing: report.missing, different: report.different, extra: report.extra }).toEqual({ missing: [], different: [], extra: [] });
+    expect(report.checked).toBe(result.written + result.unchanged);
   });
 
   it('a process that dies half way through a job converges after restart', async () => {

@@ -9,17 +9,19 @@ import type { PutOptions, SiteStore, StoredObject } from '../../src/storage/site
 export class FaultyStore implements SiteStore {
   down = false;
   failAfterPuts: number | null = null;
+  /** With failAfterPuts: only puts fail (a backend refusing writes), the rest keeps working. */
+  putsOnly = false;
   puts = 0;
 
   constructor(private readonly inner: SiteStore) {}
 
-  private check(): void {
+  private check(put = false): void {
     if (this.down) throw new StorageError('store unavailable (simulated outage)');
-    if (this.failAfterPuts !== null && this.puts >= this.failAfterPuts) throw new StorageError('store unavailable (simulated crash)');
+    if (this.failAfterPuts !== null && this.puts >= this.failAfterPuts && (put || !this.putsOnly)) throw new StorageError('store unavailable (simulated crash)');
   }
 
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
-    this.check();
+    this.check(true);
     this.puts += 1;
     return this.inner.put(key, body, options);
   }
