@@ -11,11 +11,20 @@ const CONCURRENCY = 16;
 
 export async function putMany(store: SiteStore, objects: Iterable<{ key: string; body: string | Buffer }>, options: Omit<PutOptions, 'deferSync'>): Promise<void> {
   const iterator = objects[Symbol.iterator]();
+  let failed = false;
   const worker = async (): Promise<void> => {
-    for (let next = iterator.next(); !next.done; next = iterator.next()) {
-      await store.put(next.value.key, next.value.body, { ...options, deferSync: true });
+    for (let next = failed ? null : iterator.next(); next && !next.done; next = failed ? null : iterator.next()) {
+      try {
+        await store.put(next.value.key, next.value.body, { ...options, deferSync: true });
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  // After a failure no new put starts, and the puts in flight end before the caller hears of it.
+  const results = await Promise.allSettled(Array.from({ length: CONCURRENCY }, worker));
+  const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failure) throw failure.reason;
   await store.flush();
 }
