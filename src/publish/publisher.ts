@@ -33,12 +33,14 @@ import { FullSite, type VerifyReport } from './fullSite.js';
 
 export type { VerifyReport };
 import type { SearchDocument } from '../search/searchTypes.js';
+import type { SegmentData } from '../search/segmentData.js';
 
 /** What the publisher needs from the search index writer (src/search). */
 export interface SearchIndexUpdater {
   upsert(blogSlug: string, docs: SearchDocument[]): Promise<void>;
   remove(blogSlug: string, postIds: string[]): Promise<void>;
-  rebuild(blogSlug: string, docs: SearchDocument[]): Promise<void>;
+  /** May return the new index's segment data, which the static index then reuses. */
+  rebuild(blogSlug: string, docs: SearchDocument[]): Promise<SegmentData[] | void>;
   drop(blogSlug: string): Promise<void>;
   /** Loads what the blog's next write reads (the index, the post ids of its segments). */
   warm?(blogSlug: string): Promise<void>;
@@ -150,8 +152,8 @@ export class Publisher {
   /** Rebuilds only the blog's search index from the database; returns how many posts it holds. */
   async reindex(blog: BlogWithDomain): Promise<number> {
     const docs = await this.searchDocuments.all(blog);
-    await this.deps.search.rebuild(blog.slug, docs);
-    await this.staticSearch.rebuild(blog, docs);
+    const built = await this.deps.search.rebuild(blog.slug, docs);
+    await this.staticSearch.rebuild(blog, docs, built ?? undefined);
     return docs.length;
   }
 

@@ -8,11 +8,13 @@ import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { StaticIndexChange } from '../search/static/staticIndexWriter.js';
 import type { SearchDocument } from '../search/searchTypes.js';
 import type { CdnSync } from './cdnSync.js';
+import type { SegmentData } from '../search/segmentData.js';
 
 /** What this needs of src/search/static/staticIndexWriter.ts. */
 export interface StaticSearchIndex {
   exists(blogSlug: string): Promise<boolean>;
-  rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange>;
+  /** `built`: the API index's segments of the same posts, joined instead of indexing them again when they match. */
+  rebuild(blogSlug: string, docs: readonly SearchDocument[], built?: readonly SegmentData[]): Promise<StaticIndexChange>;
   upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange | null>;
   remove(blogSlug: string, ids: readonly string[]): Promise<StaticIndexChange | null>;
   maintain(blogSlug: string): Promise<StaticIndexChange | null>;
@@ -77,12 +79,12 @@ export class StaticSearchSync {
   }
 
   /** Lays the index out afresh from the database. */
-  async rebuild(blog: BlogWithDomain, docs?: readonly SearchDocument[]): Promise<void> {
-    await this.purge(blog, await this.build(blog, docs), 0);
+  async rebuild(blog: BlogWithDomain, docs?: readonly SearchDocument[], built?: readonly SegmentData[]): Promise<void> {
+    await this.purge(blog, await this.build(blog, docs, built), 0);
   }
 
-  private async build(blog: BlogWithDomain, docs?: readonly SearchDocument[]): Promise<StaticIndexChange> {
-    return this.deps.index.rebuild(blog.slug, docs ?? (await this.deps.allDocs(blog)));
+  private async build(blog: BlogWithDomain, docs?: readonly SearchDocument[], built?: readonly SegmentData[]): Promise<StaticIndexChange> {
+    return this.deps.index.rebuild(blog.slug, docs ?? (await this.deps.allDocs(blog)), docs ? built : undefined);
   }
 
   private async purge(blog: BlogWithDomain, change: StaticIndexChange, attempt: number): Promise<void> {

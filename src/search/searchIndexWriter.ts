@@ -180,9 +180,12 @@ export class SearchIndexWriter {
     return run;
   }
 
-  /** Replaces the blog's index with one built from `docs` (all its published posts). */
-  async rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<void> {
-    await this.exclusive(blogSlug, async () => {
+  /**
+   * Replaces the blog's index with one built from `docs` (all its published posts). Returns the
+   * segments' data (the static index joins them instead of indexing the posts again).
+   */
+  async rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<SegmentData[]> {
+    return this.exclusive(blogSlug, async () => {
       const all = latestById(docs);
       const layout = rebuildLayout(all.length, this.policy);
       const groups: SearchDocument[][] = [];
@@ -215,6 +218,7 @@ export class SearchIndexWriter {
         if (id) oldIds.add(id);
       }
       await this.commit(blogSlug, IndexSnapshot.empty(), next, prepared, [...oldIds]);
+      return built;
     });
   }
 

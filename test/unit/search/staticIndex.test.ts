@@ -39,6 +39,34 @@ async function freshOf(docs: readonly SearchDocument[]): Promise<FsSiteStore> {
 const pathOf = (url: string) => new URL(url).pathname;
 
 describe('the static search index', () => {
+  it('joins the API index segments of the same posts instead of indexing them again, and indexes them itself when they do not match', async () => {
+    const docs = Array.from({ length: 300 }, (_, i) => searchDoc({ id: `s${i}`, title: `word${i % 11} title`, body: `body ${i % 17} 검색`, publishedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString() }));
+    const text = async (s: FsSiteStore, key: string) => (await s.get(key))!.body.toString('utf8').replace(/"revision":"[0-9a-f]+"/, '"revision":"-"');
+    const filesOf = async (s: FsSiteStore) => Promise.all((await s.list('j/search/')).sort().map(async (key) => [key, await text(s, key)]));
+
+    const plain = store();
+    await writer(plain).rebuild('j', docs);
+    const api = store();
+    const built = await new SearchIndexWriter(api, { workers: 0 }).rebuild('j', docs);
+    expect(built.length).toBeGreaterThan(1);
+    const joined = store();
+    await writer(joined).rebuild('j', docs, built);
+    expect(await filesOf(joined)).toEqual(await filesOf(plain));
+
+    // Segments holding the posts in another order are not used.
+    const reversed = await new SearchIndexWriter(store(), { workers: 0 }).rebuild('j', [...docs].reverse());
+    const unused = store();
+    await writer(unused).rebuild('j', docs, reversed);
+    expect(await filesOf(unused)).toEqual(await filesOf(plain));
+
+    // Segments in the right order are taken as they are: built from other text, the index says so.
+    const other = await new SearchIndexWriter(store(), { workers: 0 }).rebuild('j', docs.map((d) => ({ ...d, title: 'zebra', body: '' })));
+    const taken = store();
+    await writer(taken).rebuild('j', docs, other);
+    const index = await readStaticIndex(taken, 'j');
+    expect(matchingPaths(index, queryTerms('zebra'))).toHaveLength(300);
+  });
+
   it('is the same whether a rebuild indexes the posts in one piece or in many joined pieces', async () => {
     const single = store();
     const pieces = store();
