@@ -25,6 +25,7 @@ import type { Theme } from './render/renderTheme.js';
 import type { SitePost, SitePostSummary } from './render/siteTypes.js';
 import { renderSiteInChunks, siteObjectCount } from './renderSiteInChunks.js';
 import { SiteWriter, type WriteResult } from './writeSite.js';
+import { RenderSlots } from './renderSlots.js';
 
 export interface FullSiteDeps {
   site: SiteRepo;
@@ -45,7 +46,12 @@ export interface VerifyReport {
 const SEARCH_PREFIX = '_search/';
 const STATIC_SEARCH_PREFIX = 'search/';
 
+/** Full renders at once: each already keeps both cores of a small VM busy. */
+const RENDER_SLOTS = 2;
+
 export class FullSite {
+  private readonly slots = new RenderSlots(RENDER_SLOTS);
+
   constructor(
     private readonly deps: FullSiteDeps,
     private readonly listings: ListingCache,
@@ -55,10 +61,23 @@ export class FullSite {
    * Renders and writes every object of the blog and deletes the stale ones. `keys` are the
    * objects written or found unchanged and the stale keys deleted: what the edge may hold.
    */
-  async write(
+  write(
     blog: BlogWithDomain,
     plan: Plan,
     options: { force?: boolean; onProgress?: (done: number, total: number) => void } = {},
+  ): Promise<{ result: WriteResult; keys: string[] }> {
+    return this.slots.run(() => this.writeNow(blog, plan, options));
+  }
+
+  /** Compares the store with what the database says the blog should be. */
+  verify(blog: BlogWithDomain, plan: Plan): Promise<VerifyReport> {
+    return this.slots.run(() => this.verifyNow(blog, plan));
+  }
+
+  private async writeNow(
+    blog: BlogWithDomain,
+    plan: Plan,
+    options: { force?: boolean; onProgress?: (done: number, total: number) => void },
   ): Promise<{ result: WriteResult; keys: string[] }> {
     const sitePlan = await this.plan(blog, plan);
     // The store is listed while the pages render: the listing only needs the keys at the end.
@@ -98,8 +117,7 @@ export class FullSite {
     return { result, keys: [...writer.keys, ...stale] };
   }
 
-  /** Compares the store with what the database says the blog should be. */
-  async verify(blog: BlogWithDomain, plan: Plan): Promise<VerifyReport> {
+  private async verifyNow(blog: BlogWithDomain, plan: Plan): Promise<VerifyReport> {
     const report: VerifyReport = { checked: 0, missing: [], different: [], extra: [] };
     const rendered = new Set<string>();
     for await (const objects of renderSiteInChunks(await this.plan(blog, plan), this.postBodies, { themeDir: templatesDir })) {

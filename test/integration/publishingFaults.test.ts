@@ -83,6 +83,27 @@ describe('publishing when the store fails', () => {
     expect(report.checked).toBe(result.written + result.unchanged);
   });
 
+  it('more full renders at once than there are render slots all finish, each blog in step', async () => {
+    const t = await startTestApp({ jobHandler: async () => {} });
+    apps.push(t);
+    const rows = [];
+    for (const slug of ['one', 'two', 'three']) {
+      const created = (await t.request('POST', '/v1/blogs', { body: { slug, name: slug } })).body;
+      const row = t.folio.repos.blogs.findById(created.id)!;
+      for (let i = 0; i < 120; i += 1) {
+        t.clock.advance(60_000);
+        await t.folio.posts.create(row, { title: `${slug} ${i}`, contentMd: `Body ${i}.`, status: 'published' });
+      }
+      rows.push(row);
+    }
+    const results = await Promise.all(rows.map((row) => t.folio.publisher.rebuild(row)));
+    for (const [i, row] of rows.entries()) {
+      expect(results[i]!.written).toBeGreaterThan(120);
+      const report = await t.folio.publisher.verify(row);
+      expect({ missing: report.missing, different: report.different, extra: report.extra }).toEqual({ missing: [], different: [], extra: [] });
+    }
+  });
+
   it('a process that dies half way through a job converges after restart', async () => {
     const dataDir = testTempDir('folio-crash-');
     const clock = new FakeClock();

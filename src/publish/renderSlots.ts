@@ -1,0 +1,31 @@
+/**
+ * How many full renders of a blog run at once in this process. Each renders its post pages on a
+ * pool of worker threads that uses every core; after an upgrade the job runner starts up to 100
+ * whole-site jobs together, which without a bound meant up to 200 render threads and their
+ * memory at once. Beyond the bound a render waits for a slot (in arrival order); publishes of
+ * single posts never take one.
+ */
+export class RenderSlots {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running += 1;
+    try {
+      return await work();
+    } finally {
+      // The slot passes straight to the next waiter, so `running` counts it throughout.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running -= 1;
+    }
+  }
+
+  /** Renders running and waiting (tests). */
+  stats(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+}
