@@ -24,7 +24,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost, SitePostSummary } from './render/siteTypes.js';
 import { renderSiteInChunks, siteObjectCount } from './renderSiteInChunks.js';
-import { SiteWriter, type WriteResult } from './writeSite.js';
+import { SiteWriter, type WriteOptions, type WriteResult } from './writeSite.js';
 import { RenderSlots } from './renderSlots.js';
 
 export interface FullSiteDeps {
@@ -64,7 +64,7 @@ export class FullSite {
   write(
     blog: BlogWithDomain,
     plan: Plan,
-    options: { force?: boolean; onProgress?: (done: number, total: number) => void } = {},
+    options: WriteOptions = {},
   ): Promise<{ result: WriteResult; keys: string[] }> {
     return this.slots.run(() => this.writeNow(blog, plan, options));
   }
@@ -77,7 +77,7 @@ export class FullSite {
   private async writeNow(
     blog: BlogWithDomain,
     plan: Plan,
-    options: { force?: boolean; onProgress?: (done: number, total: number) => void },
+    options: WriteOptions,
   ): Promise<{ result: WriteResult; keys: string[] }> {
     const sitePlan = await this.plan(blog, plan);
     // The store is listed while the pages render: the listing only needs the keys at the end.
@@ -88,12 +88,7 @@ export class FullSite {
     const renders = siteRenders(sitePlan);
     await yieldToLoop();
     const total = siteObjectCount(sitePlan, renders);
-    const writer = new SiteWriter(this.deps.store, this.deps.hashes, blog.id, {
-      bulk: total > 64,
-      total,
-      ...(options.force ? { force: true } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
+    const writer = new SiteWriter(this.deps.store, this.deps.hashes, blog.id, { ...options, bulk: total > 64, total });
     await yieldToLoop();
     // A chunk is written while the next one is read and rendered.
     let writing: Promise<void> = Promise.resolve();

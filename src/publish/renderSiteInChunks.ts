@@ -12,7 +12,7 @@
  * compiled worker the post pages render in-process, yielding to the event loop between pages.
  */
 import { availableParallelism } from 'node:os';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { TimeSlice } from '../timeSlice.js';
 import { compiledScript } from '../workers/compiledScript.js';
 import type { SiteObject } from '../storage/siteStore.js';
 import type { PostLink } from './render/renderPostPage.js';
@@ -116,14 +116,13 @@ export async function* renderSiteInChunks(plan: SitePlan, bodies: PostBodies, op
 /** Runs of renders, each ended by LIST_CHUNK_OBJECTS objects or SLICE_MS of rendering. */
 async function* inSlices(renders: readonly (() => SiteObject)[]): AsyncGenerator<SiteObject[]> {
   let objects: SiteObject[] = [];
-  let sliceStart = performance.now();
+  const slice = new TimeSlice(SLICE_MS);
   for (const render of renders) {
     objects.push(render());
-    if (objects.length >= LIST_CHUNK_OBJECTS || performance.now() - sliceStart > SLICE_MS) {
+    if (objects.length >= LIST_CHUNK_OBJECTS || slice.over) {
       yield objects;
       objects = [];
-      await yieldToLoop();
-      sliceStart = performance.now();
+      await slice.next();
     }
   }
   if (objects.length > 0) yield objects;
@@ -143,13 +142,10 @@ async function requestFor(plan: SitePlan, bodies: PostBodies, chunk: number, chu
 
 async function renderInProcess(plan: SitePlan, request: RenderRequest): Promise<SiteObject[]> {
   const pages: SiteObject[] = [];
-  let sliceStart = performance.now();
+  const slice = new TimeSlice(SLICE_MS);
   for (const [i, post] of request.posts.entries()) {
     pages.push(renderPostPage(plan.ctx, post, request.neighbours[i]));
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await yieldToLoop();
-      sliceStart = performance.now();
-    }
+    if (slice.over) await slice.next();
   }
   return pages;
 }

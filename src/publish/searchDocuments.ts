@@ -3,7 +3,7 @@
  * the code text of the stored HTML, made off the event loop for large posts, and the post's
  * address on the blog.
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { TimeSlice } from '../timeSlice.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { Post } from '../db/postsRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
@@ -40,22 +40,19 @@ export class SearchDocuments {
   async all(blog: BlogWithDomain): Promise<SearchDocument[]> {
     const docs: SearchDocument[] = [];
     let after: { publishedAt: string; id: string } | null = null;
-    let sliceStart = performance.now();
+    const slice = new TimeSlice(SLICE_MS);
     for (;;) {
       const page = this.deps.site.publishedForPages(blog.id, after, READ_PAGE);
       for (const post of page) {
         docs.push(await this.of(blog, post));
         // Text of posts under the worker threshold is made in place, up to ~20 ms a post for
         // entity-dense HTML: a page of such posts would otherwise hold the loop for seconds.
-        if (performance.now() - sliceStart > SLICE_MS) {
-          await yieldToLoop();
-          sliceStart = performance.now();
-        }
+        if (slice.over) await slice.next();
       }
       if (page.length < READ_PAGE) return docs;
       const last = page[page.length - 1]!;
       after = { publishedAt: last.publishedAt ?? '', id: last.id };
-      await yieldToLoop();
+      await slice.next();
     }
   }
 

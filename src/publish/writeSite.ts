@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';
+import { forEachConcurrently } from '../concurrently.js';
 
 /**
  * Concurrent puts are bounded: a burst of thousands of writes helps neither disk nor S3. 32
@@ -34,30 +35,6 @@ function hashWithBody(object: SiteObject, body: Buffer | string): string {
     .update('\0')
     .update(body)
     .digest('base64url');
-}
-
-/**
- * Runs `work` over the items, CONCURRENCY at a time. After a failure no new item starts, and the
- * pool settles only once the ones in flight have ended: their writes are then known (and their
- * hashes recorded), and none is still running when the caller retries.
- */
-async function inPool<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async (): Promise<void> => {
-    while (next < items.length && !failed) {
-      const item = items[next++]!;
-      try {
-        await work(item);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-  const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  if (failure) throw failure.reason;
 }
 
 export interface WriteOptions {
@@ -126,7 +103,7 @@ export class SiteWriter {
   async write(objects: readonly SiteObject[]): Promise<void> {
     const { store, options } = this;
     for (const object of objects) this.written.add(object.key);
-    await inPool(objects, async (object) => {
+    await forEachConcurrently(objects, CONCURRENCY, async (object) => {
       this.done += 1;
       if (options.onProgress && (this.done % 100 === 0 || this.done === options.total)) options.onProgress(this.done, options.total);
       const body = typeof object.body === 'string' ? Buffer.from(object.body, 'utf8') : object.body;

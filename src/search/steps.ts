@@ -4,7 +4,7 @@
  * event loop, which gets a turn whenever a slice has run SLICE_MS, so requests of every other
  * blog keep being answered while a 50,000-post index is joined or encoded.
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { TimeSlice } from '../timeSlice.js';
 
 const SLICE_MS = 10;
 
@@ -16,13 +16,10 @@ export function runSteps<T>(steps: Generator<void, T>): T {
 }
 
 export async function runStepsCooperatively<T>(steps: Generator<void, T>): Promise<T> {
-  let sliceStart = performance.now();
+  const slice = new TimeSlice(SLICE_MS);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await yieldToLoop();
-      sliceStart = performance.now();
-    }
+    if (slice.over) await slice.next();
   }
 }

@@ -5,26 +5,13 @@
  * took most of a 40-second reindex; S3 gains as much from the puts in flight.
  */
 import type { PutOptions, SiteStore } from './siteStore.js';
+import { forEachConcurrently } from '../concurrently.js';
 
 /** Puts in flight: enough to keep the file system's thread pool or S3's sockets busy. */
 const CONCURRENCY = 16;
 
 export async function putMany(store: SiteStore, objects: Iterable<{ key: string; body: string | Buffer }>, options: Omit<PutOptions, 'deferSync'>): Promise<void> {
-  const iterator = objects[Symbol.iterator]();
-  let failed = false;
-  const worker = async (): Promise<void> => {
-    for (let next = failed ? null : iterator.next(); next && !next.done; next = failed ? null : iterator.next()) {
-      try {
-        await store.put(next.value.key, next.value.body, { ...options, deferSync: true });
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
   // After a failure no new put starts, and the puts in flight end before the caller hears of it.
-  const results = await Promise.allSettled(Array.from({ length: CONCURRENCY }, worker));
-  const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  if (failure) throw failure.reason;
+  await forEachConcurrently(objects, CONCURRENCY, (object) => store.put(object.key, object.body, { ...options, deferSync: true }));
   await store.flush();
 }

@@ -26,7 +26,7 @@ import { WEIGHT_UNIT } from '../lunrSetup.js';
 import { buildSegmentData, concatSegmentsCooperatively, type SegmentData } from '../segmentData.js';
 import { buildSegments, type ParallelBuildOptions } from '../parallelBuild.js';
 import { putMany } from '../../storage/putMany.js';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { TimeSlice } from '../../timeSlice.js';
 import type { SearchDocument } from '../searchTypes.js';
 import {
   chunkCountFor,
@@ -143,13 +143,10 @@ export class StaticIndexWriter {
       const sorted = [...docs].sort(oldestFirst);
       const data = built && inOrder(built, sorted) ? await joined(built) : (await buildSegments([sorted], this.options.parallel))[0]!;
       const laidOut: LaidOutDoc[] = [];
-      let sliceStart = performance.now();
+      const slice = new TimeSlice(SLICE_MS);
       for (const [ordinal, doc] of sorted.entries()) {
         laidOut.push({ ordinal, id: doc.id, entry: entryOf(doc) });
-        if (performance.now() - sliceStart > SLICE_MS) {
-          await yieldToLoop();
-          sliceStart = performance.now();
-        }
+        if (slice.over) await slice.next();
       }
       const ordinals = laidOut.map((d) => d.ordinal);
       return this.writeLayout(blogSlug, laidOut, postingsOf(data, ordinals), data.postingDocs.length);
@@ -328,13 +325,10 @@ export class StaticIndexWriter {
     const chunks = chunkCountFor(postings);
     const files = Array.from({ length: chunks }, (): ChunkFile => ({}));
     // Hundreds of thousands of terms at 50,000 posts: the event loop gets turns in between.
-    let sliceStart = performance.now();
+    const slice = new TimeSlice(SLICE_MS);
     for (const [term, list] of terms) {
       files[chunkOf(term, chunks)]![term] = list;
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldToLoop();
-        sliceStart = performance.now();
-      }
+      if (slice.over) await slice.next();
     }
     const written: string[] = [];
     // Serialised as the puts take them, many in flight, flushed once before the commit names them.

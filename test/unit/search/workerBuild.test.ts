@@ -32,12 +32,14 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
     dir = mkdtempSync(join(tmpdir(), 'folio-search-worker-'));
     const out = join(dir, 'src', 'search');
     mkdirSync(out, { recursive: true });
-    for (const file of readdirSync(join(ROOT, 'src', 'search')).filter((f) => f.endsWith('.ts'))) {
-      const source = readFileSync(join(ROOT, 'src', 'search', file), 'utf8');
+    // src/search and the one module outside it that it imports (timeSlice.ts).
+    const sources = [...readdirSync(join(ROOT, 'src', 'search')).filter((f) => f.endsWith('.ts')).map((f) => join('search', f)), 'timeSlice.ts'];
+    for (const file of sources) {
+      const source = readFileSync(join(ROOT, 'src', file), 'utf8');
       const { outputText } = ts.transpileModule(source, {
         compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
       });
-      writeFileSync(join(out, file.replace(/\.ts$/, '.js')), outputText);
+      writeFileSync(join(dir, 'src', file.replace(/\.ts$/, '.js')), outputText);
     }
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
