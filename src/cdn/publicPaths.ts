@@ -4,6 +4,7 @@
  * the URL a reader asked for, so a page is purged under each of its addresses.
  */
 import { encodeSegment } from '../publish/render/renderPaths.js';
+import { TimeSlice } from '../timeSlice.js';
 
 /** `<blog>/index.html` → `/`; `<blog>/x/index.html` → `/x`, `/x/`; `<blog>/rss.xml` → `/rss.xml`. */
 export function publicPaths(blogSlug: string, key: string): string[] {
@@ -24,4 +25,18 @@ export function publicPaths(blogSlug: string, key: string): string[] {
 /** The paths of many keys, each once. */
 export function publicPathsOf(blogSlug: string, keys: readonly string[]): string[] {
   return [...new Set(keys.flatMap((key) => publicPaths(blogSlug, key)))];
+}
+
+/**
+ * publicPathsOf for every key of a blog (a whole-blog purge): 60,000 keys of a 50,000-post blog
+ * took ~90 ms at once, so the event loop gets a turn every few milliseconds.
+ */
+export async function allPublicPathsOf(blogSlug: string, keys: readonly string[]): Promise<string[]> {
+  const paths = new Set<string>();
+  const slice = new TimeSlice(8);
+  for (const key of keys) {
+    for (const path of publicPaths(blogSlug, key)) paths.add(path);
+    if (slice.over) await slice.next();
+  }
+  return [...paths];
 }

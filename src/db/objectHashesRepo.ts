@@ -7,6 +7,7 @@ export class ObjectHashesRepo {
   private readonly deleteStmt;
   private readonly clearStmt;
   private readonly allStmt;
+  private readonly pageStmt;
   private readonly setManyTx;
   private readonly deleteManyTx;
 
@@ -18,6 +19,9 @@ export class ObjectHashesRepo {
     this.deleteStmt = db.prepare('DELETE FROM object_hashes WHERE blog_id = ? AND key = ?');
     this.clearStmt = db.prepare('DELETE FROM object_hashes WHERE blog_id = ?');
     this.allStmt = db.prepare<[string], { key: string; hash: string }>('SELECT key, hash FROM object_hashes WHERE blog_id = ?');
+    this.pageStmt = db.prepare<[string, string, number], { key: string; hash: string }>(
+      'SELECT key, hash FROM object_hashes WHERE blog_id = ? AND key > ? ORDER BY key LIMIT ?',
+    );
     // One transaction per batch: a commit per row made recording a rebuild's 12,000 hashes slow.
     this.setManyTx = db.transaction((blogId: string, entries: readonly (readonly [string, string])[]) => {
       for (const [key, hash] of entries) this.setStmt.run(blogId, key, hash);
@@ -33,6 +37,11 @@ export class ObjectHashesRepo {
 
   all(blogId: string): Map<string, string> {
     return new Map(this.allStmt.all(blogId).map((row) => [row.key, row.hash]));
+  }
+
+  /** Up to `limit` recorded hashes after `afterKey` in key order (keyset paging: '' starts). */
+  page(blogId: string, afterKey: string, limit: number): [string, string][] {
+    return this.pageStmt.all(blogId, afterKey, limit).map((row) => [row.key, row.hash]);
   }
 
   set(blogId: string, key: string, hash: string): void {

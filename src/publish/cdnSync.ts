@@ -5,7 +5,7 @@
  * match and nothing counts as changed, so a retry purges everything the job rendered.
  */
 import type { CdnPurger } from '../cdn/cdnPurger.js';
-import { publicPathsOf } from '../cdn/publicPaths.js';
+import { allPublicPathsOf, publicPathsOf } from '../cdn/publicPaths.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 
 interface BlogAddress {
@@ -35,6 +35,6 @@ export class CdnSync {
    * origins. `keys`: every object the blog has or had, for caches that purge path by path.
    */
   async everything(blog: BlogAddress, keys: readonly string[], formerHostnames: readonly string[] = []): Promise<void> {
-    await this.cdn.purgeOrigins(this.urls.origins(blog, formerHostnames), publicPathsOf(blog.slug, keys));
+    await this.cdn.purgeOrigins(this.urls.origins(blog, formerHostnames), await allPublicPathsOf(blog.slug, keys));
   }
 }

@@ -72,18 +72,20 @@ class BlogListing implements Listing {
   private readonly byId = new Map<string, SitePostSummary>();
   private readonly tags = new Map<string, SitePostSummary[]>();
 
-  constructor(
-    public seq: number,
-    posts: readonly SitePostSummary[],
-  ) {
+  constructor(public seq: number) {}
+
+  /**
+   * Adds a page of a fresh load. Pages come in (publishedAt, id) order (keyset paging), so the
+   * lists stay sorted by appending; a post read twice (it moved while the pages were read) keeps
+   * its first place until the replay settles it. Indexing a page at a time, between turns of the
+   * event loop, keeps a 50,000-post load from holding the loop for the whole build (~90 ms).
+   */
+  addPage(posts: readonly SitePostSummary[]): void {
     for (const post of posts) {
-      // A post read twice (it moved while the pages were read) is settled by the replay.
       if (this.byId.has(post.id)) continue;
       this.posts.push(post);
       this.index(post);
     }
-    this.posts.sort(compareOldestFirst);
-    for (const list of this.tags.values()) list.sort(compareOldestFirst);
   }
 
   tagged(segment: string): readonly SitePostSummary[] {
@@ -184,18 +186,17 @@ export class ListingCache {
 
   private async readAll(blogId: string): Promise<BlogListing> {
     // The log's end before the first page: whatever is committed later is replayed.
-    const seq = this.source.latestChange();
-    const posts: SitePostSummary[] = [];
+    const listing = new BlogListing(this.source.latestChange());
     let after: { publishedAt: string; id: string } | null = null;
     for (;;) {
       const page = this.source.publishedSummariesAfter(blogId, after, this.loadPage);
-      posts.push(...page);
+      listing.addPage(page);
       if (page.length < this.loadPage) break;
       const last = page[page.length - 1]!;
       after = { publishedAt: last.publishedAt, id: last.id };
       await yieldToLoop();
     }
-    return new BlogListing(seq, posts);
+    return listing;
   }
 
   /** Brings the entry up to date with the change log. */

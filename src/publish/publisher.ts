@@ -28,7 +28,7 @@ import { SearchDocuments } from './searchDocuments.js';
 import { blogLanguage, createRenderContext } from './render/renderContext.js';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost } from './render/siteTypes.js';
-import { writeSite, type WriteResult } from './writeSite.js';
+import { recordedHashes, writeSite, type WriteResult } from './writeSite.js';
 import { FullSite, type VerifyReport } from './fullSite.js';
 
 export type { VerifyReport };
@@ -277,7 +277,7 @@ export class Publisher {
     const listed = await store.list(prefix);
     // What the edge may still hold: the objects listed now and, on a retry after they were
     // deleted, every object the blog was known to have (its hashes stay until the purge is done).
-    const known = [...new Set([...listed, ...hashes.all(job.blogId).keys()])];
+    const known = [...new Set([...listed, ...(await recordedHashes(hashes, job.blogId)).keys()])];
     await store.deleteMany(listed);
     // A writer that was still busy (a command-line rebuild) may have added objects meanwhile:
     // the slug stays reserved and the job is retried until the prefix stays empty.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { publicPaths } from '../../src/cdn/publicPaths.js';
+import { allPublicPathsOf, publicPaths, publicPathsOf } from '../../src/cdn/publicPaths.js';
 import { keyForPath } from '../../src/http/siteServer.js';
 import { CACHE_CONTROL_PAGE, CACHE_CONTROL_PAGE_PURGED } from '../../src/publish/render/renderHeaders.js';
 import { startRecordingServer, type RecordingServer } from '../support/recordingServer.js';
@@ -207,5 +207,25 @@ describe('publicPaths', () => {
     expect(publicPaths('b', 'b/_search/manifest.json')).toEqual([]);
     expect(publicPaths('b', 'bb/index.html')).toEqual([]);
     expect(publicPaths('b', '_domains/b.example.com')).toEqual([]);
+  });
+});
+
+describe('allPublicPathsOf', () => {
+  it('gives what publicPathsOf gives for a whole blog, letting other work run meanwhile', async () => {
+    const keys: string[] = ['b/index.html', 'b/rss.xml', 'b/_search/manifest.json', 'b/tags/c++/index.html'];
+    for (let i = 0; i < 60_000; i++) keys.push(`b/post-${i}/index.html`, `b/page/${i % 3000}/index.html`);
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const paths = await allPublicPathsOf('b', keys);
+    ticking = false;
+    expect(paths).toEqual(publicPathsOf('b', keys));
+    expect(paths).toHaveLength(1 + 1 + 2 + 60_000 * 2 + 3000 * 2);
+    // 120,000 keys take longer than one 8 ms slice on any machine this runs on.
+    expect(turns).toBeGreaterThan(1);
   });
 });

@@ -1,0 +1,45 @@
+/**
+ * A bulk write reads the blog's recorded object hashes a page at a time (a 50,000-post blog has
+ * 60,000), against a real SQLite file: every hash of the blog, none of another blog's.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/db/database.js';
+import { ObjectHashesRepo } from '../../../src/db/objectHashesRepo.js';
+import { recordedHashes } from '../../../src/publish/writeSite.js';
+import { testTempDir } from '../../support/tempDir.js';
+
+describe('recordedHashes', () => {
+  it('reads every hash of the blog over several pages, giving the event loop turns between them', async () => {
+    const db = openDatabase(join(testTempDir('folio-hashes-'), 'folio.db'));
+    try {
+      const hashes = new ObjectHashesRepo(db);
+      // Keys that sort in surprising ways: a page boundary must neither skip nor repeat any.
+      const entries: [string, string][] = [];
+      for (let i = 0; i < 12_345; i++) entries.push([`a/${i % 7 === 0 ? 'tags/c++' : 'post'}-${i}/index.html`, `h${i}`]);
+      entries.push(['a/한국어/index.html', 'hk'], ['a/', 'h-empty'], ['a/~last', 'h-tilde']);
+      hashes.setMany('a', entries);
+      hashes.setMany('ab', [['ab/index.html', 'other']]);
+      hashes.setMany('0', [['0/index.html', 'other']]);
+
+      let turns = 0;
+      let ticking = true;
+      const tick = (): void => {
+        turns += 1;
+        if (ticking) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const known = await recordedHashes(hashes, 'a');
+      ticking = false;
+
+      expect(known).toEqual(hashes.all('a'));
+      expect(known.size).toBe(entries.length);
+      expect(known.get('a/한국어/index.html')).toBe('hk');
+      // 12,348 rows are three pages of 5,000: a turn before each page after the first.
+      expect(turns).toBeGreaterThanOrEqual(2);
+      expect(await recordedHashes(hashes, 'none')).toEqual(new Map());
+    } finally {
+      db.close();
+    }
+  });
+});
