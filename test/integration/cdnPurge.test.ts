@@ -5,6 +5,7 @@ import { CACHE_CONTROL_PAGE, CACHE_CONTROL_PAGE_PURGED } from '../../src/publish
 import { startRecordingServer, type RecordingServer } from '../support/recordingServer.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';
+import { withLoopTurns } from '../support/loopTurns.js';
 
 /**
  * The purge step of publish jobs, with FOLIO_CDN=http-purge pointing at a loopback server that
@@ -214,15 +215,7 @@ describe('allPublicPathsOf', () => {
   it('gives what publicPathsOf gives for a whole blog, letting other work run meanwhile', async () => {
     const keys: string[] = ['b/index.html', 'b/rss.xml', 'b/_search/manifest.json', 'b/tags/c++/index.html'];
     for (let i = 0; i < 60_000; i++) keys.push(`b/post-${i}/index.html`, `b/page/${i % 3000}/index.html`);
-    let turns = 0;
-    let ticking = true;
-    const tick = (): void => {
-      turns += 1;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const paths = await allPublicPathsOf('b', keys);
-    ticking = false;
+    const { result: paths, turns } = await withLoopTurns(() => allPublicPathsOf('b', keys));
     expect(paths).toEqual(publicPathsOf('b', keys));
     expect(paths).toHaveLength(1 + 1 + 2 + 60_000 * 2 + 3000 * 2);
     // 120,000 keys take longer than one 8 ms slice on any machine this runs on.

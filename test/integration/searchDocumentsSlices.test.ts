@@ -8,6 +8,7 @@ import { SiteRepo } from '../../src/db/siteRepo.js';
 import { INLINE_MAX_HTML_CHARS } from '../../src/content/contentRenderer.js';
 import { SearchDocuments } from '../../src/publish/searchDocuments.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { withLoopTurns } from '../support/loopTurns.js';
 
 describe('collecting search documents', () => {
   const apps: TestApp[] = [];
@@ -28,15 +29,7 @@ describe('collecting search documents', () => {
     }
     const documents = new SearchDocuments({ site: new SiteRepo(t.folio.db), content: t.folio.content, urls: t.folio.urls });
 
-    let turns = 0;
-    let done = false;
-    const tick = (): void => {
-      turns += 1;
-      if (!done) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const docs = await documents.all(blog);
-    done = true;
+    const { result: docs, turns } = await withLoopTurns(() => documents.all(blog));
 
     expect(docs).toHaveLength(150);
     expect(docs[0]!.body.length).toBeGreaterThan(1000);

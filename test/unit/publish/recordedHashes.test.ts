@@ -8,6 +8,7 @@ import { openDatabase } from '../../../src/db/database.js';
 import { ObjectHashesRepo } from '../../../src/db/objectHashesRepo.js';
 import { recordedHashes } from '../../../src/publish/writeSite.js';
 import { testTempDir } from '../../support/tempDir.js';
+import { withLoopTurns } from '../../support/loopTurns.js';
 
 describe('recordedHashes', () => {
   it('reads every hash of the blog over several pages, giving the event loop turns between them', async () => {
@@ -22,15 +23,7 @@ describe('recordedHashes', () => {
       hashes.setMany('ab', [['ab/index.html', 'other']]);
       hashes.setMany('0', [['0/index.html', 'other']]);
 
-      let turns = 0;
-      let ticking = true;
-      const tick = (): void => {
-        turns += 1;
-        if (ticking) setImmediate(tick);
-      };
-      setImmediate(tick);
-      const known = await recordedHashes(hashes, 'a');
-      ticking = false;
+      const { result: known, turns } = await withLoopTurns(() => recordedHashes(hashes, 'a'));
 
       expect(known).toEqual(hashes.all('a'));
       expect(known.size).toBe(entries.length);
