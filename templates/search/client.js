@@ -22,7 +22,7 @@ if (form) {
   const fragments = new Map();
   let run = 0;
   const NO_HITS = { length: 0, slice: () => [] };
-  let shown = { hits: NO_HITS, next: 0 };
+  let shown = { hits: NO_HITS, next: 0, terms: new Set() };
 
   const getJson = async (path) => {
     const res = await fetch(base + path);
@@ -163,11 +163,23 @@ if (form) {
     return node;
   };
 
+  // Words of the title and summary that the query matched are marked, found by the index's own
+  // tokenizer: 블로그 marks 블로그를, 비 does not mark 비빔밥. A word is a run of letters, digits
+  // and marks; it is marked when any of its tokens has a query term. Text nodes only, no markup.
+  const WORDS = /([\p{L}\p{N}\p{M}_]+)/u;
+  const marked = (node, value, terms) => {
+    value.split(WORDS).forEach((part, i) => {
+      if (i % 2 === 1 && tokenize(part).some((token) => terms.has(termOf(token)))) node.append(element('mark', '', part));
+      else if (part) node.append(part);
+    });
+    return node;
+  };
+
   // The same card as the post lists of home, archive and tag pages (partials/postList.eta).
-  const card = ([title, path, publishedAt, tags, description]) => {
+  const card = ([title, path, publishedAt, tags, description], terms) => {
     const item = element('li', 'post-item search-result');
     const heading = element('h2', 'post-item-title');
-    const link = element('a', '', title);
+    const link = marked(element('a', ''), title, terms);
     link.href = path;
     heading.append(link);
     const details = element('p', 'post-item-meta');
@@ -176,7 +188,7 @@ if (form) {
     details.append(time);
     for (const tag of tags) details.append(` · ${tag}`);
     item.append(heading, details);
-    if (description) item.append(element('p', 'post-item-summary', description));
+    if (description) item.append(marked(element('p', 'post-item-summary'), description, terms));
     return item;
   };
 
@@ -196,7 +208,7 @@ if (form) {
       slice.map(async (ordinal, i) => {
         const found = await entry(ordinal);
         if (mine !== run) return;
-        if (found) slots[i].replaceWith(card(found));
+        if (found) slots[i].replaceWith(card(found, shown.terms));
         else slots[i].remove();
       }),
     );
@@ -216,7 +228,7 @@ if (form) {
       const hits = await find(q);
       if (mine !== run) return;
       list.replaceChildren();
-      shown = { hits: hits || NO_HITS, next: 0 };
+      shown = { hits: hits || NO_HITS, next: 0, terms: new Set(queryTerms(q)) };
       more.hidden = true;
       if (hits === null) return say('');
       if (hits.length === 0) return say(text.none.replace('{q}', q.trim()));

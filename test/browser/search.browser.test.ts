@@ -113,6 +113,36 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     await close();
   });
 
+  it('marks the words of each title and summary that the query matched, found as the index finds them', async () => {
+    const { page, errors, close } = await openPage('/search/');
+    const marks = async (q: string) => {
+      await typeQuery(page, q);
+      const cards = await page.$$eval('.search-result', (items) =>
+        items.map((item) => ({
+          title: item.querySelector('.post-item-title a')!.textContent,
+          title_marks: Array.from(item.querySelectorAll('.post-item-title mark')).map((m) => m.textContent),
+          summary_marks: Array.from(item.querySelectorAll('.post-item-summary mark')).map((m) => m.textContent),
+        })),
+      );
+      return cards.sort((a, b) => (a.title! < b.title! ? -1 : 1));
+    };
+    expect(await marks('purge cdn')).toEqual([{ title: 'Caching static sites at the edge', title_marks: [], summary_marks: ['CDN', 'Purge'] }]);
+    // 블로그 marks 블로그를, whose particle the index drops too; a post found by its tag alone has no mark.
+    expect(await marks('블로그')).toEqual([
+      { title: 'SQLite 서버 없이 쓰기', title_marks: [], summary_marks: [] },
+      { title: '블로그를 시작하며', title_marks: ['블로그를'], summary_marks: ['블로그를'] },
+    ]);
+    // 비 marks 비가 and 비, never 비빔밥.
+    expect(await marks('비')).toEqual([
+      { title: '비 오는 날', title_marks: ['비'], summary_marks: ['비가'] },
+      { title: '비빔밥 만들기', title_marks: [], summary_marks: ['비가'] },
+    ]);
+    // The link still reads as the whole title (its accessible name), marks and all.
+    expect(await page.$$eval('.search-result .post-item-title a', (links) => links.map((a) => a.textContent).sort())).toEqual(['비 오는 날', '비빔밥 만들기']);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('reads ?q= from the address, shows ten results, and the rest on request', async () => {
     const { page, errors, close } = await openPage('/search/?q=lanterns');
     // Cards appear one by one as their fragments arrive; the list is settled when it is no longer busy.
