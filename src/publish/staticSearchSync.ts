@@ -6,15 +6,16 @@
  */
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { StaticIndexChange } from '../search/static/staticIndexWriter.js';
-import type { SearchDocument } from '../search/searchTypes.js';
+import type { ListedDocument, SearchDocument } from '../search/searchTypes.js';
 import type { CdnSync } from './cdnSync.js';
 import type { SegmentData } from '../search/segmentData.js';
 
 /** What this needs of src/search/static/staticIndexWriter.ts. */
 export interface StaticSearchIndex {
   exists(blogSlug: string): Promise<boolean>;
-  /** `built`: the API index's segments of the same posts, joined instead of indexing them again when they match. */
-  rebuild(blogSlug: string, docs: readonly SearchDocument[], built?: readonly SegmentData[]): Promise<StaticIndexChange>;
+  rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange>;
+  /** From the API index's segments of the same posts; null when they do not hold them in the layout's order. */
+  rebuildFromSegments(blogSlug: string, docs: readonly ListedDocument[], built: readonly SegmentData[]): Promise<StaticIndexChange | null>;
   upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange | null>;
   remove(blogSlug: string, ids: readonly string[]): Promise<StaticIndexChange | null>;
   maintain(blogSlug: string): Promise<StaticIndexChange | null>;
@@ -78,13 +79,17 @@ export class StaticSearchSync {
     await this.purge(blog, await this.build(blog), 0);
   }
 
-  /** Lays the index out afresh from the database. */
-  async rebuild(blog: BlogWithDomain, docs?: readonly SearchDocument[], built?: readonly SegmentData[]): Promise<void> {
-    await this.purge(blog, await this.build(blog, docs, built), 0);
+  /**
+   * Lays the index out afresh: from `built`, the API index's fresh segments of the posts `listed`,
+   * when they join; else from the database, every post's text read again.
+   */
+  async rebuild(blog: BlogWithDomain, from?: { listed: readonly ListedDocument[]; built: readonly SegmentData[] }): Promise<void> {
+    const joined = from ? await this.deps.index.rebuildFromSegments(blog.slug, from.listed, from.built) : null;
+    await this.purge(blog, joined ?? (await this.build(blog)), 0);
   }
 
-  private async build(blog: BlogWithDomain, docs?: readonly SearchDocument[], built?: readonly SegmentData[]): Promise<StaticIndexChange> {
-    return this.deps.index.rebuild(blog.slug, docs ?? (await this.deps.allDocs(blog)), docs ? built : undefined);
+  private async build(blog: BlogWithDomain): Promise<StaticIndexChange> {
+    return this.deps.index.rebuild(blog.slug, await this.deps.allDocs(blog));
   }
 
   private async purge(blog: BlogWithDomain, change: StaticIndexChange, attempt: number): Promise<void> {

@@ -24,6 +24,9 @@ export interface SearchDocument {
   url: string;
 }
 
+/** A document without its text: what a static index lists of a post and where it sorts it. */
+export type ListedDocument = Omit<SearchDocument, 'body' | 'code'>;
+
 /** One result: everything the endpoint shows, read from the index's document table. */
 export interface SearchHit {
   slug: string;

@@ -27,7 +27,7 @@ import { buildSegmentData, concatSegmentsCooperatively, type SegmentData } from 
 import { buildSegments, type ParallelBuildOptions } from '../parallelBuild.js';
 import { putMany } from '../../storage/putMany.js';
 import { TimeSlice } from '../../timeSlice.js';
-import type { SearchDocument } from '../searchTypes.js';
+import type { ListedDocument, SearchDocument } from '../searchTypes.js';
 import {
   chunkCountFor,
   chunkKey,
@@ -80,7 +80,7 @@ interface LaidOutDoc {
   entry: FragmentEntry;
 }
 
-function entryOf(doc: SearchDocument): FragmentEntry {
+function entryOf(doc: ListedDocument): FragmentEntry {
   let path: string;
   try {
     path = new URL(doc.url).pathname;
@@ -90,7 +90,7 @@ function entryOf(doc: SearchDocument): FragmentEntry {
   return [doc.title, path, doc.publishedAt, [...doc.tags], doc.metaDescription];
 }
 
-function oldestFirst(a: SearchDocument, b: SearchDocument): number {
+function oldestFirst(a: ListedDocument, b: ListedDocument): number {
   return a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
@@ -133,24 +133,37 @@ export class StaticIndexWriter {
     return (await this.store.get(stateKey(blogSlug))) !== null;
   }
 
-  /**
-   * Lays out every given post afresh. `built` may be the API index's segments of the same posts
-   * (SearchIndexWriter.rebuild): when they hold the posts in this layout's order, they are joined
-   * instead of indexing every post a second time (9 s of a 50,000-post reindex).
-   */
-  rebuild(blogSlug: string, docs: readonly SearchDocument[], built?: readonly SegmentData[]): Promise<StaticIndexChange> {
+  /** Lays out every given post afresh, indexing their text. */
+  rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange> {
     return this.locked(blogSlug, async () => {
       const sorted = [...docs].sort(oldestFirst);
-      const data = built && inOrder(built, sorted) ? await joined(built) : (await buildSegments([sorted], this.options.parallel))[0]!;
-      const laidOut: LaidOutDoc[] = [];
-      const slice = new TimeSlice(SLICE_MS);
-      for (const [ordinal, doc] of sorted.entries()) {
-        laidOut.push({ ordinal, id: doc.id, entry: entryOf(doc) });
-        if (slice.over) await slice.next();
-      }
-      const ordinals = laidOut.map((d) => d.ordinal);
-      return this.writeLayout(blogSlug, laidOut, postingsOf(data, ordinals), data.postingDocs.length);
+      return this.layOut(blogSlug, sorted, (await buildSegments([sorted], this.options.parallel))[0]!);
     });
+  }
+
+  /**
+   * Lays out the posts afresh from the API index's segments of them (SearchIndexWriter.rebuild)
+   * instead of indexing every post a second time (9 s of a 50,000-post reindex): the posts come
+   * without their text, which the caller can then let go. Null, and nothing written, when the
+   * segments do not hold the posts in this layout's order: `rebuild` them instead.
+   */
+  rebuildFromSegments(blogSlug: string, docs: readonly ListedDocument[], built: readonly SegmentData[]): Promise<StaticIndexChange | null> {
+    return this.locked(blogSlug, async () => {
+      const sorted = [...docs].sort(oldestFirst);
+      if (!inOrder(built, sorted)) return null;
+      return this.layOut(blogSlug, sorted, await joined(built));
+    });
+  }
+
+  private async layOut(blogSlug: string, sorted: readonly ListedDocument[], data: SegmentData): Promise<StaticIndexChange> {
+    const laidOut: LaidOutDoc[] = [];
+    const slice = new TimeSlice(SLICE_MS);
+    for (const [ordinal, doc] of sorted.entries()) {
+      laidOut.push({ ordinal, id: doc.id, entry: entryOf(doc) });
+      if (slice.over) await slice.next();
+    }
+    const ordinals = laidOut.map((d) => d.ordinal);
+    return this.writeLayout(blogSlug, laidOut, postingsOf(data, ordinals), data.postingDocs.length);
   }
 
   /** Adds or replaces posts. Returns null when the blog has no index yet: rebuild it instead. */
@@ -448,7 +461,7 @@ class FragmentEdits {
 }
 
 /** Whether the segments, one after another, hold exactly `docs` in their order. */
-function inOrder(segments: readonly SegmentData[], docs: readonly SearchDocument[]): boolean {
+function inOrder(segments: readonly SegmentData[], docs: readonly ListedDocument[]): boolean {
   let at = 0;
   for (const segment of segments) {
     for (const id of segment.docs.ids) if (docs[at++]?.id !== id) return false;

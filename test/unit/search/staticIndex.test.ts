@@ -19,6 +19,11 @@ import { RELEVANCE_POSTS } from '../../fixtures/search/relevancePosts.js';
 import { matchingPaths, readStaticIndex } from '../../support/staticSearchIndex.js';
 import { searchDoc } from './docFactory.js';
 import { MemorySiteStore } from '../../support/memorySiteStore.js';
+import { noCdn } from '../../../src/cdn/cdnPurger.js';
+import { CdnSync } from '../../../src/publish/cdnSync.js';
+import { StaticSearchSync } from '../../../src/publish/staticSearchSync.js';
+import { SiteUrls } from '../../../src/services/siteUrls.js';
+import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
 
 const dirs: string[] = [];
 function store(): FsSiteStore {
@@ -39,7 +44,7 @@ async function freshOf(docs: readonly SearchDocument[]): Promise<FsSiteStore> {
 const pathOf = (url: string) => new URL(url).pathname;
 
 describe('the static search index', () => {
-  it('joins the API index segments of the same posts instead of indexing them again, and indexes them itself when they do not match', async () => {
+  it('joins the API index segments of the same posts instead of indexing them again, and writes nothing when they do not match', async () => {
     const docs = Array.from({ length: 300 }, (_, i) => searchDoc({ id: `s${i}`, title: `word${i % 11} title`, body: `body ${i % 17} 검색`, publishedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString() }));
     const text = async (s: FsSiteStore, key: string) => (await s.get(key))!.body.toString('utf8').replace(/"revision":"[0-9a-f]+"/, '"revision":"-"');
     const filesOf = async (s: FsSiteStore) => Promise.all((await s.list('j/search/')).sort().map(async (key) => [key, await text(s, key)]));
@@ -50,21 +55,52 @@ describe('the static search index', () => {
     const built = await new SearchIndexWriter(api, { workers: 0 }).rebuild('j', docs);
     expect(built.length).toBeGreaterThan(1);
     const joined = store();
-    await writer(joined).rebuild('j', docs, built);
+    // The posts without their text: the segments hold what the index needs of it.
+    const listed = docs.map(({ body: _body, code: _code, ...rest }) => rest);
+    expect(await writer(joined).rebuildFromSegments('j', listed, built)).not.toBeNull();
     expect(await filesOf(joined)).toEqual(await filesOf(plain));
 
-    // Segments holding the posts in another order are not used.
+    // Segments holding the posts in another order are not used, and nothing is written.
     const reversed = await new SearchIndexWriter(store(), { workers: 0 }).rebuild('j', [...docs].reverse());
     const unused = store();
-    await writer(unused).rebuild('j', docs, reversed);
-    expect(await filesOf(unused)).toEqual(await filesOf(plain));
+    expect(await writer(unused).rebuildFromSegments('j', listed, reversed)).toBeNull();
+    expect(await unused.list('j/')).toEqual([]);
 
     // Segments in the right order are taken as they are: built from other text, the index says so.
     const other = await new SearchIndexWriter(store(), { workers: 0 }).rebuild('j', docs.map((d) => ({ ...d, title: 'zebra', body: '' })));
     const taken = store();
-    await writer(taken).rebuild('j', docs, other);
+    await writer(taken).rebuildFromSegments('j', listed, other);
     const index = await readStaticIndex(taken, 'j');
     expect(matchingPaths(index, queryTerms('zebra'))).toHaveLength(300);
+  });
+
+  it('rebuilt through StaticSearchSync, reads every post again when the segments do not join', async () => {
+    const docs = Array.from({ length: 40 }, (_, i) => searchDoc({ id: `y${i}`, title: `word${i % 5} title`, body: `body ${i % 7} 검색` }));
+    const listed = docs.map(({ body: _body, code: _code, ...rest }) => rest);
+    const plain = store();
+    await writer(plain).rebuild('j', docs);
+    const files = async (s: FsSiteStore) =>
+      Promise.all((await s.list('j/search/')).sort().map(async (key) => [key, (await s.get(key))!.body.toString('utf8').replace(/"revision":"[0-9a-f]+"/, '"revision":"-"')]));
+    const blog = { slug: 'j' } as BlogWithDomain;
+    for (const order of ['joined', 'reversed'] as const) {
+      const built = await new SearchIndexWriter(store(), { workers: 0 }).rebuild('j', order === 'joined' ? docs : [...docs].reverse());
+      const target = store();
+      let reads = 0;
+      const sync = new StaticSearchSync({
+        index: writer(target),
+        edge: new CdnSync(noCdn, new SiteUrls({ publicScheme: 'http', serviceDomain: 'example.test' })),
+        allDocs: async () => {
+          reads += 1;
+          return docs;
+        },
+        onBackgroundError: (err) => {
+          throw err;
+        },
+      });
+      await sync.rebuild(blog, { listed, built });
+      expect(await files(target), order).toEqual(await files(plain));
+      expect(reads, order).toBe(order === 'joined' ? 0 : 1);
+    }
   });
 
   it('is the same whether a rebuild indexes the posts in one piece or in many joined pieces', async () => {
