@@ -25,7 +25,7 @@ import type { Theme } from './render/renderTheme.js';
 import type { SitePost, SitePostSummary } from './render/siteTypes.js';
 import { renderSiteInChunks, siteObjectCount } from './renderSiteInChunks.js';
 import { SiteWriter, type WriteOptions, type WriteResult } from './writeSite.js';
-import { RenderSlots } from './renderSlots.js';
+import type { RenderSlots } from './renderSlots.js';
 
 export interface FullSiteDeps {
   site: SiteRepo;
@@ -46,17 +46,15 @@ export interface VerifyReport {
 const SEARCH_PREFIX = '_search/';
 const STATIC_SEARCH_PREFIX = 'search/';
 
-/** Full renders at once: each already keeps both cores of a small VM busy. */
-const RENDER_SLOTS = 2;
 /** Post bodies read from the database per turn of the event loop (postBodies). */
 const BODIES_PER_READ = 40;
 
 export class FullSite {
-  private readonly slots = new RenderSlots(RENDER_SLOTS);
-
+  /** `slots` bound the whole-blog work of the process (full renders, reindexes) together. */
   constructor(
     private readonly deps: FullSiteDeps,
     private readonly listings: ListingCache,
+    private readonly slots: RenderSlots,
   ) {}
 
   /**

@@ -30,6 +30,7 @@ import type { Theme } from './render/renderTheme.js';
 import type { SitePost } from './render/siteTypes.js';
 import { recordedHashes, writeSite, type WriteResult } from './writeSite.js';
 import { FullSite, type VerifyReport } from './fullSite.js';
+import { RenderSlots } from './renderSlots.js';
 
 export type { VerifyReport };
 import type { ListedDocument, SearchDocument } from '../search/searchTypes.js';
@@ -81,9 +82,12 @@ export class Publisher {
 
   private readonly fullSite: FullSite;
 
+  /** Whole-blog work at once (full renders and reindexes): each already keeps both cores of a small VM busy. */
+  private readonly slots = new RenderSlots(2);
+
   constructor(private readonly deps: PublisherDeps) {
     this.listings = new ListingCache(deps.site);
-    this.fullSite = new FullSite(deps, this.listings);
+    this.fullSite = new FullSite(deps, this.listings, this.slots);
     this.edge = new CdnSync(deps.cdn, deps.urls);
     this.domains = new DomainEntries(deps.store, deps.blogs);
     this.searchDocuments = new SearchDocuments(deps);
@@ -151,9 +155,18 @@ export class Publisher {
 
   /** Rebuilds only the blog's search index from the database; returns how many posts it holds. */
   async reindex(blog: BlogWithDomain): Promise<number> {
-    const { listed, built } = await this.rebuildSearchIndex(blog);
-    await this.staticSearch.rebuild(blog, built ? { listed, built } : undefined);
-    return listed.length;
+    // A slot like a full render's: after an upgrade that changed the indexed text, every blog's
+    // site job reindexes once its render is done, and each holds its posts' text meanwhile.
+    return this.slots.run(async () => {
+      const { listed, built } = await this.rebuildSearchIndex(blog);
+      await this.staticSearch.rebuild(blog, built ? { listed, built } : undefined);
+      return listed.length;
+    });
+  }
+
+  /** Whole-blog work running and waiting for a slot. */
+  wholeBlogWork(): { running: number; waiting: number } {
+    return this.slots.stats();
   }
 
   /**

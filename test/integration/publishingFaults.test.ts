@@ -83,7 +83,7 @@ describe('publishing when the store fails', () => {
     expect(report.checked).toBe(result.written + result.unchanged);
   });
 
-  it('more full renders at once than there are render slots all finish, each blog in step', async () => {
+  it('more full renders and reindexes at once than there are slots all finish, each blog in step', async () => {
     const t = await startTestApp({ jobHandler: async () => {} });
     apps.push(t);
     const rows = [];
@@ -101,6 +101,16 @@ describe('publishing when the store fails', () => {
       expect(results[i]!.written).toBeGreaterThan(120);
       const report = await t.folio.publisher.verify(row);
       expect({ missing: report.missing, different: report.different, extra: report.extra }).toEqual({ missing: [], different: [], extra: [] });
+    }
+
+    // Reindexes hold every post's text while they run: they take the same slots.
+    const reindexing = rows.map((row) => t.folio.publisher.reindex(row));
+    expect(t.folio.publisher.wholeBlogWork()).toEqual({ running: 2, waiting: 1 });
+    expect(await Promise.all(reindexing)).toEqual([120, 120, 120]);
+    expect(t.folio.publisher.wholeBlogWork()).toEqual({ running: 0, waiting: 0 });
+    for (const row of rows) {
+      const found = await t.request('GET', `/v1/search?q=${row.slug}`, { blogId: row.id });
+      expect(found.body.pagination.total, row.slug).toBe(120);
     }
   });
 
