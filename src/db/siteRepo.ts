@@ -51,6 +51,7 @@ export const SUMMARY_PAGE_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog
  */
 export class SiteRepo {
   private readonly summariesPageStmt;
+  private readonly idsPageStmt;
   private readonly newestStmt;
   private readonly pagesStmt;
   private readonly redirectsStmt;
@@ -65,6 +66,9 @@ export class SiteRepo {
 
   constructor(db: Db) {
     this.summariesPageStmt = db.prepare<[string, string, string, number], SummaryRow>(SUMMARY_PAGE_SQL);
+    this.idsPageStmt = db.prepare<[string, string, string, number], { id: string; published_at: string }>(
+      `SELECT id, published_at FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`,
+    );
     // Feeds carry HTML only up to a size (publish/render/feeds.ts): larger bodies are not even read,
     // and octet_length() answers from the record header without loading the text.
     this.newestStmt = db.prepare<[number, string, number], Parameters<typeof toPost>[0]>(
@@ -106,6 +110,11 @@ export class SiteRepo {
   /** Summaries of the published posts, oldest first, a page at a time after `after` (keyset paging, as publishedForPages). */
   publishedSummariesAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): PublishedSummary[] {
     return this.summariesPageStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map(toSummary);
+  }
+
+  /** Ids of the published posts, oldest first, a page at a time after `after` (keyset paging). */
+  publishedIdsAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): { id: string; publishedAt: string }[] {
+    return this.idsPageStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map((row) => ({ id: row.id, publishedAt: row.published_at }));
   }
 
   /** The post's summary while it is published, else null. */

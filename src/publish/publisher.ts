@@ -40,8 +40,11 @@ import type { SegmentData } from '../search/segmentData.js';
 export interface SearchIndexUpdater {
   upsert(blogSlug: string, docs: SearchDocument[]): Promise<void>;
   remove(blogSlug: string, postIds: string[]): Promise<void>;
-  /** May return the new index's segment data, which the static index then reuses. */
-  rebuild(blogSlug: string, docs: SearchDocument[]): Promise<SegmentData[] | void>;
+  /**
+   * Replaces the index with one of `count` documents read by position, a run at a time, while it
+   * is built. May return the new index's segment data, which the static index then reuses.
+   */
+  rebuildFrom(blogSlug: string, source: { count: number; read: (from: number, to: number) => Promise<SearchDocument[]> }): Promise<SegmentData[] | void>;
   drop(blogSlug: string): Promise<void>;
   /** Loads what the blog's next write reads (the index, the post ids of its segments). */
   warm?(blogSlug: string): Promise<void>;
@@ -170,14 +173,23 @@ export class Publisher {
   }
 
   /**
-   * The API index afresh from every published post. The posts' text (most of a 50,000-post
-   * blog's 1.7 GB reindex peak) is let go once indexed: the static index joins the new segments
-   * and needs only what it lists of each post.
+   * The API index afresh from every published post, their text read a run at a time as the
+   * index workers take it and let go once indexed (all of it at once was most of a 50,000-post
+   * reindex's 1.7 GB peak). The static index joins the new segments and needs only what it
+   * lists of each post.
    */
   private async rebuildSearchIndex(blog: BlogWithDomain): Promise<{ listed: ListedDocument[]; built: SegmentData[] | null }> {
-    const docs = await this.searchDocuments.all(blog);
-    const built = await this.deps.search.rebuild(blog.slug, docs);
-    return { listed: docs.map(({ body: _body, code: _code, ...listed }) => listed), built: built ?? null };
+    const ids = await this.searchDocuments.ids(blog);
+    const listed = new Map<string, ListedDocument>();
+    const built = await this.deps.search.rebuildFrom(blog.slug, {
+      count: ids.length,
+      read: async (from, to) => {
+        const docs = await this.searchDocuments.ofIds(blog, ids.slice(from, to));
+        for (const { body: _body, code: _code, ...rest } of docs) listed.set(rest.id, rest);
+        return docs;
+      },
+    });
+    return { listed: [...listed.values()], built: built ?? null };
   }
 
   /** Compares the store with what the database says the blog should be. */

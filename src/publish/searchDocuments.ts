@@ -3,6 +3,7 @@
  * the code text of the stored HTML, made off the event loop for large posts, and the post's
  * address on the blog.
  */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { TimeSlice } from '../timeSlice.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { Post } from '../db/postsRepo.js';
@@ -15,13 +16,15 @@ import type { SitePost } from './render/siteTypes.js';
 
 /** Rows read at a time when collecting a blog's search documents. */
 const READ_PAGE = 200;
+/** Ids read at a time when listing a blog's posts for a reindex. */
+const ID_PAGE = 5000;
 /** How long making documents runs before the event loop gets a turn. */
 const SLICE_MS = 20;
 
 export class SearchDocuments {
   constructor(
     private readonly deps: {
-      site: Pick<SiteRepo, 'publishedForPages'>;
+      site: Pick<SiteRepo, 'publishedForPages' | 'publishedIdsAfter' | 'publishedByIds'>;
       content: Pick<ContentRenderer, 'searchText'>;
       urls: Pick<SiteUrls, 'post'>;
     },
@@ -54,6 +57,36 @@ export class SearchDocuments {
       after = { publishedAt: last.publishedAt ?? '', id: last.id };
       await slice.next();
     }
+  }
+
+  /** Ids of the blog's published posts, oldest first (the order `all` gives its documents in). */
+  async ids(blog: BlogWithDomain): Promise<string[]> {
+    const ids: string[] = [];
+    let after: { publishedAt: string; id: string } | null = null;
+    for (;;) {
+      const page = this.deps.site.publishedIdsAfter(blog.id, after, ID_PAGE);
+      for (const row of page) ids.push(row.id);
+      if (page.length < ID_PAGE) return ids;
+      after = page[page.length - 1]!;
+      await yieldToLoop();
+    }
+  }
+
+  /**
+   * The documents of the posts `ids` that are still published, in the order of `ids`: what a
+   * reindex reads a run at a time (SearchIndexWriter.rebuildFrom).
+   */
+  async ofIds(blog: BlogWithDomain, ids: readonly string[]): Promise<SearchDocument[]> {
+    const docs = new Map<string, SearchDocument>();
+    const slice = new TimeSlice(SLICE_MS);
+    for (let start = 0; start < ids.length; start += READ_PAGE) {
+      for (const post of this.deps.site.publishedByIds(ids.slice(start, start + READ_PAGE))) {
+        docs.set(post.id, await this.of(blog, post));
+        if (slice.over) await slice.next();
+      }
+      await slice.next();
+    }
+    return ids.flatMap((id) => docs.get(id) ?? []);
   }
 
   private document(blog: BlogWithDomain, post: SitePost | Post, text: SearchText): SearchDocument {

@@ -31,7 +31,7 @@ import {
   type SegmentEntry,
 } from './manifest.js';
 import { DEFAULT_MERGE_POLICY, planMerge, rebuildLayout, type MergePolicy } from './mergePolicy.js';
-import { buildSegments, type ParallelBuildOptions } from './parallelBuild.js';
+import { buildSegmentsFrom, type DocumentRuns, type ParallelBuildOptions } from './parallelBuild.js';
 import { SearchIndexCache } from './searchIndexCache.js';
 import { encodeSegment, SEGMENT_FORMAT_VERSION, type EncodedSegment } from './segmentCodec.js';
 import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
@@ -184,17 +184,19 @@ export class SearchIndexWriter {
    * Replaces the blog's index with one built from `docs` (all its published posts). Returns the
    * segments' data (the static index joins them instead of indexing the posts again).
    */
-  async rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<SegmentData[]> {
+  rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<SegmentData[]> {
+    const all = latestById(docs);
+    return this.rebuildFrom(blogSlug, { count: all.length, read: async (from, to) => all.slice(from, to) });
+  }
+
+  /**
+   * rebuild, reading the documents a run at a time while the index is built (DocumentRuns), so
+   * a large blog's text is never all in memory: `count` documents, read by position.
+   */
+  async rebuildFrom(blogSlug: string, source: { count: number; read: DocumentRuns['read'] }): Promise<SegmentData[]> {
     return this.exclusive(blogSlug, async () => {
-      const all = latestById(docs);
-      const layout = rebuildLayout(all.length, this.policy);
-      const groups: SearchDocument[][] = [];
-      let at = 0;
-      for (const size of [...layout.sealed, layout.head]) {
-        groups.push(all.slice(at, at + size));
-        at += size;
-      }
-      const built = await buildSegments(groups, this.options);
+      const layout = rebuildLayout(source.count, this.policy);
+      const built = await buildSegmentsFrom({ groupSizes: [...layout.sealed, layout.head], read: source.read }, this.options);
       // The old index is replaced without being read: rebuild is the way out of a corrupt or
       // unknown-format index.
       const previous = await this.store.get(manifestKey(blogSlug));
@@ -212,7 +214,9 @@ export class SearchIndexWriter {
       // Ids are taken in order first; the encodings then compress in parallel (zlib's threads).
       const prepared = await Promise.all(built.filter((data) => data.docs.ids.length > 0).map((data) => this.prepare(next, data)));
       next.segments = prepared.map((p) => p.entry);
-      next.head = layout.head > 0 ? (prepared[prepared.length - 1]?.entry.id ?? null) : null;
+      // The last group is the head unless it came out empty (its posts left while being read).
+      const head = layout.head > 0 && built[built.length - 1]!.docs.ids.length > 0;
+      next.head = head ? (prepared[prepared.length - 1]?.entry.id ?? null) : null;
       for (const key of await this.store.list(searchPrefix(blogSlug))) {
         const id = segmentIdOf(blogSlug, key);
         if (id) oldIds.add(id);

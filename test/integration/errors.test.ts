@@ -237,7 +237,7 @@ describe('500 internal_error', () => {
           throw new Error('index exploded at /srv/folio/src/search/engine.ts:42');
         },
       },
-      searchUpdater: { upsert: async () => {}, remove: async () => {}, rebuild: async () => {}, drop: async () => {} },
+      searchUpdater: { upsert: async () => {}, remove: async () => {}, rebuildFrom: async () => {}, drop: async () => {} },
     });
   });
   afterAll(async () => broken.close());

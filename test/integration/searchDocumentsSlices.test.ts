@@ -36,4 +36,28 @@ describe('collecting search documents', () => {
     // All 150 posts fit in one page of rows: without turns inside the page there would be none.
     expect(turns).toBeGreaterThan(2);
   });
+
+  it('for a reindex, lists the published posts oldest first, then reads them by id in that order, leaving out those gone since', async () => {
+    const t = await startTestApp({ jobHandler: async () => {} });
+    apps.push(t);
+    const created = (await t.request('POST', '/v1/blogs', { body: { slug: 'runs', name: 'Runs' } })).body;
+    const blog = t.folio.repos.blogs.findById(created.id)!;
+    const slugs: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      t.clock.advance(60_000);
+      slugs.push((await t.folio.posts.create(blog, { title: `Post ${i}`, contentMd: `Words of post ${i}.`, status: 'published' })).slug);
+    }
+    t.clock.advance(60_000);
+    await t.folio.posts.create(blog, { title: 'Draft', contentMd: 'Not published.' });
+    const documents = new SearchDocuments({ site: new SiteRepo(t.folio.db), content: t.folio.content, urls: t.folio.urls });
+
+    const ids = await documents.ids(blog);
+    const docs = await documents.ofIds(blog, ids);
+    expect(docs.map((doc) => doc.slug)).toEqual(slugs);
+    expect(docs).toEqual(await documents.all(blog));
+
+    await t.folio.transitions.unpublish(blog, slugs[2]!);
+    const reversed = await documents.ofIds(blog, [...ids].reverse());
+    expect(reversed.map((doc) => doc.slug)).toEqual([slugs[4], slugs[3], slugs[1], slugs[0]]);
+  });
 });

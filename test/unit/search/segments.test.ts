@@ -62,6 +62,22 @@ describe('segmented index', () => {
     expect(manifest.head).toBe(manifest.segments[2]!.id);
   });
 
+  it('a rebuild from documents read by position holds the posts the reads gave, and no head when its posts all left', async () => {
+    const docs = Array.from({ length: 9 }, (_, i) => searchDoc({ id: `p${i}`, body: `cache ${WORDS[i % WORDS.length]}` }));
+    // Nine posts with heads of four: sealed groups of 4 and 4, then a head of 1, whose post left
+    // the blog between the count and its read.
+    const { store, cache, writer } = setup({ headMaxDocs: 4, autoMerge: false });
+    await writer.rebuildFrom(BLOG, { count: docs.length, read: async (from, to) => docs.slice(from, to).filter((doc) => doc.id !== 'p8') });
+    const manifest = parseManifest('m', (await store.get(manifestKey(BLOG)))!.body);
+    expect(manifest.segments.map((s) => s.docs)).toEqual([4, 4]);
+    expect(manifest.head).toBeNull();
+    expect(await allResults(cache)).toEqual(await referenceResults(docs.slice(0, 8)));
+    // The next publish starts a head of its own instead of growing a sealed segment.
+    await writer.upsert(BLOG, [searchDoc({ id: 'p9', body: 'sqlite' })]);
+    const after = parseManifest('m', (await store.get(manifestKey(BLOG)))!.body);
+    expect(after.segments.map((s) => s.docs)).toEqual([4, 4, 1]);
+  });
+
   it('an edited post is found by its new words only, once', async () => {
     const { cache, writer } = setup({ headMaxDocs: 2, autoMerge: false });
     await writer.upsert(BLOG, [searchDoc({ id: 'a', title: 'Koa middleware' })]);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSegments } from '../../../src/search/parallelBuild.js';
+import { buildSegments, buildSegmentsFrom } from '../../../src/search/parallelBuild.js';
 import { buildSegmentData } from '../../../src/search/segmentData.js';
 import { searchDoc } from './docFactory.js';
 
@@ -22,6 +22,35 @@ describe('rebuild in-process (TypeScript sources)', () => {
     const built = await buildSegments(groups, { workers: 0, pieceDocs: 4 });
     expect(built).toHaveLength(3);
     groups.forEach((group, i) => expect(built[i], `group ${i}`).toEqual(buildSegmentData(group)));
+  });
+});
+
+describe('rebuild from documents read a run at a time', () => {
+  it('reads each run once, in order, and builds each group from what the reads gave', async () => {
+    const docs = Array.from({ length: 230 }, (_, i) => searchDoc({ id: `r${i}`, title: `title ${i % 9}`, body: `word${i % 13} 검색${i % 5}`, publishedAt: '2024-01-01T00:00:00.000Z' }));
+    const reads: [number, number][] = [];
+    // A post that left the blog while the index was built is not read back: its group is smaller.
+    const gone = new Set(['r70', 'r229']);
+    const built = await buildSegmentsFrom(
+      {
+        groupSizes: [200, 30, 0],
+        read: async (from, to) => {
+          reads.push([from, to]);
+          return docs.slice(from, to).filter((doc) => !gone.has(doc.id));
+        },
+      },
+      { workers: 0, pieceDocs: 4 },
+    );
+    // Runs of 16 pieces of 4, never across a group boundary.
+    expect(reads).toEqual([
+      [0, 64],
+      [64, 128],
+      [128, 192],
+      [192, 200],
+      [200, 230],
+    ]);
+    const kept = docs.filter((doc) => !gone.has(doc.id));
+    expect(built).toEqual([buildSegmentData(kept.slice(0, 199)), buildSegmentData(kept.slice(199)), buildSegmentData([])]);
   });
 });
 
@@ -46,6 +75,37 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
   });
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads a run only when a worker is free for it', () => {
+    const docs = Array.from({ length: 600 }, (_, i) => searchDoc({ id: `w${i}`, title: `t ${i % 4}`, body: `word${i % 7}`, publishedAt: '2024-01-01T00:00:00.000Z' }));
+    const script = `
+      import { readFileSync } from 'node:fs';
+      import { buildSegmentsFrom } from './src/search/parallelBuild.js';
+      const docs = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+      let held = 0, mostHeld = 0, reads = 0;
+      const [data] = await buildSegmentsFrom({
+        groupSizes: [docs.length],
+        read: async (from, to) => {
+          reads += 1;
+          held += 1;
+          mostHeld = Math.max(mostHeld, held);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          // Handed to a worker right after this returns: it holds the run from then on.
+          setImmediate(() => { held -= 1; });
+          return docs.slice(from, to);
+        },
+      }, { workers: 2, pieceDocs: 8 });
+      process.stdout.write(JSON.stringify({ reads, mostHeld, ids: data.docs.ids }));
+    `;
+    writeFileSync(join(dir, 'runs.mjs'), script);
+    writeFileSync(join(dir, 'runs.json'), JSON.stringify(docs));
+    const output = execFileSync(process.execPath, [join(dir, 'runs.mjs'), join(dir, 'runs.json')], { cwd: dir, encoding: 'utf8' });
+    const { reads, mostHeld, ids } = JSON.parse(output) as { reads: number; mostHeld: number; ids: string[] };
+    // 600 documents in runs of 128: five reads, never more than the two workers' worth at once.
+    expect(reads).toBe(5);
+    expect(mostHeld).toBeLessThanOrEqual(2);
+    expect(ids).toEqual(docs.map((doc) => doc.id));
+  });
 
   it('uses the compiled worker and builds exactly what an in-process build gives', () => {
     // Three runs of 16 pieces of 8 (the workers join each run; this thread joins the runs).
