@@ -94,14 +94,28 @@ function oldestFirst(a: ListedDocument, b: ListedDocument): number {
   return a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** Terms of a segment with global ordinals: local ordinal i becomes ordinals[i]. */
+/** A term's postings as `[ordinal, tf, …]`, or a function that makes them when its chunk is written. */
+type PostingList = number[] | (() => number[]);
+
+/** Term t of a segment with global ordinals: local ordinal i becomes ordinals[i]. */
+function postingListOf(data: SegmentData, ordinals: readonly number[], t: number): number[] {
+  const list: number[] = [];
+  // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
+  for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinals[data.postingDocs[p]!]!, data.postingTfs[p]! / WEIGHT_UNIT);
+  return list;
+}
+
+/** Terms of a segment with global ordinals. */
 function* postingsOf(data: SegmentData, ordinals: readonly number[]): Generator<[string, number[]]> {
-  for (let t = 0; t < data.terms.length; t++) {
-    const list: number[] = [];
-    // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
-    for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinals[data.postingDocs[p]!]!, data.postingTfs[p]! / WEIGHT_UNIT);
-    yield [data.terms[t]!, list];
-  }
+  for (let t = 0; t < data.terms.length; t++) yield [data.terms[t]!, postingListOf(data, ordinals, t)];
+}
+
+/**
+ * postingsOf, each list made only when its chunk is written: a 50,000-post layout's lists all
+ * at once were ~240 MB of arrays beside the segment they come from.
+ */
+function* lazyPostingsOf(data: SegmentData, ordinals: readonly number[]): Generator<[string, () => number[]]> {
+  for (let t = 0; t < data.terms.length; t++) yield [data.terms[t]!, () => postingListOf(data, ordinals, t)];
 }
 
 export class StaticIndexWriter {
@@ -163,7 +177,7 @@ export class StaticIndexWriter {
       if (slice.over) await slice.next();
     }
     const ordinals = laidOut.map((d) => d.ordinal);
-    return this.writeLayout(blogSlug, laidOut, postingsOf(data, ordinals), data.postingDocs.length);
+    return this.writeLayout(blogSlug, laidOut, lazyPostingsOf(data, ordinals), data.postingDocs.length);
   }
 
   /** Adds or replaces posts. Returns null when the blog has no index yet: rebuild it instead. */
@@ -332,11 +346,11 @@ export class StaticIndexWriter {
   private async writeLayout(
     blogSlug: string,
     docs: readonly LaidOutDoc[],
-    terms: Iterable<[string, number[]]>,
+    terms: Iterable<[string, PostingList]>,
     postings: number,
   ): Promise<StaticIndexChange> {
     const chunks = chunkCountFor(postings);
-    const files = Array.from({ length: chunks }, (): ChunkFile => ({}));
+    const files = Array.from({ length: chunks }, (): Record<string, PostingList> => ({}));
     // Hundreds of thousands of terms at 50,000 posts: the event loop gets turns in between.
     const slice = new TimeSlice(SLICE_MS);
     for (const [term, list] of terms) {
@@ -488,8 +502,12 @@ function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {
 }
 
 /** Absolute postings per term → the stored file, terms sorted so equal content gives equal bytes. */
-function serialiseChunk(file: ChunkFile): string {
+function serialiseChunk(file: Record<string, PostingList>): string {
   const out: ChunkFile = {};
-  for (const term of Object.keys(file).sort()) if (file[term]!.length > 0) out[term] = encodePostings(file[term]!);
+  for (const term of Object.keys(file).sort()) {
+    const entry = file[term]!;
+    const list = typeof entry === 'function' ? entry() : entry;
+    if (list.length > 0) out[term] = encodePostings(list);
+  }
   return JSON.stringify(out);
 }
