@@ -52,6 +52,7 @@ export const SUMMARY_PAGE_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog
 export class SiteRepo {
   private readonly summariesPageStmt;
   private readonly idsPageStmt;
+  private readonly htmlBytesStmt;
   private readonly newestStmt;
   private readonly pagesStmt;
   private readonly redirectsStmt;
@@ -66,6 +67,10 @@ export class SiteRepo {
 
   constructor(db: Db) {
     this.summariesPageStmt = db.prepare<[string, string, string, number], SummaryRow>(SUMMARY_PAGE_SQL);
+    // octet_length() reads the length from the record header, not the text.
+    this.htmlBytesStmt = db.prepare<[string], { id: string; bytes: number }>(
+      'SELECT id, octet_length(content_html) AS bytes FROM posts WHERE id IN (SELECT value FROM json_each(?))',
+    );
     this.idsPageStmt = db.prepare<[string, string, string, number], { id: string; published_at: string }>(
       `SELECT id, published_at FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`,
     );
@@ -115,6 +120,12 @@ export class SiteRepo {
   /** Ids of the published posts, oldest first, a page at a time after `after` (keyset paging). */
   publishedIdsAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): { id: string; publishedAt: string }[] {
     return this.idsPageStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map((row) => ({ id: row.id, publishedAt: row.published_at }));
+  }
+
+  /** Bytes of each post's stored HTML, in the order of `ids` (0 for a post that is gone). */
+  htmlBytes(ids: readonly string[]): number[] {
+    const bytes = new Map(this.htmlBytesStmt.all(JSON.stringify(ids)).map((row) => [row.id, row.bytes]));
+    return ids.map((id) => bytes.get(id) ?? 0);
   }
 
   /** The post's summary while it is published, else null. */

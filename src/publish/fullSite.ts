@@ -23,7 +23,7 @@ import { siteRenders, type SitePlan } from './render/renderSite.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost, SitePostSummary } from './render/siteTypes.js';
-import { renderSiteInChunks, siteObjectCount } from './renderSiteInChunks.js';
+import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from './renderSiteInChunks.js';
 import { SiteWriter, type WriteOptions, type WriteResult } from './writeSite.js';
 import type { RenderSlots } from './renderSlots.js';
 
@@ -93,7 +93,7 @@ export class FullSite {
     // A chunk is written while the next one is read and rendered.
     let writing: Promise<void> = Promise.resolve();
     try {
-      for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, { themeDir: templatesDir }, renders)) {
+      for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, this.renderOptions, renders)) {
         await writing;
         writing = writer.write(objects);
         // Awaited on the next turn; a failure meanwhile must not count as unhandled.
@@ -115,7 +115,7 @@ export class FullSite {
   private async verifyNow(blog: BlogWithDomain, plan: Plan): Promise<VerifyReport> {
     const report: VerifyReport = { checked: 0, missing: [], different: [], extra: [] };
     const rendered = new Set<string>();
-    for await (const objects of renderSiteInChunks(await this.plan(blog, plan), this.postBodies, { themeDir: templatesDir })) {
+    for await (const objects of renderSiteInChunks(await this.plan(blog, plan), this.postBodies, this.renderOptions)) {
       for (const object of objects) {
         report.checked += 1;
         rendered.add(object.key);
@@ -150,6 +150,12 @@ export class FullSite {
       redirects: site.redirects(blog.id),
     };
   }
+
+  /** Chunks end before their bodies pass a byte budget: a blog of 1 MB posts would otherwise put 1.4 GB in each. */
+  private readonly renderOptions: ParallelRenderOptions = {
+    themeDir: templatesDir,
+    bodyBytes: (posts) => this.deps.site.htmlBytes(posts.map((post) => post.id)),
+  };
 
   /**
    * A chunk's bodies, BODIES_PER_READ posts per turn of the event loop: the HTML of a chunk's 200

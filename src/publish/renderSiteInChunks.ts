@@ -31,6 +31,13 @@ export interface ParallelRenderOptions {
   minPosts?: number;
   /** Posts per chunk: bodies read, and pages rendered and handed on, together. */
   chunkPosts?: number;
+  /**
+   * The HTML bytes of each of `posts` (0 for one gone), read before a chunk's bodies: a chunk
+   * then ends before its bodies pass `chunkBytes`. Without it chunks are bounded by count only.
+   */
+  bodyBytes?: (posts: readonly SitePostSummary[]) => readonly number[] | Promise<readonly number[]>;
+  /** Most HTML bytes of bodies in one chunk (a chunk holds one post at least). Default 32 MiB. */
+  chunkBytes?: number;
   /** The compiled worker; defaults to `renderWorker.js` beside this module (tests pass their own build). */
   workerScript?: URL | null;
 }
@@ -47,6 +54,11 @@ export type PostBodies = (posts: readonly SitePostSummary[]) => SitePost[] | Pro
  */
 const DEFAULT_MIN_POSTS = 100;
 const DEFAULT_CHUNK_POSTS = 200;
+/**
+ * 200 posts of 1 MB of Markdown each carry up to 1.4 GB of HTML, and four chunks are in flight
+ * (two per worker): a blog of large posts is rendered in chunks of fewer posts instead.
+ */
+const DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024;
 /** How long rendering in-process may run before requests waiting on the event loop get a turn. */
 const SLICE_MS = 20;
 /** Objects other than post pages handed on together (at most: a slice also ends a chunk). */
@@ -70,36 +82,47 @@ export async function* renderSiteInChunks(plan: SitePlan, bodies: PostBodies, op
   const script = options.workerScript === undefined ? renderWorkerScript() : options.workerScript;
   const workers = options.workers ?? Math.min(4, availableParallelism());
   const chunkPosts = options.chunkPosts ?? DEFAULT_CHUNK_POSTS;
-  const chunks = Math.ceil(plan.posts.length / chunkPosts);
   const useWorkers = script !== null && workers >= 1 && plan.posts.length >= (options.minPosts ?? DEFAULT_MIN_POSTS);
-  let pool = useWorkers ? new RenderPool(script, { themeDir: options.themeDir, ctx: withoutTheme(plan) }, Math.min(workers, chunks)) : null;
+  let pool = useWorkers ? new RenderPool(script, { themeDir: options.themeDir, ctx: withoutTheme(plan) }, Math.min(workers, Math.ceil(plan.posts.length / chunkPosts))) : null;
+  // Chunks are cut one after the other, each where its posts or their bytes reach the bound.
+  let cursor = 0;
+  let chunkCount = 0;
+  const nextChunk = async (): Promise<Chunk | null> => {
+    if (cursor >= plan.posts.length) return null;
+    const start = cursor;
+    let end = Math.min(start + chunkPosts, plan.posts.length);
+    if (options.bodyBytes) end = start + postsWithin(await options.bodyBytes(plan.posts.slice(start, end)), options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
+    cursor = end;
+    return { id: chunkCount++, start, end };
+  };
   try {
-    const renderChunk = async (chunk: number): Promise<SiteObject[]> => {
-      const request = await requestFor(plan, bodies, chunk, chunkPosts);
+    const renderChunk = async (chunk: Chunk): Promise<SiteObject[]> => {
+      const request = await requestFor(plan, bodies, chunk);
       if (!pool) return renderInProcess(plan, request);
       return (await pool.render(request)).map(toSiteObject);
     };
     // The workers load the theme from themeDir; a caller whose theme came from elsewhere would
     // get other pages. One page of the first chunk rendered here as well catches that, and the
     // render falls back to this thread.
-    const first = chunks > 0 ? await renderChunk(0) : [];
-    if (pool && first.length > 0) {
-      const request = await requestFor(plan, bodies, 0, 1);
+    const firstChunk = await nextChunk();
+    const first = firstChunk ? await renderChunk(firstChunk) : [];
+    if (pool && firstChunk && first.length > 0) {
+      const request = await requestFor(plan, bodies, { id: firstChunk.id, start: firstChunk.start, end: firstChunk.start + 1 });
       const [mine] = await renderInProcess(plan, request);
       if (mine && mine.key === first[0]!.key && !sameObject(mine, first[0]!)) {
         await pool.close();
         pool = null;
-        yield await renderChunk(0);
+        yield await renderChunk(firstChunk);
       } else {
         yield first;
       }
-    } else if (chunks > 0) {
+    } else if (firstChunk) {
       yield first;
     }
     // Two chunks per worker in flight: the workers render the next while this thread writes.
     const inFlight: Promise<SiteObject[]>[] = [];
     const depth = pool ? pool.size * 2 : 1;
-    for (let chunk = 1; chunk < chunks; chunk += 1) {
+    for (let chunk = await nextChunk(); chunk; chunk = await nextChunk()) {
       const rendering = renderChunk(chunk);
       // Awaited below in order; a chunk left behind by a failed one must not be an unhandled rejection.
       rendering.catch(() => undefined);
@@ -128,9 +151,23 @@ async function* inSlices(renders: readonly (() => SiteObject)[]): AsyncGenerator
   if (objects.length > 0) yield objects;
 }
 
-async function requestFor(plan: SitePlan, bodies: PostBodies, chunk: number, chunkPosts: number): Promise<RenderRequest> {
-  const start = chunk * chunkPosts;
-  const listed = plan.posts.slice(start, start + chunkPosts);
+/** A run of the plan's posts, [start, end), rendered together. */
+interface Chunk {
+  id: number;
+  start: number;
+  end: number;
+}
+
+/** How many of the posts, from the first, fit in `budget` bytes: one at least. */
+function postsWithin(bytes: readonly number[], budget: number): number {
+  let total = bytes[0] ?? 0;
+  let count = 1;
+  while (count < bytes.length && total + bytes[count]! <= budget) total += bytes[count++]!;
+  return Math.max(1, Math.min(count, bytes.length));
+}
+
+async function requestFor(plan: SitePlan, bodies: PostBodies, { id: chunk, start, end }: Chunk): Promise<RenderRequest> {
+  const listed = plan.posts.slice(start, end);
   const byId = new Map(listed.map((post, i) => [post.id, start + i]));
   const posts = (await bodies(listed)).filter((post) => byId.has(post.id)).sort((a, b) => byId.get(a.id)! - byId.get(b.id)!);
   const neighbours = posts.map((post) => {

@@ -99,6 +99,15 @@ describe('ListingCache', () => {
     expect(listing.titleCountsBefore).toBeNull();
   });
 
+  it("SiteRepo.htmlBytes gives each post's stored HTML length in bytes, in the order asked, 0 for one gone", async () => {
+    t.clock.advance(60_000);
+    const big = await t.folio.posts.create(blog, { title: 'Big', contentMd: '한국어 '.repeat(2000), status: 'published' });
+    const small = await t.folio.posts.create(blog, { title: 'Small', contentMd: 'Tiny.', status: 'published' });
+    const html = (id: string) => Buffer.byteLength((t.folio.db.prepare('SELECT content_html FROM posts WHERE id = ?').get(id) as { content_html: string }).content_html);
+    expect(site.htmlBytes([small.id, 'gone', big.id])).toEqual([html(small.id), 0, html(big.id)]);
+    expect(html(big.id)).toBeGreaterThan(2000 * 10);
+  });
+
   it('reads its pages from the summary index, which holds every column a summary needs', () => {
     // A summary column missing from the index (migration 013 added text_counts) sends every
     // summary to the table row, behind its Markdown and HTML overflow pages: the first publish

@@ -146,6 +146,35 @@ describe('renderSiteInChunks from TypeScript sources (in-process)', () => {
     expect(asked.reduce((a, b) => a + b, 0)).toBe(posts.length);
   });
 
+  it('ends a chunk before its bodies pass the byte budget, with one post at least', async () => {
+    const siteInput = input();
+    const byId = new Map(siteInput.posts.map((post) => [post.id, post]));
+    const plan = planSite(siteInput);
+    const budget = 3_000;
+    // One post reported far over the budget: it must be a chunk of its own.
+    const huge = plan.posts[100]!.id;
+    const bytesOf = (post: SitePostSummary): number => (post.id === huge ? budget * 10 : Buffer.byteLength(byId.get(post.id)!.contentHtml));
+    const reads: SitePostSummary[][] = [];
+    const objects: SiteObject[] = [];
+    const options: ParallelRenderOptions = { themeDir: templatesDir, workers: 0, chunkPosts: 40, chunkBytes: budget, bodyBytes: (listed) => listed.map(bytesOf) };
+    const bodies = (listed: readonly SitePostSummary[]): SitePost[] => {
+      reads.push([...listed]);
+      return listed.map((post) => byId.get(post.id)!);
+    };
+    for await (const chunk of renderSiteInChunks(plan, bodies, options)) objects.push(...chunk);
+
+    expect(plain(objects)).toEqual(plain(renderSite(siteInput)));
+    expect(reads.flat().map((post) => post.id)).toEqual(plan.posts.map((post) => post.id));
+    for (const read of reads) {
+      const bytes = read.reduce((sum, post) => sum + bytesOf(post), 0);
+      if (read.length > 1) expect(bytes).toBeLessThanOrEqual(budget);
+      expect(read.length).toBeLessThanOrEqual(40);
+    }
+    expect(reads.find((read) => read.some((post) => post.id === huge))).toHaveLength(1);
+    // The budget, not the count, ended most chunks: more of them than 40 posts apiece would make.
+    expect(reads.length).toBeGreaterThan(Math.ceil(plan.posts.length / 40) + 1);
+  });
+
   it('leaves out a post whose body is gone (unpublished meanwhile) and renders the rest as before', async () => {
     const gone = posts[17]!;
     const { objects } = await chunksOf(input(), { workers: 0, chunkPosts: 40 }, new Set([gone.id]));
