@@ -7,6 +7,7 @@
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
+import { forEachConcurrently } from '../concurrently.js';
 import { MEDIA_DIR } from '../media/mediaNames.js';
 import { templatesDir } from '../paths.js';
 import type { Plan } from '../services/plans.js';
@@ -46,6 +47,8 @@ export interface VerifyReport {
 const SEARCH_PREFIX = '_search/';
 const STATIC_SEARCH_PREFIX = 'search/';
 
+/** Stored objects read at once by verify. */
+const VERIFY_READS = 16;
 /** Post bodies read from the database per turn of the event loop (postBodies). */
 const BODIES_PER_READ = 40;
 
@@ -116,19 +119,27 @@ export class FullSite {
     const report: VerifyReport = { checked: 0, missing: [], different: [], extra: [] };
     const rendered = new Set<string>();
     for await (const objects of renderSiteInChunks(await this.plan(blog, plan), this.postBodies, this.renderOptions)) {
-      for (const object of objects) {
-        report.checked += 1;
-        rendered.add(object.key);
+      // A chunk's stored objects are read VERIFY_READS at a time (one at a time, reading took
+      // longer than rendering); the findings are listed in render order all the same.
+      const findings = new Array<'missing' | 'different' | null>(objects.length);
+      await forEachConcurrently(objects.keys(), VERIFY_READS, async (i) => {
+        const object = objects[i]!;
         const stored = await this.deps.store.get(object.key);
-        if (!stored) report.missing.push(object.key);
+        if (!stored) findings[i] = 'missing';
         else if (
           !stored.body.equals(Buffer.from(object.body)) ||
           stored.contentType !== object.contentType ||
           stored.cacheControl !== object.cacheControl ||
           (stored.redirectTo ?? null) !== (object.redirectTo ?? null)
         ) {
-          report.different.push(object.key);
+          findings[i] = 'different';
         }
+      });
+      for (const [i, object] of objects.entries()) {
+        report.checked += 1;
+        rendered.add(object.key);
+        const finding = findings[i];
+        if (finding) report[finding].push(object.key);
       }
     }
     report.extra = await this.staleKeys(blog.slug, rendered);

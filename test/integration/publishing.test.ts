@@ -131,6 +131,20 @@ describe('publishing lifecycle into the folder store', () => {
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
   });
 
+  it('verify names what differs from the database, in the order the site is rendered, and a rebuild mends it', async () => {
+    const blog = t.folio.repos.blogs.findById(blogId)!;
+    const options = { contentType: 'text/html; charset=utf-8', cacheControl: 'public, max-age=60' };
+    // Changed in the opposite order to the render's: the home page comes first, the feed last.
+    await store.put('life/rss.xml', 'not the feed', { ...options, contentType: 'application/rss+xml' });
+    await store.put('life/index.html', '<p>someone else</p>', options);
+    await store.deleteMany(['life/second/index.html']);
+    await store.put('life/stray/index.html', '<p>left over</p>', options);
+    const report = await t.folio.publisher.verify(blog);
+    expect(report).toMatchObject({ missing: ['life/second/index.html'], different: ['life/index.html', 'life/rss.xml'], extra: ['life/stray/index.html'] });
+    await t.folio.publisher.rebuild(blog, { force: true });
+    expect(await t.folio.publisher.verify(blog)).toMatchObject({ missing: [], different: [], extra: [] });
+  });
+
   it('deleting the blog deletes every object under its prefix', async () => {
     await t.request('DELETE', `/v1/blogs/${blogId}`);
     await t.folio.runner.idle();
