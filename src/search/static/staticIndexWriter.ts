@@ -23,7 +23,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SiteStore } from '../../storage/siteStore.js';
 import { WEIGHT_UNIT } from '../lunrSetup.js';
-import { buildSegmentData, concatSegmentsCooperatively, type SegmentData } from '../segmentData.js';
+import { buildSegmentData, type SegmentData } from '../segmentData.js';
 import { buildSegments, type ParallelBuildOptions } from '../parallelBuild.js';
 import { putMany } from '../../storage/putMany.js';
 import { TimeSlice } from '../../timeSlice.js';
@@ -97,25 +97,65 @@ function oldestFirst(a: ListedDocument, b: ListedDocument): number {
 /** A term's postings as `[ordinal, tf, …]`, or a function that makes them when its chunk is written. */
 type PostingList = number[] | (() => number[]);
 
-/** Term t of a segment with global ordinals: local ordinal i becomes ordinals[i]. */
-function postingListOf(data: SegmentData, ordinals: readonly number[], t: number): number[] {
-  const list: number[] = [];
-  // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
-  for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinals[data.postingDocs[p]!]!, data.postingTfs[p]! / WEIGHT_UNIT);
-  return list;
+/** Terms of a segment with global ordinals: local ordinal i becomes ordinals[i]. */
+function* postingsOf(data: SegmentData, ordinals: readonly number[]): Generator<[string, number[]]> {
+  for (let t = 0; t < data.terms.length; t++) {
+    const list: number[] = [];
+    // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
+    for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinals[data.postingDocs[p]!]!, data.postingTfs[p]! / WEIGHT_UNIT);
+    yield [data.terms[t]!, list];
+  }
 }
 
-/** Terms of a segment with global ordinals. */
-function* postingsOf(data: SegmentData, ordinals: readonly number[]): Generator<[string, number[]]> {
-  for (let t = 0; t < data.terms.length; t++) yield [data.terms[t]!, postingListOf(data, ordinals, t)];
+/** Appends term t's postings of a segment whose first post has ordinal `base`. */
+function appendPostings(list: number[], data: SegmentData, t: number, base: number): void {
+  // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
+  for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(base + data.postingDocs[p]!, data.postingTfs[p]! / WEIGHT_UNIT);
 }
+
+/** How many terms are looked at between checks of the time slice. */
+const TERMS_PER_CHECK = 1024;
 
 /**
- * postingsOf, each list made only when its chunk is written: a 50,000-post layout's lists all
- * at once were ~240 MB of arrays beside the segment they come from.
+ * The terms of consecutive segments (ordinals running on from one to the next) with functions
+ * that make each term's postings when its chunk is written. The segments are not joined into
+ * one first, and no list exists before its chunk: a 50,000-post layout held a joined copy of
+ * every posting (~250 MB) and every list as an array (~240 MB) beside the segments themselves.
  */
-function* lazyPostingsOf(data: SegmentData, ordinals: readonly number[]): Generator<[string, () => number[]]> {
-  for (let t = 0; t < data.terms.length; t++) yield [data.terms[t]!, () => postingListOf(data, ordinals, t)];
+async function lazyPostingsOf(segments: readonly SegmentData[]): Promise<{ terms: Iterable<[string, () => number[]]>; postings: number }> {
+  const bases: number[] = [];
+  let base = 0;
+  let postings = 0;
+  for (const data of segments) {
+    bases.push(base);
+    base += data.docs.ids.length;
+    postings += data.postingDocs.length;
+  }
+  // term → [segment, term index, segment, term index, …], segments in order.
+  const where = new Map<string, number[]>();
+  const slice = new TimeSlice(SLICE_MS);
+  for (const [s, data] of segments.entries()) {
+    for (let t = 0; t < data.terms.length; t++) {
+      const term = data.terms[t]!;
+      const refs = where.get(term);
+      if (refs) refs.push(s, t);
+      else where.set(term, [s, t]);
+      if (t % TERMS_PER_CHECK === 0 && slice.over) await slice.next();
+    }
+  }
+  function* terms(): Generator<[string, () => number[]]> {
+    for (const [term, refs] of where) {
+      yield [
+        term,
+        () => {
+          const list: number[] = [];
+          for (let k = 0; k < refs.length; k += 2) appendPostings(list, segments[refs[k]!]!, refs[k + 1]!, bases[refs[k]!]!);
+          return list;
+        },
+      ];
+    }
+  }
+  return { terms: terms(), postings };
 }
 
 export class StaticIndexWriter {
@@ -151,7 +191,7 @@ export class StaticIndexWriter {
   rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange> {
     return this.locked(blogSlug, async () => {
       const sorted = [...docs].sort(oldestFirst);
-      return this.layOut(blogSlug, sorted, (await buildSegments([sorted], this.options.parallel))[0]!);
+      return this.layOut(blogSlug, sorted, await buildSegments([sorted], this.options.parallel));
     });
   }
 
@@ -165,19 +205,20 @@ export class StaticIndexWriter {
     return this.locked(blogSlug, async () => {
       const sorted = [...docs].sort(oldestFirst);
       if (!inOrder(built, sorted)) return null;
-      return this.layOut(blogSlug, sorted, await joined(built));
+      return this.layOut(blogSlug, sorted, built);
     });
   }
 
-  private async layOut(blogSlug: string, sorted: readonly ListedDocument[], data: SegmentData): Promise<StaticIndexChange> {
+  /** `segments` hold the `sorted` posts in their order: ordinal i is the i-th post of them all. */
+  private async layOut(blogSlug: string, sorted: readonly ListedDocument[], segments: readonly SegmentData[]): Promise<StaticIndexChange> {
     const laidOut: LaidOutDoc[] = [];
     const slice = new TimeSlice(SLICE_MS);
     for (const [ordinal, doc] of sorted.entries()) {
       laidOut.push({ ordinal, id: doc.id, entry: entryOf(doc) });
       if (slice.over) await slice.next();
     }
-    const ordinals = laidOut.map((d) => d.ordinal);
-    return this.writeLayout(blogSlug, laidOut, lazyPostingsOf(data, ordinals), data.postingDocs.length);
+    const { terms, postings } = await lazyPostingsOf(segments);
+    return this.writeLayout(blogSlug, laidOut, terms, postings);
   }
 
   /** Adds or replaces posts. Returns null when the blog has no index yet: rebuild it instead. */
@@ -481,11 +522,6 @@ function inOrder(segments: readonly SegmentData[], docs: readonly ListedDocument
     for (const id of segment.docs.ids) if (docs[at++]?.id !== id) return false;
   }
   return at === docs.length;
-}
-
-async function joined(segments: readonly SegmentData[]): Promise<SegmentData> {
-  if (segments.length === 1) return segments[0]!;
-  return (await concatSegmentsCooperatively(segments.map((data) => ({ data, drop: null })))).data;
 }
 
 /** Dead posts past a quarter of the live ones, or a blog grown four times past its layout. */
