@@ -46,6 +46,24 @@ export class FrontMatterError extends Error {
 }
 
 const KNOWN = new Set(['title', 'slug', 'tags', 'description', 'og_image', 'status', 'draft', 'scheduled_at']);
+
+/**
+ * Fields that Hugo, Jekyll and other generators write, with what to do instead: a folder moved
+ * over from one of them fails file by file, and each message should say how to fix it. They stay
+ * errors: ignoring them would also ignore Jekyll's `published: false` and publish a draft.
+ */
+const HINTS: Record<string, string> = {
+  date: 'Folio dates a post when it is published; remove it',
+  publishDate: 'Folio dates a post when it is published; remove it, or use status: scheduled with scheduled_at',
+  lastmod: 'Folio records when a post changes; remove it',
+  published: 'use status: draft or status: published',
+  categories: 'use tags',
+  keywords: 'use tags',
+  summary: 'use description',
+  excerpt: 'use description',
+  image: 'use og_image',
+  cover: 'use og_image',
+};
 const OPENING = /^---[ \t]*\r?\n/;
 const CLOSING = /^---[ \t]*$/m;
 
@@ -77,7 +95,11 @@ export function parsePostFile(file: string, text: string): PostFile {
   const fail = (key: string, problem: string): never => {
     throw new FrontMatterError(file, lineOfKey(key), problem);
   };
-  for (const key of Object.keys(fields)) if (!KNOWN.has(key)) fail(key, `unknown field "${key}" (known: ${[...KNOWN].join(', ')})`);
+  for (const key of Object.keys(fields)) {
+    if (KNOWN.has(key)) continue;
+    const hint = Object.hasOwn(HINTS, key) ? `: ${HINTS[key]}` : '';
+    fail(key, `unknown field "${key}"${hint} (known: ${[...KNOWN].join(', ')})`);
+  }
 
   const text_ = (key: string): string | undefined => {
     const value = fields[key];
