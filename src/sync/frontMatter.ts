@@ -57,6 +57,8 @@ const HINTS: Record<string, string> = {
   publishDate: 'Folio dates a post when it is published; remove it, or use status: scheduled with scheduled_at',
   lastmod: 'Folio records when a post changes; remove it',
   published: 'use status: draft or status: published',
+  lang: "Folio tells a post's language from its text; remove it",
+  language: "Folio tells a post's language from its text; remove it",
   categories: 'use tags',
   keywords: 'use tags',
   summary: 'use description',
