@@ -97,10 +97,11 @@ export function parsePostFile(file: string, text: string): PostFile {
   const fail = (key: string, problem: string): never => {
     throw new FrontMatterError(file, lineOfKey(key), problem);
   };
-  for (const key of Object.keys(fields)) {
-    if (KNOWN.has(key)) continue;
-    const hint = Object.hasOwn(HINTS, key) ? `: ${HINTS[key]}` : '';
-    fail(key, `unknown field "${key}"${hint} (known: ${[...KNOWN].join(', ')})`);
+  // All of them at once, at the line of the first: a file from another generator has several.
+  const unknown = Object.keys(fields).filter((key) => !KNOWN.has(key));
+  if (unknown.length > 0) {
+    const problems = unknown.map((key) => `unknown field "${key}"${Object.hasOwn(HINTS, key) ? `: ${HINTS[key]}` : ''}`);
+    fail(unknown[0]!, `${problems.join('; ')} (known: ${[...KNOWN].join(', ')})`);
   }
 
   const text_ = (key: string): string | undefined => {

@@ -190,6 +190,7 @@ describe('front matter errors name the file and the line', () => {
     ['categories: [a]', 'unknown field "categories": use tags (known:'],
     ['lang: ko', 'unknown field "lang": Folio tells a post\'s language from its text; remove it (known:'],
     ['toString: x', 'unknown field "toString" (known:'],
+    ['date: 2016-05-07\nlang: en\nlayout: post', 'unknown field "date": Folio dates a post when it is published; remove it; unknown field "lang": Folio tells a post\'s language from its text; remove it; unknown field "layout" (known:'],
   ])('a field another generator writes, %j, says what to use instead', (field, message) => {
     expect(() => parsePostFile('p.md', `---\ntitle: A\n${field}\n---\nx`)).toThrow(`p.md:3: ${message}`);
   });
