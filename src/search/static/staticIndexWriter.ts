@@ -22,11 +22,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { SiteStore } from '../../storage/siteStore.js';
-import { WEIGHT_UNIT } from '../lunrSetup.js';
 import { buildSegmentData, type SegmentData } from '../segmentData.js';
 import { buildSegments, type ParallelBuildOptions } from '../parallelBuild.js';
 import { putMany } from '../../storage/putMany.js';
 import { TimeSlice } from '../../timeSlice.js';
+import { lazyPostingsOf, postingsOf, serialiseChunk, type PostingList } from './postingLists.js';
 import type { ListedDocument, SearchDocument } from '../searchTypes.js';
 import {
   chunkCountFor,
@@ -37,7 +37,6 @@ import {
   chunkOf,
   dataPrefixes,
   decodePostings,
-  encodePostings,
   FRAGMENT_SIZE,
   fragmentKey,
   metaKey,
@@ -92,70 +91,6 @@ function entryOf(doc: ListedDocument): FragmentEntry {
 
 function oldestFirst(a: ListedDocument, b: ListedDocument): number {
   return a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-/** A term's postings as `[ordinal, tf, …]`, or a function that makes them when its chunk is written. */
-type PostingList = number[] | (() => number[]);
-
-/** Terms of a segment with global ordinals: local ordinal i becomes ordinals[i]. */
-function* postingsOf(data: SegmentData, ordinals: readonly number[]): Generator<[string, number[]]> {
-  for (let t = 0; t < data.terms.length; t++) {
-    const list: number[] = [];
-    // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
-    for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinals[data.postingDocs[p]!]!, data.postingTfs[p]! / WEIGHT_UNIT);
-    yield [data.terms[t]!, list];
-  }
-}
-
-/** Appends term t's postings of a segment whose first post has ordinal `base`. */
-function appendPostings(list: number[], data: SegmentData, t: number, base: number): void {
-  // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
-  for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(base + data.postingDocs[p]!, data.postingTfs[p]! / WEIGHT_UNIT);
-}
-
-/** How many terms are looked at between checks of the time slice. */
-const TERMS_PER_CHECK = 1024;
-
-/**
- * The terms of consecutive segments (ordinals running on from one to the next) with functions
- * that make each term's postings when its chunk is written. The segments are not joined into
- * one first, and no list exists before its chunk: a 50,000-post layout held a joined copy of
- * every posting (~250 MB) and every list as an array (~240 MB) beside the segments themselves.
- */
-async function lazyPostingsOf(segments: readonly SegmentData[]): Promise<{ terms: Iterable<[string, () => number[]]>; postings: number }> {
-  const bases: number[] = [];
-  let base = 0;
-  let postings = 0;
-  for (const data of segments) {
-    bases.push(base);
-    base += data.docs.ids.length;
-    postings += data.postingDocs.length;
-  }
-  // term → [segment, term index, segment, term index, …], segments in order.
-  const where = new Map<string, number[]>();
-  const slice = new TimeSlice(SLICE_MS);
-  for (const [s, data] of segments.entries()) {
-    for (let t = 0; t < data.terms.length; t++) {
-      const term = data.terms[t]!;
-      const refs = where.get(term);
-      if (refs) refs.push(s, t);
-      else where.set(term, [s, t]);
-      if (t % TERMS_PER_CHECK === 0 && slice.over) await slice.next();
-    }
-  }
-  function* terms(): Generator<[string, () => number[]]> {
-    for (const [term, refs] of where) {
-      yield [
-        term,
-        () => {
-          const list: number[] = [];
-          for (let k = 0; k < refs.length; k += 2) appendPostings(list, segments[refs[k]!]!, refs[k + 1]!, bases[refs[k]!]!);
-          return list;
-        },
-      ];
-    }
-  }
-  return { terms: terms(), postings };
 }
 
 export class StaticIndexWriter {
@@ -535,15 +470,4 @@ function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {
   const kept: number[] = [];
   for (let i = 0; i < list.length; i += 2) if (!dead.has(list[i]!)) kept.push(list[i]!, list[i + 1]!);
   return kept;
-}
-
-/** Absolute postings per term → the stored file, terms sorted so equal content gives equal bytes. */
-function serialiseChunk(file: Record<string, PostingList>): string {
-  const out: ChunkFile = {};
-  for (const term of Object.keys(file).sort()) {
-    const entry = file[term]!;
-    const list = typeof entry === 'function' ? entry() : entry;
-    if (list.length > 0) out[term] = encodePostings(list);
-  }
-  return JSON.stringify(out);
 }
