@@ -18,13 +18,13 @@ import type { CachePolicy } from './render/renderHeaders.js';
 import type { CdnPurger } from '../cdn/cdnPurger.js';
 import { CdnSync } from './cdnSync.js';
 import { DomainEntries } from './domainEntries.js';
-import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
+import type { StaticSearchIndex } from './staticSearchSync.js';
+import { SearchUpkeep, type SearchIndexUpdater } from './searchUpkeep.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { toSiteBlog, toSitePost } from './loadSite.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import { renderPostChange } from './postChange.js';
 import { ListingCache } from './listingCache.js';
-import { SearchDocuments } from './searchDocuments.js';
 import { blogLanguage, createRenderContext } from './render/renderContext.js';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost } from './render/siteTypes.js';
@@ -33,22 +33,7 @@ import { FullSite, type VerifyReport } from './fullSite.js';
 import { RenderSlots } from './renderSlots.js';
 
 export type { VerifyReport };
-import type { ListedDocument, SearchDocument } from '../search/searchTypes.js';
-import type { SegmentData } from '../search/segmentData.js';
-
-/** What the publisher needs from the search index writer (src/search). */
-export interface SearchIndexUpdater {
-  upsert(blogSlug: string, docs: SearchDocument[]): Promise<void>;
-  remove(blogSlug: string, postIds: string[]): Promise<void>;
-  /**
-   * Replaces the index with one of `count` documents read by position, a run at a time, while it
-   * is built. May return the new index's segment data, which the static index then reuses.
-   */
-  rebuildFrom(blogSlug: string, source: { count: number; read: (from: number, to: number) => Promise<SearchDocument[]> }): Promise<SegmentData[] | void>;
-  drop(blogSlug: string): Promise<void>;
-  /** Loads what the blog's next write reads (the index, the post ids of its segments). */
-  warm?(blogSlug: string): Promise<void>;
-}
+export type { SearchIndexUpdater };
 
 export interface PublisherDeps {
   blogs: BlogsRepo;
@@ -77,11 +62,10 @@ export class Publisher {
 
   private readonly edge: CdnSync;
 
-  private readonly staticSearch: StaticSearchSync;
-
   private readonly domains: DomainEntries;
 
-  private readonly searchDocuments: SearchDocuments;
+  /** Both search indexes of each blog. */
+  private readonly search: SearchUpkeep;
 
   private readonly fullSite: FullSite;
 
@@ -93,13 +77,7 @@ export class Publisher {
     this.fullSite = new FullSite(deps, this.listings, this.slots);
     this.edge = new CdnSync(deps.cdn, deps.urls);
     this.domains = new DomainEntries(deps.store, deps.blogs);
-    this.searchDocuments = new SearchDocuments(deps);
-    this.staticSearch = new StaticSearchSync({
-      index: deps.staticSearch,
-      edge: this.edge,
-      allDocs: (blog) => this.searchDocuments.all(blog),
-      onBackgroundError: (err, blog) => deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
-    });
+    this.search = new SearchUpkeep(deps, this.edge);
   }
 
   /** Blog ids whose listings are in memory, most recently used first (services/warmUp.ts). */
@@ -117,14 +95,13 @@ export class Publisher {
     if (!blog) return false;
     void this.deps.theme.assets;
     await this.listings.get(blogId);
-    await this.staticSearch.warm(blog.slug);
-    await this.deps.search.warm?.(blog.slug);
+    await this.search.warm(blog.slug);
     return true;
   }
 
   /** Resolves once background work started by jobs (static search upkeep) is done. */
   idle(): Promise<void> {
-    return this.staticSearch.idle();
+    return this.search.idle();
   }
 
   /** The JobRunner's handler. */
@@ -156,40 +133,16 @@ export class Publisher {
     return result;
   }
 
-  /** Rebuilds only the blog's search index from the database; returns how many posts it holds. */
+  /** Rebuilds only the blog's search indexes (the API's and the static one) from the database; returns how many posts they hold. */
   async reindex(blog: BlogWithDomain): Promise<number> {
     // A slot like a full render's: after an upgrade that changed the indexed text, every blog's
     // site job reindexes once its render is done, and each holds its posts' text meanwhile.
-    return this.slots.run(async () => {
-      const { listed, built } = await this.rebuildSearchIndex(blog);
-      await this.staticSearch.rebuild(blog, built ? { listed, built } : undefined);
-      return listed.length;
-    });
+    return this.slots.run(() => this.search.reindex(blog));
   }
 
   /** Whole-blog work running and waiting for a slot. */
   wholeBlogWork(): { running: number; waiting: number } {
     return this.slots.stats();
-  }
-
-  /**
-   * The API index afresh from every published post, their text read a run at a time as the
-   * index workers take it and let go once indexed (all of it at once was most of a 50,000-post
-   * reindex's 1.7 GB peak). The static index joins the new segments and needs only what it
-   * lists of each post.
-   */
-  private async rebuildSearchIndex(blog: BlogWithDomain): Promise<{ listed: ListedDocument[]; built: SegmentData[] | null }> {
-    const ids = await this.searchDocuments.ids(blog);
-    const listed = new Map<string, ListedDocument>();
-    const built = await this.deps.search.rebuildFrom(blog.slug, {
-      count: ids.length,
-      read: async (from, to) => {
-        const docs = await this.searchDocuments.ofIds(blog, ids.slice(from, to));
-        for (const { body: _body, code: _code, ...rest } of docs) listed.set(rest.id, rest);
-        return docs;
-      },
-    });
-    return { listed: [...listed.values()], built: built ?? null };
   }
 
   /** Compares the store with what the database says the blog should be. */
@@ -266,10 +219,7 @@ export class Publisher {
   }
 
   private async updateSearch(blog: BlogWithDomain, postId: string, attempt: number, live = this.livePost(postId)): Promise<void> {
-    const doc = live ? await this.searchDocuments.of(blog, live) : null;
-    if (doc) await this.deps.search.upsert(blog.slug, [doc]);
-    else await this.deps.search.remove(blog.slug, [postId]);
-    await this.staticSearch.postChanged(blog, postId, doc, attempt);
+    await this.search.postChanged(blog, postId, attempt, live);
   }
 
   private livePost(postId: string): SitePost | null {
@@ -286,7 +236,7 @@ export class Publisher {
     // After an upgrade that changed what the index takes of a post, both indexes are rebuilt.
     const withSearch = job.payload.reason === SEARCH_TEXT_CHANGED;
     await this.rebuild(blog, { ...(formerHost ? { formerHostnames: [formerHost] } : {}), withSearch });
-    await this.staticSearch.ensure(blog);
+    await this.search.ensureStatic(blog);
     if (formerHost) await this.domains.release(formerHost, blog.slug);
   }
 

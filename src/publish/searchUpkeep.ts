@@ -1,0 +1,110 @@
+/**
+ * Keeps a blog's two search indexes in step with its posts: the API's (src/search, through
+ * SearchIndexUpdater) and the static one the `/search/` page reads (StaticSearchSync). The
+ * publisher calls it after it has written a job's pages.
+ */
+import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { SiteRepo } from '../db/siteRepo.js';
+import type { Logger } from '../logger.js';
+import type { ContentRenderer } from '../content/contentRenderer.js';
+import type { ListedDocument, SearchDocument } from '../search/searchTypes.js';
+import type { SegmentData } from '../search/segmentData.js';
+import type { SiteUrls } from '../services/siteUrls.js';
+import type { CdnSync } from './cdnSync.js';
+import type { SitePost } from './render/siteTypes.js';
+import { SearchDocuments } from './searchDocuments.js';
+import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
+
+/** What the publisher needs from the search index writer (src/search). */
+export interface SearchIndexUpdater {
+  upsert(blogSlug: string, docs: SearchDocument[]): Promise<void>;
+  remove(blogSlug: string, postIds: string[]): Promise<void>;
+  /**
+   * Replaces the index with one of `count` documents read by position, a run at a time, while it
+   * is built. May return the new index's segment data, which the static index then reuses.
+   */
+  rebuildFrom(blogSlug: string, source: { count: number; read: (from: number, to: number) => Promise<SearchDocument[]> }): Promise<SegmentData[] | void>;
+  drop(blogSlug: string): Promise<void>;
+  /** Loads what the blog's next write reads (the index, the post ids of its segments). */
+  warm?(blogSlug: string): Promise<void>;
+}
+
+export interface SearchUpkeepDeps {
+  site: SiteRepo;
+  urls: SiteUrls;
+  search: SearchIndexUpdater;
+  /** Plain text of stored HTML for the index, off the event loop for large posts. */
+  content: Pick<ContentRenderer, 'searchText'>;
+  /** The index the `/search/` page reads in the browser. */
+  staticSearch: StaticSearchIndex;
+  logger: Logger;
+}
+
+export class SearchUpkeep {
+  private readonly documents: SearchDocuments;
+  private readonly staticSearch: StaticSearchSync;
+
+  constructor(
+    private readonly deps: SearchUpkeepDeps,
+    edge: CdnSync,
+  ) {
+    this.documents = new SearchDocuments(deps);
+    this.staticSearch = new StaticSearchSync({
+      index: deps.staticSearch,
+      edge,
+      allDocs: (blog) => this.documents.all(blog),
+      onBackgroundError: (err, blog) => deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
+    });
+  }
+
+  /** Loads what the blog's next index writes read: the static index's state, the API index's segment ids. */
+  async warm(blogSlug: string): Promise<void> {
+    await this.staticSearch.warm(blogSlug);
+    await this.deps.search.warm?.(blogSlug);
+  }
+
+  /** Resolves once background upkeep (static index merges) is done. */
+  idle(): Promise<void> {
+    return this.staticSearch.idle();
+  }
+
+  /** A post was published or edited (`live`), or left the site (`live` null). */
+  async postChanged(blog: BlogWithDomain, postId: string, attempt: number, live: SitePost | null): Promise<void> {
+    const doc = live ? await this.documents.of(blog, live) : null;
+    if (doc) await this.deps.search.upsert(blog.slug, [doc]);
+    else await this.deps.search.remove(blog.slug, [postId]);
+    await this.staticSearch.postChanged(blog, postId, doc, attempt);
+  }
+
+  /** Both indexes afresh from the database; returns how many posts they hold. */
+  async reindex(blog: BlogWithDomain): Promise<number> {
+    const { listed, built } = await this.rebuildApiIndex(blog);
+    await this.staticSearch.rebuild(blog, built ? { listed, built } : undefined);
+    return listed.length;
+  }
+
+  /** Builds the static index of a blog that has none yet (made before it existed). */
+  ensureStatic(blog: BlogWithDomain): Promise<void> {
+    return this.staticSearch.ensure(blog);
+  }
+
+  /**
+   * The API index afresh from every published post, their text read a run at a time as the
+   * index workers take it and let go once indexed (all of it at once was most of a 50,000-post
+   * reindex's 1.7 GB peak). The static index is laid out from the new segments and needs only
+   * what it lists of each post.
+   */
+  private async rebuildApiIndex(blog: BlogWithDomain): Promise<{ listed: ListedDocument[]; built: SegmentData[] | null }> {
+    const ids = await this.documents.ids(blog);
+    const listed = new Map<string, ListedDocument>();
+    const built = await this.deps.search.rebuildFrom(blog.slug, {
+      count: ids.length,
+      read: async (from, to) => {
+        const docs = await this.documents.ofIds(blog, ids.slice(from, to));
+        for (const { body: _body, code: _code, ...rest } of docs) listed.set(rest.id, rest);
+        return docs;
+      },
+    });
+    return { listed: [...listed.values()], built: built ?? null };
+  }
+}
