@@ -46,6 +46,12 @@ const SUMMARY_COLUMNS =
 export const SUMMARY_PAGE_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`;
 
 /**
+ * A post as its page needs it. The Markdown only counts its text when the counts are not stored
+ * (migration 005); leaving it out otherwise halves what a full rebuild reads.
+ */
+const PAGE_COLUMNS = `id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md, content_html, meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts`;
+
+/**
  * Read queries of the publish pipeline. Published posts are ordered oldest first (published_at,
  * then id), the order archive pages are numbered in.
  */
@@ -54,7 +60,6 @@ export class SiteRepo {
   private readonly idsPageStmt;
   private readonly htmlBytesStmt;
   private readonly newestStmt;
-  private readonly pagesStmt;
   private readonly redirectsStmt;
   private readonly byIdsStmt;
   private readonly publishedByIdsStmt;
@@ -82,13 +87,6 @@ export class SiteRepo {
               meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
          FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at DESC, id DESC LIMIT ?`,
     );
-    // Post pages need the Markdown only to count its text when the counts are not stored
-    // (migration 005); leaving it out otherwise halves what a full rebuild reads.
-    this.pagesStmt = db.prepare<[string, string, string, number], Parameters<typeof toPost>[0]>(
-      `SELECT id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md, content_html,
-              meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
-         FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`,
-    );
     this.redirectsStmt = db.prepare<[string], { old_slug: string; slug: string; status: string }>(
       `SELECT r.old_slug, p.slug, p.status FROM post_redirects r JOIN posts p ON p.id = r.post_id WHERE r.blog_id = ? ORDER BY r.old_slug`,
     );
@@ -101,18 +99,14 @@ export class SiteRepo {
     );
     this.pruneChangesStmt = db.prepare<[number]>('DELETE FROM post_changes WHERE seq < ?');
     this.byIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
-      `SELECT id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md, content_html,
-              meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
-         FROM posts WHERE id = ?`,
+      `SELECT ${PAGE_COLUMNS} FROM posts WHERE id = ?`,
     );
     this.publishedByIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
-      `SELECT id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md, content_html,
-              meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
-         FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND status = 'published'`,
+      `SELECT ${PAGE_COLUMNS} FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND status = 'published'`,
     );
   }
 
-  /** Summaries of the published posts, oldest first, a page at a time after `after` (keyset paging, as publishedForPages). */
+  /** Summaries of the published posts, oldest first, a page at a time after `after` (keyset paging). */
   publishedSummariesAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): PublishedSummary[] {
     return this.summariesPageStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map(toSummary);
   }
@@ -162,17 +156,7 @@ export class SiteRepo {
     return this.newestStmt.all(maxHtmlBytes, blogId, limit).map(toPost);
   }
 
-  /**
-   * Published posts as their pages need them, oldest first, a page at a time after `after`
-   * (keyset paging, so the caller can let other requests run between pages: an open iterator
-   * would keep the connection busy for all of them). `contentMd` is empty when the post's text
-   * counts are stored.
-   */
-  publishedForPages(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): Post[] {
-    return this.pagesStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map(toPost);
-  }
-
-  /** The posts among `ids` that are published, as publishedForPages gives them, in no particular order. */
+  /** The posts among `ids` that are published, as their pages need them (PAGE_COLUMNS), in no particular order. */
   publishedByIds(ids: readonly string[]): Post[] {
     return this.publishedByIdsStmt.all(JSON.stringify(ids)).map(toPost);
   }

@@ -24,7 +24,7 @@ const SLICE_MS = 20;
 export class SearchDocuments {
   constructor(
     private readonly deps: {
-      site: Pick<SiteRepo, 'publishedForPages' | 'publishedIdsAfter' | 'publishedByIds'>;
+      site: Pick<SiteRepo, 'publishedIdsAfter' | 'publishedByIds'>;
       content: Pick<ContentRenderer, 'searchText'>;
       urls: Pick<SiteUrls, 'post'>;
     },
@@ -36,30 +36,15 @@ export class SearchDocuments {
   }
 
   /**
-   * Every published post of the blog. Read a page of rows at a time with a turn of the event
-   * loop between pages (an open iterator would keep the connection busy for every other
-   * request): this runs inside jobs of the server as well as in the CLI.
+   * Every published post of the blog, oldest first: its ids, then the posts a page of rows at a
+   * time with turns of the event loop between them (an open iterator would keep the connection
+   * busy for every other request): this runs inside jobs of the server as well as in the CLI.
    */
   async all(blog: BlogWithDomain): Promise<SearchDocument[]> {
-    const docs: SearchDocument[] = [];
-    let after: { publishedAt: string; id: string } | null = null;
-    const slice = new TimeSlice(SLICE_MS);
-    for (;;) {
-      const page = this.deps.site.publishedForPages(blog.id, after, READ_PAGE);
-      for (const post of page) {
-        docs.push(await this.of(blog, post));
-        // Text of posts under the worker threshold is made in place, up to ~20 ms a post for
-        // entity-dense HTML: a page of such posts would otherwise hold the loop for seconds.
-        if (slice.over) await slice.next();
-      }
-      if (page.length < READ_PAGE) return docs;
-      const last = page[page.length - 1]!;
-      after = { publishedAt: last.publishedAt ?? '', id: last.id };
-      await slice.next();
-    }
+    return this.ofIds(blog, await this.ids(blog));
   }
 
-  /** Ids of the blog's published posts, oldest first (the order `all` gives its documents in). */
+  /** Ids of the blog's published posts, oldest first. */
   async ids(blog: BlogWithDomain): Promise<string[]> {
     const ids: string[] = [];
     let after: { publishedAt: string; id: string } | null = null;
@@ -82,6 +67,8 @@ export class SearchDocuments {
     for (let start = 0; start < ids.length; start += READ_PAGE) {
       for (const post of this.deps.site.publishedByIds(ids.slice(start, start + READ_PAGE))) {
         docs.set(post.id, await this.of(blog, post));
+        // Text of posts under the worker threshold is made in place, up to ~20 ms a post for
+        // entity-dense HTML: a page of such posts would otherwise hold the loop for seconds.
         if (slice.over) await slice.next();
       }
       await slice.next();

@@ -81,11 +81,11 @@ export class StaticSearchSync {
 
   /**
    * Lays the index out afresh: from `built`, the API index's fresh segments of the posts `listed`,
-   * when they join; else from the database, every post's text read again.
+   * when they hold them in the layout's order; else from the database, every post's text read again.
    */
   async rebuild(blog: BlogWithDomain, from?: { listed: readonly ListedDocument[]; built: readonly SegmentData[] }): Promise<void> {
-    const joined = from ? await this.deps.index.rebuildFromSegments(blog.slug, from.listed, from.built) : null;
-    await this.purge(blog, joined ?? (await this.build(blog)), 0);
+    const fromSegments = from ? await this.deps.index.rebuildFromSegments(blog.slug, from.listed, from.built) : null;
+    await this.purge(blog, fromSegments ?? (await this.build(blog)), 0);
   }
 
   private async build(blog: BlogWithDomain): Promise<StaticIndexChange> {

@@ -182,7 +182,7 @@ export class SearchIndexWriter {
 
   /**
    * Replaces the blog's index with one built from `docs` (all its published posts). Returns the
-   * segments' data (the static index joins them instead of indexing the posts again).
+   * segments' data (the static index is laid out from them instead of indexing the posts again).
    */
   rebuild(blogSlug: string, docs: readonly SearchDocument[]): Promise<SegmentData[]> {
     const all = latestById(docs);

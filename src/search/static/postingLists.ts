@@ -13,20 +13,20 @@ const SLICE_MS = 10;
 /** A term's postings as `[ordinal, tf, …]`, or a function that makes them when its chunk is written. */
 export type PostingList = number[] | (() => number[]);
 
-/** Terms of a segment with global ordinals: local ordinal i becomes ordinals[i]. */
-export function* postingsOf(data: SegmentData, ordinals: readonly number[]): Generator<[string, number[]]> {
-  for (let t = 0; t < data.terms.length; t++) {
-    const list: number[] = [];
-    // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
-    for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinals[data.postingDocs[p]!]!, data.postingTfs[p]! / WEIGHT_UNIT);
-    yield [data.terms[t]!, list];
-  }
+/** Appends term t's postings of a segment, its local ordinal i given the global ordinal ordinalOf(i). */
+function appendPostings(list: number[], data: SegmentData, t: number, ordinalOf: (local: number) => number): void {
+  // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
+  for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinalOf(data.postingDocs[p]!), data.postingTfs[p]! / WEIGHT_UNIT);
 }
 
-/** Appends term t's postings of a segment whose first post has ordinal `base`. */
-function appendPostings(list: number[], data: SegmentData, t: number, base: number): void {
-  // The browser scores in occurrences (a code word is 0.5), not the segment's half-units.
-  for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(base + data.postingDocs[p]!, data.postingTfs[p]! / WEIGHT_UNIT);
+/** Terms of a segment with global ordinals: local ordinal i becomes ordinals[i]. */
+export function* postingsOf(data: SegmentData, ordinals: readonly number[]): Generator<[string, number[]]> {
+  const ordinalOf = (local: number): number => ordinals[local]!;
+  for (let t = 0; t < data.terms.length; t++) {
+    const list: number[] = [];
+    appendPostings(list, data, t, ordinalOf);
+    yield [data.terms[t]!, list];
+  }
 }
 
 /** How many terms are looked at between checks of the time slice. */
@@ -65,7 +65,10 @@ export async function lazyPostingsOf(segments: readonly SegmentData[]): Promise<
         term,
         () => {
           const list: number[] = [];
-          for (let k = 0; k < refs.length; k += 2) appendPostings(list, segments[refs[k]!]!, refs[k + 1]!, bases[refs[k]!]!);
+          for (let k = 0; k < refs.length; k += 2) {
+            const base = bases[refs[k]!]!;
+            appendPostings(list, segments[refs[k]!]!, refs[k + 1]!, (local) => base + local);
+          }
           return list;
         },
       ];

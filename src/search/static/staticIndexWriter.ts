@@ -131,7 +131,7 @@ export class StaticIndexWriter {
   }
 
   /**
-   * Lays out the posts afresh from the API index's segments of them (SearchIndexWriter.rebuild)
+   * Lays out the posts afresh from the API index's segments of them (SearchIndexWriter.rebuildFrom)
    * instead of indexing every post a second time (9 s of a 50,000-post reindex): the posts come
    * without their text, which the caller can then let go. Null, and nothing written, when the
    * segments do not hold the posts in this layout's order: `rebuild` them instead.
