@@ -4,7 +4,8 @@
 # starts the runtime stage's CMD. Keep to instructions test/support/docker/ knows.
 
 # Stage 1: dependencies with the toolchain better-sqlite3 may need, then the production build
-# (tsconfig.build.json: src/ only; benches and test helpers never reach the image).
+# (tsconfig.build.json: src/ only; benches and test helpers never reach the image; then
+# scripts/bundleServer.mjs joins the server into dist/server/main.js for a fast start).
 FROM node:20-bookworm AS build
 WORKDIR /app
 # Dependencies first, in a layer that only a lockfile change rebuilds. --ignore-scripts keeps
@@ -15,6 +16,7 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 sharp
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/bundleServer.mjs ./scripts/
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
@@ -25,6 +27,8 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 FOLIO_DATA_DIR=/app/data
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
+# The bundled server, and the modules the CLI and the worker threads run.
+COPY --from=build /app/dist/server ./dist/server
 COPY --from=build /app/dist/src ./dist/src
 COPY bin ./bin
 COPY templates ./templates
@@ -36,4 +40,4 @@ VOLUME ["/app/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/server/main.js"]

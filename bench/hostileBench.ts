@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- --only hostile`: the worst event-loop delay the real server (its own
- * process, dist/src/main.js) shows while each pathological input of the hardening issue is
+ * process, dist/server/main.js) shows while each pathological input of the hardening issue is
  * created as published, published again and searched, at the API's full 1 MB. The delay is seen
  * from outside: a probe sends GET /healthz on its own keep-alive connection back to back, and a
  * probe's latency beyond its idle baseline is time the event loop was held. The anchor, measured

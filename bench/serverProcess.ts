@@ -13,7 +13,7 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../server/main.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 
 /** A new enterprise account on the data dir (through the real CLI); returns its API key. */
@@ -23,7 +23,7 @@ export function createBenchAccount(dataDir: string): string {
 }
 
 /**
- * Runs the real server (dist/src/main.js) in its own process, so the load generator and the
+ * Runs the real server (dist/server/main.js) in its own process, so the load generator and the
  * server do not share one event loop.
  */
 export async function startBenchServer(env: Record<string, string> = {}, port = 3900 + Math.floor(Math.random() * 500)): Promise<BenchServer> {

@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- --only start`: cold start to first answer on a data dir of `posts` posts
- * (issue 12 item 5). Folio (`node dist/src/main.js`, folder store) against the bare Koa +
- * better-sqlite3 anchor (anchors/bareKoaPostServer.ts) opening the same database: each is
- * spawned, polled every 5 ms until it answers HTTP, and stopped; interleaved A/B, medians.
+ * (issue 12 item 5). Folio (`node dist/server/main.js`, the bundle `npm start` runs, folder
+ * store) against the bare Koa + better-sqlite3 anchor (anchors/bareKoaPostServer.ts, unbundled,
+ * as such a server is usually run) opening the same database: each is spawned with the same node
+ * flags (none), polled every 5 ms until it answers HTTP, and stopped; interleaved A/B, medians.
  */
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -13,7 +14,7 @@ import { percentile } from './harness/stats.js';
 import type { ImportedBlog } from './importCorpus.js';
 import type { BenchRow } from './table.js';
 
-const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../server/main.js', import.meta.url));
 const ANCHOR = fileURLToPath(new URL('./anchors/bareKoaPostServer.js', import.meta.url));
 const ROUNDS = 5;
 
@@ -48,7 +49,7 @@ export async function runStartBench(blog: ImportedBlog, posts: number): Promise<
   for (let i = 0; i < ROUNDS; i++) {
     const port = await freePort();
     const runFolio = async () =>
-      folio.push(await timeToFirstAnswer(['--openssl-legacy-provider', MAIN], { FOLIO_DATA_DIR: blog.dataDir, PORT: String(port), HOST: '127.0.0.1', FOLIO_LOG_LEVEL: 'info' }, port, '/healthz'));
+      folio.push(await timeToFirstAnswer([MAIN], { FOLIO_DATA_DIR: blog.dataDir, PORT: String(port), HOST: '127.0.0.1', FOLIO_LOG_LEVEL: 'info' }, port, '/healthz'));
     const runBare = async () => bare.push(await timeToFirstAnswer([ANCHOR, join(blog.dataDir, 'folio.db'), String(port)], {}, port, '/v1/posts/none'));
     for (const step of i % 2 === 0 ? [runFolio, runBare] : [runBare, runFolio]) await step();
   }

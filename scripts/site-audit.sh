@@ -15,7 +15,7 @@ trap cleanup EXIT
 npm run build --silent
 printf '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 320 180"><rect width="320" height="180" fill="#0a58a6"/><circle cx="240" cy="60" r="28" fill="#fdfcfa"/></svg>' > "$WORK/cover.svg"
 (cd "$WORK" && exec python3 -m http.server $IMAGES --bind 127.0.0.1 >/dev/null 2>&1) & IMAGE_SERVER=$!
-PORT=$PORT FOLIO_DATA_DIR="$WORK/data" node dist/src/main.js > "$WORK/server.log" 2>&1 & SERVER=$!
+PORT=$PORT FOLIO_DATA_DIR="$WORK/data" node dist/server/main.js > "$WORK/server.log" 2>&1 & SERVER=$!
 for _ in $(seq 1 100); do curl -sf "localhost:$PORT/healthz" >/dev/null && break; sleep 0.2; done
 KEY=$(grep -o 'API key: [^ ]*' "$WORK/server.log" | head -1 | cut -d' ' -f3)
 API="http://localhost:$PORT"

@@ -1,7 +1,7 @@
 /** Process entry: config → compose → first-start account → listen → catch-up + scheduler. */
 import './threadPool.js';
 import { ConfigError, loadConfig } from './config.js';
-import { compose } from './compose.js';
+import { compose, type Folio } from './compose.js';
 import { createHttpServer } from './http/httpServer.js';
 import { jsonParser } from './http/middleware/jsonBody.js';
 import { schemaWarmUpSteps, validators } from './http/middleware/validate.js';
@@ -11,12 +11,15 @@ import { startScheduler } from './scheduler.js';
 import { createShutdown } from './shutdown.js';
 
 /**
- * Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser) are loaded now,
- * one per turn of the event loop, and the worker threads started, so that neither the first
- * answer nor the first post waits.
+ * Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser, prom-client)
+ * are loaded now, one per turn of the event loop, and the worker threads started, so that neither
+ * the first answer nor the first post waits.
  */
-function warmUp(logger: ReturnType<typeof createLogger>, heavy: { prestart(): void }): void {
-  const steps = [() => void validators(), ...schemaWarmUpSteps(), loadMarkdownPipeline, () => void jsonParser(), () => heavy.prestart()];
+function warmUp(logger: ReturnType<typeof createLogger>, folio: Pick<Folio, 'heavy' | 'metrics'>): void {
+  const loadMetrics = (): void => {
+    folio.metrics.load().catch((err: unknown) => logger.warn({ err }, 'loading the metrics failed; GET /metrics tries again'));
+  };
+  const steps = [() => void validators(), ...schemaWarmUpSteps(), loadMarkdownPipeline, () => void jsonParser(), loadMetrics, () => folio.heavy.prestart()];
   const next = (): void => {
     const step = steps.shift();
     if (!step) return;
@@ -88,7 +91,7 @@ async function main(): Promise<void> {
     clearTimeout(warming);
     warming = undefined;
     server.off('request', onFirstRequest);
-    warmUp(logger, folio.heavy);
+    warmUp(logger, folio);
     // Search indexes and listings in use before the restart, loaded again so that the first query
     // and the first publish of those blogs do not wait for them.
     folio.warmUp.warm().catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));

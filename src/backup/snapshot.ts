@@ -10,7 +10,7 @@ import { makeSnapshot, SnapshotError, type SnapshotJob, type SnapshotResult } fr
 import type { SnapshotMessage } from './snapshotWorker.js';
 
 export async function takeSnapshot(job: SnapshotJob): Promise<SnapshotResult> {
-  const script = compiledScript(import.meta.url, 'snapshotWorker');
+  const script = compiledScript('backup/snapshotWorker');
   if (!script) return makeSnapshot(job);
   const worker = new Worker(script, { workerData: job });
   return new Promise<SnapshotResult>((resolve, reject) => {

@@ -18,7 +18,7 @@ export interface Checkpointer {
 const DEFAULT_INTERVAL_MS = 500;
 
 export function startCheckpointer(db: Db, file: string, intervalMs = DEFAULT_INTERVAL_MS): Checkpointer {
-  const script = compiledScript(import.meta.url, 'checkpointWorker');
+  const script = compiledScript('db/checkpointWorker');
   if (!script || file === ':memory:') return { stop: async () => undefined };
   const data: CheckpointWorkerData = { file, intervalMs };
   const worker = new Worker(script, { workerData: data });

@@ -63,9 +63,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     deps.db.prepare('SELECT 1').get();
     ctx.body = { status: 'ok' };
   });
-  const openapi = buildOpenApi(deps.routes, deps.apiBaseUrl, { metricsToken: deps.metricsToken !== null });
+  // Built on first request, not with the app: a cold start has better things to do (issue 12 item 5).
+  let openapi: ReturnType<typeof buildOpenApi> | undefined;
   router.get('/v1/openapi.json', named('/v1/openapi.json'), (ctx) => {
-    ctx.body = openapi;
+    ctx.body = openapi ??= buildOpenApi(deps.routes, deps.apiBaseUrl, { metricsToken: deps.metricsToken !== null });
   });
   registerDocsPage(router, { apiOrigin: new URL(deps.apiBaseUrl).origin, named });
   // Outside /v1 and not under any blog's host: the site server answers those hosts first.

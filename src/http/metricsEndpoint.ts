@@ -4,8 +4,7 @@ import { UnauthorizedError } from '../errors.js';
 import type { AppState } from './state.js';
 
 export interface MetricsSource {
-  contentType: string;
-  render(): Promise<string>;
+  render(): Promise<{ contentType: string; text: string }>;
 }
 
 /** Both sides hashed first, so the comparison takes the same time whatever the lengths. */
@@ -29,9 +28,9 @@ export function metricsEndpoint(metrics: MetricsSource, token: string | null): M
         });
       }
     }
-    const text = await metrics.render();
+    const { contentType, text } = await metrics.render();
     ctx.set('Cache-Control', 'no-store');
-    ctx.type = metrics.contentType;
+    ctx.type = contentType;
     ctx.body = text;
   };
 }

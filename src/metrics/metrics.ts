@@ -1,144 +1,90 @@
 /**
- * The Prometheus series of one Folio (GET /metrics, issue 10). Each compose() gets its own
- * registry (tests build many apps in one process); recording goes through the small methods
- * below, so the rest of the code never sees prom-client.
+ * The Prometheus series of one Folio (GET /metrics, issue 10), recorded through the small
+ * methods below so that the rest of the code never sees prom-client.
+ *
+ * prom-client is loaded after start-up, not with the server: with its OpenTelemetry dependency
+ * it was a tenth of a cold start (issue 12 item 5), and nothing needs it before the first scrape.
+ * Until `load()` has run (main.ts's warm-up does it after the first answer; a scrape does it
+ * first) observations wait in a queue and are replayed in order, so no count is lost.
  *
  * Labels are fixed, small vocabularies: route patterns (`/v1/posts/:slug`, never a raw path),
  * methods, status codes, job kinds, store operations. No label ever carries a blog slug, a
  * host, a key or an account id, so the output says nothing about any tenant.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobKind } from '../db/jobsRepo.js';
+import type { JobMetrics, JobOutcome, MetricsSources } from './metricTypes.js';
+import type { Series } from './series.js';
 
-export type JobOutcome = 'done' | 'failed';
-
-/** What the gauges read at scrape time. */
-export interface MetricsSources {
-  pendingJobs: () => number;
-  searchCache: () => { bytes: number; blogs: readonly string[] };
-  heavy: () => { waiting: number; running: number; workers: number };
-}
-
-/** What JobRunner reports (a subset, so it can be handed on without the rest). */
-export interface JobMetrics {
-  observeJob(kind: JobKind, outcome: JobOutcome, seconds: number): void;
-}
-
-const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-const JOB_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
-const SEARCH_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-
-/** Methods Node's parser accepts but the API never serves are counted together. */
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-
-let processRegistry: Registry | null = null;
+export type { JobMetrics, JobOutcome, MetricsSources } from './metricTypes.js';
 
 /**
- * Process series (CPU, memory, GC, event loop lag, handles), once per process: prom-client's
- * collectors start an event-loop-delay monitor and a GC observer that cannot be stopped, so one
- * per compose() would pile up in a test process that builds hundreds of apps.
+ * Observations kept before the series exist. A process that never loads them (a CLI command
+ * runs jobs and exits) keeps at most this many; later ones are dropped, not accumulated.
  */
-function sharedProcessRegistry(): Registry {
-  if (!processRegistry) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
-  }
-  return processRegistry;
-}
+const MAX_QUEUED = 10_000;
 
 export class Metrics implements JobMetrics {
-  private readonly registry = new Registry();
-  private readonly process = sharedProcessRegistry();
-  private readonly requests = new Counter({
-    name: 'folio_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern ("site" for published sites) and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-  private readonly requestSeconds = new Histogram({
-    name: 'folio_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by method, route pattern and status class (2xx, 4xx, ...).',
-    labelNames: ['method', 'route', 'status_class'] as const,
-    buckets: HTTP_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly jobSeconds = new Histogram({
-    name: 'folio_publish_job_duration_seconds',
-    help: 'Time a publish job ran (render, store writes, CDN purge), by kind and outcome (done, or failed and left for retry).',
-    labelNames: ['kind', 'outcome'] as const,
-    buckets: JOB_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly storeErrors = new Counter({
-    name: 'folio_store_errors_total',
-    help: 'Site store operations that failed, by operation (put, get, delete, delete_many, list, flush).',
-    labelNames: ['operation'] as const,
-    registers: [this.registry],
-  });
-  private readonly purgeErrors = new Counter({
-    name: 'folio_cdn_purge_errors_total',
-    help: 'CDN purge calls that failed, by provider (the job stays pending and is retried).',
-    labelNames: ['provider'] as const,
-    registers: [this.registry],
-  });
-  private readonly searchSeconds = new Histogram({
-    name: 'folio_search_duration_seconds',
-    help: 'Time to answer a search query, index loading included.',
-    buckets: SEARCH_BUCKETS,
-    registers: [this.registry],
-  });
+  private series: Series | null = null;
+  private loading: Promise<Series> | null = null;
+  private queued: ((series: Series) => void)[] = [];
+  private sources: MetricsSources | null = null;
+
+  /**
+   * Loads prom-client and creates the series, once; replays what was observed meanwhile. A load
+   * that failed is tried again by the next call.
+   */
+  load(): Promise<Series> {
+    this.loading ??= import('./series.js').then(
+      ({ Series }) => {
+        const series = new Series();
+        if (this.sources) series.watch(this.sources);
+        for (const record of this.queued) record(series);
+        this.queued = [];
+        this.series = series;
+        return series;
+      },
+      (err: unknown) => {
+        this.loading = null;
+        throw err;
+      },
+    );
+    return this.loading;
+  }
 
   /** Registers the gauges that read current state at each scrape. */
   watch(sources: MetricsSources): void {
-    const registers = [this.registry];
-    const gauge = (name: string, help: string, read: () => number): void => {
-      new Gauge({
-        name,
-        help,
-        registers,
-        collect() {
-          this.set(read());
-        },
-      });
-    };
-    gauge('folio_publish_jobs_pending', 'Publish jobs not yet done: queued, running or waiting to be retried.', sources.pendingJobs);
-    gauge('folio_search_index_cache_bytes', 'Estimated memory held by decoded search indexes.', () => sources.searchCache().bytes);
-    gauge('folio_search_index_cache_blogs', 'Blogs whose search index is in memory.', () => sources.searchCache().blogs.length);
-    gauge('folio_heavy_tasks_waiting', 'Heavy tasks (Markdown rendering, index building) waiting for a worker thread.', () => sources.heavy().waiting);
-    gauge('folio_heavy_tasks_running', 'Heavy tasks running on worker threads.', () => sources.heavy().running);
-    gauge('folio_heavy_workers', 'Worker threads of the heavy-work pool.', () => sources.heavy().workers);
+    this.sources = sources;
+    this.series?.watch(sources);
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const m = METHODS.has(method) ? method : 'other';
-    this.requests.inc({ method: m, route, status: String(status) });
-    this.requestSeconds.observe({ method: m, route, status_class: `${Math.floor(status / 100)}xx` }, seconds);
+    this.record((series) => series.observeRequest(method, route, status, seconds));
   }
 
   observeJob(kind: JobKind, outcome: JobOutcome, seconds: number): void {
-    this.jobSeconds.observe({ kind, outcome }, seconds);
+    this.record((series) => series.observeJob(kind, outcome, seconds));
   }
 
   countStoreError(operation: string): void {
-    this.storeErrors.inc({ operation });
+    this.record((series) => series.countStoreError(operation));
   }
 
   /** For the CDN purger: one call per purge step that failed. */
   countPurgeError(provider: string): void {
-    this.purgeErrors.inc({ provider });
+    this.record((series) => series.countPurgeError(provider));
   }
 
   observeSearch(seconds: number): void {
-    this.searchSeconds.observe(seconds);
+    this.record((series) => series.observeSearch(seconds));
   }
 
-  get contentType(): string {
-    return this.registry.contentType;
+  /** The text exposition format and its media type: this app's series, then the process's. */
+  async render(): Promise<{ contentType: string; text: string }> {
+    return (await this.load()).render();
   }
 
-  /** The text exposition format: this app's series, then the process's. */
-  async render(): Promise<string> {
-    const own = await this.registry.metrics();
-    return `${own}\n${await this.process.metrics()}`;
+  private record(observe: (series: Series) => void): void {
+    if (this.series) observe(this.series);
+    else if (this.queued.length < MAX_QUEUED) this.queued.push(observe);
   }
 }

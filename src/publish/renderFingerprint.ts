@@ -9,6 +9,18 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../paths.js';
+
+/**
+ * The publish pipeline's modules: their TypeScript sources under vitest, else the dist/src/publish
+ * tree `tsc` emits. Not "the folder of this module": the server runs from a bundle (dist/server/)
+ * and the CLI from dist/src, and both must record the same fingerprint, or each start of one after
+ * the other would re-render every blog.
+ */
+function rendererDir(): string {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts') ? dirname(here) : join(packageRoot, 'dist', 'src', 'publish');
+}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -20,11 +32,11 @@ function filesUnder(dir: string): string[] {
 /** sha256 over the names and bytes of the theme folder and of this renderer's modules. */
 export function renderFingerprint(templatesDir: string, extra: readonly string[] = []): string {
   const hash = createHash('sha256');
-  const rendererDir = dirname(fileURLToPath(import.meta.url));
+  const publishDir = rendererDir();
   for (const [root, files] of [
     [templatesDir, filesUnder(templatesDir)],
     // The compiled (or, under vitest, source) modules of the publish pipeline, maps excluded.
-    [rendererDir, filesUnder(rendererDir).filter((file) => !file.endsWith('.map'))],
+    [publishDir, filesUnder(publishDir).filter((file) => !file.endsWith('.map'))],
   ] as const) {
     for (const file of files) {
       hash.update(relative(root, file).split(sep).join('/')).update('\0').update(readFileSync(file)).update('\0');

@@ -7,8 +7,8 @@
  * renderSite's order and, put together, are renderSite's objects; post page bodies come back as
  * UTF-8 Buffers instead of strings (same bytes).
  *
- * The worker is the compiled `renderWorker.js` (compiledScript: beside this module in dist/, or
- * from the dist/ tree `npm test` builds when this module runs as `.ts` under vitest). Without a
+ * The worker is the compiled `renderWorker.js` of the dist/src tree (compiledScript; under vitest
+ * too, from the tree `npm test` builds). Without a
  * compiled worker the post pages render in-process, yielding to the event loop between pages.
  */
 import { availableParallelism } from 'node:os';
@@ -66,7 +66,7 @@ const LIST_CHUNK_OBJECTS = 500;
 
 /** The compiled worker file (from dist/ under vitest), or null when none was built. */
 export function renderWorkerScript(): URL | null {
-  return compiledScript(import.meta.url, 'renderWorker');
+  return compiledScript('publish/renderWorker');
 }
 
 /** How many objects renderSiteInChunks hands on when no post disappears meanwhile. */

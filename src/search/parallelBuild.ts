@@ -7,10 +7,10 @@
  * the `.ts` source and Node 20 cannot start a `.ts` worker, so pieces are then built in-process:
  * same code, same output, one core. `npm run build` output (dist/) always uses workers.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { compiledScript } from '../workers/compiledScript.js';
 import type { BuildReply, BuildRequest } from './buildWorker.js';
 import { buildInPieces, buildSegmentData, concatSegmentsCooperatively, type SegmentData } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
@@ -38,10 +38,8 @@ const WORKER_YOUNG_GENERATION_MB = 64;
 
 /** The compiled worker file, or null when running from TypeScript sources. */
 export function workerScript(): URL | null {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) return null;
-  const script = new URL('./buildWorker.js', import.meta.url);
-  return existsSync(fileURLToPath(script)) ? script : null;
+  if (fileURLToPath(import.meta.url).endsWith('.ts')) return null;
+  return compiledScript('search/buildWorker');
 }
 
 export function defaultWorkerCount(): number {

@@ -1,17 +1,18 @@
 /**
- * Worker threads need compiled JavaScript: Node 20 cannot start a `.ts` worker. From dist/ (npm
- * start, the CLI, benches) the worker is the `.js` file beside the calling module. Under vitest
- * the caller is its `.ts` source; the worker is then taken from the dist/ tree `npm test` builds
- * first, so tests exercise the same threads production uses. Null when no compiled file exists.
+ * Worker threads need compiled JavaScript: Node 20 cannot start a `.ts` worker. Workers are
+ * found by their place in the dist/src tree that `tsc` emits, from the package root, never beside
+ * the calling module: the server runs from a bundle (dist/server/, see rolldown.config.mjs) whose
+ * modules no longer sit where their sources do, and under vitest the caller is its `.ts` source
+ * (the worker then comes from the dist/ tree `npm test` builds first, so tests exercise the same
+ * threads production uses). Null when no compiled file exists.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { dirname, join, relative } from 'node:path';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../paths.js';
 
-export function compiledScript(callerUrl: string, name: string): URL | null {
-  const caller = fileURLToPath(callerUrl);
-  let file = join(dirname(caller), `${name}.js`);
-  if (caller.endsWith('.ts')) file = join(packageRoot, 'dist', relative(packageRoot, dirname(caller)), `${name}.js`);
+/** `path` is the worker's module under src/, without extension: `publish/renderWorker`. */
+export function compiledScript(path: string): URL | null {
+  const file = join(packageRoot, 'dist', 'src', `${path}.js`);
   return existsSync(file) ? pathToFileURL(file) : null;
 }

@@ -26,7 +26,7 @@ export class HeavyWork {
   private readonly pool: FairWorkerPool<HeavyRequest, HeavyResult> | null;
 
   constructor(options: HeavyWorkOptions = {}) {
-    const script = compiledScript(import.meta.url, 'heavyWorker');
+    const script = compiledScript('workers/heavyWorker');
     const size = options.workers ?? Math.min(4, Math.max(2, availableParallelism()));
     this.pool = script && size > 0 ? new FairWorkerPool({ script, size, timeoutMs: options.timeoutMs ?? HEAVY_TASK_TIMEOUT_MS }) : null;
   }

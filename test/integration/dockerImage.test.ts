@@ -78,13 +78,14 @@ function lockfilePackages(): Array<{ name: string; dev: boolean }> {
 }
 
 describe('Docker image built from the Dockerfile and .dockerignore alone', () => {
-  it('the build stage compiles src/ from the files it copies, and emits nothing else', { timeout: BUILD_MS }, async () => {
+  it('the build stage compiles src/ and bundles the server from the files it copies, and emits nothing else', { timeout: BUILD_MS }, async () => {
     const { stages } = await buildImage();
     const build = stages[0]!;
     const dist = hostPath(build, 'dist');
-    // The production build is src/ alone: benches and test helpers stay out of the image.
-    expect(readdirSync(dist)).toEqual(['src']);
+    // The production build is src/ alone, plus its server bundle: benches and test helpers stay out of the image.
+    expect(readdirSync(dist).sort()).toEqual(['server', 'src']);
     for (const entry of ['main.js', 'cliMain.js']) expect(existsSync(join(dist, 'src', entry)), entry).toBe(true);
+    expect(existsSync(join(dist, 'server', 'main.js'))).toBe(true);
   });
 
   it('the runtime stage holds every compiled module, worker, template and migration, and no dev dependency', { timeout: BUILD_MS }, async () => {
@@ -99,10 +100,9 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
     const workers = sources.flatMap((file) => {
       const text = readFileSync(join(ROOT, 'src', file), 'utf8');
       const names = [
-        ...[...text.matchAll(/compiledScript\(import\.meta\.url, '(\w+)'\)/g)].map((m) => m[1]!),
-        ...[...text.matchAll(/new URL\('\.\/(\w+)\.js', import\.meta\.url\)/g)].map((m) => m[1]!),
+        ...[...text.matchAll(/compiledScript\('([\w/]+)'\)/g)].map((m) => m[1]!),
       ];
-      return names.map((name) => join('dist', 'src', dirname(file), `${name}.js`));
+      return names.map((name) => join('dist', 'src', `${name}.js`));
     });
     expect(workers.length).toBeGreaterThanOrEqual(4);
     for (const worker of workers) expect(existsSync(join(app, worker)), worker).toBe(true);

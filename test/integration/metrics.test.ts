@@ -109,6 +109,22 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('counts what was observed before prom-client loaded (the first scrape loads it) and after, once each', async () => {
+    t = await startTestApp();
+    const blog = await buildBlog(t);
+    const post = await buildPost(blog, { status: 'published' });
+    const read = async () => expect((await blog.actor.request('GET', `/v1/posts/${post.slug}`, { blogId: blog.id })).status).toBe(200);
+    const reads = async () => valueOf((await scrape(t!)).samples, 'folio_http_requests_total', { method: 'GET', route: '/v1/posts/:slug', status: '200' });
+    await read();
+    await read();
+    expect(await reads()).toBe(2);
+    await read();
+    expect(await reads()).toBe(3);
+    // Loading again (main.ts's warm-up after a scrape already did) neither resets nor replays.
+    await t.folio.metrics.load();
+    expect(await reads()).toBe(3);
+  });
+
   it('counts store errors by operation and failed jobs by outcome, and shows the waiting job in the queue', async () => {
     const dataDir = testTempDir('folio-metrics-');
     const store = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));

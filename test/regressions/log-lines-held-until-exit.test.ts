@@ -2,7 +2,7 @@
  * Regression (issue 10): pino's buffered destination (4 KB minimum write) held the "folio
  * listening" line and every request line of a quiet server until shutdown, 20 minutes in the
  * report, so a new user thought `npm start` had hung. Lines must reach stdout within a second.
- * The server runs as `npm start` runs it (dist/src/main.js) with stdout on a pipe.
+ * The server runs as `npm start` runs it (dist/server/main.js) with stdout on a pipe.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';

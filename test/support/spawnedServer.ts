@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../bench/harness/ports.js';
 
-/** The compiled server, as `npm start` runs it (`npm test` builds it first). */
-export const MAIN_JS = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
+/** The bundled server, as `npm start` runs it (`npm test` builds it first: tsc, then scripts/bundleServer.mjs). */
+export const MAIN_JS = fileURLToPath(new URL('../../dist/server/main.js', import.meta.url));
+/** The same server as tsc emits it, unbundled (what the bundle is made from). */
+export const UNBUNDLED_MAIN_JS = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
 
 export interface OutputLine {
   /** performance.now() of this process when the line arrived on the child's stdout. */
@@ -47,16 +49,17 @@ export function connectionRefused(port: number): Promise<boolean> {
 }
 
 /**
- * Runs `node dist/src/main.js` in its own process on a fresh data dir and a free port, and
- * returns once it answers /healthz. Its stdout is read line by line as it arrives.
+ * Runs `node dist/server/main.js` in its own process on a fresh data dir and a free port, and
+ * returns once it answers /healthz. Its stdout is read line by line as it arrives. `main` runs
+ * another entry instead (UNBUNDLED_MAIN_JS).
  */
-export async function spawnServer(env: Record<string, string> = {}): Promise<SpawnedServer> {
-  if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: run \`npx tsc -p .\` (npm test does) before these tests`);
+export async function spawnServer(env: Record<string, string> = {}, main = MAIN_JS): Promise<SpawnedServer> {
+  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` (npm test does) before these tests`);
   // A data dir given in `env` is one an earlier server used (a restart): no first-start banner then.
   const reused = env.FOLIO_DATA_DIR !== undefined;
   const dataDir = env.FOLIO_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'folio-spawned-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN_JS], {
+  const child = spawn(process.execPath, [main], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

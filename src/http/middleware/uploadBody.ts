@@ -1,4 +1,5 @@
-import getRawBody from 'raw-body';
+import { createRequire } from 'node:module';
+import type getRawBodyType from 'raw-body';
 import type { Middleware } from 'koa';
 import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
 import type { UploadRoute } from '../bodyLimits.js';
@@ -18,6 +19,19 @@ export const drainOnRefusal: Middleware<AppState> = async (ctx, next) => {
     throw err;
   }
 };
+
+const requireModule = createRequire(import.meta.url);
+
+/**
+ * raw-body is loaded by the first upload, not at start-up: with iconv-lite's tables it was a
+ * fifth of the server bundle that a cold start parses (issue 12 item 5). jsonBody's parser
+ * (warmed after the first answer) loads the same module, so an upload rarely pays for it.
+ */
+let rawBody: typeof getRawBodyType | null = null;
+function getRawBody(...args: Parameters<typeof getRawBodyType>): Promise<Buffer> {
+  rawBody ??= requireModule('raw-body') as typeof getRawBodyType;
+  return rawBody(...args) as Promise<Buffer>;
+}
 
 /** Reads the raw body of an upload route into ctx.state.upload, at most `route.maxBytes`. */
 export function uploadBody(route: UploadRoute): Middleware<AppState> {
