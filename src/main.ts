@@ -3,6 +3,7 @@ import './threadPool.js';
 import { ConfigError, loadConfig } from './config.js';
 import { compose, type Folio } from './compose.js';
 import { createHttpServer } from './http/httpServer.js';
+import { RequestActivity, runWhenIdle } from './http/idleSteps.js';
 import { jsonParser } from './http/middleware/jsonBody.js';
 import { schemaWarmUpSteps, validators } from './http/middleware/validate.js';
 import { loadMarkdownPipeline } from './content/markdown.js';
@@ -12,25 +13,16 @@ import { createShutdown } from './shutdown.js';
 
 /**
  * Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser, prom-client)
- * are loaded now, one per turn of the event loop, and the worker threads started, so that neither
- * the first answer nor the first post waits.
+ * are loaded now, and the worker threads started, one step per turn of the event loop while no
+ * request is in flight (http/idleSteps.ts), so that neither the first answer nor the first post
+ * waits.
  */
-function warmUp(logger: ReturnType<typeof createLogger>, folio: Pick<Folio, 'heavy' | 'metrics'>): void {
+function warmUp(activity: RequestActivity, logger: ReturnType<typeof createLogger>, folio: Pick<Folio, 'heavy' | 'metrics'>): void {
   const loadMetrics = (): void => {
     folio.metrics.load().catch((err: unknown) => logger.warn({ err }, 'loading the metrics failed; GET /metrics tries again'));
   };
   const steps = [() => void validators(), ...schemaWarmUpSteps(), loadMarkdownPipeline, () => void jsonParser(), loadMetrics, () => folio.heavy.prestart()];
-  const next = (): void => {
-    const step = steps.shift();
-    if (!step) return;
-    try {
-      step();
-    } catch (err) {
-      logger.warn({ err }, 'warm-up step failed; it runs again on first use');
-    }
-    setImmediate(next);
-  };
-  setImmediate(next);
+  void runWhenIdle(activity, steps, (err) => logger.warn({ err }, 'warm-up step failed; it runs again on first use'));
 }
 
 async function main(): Promise<void> {
@@ -70,6 +62,7 @@ async function main(): Promise<void> {
   folio.reRenderAfterUpgrade();
 
   const server = createHttpServer(folio.app.callback(), logger);
+  const activity = new RequestActivity(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
@@ -91,7 +84,7 @@ async function main(): Promise<void> {
     clearTimeout(warming);
     warming = undefined;
     server.off('request', onFirstRequest);
-    warmUp(logger, folio);
+    warmUp(activity, logger, folio);
     // Search indexes and listings in use before the restart, loaded again so that the first query
     // and the first publish of those blogs do not wait for them.
     folio.warmUp.warm().catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));

@@ -1,0 +1,75 @@
+/**
+ * runWhenIdle (src/http/idleSteps.ts): the start-up warm-up runs its steps only while the server
+ * answers nothing, in order, past a failing step, and not forever behind a request that stays open.
+ * Real HTTP against a real node:http server.
+ */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RequestActivity, runWhenIdle } from '../../../src/http/idleSteps.js';
+
+let server: Server | null = null;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = null;
+});
+
+/** A server whose requests stay open until `release()`; resolves once it holds one. */
+async function holdingServer(): Promise<{ url: string; activity: RequestActivity; held: Promise<void>; release: () => void }> {
+  const open: ServerResponse[] = [];
+  let arrived!: () => void;
+  const held = new Promise<void>((resolve) => (arrived = resolve));
+  server = createServer((_req, res) => {
+    open.push(res);
+    arrived();
+  });
+  const activity = new RequestActivity(server);
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/`, activity, held, release: () => open.splice(0).forEach((res) => res.end('ok')) };
+}
+
+const turns = async (n: number): Promise<void> => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+};
+
+describe('runWhenIdle', () => {
+  it('waits while a request is in flight, then runs every step in order', async () => {
+    const { url, activity, held, release } = await holdingServer();
+    const ran: number[] = [];
+    const answered = fetch(url).then((res) => res.text());
+    await held;
+    const done = runWhenIdle(activity, [1, 2, 3].map((n) => () => void ran.push(n)), () => undefined, { maxWaitMs: 60_000 });
+    await turns(20);
+    expect(ran).toEqual([]);
+    release();
+    expect(await answered).toBe('ok');
+    await done;
+    expect(ran).toEqual([1, 2, 3]);
+  });
+
+  it('runs at once on an idle server, and goes on past a step that throws', async () => {
+    const { activity } = await holdingServer();
+    const ran: string[] = [];
+    const errors: unknown[] = [];
+    await runWhenIdle(
+      activity,
+      [() => void ran.push('a'), () => { throw new Error('broken step'); }, () => void ran.push('c')],
+      (err) => errors.push(err),
+    );
+    expect(ran).toEqual(['a', 'c']);
+    expect(errors.map((err) => (err as Error).message)).toEqual(['broken step']);
+  });
+
+  it('does not wait forever behind a request that stays open', async () => {
+    const { url, activity, held, release } = await holdingServer();
+    const answered = fetch(url).then((res) => res.text());
+    await held;
+    const ran: number[] = [];
+    await runWhenIdle(activity, [() => void ran.push(1), () => void ran.push(2)], () => undefined, { maxWaitMs: 30 });
+    expect(ran).toEqual([1, 2]);
+    release();
+    expect(await answered).toBe('ok');
+  });
+});
