@@ -21,7 +21,8 @@ function warmUp(activity: RequestActivity, logger: ReturnType<typeof createLogge
   const loadMetrics = (): void => {
     folio.metrics.load().catch((err: unknown) => logger.warn({ err }, 'loading the metrics failed; GET /metrics tries again'));
   };
-  const steps = [() => void validators(), ...schemaWarmUpSteps(), loadMarkdownPipeline, () => void jsonParser(), loadMetrics, () => folio.heavy.prestart()];
+  // prom-client first: until it loads, request observations wait in a bounded queue (metrics.ts).
+  const steps = [loadMetrics, () => void validators(), ...schemaWarmUpSteps(), loadMarkdownPipeline, () => void jsonParser(), () => folio.heavy.prestart()];
   void runWhenIdle(activity, steps, (err) => logger.warn({ err }, 'warm-up step failed; it runs again on first use'));
 }
 

@@ -18,10 +18,12 @@ import type { Series } from './series.js';
 export type { JobMetrics, JobOutcome, MetricsSources } from './metricTypes.js';
 
 /**
- * Observations kept before the series exist. A process that never loads them (a CLI command
- * runs jobs and exits) keeps at most this many; later ones are dropped, not accumulated.
+ * Observations kept before the series exist (a closure of ~100 bytes each). The server loads
+ * them first thing after its first answer, within seconds even under load (each warm-up step
+ * waits at most 2 s for a pause); a process that never loads them (a CLI command runs jobs and
+ * exits) keeps at most this many, and later ones are dropped, not accumulated.
  */
-const MAX_QUEUED = 10_000;
+const MAX_QUEUED = 50_000;
 
 export class Metrics implements JobMetrics {
   private series: Series | null = null;
