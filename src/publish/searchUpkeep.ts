@@ -12,6 +12,7 @@ import type { SegmentData } from '../search/segmentData.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { CdnSync } from './cdnSync.js';
 import type { SitePost } from './render/siteTypes.js';
+import { toSitePost } from './loadSite.js';
 import { SearchDocuments } from './searchDocuments.js';
 import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
 
@@ -78,9 +79,27 @@ export class SearchUpkeep {
 
   /** Both indexes afresh from the database; returns how many posts they hold. */
   async reindex(blog: BlogWithDomain): Promise<number> {
+    // Changes committed from here on are applied again once the new indexes are in place.
+    const since = this.deps.site.latestChange();
     const { listed, built } = await this.rebuildApiIndex(blog);
     await this.staticSearch.rebuild(blog, built ? { listed, built } : undefined);
+    await this.catchUp(blog, since);
     return listed.length;
+  }
+
+  /**
+   * Posts published, edited or taken down while the indexes were rebuilt. Another process (the
+   * server, beside `folio search reindex`) wrote them into the indexes the rebuild then replaced:
+   * a post published during a reindex was answered 200, found, and then no longer found. Each is
+   * applied again as the database holds it now (the post_changes log, migration 004, names them);
+   * applying a post twice is harmless. In the server, the blog's own jobs wait behind its reindex.
+   */
+  private async catchUp(blog: BlogWithDomain, since: number): Promise<void> {
+    const changed = new Set(this.deps.site.changesSince(blog.id, since).map((change) => change.postId));
+    for (const postId of changed) {
+      const row = this.deps.site.publishedByIds([postId])[0];
+      await this.postChanged(blog, postId, 0, row && row.blogId === blog.id ? toSitePost(row) : null);
+    }
   }
 
   /** Builds the static index of a blog that has none yet (made before it existed). */
