@@ -213,6 +213,7 @@ export function compose(options: ComposeOptions): Folio {
   const cdn = new CountedPurger(options.cdn ?? createCdnPurger(config.cdn), (provider) => metrics.countPurgeError(provider));
   const publisher = new Publisher({
     blogs: repos.blogs,
+    jobs: repos.jobs,
     accounts: repos.accounts,
     site: new SiteRepo(db),
     hashes: new ObjectHashesRepo(db),

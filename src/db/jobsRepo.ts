@@ -77,6 +77,8 @@ export class JobsRepo {
   private readonly failStmt;
   private readonly openByBlogStmt;
   private readonly countStmt;
+  private readonly latestIdStmt;
+  private readonly postJobsSinceStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -98,6 +100,11 @@ export class JobsRepo {
       `SELECT * FROM publish_jobs WHERE blog_id = ? AND status IN ('pending', 'failed') ORDER BY id`,
     );
     this.countStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM publish_jobs WHERE status = ?');
+    this.latestIdStmt = db.prepare<[], { id: number }>('SELECT COALESCE(MAX(id), 0) AS id FROM publish_jobs');
+    // A range of the rowid, newest jobs only: never a scan of the blog's whole history.
+    this.postJobsSinceStmt = db.prepare<[number, string], JobRow>(
+      `SELECT * FROM publish_jobs WHERE id > ? AND blog_id = ? AND kind IN ('post', 'post_removed') ORDER BY id`,
+    );
   }
 
   /** Records a job; call inside the transaction that makes the change it publishes. */
@@ -126,6 +133,16 @@ export class JobsRepo {
 
   listOpenForBlog(blogId: string): PublishJob[] {
     return this.openByBlogStmt.all(blogId).map(toJob);
+  }
+
+  /** The newest job's id (0 when none). */
+  latestId(): number {
+    return this.latestIdStmt.get()?.id ?? 0;
+  }
+
+  /** The blog's post jobs recorded after job `afterId`, oldest first, whatever their status. */
+  postJobsSince(blogId: string, afterId: number): PublishJob[] {
+    return this.postJobsSinceStmt.all(afterId, blogId).map(toJob);
   }
 
   countByStatus(status: PublishJob['status']): number {

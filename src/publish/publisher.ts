@@ -5,7 +5,7 @@
  */
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
-import { SEARCH_TEXT_CHANGED, type PublishJob } from '../db/jobsRepo.js';
+import { SEARCH_TEXT_CHANGED, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -37,6 +37,8 @@ export type { SearchIndexUpdater };
 
 export interface PublisherDeps {
   blogs: BlogsRepo;
+  /** The post jobs a full render re-runs when they were recorded while it ran (`rebuild`). */
+  jobs: Pick<JobsRepo, 'latestId' | 'postJobsSince'>;
   /** Read at every render: which theme keys reach the pages depends on the owner's current plan. */
   accounts: Pick<AccountsRepo, 'findById'>;
   site: SiteRepo;
@@ -125,12 +127,27 @@ export class Publisher {
     blog: BlogWithDomain,
     options: { force?: boolean; withSearch?: boolean; onProgress?: (done: number, total: number) => void; formerHostnames?: string[] } = {},
   ): Promise<WriteResult> {
+    const since = this.deps.jobs.latestId();
     const { result, keys } = await this.fullSite.write(blog, this.planOf(blog), options);
     await this.domains.write(blog);
     await this.edge.everything(blog, keys, options.formerHostnames);
+    await this.catchUp(blog, since);
     // The pages leave the Markdown out; the index is built from the full rows.
     if (options.withSearch) await this.reindex(blog);
     return result;
+  }
+
+  /**
+   * Post jobs of the blog recorded while a full render ran, run again now that it is written.
+   * Another process (the server, beside `folio site rebuild`) may have run them meanwhile, and the
+   * render, planned from the posts as they were when it started, then wrote older feeds, list
+   * pages, sitemap chunks and neighbour pages over theirs (a publish during a 10,000-post rebuild
+   * left nine objects stale, one archive page missing). A post job renders from the database as it
+   * is now, so running it twice is harmless; in the server the blog's jobs wait behind its full
+   * render and run next anyway.
+   */
+  private async catchUp(blog: BlogWithDomain, since: number): Promise<void> {
+    for (const job of this.deps.jobs.postJobsSince(blog.id, since)) await this.publishPostChange(job);
   }
 
   /** Rebuilds only the blog's search indexes (the API's and the static one) from the database; returns how many posts they hold. */

@@ -1,30 +1,33 @@
 /**
- * `folio search reindex` beside a running server: two processes on one data dir, here two
- * composed apps (the server, and the CLI's compose) on the same SQLite file and folder store. A
- * post the server publishes while the reindex runs was answered 200 and found, then lost from
- * both indexes when the reindex put in the ones it had built from the posts read before. The
- * CLI's store holds its API index's manifest write until the server's publish is done, so the
- * publish falls inside the reindex every time.
+ * `folio search reindex` and `folio site rebuild` beside a running server: two processes on one
+ * data dir, here two composed apps (the server, and the CLI's compose) on the same SQLite file
+ * and folder store. A post the server published while a reindex ran was answered 200 and found,
+ * then lost from both indexes when the reindex put in the ones it had built from the posts read
+ * before; a publish during a full render left the feeds, sitemaps, list pages and a neighbour's
+ * page as the render had planned them before it. The CLI's store holds one write until the
+ * server's changes are done, so they fall inside the CLI's work every time.
  */
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manifestKey } from '../../src/search/manifest.js';
 import { stateKey } from '../../src/search/static/staticFormat.js';
-import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
+import { createSiteStore } from '../../src/compose.js';
+import { loadConfig } from '../../src/config.js';
 import type { PutOptions, SiteStore, StoredObject } from '../../src/storage/siteStore.js';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
-/** A real folder store whose write of one key waits until `open()`; `reached` resolves when it starts waiting. */
+/** A real folder store whose first write of a key `held` picks waits until `open()`; `reached` resolves when it starts waiting. */
 class GatedStore implements SiteStore {
   private opened!: () => void;
   private readonly gate = new Promise<void>((resolve) => (this.opened = resolve));
   private arrived!: () => void;
   readonly reached = new Promise<void>((resolve) => (this.arrived = resolve));
 
+  private holding = true;
+
   constructor(
     private readonly inner: SiteStore,
-    private readonly heldKey: string,
+    private readonly held: (key: string) => boolean,
   ) {}
 
   open(): void {
@@ -32,7 +35,8 @@ class GatedStore implements SiteStore {
   }
 
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
-    if (key === this.heldKey) {
+    if (this.holding && this.held(key)) {
+      this.holding = false;
       this.arrived();
       await this.gate;
     }
@@ -60,12 +64,15 @@ class GatedStore implements SiteStore {
   }
 }
 
+/** The folder store of a data dir as compose() makes it (its cache policy included). */
+const storeOf = (dataDir: string): SiteStore => createSiteStore(loadConfig({ FOLIO_DATA_DIR: dataDir }));
+
 const apps: TestApp[] = [];
 afterEach(async () => {
   for (const app of apps.splice(0).reverse()) await app.close();
 });
 
-describe('a search reindex while another process publishes', () => {
+describe('the CLI’s whole-blog work while another process publishes', () => {
   it('keeps the posts published, edited and taken down meanwhile as they are now, in both indexes', async () => {
     const server = await startTestApp();
     apps.push(server);
@@ -75,7 +82,7 @@ describe('a search reindex while another process publishes', () => {
     const edited = await buildPost(blog, { title: 'Edited later', slug: 'edited-later', content: 'The word tapirbefore is here.', status: 'published' });
     await server.folio.runner.idle();
 
-    const store = new GatedStore(new FsSiteStore({ root: join(server.dataDir, 'public') }), manifestKey('beside'));
+    const store = new GatedStore(storeOf(server.dataDir), (key) => key === manifestKey('beside'));
     const cli = await startTestApp({ dataDir: server.dataDir, store });
     apps.push(cli);
     const reindexing = cli.folio.publisher.reindex(cli.folio.repos.blogs.findBySlug('beside')!);
@@ -99,8 +106,36 @@ describe('a search reindex while another process publishes', () => {
     expect(await found(reader, 'tapirafter')).toEqual(['edited-later']);
     expect(await found(reader, 'tapirbefore')).toEqual([]);
     expect(await found(reader, 'ocelotgone')).toEqual([]);
-    const state = JSON.parse((await new FsSiteStore({ root: join(server.dataDir, 'public') }).get(stateKey('beside')))!.body.toString('utf8')) as { ids: Record<string, number> };
+    const state = JSON.parse((await storeOf(server.dataDir).get(stateKey('beside')))!.body.toString('utf8')) as { ids: Record<string, number> };
     expect(Object.keys(state.ids)).toContain(added.id);
     expect(Object.keys(state.ids)).not.toContain(leaving.id);
+  });
+
+  it('a full render leaves the site as the database says, with the posts published and taken down meanwhile', async () => {
+    const server = await startTestApp();
+    apps.push(server);
+    const blog = await buildBlog(server, { slug: 'rebuilt' });
+    for (let i = 1; i <= 12; i++) await buildPost(blog, { title: `Post ${i}`, slug: `post-${i}`, content: `Text ${i}.`, status: 'published', tags: ['series'] });
+    const leaving = await buildPost(blog, { title: 'Leaving soon', slug: 'leaving-soon', content: 'Gone soon.', status: 'published', tags: ['series'] });
+    await server.folio.runner.idle();
+
+    // Held at the render's first write: it has planned the site from the posts as they are now.
+    const store = new GatedStore(storeOf(server.dataDir), (key) => key.startsWith('rebuilt/'));
+    const cli = await startTestApp({ dataDir: server.dataDir, store });
+    apps.push(cli);
+    const cliBlog = cli.folio.repos.blogs.findBySlug('rebuilt')!;
+    const rebuilding = cli.folio.publisher.rebuild(cliBlog, { force: true });
+    await store.reached;
+    await buildPost(blog, { title: 'Published meanwhile', slug: 'published-meanwhile', content: 'New.', status: 'published', tags: ['series'] });
+    expect((await blog.actor.request('POST', `/v1/posts/${leaving.slug}/unpublish`, { blogId: blog.id })).status).toBe(200);
+    await server.folio.runner.idle();
+    store.open();
+    await rebuilding;
+
+    const report = await cli.folio.publisher.verify(cliBlog);
+    expect({ missing: report.missing, different: report.different, extra: report.extra }).toEqual({ missing: [], different: [], extra: [] });
+    const home = await storeOf(server.dataDir).get('rebuilt/index.html');
+    expect(home!.body.toString('utf8')).toContain('Published meanwhile');
+    expect(home!.body.toString('utf8')).not.toContain('Leaving soon');
   });
 });
