@@ -51,6 +51,7 @@ export class BlogsService {
       createdAt: now,
       updatedAt: now,
     };
+    let jobId = 0;
     await writeTransaction(this.db, () => {
       // Counted inside the write transaction so two parallel creates cannot both pass.
       const count = this.blogs.countByAccount(auth.account.id);
@@ -71,7 +72,13 @@ export class BlogsService {
         if (isUniqueViolation(err)) throw new ConflictError(`blog slug "${input.slug}" is taken`, { cause: err });
         throw err;
       }
+      // The answer's `url` works at once: the home page ("No posts yet"), the 404 and search
+      // pages, the feeds, robots.txt. It answered 404 until the first post was published.
+      jobId = this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_created' }, now });
     });
+    // A handful of small objects, written before the answer as a publish's are; a failure stays
+    // on the job and the background tick retries it.
+    await this.runner.runNow([jobId]);
     return { ...blog, customDomain: null, domainActive: false };
   }
 

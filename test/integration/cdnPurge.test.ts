@@ -49,7 +49,8 @@ describe('CDN purge as a step of every publish job', () => {
       `PURGE ${HOST} /search/meta.json`,
       `PURGE ${HOST} /search/d/0.json`,
     ]));
-    expect(sent().some((line) => /^PURGE \S+ \/search\/t\/\d+\.json$/.test(line))).toBe(true);
+    // The post's words: into the delta (search/x/) of the index the blog's creation laid out.
+    expect(sent().some((line) => /^PURGE \S+ \/search\/[tx]\/\d+\.json$/.test(line))).toBe(true);
     // Internal objects (the search index) are never served, so never purged.
     expect(sent().some((line) => line.includes(' /_'))).toBe(false);
   });

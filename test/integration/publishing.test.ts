@@ -23,9 +23,16 @@ describe('publishing lifecycle into the folder store', () => {
   });
   afterAll(async () => t.close());
 
-  it('a draft writes nothing to the store', async () => {
+  it('a new blog answers at once with its empty site, and a draft writes nothing to the store', async () => {
+    const before = await keys();
+    expect(before).toEqual(expect.arrayContaining(['life/index.html', 'life/404.html', 'life/rss.xml', 'life/robots.txt']));
+    expect((await store.get('life/index.html'))!.body.toString('utf8')).toContain('No posts yet.');
+    const page = await visit(t, 'life', '/');
+    expect(page.status).toBe(200);
+    const bodies = async () => Promise.all((await keys()).map(async (key) => [key, (await store.get(key))!.body.toString('base64')]));
+    const stored = await bodies();
     await t.request('POST', '/v1/posts', { blogId, body: { title: 'Draft only', content: 'secret draft' } });
-    expect(await keys()).toEqual([]);
+    expect(await bodies()).toEqual(stored);
   });
 
   it('publishing writes the post page, lists, feeds and assets, and the page is served at once', async () => {
