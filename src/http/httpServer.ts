@@ -102,9 +102,10 @@ export function createHttpServer(handler: RequestListener, logger: Logger): Serv
   server.prependListener('request', remember);
 
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    remember(req, res);
     if (!(Number(req.headers['content-length']) > bodyLimit(req.method ?? '', req.url ?? ''))) res.writeContinue();
-    handler(req, res);
+    // As a 'request', so every listener of those (the app, `remember`, main.ts's count of
+    // requests in flight) sees it, as it sees any other request.
+    server.emit('request', req, res);
   });
 
   // Any other expectation (RFC 9110 §10.1.1) would get Node's bare 417; it gets the JSON shape.

@@ -3,10 +3,12 @@
  * answers nothing, in order, past a failing step, and not forever behind a request that stays open.
  * Real HTTP against a real node:http server.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../../src/http/httpServer.js';
 import { RequestActivity, runWhenIdle } from '../../../src/http/idleSteps.js';
+import { createLogger } from '../../../src/logger.js';
 
 let server: Server | null = null;
 afterEach(async () => {
@@ -71,5 +73,38 @@ describe('runWhenIdle', () => {
     expect(ran).toEqual([1, 2]);
     release();
     expect(await answered).toBe('ok');
+  });
+
+  it('counts a request sent with Expect: 100-continue (curl sends it with bodies over 1 MB)', async () => {
+    let arrived!: () => void;
+    const held = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    server = createHttpServer((req, res) => {
+      req.resume();
+      arrived();
+      void released.then(() => res.end('ok'));
+    }, createLogger('silent'));
+    const activity = new RequestActivity(server);
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const answered = new Promise<number>((resolve, reject) => {
+      const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/v1/posts', headers: { expect: '100-continue', 'content-type': 'application/json', 'content-length': '2' } });
+      req.on('continue', () => req.end('{}'));
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+    });
+    await held;
+    const ran: number[] = [];
+    const done = runWhenIdle(activity, [() => void ran.push(1)], () => undefined, { maxWaitMs: 60_000 });
+    await turns(20);
+    expect(ran).toEqual([]);
+    release();
+    expect(await answered).toBe(200);
+    await done;
+    expect(ran).toEqual([1]);
   });
 });
