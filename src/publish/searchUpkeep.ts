@@ -96,8 +96,9 @@ export class SearchUpkeep {
    */
   private async catchUp(blog: BlogWithDomain, since: number): Promise<void> {
     const changed = new Set(this.deps.site.changesSince(blog.id, since).map((change) => change.postId));
+    const live = new Map(this.deps.site.publishedByIds([...changed]).map((row) => [row.id, row]));
     for (const postId of changed) {
-      const row = this.deps.site.publishedByIds([postId])[0];
+      const row = live.get(postId);
       await this.postChanged(blog, postId, 0, row && row.blogId === blog.id ? toSitePost(row) : null);
     }
   }

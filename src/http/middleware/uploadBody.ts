@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type getRawBodyType from 'raw-body';
+import type getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
 import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
 import type { UploadRoute } from '../bodyLimits.js';
@@ -27,11 +27,8 @@ const requireModule = createRequire(import.meta.url);
  * fifth of the server bundle that a cold start parses (issue 12 item 5). jsonBody's parser
  * (warmed after the first answer) loads the same module, so an upload rarely pays for it.
  */
-let rawBody: typeof getRawBodyType | null = null;
-function getRawBody(...args: Parameters<typeof getRawBodyType>): Promise<Buffer> {
-  rawBody ??= requireModule('raw-body') as typeof getRawBodyType;
-  return rawBody(...args) as Promise<Buffer>;
-}
+let loaded: typeof getRawBody | undefined;
+const rawBody = (): typeof getRawBody => (loaded ??= requireModule('raw-body') as typeof getRawBody);
 
 /** Reads the raw body of an upload route into ctx.state.upload, at most `route.maxBytes`. */
 export function uploadBody(route: UploadRoute): Middleware<AppState> {
@@ -45,7 +42,7 @@ export function uploadBody(route: UploadRoute): Middleware<AppState> {
     }
     let bytes: Buffer;
     try {
-      bytes = await getRawBody(ctx.req, { limit: route.maxBytes, ...(declared !== '' ? { length: Number(declared) } : {}) });
+      bytes = await rawBody()(ctx.req, { limit: route.maxBytes, ...(declared !== '' ? { length: Number(declared) } : {}) });
     } catch (err) {
       const status = typeof err === 'object' && err !== null && 'status' in err ? Number(err.status) : 0;
       if (status === 413) throw tooLarge(err);
