@@ -46,6 +46,7 @@ import type { CdnPurger } from './cdn/cdnPurger.js';
 import { lazyTheme } from './publish/render/renderTheme.js';
 import { ObjectHashesRepo } from './db/objectHashesRepo.js';
 import { SiteRepo } from './db/siteRepo.js';
+import { ListingSnapshotsRepo } from './db/listingSnapshotsRepo.js';
 import { siteServer } from './http/siteServer.js';
 import { templatesDir } from './paths.js';
 import type { SiteStore } from './storage/siteStore.js';
@@ -226,6 +227,7 @@ export function compose(options: ComposeOptions): Folio {
     cache,
     cdn,
     staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: searchWork.buildSegment }),
+    listingSnapshots: new ListingSnapshotsRepo(db),
   });
   const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger, metrics);
   const webhooksRepo = repos.webhooks;

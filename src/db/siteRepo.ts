@@ -45,6 +45,9 @@ const SUMMARY_COLUMNS =
 /** A page of the listing, oldest first, after a (published_at, id) position (keyset paging). */
 export const SUMMARY_PAGE_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`;
 
+/** Summaries from a (published_at, id) position on, that one included. */
+const SUMMARY_FROM_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) >= (?, ?) ORDER BY published_at, id LIMIT ?`;
+
 /**
  * A post as its page needs it. The Markdown only counts its text when the counts are not stored
  * (migration 005); leaving it out otherwise halves what a full rebuild reads.
@@ -58,6 +61,8 @@ const PAGE_COLUMNS = `id, blog_id, title, slug, CASE WHEN text_counts IS NULL TH
 export class SiteRepo {
   private readonly summariesPageStmt;
   private readonly idsPageStmt;
+  private readonly summariesFromStmt;
+  private readonly anySummaryStmt;
   private readonly htmlBytesStmt;
   private readonly newestStmt;
   private readonly redirectsStmt;
@@ -72,6 +77,8 @@ export class SiteRepo {
 
   constructor(db: Db) {
     this.summariesPageStmt = db.prepare<[string, string, string, number], SummaryRow>(SUMMARY_PAGE_SQL);
+    this.summariesFromStmt = db.prepare<[string, string, string, number], SummaryRow>(SUMMARY_FROM_SQL);
+    this.anySummaryStmt = db.prepare<[string], SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM posts WHERE id = ?`);
     // octet_length() reads the length from the record header, not the text.
     this.htmlBytesStmt = db.prepare<[string], { id: string; bytes: number }>(
       'SELECT id, octet_length(content_html) AS bytes FROM posts WHERE id IN (SELECT value FROM json_each(?))',
@@ -109,6 +116,17 @@ export class SiteRepo {
   /** Summaries of the published posts, oldest first, a page at a time after `after` (keyset paging). */
   publishedSummariesAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): PublishedSummary[] {
     return this.summariesPageStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map(toSummary);
+  }
+
+  /** Up to `limit` published summaries from a (published_at, id) position on, that one included. */
+  publishedSummariesFrom(blogId: string, from: { publishedAt: string; id: string }, limit: number): PublishedSummary[] {
+    return this.summariesFromStmt.all(blogId, from.publishedAt, from.id, limit).map(toSummary);
+  }
+
+  /** The post's summary whatever its status (published_at as it was when it left the site); null once the row is gone. */
+  summaryOfAnyStatus(postId: string): PublishedSummary | null {
+    const row = this.anySummaryStmt.get(postId);
+    return row ? toSummary(row) : null;
   }
 
   /** Ids of the published posts, oldest first, a page at a time after `after` (keyset paging). */

@@ -13,7 +13,8 @@ import { templatesDir } from '../paths.js';
 import type { Plan } from '../services/plans.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteStore } from '../storage/siteStore.js';
-import type { ListingCache } from './listingCache.js';
+import type { ListingCache } from './listing/listingCache.js';
+import { plainSummary } from './listing/lazySummary.js';
 import { toSiteBlog, toSitePost } from './loadSite.js';
 import { FEED_SIZE } from './render/archive.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
@@ -51,6 +52,9 @@ const STATIC_SEARCH_PREFIX = 'search/';
 const VERIFY_READS = 16;
 /** Post bodies read from the database per turn of the event loop (postBodies). */
 const BODIES_PER_READ = 40;
+
+/** Listed posts made plain per turn of the event loop (a restored listing reads their rows). */
+const SUMMARIES_PER_TURN = 2000;
 
 export class FullSite {
   /** `slots` bound the whole-blog work of the process (full renders, reindexes) together. */
@@ -154,9 +158,18 @@ export class FullSite {
   private async plan(blog: BlogWithDomain, plan: Plan): Promise<SitePlan> {
     const { site, urls, theme, cache } = this.deps;
     const listing = await this.listings.get(blog.id);
+    const ctx = createRenderContext({ theme, blog: toSiteBlog(blog, plan, urls), titleCounts: listing.titleCounts, cache });
+    const listed = [...listing.posts];
+    // Plain objects, for the worker threads; a restored listing reads its posts' rows here, a
+    // page per turn of the event loop.
+    const posts: SitePostSummary[] = new Array(listed.length);
+    for (let i = 0; i < listed.length; i++) {
+      if (i > 0 && i % SUMMARIES_PER_TURN === 0) await yieldToLoop();
+      posts[i] = plainSummary(listed[i]!);
+    }
     return {
-      ctx: createRenderContext({ theme, blog: toSiteBlog(blog, plan, urls), titleCounts: listing.titleCounts, cache }),
-      posts: [...listing.posts],
+      ctx,
+      posts,
       newest: site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost),
       redirects: site.redirects(blog.id),
     };

@@ -24,7 +24,7 @@ import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { toSiteBlog, toSitePost } from './loadSite.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import { renderPostChange } from './postChange.js';
-import { ListingCache } from './listingCache.js';
+import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { blogLanguage, createRenderContext } from './render/renderContext.js';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost } from './render/siteTypes.js';
@@ -56,6 +56,8 @@ export interface PublisherDeps {
   cdn: CdnPurger;
   /** The index the `/search/` page reads in the browser. */
   staticSearch: StaticSearchIndex;
+  /** Saved listings (migration 014): a blog's first publish after a restart then reads a few rows, not all. */
+  listingSnapshots?: SnapshotStore;
 }
 
 export class Publisher {
@@ -75,7 +77,7 @@ export class Publisher {
   private readonly slots = new RenderSlots(2);
 
   constructor(private readonly deps: PublisherDeps) {
-    this.listings = new ListingCache(deps.site);
+    this.listings = new ListingCache(deps.site, deps.listingSnapshots ? { snapshots: deps.listingSnapshots } : {});
     this.fullSite = new FullSite(deps, this.listings, this.slots);
     this.edge = new CdnSync(deps.cdn, deps.urls);
     this.domains = new DomainEntries(deps.store, deps.blogs);
@@ -85,6 +87,11 @@ export class Publisher {
   /** Blog ids whose listings are in memory, most recently used first (services/warmUp.ts). */
   recentListings(): string[] {
     return this.listings.recent();
+  }
+
+  /** Saves the listings that changed since last time (services/warmUp.ts, every minute and at shutdown). */
+  saveListings(now: string): number {
+    return this.listings.save(now);
   }
 
   /**

@@ -9,9 +9,11 @@
  * query and first publish then find the index in memory instead of reading and decoding all
  * of it on the request.
  *
- * Listings: the most recently published blogs (at most LISTINGS), loaded least recent first so
- * the listing cache's own eviction keeps the most recent; a blog's first publish after the
- * restart then reads only the changes since, not its whole listing.
+ * Listings: each listing that changed is saved (a snapshot of its posts' ids, dates and tags),
+ * and the most recently published blogs (at most LISTINGS) are restored from theirs after the
+ * next start, least recent first so the listing cache's own eviction keeps the most recent. A
+ * blog's first publish restores its listing itself when the warm-up has not come to it yet:
+ * either way it reads the changes since and the rows of the posts its pages show, not every post.
  *
  * Readiness never waits: the server calls `warm` after it listens, segments are decoded on the
  * worker pool, and a query for a blog being warmed shares that load (SearchIndexCache).
@@ -42,6 +44,8 @@ export interface WarmableListings {
   recentListings(): string[];
   /** Loads what a blog's first publish reads (its listing among them); false when the blog is gone. */
   warmForPublishing(blogId: string): Promise<boolean>;
+  /** Saves the listings that changed (publish/listing/listingCache.ts); returns how many. */
+  saveListings(now: string): number;
 }
 
 export interface WarmUpDeps {
@@ -57,10 +61,14 @@ export class WarmUp {
 
   constructor(private readonly deps: WarmUpDeps) {}
 
-  /** Records both lists, most recently used first, when they changed since last time. */
+  /**
+   * Records both lists, most recently used first, when they changed since last time, and saves
+   * the listings that changed: a restart restores them instead of reading every post.
+   */
   remember(): void {
     this.record(KEY, this.deps.cache.stats().blogs.reverse().slice(0, REMEMBERED));
     this.record(LISTINGS_KEY, this.deps.listings.recentListings().slice(0, LISTINGS));
+    this.deps.listings.saveListings(isoNow(this.deps.clock));
   }
 
   /** Loads what was remembered: search indexes, then listings (see above). */

@@ -6,10 +6,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SiteRepo, SUMMARY_COLUMN_NAMES, SUMMARY_PAGE_SQL } from '../../../src/db/siteRepo.js';
 import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
-import { ListingCache } from '../../../src/publish/listingCache.js';
+import { ListingCache, type ListingSource } from '../../../src/publish/listing/listingCache.js';
+import { plainSummary } from '../../../src/publish/listing/lazySummary.js';
+import { decodeListing, encodeListing, titleCountsOfPost } from '../../../src/publish/listing/listingSnapshot.js';
+import { ListingSnapshotsRepo } from '../../../src/db/listingSnapshotsRepo.js';
 import { collectTags } from '../../../src/publish/render/archive.js';
 import { titleCountsOf } from '../../../src/publish/render/renderContext.js';
 import { startTestApp, type TestApp } from '../../support/testApp.js';
+import type { SitePostSummary } from '../../../src/publish/render/siteTypes.js';
 
 describe('ListingCache', () => {
   let t: TestApp;
@@ -31,13 +35,15 @@ describe('ListingCache', () => {
     return (await t.folio.posts.create(blog, { title, contentMd: 'Body.', tags, status: 'published' })).slug;
   }
 
+  const plain = (posts: readonly SitePostSummary[]) => posts.map(plainSummary);
+
   async function expectCurrent(cache: ListingCache): Promise<void> {
     const listing = await (await cache.get(blog.id));
     const truth = site.publishedSummariesAfter(blog.id, null, 1_000_000);
-    expect(listing.posts).toEqual(truth);
+    expect(plain(listing.posts)).toEqual(truth);
     expect(listing.titleCounts).toEqual(titleCountsOf(truth));
-    expect(listing.tagGroups()).toEqual(collectTags(truth));
-    for (const group of collectTags(truth)) expect(listing.tagged(group.segment)).toEqual(group.posts);
+    expect(listing.tagGroups().map((group) => ({ ...group, posts: plain(group.posts) }))).toEqual(collectTags(truth));
+    for (const group of collectTags(truth)) expect(plain(listing.tagged(group.segment))).toEqual(group.posts);
   }
 
   it('follows publishes, edits, unpublishes and deletes made after it loaded', async () => {
@@ -116,5 +122,154 @@ describe('ListingCache', () => {
     expect(plan.map((row) => row.detail)).toEqual(['SEARCH posts USING INDEX posts_published_summary (blog_id=? AND status=? AND (published_at,id)>(?,?))']);
     const indexed = (t.folio.db.prepare("SELECT name FROM pragma_index_info('posts_published_summary')").all() as { name: string }[]).map((row) => row.name);
     for (const column of SUMMARY_COLUMN_NAMES.filter((name) => name !== 'content_md')) expect(indexed).toContain(column);
+  });
+
+  describe('saved snapshots (migration 014)', () => {
+    /** SiteRepo, counting the summary rows read through it. */
+    function counting(): { source: ListingSource; rows: () => number } {
+      let rows = 0;
+      const count = <T>(result: T[]): T[] => ((rows += result.length), result);
+      const source: ListingSource = {
+        publishedSummariesAfter: (blogId, after, limit) => count(site.publishedSummariesAfter(blogId, after, limit)),
+        publishedSummariesFrom: (blogId, from, limit) => count(site.publishedSummariesFrom(blogId, from, limit)),
+        publishedSummary: (postId) => count([site.publishedSummary(postId)])[0] ?? null,
+        summaryOfAnyStatus: (postId) => count([site.summaryOfAnyStatus(postId)])[0] ?? null,
+        latestChange: () => site.latestChange(),
+        oldestChange: () => site.oldestChange(),
+        changesSince: (blogId, seq) => site.changesSince(blogId, seq),
+        pruneChanges: (seq) => site.pruneChanges(seq),
+      };
+      return { source, rows: () => rows };
+    }
+
+    it('restores a saved listing, replays what changed since, and equals the rows', async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const a = await publish('Alpha', ['one', 'Two', 'two']);
+      const b = await publish('Beta', ['two', '한국어']);
+      await publish('Gamma', []);
+      const first = new ListingCache(site, { snapshots });
+      await first.get(blog.id);
+      expect(first.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      expect(first.save('2026-01-01T00:00:00.000Z')).toBe(0); // unchanged since
+
+      // Changes made while no cache was running, as across a restart.
+      await publish('Delta', ['three']);
+      t.clock.advance(60_000);
+      await t.folio.posts.update(blog, a, { title: '알파 제목', tags: ['three'] });
+      await t.folio.transitions.unpublish(blog, b);
+      const restarted = new ListingCache(site, { snapshots });
+      await expectCurrent(restarted);
+      await t.folio.posts.delete(blog, a);
+      await expectCurrent(restarted);
+      expect(restarted.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      await expectCurrent(new ListingCache(site, { snapshots }));
+    });
+
+    it('reads the rows of the posts a page shows, not every row', async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      for (let i = 0; i < 600; i++) {
+        t.clock.advance(60_000);
+        await t.folio.posts.create(blog, { title: `Post ${i}`, contentMd: 'Body.', tags: [`t${i % 5}`], status: 'published' });
+      }
+      const saving = new ListingCache(site, { snapshots });
+      await saving.get(blog.id);
+      saving.save('2026-01-01T00:00:00.000Z');
+      await publish('After the restart', ['t1']);
+
+      const { source, rows } = counting();
+      const listing = await new ListingCache(source, { snapshots }).get(blog.id);
+      expect(listing.posts).toHaveLength(601);
+      expect(rows()).toBe(1); // the post the log names
+      // What a publish's pages show: the newest posts, the newest of a tag, neighbours.
+      const newest = listing.posts.slice(-29).map((post) => post.title);
+      expect(newest[28]).toBe('After the restart');
+      expect(listing.tagged('t1').slice(-20).map((post) => post.slug)).toHaveLength(20);
+      expect(rows()).toBeLessThan(200);
+      expect(listing.posts[300]!.title).toBe('Post 300');
+      expect(rows()).toBeLessThan(400);
+      // The counts and tags come from the snapshot, without reading the rows.
+      expect(listing.titleCounts).toEqual(titleCountsOf(site.publishedSummariesAfter(blog.id, null, 1_000_000)));
+    });
+
+    it('reports the title counts as saved, so a language tipped by a change since is seen', async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      await publish('English words here', []);
+      const saving = new ListingCache(site, { snapshots });
+      const saved = { ...(await saving.get(blog.id)).titleCounts };
+      saving.save('2026-01-01T00:00:00.000Z');
+      await publish('한국어 제목 입니다 정말', []);
+      const listing = await new ListingCache(site, { snapshots }).get(blog.id);
+      expect(listing.titleCountsBefore).toEqual(saved);
+      expect(listing.titleCounts.hangulWords).toBe(4);
+    });
+
+    it('reads the rows instead when the log no longer reaches back to the snapshot, or the bytes are not a snapshot', async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const first = await publish('First', []);
+      const saving = new ListingCache(site, { snapshots });
+      await saving.get(blog.id);
+      saving.save('2026-01-01T00:00:00.000Z');
+      t.clock.advance(60_000);
+      await t.folio.posts.update(blog, first, { title: 'First, renamed' });
+      await publish('Second', []);
+      site.pruneChanges(site.latestChange()); // the rename is no longer in the log
+      await expectCurrent(new ListingCache(site, { snapshots }));
+
+      snapshots.put(blog.id, site.latestChange() + 1, Buffer.from('not a snapshot'), '2026-01-01T00:00:00.000Z');
+      await expectCurrent(new ListingCache(site, { snapshots }));
+    });
+
+    it('saves again a listing that did not change once the log has moved far past its snapshot', async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      await publish('Only', []);
+      const cache = new ListingCache(site, { snapshots, keepChanges: 4 });
+      await cache.get(blog.id);
+      expect(cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      const savedAt = snapshots.get(blog.id)!.seq;
+      // Another blog's posts move the log on.
+      const other = t.folio.repos.blogs.findById((await t.request('POST', '/v1/blogs', { body: { slug: 'other', name: 'Other' } })).body.id)!;
+      for (let i = 0; i < 3; i++) await t.folio.posts.create(other, { title: `Other ${i}`, contentMd: 'x', status: 'published' });
+      await cache.get(blog.id);
+      expect(cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      expect(snapshots.get(blog.id)!.seq).toBeGreaterThan(savedAt);
+    });
+
+    it('is deleted with its blog, and never saved for a blog that is gone', async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      await publish('Only', []);
+      const cache = new ListingCache(site, { snapshots });
+      await cache.get(blog.id);
+      cache.save('2026-01-01T00:00:00.000Z');
+      expect(snapshots.get(blog.id)).not.toBeNull();
+      cache.forget(blog.id);
+      expect(snapshots.get(blog.id)).toBeNull();
+      snapshots.put('no-such-blog', 1, Buffer.from('x'), '2026-01-01T00:00:00.000Z');
+      expect(snapshots.get('no-such-blog')).toBeNull();
+    });
+
+    it('encodes ids, dates, tags and title counts, and decodes them as they were', () => {
+      const posts: SitePostSummary[] = [
+        { id: 'a', slug: 'a', title: 'Hello world', metaDescription: '', ogImageUrl: null, tags: ['Two', 'two', '한국어'], publishedAt: '2026-01-01T00:00:00.000Z', createdAt: '', updatedAt: '' },
+        { id: 'b', slug: 'b', title: '안녕 세계', metaDescription: '', ogImageUrl: null, tags: [], publishedAt: '2026-01-02T00:00:00.000Z', createdAt: '', updatedAt: '' },
+        { id: 'c', slug: 'c', title: 'Again', metaDescription: '', ogImageUrl: null, tags: ['Two', 'two', '한국어'], publishedAt: '2026-01-03T00:00:00.000Z', createdAt: '', updatedAt: '' },
+      ];
+      const total = titleCountsOf(posts);
+      const decoded = decodeListing(encodeListing(posts, total, titleCountsOfPost))!;
+      expect(decoded.titleCounts).toEqual(total);
+      expect(decoded.ids).toEqual(['a', 'b', 'c']);
+      expect(decoded.publishedAt).toEqual(posts.map((post) => post.publishedAt));
+      const restored = posts.map((_, i) => {
+        const w = decoded.starts[i]!;
+        const count = decoded.words[w]!;
+        const tags = Array.from(decoded.words.subarray(w + 1, w + 1 + count), (index) => decoded.tags[index]);
+        const [hangulWords, latinWords, hangulChars, otherWords] = decoded.words.subarray(w + 1 + count, w + 5 + count);
+        return { tags, titleCounts: { hangulWords, latinWords, hangulChars, otherWords } };
+      });
+      expect(restored).toEqual(posts.map((post) => ({ tags: post.tags, titleCounts: titleCountsOfPost(post) })));
+      expect(decodeListing(encodeListing([], total, titleCountsOfPost))!.ids).toEqual([]);
+      expect(decodeListing(Buffer.alloc(0))).toBeNull();
+      const bytes = encodeListing(posts, total, titleCountsOfPost);
+      expect(decodeListing(bytes.subarray(0, bytes.length - 4))).toBeNull();
+    });
   });
 });

@@ -1,0 +1,217 @@
+/**
+ * One blog's published posts in memory, oldest first, with its tag lists and title counts
+ * (ListingCache keeps them current). Posts restored from a snapshot are LazySummary: their
+ * slugs and titles are read when a page needs them, a run of neighbours per query.
+ */
+import { countText, emptyCounts, type TextCounts } from '../../content/language.js';
+import { indexOfPost, positionOf, type Ordered, type TagGroup } from '../render/archive.js';
+import { tagSegment } from '../render/renderPaths.js';
+import type { SitePostSummary } from '../render/siteTypes.js';
+import { LazySummary, type SummaryFiller } from './lazySummary.js';
+import { decodeListing } from './listingSnapshot.js';
+
+export interface Listing {
+  /** Every published post of the blog, oldest first. */
+  readonly posts: readonly SitePostSummary[];
+  /** Word counts of all titles together: they decide the blog-wide language. */
+  readonly titleCounts: TextCounts;
+  /** The same counts before this call brought the entry up to date; null on a fresh load. */
+  readonly titleCountsBefore: TextCounts | null;
+  /** The posts of one tag segment, oldest first (empty when none). */
+  tagged(segment: string): readonly SitePostSummary[];
+  /** Every tag with its posts, ordered by segment, as collectTags gives them. */
+  tagGroups(): TagGroup<SitePostSummary>[];
+}
+
+/** What a listing reads summaries from when a restored post's fields are first needed (SiteRepo). */
+export interface SummaryReader {
+  /** Up to `limit` published summaries from `from` on (inclusive), oldest first. */
+  publishedSummariesFrom(blogId: string, from: Ordered, limit: number): SitePostSummary[];
+  /** The post's summary whatever its status now; null once the row is gone. */
+  summaryOfAnyStatus(postId: string): SitePostSummary | null;
+}
+
+const EMPTY: readonly SitePostSummary[] = [];
+
+/** Lookups by id that walk the list before a map of ids is built (find). */
+const WALKS_BEFORE_MAP = 8;
+
+/** Summaries read per query when restored posts are first needed: a list page's worth and more. */
+const FILL_RUN = 128;
+
+function addCounts(target: TextCounts, counts: TextCounts, sign: 1 | -1): void {
+  target.hangulWords += sign * counts.hangulWords;
+  target.latinWords += sign * counts.latinWords;
+  target.hangulChars += sign * counts.hangulChars;
+  target.otherWords += sign * counts.otherWords;
+}
+
+function segmentsOf(post: SitePostSummary): Set<string> {
+  return new Set(post.tags.map(tagSegment));
+}
+
+/** countText of a post's title; a restored post kept it from when it was saved. */
+export function titleCountsOf(post: SitePostSummary): TextCounts {
+  return post instanceof LazySummary ? post.titleCounts : countText(post.title, emptyCounts());
+}
+
+export class BlogListing implements Listing, SummaryFiller {
+  readonly posts: SitePostSummary[] = [];
+  readonly titleCounts = emptyCounts();
+  titleCountsBefore: TextCounts | null = null;
+  /** Not yet handed out: its first replay reports no counts before (titleCountsBefore null). */
+  fresh = true;
+  /** Changed since it was last saved (ListingCache.save). */
+  dirty = true;
+  /** Log position of the snapshot last saved or restored (0: none). */
+  savedSeq = 0;
+  /** Built on the first change: a restored listing of 50,000 posts is placed without it. */
+  private byIdMap: Map<string, SitePostSummary> | null = null;
+  private walks = 0;
+  private readonly tags = new Map<string, SitePostSummary[]>();
+
+  constructor(
+    public seq: number,
+    private readonly blogId: string,
+    private readonly reader: SummaryReader,
+  ) {}
+
+  /** A listing restored from a snapshot (listingSnapshot.ts); null when its bytes do not decode. */
+  static restore(seq: number, blogId: string, reader: SummaryReader, data: Uint8Array): BlogListing | null {
+    const saved = decodeListing(data);
+    if (!saved) return null;
+    const listing = new BlogListing(seq, blogId, reader);
+    const { words, starts, ids, publishedAt } = saved;
+    const segmentOf = saved.tags.map(tagSegment);
+    const lists = segmentOf.map((segment) => {
+      let list = listing.tags.get(segment);
+      if (!list) listing.tags.set(segment, (list = []));
+      return list;
+    });
+    for (let i = 0; i < ids.length; i++) {
+      const w = starts[i]!;
+      const count = words[w]!;
+      const tags: string[] = new Array(count);
+      for (let t = 0; t < count; t++) tags[t] = saved.tags[words[w + 1 + t]!]!;
+      const post = new LazySummary(ids[i]!, publishedAt[i]!, tags, words, w + 1 + count, listing);
+      listing.posts.push(post);
+      tagging: for (let t = 0; t < count; t++) {
+        const index = words[w + 1 + t]!;
+        // Two tags of one segment (`Go`, `go`) list the post once.
+        for (let k = 0; k < t; k++) if (segmentOf[words[w + 1 + k]!] === segmentOf[index]) continue tagging;
+        lists[index]!.push(post);
+      }
+    }
+    for (const [segment, list] of listing.tags) if (list.length === 0) listing.tags.delete(segment);
+    addCounts(listing.titleCounts, saved.titleCounts, 1);
+    listing.dirty = false;
+    listing.savedSeq = seq;
+    // Its first use reports the counts as saved: a change since that tips the blog's language
+    // is seen (a listing read from the rows already holds the change, and cannot tell).
+    listing.fresh = false;
+    return listing;
+  }
+
+  /**
+   * Adds a page of a fresh load. Pages come in (publishedAt, id) order (keyset paging), so the
+   * lists stay sorted by appending; a post read twice (it moved while the pages were read) keeps
+   * its first place until the replay settles it. Indexing a page at a time, between turns of the
+   * event loop, keeps a 50,000-post load from holding the loop for the whole build (~90 ms).
+   */
+  addPage(posts: readonly SitePostSummary[]): void {
+    const byId = this.byId();
+    for (const post of posts) {
+      if (byId.has(post.id)) continue;
+      this.posts.push(post);
+      this.index(post);
+    }
+  }
+
+  tagged(segment: string): readonly SitePostSummary[] {
+    return this.tags.get(segment) ?? EMPTY;
+  }
+
+  tagGroups(): TagGroup<SitePostSummary>[] {
+    const groups: TagGroup<SitePostSummary>[] = [];
+    for (const [segment, posts] of this.tags) {
+      const name = posts[posts.length - 1]!.tags.find((tag) => tagSegment(tag) === segment)!;
+      groups.push({ name, segment, posts });
+    }
+    return groups.sort((a, b) => (a.segment < b.segment ? -1 : a.segment > b.segment ? 1 : 0));
+  }
+
+  /** Makes the entry for `postId` match `now` (null: the post is not published any more). */
+  apply(postId: string, now: SitePostSummary | null): void {
+    const old = this.find(postId);
+    if (old) {
+      this.posts.splice(positionOf(this.posts, old), 1);
+      for (const segment of segmentsOf(old)) {
+        const list = this.tags.get(segment)!;
+        list.splice(positionOf(list, old), 1);
+        if (list.length === 0) this.tags.delete(segment);
+      }
+      this.byIdMap?.delete(postId);
+      addCounts(this.titleCounts, titleCountsOf(old), -1);
+      this.dirty = true;
+    }
+    if (now) {
+      this.posts.splice(positionOf(this.posts, now), 0, now);
+      this.index(now, true);
+      this.dirty = true;
+    }
+  }
+
+  /**
+   * Reads the summaries of a restored post and of the posts around it that are not read yet: a
+   * page lists its neighbours too, in either direction. A post whose row moved or went since
+   * the listing was brought up to date is read on its own, as it is now; the change's own job
+   * renders its pages again.
+   */
+  fill(post: LazySummary): void {
+    const at = indexOfPost(this.posts, post);
+    if (at >= 0) {
+      const from = Math.max(0, at - FILL_RUN / 4);
+      const rows = this.reader.publishedSummariesFrom(this.blogId, this.posts[from]!, FILL_RUN);
+      for (let k = 0; k < rows.length; k++) {
+        const listed = this.posts[from + k];
+        if (listed?.id !== rows[k]!.id) break;
+        if (listed instanceof LazySummary) listed.provide(rows[k]!);
+      }
+    }
+    if (!post.loaded) post.provide(this.reader.summaryOfAnyStatus(post.id) ?? gone(post));
+  }
+
+  /**
+   * The listed post with this id. The first few lookups walk the list (0.3 ms for 50,000 posts):
+   * the first publish after a restart replays one or two changes, and a map of every id costs
+   * ten times that to build.
+   */
+  private find(postId: string): SitePostSummary | undefined {
+    if (this.byIdMap || ++this.walks > WALKS_BEFORE_MAP) return this.byId().get(postId);
+    return this.posts.find((post) => post.id === postId);
+  }
+
+  private byId(): Map<string, SitePostSummary> {
+    if (!this.byIdMap) {
+      this.byIdMap = new Map();
+      for (const post of this.posts) this.byIdMap.set(post.id, post);
+    }
+    return this.byIdMap;
+  }
+
+  private index(post: SitePostSummary, sorted = false): void {
+    this.byIdMap?.set(post.id, post);
+    countText(post.title, this.titleCounts);
+    for (const segment of segmentsOf(post)) {
+      const list = this.tags.get(segment);
+      if (!list) this.tags.set(segment, [post]);
+      else if (sorted) list.splice(positionOf(list, post), 0, post);
+      else list.push(post);
+    }
+  }
+}
+
+/** A post deleted between the listing's update and its page's render: its delete job follows. */
+function gone(post: LazySummary): SitePostSummary {
+  return { id: post.id, slug: '', title: '', metaDescription: '', ogImageUrl: null, tags: post.tags, publishedAt: post.publishedAt, createdAt: post.publishedAt, updatedAt: post.publishedAt };
+}

@@ -1,0 +1,183 @@
+/**
+ * The published posts of recently published blogs (summaries, oldest first), kept in memory so
+ * that a publish in a blog of 10,000 posts does not re-read 10,000 rows. Each use replays the
+ * post_changes log (migration 004: triggers record every change to a published post in the
+ * same transaction) since the entry's last sequence number, re-reading only the posts it names.
+ * Replaying is idempotent — an entry is made to match the row as it is now — so a change seen
+ * twice, or a row read newer than its log entry, does no harm.
+ *
+ * A blog not in memory (after a restart, or evicted) is restored from its saved snapshot
+ * (migration 014, listingSnapshot.ts): ids, dates, tags and title counts, a few milliseconds for
+ * 50,000 posts, then the log since the snapshot's position is replayed. Only without a usable
+ * snapshot — none yet, another format, or the log pruned past it — are the rows read: a page per
+ * turn of the event loop (50,000 summaries read at once held it for hundreds of milliseconds),
+ * then the changes committed meanwhile are replayed, which also settles a post read twice or not
+ * at all because it moved while the pages were read. `save` writes the snapshots of listings
+ * that changed (the server calls it every minute and at shutdown).
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { SitePostSummary } from '../render/siteTypes.js';
+import { BlogListing, titleCountsOf, type Listing, type SummaryReader } from './blogListing.js';
+import { encodeListing } from './listingSnapshot.js';
+
+export type { Listing };
+
+/** What the cache reads; SiteRepo provides it. */
+export interface ListingSource extends SummaryReader {
+  publishedSummariesAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): SitePostSummary[];
+  publishedSummary(postId: string): SitePostSummary | null;
+  latestChange(): number;
+  oldestChange(): number | null;
+  changesSince(blogId: string, seq: number): { seq: number; postId: string }[];
+  pruneChanges(belowSeq: number): void;
+}
+
+/** Where snapshots are kept (ListingSnapshotsRepo). */
+export interface SnapshotStore {
+  get(blogId: string): { seq: number; data: Uint8Array } | null;
+  put(blogId: string, seq: number, data: Buffer, now: string): void;
+  delete(blogId: string): void;
+}
+
+export interface ListingCacheOptions {
+  /** Summaries kept in memory over all blogs before least recently used blogs are dropped. */
+  maxPosts?: number;
+  /** Log entries kept when pruning. */
+  keepChanges?: number;
+  /** Rows read per turn of the event loop when a listing is loaded afresh (default 2,000). */
+  loadPage?: number;
+  /** Saved listings; without it every blog's first use reads its rows. */
+  snapshots?: SnapshotStore;
+}
+
+const LOAD_PAGE = 2000;
+
+/** Changes to replay over a snapshot before reading the rows is cheaper (each change is a read). */
+const MAX_REPLAY = 5000;
+
+export class ListingCache {
+  private readonly entries = new Map<string, BlogListing>();
+  private readonly loading = new Map<string, Promise<BlogListing>>();
+  private readonly maxPosts: number;
+  private readonly keepChanges: number;
+  private readonly loadPage: number;
+  private readonly snapshots: SnapshotStore | undefined;
+  private uses = 0;
+
+  constructor(
+    private readonly source: ListingSource,
+    options: ListingCacheOptions = {},
+  ) {
+    this.maxPosts = options.maxPosts ?? 200_000;
+    this.keepChanges = options.keepChanges ?? 50_000;
+    this.loadPage = options.loadPage ?? LOAD_PAGE;
+    this.snapshots = options.snapshots;
+  }
+
+  /** The blog's published posts as the database holds them now. */
+  async get(blogId: string): Promise<Listing> {
+    const { source } = this;
+    let entry = this.entries.get(blogId);
+    if (!entry || !this.reaches(entry.seq)) {
+      entry = await this.load(blogId);
+    }
+    this.entries.delete(blogId);
+    this.replay(blogId, entry);
+    this.entries.set(blogId, entry);
+    this.evict(blogId);
+    if (++this.uses % 256 === 0) source.pruneChanges(source.latestChange() - this.keepChanges);
+    return entry;
+  }
+
+  /** Blogs held, most recently used first. */
+  recent(): string[] {
+    return [...this.entries.keys()].reverse();
+  }
+
+  /** Drops a blog's entry and its snapshot (the blog was deleted). */
+  forget(blogId: string): void {
+    this.entries.delete(blogId);
+    this.snapshots?.delete(blogId);
+  }
+
+  /**
+   * Saves the snapshot of every listing that changed since it was last saved; returns how many.
+   * Encoding a 50,000-post listing takes ~20 ms, so one a minute at most per blog.
+   */
+  save(now: string): number {
+    if (!this.snapshots) return 0;
+    let saved = 0;
+    for (const [blogId, entry] of this.entries) {
+      // Unchanged, but saved long ago: the log is pruned past old positions, and a snapshot it
+      // does not reach back to is of no use.
+      if (!entry.dirty && entry.seq - entry.savedSeq <= this.keepChanges / 2) continue;
+      this.snapshots.put(blogId, entry.seq, encodeListing(entry.posts, entry.titleCounts, titleCountsOf), now);
+      entry.dirty = false;
+      entry.savedSeq = entry.seq;
+      saved += 1;
+    }
+    return saved;
+  }
+
+  /** Whether the change log still holds every change after `seq`. */
+  private reaches(seq: number): boolean {
+    const oldest = this.source.oldestChange();
+    return oldest === null || seq >= oldest - 1;
+  }
+
+  private load(blogId: string): Promise<BlogListing> {
+    let pending = this.loading.get(blogId);
+    if (!pending) {
+      const restored = this.restore(blogId);
+      pending = (restored ? Promise.resolve(restored) : this.readAll(blogId)).finally(() => this.loading.delete(blogId));
+      this.loading.set(blogId, pending);
+    }
+    return pending;
+  }
+
+  /** The blog's saved listing when the log reaches back to it and replaying it is cheap. */
+  private restore(blogId: string): BlogListing | null {
+    const saved = this.snapshots?.get(blogId);
+    if (!saved || !this.reaches(saved.seq)) return null;
+    if (this.source.changesSince(blogId, saved.seq).length > MAX_REPLAY) return null;
+    return BlogListing.restore(saved.seq, blogId, this.source, saved.data);
+  }
+
+  private async readAll(blogId: string): Promise<BlogListing> {
+    // The log's end before the first page: whatever is committed later is replayed.
+    const listing = new BlogListing(this.source.latestChange(), blogId, this.source);
+    let after: { publishedAt: string; id: string } | null = null;
+    for (;;) {
+      const page = this.source.publishedSummariesAfter(blogId, after, this.loadPage);
+      listing.addPage(page);
+      if (page.length < this.loadPage) break;
+      const last = page[page.length - 1]!;
+      after = { publishedAt: last.publishedAt, id: last.id };
+      await yieldToLoop();
+    }
+    return listing;
+  }
+
+  /** Brings the entry up to date with the change log. */
+  private replay(blogId: string, entry: BlogListing): void {
+    const { source } = this;
+    // Read the log's end first: a change committed after it is replayed next time.
+    const latest = source.latestChange();
+    const changes = source.changesSince(blogId, entry.seq);
+    entry.titleCountsBefore = entry.fresh ? null : { ...entry.titleCounts };
+    entry.fresh = false;
+    for (const postId of new Set(changes.map((change) => change.postId))) entry.apply(postId, source.publishedSummary(postId));
+    entry.seq = Math.max(latest, changes[changes.length - 1]?.seq ?? 0);
+  }
+
+  private evict(keep: string): void {
+    let total = 0;
+    for (const entry of this.entries.values()) total += entry.posts.length;
+    for (const [blogId, entry] of this.entries) {
+      if (total <= this.maxPosts) return;
+      if (blogId === keep) continue;
+      this.entries.delete(blogId);
+      total -= entry.posts.length;
+    }
+  }
+}
