@@ -18,6 +18,10 @@ export class CountedSiteStore implements SiteStore {
     return this.counted('get', () => this.inner.get(key));
   }
 
+  getRange(key: string, start: number, end: number): Promise<Buffer | null> {
+    return this.counted('get', () => this.inner.getRange(key, start, end));
+  }
+
   delete(key: string): Promise<void> {
     return this.counted('delete', () => this.inner.delete(key));
   }

@@ -193,10 +193,22 @@ export class SearchIndexCache {
     return new IndexSnapshot(manifest, views);
   }
 
+  /** The snapshot held for the blog, as it is (not revalidated, not marked used); undefined when none. */
+  peek(blogSlug: string): IndexSnapshot | undefined {
+    return this.entries.get(blogSlug)?.snapshot;
+  }
+
   private async fetchSegment(blogSlug: string, entry: SegmentEntry): Promise<LoadedSegment> {
+    const segment = await this.openSegment(blogSlug, entry);
+    if (!segment) throw new SegmentGoneError(`${segmentKey(blogSlug, entry)} is listed in the manifest but missing`);
+    return segment;
+  }
+
+  /** Opens one segment of the blog's index; null when the store no longer has it. */
+  async openSegment(blogSlug: string, entry: SegmentEntry): Promise<LoadedSegment | null> {
     const key = segmentKey(blogSlug, entry);
     const object = await this.store.get(key);
-    if (!object) throw new SegmentGoneError(`${key} is listed in the manifest but missing`);
+    if (!object) return null;
     // A version 3 segment opens in place, reading only its term list and two numbers per
     // document (loadedSegment.ts); an older one is decoded whole.
     if (entry.format !== 3) return LoadedSegment.fromData(entry.id, await this.decode(key, object.body));

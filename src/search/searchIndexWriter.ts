@@ -37,6 +37,7 @@ import { encodeSegment, SEGMENT_FORMAT_VERSION, type EncodedSegment } from './se
 import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
 import { buildSegmentData, concatSegments, type MergeInput, type SegmentData } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
+import { WriteBases, type WriteBase } from './writeBase.js';
 
 export interface SearchIndexWriterOptions extends Partial<MergePolicy>, ParallelBuildOptions {
   /** Shared with the searcher so its next query sees this writer's changes at once. */
@@ -83,12 +84,15 @@ export class SearchIndexWriter {
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly mergeChains = new Map<string, Promise<unknown>>();
   private readonly background = new Map<string, Promise<void>>();
+  /** What upserts and removes read of an index not in memory (writeBase.ts). */
+  private readonly bases: WriteBases;
 
   constructor(
     private readonly store: SiteStore,
     private readonly options: SearchIndexWriterOptions = {},
   ) {
     this.cache = options.cache ?? new SearchIndexCache(store);
+    this.bases = new WriteBases(store, this.cache);
     this.policy = {
       headMaxDocs: options.headMaxDocs ?? DEFAULT_MERGE_POLICY.headMaxDocs,
       mergeFactor: options.mergeFactor ?? DEFAULT_MERGE_POLICY.mergeFactor,
@@ -97,20 +101,19 @@ export class SearchIndexWriter {
   }
 
   /**
-   * Loads the blog's index and the post ids of its segments, which the next upsert looks posts
-   * up by (the warm-up after a restart, for blogs that were publishing).
+   * Reads what the blog's next upsert reads: the head segment and the post ids of the others,
+   * unless the whole index is in memory (the warm-up after a restart, for blogs that were
+   * publishing). Its queries load the rest when they come.
    */
   async warm(blogSlug: string): Promise<void> {
-    const snapshot = await this.cache.snapshot(blogSlug);
-    // An id no post has: every segment builds its id map on the way.
-    snapshot?.locate('');
+    await this.exclusive(blogSlug, () => this.base(blogSlug));
   }
 
   /** Adds or replaces posts (matched by id). */
   async upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<void> {
     if (docs.length === 0) return;
     const manifest = await this.exclusive(blogSlug, async () => {
-      const base = await this.current(blogSlug);
+      const base = await this.base(blogSlug);
       const latest = latestById(docs);
       const next = nextManifest(base.manifest);
       const headView = next.head ? base.view(next.head) : undefined;
@@ -141,7 +144,7 @@ export class SearchIndexWriter {
       }
       const head = await this.prepare(next, headData);
       next.head = head.entry.id;
-      await this.commit(blogSlug, base, next, [head], replaced);
+      await this.commit(blogSlug, base.snapshot, next, [head], replaced);
       return next;
     });
     this.mergeLater(blogSlug, manifest);
@@ -151,7 +154,7 @@ export class SearchIndexWriter {
   async remove(blogSlug: string, postIds: readonly string[]): Promise<void> {
     if (postIds.length === 0) return;
     const manifest = await this.exclusive(blogSlug, async () => {
-      const base = await this.current(blogSlug);
+      const base = await this.base(blogSlug);
       const next = nextManifest(base.manifest);
       let changed = false;
       for (const id of new Set(postIds)) {
@@ -161,7 +164,7 @@ export class SearchIndexWriter {
         changed = true;
       }
       if (!changed) return null;
-      await this.commit(blogSlug, base, next, [], []);
+      await this.commit(blogSlug, base.snapshot, next, [], []);
       return next;
     });
     if (manifest) this.mergeLater(blogSlug, manifest);
@@ -245,6 +248,11 @@ export class SearchIndexWriter {
     return (await this.cache.snapshot(blogSlug, { fresh: true })) ?? IndexSnapshot.empty();
   }
 
+  /** What an upsert or a remove reads: the index in memory, or only the parts it needs (writeBase.ts). */
+  private base(blogSlug: string): Promise<WriteBase> {
+    return this.bases.open(blogSlug, () => this.current(blogSlug));
+  }
+
   private exclusive<T>(blogSlug: string, task: () => Promise<T>): Promise<T> {
     const previous = this.chains.get(blogSlug) ?? Promise.resolve();
     const run = previous.catch(() => undefined).then(task);
@@ -272,7 +280,7 @@ export class SearchIndexWriter {
    * Writes new segments, then the manifest (the commit), then deletes segments it no longer
    * names, and makes the new state current in the cache.
    */
-  private async commit(blogSlug: string, base: IndexSnapshot, next: Manifest, added: readonly NewSegment[], replaced: readonly string[]): Promise<void> {
+  private async commit(blogSlug: string, base: IndexSnapshot | null, next: Manifest, added: readonly NewSegment[], replaced: readonly string[]): Promise<void> {
     const gone = new Set(replaced);
     for (const s of added) if (!next.segments.some((e) => e.id === s.entry.id)) next.segments.push(s.entry);
     // A segment whose documents are all deleted carries nothing; drop it now.
@@ -287,9 +295,16 @@ export class SearchIndexWriter {
     await Promise.all(kept.filter((s) => !s.written).map((s) => this.store.put(segmentKey(blogSlug, s.entry), s.body, SEGMENT_OBJECT)));
     await this.store.put(manifestKey(blogSlug), serializeManifest(next), MANIFEST_OBJECT);
 
-    const loaded = new Map<string, LoadedSegment>([...base.views.map((v) => [v.segment.id, v.segment] as const), ...kept.map((s) => [s.entry.id, s.segment] as const)]);
-    const views = next.segments.map((entry) => SegmentView.of(loaded.get(entry.id)!, entry.deleted));
-    this.cache.install(blogSlug, new IndexSnapshot(next, views));
+    if (base) {
+      const loaded = new Map<string, LoadedSegment>([...base.views.map((v) => [v.segment.id, v.segment] as const), ...kept.map((s) => [s.entry.id, s.segment] as const)]);
+      const views = next.segments.map((entry) => SegmentView.of(loaded.get(entry.id)!, entry.deleted));
+      this.cache.install(blogSlug, new IndexSnapshot(next, views));
+    } else {
+      // Written from the parts a write needs: whatever the cache held is older than this
+      // state, and the next query reads the index as the new manifest names it.
+      this.cache.install(blogSlug, null);
+      this.bases.wrote(blogSlug, kept.filter((s) => s.entry.id === next.head).map((s) => s.segment));
+    }
 
     const stale = [...gone].filter((id) => !next.segments.some((s) => s.id === id));
     if (stale.length > 0) await this.store.deleteMany(stale.flatMap((id) => segmentKeysOf(blogSlug, id)));
@@ -301,7 +316,7 @@ export class SearchIndexWriter {
    */
   private async sweep(blogSlug: string): Promise<void> {
     await this.exclusive(blogSlug, async () => {
-      const named = new Set((await this.current(blogSlug)).manifest.segments.map((s) => s.id));
+      const named = new Set((await this.base(blogSlug)).manifest.segments.map((s) => s.id));
       const orphans = (await this.store.list(searchPrefix(blogSlug))).filter((key) => {
         const id = segmentIdOf(blogSlug, key);
         return id !== null && !named.has(id);
@@ -325,13 +340,15 @@ export class SearchIndexWriter {
   private async mergeNow(blogSlug: string): Promise<MergeReport> {
     let merges = 0;
     for (let step = 0; step < MAX_MERGE_STEPS; step++) {
-      const base = await this.exclusive(blogSlug, () => this.current(blogSlug));
+      const base = await this.exclusive(blogSlug, () => this.base(blogSlug));
       const group = planMerge(base.manifest, this.policy);
       if (!group) {
         await this.sweep(blogSlug);
         return { merges, segments: base.manifest.segments.length };
       }
-      const views = group.map((id) => base.view(id)!);
+      // Only the segments merged are read whole, not every segment of the blog.
+      const views = await this.bases.views(blogSlug, base, group);
+      if (!views) continue; // one went meanwhile (another process merged): plan again
       // The expensive part, outside the lock: publishes continue meanwhile.
       const joined = await (this.options.mergeSegments ?? mergeInPlace)(blogSlug, views.map((v) => v.segment.mergePart(v.deleted)));
       const { data, ordinalMaps } = joined;
@@ -340,7 +357,7 @@ export class SearchIndexWriter {
       if (merged) await this.store.put(segmentKey(blogSlug, merged.entry), merged.body, SEGMENT_OBJECT);
 
       const committed = await this.exclusive(blogSlug, async () => {
-        const now = await this.current(blogSlug);
+        const now = await this.base(blogSlug);
         const next = nextManifest(now.manifest);
         if (!group.every((id) => next.segments.some((s) => s.id === id))) return false;
         next.nextSegment = Math.max(next.nextSegment, draft.nextSegment);
@@ -360,7 +377,7 @@ export class SearchIndexWriter {
           next.segments.splice(position, 0, merged.entry);
         }
         // Already written above; commit only publishes the manifest that names it.
-        await this.commit(blogSlug, now, next, merged ? [{ ...merged, written: true }] : [], group);
+        await this.commit(blogSlug, now.snapshot, next, merged ? [{ ...merged, written: true }] : [], group);
         return true;
       });
       if (!committed) {
@@ -370,7 +387,7 @@ export class SearchIndexWriter {
       }
       merges++;
     }
-    const last = await this.current(blogSlug);
+    const last = await this.base(blogSlug);
     return { merges, segments: last.manifest.segments.length };
   }
 }

@@ -30,7 +30,7 @@ export const V3 = 3;
 export const MAGIC = 'FSEG';
 export const PREFIX_BYTES = 4 + 2 + 4;
 
-interface HeaderV3 {
+export interface HeaderV3 {
   docs: number;
   terms: number;
   postings: number;
@@ -137,9 +137,25 @@ function* encodeV3Steps(data: SegmentData): Generator<void, Buffer> {
   return Buffer.concat([prefix, headerBytes, termsBlock, idsBlock, docsBlock, u32Block(data.offsets), u32Block(byteOffsets), u32Block(docOffsets), u32Block(d.lengths), publishedBlock, postings.subarray(0, at)]);
 }
 
+/**
+ * The header of a version 3 segment from its first bytes (`raw` holds at least the prefix and
+ * the header: headerEnd tells how many that is). Throws SearchIndexFormatError when malformed.
+ */
+export function readHeaderV3(key: string, raw: Buffer): { header: HeaderV3; headerEnd: number } {
+  if (raw.length < PREFIX_BYTES || raw.toString('latin1', 0, 4) !== MAGIC || raw.readUInt16LE(4) !== V3) throw new SearchIndexFormatError(key, 'not a version 3 search segment');
+  const headerEnd = PREFIX_BYTES + raw.readUInt32LE(6);
+  if (raw.length < headerEnd) throw new SearchIndexFormatError(key, 'segment header is cut short');
+  const header = parseBlock(key, raw, PREFIX_BYTES, headerEnd, 'header') as HeaderV3 | null;
+  const blocks = header?.blocks;
+  if (!header || !isCount(header.docs) || !isCount(header.terms) || !isCount(header.postings) || !Array.isArray(blocks) || blocks.length !== 4 || !blocks.every(isCount)) {
+    throw new SearchIndexFormatError(key, 'segment header is malformed');
+  }
+  return { header, headerEnd };
+}
+
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
-function isStringArray(value: unknown, length: number): value is string[] {
+export function isStringArray(value: unknown, length: number): value is string[] {
   return Array.isArray(value) && value.length === length && value.every((v) => typeof v === 'string');
 }
 
@@ -169,13 +185,8 @@ export class StoredSegment {
     const fail = (problem: string): void => {
       throw new SearchIndexFormatError(key, problem);
     };
-    const headerEnd = PREFIX_BYTES + raw.readUInt32LE(6);
-    const header = parseBlock(key, raw, PREFIX_BYTES, headerEnd, 'header') as HeaderV3 | null;
-    const blocks = header?.blocks;
-    if (!header || !isCount(header.docs) || !isCount(header.terms) || !isCount(header.postings) || !Array.isArray(blocks) || blocks.length !== 4 || !blocks.every(isCount)) {
-      throw new SearchIndexFormatError(key, 'segment header is malformed');
-    }
-    const { docs, terms } = header;
+    const { header, headerEnd } = readHeaderV3(key, raw);
+    const { docs, terms, blocks } = header;
     const termsAt = headerEnd;
     this.idsAt = termsAt + blocks[0];
     this.docsAt = this.idsAt + blocks[1];

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { readFile, rmdir, unlink } from 'node:fs/promises';
+import { open, readFile, rmdir, unlink } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 import { StorageError } from '../errors.js';
 
@@ -41,6 +41,31 @@ export async function readOrNull(file: string, operation: string, key: string): 
   } catch (error) {
     if (isNoSuchObject(error)) return null;
     throw fsError(operation, key, error);
+  }
+}
+
+/** Bytes [start, end) of a file (fewer at its end), or null when it does not exist. */
+export async function readRangeOrNull(file: string, start: number, end: number, operation: string, key: string): Promise<Buffer | null> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if (isNoSuchObject(error)) return null;
+    throw fsError(operation, key, error);
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(Math.max(0, end - start));
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, start + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } catch (error) {
+    throw fsError(operation, key, error);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -5,7 +5,7 @@ import { dirname, extname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { StorageError } from '../errors.js';
-import { fsError, isNoSuchObject, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, unlinkIfPresent } from './fsFiles.js';
+import { fsError, isNoSuchObject, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, readRangeOrNull, unlinkIfPresent } from './fsFiles.js';
 import { FALLBACK_CACHE_CONTROL, FALLBACK_TYPES, isImmutable, isMeta, type Meta } from './fsMeta.js';
 import { TempFiles } from './fsTempFiles.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
@@ -167,6 +167,10 @@ export class FsSiteStore implements SiteStore {
       }
     };
     await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, files.length) }, worker));
+  }
+
+  getRange(key: string, start: number, end: number): Promise<Buffer | null> {
+    return readRangeOrNull(this.bodyPath(key), start, end, 'get', key);
   }
 
   async get(key: string): Promise<StoredObject | null> {

@@ -115,6 +115,22 @@ export class S3SiteStore implements SiteStore {
     }
   }
 
+  async getRange(key: string, start: number, end: number): Promise<Buffer | null> {
+    if (tooLongForS3(key)) return null;
+    try {
+      // An empty range still asks for one byte: S3 has no empty ranges, and the answer tells whether the object exists.
+      const response = await this.client.send(new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${Math.max(start, end - 1)}` }));
+      if (!response.Body) throw new Error('GetObject returned no body');
+      const bytes = await response.Body.transformToByteArray();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, Math.max(0, end - start)));
+    } catch (error) {
+      if (isMissingObject(error)) return null;
+      // A range that starts past the end (416) is an empty read, as a file's would be.
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 416) return Buffer.alloc(0);
+      throw this.failure('get', key, error);
+    }
+  }
+
   async delete(key: string): Promise<void> {
     if (tooLongForS3(key)) return;
     try {

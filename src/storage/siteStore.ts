@@ -30,6 +30,12 @@ export interface SiteStore {
   put(key: string, body: Buffer | string, options: PutOptions): Promise<void>;
   /** The object, or null when there is none. */
   get(key: string): Promise<StoredObject | null>;
+  /**
+   * Bytes [start, end) of the object's body (fewer when it is shorter), or null when there is no
+   * such object. For objects that are never replaced (search segments): a reader of a part
+   * needs no validator to know the parts it reads belong together.
+   */
+  getRange(key: string, start: number, end: number): Promise<Buffer | null>;
   /** Removes the object; removing a missing key is not an error. */
   delete(key: string): Promise<void>;
   /** Removes many objects (batched where the backend allows it). */

@@ -147,6 +147,18 @@ function siteStoreContract(name: string, makeStore: () => Promise<StoreFixture>)
       expect(await store.get('nowhere/at/all.html')).toBeNull();
     });
 
+    it('reads a byte range of an object: within it, past its end, empty, and null for a missing key', async () => {
+      const body = Buffer.from(Array.from({ length: 300 }, (_, i) => i % 251));
+      await store.put('blog/_search/seg-000001-abcdef01.bin', body, { contentType: 'application/octet-stream', cacheControl: 'private, max-age=31536000, immutable' });
+      expect(await store.getRange('blog/_search/seg-000001-abcdef01.bin', 10, 20)).toEqual(body.subarray(10, 20));
+      expect(await store.getRange('blog/_search/seg-000001-abcdef01.bin', 0, 300)).toEqual(body);
+      expect(await store.getRange('blog/_search/seg-000001-abcdef01.bin', 290, 400)).toEqual(body.subarray(290));
+      expect(await store.getRange('blog/_search/seg-000001-abcdef01.bin', 42, 42)).toEqual(Buffer.alloc(0));
+      expect(await store.getRange('blog/_search/seg-000001-abcdef01.bin', 500, 600)).toEqual(Buffer.alloc(0));
+      expect(await store.getRange('blog/_search/missing.bin', 0, 10)).toBeNull();
+      expect(await store.getRange('blog/no-such-folder/missing.bin', 0, 10)).toBeNull();
+    });
+
     it('answers a key too long to ever be stored as missing: null, nothing to delete, nothing listed', async () => {
       // Regression: a 6,000-character site path reached the folder store as ENAMETOOLONG and
       // the site server answered 500 instead of 404.

@@ -30,6 +30,10 @@ export class FaultyStore implements SiteStore {
     return this.inner.get(key);
   }
 
+  async getRange(key: string, start: number, end: number): Promise<Buffer | null> {
+    return this.inner.getRange(key, start, end);
+  }
+
   async delete(key: string): Promise<void> {
     this.check();
     return this.inner.delete(key);

@@ -31,6 +31,12 @@ export class MemorySiteStore implements SiteStore {
     return object ? { ...object, body: Buffer.from(object.body) } : null;
   }
 
+  async getRange(key: string, start: number, end: number): Promise<Buffer | null> {
+    this.calls.get.push(key);
+    const object = this.objects.get(key);
+    return object ? Buffer.from(object.body).subarray(start, Math.max(start, end)) : null;
+  }
+
   async delete(key: string): Promise<void> {
     this.calls.delete.push(key);
     this.objects.delete(key);

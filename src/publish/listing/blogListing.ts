@@ -81,7 +81,7 @@ export class BlogListing implements Listing, SummaryFiller {
     const saved = decodeListing(data);
     if (!saved) return null;
     const listing = new BlogListing(seq, blogId, reader);
-    const { words, starts, ids, publishedAt } = saved;
+    const { words, starts, ids, publishedAt, updatedAt } = saved;
     const segmentOf = saved.tags.map(tagSegment);
     const lists = segmentOf.map((segment) => {
       let list = listing.tags.get(segment);
@@ -93,7 +93,7 @@ export class BlogListing implements Listing, SummaryFiller {
       const count = words[w]!;
       const tags: string[] = new Array(count);
       for (let t = 0; t < count; t++) tags[t] = saved.tags[words[w + 1 + t]!]!;
-      const post = new LazySummary(ids[i]!, publishedAt[i]!, tags, words, w + 1 + count, listing);
+      const post = new LazySummary(ids[i]!, publishedAt[i]!, updatedAt[i]!, tags, words, w + 1 + count, listing);
       listing.posts.push(post);
       tagging: for (let t = 0; t < count; t++) {
         const index = words[w + 1 + t]!;
@@ -213,5 +213,5 @@ export class BlogListing implements Listing, SummaryFiller {
 
 /** A post deleted between the listing's update and its page's render: its delete job follows. */
 function gone(post: LazySummary): SitePostSummary {
-  return { id: post.id, slug: '', title: '', metaDescription: '', ogImageUrl: null, tags: post.tags, publishedAt: post.publishedAt, createdAt: post.publishedAt, updatedAt: post.publishedAt };
+  return { id: post.id, slug: '', title: '', metaDescription: '', ogImageUrl: null, tags: post.tags, publishedAt: post.publishedAt, createdAt: post.publishedAt, updatedAt: post.updatedAt };
 }

@@ -1,5 +1,5 @@
 /**
- * A listed post restored from a listing snapshot: its id, date and tags are known, the rest of
+ * A listed post restored from a listing snapshot: its id, dates and tags are known, the rest of
  * its summary (slug, title, description, dates, reading time) is read from the database the
  * first time a page needs it. A publish renders a few hundred posts of a 50,000-post blog (its
  * neighbours, one or two archive pages, the newest posts, a sitemap chunk), so the first publish
@@ -26,6 +26,7 @@ export class LazySummary implements SitePostSummary {
   constructor(
     readonly id: string,
     readonly publishedAt: string,
+    readonly updatedAt: string,
     readonly tags: string[],
     counts: Uint32Array,
     at: number,
@@ -75,10 +76,6 @@ export class LazySummary implements SitePostSummary {
 
   get createdAt(): string {
     return this.rest.createdAt;
-  }
-
-  get updatedAt(): string {
-    return this.rest.updatedAt;
   }
 
   get readingMinutes(): number | undefined {

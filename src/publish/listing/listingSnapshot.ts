@@ -5,7 +5,7 @@
  * array), where reading the same posts' rows took 350 ms.
  *
  *   u32 header length | header JSON (padded to 4 bytes) | u32 words
- *   header: { v, n, titleCounts, tags: distinct tags, ids: "\n"-joined, at: "\n"-joined }
+ *   header: { v, n, titleCounts, tags: distinct tags, ids, at, updated: each "\n"-joined }
  *   words, per post, oldest first: tag count, tag indexes…, hangulWords, latinWords, hangulChars, otherWords
  *
  * Bump FORMAT when this layout changes, or when countText (content/language.ts) counts titles
@@ -14,7 +14,7 @@
 import { countText, emptyCounts, type TextCounts } from '../../content/language.js';
 import type { SitePostSummary } from '../render/siteTypes.js';
 
-const FORMAT = 1;
+const FORMAT = 2;
 
 /**
  * A saved listing, checked but not turned into objects: post i's words start at `starts[i]`
@@ -23,6 +23,7 @@ const FORMAT = 1;
 export interface DecodedListing {
   ids: string[];
   publishedAt: string[];
+  updatedAt: string[];
   tags: string[];
   words: Uint32Array;
   starts: Uint32Array;
@@ -36,6 +37,8 @@ interface Header {
   tags: string[];
   ids: string;
   at: string;
+  /** updatedAt: the sitemap's lastmod of every tag page is the latest of its newest posts'. */
+  updated: string;
 }
 
 /** Title counts of a listed post: kept by a restored one, counted for one read from its row. */
@@ -61,6 +64,7 @@ export function encodeListing(posts: readonly SitePostSummary[], titleCounts: Te
     tags: [...tagIndex.keys()],
     ids: posts.map((post) => post.id).join('\n'),
     at: posts.map((post) => post.publishedAt).join('\n'),
+    updated: posts.map((post) => post.updatedAt).join('\n'),
   };
   const json = Buffer.from(JSON.stringify(header));
   const padded = Math.ceil(json.length / 4) * 4;
@@ -81,7 +85,8 @@ export function decodeListing(data: Uint8Array): DecodedListing | null {
     const n = header.n;
     const ids = n === 0 ? [] : header.ids.split('\n');
     const at = n === 0 ? [] : header.at.split('\n');
-    if (ids.length !== n || at.length !== n) return null;
+    const updated = n === 0 ? [] : header.updated.split('\n');
+    if (ids.length !== n || at.length !== n || updated.length !== n) return null;
     const start = 4 + Math.ceil(length / 4) * 4;
     // Copied out: the bytes SQLite hands over need not be aligned for a Uint32Array view.
     const words = new Uint32Array(view.buffer.slice(view.byteOffset + start, view.byteOffset + view.byteLength));
@@ -96,7 +101,7 @@ export function decodeListing(data: Uint8Array): DecodedListing | null {
       if (w > words.length) return null;
     }
     if (w !== words.length) return null;
-    return { ids, publishedAt: at, tags: header.tags, words, starts, titleCounts: { ...emptyCounts(), ...header.titleCounts } };
+    return { ids, publishedAt: at, updatedAt: updated, tags: header.tags, words, starts, titleCounts: { ...emptyCounts(), ...header.titleCounts } };
   } catch {
     return null;
   }

@@ -249,15 +249,16 @@ describe('ListingCache', () => {
 
     it('encodes ids, dates, tags and title counts, and decodes them as they were', () => {
       const posts: SitePostSummary[] = [
-        { id: 'a', slug: 'a', title: 'Hello world', metaDescription: '', ogImageUrl: null, tags: ['Two', 'two', '한국어'], publishedAt: '2026-01-01T00:00:00.000Z', createdAt: '', updatedAt: '' },
-        { id: 'b', slug: 'b', title: '안녕 세계', metaDescription: '', ogImageUrl: null, tags: [], publishedAt: '2026-01-02T00:00:00.000Z', createdAt: '', updatedAt: '' },
-        { id: 'c', slug: 'c', title: 'Again', metaDescription: '', ogImageUrl: null, tags: ['Two', 'two', '한국어'], publishedAt: '2026-01-03T00:00:00.000Z', createdAt: '', updatedAt: '' },
+        { id: 'a', slug: 'a', title: 'Hello world', metaDescription: '', ogImageUrl: null, tags: ['Two', 'two', '한국어'], publishedAt: '2026-01-01T00:00:00.000Z', createdAt: '', updatedAt: '2026-02-01T00:00:00.000Z' },
+        { id: 'b', slug: 'b', title: '안녕 세계', metaDescription: '', ogImageUrl: null, tags: [], publishedAt: '2026-01-02T00:00:00.000Z', createdAt: '', updatedAt: '2026-02-02T00:00:00.000Z' },
+        { id: 'c', slug: 'c', title: 'Again', metaDescription: '', ogImageUrl: null, tags: ['Two', 'two', '한국어'], publishedAt: '2026-01-03T00:00:00.000Z', createdAt: '', updatedAt: '2026-02-03T00:00:00.000Z' },
       ];
       const total = titleCountsOf(posts);
       const decoded = decodeListing(encodeListing(posts, total, titleCountsOfPost))!;
       expect(decoded.titleCounts).toEqual(total);
       expect(decoded.ids).toEqual(['a', 'b', 'c']);
       expect(decoded.publishedAt).toEqual(posts.map((post) => post.publishedAt));
+      expect(decoded.updatedAt).toEqual(posts.map((post) => post.updatedAt));
       const restored = posts.map((_, i) => {
         const w = decoded.starts[i]!;
         const count = decoded.words[w]!;
