@@ -39,10 +39,13 @@ import {
   decodePostings,
   FRAGMENT_SIZE,
   fragmentKey,
+  liveCount,
   metaKey,
+  ordinalOfId,
   STATIC_FORMAT,
   STATIC_FORMAT_VERSION,
   stateKey,
+  stateFromStored,
   type ChunkFile,
   type FragmentEntry,
   type FragmentFile,
@@ -165,7 +168,7 @@ export class StaticIndexWriter {
       for (const doc of docs) await this.kill(state, doc.id, fragments);
       const ordinals = docs.map(() => state.next++);
       docs.forEach((doc, i) => {
-        state.ids[doc.id] = ordinals[i]!;
+        state.byOrdinal[ordinals[i]!] = doc.id;
       });
       for (const [i, doc] of docs.entries()) (await fragments.of(ordinals[i]!))[ordinals[i]!] = entryOf(doc);
 
@@ -254,9 +257,9 @@ export class StaticIndexWriter {
   }
 
   private async kill(state: StaticState, id: string, fragments: FragmentEdits): Promise<void> {
-    const ordinal = state.ids[id];
-    if (ordinal === undefined) return;
-    delete state.ids[id];
+    const ordinal = ordinalOfId(state, id);
+    if (ordinal < 0) return;
+    state.byOrdinal[ordinal] = null;
     state.dead.push(ordinal);
     delete (await fragments.of(ordinal))[ordinal];
   }
@@ -281,7 +284,9 @@ export class StaticIndexWriter {
   /** Reads the whole index back, drops the dead and lays the live posts out afresh. */
   private async compact(blogSlug: string, state: StaticState, fragments: FragmentEdits): Promise<StaticIndexChange> {
     const liveOrdinals = new Map<number, string>();
-    for (const [id, ordinal] of Object.entries(state.ids)) liveOrdinals.set(ordinal, id);
+    state.byOrdinal.forEach((id, ordinal) => {
+      if (id !== null) liveOrdinals.set(ordinal, id);
+    });
     const docs: LaidOutDoc[] = [];
     for (let f = 0; f * FRAGMENT_SIZE < state.next; f++) {
       const file = await fragments.of(f * FRAGMENT_SIZE);
@@ -353,7 +358,7 @@ export class StaticIndexWriter {
       chunks,
       next: docs.length,
       laidOutFor: docs.length,
-      ids: Object.fromEntries(docs.map((d) => [d.id, d.ordinal])),
+      byOrdinal: byOrdinalOf(docs),
       dead: [],
       delta: [],
     };
@@ -374,7 +379,7 @@ export class StaticIndexWriter {
       chunks: state.chunks,
       fragment: FRAGMENT_SIZE,
       delta: state.delta.length > 0 ? DELTA_CHUNKS : 0,
-      docs: Object.keys(state.ids).length,
+      docs: liveCount(state),
       dead: state.dead,
       revision: state.revision,
     };
@@ -389,9 +394,8 @@ export class StaticIndexWriter {
     const kept = this.states.get(blogSlug);
     this.states.delete(blogSlug);
     if (kept?.revision !== undefined && (await this.readJson<StaticMeta>(metaKey(blogSlug)))?.revision === kept.revision) return kept;
-    const state = await this.readJson<StaticState>(stateKey(blogSlug));
     // Another format is rebuilt, as a missing index is.
-    return state && state.version === STATIC_FORMAT_VERSION ? state : null;
+    return stateFromStored(await this.readJson<unknown>(stateKey(blogSlug)), STATIC_FORMAT_VERSION);
   }
 
   private async readJson<T>(key: string): Promise<T | null> {
@@ -461,8 +465,15 @@ function inOrder(segments: readonly SegmentData[], docs: readonly ListedDocument
 
 /** Dead posts past a quarter of the live ones, or a blog grown four times past its layout. */
 function compactionDue(state: StaticState): boolean {
-  const live = Object.keys(state.ids).length;
+  const live = liveCount(state);
   return state.dead.length > Math.max(64, live / 4) || live > 4 * Math.max(state.laidOutFor, 256);
+}
+
+/** The post id of each laid-out ordinal (they run from 0 without gaps). */
+function byOrdinalOf(docs: readonly { ordinal: number; id: string }[]): (string | null)[] {
+  const byOrdinal = new Array<string | null>(docs.length).fill(null);
+  for (const doc of docs) byOrdinal[doc.ordinal] = doc.id;
+  return byOrdinal;
 }
 
 function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {

@@ -64,6 +64,24 @@ describe('runWhenIdle', () => {
     expect(errors.map((err) => (err as Error).message)).toEqual(['broken step']);
   });
 
+  it('waits for a pause when requests come one after another, then runs', async () => {
+    server = createServer((_req, res) => res.end('ok'));
+    const activity = new RequestActivity(server);
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    await (await fetch(url)).text();
+    const ran: number[] = [];
+    const done = runWhenIdle(activity, [() => void ran.push(1)], () => undefined, { maxWaitMs: 60_000, quietMs: 1_000 });
+    // A client sending requests back to back: never a second without one.
+    for (let i = 0; i < 10; i++) {
+      expect(await (await fetch(url)).text()).toBe('ok');
+      await turns(10);
+      expect(ran).toEqual([]);
+    }
+    await done;
+    expect(ran).toEqual([1]);
+  });
+
   it('does not wait forever behind a request that stays open', async () => {
     const { url, activity, held, release } = await holdingServer();
     const answered = fetch(url).then((res) => res.text());
