@@ -327,7 +327,7 @@ export function compose(options: ComposeOptions): Folio {
       await publisher.idle();
       await backups.idle();
       await searchWriter.idle();
-      warmUp.remember();
+      await warmUp.remember();
       await heavy.close();
       await checkpointer.stop();
       db.close();

@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     {
       everySecond: () => folio.tick(),
       everyMinute: async () => {
-        folio.warmUp.remember();
+        await folio.warmUp.remember();
         await folio.domains.checkPending();
       },
       ...(config.backupSchedule ? { backup: { cron: config.backupSchedule.cron, run: () => folio.backups.scheduled() } } : {}),

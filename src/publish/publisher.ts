@@ -90,7 +90,7 @@ export class Publisher {
   }
 
   /** Saves the listings that changed since last time (services/warmUp.ts, every minute and at shutdown). */
-  saveListings(now: string): number {
+  saveListings(now: string): Promise<number> {
     return this.listings.save(now);
   }
 

@@ -45,7 +45,7 @@ export interface WarmableListings {
   /** Loads what a blog's first publish reads (its listing among them); false when the blog is gone. */
   warmForPublishing(blogId: string): Promise<boolean>;
   /** Saves the listings that changed (publish/listing/listingCache.ts); returns how many. */
-  saveListings(now: string): number;
+  saveListings(now: string): Promise<number>;
 }
 
 export interface WarmUpDeps {
@@ -65,10 +65,10 @@ export class WarmUp {
    * Records both lists, most recently used first, when they changed since last time, and saves
    * the listings that changed: a restart restores them instead of reading every post.
    */
-  remember(): void {
+  async remember(): Promise<void> {
     this.record(KEY, this.deps.cache.stats().blogs.reverse().slice(0, REMEMBERED));
     this.record(LISTINGS_KEY, this.deps.listings.recentListings().slice(0, LISTINGS));
-    this.deps.listings.saveListings(isoNow(this.deps.clock));
+    await this.deps.listings.saveListings(isoNow(this.deps.clock));
   }
 
   /** Loads what was remembered: search indexes, then listings (see above). */

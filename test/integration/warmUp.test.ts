@@ -67,7 +67,7 @@ describe('warm-up after a restart', () => {
     const settings = new SettingsRepo(db);
     settings.set('search_recent_blogs', JSON.stringify(['gone', 'c', 'b', 'a']), '2026-01-01T00:00:00.000Z');
     // No listings are remembered here; the publisher's part is covered above.
-    const listings = { recentListings: () => [], warmForPublishing: async () => false, saveListings: () => 0 };
+    const listings = { recentListings: () => [], warmForPublishing: async () => false, saveListings: async () => 0 };
     const warmUp = new WarmUp({ settings, cache, listings, clock: new FakeClock(), logger: createLogger('silent') });
     expect((await warmUp.warm()).search).toEqual(['c', 'b']);
     // Least recently used first, as before the restart: 'c' is the most recent.

@@ -149,8 +149,8 @@ describe('ListingCache', () => {
       await publish('Gamma', []);
       const first = new ListingCache(site, { snapshots });
       await first.get(blog.id);
-      expect(first.save('2026-01-01T00:00:00.000Z')).toBe(1);
-      expect(first.save('2026-01-01T00:00:00.000Z')).toBe(0); // unchanged since
+      expect(await first.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      expect(await first.save('2026-01-01T00:00:00.000Z')).toBe(0); // unchanged since
 
       // Changes made while no cache was running, as across a restart.
       await publish('Delta', ['three']);
@@ -161,7 +161,7 @@ describe('ListingCache', () => {
       await expectCurrent(restarted);
       await t.folio.posts.delete(blog, a);
       await expectCurrent(restarted);
-      expect(restarted.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      expect(await restarted.save('2026-01-01T00:00:00.000Z')).toBe(1);
       await expectCurrent(new ListingCache(site, { snapshots }));
     });
 
@@ -173,7 +173,7 @@ describe('ListingCache', () => {
       }
       const saving = new ListingCache(site, { snapshots });
       await saving.get(blog.id);
-      saving.save('2026-01-01T00:00:00.000Z');
+      await saving.save('2026-01-01T00:00:00.000Z');
       await publish('After the restart', ['t1']);
 
       const { source, rows } = counting();
@@ -196,7 +196,7 @@ describe('ListingCache', () => {
       await publish('English words here', []);
       const saving = new ListingCache(site, { snapshots });
       const saved = { ...(await saving.get(blog.id)).titleCounts };
-      saving.save('2026-01-01T00:00:00.000Z');
+      await saving.save('2026-01-01T00:00:00.000Z');
       await publish('한국어 제목 입니다 정말', []);
       const listing = await new ListingCache(site, { snapshots }).get(blog.id);
       expect(listing.titleCountsBefore).toEqual(saved);
@@ -208,7 +208,7 @@ describe('ListingCache', () => {
       const first = await publish('First', []);
       const saving = new ListingCache(site, { snapshots });
       await saving.get(blog.id);
-      saving.save('2026-01-01T00:00:00.000Z');
+      await saving.save('2026-01-01T00:00:00.000Z');
       t.clock.advance(60_000);
       await t.folio.posts.update(blog, first, { title: 'First, renamed' });
       await publish('Second', []);
@@ -224,13 +224,13 @@ describe('ListingCache', () => {
       await publish('Only', []);
       const cache = new ListingCache(site, { snapshots, keepChanges: 4 });
       await cache.get(blog.id);
-      expect(cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
       const savedAt = snapshots.get(blog.id)!.seq;
       // Another blog's posts move the log on.
       const other = t.folio.repos.blogs.findById((await t.request('POST', '/v1/blogs', { body: { slug: 'other', name: 'Other' } })).body.id)!;
       for (let i = 0; i < 3; i++) await t.folio.posts.create(other, { title: `Other ${i}`, contentMd: 'x', status: 'published' });
       await cache.get(blog.id);
-      expect(cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
       expect(snapshots.get(blog.id)!.seq).toBeGreaterThan(savedAt);
     });
 
@@ -239,7 +239,7 @@ describe('ListingCache', () => {
       await publish('Only', []);
       const cache = new ListingCache(site, { snapshots });
       await cache.get(blog.id);
-      cache.save('2026-01-01T00:00:00.000Z');
+      await cache.save('2026-01-01T00:00:00.000Z');
       expect(snapshots.get(blog.id)).not.toBeNull();
       cache.forget(blog.id);
       expect(snapshots.get(blog.id)).toBeNull();
