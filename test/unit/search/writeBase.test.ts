@@ -7,11 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { manifestKey } from '../../../src/search/manifest.js';
 import { SearchIndexCache } from '../../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../../src/search/searchIndexWriter.js';
 import { FsSiteStore } from '../../../src/storage/fsSiteStore.js';
+import { S3SiteStore } from '../../../src/storage/s3SiteStore.js';
+import { createTestBucket } from '../../../bench/harness/s3rver.js';
 import type { SiteStore, StoredObject } from '../../../src/storage/siteStore.js';
 import { FaultyStore } from '../../support/faultyStore.js';
 import { searchDoc } from './docFactory.js';
@@ -153,5 +155,21 @@ describe('writes to an index not in memory', () => {
     await twin.merge('b');
     expect(await results(new SearchIndexCache(store))).toEqual(await results(twinCache));
     expect((await new SearchIndexCache(store).search('b', 'fresh', PAGE)).total).toBe(40);
+  });
+});
+
+describe('writes to an index not in memory, in an S3 bucket (s3rver)', () => {
+  it('reads ranges of the sealed segments and finds an edited post there', async () => {
+    const { client, bucket } = await createTestBucket(inject('s3Endpoint'));
+    const bucketStore = new CountingStore(new S3SiteStore({ client, bucket }));
+    await new SearchIndexWriter(bucketStore, { workers: 0, headMaxDocs: 8, autoMerge: false }).rebuild('b', corpus(80));
+    bucketStore.reset();
+    const cache = new SearchIndexCache(bucketStore);
+    const writer = new SearchIndexWriter(bucketStore, { workers: 0, headMaxDocs: 8, autoMerge: false, cache });
+    await writer.upsert('b', [searchDoc({ id: 'p5', body: 'edited in the bucket', publishedAt: '2024-01-01T00:05:00.000Z' })]);
+    expect(bucketStore.rangeBytes).toBeGreaterThan(0);
+    expect((await cache.search('b', 'word5', PAGE)).total).toBe(0);
+    expect((await cache.search('b', 'bucket', PAGE)).hits.map((hit) => hit.slug)).toEqual(['post-p5']);
+    expect((await cache.search('b', 'common', PAGE)).total).toBe(79);
   });
 });
