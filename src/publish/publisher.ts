@@ -5,7 +5,7 @@
  */
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
-import { SEARCH_TEXT_CHANGED, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
+import { SEARCH_TEXT_CHANGED, type JobPayload, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -23,7 +23,7 @@ import { SearchUpkeep, type SearchIndexUpdater } from './searchUpkeep.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { toSiteBlog, toSitePost } from './loadSite.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
-import { renderPostChange } from './postChange.js';
+import { renderPostChange, type PostChangeOutput } from './postChange.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { blogLanguage, createRenderContext } from './render/renderContext.js';
 import type { Theme } from './render/renderTheme.js';
@@ -33,6 +33,9 @@ import { FullSite, type VerifyReport } from './fullSite.js';
 import { RenderSlots } from './renderSlots.js';
 
 export type { VerifyReport };
+
+/** renderChange's answer when a change turned the blog's language. */
+const LANGUAGE_TIPPED = Symbol('language tipped');
 export type { SearchIndexUpdater };
 
 export interface PublisherDeps {
@@ -96,15 +99,20 @@ export class Publisher {
 
   /**
    * Loads what a blog's first publish would otherwise wait for: its listing, the state of its
-   * static search index, the post ids of its search segments, and the theme (compiled on first
-   * use). False when the blog is gone.
+   * static search index, the post ids of its search segments, the theme (compiled on first
+   * use), and what a dry run of a publish reads. False when the blog is gone.
    */
   async warmForPublishing(blogId: string): Promise<boolean> {
     const blog = this.deps.blogs.findById(blogId);
     if (!blog) return false;
     void this.deps.theme.assets;
-    await this.listings.get(blogId);
+    const listing = await this.listings.get(blogId);
     await this.search.warm(blog.slug);
+    // A dry run of the next publish: an edit of the newest post, rendered and thrown away. It
+    // reads the summaries that publish's pages list (the newest posts, the month, the tags'
+    // newest) and runs the render code once, so the real one finds both ready.
+    const newest = listing.posts[listing.posts.length - 1];
+    if (newest) await this.renderChange(blog, newest.id, { postId: newest.id, wasLive: true });
     return true;
   }
 
@@ -175,20 +183,33 @@ export class Publisher {
   }
 
   private async publishPostChange(job: PublishJob): Promise<void> {
-    const { site, urls, theme } = this.deps;
     const blog = this.deps.blogs.findById(job.blogId);
     if (!blog) return; // deleted since: its site_delete job removes everything
     const postId = job.payload.postId;
     if (!postId) throw new Error(`job ${job.id} has no postId`);
-    const listing = await this.listings.get(blog.id);
-    const summaries = listing.posts;
-    const siteBlog = toSiteBlog(blog, this.planOf(blog), urls);
-    if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) {
+    const change = await this.renderChange(blog, postId, job.payload);
+    if (change === LANGUAGE_TIPPED) {
       // The titles tipped the blog's language: every page's <html lang> and labels change.
       await this.rebuild(blog);
       await this.updateSearch(blog, postId, job.attempts);
       return;
     }
+    const { objects, deletions, live } = change;
+    const written = await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, deletions);
+    await this.edge.changed(blog, { attempt: job.attempts, changedKeys: written.changedKeys, allKeys: [...objects.map((o) => o.key), ...deletions] });
+    await this.updateSearch(blog, postId, job.attempts, live);
+  }
+
+  /**
+   * What a post's change writes: the database's current state of the objects it touches, or
+   * LANGUAGE_TIPPED when the change turned the blog's language (then everything is re-rendered).
+   */
+  private async renderChange(blog: BlogWithDomain, postId: string, payload: JobPayload): Promise<(PostChangeOutput & { live: SitePost | null }) | typeof LANGUAGE_TIPPED> {
+    const { site, urls, theme } = this.deps;
+    const listing = await this.listings.get(blog.id);
+    const summaries = listing.posts;
+    const siteBlog = toSiteBlog(blog, this.planOf(blog), urls);
+    if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) return LANGUAGE_TIPPED;
     const row = site.post(postId);
     const live = row && row.status === 'published' ? toSitePost(row) : null;
     // Rows of 1 MB posts carry up to 7 MB of HTML and take tens of milliseconds to read; the
@@ -203,9 +224,9 @@ export class Publisher {
     if (live) {
       const index = summaries.findIndex((p) => p.id === live.id);
       for (const neighbour of [summaries[index - 1], summaries[index + 1]]) await addNeighbour(neighbour);
-    } else if (job.payload.previousPublishedAt) {
+    } else if (payload.previousPublishedAt) {
       // The posts on either side of the gap lose their link to the removed post.
-      const at = job.payload.previousPublishedAt;
+      const at = payload.previousPublishedAt;
       const after = summaries.findIndex((p) => p.publishedAt > at || (p.publishedAt === at && p.id > postId));
       const around = after < 0 ? [summaries[summaries.length - 1]] : [summaries[after - 1], summaries[after]];
       for (const neighbour of around) await addNeighbour(neighbour);
@@ -213,7 +234,7 @@ export class Publisher {
     const newest = site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost);
     const ctx = createRenderContext({ theme, blog: siteBlog, titleCounts: listing.titleCounts, cache: this.deps.cache });
     const redirects = live ? site.redirectsOfPost(live.id) : [];
-    const { objects, deletions } = renderPostChange({
+    const output = renderPostChange({
       ctx,
       summaries,
       tagged: (segment) => listing.tagged(segment),
@@ -221,18 +242,16 @@ export class Publisher {
       post: live,
       neighbours,
       newest,
-      previousSlug: job.payload.previousSlug ?? (live ? undefined : row?.slug),
-      previousTags: [...(job.payload.previousTags ?? []), ...(row && !live ? row.tags : [])],
-      wasLive: job.payload.wasLive,
-      previousPublishedAt: job.payload.previousPublishedAt,
+      previousSlug: payload.previousSlug ?? (live ? undefined : row?.slug),
+      previousTags: [...(payload.previousTags ?? []), ...(row && !live ? row.tags : [])],
+      wasLive: payload.wasLive,
+      previousPublishedAt: payload.previousPublishedAt,
       postId,
       redirectsToPost: redirects,
       // A post that left the site takes its old addresses with it.
-      removedRedirects: [...(job.payload.removedRedirects ?? []), ...(live ? [] : site.redirectsOfPost(postId))],
+      removedRedirects: [...(payload.removedRedirects ?? []), ...(live ? [] : site.redirectsOfPost(postId))],
     });
-    const written = await writeSite(this.deps.store, this.deps.hashes, blog.id, objects, deletions);
-    await this.edge.changed(blog, { attempt: job.attempts, changedKeys: written.changedKeys, allKeys: [...objects.map((o) => o.key), ...deletions] });
-    await this.updateSearch(blog, postId, job.attempts, live);
+    return { ...output, live };
   }
 
   /** The owning account's plan as the database holds it now (a blog cannot outlive its account). */

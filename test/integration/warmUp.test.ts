@@ -4,6 +4,7 @@
  * them after the next start, most recently used first, within the caches' budgets.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,15 @@ import { startTestApp } from '../support/testApp.js';
 import { searchDoc } from '../unit/search/docFactory.js';
 
 const dirs: string[] = [];
+
+/** Every file of the site store under the data dir, with its modification time. */
+async function filesOf(dataDir: string): Promise<string[]> {
+  const root = join(dataDir, 'public');
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  const files = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => `${join(e.parentPath, e.name)} ${(await stat(join(e.parentPath, e.name))).mtimeMs}`));
+  return files.sort();
+}
+
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -41,7 +51,10 @@ describe('warm-up after a restart', () => {
     try {
       expect(second.folio.searchCacheStats().blogs).toEqual([]);
       expect(second.folio.publisher.recentListings()).toEqual([]);
+      const filesBefore = await filesOf(dataDir);
       expect(await second.folio.warmUp.warm()).toEqual({ search: [blogs[1]!.slug, blogs[0]!.slug], listings: [blogs[1]!.id, blogs[0]!.id] });
+      // Its dry run of a publish renders and writes nothing.
+      expect(await filesOf(dataDir)).toEqual(filesBefore);
       expect(second.folio.searchCacheStats().blogs).toEqual([blogs[0]!.slug, blogs[1]!.slug]);
       expect(second.folio.publisher.recentListings()).toEqual([blogs[1]!.id, blogs[0]!.id]);
     } finally {
