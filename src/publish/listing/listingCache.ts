@@ -112,7 +112,13 @@ export class ListingCache {
       // Unchanged, but saved long ago: the log is pruned past old positions, and a snapshot it
       // does not reach back to is of no use.
       if (!entry.dirty && entry.seq - entry.savedSeq <= this.keepChanges / 2) continue;
-      this.snapshots.put(blogId, entry.seq, encodeListing(entry.posts, entry.titleCounts, titleCountsOf), now);
+      try {
+        this.snapshots.put(blogId, entry.seq, encodeListing(entry.posts, entry.titleCounts, titleCountsOf), now);
+      } catch {
+        // A snapshot is a cache: one that cannot be written now (another process holding
+        // SQLite's write lock) stays due and is tried again at the next save.
+        continue;
+      }
       entry.dirty = false;
       entry.savedSeq = entry.seq;
       saved += 1;

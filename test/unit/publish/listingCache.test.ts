@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SiteRepo, SUMMARY_COLUMN_NAMES, SUMMARY_PAGE_SQL } from '../../../src/db/siteRepo.js';
 import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
-import { ListingCache, type ListingSource } from '../../../src/publish/listing/listingCache.js';
+import { ListingCache, type ListingSource, type SnapshotStore } from '../../../src/publish/listing/listingCache.js';
 import { plainSummary } from '../../../src/publish/listing/lazySummary.js';
 import { decodeListing, encodeListing, titleCountsOfPost } from '../../../src/publish/listing/listingSnapshot.js';
 import { ListingSnapshotsRepo } from '../../../src/db/listingSnapshotsRepo.js';
@@ -232,6 +232,27 @@ describe('ListingCache', () => {
       await cache.get(blog.id);
       expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
       expect(snapshots.get(blog.id)!.seq).toBeGreaterThan(savedAt);
+    });
+
+    it('keeps a listing due when its snapshot cannot be written, and saves it next time', async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      await publish('Only', []);
+      let refuse = true;
+      const flaky: SnapshotStore = {
+        get: (blogId) => snapshots.get(blogId),
+        delete: (blogId) => snapshots.delete(blogId),
+        put: (...args) => {
+          if (refuse) throw new Error('SQLITE_BUSY: database is locked');
+          snapshots.put(...args);
+        },
+      };
+      const cache = new ListingCache(site, { snapshots: flaky });
+      await cache.get(blog.id);
+      expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(0);
+      expect(snapshots.get(blog.id)).toBeNull();
+      refuse = false;
+      expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      expect(snapshots.get(blog.id)).not.toBeNull();
     });
 
     it('is deleted with its blog, and never saved for a blog that is gone', async () => {
