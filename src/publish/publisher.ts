@@ -76,6 +76,9 @@ export class Publisher {
 
   private readonly fullSite: FullSite;
 
+  /** Blogs that ran a post job in this process (their warm-up skips its dry run). */
+  private readonly publishedSinceStart = new Set<string>();
+
   /** Whole-blog work at once (full renders and reindexes): each already keeps both cores of a small VM busy. */
   private readonly slots = new RenderSlots(2);
 
@@ -102,15 +105,20 @@ export class Publisher {
    * static search index, the post ids of its search segments, the theme (compiled on first
    * use), and what a dry run of a publish reads. False when the blog is gone.
    */
-  async warmForPublishing(blogId: string): Promise<boolean> {
+  async warmForPublishing(blogId: string, beforeDryRun: () => Promise<void> = async () => {}): Promise<boolean> {
     const blog = this.deps.blogs.findById(blogId);
     if (!blog) return false;
     void this.deps.theme.assets;
-    const listing = await this.listings.get(blogId);
+    await this.listings.get(blogId);
     await this.search.warm(blog.slug);
     // A dry run of the next publish: an edit of the newest post, rendered and thrown away. It
     // reads the summaries that publish's pages list (the newest posts, the month, the tags'
-    // newest) and runs the render code once, so the real one finds both ready.
+    // newest) and runs the render code once, so the real one finds both ready. It waits for
+    // `beforeDryRun` (the server: a moment without requests) and is skipped once the blog has
+    // published meanwhile: then it would only take the event loop from requests.
+    await beforeDryRun();
+    if (this.publishedSinceStart.has(blogId)) return true;
+    const listing = await this.listings.get(blogId);
     const newest = listing.posts[listing.posts.length - 1];
     if (newest) await this.renderChange(blog, newest.id, { postId: newest.id, wasLive: true });
     return true;
@@ -187,6 +195,7 @@ export class Publisher {
     if (!blog) return; // deleted since: its site_delete job removes everything
     const postId = job.payload.postId;
     if (!postId) throw new Error(`job ${job.id} has no postId`);
+    this.publishedSinceStart.add(blog.id);
     const change = await this.renderChange(blog, postId, job.payload);
     if (change === LANGUAGE_TIPPED) {
       // The titles tipped the blog's language: every page's <html lang> and labels change.

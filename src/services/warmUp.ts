@@ -42,8 +42,11 @@ export interface WarmableCache {
 export interface WarmableListings {
   /** Blog ids whose listings are in memory, most recently used first. */
   recentListings(): string[];
-  /** Loads what a blog's first publish reads (its listing among them); false when the blog is gone. */
-  warmForPublishing(blogId: string): Promise<boolean>;
+  /**
+   * Loads what a blog's first publish reads (its listing among them), then awaits
+   * `beforeDryRun` and renders a publish without writing it; false when the blog is gone.
+   */
+  warmForPublishing(blogId: string, beforeDryRun?: () => Promise<void>): Promise<boolean>;
   /** Saves the listings that changed (publish/listing/listingCache.ts); returns how many. */
   saveListings(now: string): Promise<number>;
 }
@@ -71,13 +74,18 @@ export class WarmUp {
     await this.deps.listings.saveListings(isoNow(this.deps.clock));
   }
 
-  /** Loads what was remembered: search indexes, then listings (see above). */
-  async warm(): Promise<{ search: string[]; listings: string[] }> {
+  /**
+   * Loads what was remembered: search indexes, then listings (see above). `beforeDryRun` is
+   * awaited before each listing's dry run of a publish: the server passes a wait for a moment
+   * without requests. Loading the listing and the index state goes ahead at once: a publish
+   * arriving meanwhile needs them too and shares the work; the dry run it would only compete with.
+   */
+  async warm(options: { beforeDryRun?: () => Promise<void> } = {}): Promise<{ search: string[]; listings: string[] }> {
     const search = await this.warmSearch();
     const listings: string[] = [];
     for (const blogId of this.remembered(LISTINGS_KEY).slice(0, LISTINGS).reverse()) {
       try {
-        if (await this.deps.listings.warmForPublishing(blogId)) listings.unshift(blogId);
+        if (await this.deps.listings.warmForPublishing(blogId, options.beforeDryRun)) listings.unshift(blogId);
       } catch (err) {
         this.deps.logger.warn({ err, blogId }, 'listing warm-up failed; the listing loads on first publish');
       }
