@@ -33,10 +33,10 @@ import { FullSite, type VerifyReport } from './fullSite.js';
 import { RenderSlots } from './renderSlots.js';
 
 export type { VerifyReport };
+export type { SearchIndexUpdater };
 
 /** renderChange's answer when a change turned the blog's language. */
 const LANGUAGE_TIPPED = Symbol('language tipped');
-export type { SearchIndexUpdater };
 
 export interface PublisherDeps {
   blogs: BlogsRepo;
@@ -109,7 +109,7 @@ export class Publisher {
     const blog = this.deps.blogs.findById(blogId);
     if (!blog) return false;
     void this.deps.theme.assets;
-    await this.listings.get(blogId);
+    const listing = await this.listings.get(blogId);
     await this.search.warm(blog.slug);
     // A dry run of the next publish: an edit of the newest post, rendered and thrown away. It
     // reads the summaries that publish's pages list (the newest posts, the month, the tags'
@@ -118,7 +118,7 @@ export class Publisher {
     // published meanwhile: then it would only take the event loop from requests.
     await beforeDryRun();
     if (this.publishedSinceStart.has(blogId)) return true;
-    const listing = await this.listings.get(blogId);
+    // The listing object is kept current in place; renderChange brings it up to date again.
     const newest = listing.posts[listing.posts.length - 1];
     if (newest) await this.renderChange(blog, newest.id, { postId: newest.id, wasLive: true });
     return true;
