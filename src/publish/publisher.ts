@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import type { Plan } from '../services/plans.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';
-import { FEED_SIZE } from './render/archive.js';
+import { FEED_SIZE, indexOfPost, positionOf } from './render/archive.js';
 import type { CachePolicy } from './render/renderHeaders.js';
 import type { CdnPurger } from '../cdn/cdnPurger.js';
 import { CdnSync } from './cdnSync.js';
@@ -30,6 +30,7 @@ import type { Theme } from './render/renderTheme.js';
 import type { SitePost } from './render/siteTypes.js';
 import { recordedHashes, writeSite, type WriteResult } from './writeSite.js';
 import { FullSite, type VerifyReport } from './fullSite.js';
+import { tagCollator } from './render/renderIndexPages.js';
 import { RenderSlots } from './renderSlots.js';
 
 export type { VerifyReport };
@@ -103,14 +104,20 @@ export class Publisher {
   /**
    * Loads what a blog's first publish would otherwise wait for: its listing, the state of its
    * static search index, the post ids of its search segments, the theme (compiled on first
-   * use), and what a dry run of a publish reads. False when the blog is gone.
+   * use), the collator its tag index sorts with, and what a dry run of a publish reads. False
+   * when the blog is gone.
    */
   async warmForPublishing(blogId: string, beforeDryRun: () => Promise<void> = async () => {}): Promise<boolean> {
     const blog = this.deps.blogs.findById(blogId);
     if (!blog) return false;
     void this.deps.theme.assets;
+    // The reads first, all at once: they go on while the listing is restored (synchronous work).
+    const read = this.search.warm(blog.slug);
+    // Handled here too: a failed read must not be an unhandled rejection while the listing loads.
+    read.catch(() => undefined);
     const listing = await this.listings.get(blogId);
-    await this.search.warm(blog.slug);
+    tagCollator(blogLanguage(toSiteBlog(blog, this.planOf(blog), this.deps.urls), listing.titleCounts));
+    await read;
     // A dry run of the next publish: an edit of the newest post, rendered and thrown away. It
     // reads the summaries that publish's pages list (the newest posts, the month, the tags'
     // newest) and runs the render code once, so the real one finds both ready. It waits for
@@ -231,13 +238,14 @@ export class Publisher {
       await yieldToLoop();
     };
     if (live) {
-      const index = summaries.findIndex((p) => p.id === live.id);
+      // By its place (a binary search); the walk only if the listing's copy has another date.
+      const placed = indexOfPost(summaries, live);
+      const index = placed >= 0 ? placed : summaries.findIndex((p) => p.id === live.id);
       for (const neighbour of [summaries[index - 1], summaries[index + 1]]) await addNeighbour(neighbour);
     } else if (payload.previousPublishedAt) {
       // The posts on either side of the gap lose their link to the removed post.
-      const at = payload.previousPublishedAt;
-      const after = summaries.findIndex((p) => p.publishedAt > at || (p.publishedAt === at && p.id > postId));
-      const around = after < 0 ? [summaries[summaries.length - 1]] : [summaries[after - 1], summaries[after]];
+      const after = positionOf(summaries, { id: postId, publishedAt: payload.previousPublishedAt });
+      const around = after >= summaries.length ? [summaries[summaries.length - 1]] : [summaries[after - 1], summaries[after]];
       for (const neighbour of around) await addNeighbour(neighbour);
     }
     const newest = site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost);

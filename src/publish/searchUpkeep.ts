@@ -60,8 +60,7 @@ export class SearchUpkeep {
 
   /** Loads what the blog's next index writes read: the static index's state, the API index's segment ids. */
   async warm(blogSlug: string): Promise<void> {
-    await this.staticSearch.warm(blogSlug);
-    await this.deps.search.warm?.(blogSlug);
+    await Promise.all([this.staticSearch.warm(blogSlug), this.deps.search.warm?.(blogSlug)]);
   }
 
   /** Resolves once background upkeep (static index merges) is done. */

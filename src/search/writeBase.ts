@@ -85,9 +85,12 @@ export class WriteBases {
 
   private async openParts(blogSlug: string, manifest: Manifest): Promise<WriteBase | null> {
     const before = this.opened.get(blogSlug);
+    // All at once: one after another, each read waited for a turn of an event loop that a
+    // restarted server's first requests keep busy, and the warm-up ended after the publish it was for.
+    const parts = await Promise.all(manifest.segments.map((entry) => before?.get(entry.id) ?? this.openPart(blogSlug, entry, entry.id === manifest.head)));
     const now = new Map<string, Opened>();
-    for (const entry of manifest.segments) {
-      const part = before?.get(entry.id) ?? (await this.openPart(blogSlug, entry, entry.id === manifest.head));
+    for (const [i, entry] of manifest.segments.entries()) {
+      const part = parts[i];
       if (!part) return null;
       now.set(entry.id, part);
     }

@@ -7,15 +7,7 @@ import { mkdir, open, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errnoCode } from './fsFiles.js';
 
-/** Folders known to exist are remembered up to this many, to skip a mkdir per write. */
-const KNOWN_DIRS_LIMIT = 100_000;
-
 export class TempFiles {
-  /**
-   * Folders this store created or wrote into. A delete may prune one later; the write then
-   * fails with ENOENT and creates it again.
-   */
-  private readonly knownDirs = new Set<string>();
   /** Temp names are this prefix plus a counter: unique per store, cheaper than random bytes per write. */
   private readonly prefix = `.tmp-${randomBytes(6).toString('hex')}-`;
   private counter = 0;
@@ -39,36 +31,33 @@ export class TempFiles {
   async write(target: string, data: Buffer | string, sync: boolean): Promise<string> {
     const dir = dirname(target);
     const temp = join(dir, `${this.prefix}${(this.counter++).toString(36)}`);
+    let handle;
     for (let attempt = 1; ; attempt++) {
-      if (!this.knownDirs.has(dir)) {
-        await mkdir(dir, { recursive: true });
-        if (this.knownDirs.size >= KNOWN_DIRS_LIMIT) this.knownDirs.clear();
-        this.knownDirs.add(dir);
-      }
-      let handle;
       try {
         handle = await open(temp, 'wx');
+        break;
       } catch (error) {
-        // A delete of a sibling key may prune the folder between our mkdir and open.
+        // The folder is missing. It is created on demand, not before the first write into it:
+        // a restarted server's first publish made a mkdir call for each of the dozens of
+        // folders it writes into. A delete of a sibling key may prune it again before our open.
         if (errnoCode(error) !== 'ENOENT' || attempt === 3) throw error;
-        this.knownDirs.delete(dir);
-        continue;
+        await mkdir(dir, { recursive: true });
       }
-      try {
-        await handle.writeFile(data);
-        if (sync) await handle.datasync();
-      } catch (error) {
-        await handle.close().catch(() => undefined);
-        await rm(temp, { force: true }).catch(() => undefined);
-        throw error;
-      }
-      try {
-        await handle.close();
-      } catch (error) {
-        await rm(temp, { force: true }).catch(() => undefined);
-        throw error;
-      }
-      return temp;
     }
+    try {
+      await handle.writeFile(data);
+      if (sync) await handle.datasync();
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw error;
+    }
+    try {
+      await handle.close();
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw error;
+    }
+    return temp;
   }
 }

@@ -1,14 +1,15 @@
 /**
  * One blog's published posts in memory, oldest first, with its tag lists and title counts
- * (ListingCache keeps them current). Posts restored from a snapshot are LazySummary: their
- * slugs and titles are read when a page needs them, a run of neighbours per query.
+ * (ListingCache keeps them current). Posts restored from a snapshot are LazySummary: their ids,
+ * dates and tags come from the snapshot's bytes, their slugs and titles are read when a page
+ * needs them, a run of neighbours per query.
  */
 import { countText, emptyCounts, type TextCounts } from '../../content/language.js';
 import { indexOfPost, positionOf, type Ordered, type TagGroup } from '../render/archive.js';
 import { tagSegment } from '../render/renderPaths.js';
 import type { SitePostSummary } from '../render/siteTypes.js';
 import { LazySummary, type SummaryFiller } from './lazySummary.js';
-import { decodeListing } from './listingSnapshot.js';
+import { decodeListing, type DecodedListing } from './listingSnapshot.js';
 
 export interface Listing {
   /** Every published post of the blog, oldest first. */
@@ -32,9 +33,6 @@ export interface SummaryReader {
 }
 
 const EMPTY: readonly SitePostSummary[] = [];
-
-/** Lookups by id that walk the list before a map of ids is built (find). */
-const WALKS_BEFORE_MAP = 8;
 
 /** Summaries read per query when restored posts are first needed: a list page's worth and more. */
 const FILL_RUN = 128;
@@ -65,9 +63,13 @@ export class BlogListing implements Listing, SummaryFiller {
   dirty = true;
   /** Log position of the snapshot last saved or restored (0: none). */
   savedSeq = 0;
-  /** Built on the first change: a restored listing of 50,000 posts is placed without it. */
-  private byIdMap: Map<string, SitePostSummary> | null = null;
-  private walks = 0;
+  /** The listed posts that were not restored from a snapshot, by id. */
+  private readonly byId = new Map<string, SitePostSummary>();
+  /**
+   * The restored posts, by their index in the snapshot, and which of them left the listing since.
+   * They are found by the snapshot's id column, so no map of 50,000 ids is ever built.
+   */
+  private saved: { decoded: DecodedListing; posts: LazySummary[]; removed: Uint8Array } | null = null;
   private readonly tags = new Map<string, SitePostSummary[]>();
 
   constructor(
@@ -81,20 +83,21 @@ export class BlogListing implements Listing, SummaryFiller {
     const saved = decodeListing(data);
     if (!saved) return null;
     const listing = new BlogListing(seq, blogId, reader);
-    const { words, starts, ids, publishedAt, updatedAt } = saved;
+    const n = saved.ids.length;
+    const { words, starts } = saved;
     const segmentOf = saved.tags.map(tagSegment);
     const lists = segmentOf.map((segment) => {
       let list = listing.tags.get(segment);
       if (!list) listing.tags.set(segment, (list = []));
       return list;
     });
-    for (let i = 0; i < ids.length; i++) {
+    const restored: LazySummary[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const post = new LazySummary(saved, i, listing);
+      restored[i] = post;
+      listing.posts.push(post);
       const w = starts[i]!;
       const count = words[w]!;
-      const tags: string[] = new Array(count);
-      for (let t = 0; t < count; t++) tags[t] = saved.tags[words[w + 1 + t]!]!;
-      const post = new LazySummary(ids[i]!, publishedAt[i]!, updatedAt[i]!, tags, words, w + 1 + count, listing);
-      listing.posts.push(post);
       tagging: for (let t = 0; t < count; t++) {
         const index = words[w + 1 + t]!;
         // Two tags of one segment (`Go`, `go`) list the post once.
@@ -103,6 +106,7 @@ export class BlogListing implements Listing, SummaryFiller {
       }
     }
     for (const [segment, list] of listing.tags) if (list.length === 0) listing.tags.delete(segment);
+    listing.saved = { decoded: saved, posts: restored, removed: new Uint8Array(n) };
     addCounts(listing.titleCounts, saved.titleCounts, 1);
     listing.dirty = false;
     listing.savedSeq = seq;
@@ -119,9 +123,8 @@ export class BlogListing implements Listing, SummaryFiller {
    * event loop, keeps a 50,000-post load from holding the loop for the whole build (~90 ms).
    */
   addPage(posts: readonly SitePostSummary[]): void {
-    const byId = this.byId();
     for (const post of posts) {
-      if (byId.has(post.id)) continue;
+      if (this.byId.has(post.id)) continue;
       this.posts.push(post);
       this.index(post);
     }
@@ -150,7 +153,8 @@ export class BlogListing implements Listing, SummaryFiller {
         list.splice(positionOf(list, old), 1);
         if (list.length === 0) this.tags.delete(segment);
       }
-      this.byIdMap?.delete(postId);
+      if (old instanceof LazySummary && this.saved?.posts[old.index] === old) this.saved.removed[old.index] = 1;
+      else this.byId.delete(postId);
       addCounts(this.titleCounts, titleCountsOf(old), -1);
       this.dirty = true;
     }
@@ -162,18 +166,29 @@ export class BlogListing implements Listing, SummaryFiller {
   }
 
   /**
-   * Reads the summaries of a restored post and of the posts around it that are not read yet: a
-   * page lists its neighbours too, in either direction. A post whose row moved or went since
-   * the listing was brought up to date is read on its own, as it is now; the change's own job
-   * renders its pages again.
+   * Reads the summaries of a restored post and of the posts around it that are not read yet, up
+   * to FILL_RUN in one query: a page lists its posts newest first (home, month) or oldest first
+   * (sitemap), so the run reaches on from this post in the direction the page goes, until it meets
+   * a post read already. A post whose row moved or went since the listing was brought up to date
+   * is read on its own, as it is now; the change's own job renders its pages again.
    */
   fill(post: LazySummary): void {
-    const at = indexOfPost(this.posts, post);
+    const { posts } = this;
+    const at = indexOfPost(posts, post);
     if (at >= 0) {
-      const from = Math.max(0, at - FILL_RUN / 4);
-      const rows = this.reader.publishedSummariesFrom(this.blogId, this.posts[from]!, FILL_RUN);
+      const read = (i: number): boolean => {
+        const listed = posts[i]!;
+        return !(listed instanceof LazySummary) || listed.loaded;
+      };
+      // Newest first: the next one needed is older. Oldest first: newer. A first read: both ways.
+      const back = at + 1 < posts.length && read(at + 1) ? FILL_RUN - 1 : at > 0 && read(at - 1) ? 0 : FILL_RUN / 2;
+      let from = at;
+      while (from > 0 && at - from < back && !read(from - 1)) from--;
+      let to = at + 1;
+      while (to < posts.length && to - from < FILL_RUN && !read(to)) to++;
+      const rows = this.reader.publishedSummariesFrom(this.blogId, posts[from]!, to - from);
       for (let k = 0; k < rows.length; k++) {
-        const listed = this.posts[from + k];
+        const listed = posts[from + k];
         if (listed?.id !== rows[k]!.id) break;
         if (listed instanceof LazySummary) listed.provide(rows[k]!);
       }
@@ -181,26 +196,16 @@ export class BlogListing implements Listing, SummaryFiller {
     if (!post.loaded) post.provide(this.reader.summaryOfAnyStatus(post.id) ?? gone(post));
   }
 
-  /**
-   * The listed post with this id. The first few lookups walk the list (0.3 ms for 50,000 posts):
-   * the first publish after a restart replays one or two changes, and a map of every id costs
-   * ten times that to build.
-   */
+  /** The listed post with this id. */
   private find(postId: string): SitePostSummary | undefined {
-    if (this.byIdMap || ++this.walks > WALKS_BEFORE_MAP) return this.byId().get(postId);
-    return this.posts.find((post) => post.id === postId);
-  }
-
-  private byId(): Map<string, SitePostSummary> {
-    if (!this.byIdMap) {
-      this.byIdMap = new Map();
-      for (const post of this.posts) this.byIdMap.set(post.id, post);
-    }
-    return this.byIdMap;
+    const post = this.byId.get(postId);
+    if (post || !this.saved) return post;
+    const at = this.saved.decoded.ids.indexOf(postId);
+    return at >= 0 && this.saved.removed[at] === 0 ? this.saved.posts[at] : undefined;
   }
 
   private index(post: SitePostSummary, sorted = false): void {
-    this.byIdMap?.set(post.id, post);
+    this.byId.set(post.id, post);
     countText(post.title, this.titleCounts);
     for (const segment of segmentsOf(post)) {
       const list = this.tags.get(segment);

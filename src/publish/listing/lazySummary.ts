@@ -1,12 +1,14 @@
 /**
- * A listed post restored from a listing snapshot: its id, dates and tags are known, the rest of
- * its summary (slug, title, description, dates, reading time) is read from the database the
- * first time a page needs it. A publish renders a few hundred posts of a 50,000-post blog (its
- * neighbours, one or two archive pages, the newest posts, a sitemap chunk), so the first publish
- * after a restart reads those, not every row.
+ * A listed post restored from a listing snapshot. Its id, dates, tags and title counts are read
+ * from the decoded snapshot when asked for (no string or array per post is made by the restore:
+ * see TextColumn); the rest of its summary (slug, title, description, reading time) is read from
+ * the database the first time a page needs it. A publish renders a few hundred posts of a
+ * 50,000-post blog (its neighbours, one or two archive pages, the newest posts, a sitemap chunk),
+ * so the first publish after a restart reads those, not every row.
  */
 import type { TextCounts } from '../../content/language.js';
 import type { SitePostSummary } from '../render/siteTypes.js';
+import type { DecodedListing } from './listingSnapshot.js';
 
 /** Reads the summaries of posts not read yet, usually a run of them at once (BlogListing). */
 export interface SummaryFiller {
@@ -15,33 +17,46 @@ export interface SummaryFiller {
 
 export class LazySummary implements SitePostSummary {
   #loaded: SitePostSummary | null = null;
+  readonly #saved: DecodedListing;
   readonly #filler: SummaryFiller;
-  readonly #counts: Uint32Array;
-  readonly #at: number;
 
-  /**
-   * `tags` may be shared with other posts of the same tags (read only, like every summary's);
-   * the title's counts are four words of `counts` from `at` (one array for the whole listing).
-   */
+  /** Post `index` of the saved listing. */
   constructor(
-    readonly id: string,
-    readonly publishedAt: string,
-    readonly updatedAt: string,
-    readonly tags: string[],
-    counts: Uint32Array,
-    at: number,
+    saved: DecodedListing,
+    readonly index: number,
     filler: SummaryFiller,
   ) {
+    this.#saved = saved;
     this.#filler = filler;
-    this.#counts = counts;
-    this.#at = at;
+  }
+
+  get id(): string {
+    return this.#saved.ids.at(this.index);
+  }
+
+  get publishedAt(): string {
+    return this.#saved.publishedAt.at(this.index);
+  }
+
+  get updatedAt(): string {
+    return this.#saved.updatedAt.at(this.index);
+  }
+
+  /** A new array on every call: the few callers (tag pages, removals) read it once. */
+  get tags(): string[] {
+    const { words, starts, tags } = this.#saved;
+    const w = starts[this.index]!;
+    const count = words[w]!;
+    const names: string[] = new Array(count);
+    for (let t = 0; t < count; t++) names[t] = tags[words[w + 1 + t]!]!;
+    return names;
   }
 
   /** countText of the title, kept so that a change can take it off the blog's totals. */
   get titleCounts(): TextCounts {
-    const counts = this.#counts;
-    const at = this.#at;
-    return { hangulWords: counts[at]!, latinWords: counts[at + 1]!, hangulChars: counts[at + 2]!, otherWords: counts[at + 3]! };
+    const { words, starts } = this.#saved;
+    const at = starts[this.index]! + 1 + words[starts[this.index]!]!;
+    return { hangulWords: words[at]!, latinWords: words[at + 1]!, hangulChars: words[at + 2]!, otherWords: words[at + 3]! };
   }
 
   get loaded(): boolean {

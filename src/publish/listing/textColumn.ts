@@ -1,0 +1,55 @@
+/**
+ * One column of a saved listing (ids, dates), kept as the "\n"-joined string it was saved as.
+ * Splitting the columns of a 50,000-post listing made 150,000 strings that the restore then had
+ * to carry through two young-generation collections, on the very publish it was for; cut from one
+ * long string, a value exists only while a page or a lookup uses it. Values of one width (UUIDs
+ * and ISO dates, which is what Folio stores) are cut out by position; a column of mixed widths
+ * (older rows, tests) is split once.
+ */
+export class TextColumn {
+  private constructor(
+    private readonly joined: string,
+    /** Width of every value, or -1 when they differ (then `values` holds them). */
+    private readonly width: number,
+    private readonly values: readonly string[] | null,
+    readonly length: number,
+  ) {}
+
+  /** The column of `length` values, or null when the string does not hold that many. */
+  static of(joined: string, length: number): TextColumn | null {
+    if (length === 0) return joined === '' ? new TextColumn('', 0, null, 0) : null;
+    const width = length === 1 ? joined.length : joined.indexOf('\n');
+    if (width >= 0 && joined.length === length * (width + 1) - 1 && separatorsAt(joined, width + 1)) {
+      return new TextColumn(joined, width, null, length);
+    }
+    const values = joined.split('\n');
+    return values.length === length ? new TextColumn(joined, -1, values, length) : null;
+  }
+
+  at(index: number): string {
+    if (this.values) return this.values[index]!;
+    const start = index * (this.width + 1);
+    return this.joined.slice(start, start + this.width);
+  }
+
+  /** Where `value` is, or -1: a scan of the joined string, no value made on the way. */
+  indexOf(value: string): number {
+    if (this.values) return this.values.indexOf(value);
+    if (this.length === 0 || value.length !== this.width) return -1;
+    const step = this.width + 1;
+    for (let at = this.joined.indexOf(value); at >= 0; at = this.joined.indexOf(value, at + 1)) {
+      if (at % step === 0) return at / step;
+    }
+    return -1;
+  }
+}
+
+/** Whether every `step`th character from `step - 1` on is a newline, and no other one is. */
+function separatorsAt(joined: string, step: number): boolean {
+  for (let at = step - 1; at < joined.length; at += step) if (joined.charCodeAt(at) !== 10) return false;
+  // A value holding a newline of its own would shift the rest; with equal widths it cannot
+  // hide, but a count keeps the check honest for any input.
+  let newlines = 0;
+  for (let at = joined.indexOf('\n'); at >= 0; at = joined.indexOf('\n', at + 1)) newlines++;
+  return newlines === Math.floor(joined.length / step);
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { TextColumn } from '../../../src/publish/listing/textColumn.js';
+
+const valuesOf = (column: TextColumn): string[] => Array.from({ length: column.length }, (_, i) => column.at(i));
+
+describe('TextColumn', () => {
+  it('cuts values of one width out of the joined string and finds them by value', () => {
+    const ids = ['0b1e', 'ab12', 'ffff', '12ab'];
+    const column = TextColumn.of(ids.join('\n'), ids.length)!;
+    expect(valuesOf(column)).toEqual(ids);
+    expect(ids.map((id) => column.indexOf(id))).toEqual([0, 1, 2, 3]);
+    // Present in the string across a separator or inside a value, but not as a value.
+    expect(column.indexOf('b12\n')).toBe(-1);
+    expect(column.indexOf('e\nab')).toBe(-1);
+    expect(column.indexOf('2ab')).toBe(-1);
+    expect(column.indexOf('zzzz')).toBe(-1);
+  });
+
+  it('splits a column of mixed widths, and still answers the same', () => {
+    const values = ['a', 'bcd', '', 'ef'];
+    const column = TextColumn.of(values.join('\n'), values.length)!;
+    expect(valuesOf(column)).toEqual(values);
+    expect(column.indexOf('bcd')).toBe(1);
+    expect(column.indexOf('')).toBe(2);
+    expect(column.indexOf('b')).toBe(-1);
+  });
+
+  it('holds one value, or none', () => {
+    expect(valuesOf(TextColumn.of('only', 1)!)).toEqual(['only']);
+    expect(TextColumn.of('', 0)!.length).toBe(0);
+    expect(TextColumn.of('', 0)!.indexOf('')).toBe(-1);
+  });
+
+  it('refuses a string that does not hold as many values as it should', () => {
+    expect(TextColumn.of('a\nb\nc', 2)).toBeNull();
+    expect(TextColumn.of('ab\ncd', 3)).toBeNull();
+    expect(TextColumn.of('x', 0)).toBeNull();
+    // Equal widths but one value holding a newline of its own: split, and the count is wrong.
+    expect(TextColumn.of('ab\nc\nd\nef', 3)).toBeNull();
+  });
+});
