@@ -39,14 +39,24 @@ const toSummary = (row: SummaryRow): PublishedSummary => ({
 /** Columns of a summary row; all but content_md are in the posts_published_summary index (migration 013). */
 export const SUMMARY_COLUMN_NAMES = ['id', 'slug', 'title', 'meta_description', 'og_image_url', 'tags', 'published_at', 'created_at', 'updated_at', 'text_counts', 'content_md'] as const;
 
-const SUMMARY_COLUMNS =
-  "id, slug, title, meta_description, og_image_url, tags, published_at, created_at, updated_at, text_counts, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md";
+/** The columns of a summary, of table `t` when given (a join). */
+const summaryColumns = (t = ''): string =>
+  `${t}id, ${t}slug, ${t}title, ${t}meta_description, ${t}og_image_url, ${t}tags, ${t}published_at, ${t}created_at, ${t}updated_at, ${t}text_counts, CASE WHEN ${t}text_counts IS NULL THEN ${t}content_md ELSE '' END AS content_md`;
+
+const SUMMARY_COLUMNS = summaryColumns();
 
 /** A page of the listing, oldest first, after a (published_at, id) position (keyset paging). */
 export const SUMMARY_PAGE_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`;
 
 /** Summaries from a (published_at, id) position on, that one included. */
 const SUMMARY_FROM_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) >= (?, ?) ORDER BY published_at, id LIMIT ?`;
+
+/**
+ * Summaries of published posts named by their (published_at, id), in no particular order: one
+ * index seek each in the summary index, however scattered the posts are (a tag's newest posts).
+ * Reading them by id alone would go to the table rows, behind their Markdown and HTML.
+ */
+export const SUMMARY_AT_SQL = `SELECT ${summaryColumns('p.')} FROM json_each(?) AS j CROSS JOIN posts AS p WHERE p.blog_id = ? AND p.status = 'published' AND p.published_at = j.value ->> 0 AND p.id = j.value ->> 1`;
 
 /**
  * A post as its page needs it. The Markdown only counts its text when the counts are not stored
@@ -62,6 +72,7 @@ export class SiteRepo {
   private readonly summariesPageStmt;
   private readonly idsPageStmt;
   private readonly summariesFromStmt;
+  private readonly summariesAtStmt;
   private readonly anySummaryStmt;
   private readonly htmlBytesStmt;
   private readonly newestStmt;
@@ -78,6 +89,7 @@ export class SiteRepo {
   constructor(db: Db) {
     this.summariesPageStmt = db.prepare<[string, string, string, number], SummaryRow>(SUMMARY_PAGE_SQL);
     this.summariesFromStmt = db.prepare<[string, string, string, number], SummaryRow>(SUMMARY_FROM_SQL);
+    this.summariesAtStmt = db.prepare<[string, string], SummaryRow>(SUMMARY_AT_SQL);
     this.anySummaryStmt = db.prepare<[string], SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM posts WHERE id = ?`);
     // octet_length() reads the length from the record header, not the text.
     this.htmlBytesStmt = db.prepare<[string], { id: string; bytes: number }>(
@@ -121,6 +133,11 @@ export class SiteRepo {
   /** Up to `limit` published summaries from a (published_at, id) position on, that one included. */
   publishedSummariesFrom(blogId: string, from: { publishedAt: string; id: string }, limit: number): PublishedSummary[] {
     return this.summariesFromStmt.all(blogId, from.publishedAt, from.id, limit).map(toSummary);
+  }
+
+  /** The published summaries of these posts (found by their place), in no particular order. */
+  publishedSummariesAt(blogId: string, posts: readonly { publishedAt: string; id: string }[]): PublishedSummary[] {
+    return this.summariesAtStmt.all(JSON.stringify(posts.map((post) => [post.publishedAt, post.id])), blogId).map(toSummary);
   }
 
   /** The post's summary whatever its status (published_at as it was when it left the site); null once the row is gone. */

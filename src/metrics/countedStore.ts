@@ -18,6 +18,10 @@ export class CountedSiteStore implements SiteStore {
     return this.counted('get', () => this.inner.get(key));
   }
 
+  getBody(key: string): Promise<Buffer | null> {
+    return this.counted('get', () => this.inner.getBody(key));
+  }
+
   getRange(key: string, start: number, end: number): Promise<Buffer | null> {
     return this.counted('get', () => this.inner.getRange(key, start, end));
   }

@@ -88,6 +88,27 @@ function indexIn(list: readonly SitePostSummary[], post: { id: string; published
   return at >= 0 ? at : list.findIndex((p) => p.id === post.id);
 }
 
+/**
+ * What the pages of the blog's next publish list when it adds a post, the usual case: the newest
+ * posts (home page, last archive page, llms.txt), every post of the newest month, the last sitemap
+ * chunk, and the newest posts of the newest post's tags (tag pages and their last archive pages).
+ * The warm-up after a restart reads their rows ahead of that publish (Listing.prefetch).
+ */
+export function listedByNextPost(
+  summaries: readonly SitePostSummary[],
+  tagged: (segment: string) => readonly SitePostSummary[],
+): (readonly SitePostSummary[])[] {
+  const newest = summaries[summaries.length - 1];
+  if (!newest) return [];
+  const lists = [
+    summaries.slice(-Math.max(HOME_LIST_MAX, LLMS_POST_COUNT, 2 * ARCHIVE_PAGE_SIZE)),
+    postsInMonth(summaries, monthOf(newest.publishedAt)),
+    sitemapChunkSlice(summaries, sitemapChunkCount(summaries.length)),
+  ];
+  for (const tag of newest.tags) lists.push(tagged(tagSegment(tag)).slice(-Math.max(TAG_LIST_MAX, 2 * ARCHIVE_PAGE_SIZE)));
+  return lists;
+}
+
 export function renderPostChange(input: PostChangeInput): PostChangeOutput {
   const { ctx, summaries, post } = input;
   const blog = ctx.blog.slug;

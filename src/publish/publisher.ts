@@ -23,7 +23,7 @@ import { SearchUpkeep, type SearchIndexUpdater } from './searchUpkeep.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { toSiteBlog, toSitePost } from './loadSite.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
-import { renderPostChange, type PostChangeOutput } from './postChange.js';
+import { listedByNextPost, renderPostChange, type PostChangeOutput } from './postChange.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { blogLanguage, createRenderContext } from './render/renderContext.js';
 import type { Theme } from './render/renderTheme.js';
@@ -117,6 +117,9 @@ export class Publisher {
     read.catch(() => undefined);
     const listing = await this.listings.get(blogId);
     tagCollator(blogLanguage(toSiteBlog(blog, this.planOf(blog), this.deps.urls), listing.titleCounts));
+    // The rows its pages list, read now (~600 of a 50,000-post blog): the dry run below waits for a
+    // quiet moment, which a client that publishes right after a restart does not leave.
+    listing.prefetch(listedByNextPost(listing.posts, (segment) => listing.tagged(segment)));
     await read;
     // A dry run of the next publish: an edit of the newest post, rendered and thrown away. It
     // reads the summaries that publish's pages list (the newest posts, the month, the tags'

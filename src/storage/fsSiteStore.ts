@@ -45,11 +45,12 @@ export class FsSiteStore implements SiteStore {
   private unsynced = new Set<string>();
   private readonly plainCacheControl: string;
   /**
-   * Names of the metadata files in each metadata folder a plain put went to, read on the first
-   * such put and kept up to date by this store's own writes: a plain put removes a metadata file
-   * only where one exists, without a system call per put. Per folder, not the whole tree: a
-   * 50,000-post blog has 10,000 metadata files (its search chunks), which a restarted server's
-   * first publish had to walk.
+   * The entries of each metadata folder read so far, kept up to date by this store's own writes:
+   * a plain put removes a metadata file only where one exists, without a system call per put. A
+   * folder is read on the first plain put into it, and only when its parent lists it: a post's
+   * folder rarely has metadata, and reading its parent once answers for all 50,000 of them. Read
+   * per folder, not the whole tree: a 50,000-post blog has 10,000 metadata files (its search
+   * chunks), which a restarted server's first publish had to walk.
    */
   private readonly metaNames = new Map<string, Promise<Set<string>>>();
 
@@ -81,7 +82,7 @@ export class FsSiteStore implements SiteStore {
         // Metadata first: a crash in between leaves a new meta beside the old (or no) body,
         // never a new body without its meta.
         await rename(metaTemp.value, metaFile);
-        (await this.metaNames.get(dirname(metaFile)))?.add(basename(metaFile));
+        await this.metaAdded(metaFile);
         await rename(bodyTemp.value, file);
         if (options.deferSync) this.unsynced.add(file).add(metaFile);
       } catch (error) {
@@ -106,15 +107,16 @@ export class FsSiteStore implements SiteStore {
     await this.exclusive(key, async () => {
       const metaFile = this.metaPath(key);
       const metaNames = await this.metaNamesIn(dirname(metaFile));
+      const metaName = basename(metaFile);
       const temp = await this.temps.write(file, bytes, !options.deferSync).catch((error: unknown) => {
         throw fsError('put', key, error);
       });
       try {
         await rename(temp, file);
         if (options.deferSync) this.unsynced.add(file);
-        if (metaNames.has(basename(metaFile))) {
+        if (metaNames?.has(metaName)) {
           await unlinkIfPresent(metaFile);
-          metaNames.delete(basename(metaFile));
+          metaNames.delete(metaName);
         }
       } catch (error) {
         await rm(temp, { force: true }).catch(() => undefined);
@@ -127,21 +129,37 @@ export class FsSiteStore implements SiteStore {
     return options.redirectTo === undefined && options.cacheControl === this.plainCacheControl && options.contentType === FALLBACK_TYPES[extname(key).toLowerCase()];
   }
 
-  private metaNamesIn(metaDir: string): Promise<Set<string>> {
-    let names = this.metaNames.get(metaDir);
+  /** The entries of a metadata folder; null when its parent does not list it (nothing remembered). */
+  private async metaNamesIn(dir: string): Promise<Set<string> | null> {
+    if (!this.metaNames.has(dir) && dir !== this.metaRoot) {
+      const parent = await this.metaNamesIn(dirname(dir));
+      if (!parent?.has(basename(dir))) return null;
+    }
+    let names = this.metaNames.get(dir);
     if (!names) {
-      names = readdir(metaDir).then(
-        // Temp files of writes in flight are in there too; they never match a key's name.
+      names = readdir(dir).then(
+        // Temp files of writes in flight are listed too; they never match a key's name.
         (entries) => new Set(entries),
         (error: unknown) => {
+          // Gone (pruned since its parent was read): empty, and kept current like any other.
           if (isNoSuchObject(error)) return new Set<string>();
-          this.metaNames.delete(metaDir); // the next plain put into the folder tries again
+          this.metaNames.delete(dir); // unreadable now: the next put into it tries again
           throw error;
         },
       );
-      this.metaNames.set(metaDir, names);
+      this.metaNames.set(dir, names);
     }
     return names;
+  }
+
+  /**
+   * A metadata file was put: the folders read so far learn its name, and the names of the folders
+   * its put may have created on the way (TempFiles creates them).
+   */
+  private async metaAdded(metaFile: string): Promise<void> {
+    for (let entry = metaFile; entry.length > this.metaRoot.length; entry = dirname(entry)) {
+      (await this.metaNames.get(dirname(entry)))?.add(basename(entry));
+    }
   }
 
   /**
@@ -179,6 +197,11 @@ export class FsSiteStore implements SiteStore {
 
   getRange(key: string, start: number, end: number): Promise<Buffer | null> {
     return readRangeOrNull(this.bodyPath(key), start, end, 'get', key);
+  }
+
+  async getBody(key: string): Promise<Buffer | null> {
+    // One read of one file: a put replaces the file by rename, so this is one version whole.
+    return readOrNull(this.bodyPath(key), 'get', key);
   }
 
   async get(key: string): Promise<StoredObject | null> {

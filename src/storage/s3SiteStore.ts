@@ -93,6 +93,10 @@ export class S3SiteStore implements SiteStore {
     }
   }
 
+  async getBody(key: string): Promise<Buffer | null> {
+    return (await this.get(key))?.body ?? null;
+  }
+
   async get(key: string): Promise<StoredObject | null> {
     if (tooLongForS3(key)) return null;
     try {

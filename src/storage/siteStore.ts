@@ -36,6 +36,13 @@ export interface SiteStore {
    * needs no validator to know the parts it reads belong together.
    */
   getRange(key: string, start: number, end: number): Promise<Buffer | null>;
+  /**
+   * The object's body alone, or null when there is none: for a writer's own files (the static
+   * search index's state and chunks), read whole and parsed at once. Like `get` it never returns
+   * part of one version, but it skips what only an answer to a reader needs (the folder store
+   * hashes the body to pair it with its metadata: 3 ms for a 50,000-post blog's 2.2 MB state).
+   */
+  getBody(key: string): Promise<Buffer | null>;
   /** Removes the object; removing a missing key is not an error. */
   delete(key: string): Promise<void>;
   /** Removes many objects (batched where the backend allows it). */

@@ -47,6 +47,10 @@ class GatedStore implements SiteStore {
     return this.inner.get(key);
   }
 
+  getBody(key: string): Promise<Buffer | null> {
+    return this.inner.getBody(key);
+  }
+
   getRange(key: string, start: number, end: number): Promise<Buffer | null> {
     return this.inner.getRange(key, start, end);
   }

@@ -30,6 +30,10 @@ export class FaultyStore implements SiteStore {
     return this.inner.get(key);
   }
 
+  async getBody(key: string): Promise<Buffer | null> {
+    return this.inner.getBody(key);
+  }
+
   async getRange(key: string, start: number, end: number): Promise<Buffer | null> {
     return this.inner.getRange(key, start, end);
   }

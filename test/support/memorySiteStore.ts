@@ -31,6 +31,12 @@ export class MemorySiteStore implements SiteStore {
     return object ? { ...object, body: Buffer.from(object.body) } : null;
   }
 
+  async getBody(key: string): Promise<Buffer | null> {
+    this.calls.get.push(key);
+    const object = this.objects.get(key);
+    return object ? Buffer.from(object.body) : null;
+  }
+
   async getRange(key: string, start: number, end: number): Promise<Buffer | null> {
     this.calls.get.push(key);
     const object = this.objects.get(key);

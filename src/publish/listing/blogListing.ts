@@ -22,12 +22,16 @@ export interface Listing {
   tagged(segment: string): readonly SitePostSummary[];
   /** Every tag with its posts, ordered by segment, as collectTags gives them. */
   tagGroups(): TagGroup<SitePostSummary>[];
+  /** Reads now the rows of these lists' posts that are not read yet (restored posts), newest first. */
+  prefetch(lists: readonly (readonly SitePostSummary[])[]): void;
 }
 
 /** What a listing reads summaries from when a restored post's fields are first needed (SiteRepo). */
 export interface SummaryReader {
   /** Up to `limit` published summaries from `from` on (inclusive), oldest first. */
   publishedSummariesFrom(blogId: string, from: Ordered, limit: number): SitePostSummary[];
+  /** The published summaries of these posts, found by their place, in any order. */
+  publishedSummariesAt(blogId: string, posts: readonly Ordered[]): SitePostSummary[];
   /** The post's summary whatever its status now; null once the row is gone. */
   summaryOfAnyStatus(postId: string): SitePostSummary | null;
 }
@@ -36,6 +40,9 @@ const EMPTY: readonly SitePostSummary[] = [];
 
 /** Summaries read per query when restored posts are first needed: a list page's worth and more. */
 const FILL_RUN = 128;
+
+/** Posts read per query by prefetch. */
+const PREFETCH_BATCH = 500;
 
 function addCounts(target: TextCounts, counts: TextCounts, sign: 1 | -1): void {
   target.hangulWords += sign * counts.hangulWords;
@@ -194,6 +201,19 @@ export class BlogListing implements Listing, SummaryFiller {
       }
     }
     if (!post.loaded) post.provide(this.reader.summaryOfAnyStatus(post.id) ?? gone(post));
+  }
+
+  /**
+   * By their places in the summary index, PREFETCH_BATCH at a time: a tag's newest posts are
+   * scattered over the blog, and runs around each (fill) read many rows no page lists.
+   */
+  prefetch(lists: readonly (readonly SitePostSummary[])[]): void {
+    const unread = new Map<string, LazySummary>();
+    for (const list of lists) for (const post of list) if (post instanceof LazySummary && !post.loaded) unread.set(post.id, post);
+    const posts = [...unread.values()];
+    for (let at = 0; at < posts.length; at += PREFETCH_BATCH) {
+      for (const row of this.reader.publishedSummariesAt(this.blogId, posts.slice(at, at + PREFETCH_BATCH))) unread.get(row.id)?.provide(row);
+    }
   }
 
   /** The listed post with this id. */

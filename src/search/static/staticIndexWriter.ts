@@ -122,7 +122,7 @@ export class StaticIndexWriter {
 
   /** Whether the blog has a static index (an upgrade from before it has none until its first write). */
   async exists(blogSlug: string): Promise<boolean> {
-    return (await this.store.get(stateKey(blogSlug))) !== null;
+    return (await this.store.getBody(stateKey(blogSlug))) !== null;
   }
 
   /** Lays out every given post afresh, indexing their text. */
@@ -399,8 +399,8 @@ export class StaticIndexWriter {
   }
 
   private async readJson<T>(key: string): Promise<T | null> {
-    const stored = await this.store.get(key);
-    return stored ? (JSON.parse(stored.body.toString('utf8')) as T) : null;
+    const body = await this.store.getBody(key);
+    return body ? (JSON.parse(body.toString('utf8')) as T) : null;
   }
 
   private putPublic(key: string, body: string): Promise<void> {
@@ -442,8 +442,8 @@ class FragmentEdits {
     const index = Math.floor(ordinal / FRAGMENT_SIZE);
     let file = this.files.get(index);
     if (!file) {
-      const stored = await this.store.get(fragmentKey(this.blogSlug, index));
-      file = stored ? (JSON.parse(stored.body.toString('utf8')) as FragmentFile) : {};
+      const body = await this.store.getBody(fragmentKey(this.blogSlug, index));
+      file = body ? (JSON.parse(body.toString('utf8')) as FragmentFile) : {};
       this.files.set(index, file);
     }
     return file;

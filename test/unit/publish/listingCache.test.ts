@@ -4,7 +4,7 @@
  * including changes made behind its back and a change log pruned past it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SiteRepo, SUMMARY_COLUMN_NAMES, SUMMARY_PAGE_SQL } from '../../../src/db/siteRepo.js';
+import { SiteRepo, SUMMARY_AT_SQL, SUMMARY_COLUMN_NAMES, SUMMARY_PAGE_SQL } from '../../../src/db/siteRepo.js';
 import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
 import { ListingCache, type ListingSource, type SnapshotStore } from '../../../src/publish/listing/listingCache.js';
 import { plainSummary } from '../../../src/publish/listing/lazySummary.js';
@@ -12,6 +12,7 @@ import { decodeListing, encodeListing, titleCountsOfPost } from '../../../src/pu
 import { TextColumn } from '../../../src/publish/listing/textColumn.js';
 import { ListingSnapshotsRepo } from '../../../src/db/listingSnapshotsRepo.js';
 import { collectTags } from '../../../src/publish/render/archive.js';
+import { listedByNextPost } from '../../../src/publish/postChange.js';
 import { titleCountsOf } from '../../../src/publish/render/renderContext.js';
 import { startTestApp, type TestApp } from '../../support/testApp.js';
 import type { SitePostSummary } from '../../../src/publish/render/siteTypes.js';
@@ -121,6 +122,9 @@ describe('ListingCache', () => {
     // after a restart read 10,000 of them. content_md is read only for rows without counts.
     const plan = t.folio.db.prepare(`EXPLAIN QUERY PLAN ${SUMMARY_PAGE_SQL}`).all(blog.id, '', '', 10) as { detail: string }[];
     expect(plan.map((row) => row.detail)).toEqual(['SEARCH posts USING INDEX posts_published_summary (blog_id=? AND status=? AND (published_at,id)>(?,?))']);
+    // Posts read by their places (a prefetch): one seek in the same index each, no table row.
+    const seeks = t.folio.db.prepare(`EXPLAIN QUERY PLAN ${SUMMARY_AT_SQL}`).all('[]', blog.id) as { detail: string }[];
+    expect(seeks.map((row) => row.detail)).toEqual(['SCAN j VIRTUAL TABLE INDEX 1:', 'SEARCH p USING INDEX posts_published_summary (blog_id=? AND status=? AND published_at=? AND id=?)']);
     const indexed = (t.folio.db.prepare("SELECT name FROM pragma_index_info('posts_published_summary')").all() as { name: string }[]).map((row) => row.name);
     for (const column of SUMMARY_COLUMN_NAMES.filter((name) => name !== 'content_md')) expect(indexed).toContain(column);
   });
@@ -133,6 +137,7 @@ describe('ListingCache', () => {
       const source: ListingSource = {
         publishedSummariesAfter: (blogId, after, limit) => count(site.publishedSummariesAfter(blogId, after, limit)),
         publishedSummariesFrom: (blogId, from, limit) => count(site.publishedSummariesFrom(blogId, from, limit)),
+        publishedSummariesAt: (blogId, posts) => count(site.publishedSummariesAt(blogId, posts)),
         publishedSummary: (postId) => count([site.publishedSummary(postId)])[0] ?? null,
         summaryOfAnyStatus: (postId) => count([site.summaryOfAnyStatus(postId)])[0] ?? null,
         latestChange: () => site.latestChange(),
@@ -213,6 +218,31 @@ describe('ListingCache', () => {
       expect(listing.posts.slice(420, 570).map((post) => post.slug)).toHaveLength(150);
       expect(listing.posts[569]!.title).toBe('Post 569');
       expect(rows() - before).toBeLessThanOrEqual(150 + 128);
+    });
+
+    it("reads ahead the rows of what the next publish's pages list, and only those", async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      for (let i = 0; i < 1100; i++) {
+        t.clock.advance(86_400_000); // a post a day: ~30 a month
+        await t.folio.posts.create(blog, { title: `Post ${i}`, contentMd: 'Body.', tags: [`t${i % 7}`], status: 'published' });
+      }
+      const saving = new ListingCache(site, { snapshots });
+      await saving.get(blog.id);
+      await saving.save('2026-01-01T00:00:00.000Z');
+
+      const { source, rows } = counting();
+      const listing = await new ListingCache(source, { snapshots }).get(blog.id);
+      const lists = listedByNextPost(listing.posts, (segment) => listing.tagged(segment));
+      // The newest posts, the newest month, the last sitemap chunk (posts 1001-1100), the tag's newest.
+      expect(lists.map((list) => list.length)).toEqual([100, expect.any(Number), 100, 40]);
+      const listed = new Set(lists.flat());
+      listing.prefetch(lists);
+      // Only what the pages list is read: not one row more, however scattered the tag's posts.
+      expect(rows()).toBe(listed.size);
+      const before = rows();
+      for (const post of listed) expect(post.title).toMatch(/^Post \d+$/);
+      expect(rows()).toBe(before);
+      expect(lists[3]!.map((post) => post.title)).toEqual(Array.from({ length: 40 }, (_, i) => `Post ${1099 - 7 * (39 - i)}`));
     });
 
     it('reports the title counts as saved, so a language tipped by a change since is seen', async () => {
