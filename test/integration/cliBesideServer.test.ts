@@ -114,9 +114,10 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     expect(await found(reader, 'tapirafter')).toEqual(['edited-later']);
     expect(await found(reader, 'tapirbefore')).toEqual([]);
     expect(await found(reader, 'ocelotgone')).toEqual([]);
-    const state = JSON.parse((await storeOf(server.dataDir).get(stateKey('beside')))!.body.toString('utf8')) as { byOrdinal: (string | null)[] };
-    expect(state.byOrdinal).toContain(added.id);
-    expect(state.byOrdinal).not.toContain(leaving.id);
+    const state = JSON.parse((await storeOf(server.dataDir).get(stateKey('beside')))!.body.toString('utf8')) as { idColumn: string; dead: number[] };
+    const live = state.idColumn.split('\n').filter((_, ordinal) => !state.dead.includes(ordinal));
+    expect(live).toContain(added.id);
+    expect(live).not.toContain(leaving.id);
   });
 
   it('a full render leaves the site as the database says, with the posts published and taken down meanwhile', async () => {

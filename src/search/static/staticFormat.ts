@@ -9,12 +9,14 @@
  * <blog>/search/t/<n>.json         postings of the terms hashing to chunk n     (public)
  * <blog>/search/x/<n>.json         the same for posts published since the last merge (public)
  * <blog>/search/d/<n>.json         title, path, date, tags, description of 32 posts (public)
- * <blog>/_search/static-state.json post id → ordinal, for the writer only     (never served)
+ * <blog>/_search/static-state.json post id of each ordinal, for the writer only (never served)
  * ```
  *
  * The browser script (templates/search/client.js) repeats `chunkOf` and reads these shapes:
  * change them together, and bump STATIC_FORMAT_VERSION.
  */
+
+import { OrdinalIds } from './ordinalIds.js';
 
 export const STATIC_FORMAT = 'folio-static-search';
 export const STATIC_FORMAT_VERSION = 1;
@@ -65,13 +67,9 @@ export interface StaticState {
   next: number;
   /** Live posts when the layout (chunk count) was last chosen. */
   laidOutFor: number;
-  /**
-   * The post id of every ordinal handed out, null once it is dead. An array rather than the
-   * id → ordinal object states had before: for 50,000 posts it parses in 4 ms instead of 20 and
-   * is written in 3 instead of 10 (the state is read on a blog's first publish after a restart
-   * and written on every publish); a write looks up one or two ids, a walk of the array.
-   */
-  byOrdinal: (string | null)[];
+  /** The post id of every ordinal handed out, the dead ones' too (ordinalIds.ts). */
+  ids: OrdinalIds;
+  /** The ordinals whose post was removed or superseded since the last layout, each once. */
   dead: number[];
   /** Ordinals indexed in the delta chunks, not yet merged into the term chunks. */
   delta: number[];
@@ -79,31 +77,50 @@ export interface StaticState {
   revision?: string;
 }
 
+/**
+ * The state as stored: `idColumn` is every ordinal's post id, joined by "\n". States of earlier
+ * releases held `byOrdinal` (an array, null for the dead) or, before that, `ids` (id → ordinal).
+ */
+interface StoredState extends Omit<StaticState, 'ids'> {
+  idColumn: string;
+}
+
 /** The ordinal of the post's live entry, or -1. */
 export function ordinalOfId(state: StaticState, id: string): number {
-  return state.byOrdinal.lastIndexOf(id);
+  const ordinal = state.ids.lastOrdinalOf(id);
+  return ordinal >= 0 && !state.dead.includes(ordinal) ? ordinal : -1;
 }
 
 /** Posts with a live entry. */
 export function liveCount(state: StaticState): number {
-  let live = 0;
-  for (const id of state.byOrdinal) if (id !== null) live++;
-  return live;
+  return state.next - state.dead.length;
+}
+
+/** The state as it is stored (JSON.stringify of it). */
+export function storedState(state: StaticState): StoredState {
+  const { ids, ...rest } = state;
+  return { ...rest, idColumn: ids.joined() };
 }
 
 /**
- * A stored state as this release keeps it in memory; null when it is not a state of this
- * format. A state from before `byOrdinal` (its `ids` object) is turned into one.
+ * A stored state as this release keeps it in memory; null when it is not a state of this format
+ * (the index is then rebuilt). The forms earlier releases stored are taken over: a dead ordinal's
+ * id is not in them, and an empty one stands in for it (it never matches a post).
  */
 export function stateFromStored(value: unknown, formatVersion: number): StaticState | null {
-  const stored = value as (Partial<StaticState> & { ids?: Record<string, number> }) | null;
-  if (!stored || stored.version !== formatVersion || typeof stored.next !== 'number') return null;
-  if (Array.isArray(stored.byOrdinal)) return stored as StaticState;
-  if (!stored.ids || typeof stored.ids !== 'object') return null;
-  const byOrdinal: (string | null)[] = new Array<string | null>(stored.next).fill(null);
-  for (const [id, ordinal] of Object.entries(stored.ids)) byOrdinal[ordinal] = id;
-  const { ids: _ids, ...rest } = stored;
-  return { ...(rest as Omit<StaticState, 'byOrdinal'>), byOrdinal };
+  const stored = value as (Partial<StoredState> & { byOrdinal?: unknown; ids?: unknown }) | null;
+  if (!stored || stored.version !== formatVersion || typeof stored.next !== 'number' || !Array.isArray(stored.dead)) return null;
+  const { idColumn, byOrdinal: _byOrdinal, ids: _ids, ...rest } = stored;
+  let ids: OrdinalIds | null = null;
+  if (typeof idColumn === 'string') ids = OrdinalIds.parse(idColumn, stored.next);
+  else if (Array.isArray(stored.byOrdinal)) ids = OrdinalIds.of((stored.byOrdinal as (string | null)[]).map((id) => id ?? ''));
+  else if (stored.ids && typeof stored.ids === 'object') {
+    const byOrdinal = new Array<string>(stored.next).fill('');
+    for (const [id, ordinal] of Object.entries(stored.ids as Record<string, number>)) byOrdinal[ordinal] = id;
+    ids = OrdinalIds.of(byOrdinal);
+  }
+  if (!ids || ids.length !== stored.next) return null;
+  return { ...(rest as Omit<StaticState, 'ids'>), ids };
 }
 
 export const metaKey = (blog: string): string => `${blog}/search/meta.json`;

@@ -28,6 +28,7 @@ import { putMany } from '../../storage/putMany.js';
 import { TimeSlice } from '../../timeSlice.js';
 import { lazyPostingsOf, postingsOf, serialiseChunk, type PostingList } from './postingLists.js';
 import type { ListedDocument, SearchDocument } from '../searchTypes.js';
+import { OrdinalIds } from './ordinalIds.js';
 import {
   chunkCountFor,
   chunkKey,
@@ -42,6 +43,7 @@ import {
   liveCount,
   metaKey,
   ordinalOfId,
+  storedState,
   STATIC_FORMAT,
   STATIC_FORMAT_VERSION,
   stateKey,
@@ -166,10 +168,8 @@ export class StaticIndexWriter {
       if (!state) return null;
       const fragments = new FragmentEdits(this.store, blogSlug);
       for (const doc of docs) await this.kill(state, doc.id, fragments);
-      const ordinals = docs.map(() => state.next++);
-      docs.forEach((doc, i) => {
-        state.byOrdinal[ordinals[i]!] = doc.id;
-      });
+      const ordinals = docs.map((doc) => state.ids.push(doc.id));
+      state.next = state.ids.length;
       for (const [i, doc] of docs.entries()) (await fragments.of(ordinals[i]!))[ordinals[i]!] = entryOf(doc);
 
       const data = await this.build(blogSlug, docs);
@@ -259,7 +259,6 @@ export class StaticIndexWriter {
   private async kill(state: StaticState, id: string, fragments: FragmentEdits): Promise<void> {
     const ordinal = ordinalOfId(state, id);
     if (ordinal < 0) return;
-    state.byOrdinal[ordinal] = null;
     state.dead.push(ordinal);
     delete (await fragments.of(ordinal))[ordinal];
   }
@@ -284,9 +283,8 @@ export class StaticIndexWriter {
   /** Reads the whole index back, drops the dead and lays the live posts out afresh. */
   private async compact(blogSlug: string, state: StaticState, fragments: FragmentEdits): Promise<StaticIndexChange> {
     const liveOrdinals = new Map<number, string>();
-    state.byOrdinal.forEach((id, ordinal) => {
-      if (id !== null) liveOrdinals.set(ordinal, id);
-    });
+    const dead = new Set(state.dead);
+    for (let ordinal = 0; ordinal < state.next; ordinal++) if (!dead.has(ordinal)) liveOrdinals.set(ordinal, state.ids.at(ordinal));
     const docs: LaidOutDoc[] = [];
     for (let f = 0; f * FRAGMENT_SIZE < state.next; f++) {
       const file = await fragments.of(f * FRAGMENT_SIZE);
@@ -358,7 +356,7 @@ export class StaticIndexWriter {
       chunks,
       next: docs.length,
       laidOutFor: docs.length,
-      byOrdinal: byOrdinalOf(docs),
+      ids: idsOf(docs),
       dead: [],
       delta: [],
     };
@@ -384,7 +382,7 @@ export class StaticIndexWriter {
       revision: state.revision,
     };
     await this.putPublic(metaKey(blogSlug), JSON.stringify(meta));
-    await this.store.put(stateKey(blogSlug), JSON.stringify(state), { contentType: JSON_TYPE, cacheControl: PRIVATE_CACHE });
+    await this.store.put(stateKey(blogSlug), JSON.stringify(storedState(state)), { contentType: JSON_TYPE, cacheControl: PRIVATE_CACHE });
     this.states.set(blogSlug, state);
     return metaKey(blogSlug);
   }
@@ -470,10 +468,10 @@ function compactionDue(state: StaticState): boolean {
 }
 
 /** The post id of each laid-out ordinal (they run from 0 without gaps). */
-function byOrdinalOf(docs: readonly { ordinal: number; id: string }[]): (string | null)[] {
-  const byOrdinal = new Array<string | null>(docs.length).fill(null);
-  for (const doc of docs) byOrdinal[doc.ordinal] = doc.id;
-  return byOrdinal;
+function idsOf(docs: readonly { ordinal: number; id: string }[]): OrdinalIds {
+  const ids = new Array<string>(docs.length);
+  for (const doc of docs) ids[doc.ordinal] = doc.id;
+  return OrdinalIds.of(ids);
 }
 
 function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TextColumn } from '../../../src/publish/listing/textColumn.js';
+import { TextColumn } from '../../src/textColumn.js';
 
 const valuesOf = (column: TextColumn): string[] => Array.from({ length: column.length }, (_, i) => column.at(i));
 
@@ -14,6 +14,15 @@ describe('TextColumn', () => {
     expect(column.indexOf('e\nab')).toBe(-1);
     expect(column.indexOf('2ab')).toBe(-1);
     expect(column.indexOf('zzzz')).toBe(-1);
+  });
+
+  it('finds the last of repeated values, in either kind of column', () => {
+    const fixed = TextColumn.of(['aa', 'bb', 'aa', 'cc', 'aa', 'bb'].join('\n'), 6)!;
+    expect([fixed.indexOf('aa'), fixed.lastIndexOf('aa'), fixed.lastIndexOf('bb'), fixed.lastIndexOf('cc'), fixed.lastIndexOf('a\nb')]).toEqual([0, 4, 5, 3, -1]);
+    const mixed = TextColumn.of(['a', 'bbb', 'a', ''].join('\n'), 4)!;
+    expect([mixed.lastIndexOf('a'), mixed.lastIndexOf('bbb'), mixed.lastIndexOf('x')]).toEqual([2, 1, -1]);
+    expect(TextColumn.of('only', 1)!.lastIndexOf('only')).toBe(0);
+    expect(fixed.joined).toBe('aa\nbb\naa\ncc\naa\nbb');
   });
 
   it('splits a column of mixed widths, and still answers the same', () => {

@@ -1,14 +1,15 @@
 /**
- * One column of a saved listing (ids, dates), kept as the "\n"-joined string it was saved as.
- * Splitting the columns of a 50,000-post listing made 150,000 strings that the restore then had
- * to carry through two young-generation collections, on the very publish it was for; cut from one
- * long string, a value exists only while a page or a lookup uses it. Values of one width (UUIDs
- * and ISO dates, which is what Folio stores) are cut out by position; a column of mixed widths
- * (older rows, tests) is split once.
+ * A column of values (post ids, dates) kept as the "\n"-joined string it was stored as: a saved
+ * listing's columns, the static search index's ids. Splitting them for a 50,000-post blog made
+ * 50,000 strings per column that a restarted server then carried through two young-generation
+ * collections, on the very publish they were read for; cut from one long string, a value exists
+ * only while a page or a lookup uses it. Values of one width (UUIDs and ISO dates, which is what
+ * Folio stores) are cut out by position; a column of mixed widths (tests, older states) is split once.
  */
 export class TextColumn {
   private constructor(
-    private readonly joined: string,
+    /** The values joined by "\n", as stored. */
+    readonly joined: string,
     /** Width of every value, or -1 when they differ (then `values` holds them). */
     private readonly width: number,
     private readonly values: readonly string[] | null,
@@ -38,6 +39,17 @@ export class TextColumn {
     if (this.length === 0 || value.length !== this.width) return -1;
     const step = this.width + 1;
     for (let at = this.joined.indexOf(value); at >= 0; at = this.joined.indexOf(value, at + 1)) {
+      if (at % step === 0) return at / step;
+    }
+    return -1;
+  }
+
+  /** Where `value` is last, or -1. */
+  lastIndexOf(value: string): number {
+    if (this.values) return this.values.lastIndexOf(value);
+    if (this.length === 0 || value.length !== this.width) return -1;
+    const step = this.width + 1;
+    for (let at = this.joined.lastIndexOf(value); at >= 0; at = at === 0 ? -1 : this.joined.lastIndexOf(value, at - 1)) {
       if (at % step === 0) return at / step;
     }
     return -1;
