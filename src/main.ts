@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     warmUp(activity, logger, folio);
     // Search indexes and listings in use before the restart, loaded again so that the first query
     // and the first publish of those blogs do not wait for them.
-    folio.warmUp.warm({ beforeDryRun: () => activity.whenIdle(2_000, 30) }).catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));
+    folio.warmUp.warm({ whenQuiet: () => activity.whenIdle(2_000, 30) }).catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));
   };
   const onFirstRequest = (_req: unknown, res: import('node:http').ServerResponse): void => {
     res.once('close', () => setImmediate(startWarming));

@@ -102,12 +102,13 @@ export class Publisher {
   }
 
   /**
-   * Loads what a blog's first publish would otherwise wait for: its listing, the state of its
-   * static search index, the post ids of its search segments, the theme (compiled on first
-   * use), the collator its tag index sorts with, and what a dry run of a publish reads. False
-   * when the blog is gone.
+   * Loads what a blog's first publish would otherwise wait for: its listing and the rows its
+   * pages list, the state of its static search index, the post ids of its search segments, the
+   * theme (compiled on first use), the collator its tag index sorts with. False when the blog is
+   * gone. The warm-up after a restart calls it at once: a client that publishes right after a
+   * restart leaves no quiet moment to wait for.
    */
-  async warmForPublishing(blogId: string, beforeDryRun: () => Promise<void> = async () => {}): Promise<boolean> {
+  async prepareForPublishing(blogId: string): Promise<boolean> {
     const blog = this.deps.blogs.findById(blogId);
     if (!blog) return false;
     void this.deps.theme.assets;
@@ -117,21 +118,25 @@ export class Publisher {
     read.catch(() => undefined);
     const listing = await this.listings.get(blogId);
     tagCollator(blogLanguage(toSiteBlog(blog, this.planOf(blog), this.deps.urls), listing.titleCounts));
-    // The rows its pages list, read now (~600 of a 50,000-post blog): the dry run below waits for a
-    // quiet moment, which a client that publishes right after a restart does not leave.
+    // The rows its pages list (~600 of a 50,000-post blog), by their places in the summary index.
     listing.prefetch(listedByNextPost(listing.posts, (segment) => listing.tagged(segment)));
     await read;
-    // A dry run of the next publish: an edit of the newest post, rendered and thrown away. It
-    // reads the summaries that publish's pages list (the newest posts, the month, the tags'
-    // newest) and runs the render code once, so the real one finds both ready. It waits for
-    // `beforeDryRun` (the server: a moment without requests) and is skipped once the blog has
-    // published meanwhile: then it would only take the event loop from requests.
-    await beforeDryRun();
-    if (this.publishedSinceStart.has(blogId)) return true;
+    return true;
+  }
+
+  /**
+   * A dry run of the blog's next publish: an edit of its newest post, rendered and thrown away,
+   * so that the real one finds the render code compiled. Skipped once the blog has published
+   * since the start (it would only take the event loop from requests); the warm-up runs it in a
+   * quiet moment.
+   */
+  async dryRunPublish(blogId: string): Promise<void> {
+    const blog = this.deps.blogs.findById(blogId);
+    if (!blog || this.publishedSinceStart.has(blogId)) return;
     // The listing object is kept current in place; renderChange brings it up to date again.
+    const listing = await this.listings.get(blogId);
     const newest = listing.posts[listing.posts.length - 1];
     if (newest) await this.renderChange(blog, newest.id, { postId: newest.id, wasLive: true });
-    return true;
   }
 
   /** Resolves once background work started by jobs (static search upkeep) is done. */

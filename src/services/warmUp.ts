@@ -15,8 +15,11 @@
  * blog's first publish restores its listing itself when the warm-up has not come to it yet:
  * either way it reads the changes since and the rows of the posts its pages show, not every post.
  *
- * Readiness never waits: the server calls `warm` after it listens, segments are decoded on the
- * worker pool, and a query for a blog being warmed shares that load (SearchIndexCache).
+ * Order: the listings first, at once (cheap, and what a client publishing right after a restart
+ * needs), then in quiet moments a dry run of each of those blogs' next publish, then the search
+ * indexes. Readiness never waits: the server calls `warm` after it answers its first request,
+ * segments are decoded on the worker pool, and a query for a blog being warmed shares that load
+ * (SearchIndexCache).
  */
 import type { SettingsRepo } from '../db/settingsRepo.js';
 import type { Logger } from '../logger.js';
@@ -42,11 +45,10 @@ export interface WarmableCache {
 export interface WarmableListings {
   /** Blog ids whose listings are in memory, most recently used first. */
   recentListings(): string[];
-  /**
-   * Loads what a blog's first publish reads (its listing among them), then awaits
-   * `beforeDryRun` and renders a publish without writing it; false when the blog is gone.
-   */
-  warmForPublishing(blogId: string, beforeDryRun?: () => Promise<void>): Promise<boolean>;
+  /** Loads what a blog's first publish reads (its listing among them); false when the blog is gone. */
+  prepareForPublishing(blogId: string): Promise<boolean>;
+  /** Renders the blog's next publish without writing it (compiles the render code); skipped once it published. */
+  dryRunPublish(blogId: string): Promise<void>;
   /** Saves the listings that changed (publish/listing/listingCache.ts); returns how many. */
   saveListings(now: string): Promise<number>;
 }
@@ -75,21 +77,29 @@ export class WarmUp {
   }
 
   /**
-   * Loads what was remembered: search indexes, then listings (see above). `beforeDryRun` is
-   * awaited before each listing's dry run of a publish: the server passes a wait for a moment
-   * without requests. Loading the listing and the index state goes ahead at once: a publish
-   * arriving meanwhile needs them too and shares the work; the dry run it would only compete with.
+   * Loads what was remembered. First, at once, what the remembered blogs' first publish reads
+   * (listings, a few hundred rows each, index states): cheap, and a client publishing right after
+   * a restart needs it before anything else. Then, each after `whenQuiet` (the server: a moment
+   * without requests), a dry run of each of those blogs' next publish and the search indexes:
+   * loading a 50,000-post blog's index took the CPU from that first publish, and made it twice as
+   * slow, when it came first.
    */
-  async warm(options: { beforeDryRun?: () => Promise<void> } = {}): Promise<{ search: string[]; listings: string[] }> {
-    const search = await this.warmSearch();
+  async warm(options: { whenQuiet?: () => Promise<void> } = {}): Promise<{ search: string[]; listings: string[] }> {
+    const whenQuiet = options.whenQuiet ?? (async () => {});
     const listings: string[] = [];
     for (const blogId of this.remembered(LISTINGS_KEY).slice(0, LISTINGS).reverse()) {
       try {
-        if (await this.deps.listings.warmForPublishing(blogId, options.beforeDryRun)) listings.unshift(blogId);
+        if (await this.deps.listings.prepareForPublishing(blogId)) listings.unshift(blogId);
       } catch (err) {
         this.deps.logger.warn({ err, blogId }, 'listing warm-up failed; the listing loads on first publish');
       }
     }
+    // Least recent first, like the preparing: each one's listing becomes the cache's most recent.
+    for (const blogId of [...listings].reverse()) {
+      await whenQuiet();
+      await this.deps.listings.dryRunPublish(blogId).catch((err: unknown) => this.deps.logger.warn({ err, blogId }, 'dry run of a publish failed'));
+    }
+    const search = await this.warmSearch(whenQuiet);
     return { search, listings };
   }
 
@@ -103,10 +113,11 @@ export class WarmUp {
   }
 
   /** Loads the remembered blogs' indexes (see above); returns the blogs loaded, most recent first. */
-  private async warmSearch(): Promise<string[]> {
+  private async warmSearch(whenQuiet: () => Promise<void>): Promise<string[]> {
     const { cache, logger } = this.deps;
     const loaded: string[] = [];
     for (const blog of this.remembered(KEY)) {
+      await whenQuiet();
       if (cache.stats().bytes >= FILL * cache.maxBytes) break;
       try {
         if (await cache.warm(blog)) loaded.push(blog);

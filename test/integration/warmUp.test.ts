@@ -80,11 +80,38 @@ describe('warm-up after a restart', () => {
     const settings = new SettingsRepo(db);
     settings.set('search_recent_blogs', JSON.stringify(['gone', 'c', 'b', 'a']), '2026-01-01T00:00:00.000Z');
     // No listings are remembered here; the publisher's part is covered above.
-    const listings = { recentListings: () => [], warmForPublishing: async () => false, saveListings: async () => 0 };
+    const listings = { recentListings: () => [], prepareForPublishing: async () => false, dryRunPublish: async () => {}, saveListings: async () => 0 };
     const warmUp = new WarmUp({ settings, cache, listings, clock: new FakeClock(), logger: createLogger('silent') });
     expect((await warmUp.warm()).search).toEqual(['c', 'b']);
     // Least recently used first, as before the restart: 'c' is the most recent.
     expect(cache.stats().blogs).toEqual(['b', 'c']);
+    db.close();
+  });
+
+  it("prepares the remembered blogs' first publishes at once, then waits for quiet moments for their dry runs and the search indexes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-warm-order-'));
+    dirs.push(dir);
+    const db = openDatabase(join(dir, 'folio.db'));
+    migrate(db);
+    const settings = new SettingsRepo(db);
+    settings.set('search_recent_blogs', JSON.stringify(['s1', 's2']), '2026-01-01T00:00:00.000Z');
+    settings.set('listing_recent_blogs', JSON.stringify(['b1', 'b2', 'gone']), '2026-01-01T00:00:00.000Z');
+    const steps: string[] = [];
+    const cache = {
+      maxBytes: 1_000_000,
+      stats: () => ({ bytes: 0, blogs: [] }),
+      warm: async (blog: string) => (steps.push(`search ${blog}`), true),
+    };
+    const listings = {
+      recentListings: () => [],
+      prepareForPublishing: async (blogId: string) => (steps.push(`prepare ${blogId}`), blogId !== 'gone'),
+      dryRunPublish: async (blogId: string) => void steps.push(`dry run ${blogId}`),
+      saveListings: async () => 0,
+    };
+    const warmUp = new WarmUp({ settings, cache, listings, clock: new FakeClock(), logger: createLogger('silent') });
+    const result = await warmUp.warm({ whenQuiet: async () => void steps.push('quiet') });
+    expect(result).toEqual({ search: ['s1', 's2'], listings: ['b1', 'b2'] });
+    expect(steps).toEqual(['prepare gone', 'prepare b2', 'prepare b1', 'quiet', 'dry run b2', 'quiet', 'dry run b1', 'quiet', 'search s1', 'quiet', 'search s2']);
     db.close();
   });
 });
