@@ -126,7 +126,8 @@ export class Publisher {
 
   /**
    * A dry run of the blog's next publish: an edit of its newest post, rendered and thrown away,
-   * so that the real one finds the render code compiled. Skipped once the blog has published
+   * and its search documents built and encoded, written nowhere, so that the real one finds the
+   * code compiled. Skipped once the blog has published
    * since the start (it would only take the event loop from requests); the warm-up runs it in a
    * quiet moment.
    */
@@ -136,7 +137,9 @@ export class Publisher {
     // The listing object is kept current in place; renderChange brings it up to date again.
     const listing = await this.listings.get(blogId);
     const newest = listing.posts[listing.posts.length - 1];
-    if (newest) await this.renderChange(blog, newest.id, { postId: newest.id, wasLive: true });
+    if (!newest) return;
+    const change = await this.renderChange(blog, newest.id, { postId: newest.id, wasLive: true });
+    if (change !== LANGUAGE_TIPPED && change.live) await this.search.rehearse(blog, change.live);
   }
 
   /** Resolves once background work started by jobs (static search upkeep) is done. */

@@ -28,6 +28,8 @@ export interface SearchIndexUpdater {
   drop(blogSlug: string): Promise<void>;
   /** Loads what the blog's next write reads (the index, the post ids of its segments). */
   warm?(blogSlug: string): Promise<void>;
+  /** Runs the CPU side of an upsert of these documents, writing nothing (the warm-up's dry run). */
+  rehearse?(docs: readonly SearchDocument[]): Promise<void>;
 }
 
 export interface SearchUpkeepDeps {
@@ -66,6 +68,17 @@ export class SearchUpkeep {
   /** Resolves once background upkeep (static index merges) is done. */
   idle(): Promise<void> {
     return this.staticSearch.idle();
+  }
+
+  /**
+   * What postChanged would compute for this post, written nowhere: its search text, and the CPU
+   * side of both indexes' upserts. The warm-up's dry run of a publish after a restart.
+   */
+  async rehearse(blog: BlogWithDomain, live: SitePost): Promise<void> {
+    const doc = await this.documents.of(blog, live);
+    if (!doc) return;
+    await this.deps.search.rehearse?.([doc]);
+    await this.staticSearch.rehearse([doc]);
   }
 
   /** A post was published or edited (`live`), or left the site (`live` null). */

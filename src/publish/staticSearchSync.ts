@@ -21,6 +21,8 @@ export interface StaticSearchIndex {
   maintain(blogSlug: string): Promise<StaticIndexChange | null>;
   /** Reads the blog's index state ahead of its first write (a warm-up after a restart). */
   warm(blogSlug: string): Promise<void>;
+  /** Runs the CPU side of an upsert of these documents, writing nothing (the warm-up's dry run). */
+  rehearse(docs: readonly SearchDocument[]): Promise<void>;
 }
 
 export interface StaticSearchSyncDeps {
@@ -41,6 +43,11 @@ export class StaticSearchSync {
   /** Reads the blog's index state ahead of its first publish. */
   warm(blogSlug: string): Promise<void> {
     return this.deps.index.warm(blogSlug);
+  }
+
+  /** Runs the CPU side of an upsert, writing nothing. */
+  rehearse(docs: readonly SearchDocument[]): Promise<void> {
+    return this.deps.index.rehearse(docs);
   }
 
   /** Resolves once no background upkeep is running. */

@@ -109,6 +109,21 @@ export class SearchIndexWriter {
     await this.exclusive(blogSlug, () => this.base(blogSlug));
   }
 
+  /**
+   * The CPU side of an upsert of these documents, with nothing read or written: building their
+   * segment, joining it to a head, encoding it. A restarted server's warm-up runs it so that the
+   * first real publish finds the code compiled.
+   */
+  async rehearse(docs: readonly SearchDocument[]): Promise<void> {
+    const fresh = this.options.buildSegment ? await this.options.buildSegment('', [...docs]) : buildSegmentData(docs);
+    const joined = concatSegments([
+      { data: fresh, drop: null },
+      { data: fresh, drop: null },
+    ]).data;
+    await encodeSegment(joined);
+    LoadedSegment.fromData('rehearsal', joined);
+  }
+
   /** Adds or replaces posts (matched by id). */
   async upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<void> {
     if (docs.length === 0) return;

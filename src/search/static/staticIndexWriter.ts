@@ -161,6 +161,19 @@ export class StaticIndexWriter {
     return this.writeLayout(blogSlug, laidOut, terms, postings);
   }
 
+  /**
+   * The CPU side of an upsert of these documents, with nothing read or written: their postings,
+   * a chunk file made of them, read back as a rewrite reads one. The warm-up's dry run.
+   */
+  async rehearse(docs: readonly SearchDocument[]): Promise<void> {
+    const data = await this.build('', docs);
+    const file: Record<string, number[]> = {};
+    for (const [term, list] of postingsOf(data, docs.map((_, i) => i))) file[term] = list;
+    const stored = JSON.parse(serialiseChunk(file)) as ChunkFile;
+    for (const term of Object.keys(stored)) withoutDead(decodePostings(stored[term]!), new Set());
+    for (const doc of docs) entryOf(doc);
+  }
+
   /** Adds or replaces posts. Returns null when the blog has no index yet: rebuild it instead. */
   upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<StaticIndexChange | null> {
     return this.locked(blogSlug, async () => {
