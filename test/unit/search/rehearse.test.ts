@@ -29,6 +29,7 @@ describe('rehearsing an upsert', () => {
     expect({ put: store.calls.put.length, get: store.calls.get.length, delete: store.calls.delete.length }).toEqual(calls);
     expect(await store.list('')).toEqual(before.objects);
     expect(await readStaticIndex(store, 'blog')).toEqual(before.static);
-    expect((await new SearchIndexCache(store).snapshot('blog')).manifest).toEqual(before.hits.manifest);
+    expect((await new SearchIndexCache(store).snapshot('blog'))?.manifest).toEqual(before.hits?.manifest);
+    expect(before.hits?.manifest).toBeDefined();
   });
 });
