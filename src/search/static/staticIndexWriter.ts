@@ -25,12 +25,11 @@ import type { SiteStore } from '../../storage/siteStore.js';
 import { buildSegmentData, type SegmentData } from '../segmentData.js';
 import { buildSegments, type ParallelBuildOptions } from '../parallelBuild.js';
 import { putMany } from '../../storage/putMany.js';
-import { TimeSlice } from '../../timeSlice.js';
 import { lazyPostingsOf, postingsOf, serialiseChunk, type PostingList } from './postingLists.js';
 import type { ListedDocument, SearchDocument } from '../searchTypes.js';
-import { OrdinalIds } from './ordinalIds.js';
+import { FragmentEdits } from './fragmentEdits.js';
+import { entryOf, idsOf, inOrder, laidOutDocs, layoutFiles, liveLayout, oldestFirst, type LaidOutDoc } from './staticLayout.js';
 import {
-  chunkCountFor,
   chunkKey,
   DELTA_CHUNKS,
   DELTA_MAX,
@@ -39,7 +38,6 @@ import {
   dataPrefixes,
   decodePostings,
   FRAGMENT_SIZE,
-  fragmentKey,
   liveCount,
   metaKey,
   ordinalOfId,
@@ -49,8 +47,6 @@ import {
   stateKey,
   stateFromStored,
   type ChunkFile,
-  type FragmentEntry,
-  type FragmentFile,
   type StaticMeta,
   type StaticState,
 } from './staticFormat.js';
@@ -73,30 +69,7 @@ export interface StaticIndexChange {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-/** How long a layout is worked on before the event loop gets a turn. */
-const SLICE_MS = 10;
 const PRIVATE_CACHE = 'private, no-store';
-
-/** A post as the layout holds it: its ordinal, id and fragment entry. */
-interface LaidOutDoc {
-  ordinal: number;
-  id: string;
-  entry: FragmentEntry;
-}
-
-function entryOf(doc: ListedDocument): FragmentEntry {
-  let path: string;
-  try {
-    path = new URL(doc.url).pathname;
-  } catch {
-    path = `/${encodeURIComponent(doc.slug)}/`;
-  }
-  return [doc.title, path, doc.publishedAt, [...doc.tags], doc.metaDescription];
-}
-
-function oldestFirst(a: ListedDocument, b: ListedDocument): number {
-  return a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
 
 export class StaticIndexWriter {
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -151,12 +124,7 @@ export class StaticIndexWriter {
 
   /** `segments` hold the `sorted` posts in their order: ordinal i is the i-th post of them all. */
   private async layOut(blogSlug: string, sorted: readonly ListedDocument[], segments: readonly SegmentData[]): Promise<StaticIndexChange> {
-    const laidOut: LaidOutDoc[] = [];
-    const slice = new TimeSlice(SLICE_MS);
-    for (const [ordinal, doc] of sorted.entries()) {
-      laidOut.push({ ordinal, id: doc.id, entry: entryOf(doc) });
-      if (slice.over) await slice.next();
-    }
+    const laidOut = await laidOutDocs(sorted);
     const { terms, postings } = await lazyPostingsOf(segments);
     return this.writeLayout(blogSlug, laidOut, terms, postings);
   }
@@ -295,43 +263,8 @@ export class StaticIndexWriter {
 
   /** Reads the whole index back, drops the dead and lays the live posts out afresh. */
   private async compact(blogSlug: string, state: StaticState, fragments: FragmentEdits): Promise<StaticIndexChange> {
-    const liveOrdinals = new Map<number, string>();
-    const dead = new Set(state.dead);
-    for (let ordinal = 0; ordinal < state.next; ordinal++) if (!dead.has(ordinal)) liveOrdinals.set(ordinal, state.ids.at(ordinal));
-    const docs: LaidOutDoc[] = [];
-    for (let f = 0; f * FRAGMENT_SIZE < state.next; f++) {
-      const file = await fragments.of(f * FRAGMENT_SIZE);
-      for (const [ordinal, entry] of Object.entries(file)) {
-        const id = liveOrdinals.get(Number(ordinal));
-        if (id !== undefined) docs.push({ ordinal: Number(ordinal), id, entry });
-      }
-    }
-    docs.sort((a, b) => a.ordinal - b.ordinal);
-    const renumber = new Map(docs.map((d, i) => [d.ordinal, i]));
-    const terms = new Map<string, number[]>();
-    let postings = 0;
-    const files = [
-      ...Array.from({ length: state.chunks }, (_, chunk) => chunkKey(blogSlug, chunk)),
-      // The delta after the chunks: its ordinals are the newest, so each term's list stays sorted.
-      ...Array.from({ length: state.delta.length > 0 ? DELTA_CHUNKS : 0 }, (_, chunk) => deltaKey(blogSlug, chunk)),
-    ];
-    for (const key of files) {
-      const file = await this.readJson<ChunkFile>(key);
-      for (const [term, gaps] of Object.entries(file ?? {})) {
-        const list = decodePostings(gaps);
-        const kept: number[] = [];
-        for (let i = 0; i < list.length; i += 2) {
-          const ordinal = renumber.get(list[i]!);
-          if (ordinal !== undefined) kept.push(ordinal, list[i + 1]!);
-        }
-        if (kept.length > 0) {
-          terms.set(term, [...(terms.get(term) ?? []), ...kept]);
-          postings += kept.length / 2;
-        }
-      }
-    }
-    const laidOut = docs.map((d, i) => ({ ...d, ordinal: i }));
-    return this.writeLayout(blogSlug, laidOut, terms.entries(), postings);
+    const live = await liveLayout(blogSlug, state, fragments, (key) => this.readJson<ChunkFile>(key));
+    return this.writeLayout(blogSlug, live.docs, live.terms, live.postings);
   }
 
   /** Writes a complete layout, deletes what the previous one had beyond it, then commits. */
@@ -341,29 +274,8 @@ export class StaticIndexWriter {
     terms: Iterable<[string, PostingList]>,
     postings: number,
   ): Promise<StaticIndexChange> {
-    const chunks = chunkCountFor(postings);
-    const files = Array.from({ length: chunks }, (): Record<string, PostingList> => ({}));
-    // Hundreds of thousands of terms at 50,000 posts: the event loop gets turns in between.
-    const slice = new TimeSlice(SLICE_MS);
-    for (const [term, list] of terms) {
-      files[chunkOf(term, chunks)]![term] = list;
-      if (slice.over) await slice.next();
-    }
-    const written: string[] = [];
-    // Serialised as the puts take them, many in flight, flushed once before the commit names them.
-    function* objects(): Generator<{ key: string; body: string }> {
-      for (let chunk = 0; chunk < chunks; chunk++) {
-        written.push(chunkKey(blogSlug, chunk));
-        yield { key: chunkKey(blogSlug, chunk), body: serialiseChunk(files[chunk]!) };
-      }
-      for (let f = 0; f * FRAGMENT_SIZE < docs.length; f++) {
-        const file: FragmentFile = {};
-        for (const doc of docs.slice(f * FRAGMENT_SIZE, (f + 1) * FRAGMENT_SIZE)) file[doc.ordinal] = doc.entry;
-        written.push(fragmentKey(blogSlug, f));
-        yield { key: fragmentKey(blogSlug, f), body: JSON.stringify(file) };
-      }
-    }
-    await putMany(this.store, objects(), { contentType: JSON_TYPE, cacheControl: this.options.cacheControl });
+    const { chunks, keys, objects } = await layoutFiles(blogSlug, docs, terms, postings);
+    await putMany(this.store, objects, { contentType: JSON_TYPE, cacheControl: this.options.cacheControl });
     const state: StaticState = {
       version: STATIC_FORMAT_VERSION,
       chunks,
@@ -373,7 +285,7 @@ export class StaticIndexWriter {
       dead: [],
       delta: [],
     };
-    written.push(await this.commit(blogSlug, state));
+    const written = [...keys, await this.commit(blogSlug, state)];
     const keep = new Set(written);
     const deleted: string[] = [];
     for (const prefix of dataPrefixes(blogSlug)) for (const key of await this.store.list(prefix)) if (!keep.has(key)) deleted.push(key);
@@ -439,52 +351,10 @@ export class StaticIndexWriter {
   }
 }
 
-/** The fragment files a write reads and edits, each read once. */
-class FragmentEdits {
-  private readonly files = new Map<number, FragmentFile>();
-
-  constructor(
-    private readonly store: SiteStore,
-    private readonly blogSlug: string,
-  ) {}
-
-  /** The fragment holding this ordinal, read on first use. */
-  async of(ordinal: number): Promise<FragmentFile> {
-    const index = Math.floor(ordinal / FRAGMENT_SIZE);
-    let file = this.files.get(index);
-    if (!file) {
-      const body = await this.store.getBody(fragmentKey(this.blogSlug, index));
-      file = body ? (JSON.parse(body.toString('utf8')) as FragmentFile) : {};
-      this.files.set(index, file);
-    }
-    return file;
-  }
-
-  edited(): [string, FragmentFile][] {
-    return [...this.files].map(([index, file]) => [fragmentKey(this.blogSlug, index), file]);
-  }
-}
-
-/** Whether the segments, one after another, hold exactly `docs` in their order. */
-function inOrder(segments: readonly SegmentData[], docs: readonly ListedDocument[]): boolean {
-  let at = 0;
-  for (const segment of segments) {
-    for (const id of segment.docs.ids) if (docs[at++]?.id !== id) return false;
-  }
-  return at === docs.length;
-}
-
 /** Dead posts past a quarter of the live ones, or a blog grown four times past its layout. */
 function compactionDue(state: StaticState): boolean {
   const live = liveCount(state);
   return state.dead.length > Math.max(64, live / 4) || live > 4 * Math.max(state.laidOutFor, 256);
-}
-
-/** The post id of each laid-out ordinal (they run from 0 without gaps). */
-function idsOf(docs: readonly { ordinal: number; id: string }[]): OrdinalIds {
-  const ids = new Array<string>(docs.length);
-  for (const doc of docs) ids[doc.ordinal] = doc.id;
-  return OrdinalIds.of(ids);
 }
 
 function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {
