@@ -44,6 +44,22 @@ export class TextColumn {
     return -1;
   }
 
+  /**
+   * The same column with value `index` blanked: dashes of its width (a column of one width keeps
+   * it, and is spliced, not split), or '' in a column of mixed widths. A blank never equals a value
+   * Folio stores.
+   */
+  blanked(index: number): TextColumn {
+    if (this.values) {
+      const values = [...this.values];
+      values[index] = '';
+      return new TextColumn(values.join('\n'), -1, values, this.length);
+    }
+    const start = index * (this.width + 1);
+    const joined = this.joined.slice(0, start) + '-'.repeat(this.width) + this.joined.slice(start + this.width);
+    return new TextColumn(joined, this.width, null, this.length);
+  }
+
   /** Where `value` is last, or -1. */
   lastIndexOf(value: string): number {
     if (this.values) return this.values.lastIndexOf(value);

@@ -1,7 +1,7 @@
 /**
- * The post id of every ordinal the static index has handed out since its last layout, dead ones
- * too (StaticState.dead says which): what the writer needs to find a post's entry when the post
- * changes or goes. Stored as one "\n"-joined string, not an array: the state of a 50,000-post blog
+ * The post id of every ordinal the static index has handed out since its last layout (a dead
+ * one's is blanked; StaticState.dead says which are dead): what the writer needs to find a post's
+ * entry when the post changes or goes. Stored as one "\n"-joined string, not an array: the state of a 50,000-post blog
  * is read on its first publish after a restart, and 50,000 strings parsed then cost more to
  * collect than to parse. Ordinals handed out since the state was read are kept apart until the
  * next write joins them on.
@@ -37,6 +37,17 @@ export class OrdinalIds {
   push(id: string): number {
     this.added.push(id);
     return this.length - 1;
+  }
+
+  /**
+   * Forgets the id of a dead ordinal: the state may sit in a public bucket, and it names only
+   * published posts (README). An edited post's new ordinal keeps its id.
+   */
+  clear(ordinal: number): void {
+    // Dashes of the id's width, as TextColumn.blanked: a column of one width stays one.
+    const at = ordinal - this.column.length;
+    if (at >= 0) this.added[at] = '-'.repeat(this.added[at]!.length);
+    else this.column = this.column.blanked(ordinal);
   }
 
   /** The last ordinal handed out to `id`, or -1: a post's live entry, if it has one, is its last. */

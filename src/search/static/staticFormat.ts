@@ -67,7 +67,7 @@ export interface StaticState {
   next: number;
   /** Live posts when the layout (chunk count) was last chosen. */
   laidOutFor: number;
-  /** The post id of every ordinal handed out, the dead ones' too (ordinalIds.ts). */
+  /** The post id of every ordinal handed out, blanked once it is dead (ordinalIds.ts). */
   ids: OrdinalIds;
   /** The ordinals whose post was removed or superseded since the last layout, each once. */
   dead: number[];

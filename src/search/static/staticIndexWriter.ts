@@ -241,6 +241,7 @@ export class StaticIndexWriter {
     const ordinal = ordinalOfId(state, id);
     if (ordinal < 0) return;
     state.dead.push(ordinal);
+    state.ids.clear(ordinal);
     delete (await fragments.of(ordinal))[ordinal];
   }
 

@@ -16,6 +16,25 @@ describe('OrdinalIds', () => {
     expect(OrdinalIds.parse(ids.joined(), 6)!.lastOrdinalOf('dd')).toBe(4);
   });
 
+  it('forgets the id of a cleared ordinal, stored or handed out since', () => {
+    const ids = OrdinalIds.parse(['aa', 'bb', 'cc'].join('\n'), 3)!;
+    ids.push('dd');
+    ids.clear(1);
+    ids.clear(3);
+    expect(['aa', 'bb', 'cc', 'dd'].map((id) => ids.lastOrdinalOf(id))).toEqual([0, -1, 2, -1]);
+    expect(ids.joined()).toBe('aa\n--\ncc\n--');
+    // An edited post: its old ordinal cleared, the same id handed out again.
+    ids.clear(0);
+    expect(ids.push('aa')).toBe(4);
+    expect(ids.lastOrdinalOf('aa')).toBe(4);
+    expect(ids.joined()).not.toMatch(/^aa/);
+    // A column of mixed widths (an older state) blanks to ''.
+    const legacy = OrdinalIds.of(['a1', '', 'c33']);
+    legacy.joined();
+    legacy.clear(2);
+    expect(legacy.joined()).toBe('a1\n\n');
+  });
+
   it('starts empty or from a list, and refuses a column of another length', () => {
     const empty = OrdinalIds.of([]);
     expect(empty.length).toBe(0);
