@@ -41,36 +41,17 @@ export function isNoSuchObject(error: unknown): boolean {
  * read a 2.2 MB search state in five turns between the first requests' long tasks, which made it
  * finish inside the first publish. Files here are replaced by rename, never grown in place.
  */
-export async function readOrNull(file: string, operation: string, key: string): Promise<Buffer | null> {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    if (isNoSuchObject(error)) return null;
-    throw fsError(operation, key, error);
-  }
-  try {
-    const { size } = await handle.stat();
-    // Not from the shared pool: a body may be kept (the site server's cache) long after.
-    const buffer = Buffer.allocUnsafeSlow(size);
-    let filled = 0;
-    while (filled < size) {
-      const { bytesRead } = await handle.read(buffer, filled, size - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return filled === size ? buffer : buffer.subarray(0, filled);
-  } catch (error) {
-    // A folder where a file was expected (EISDIR on read) is no object either.
-    if (isNoSuchObject(error)) return null;
-    throw fsError(operation, key, error);
-  } finally {
-    await handle.close();
-  }
+export function readOrNull(file: string, operation: string, key: string): Promise<Buffer | null> {
+  return readBytes(file, null, operation, key);
 }
 
 /** Bytes [start, end) of a file (fewer at its end), or null when it does not exist. */
-export async function readRangeOrNull(file: string, start: number, end: number, operation: string, key: string): Promise<Buffer | null> {
+export function readRangeOrNull(file: string, start: number, end: number, operation: string, key: string): Promise<Buffer | null> {
+  return readBytes(file, { start, end }, operation, key);
+}
+
+/** One open, reads until the span is filled or the file ends, one close. */
+async function readBytes(file: string, span: { start: number; end: number } | null, operation: string, key: string): Promise<Buffer | null> {
   let handle;
   try {
     handle = await open(file, 'r');
@@ -79,15 +60,20 @@ export async function readRangeOrNull(file: string, start: number, end: number, 
     throw fsError(operation, key, error);
   }
   try {
-    const buffer = Buffer.allocUnsafe(Math.max(0, end - start));
+    const start = span?.start ?? 0;
+    const length = span ? Math.max(0, span.end - span.start) : (await handle.stat()).size;
+    // Not from the shared pool: a body may be kept (the site server's cache) long after.
+    const buffer = Buffer.allocUnsafeSlow(length);
     let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, start + filled);
+    while (filled < length) {
+      const { bytesRead } = await handle.read(buffer, filled, length - filled, start + filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    return buffer.subarray(0, filled);
+    return filled === length ? buffer : buffer.subarray(0, filled);
   } catch (error) {
+    // A folder where a file was expected (EISDIR on read) is no object either.
+    if (isNoSuchObject(error)) return null;
     throw fsError(operation, key, error);
   } finally {
     await handle.close();

@@ -138,7 +138,7 @@ export class StaticIndexWriter {
     const file: Record<string, number[]> = {};
     for (const [term, list] of postingsOf(data, docs.map((_, i) => i))) file[term] = list;
     const stored = JSON.parse(serialiseChunk(file)) as ChunkFile;
-    for (const term of Object.keys(stored)) withoutDead(decodePostings(stored[term]!), new Set());
+    for (const term of Object.keys(stored)) decodePostings(stored[term]!);
     for (const doc of docs) entryOf(doc);
   }
 
