@@ -11,7 +11,6 @@ import { pictureHtml } from '../media/pictureHtml.js';
 import { escapeHtml } from './escapeHtml.js';
 import { highlightCode } from './highlighter.js';
 
-
 /**
  * Larger code blocks are shown unhighlighted: highlight.js takes seconds on a megabyte of code
  * and triples its size in spans, for a listing nobody reads token by token.
@@ -58,6 +57,19 @@ function markdownPipeline(): Pipeline {
     const picture = pictureHtml(String(token.attrGet('src') ?? ''), alt, title === null ? null : String(title));
     return picture ?? plainImage(tokens, idx, options, env, self);
   };
+  // Column alignment (`|:-:|`) as a class, not markdown-it's inline style: the sanitiser drops
+  // every style attribute, and the site's CSP allows no inline style.
+  for (const rule of ['th_open', 'td_open'] as const) {
+    md.renderer.rules[rule] = (tokens, idx, options, _env, self) => {
+      const token = tokens[idx]!;
+      const align = /^text-align:(left|center|right)$/.exec(String(token.attrGet('style') ?? ''))?.[1];
+      if (align) {
+        token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
+        token.attrJoin('class', `align-${align}`);
+      }
+      return self.renderToken(tokens, idx, options);
+    };
+  }
   pipeline = { md, sanitize, options: sanitizeOptions(sanitize) };
   return pipeline;
 }
@@ -81,8 +93,8 @@ const sanitizeOptions = (sanitize: typeof sanitizeHtml): sanitizeHtml.IOptions =
     code: ['class'],
     pre: ['class'],
     span: ['class'],
-    th: ['align', 'colspan', 'rowspan'],
-    td: ['align', 'colspan', 'rowspan'],
+    th: ['align', 'class', 'colspan', 'rowspan'],
+    td: ['align', 'class', 'colspan', 'rowspan'],
     ol: ['start'],
     abbr: ['title'],
     '*': ['id'],
@@ -91,6 +103,8 @@ const sanitizeOptions = (sanitize: typeof sanitizeHtml): sanitizeHtml.IOptions =
     code: ['language-*'],
     pre: ['hljs'],
     span: ['hljs-*', 'language-*'],
+    th: ['align-left', 'align-center', 'align-right'],
+    td: ['align-left', 'align-center', 'align-right'],
   },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: { img: ['http', 'https', 'data'] },

@@ -1,5 +1,5 @@
 /** A post's own page: `<blog>/<post>/index.html`. */
-import { enhancePostHtml } from './postHtml.js';
+import { enhancePostHtml, type Heading } from './postHtml.js';
 import { randomBytes } from 'node:crypto';
 import type { SiteObject } from '../../storage/siteStore.js';
 import { countPostText, languageOf } from '../../content/language.js';
@@ -25,6 +25,31 @@ export interface PostNeighbours {
 
 const link = (post: PostLink | null | undefined) => (post ? { href: postPath(post.slug), title: post.title } : null);
 
+/** One entry of a post's contents list: an h2, with the h3s under it nested as its children. */
+export interface TocEntry {
+  text: string;
+  href: string;
+  children: TocEntry[];
+}
+
+/**
+ * Headings → a nested contents list, so screen readers hear the sections' structure and the
+ * numbering counts sections only. An h3 before any h2 stands on the top level.
+ */
+export function tocOf(headings: readonly Heading[]): TocEntry[] {
+  const top: TocEntry[] = [];
+  let section: TocEntry | null = null;
+  for (const h of headings) {
+    const entry: TocEntry = { text: h.text, href: `#${encodeURIComponent(h.id)}`, children: [] };
+    if (h.level === 3 && section) section.children.push(entry);
+    else {
+      top.push(entry);
+      if (h.level === 2) section = entry;
+    }
+  }
+  return top;
+}
+
 /**
  * Post HTML from this size on is spliced into the page as bytes instead of through the template.
  * The template's text (labels, `·`) makes the page a two-byte string, and widening then encoding
@@ -46,7 +71,7 @@ export function renderPostPage(ctx: RenderContext, post: SitePost, neighbours: P
   const updatedDay = post.updatedAt.slice(0, 10) > post.publishedAt.slice(0, 10);
   const { html: contentHtml, headings } = enhancePostHtml(post.contentHtml.trim());
   // A table of contents is worth its space from three headings on.
-  const toc = headings.length >= TOC_MIN_HEADINGS ? headings.map((h) => ({ ...h, href: `#${encodeURIComponent(h.id)}` })) : [];
+  const toc = headings.length >= TOC_MIN_HEADINGS ? tocOf(headings) : [];
   const splice = contentHtml.length >= SPLICE_MIN_CHARS;
   const html = renderHtmlPage(
     ctx,

@@ -26,6 +26,15 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown(input)).not.toMatch(forbidden);
   });
 
+  it('keeps column alignment as classes, and no style attribute or other class on cells', () => {
+    const html = renderMarkdown('| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |').replace(/\n/g, '');
+    expect(html).toContain('<th class="align-left">a</th><th class="align-center">b</th><th class="align-right">c</th><th>d</th>');
+    expect(html).toContain('<td class="align-left">1</td><td class="align-center">2</td><td class="align-right">3</td><td>4</td>');
+    expect(html).not.toContain('style=');
+    const raw = renderMarkdown('<table><tr><td class="evil align-right" style="color:red" align="center">x</td></tr></table>');
+    expect(raw).toContain('<td class="align-right" align="center">x</td>');
+  });
+
   it('keeps safe raw HTML and marks external links', () => {
     const html = renderMarkdown('<details><summary>More</summary>Text</details>\n\n[site](https://example.com)');
     expect(html).toContain('<details><summary>More</summary>');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../../src/content/markdown.js';
 import { createRenderContext } from '../../../src/publish/render/renderContext.js';
-import { renderPostPage } from '../../../src/publish/render/renderPostPage.js';
+import { renderPostPage, tocOf } from '../../../src/publish/render/renderPostPage.js';
 import { enhancePostHtml, headingId, MAX_HEADING_IDS } from '../../../src/publish/render/postHtml.js';
 import { buildBlog, buildPost, defaultTheme } from './siteFixtures.js';
 
@@ -59,24 +59,36 @@ describe('the contents list on a post page', () => {
     return String(renderPostPage(ctx, post).body);
   };
 
-  it('lists the h2 and h3 headings, linked to their ids, once a post has three', () => {
+  it('lists the h2 and h3 headings, linked to their ids, once a post has three, h3s nested under their h2', () => {
     const html = page('## Install\n\ntext\n\n### On Debian\n\ntext\n\n## Configure\n\n#### Deep\n\ntext');
     const toc = /<nav class="toc"[\s\S]*?<\/nav>/.exec(html)?.[0];
     expect(toc).toBeDefined();
-    expect(toc).toContain('<h2 id="toc-title" class="toc-title">Contents</h2>');
-    expect([...toc!.matchAll(/<li class="toc-level-(\d)"><a href="([^"]+)">([^<]+)<\/a><\/li>/g)].map((m) => [m[1], m[2], m[3]])).toEqual([
-      ['2', '#install', 'Install'],
-      ['3', '#on-debian', 'On Debian'],
-      ['2', '#configure', 'Configure'],
-    ]);
+    expect(toc).toContain('<summary><h2 id="toc-title" class="toc-title">Contents</h2></summary>');
+    // One ordered list per level: screen readers hear two sections, the first with one entry.
+    const flat = toc!.replace(/\s+</g, '<');
+    expect(flat).toContain('<ol><li><a href="#install">Install</a><ol><li><a href="#on-debian">On Debian</a></li></ol></li><li><a href="#configure">Configure</a></li></ol>');
     for (const id of ['install', 'on-debian', 'configure']) expect(html).toContain(` id="${id}"`);
+  });
+
+  it('nests by section: an h3 before the first h2 stands on the top level', () => {
+    expect(tocOf([
+      { level: 3, id: 'intro', text: 'Intro' },
+      { level: 2, id: 'a', text: 'A' },
+      { level: 3, id: 'a1', text: 'A1' },
+      { level: 3, id: 'a2', text: 'A2' },
+      { level: 2, id: 'b', text: 'B' },
+    ])).toEqual([
+      { text: 'Intro', href: '#intro', children: [] },
+      { text: 'A', href: '#a', children: [{ text: 'A1', href: '#a1', children: [] }, { text: 'A2', href: '#a2', children: [] }] },
+      { text: 'B', href: '#b', children: [] },
+    ]);
   });
 
   it('leaves it out for shorter posts, and labels it in Korean on Korean pages', () => {
     expect(page('## One\n\n## Two\n\n#### Three')).not.toContain('class="toc"');
     const korean = page('## 설치\n\n한국어로 쓴 글입니다.\n\n## 설정\n\n설정하는 방법입니다.\n\n## 배포\n\n배포하는 방법입니다.', '한국어 안내서');
     expect(korean).toContain('<html lang="ko"');
-    expect(korean).toContain('class="toc-title">목차</h2>');
+    expect(korean).toContain('class="toc-title">목차</h2></summary>');
     expect(korean).toContain('<a href="#%EC%84%A4%EC%B9%98">설치</a>');
   });
 });
