@@ -66,7 +66,7 @@ describe('reader page layout in headless Chromium', () => {
     const outline = await page.$$eval('.toc ol > li', (items) =>
       items.filter((li) => li.parentElement?.parentElement?.tagName !== 'LI').map((li) => ({
         text: li.querySelector(':scope > a')?.textContent,
-        children: [...li.querySelectorAll(':scope > ol > li > a')].map((a) => a.textContent),
+        children: Array.from(li.querySelectorAll(':scope > ol > li > a'), (a) => a.textContent),
       })),
     );
     expect(outline).toEqual([
