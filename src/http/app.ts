@@ -77,7 +77,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // The MCP server for hosted agents: any valid key; each tool's API call checks its scopes.
   router.post('/mcp', named('/mcp'), auth, limit, mcpEndpoint());
   const blog = resolveBlog(deps.blogs);
-  const retries = idempotency(deps.idempotency, deps.logger);
   for (const route of deps.routes) {
     const chain: Middleware<AppState>[] = [named(`/v1${route.path}`)];
     const upload = route.upload ? uploadRoute(route.method, `/v1${route.path}`) : null;
@@ -89,7 +88,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (upload) chain.push(uploadBody(upload));
     else if (route.body) chain.push(validate('body', route.body));
     else chain.push(rejectBody);
-    if (route.method === 'POST' && route.scope) chain.push(retries);
+    if (route.method === 'POST' && route.scope) chain.push(idempotency(deps.idempotency, deps.logger, route.secret));
     chain.push(async (ctx) => {
       ctx.status = route.status;
       await route.handler(ctx as AppContext);
