@@ -268,7 +268,7 @@ describe('webhooks and private addresses (SSRF)', () => {
     const blog = await buildBlog(t);
     dns.set('intranet.example.com', '10.1.2.3');
     dns.set('v6local.example.com', 'fd00::1');
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest/meta-data', 'http://192.168.1.1/', 'http://intranet.example.com/hook', 'https://v6local.example.com/', 'http://100.64.0.1/', 'http://nowhere.example.com/', 'http://[::ffff:127.0.0.1]/']) {
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest/meta-data', 'http://192.168.1.1/', 'http://intranet.example.com/hook', 'https://v6local.example.com/', 'http://100.64.0.1/', 'http://nowhere.example.com/', 'http://[::ffff:127.0.0.1]/', 'http://[::127.0.0.1]/', 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data', 'http://[2002:7f00:1::1]/']) {
       const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url, events: ['post.published'] } });
       expectFieldError(res, 'url');
     }
