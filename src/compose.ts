@@ -32,7 +32,7 @@ import { ImagePipeline } from './media/imagePipeline.js';
 import { MediaService } from './services/media.js';
 import { WebhooksRepo } from './db/webhooksRepo.js';
 import { WebhookEvents } from './webhooks/webhookEvents.js';
-import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { WebhookDispatcher, type DeliveryLimits } from './webhooks/dispatcher.js';
 import { systemLookup, type Lookup } from './webhooks/addressGuard.js';
 import { WebhooksService } from './services/webhooks.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
@@ -96,6 +96,8 @@ export interface ComposeOptions {
   cdn?: CdnPurger;
   /** Replaces DNS for webhook URLs (tests: names that resolve to chosen addresses). */
   webhookLookup?: Lookup;
+  /** Replaces the webhook deliveries' deadline and slots (tests: short deadlines, few slots). */
+  webhookLimits?: Partial<DeliveryLimits>;
   /** Replaces the pooled Markdown renderer (tests of its fairness and failures). */
   content?: ContentRenderer;
   /**
@@ -232,7 +234,15 @@ export function compose(options: ComposeOptions): Folio {
   const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger, metrics);
   const webhooksRepo = repos.webhooks;
   const webhookLookup = options.webhookLookup ?? systemLookup;
-  const dispatcher = new WebhookDispatcher({ db, repo: webhooksRepo, clock, logger, lookup: webhookLookup, allowPrivate: config.webhooksAllowPrivate });
+  const dispatcher = new WebhookDispatcher({
+    db,
+    repo: webhooksRepo,
+    clock,
+    logger,
+    lookup: webhookLookup,
+    allowPrivate: config.webhooksAllowPrivate,
+    ...(options.webhookLimits ? { limits: options.webhookLimits } : {}),
+  });
   const events = new WebhookEvents(webhooksRepo, urls, () => dispatcher.deliverDue());
   const postDeps = { db, posts: repos.posts, jobs: repos.jobs, media: repos.media, events, runner, clock, content };
   const accounts = new AccountsService(db, repos.accounts, repos.keys, repos.blogs, repos.jobs, clock);

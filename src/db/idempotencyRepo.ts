@@ -1,42 +1,55 @@
 import type { Db } from './database.js';
 
+/** Who a record belongs to: the API key that sent the first request, and its account. */
+export interface IdempotencyOwner {
+  accountId: string;
+  keyId: string;
+}
+
 export interface IdempotencyRecord {
   accountId: string;
+  keyId: string;
   key: string;
   fingerprint: string;
   state: 'pending' | 'done';
   lockedUntil: string | null;
   status: number | null;
   responseBody: string | null;
+  /** The field of the answer left out of `responseBody` (a secret shown only once), or null. */
+  withheld: string | null;
   createdAt: string;
   expiresAt: string;
 }
 
 interface Row {
   account_id: string;
+  api_key_id: string;
   key: string;
   fingerprint: string;
   state: 'pending' | 'done';
   locked_until: string | null;
   status: number | null;
   response_body: string | null;
+  withheld: string | null;
   created_at: string;
   expires_at: string;
 }
 
 const toRecord = (row: Row): IdempotencyRecord => ({
   accountId: row.account_id,
+  keyId: row.api_key_id,
   key: row.key,
   fingerprint: row.fingerprint,
   state: row.state,
   lockedUntil: row.locked_until,
   status: row.status,
   responseBody: row.response_body,
+  withheld: row.withheld,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
 });
 
-/** The `idempotency_keys` table (migration 010). */
+/** The `idempotency_keys` table (migrations 010, 015). */
 export class IdempotencyRepo {
   private readonly findStmt;
   private readonly upsertStmt;
@@ -45,35 +58,38 @@ export class IdempotencyRepo {
   private readonly purgeStmt;
 
   constructor(db: Db) {
-    this.findStmt = db.prepare<[string, string], Row>('SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?');
+    this.findStmt = db.prepare<[string, string, string], Row>('SELECT * FROM idempotency_keys WHERE account_id = ? AND api_key_id = ? AND key = ?');
     this.upsertStmt = db.prepare(
-      `INSERT INTO idempotency_keys (account_id, key, fingerprint, state, locked_until, status, response_body, created_at, expires_at)
-       VALUES (@accountId, @key, @fingerprint, 'pending', @lockedUntil, NULL, NULL, @createdAt, @expiresAt)
-       ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending', locked_until = excluded.locked_until,
-         status = NULL, response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+      `INSERT INTO idempotency_keys (account_id, api_key_id, key, fingerprint, state, locked_until, status, response_body, withheld, created_at, expires_at)
+       VALUES (@accountId, @keyId, @key, @fingerprint, 'pending', @lockedUntil, NULL, NULL, NULL, @createdAt, @expiresAt)
+       ON CONFLICT (account_id, api_key_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending', locked_until = excluded.locked_until,
+         status = NULL, response_body = NULL, withheld = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at`,
     );
-    this.completeStmt = db.prepare("UPDATE idempotency_keys SET state = 'done', locked_until = NULL, status = ?, response_body = ? WHERE account_id = ? AND key = ? AND state = 'pending'");
-    this.deleteStmt = db.prepare("DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND state = 'pending'");
+    this.completeStmt = db.prepare(
+      "UPDATE idempotency_keys SET state = 'done', locked_until = NULL, status = ?, response_body = ?, withheld = ? WHERE account_id = ? AND api_key_id = ? AND key = ? AND state = 'pending'",
+    );
+    this.deleteStmt = db.prepare("DELETE FROM idempotency_keys WHERE account_id = ? AND api_key_id = ? AND key = ? AND state = 'pending'");
     this.purgeStmt = db.prepare('DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE expires_at <= ? LIMIT 100)');
   }
 
-  find(accountId: string, key: string): IdempotencyRecord | null {
-    const row = this.findStmt.get(accountId, key);
+  find(owner: IdempotencyOwner, key: string): IdempotencyRecord | null {
+    const row = this.findStmt.get(owner.accountId, owner.keyId, key);
     return row ? toRecord(row) : null;
   }
 
   /** Claims the key for a request about to run (replacing an expired or abandoned record). */
-  claim(record: { accountId: string; key: string; fingerprint: string; lockedUntil: string; createdAt: string; expiresAt: string }): void {
-    this.upsertStmt.run(record);
+  claim(owner: IdempotencyOwner, record: { key: string; fingerprint: string; lockedUntil: string; createdAt: string; expiresAt: string }): void {
+    this.upsertStmt.run({ ...record, accountId: owner.accountId, keyId: owner.keyId });
   }
 
-  complete(accountId: string, key: string, status: number, responseBody: string): void {
-    this.completeStmt.run(status, responseBody, accountId, key);
+  /** `responseBody` never holds a secret: `withheld` names the field that was left out. */
+  complete(owner: IdempotencyOwner, key: string, status: number, responseBody: string, withheld: string | null): void {
+    this.completeStmt.run(status, responseBody, withheld, owner.accountId, owner.keyId, key);
   }
 
   /** Gives up a claim: the request failed, a retry may run it again. */
-  release(accountId: string, key: string): void {
-    this.deleteStmt.run(accountId, key);
+  release(owner: IdempotencyOwner, key: string): void {
+    this.deleteStmt.run(owner.accountId, owner.keyId, key);
   }
 
   /** Removes up to 100 expired records. */

@@ -20,6 +20,11 @@ export interface Delivery {
   createdAt: string;
 }
 
+/** A due delivery with the account it belongs to (the dispatcher shares its slots by account). */
+export interface DueDelivery extends Delivery {
+  accountId: string;
+}
+
 export interface AttemptView {
   deliveryId: string;
   eventType: string;
@@ -87,7 +92,13 @@ export class WebhooksRepo {
        SELECT 'msg_' || lower(hex(randomblob(16))), w.id, @type, @payload, 'pending', 0, @now, @now
          FROM webhooks w WHERE w.blog_id = @blogId AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = @type)`,
     );
-    this.dueStmt = db.prepare<[string, number], DeliveryRow>("SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, created_at LIMIT ?");
+    this.dueStmt = db.prepare<{ now: string; skipWebhooks: string; skipAccounts: string; limit: number }, DeliveryRow & { account_id: string }>(
+      `SELECT d.*, b.account_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN blogs b ON b.id = w.blog_id
+        WHERE d.status = 'pending' AND d.next_attempt_at <= @now
+          AND d.webhook_id NOT IN (SELECT value FROM json_each(@skipWebhooks))
+          AND b.account_id NOT IN (SELECT value FROM json_each(@skipAccounts))
+        ORDER BY d.next_attempt_at, d.created_at LIMIT @limit`,
+    );
     this.recordAttemptStmt = db.prepare('INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, at, response_code, duration_ms, error) VALUES (?, ?, ?, ?, ?, ?)');
     this.finishStmt = db.prepare('UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ? WHERE id = ?');
     this.attemptsStmt = db.prepare<[string, number], { delivery_id: string; event_type: string; status: Delivery['status']; attempt: number; at: string; response_code: number | null; duration_ms: number; error: string | null }>(
@@ -120,8 +131,11 @@ export class WebhooksRepo {
     return this.enqueueStmt.run({ blogId, type, payload, now }).changes;
   }
 
-  due(now: string, limit: number): Delivery[] {
-    return this.dueStmt.all(now, limit).map(toDelivery);
+  /** The oldest due deliveries, leaving out the webhooks and accounts named in `skip`. */
+  due(now: string, skip: { skipWebhooks: string[]; skipAccounts: string[] }, limit: number): DueDelivery[] {
+    return this.dueStmt
+      .all({ now, skipWebhooks: JSON.stringify(skip.skipWebhooks), skipAccounts: JSON.stringify(skip.skipAccounts), limit })
+      .map((row) => ({ ...toDelivery(row), accountId: row.account_id }));
   }
 
   /** Records an attempt and the delivery's next state, together. */

@@ -11,6 +11,7 @@ import { authenticate } from './middleware/authenticate.js';
 import { errorHandler } from './middleware/errorHandler.js';
 import { jsonBody } from './middleware/jsonBody.js';
 import { requestMetrics } from './middleware/requestMetrics.js';
+import { securityHeaders } from './middleware/securityHeaders.js';
 import { metricsEndpoint, type MetricsSource } from './metricsEndpoint.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requireScope } from './middleware/requireScope.js';
@@ -77,7 +78,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // The MCP server for hosted agents: any valid key; each tool's API call checks its scopes.
   router.post('/mcp', named('/mcp'), auth, limit, mcpEndpoint());
   const blog = resolveBlog(deps.blogs);
-  const retries = idempotency(deps.idempotency, deps.logger);
   for (const route of deps.routes) {
     const chain: Middleware<AppState>[] = [named(`/v1${route.path}`)];
     const upload = route.upload ? uploadRoute(route.method, `/v1${route.path}`) : null;
@@ -89,7 +89,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (upload) chain.push(uploadBody(upload));
     else if (route.body) chain.push(validate('body', route.body));
     else chain.push(rejectBody);
-    if (route.method === 'POST' && route.scope) chain.push(retries);
+    if (route.method === 'POST' && route.scope) chain.push(idempotency(deps.idempotency, deps.logger, route.secret));
     chain.push(async (ctx) => {
       ctx.status = route.status;
       await route.handler(ctx as AppContext);
@@ -100,20 +100,22 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestMetrics((method, route, status, seconds) => deps.metrics.observeRequest(method, route, status, seconds), routeOf(router)));
   app.use(errorHandler(deps.logger));
   if (deps.siteServer) app.use(deps.siteServer);
+  // After the site server: published pages carry the site's own headers.
+  app.use(securityHeaders);
   const corsOrigins = deps.corsOrigins ?? [];
   if (corsOrigins.length > 0) {
     // After the site server: blog hosts never answer for the API. A preflight from an allowed
     // origin is answered here (204); other origins get no CORS headers, so browsers refuse them.
-    app.use(
-      cors({
-        origin: (ctx) => (corsOrigins.includes('*') ? '*' : corsOrigins.includes(ctx.get('origin')) ? ctx.get('origin') : ''),
-        allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-        allowHeaders: ['Authorization', 'Content-Type', 'X-Blog-Id', 'Idempotency-Key', 'If-Match', 'X-Request-Id'],
-        exposeHeaders: ['ETag', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed'],
-        maxAge: 600,
-        keepHeadersOnError: true,
-      }),
-    );
+    const allowOrigins = cors({
+      origin: (ctx) => (corsOrigins.includes('*') ? '*' : corsOrigins.includes(ctx.get('origin')) ? ctx.get('origin') : ''),
+      allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+      allowHeaders: ['Authorization', 'Content-Type', 'X-Blog-Id', 'Idempotency-Key', 'If-Match', 'X-Request-Id'],
+      exposeHeaders: ['ETag', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed'],
+      maxAge: 600,
+      keepHeadersOnError: true,
+    });
+    // /metrics is for the operator's scraper, never for a page in a browser.
+    app.use((ctx, next) => (ctx.path === '/metrics' ? next() : allowOrigins(ctx, next)));
   }
   app.use(jsonBody);
   app.use(router.routes());

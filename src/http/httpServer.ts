@@ -54,13 +54,15 @@ function refusalFor(err: Error & { code?: string; reason?: unknown }): Refusal |
   return null;
 }
 
-function responseBytes(refusal: Refusal, requestId: string): Buffer {
+function responseBytes(refusal: Refusal, requestId: string, extraHeaders: string[] = []): Buffer {
   const body = Buffer.from(JSON.stringify({ error: refusal.error, message: refusal.message }), 'utf8');
   const head = [
     `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${body.length}`,
     `X-Request-Id: ${requestId}`,
+    'X-Content-Type-Options: nosniff',
+    ...extraHeaders,
     'Connection: close',
     '',
     '',
@@ -79,6 +81,8 @@ function responseBytes(refusal: Refusal, requestId: string): Buffer {
  *   uploads). Node then closes the connection after that answer by itself. Any other
  *   expectation is a JSON 417 `expectation_failed`.
  * - A request without Host reaches the app (Node would answer a bare 400).
+ * - `CONNECT` gets a JSON 405 `method_not_allowed` and the connection closes (Node would close
+ *   it without an answer).
  */
 export function createHttpServer(handler: RequestListener, logger: Logger): Server {
   const server = createServer(
@@ -113,8 +117,22 @@ export function createHttpServer(handler: RequestListener, logger: Logger): Serv
     const requestId = randomUUID();
     const body = JSON.stringify({ error: 'expectation_failed', message: 'the Expect header can only ask for 100-continue' });
     logger.info({ requestId, status: 417 }, 'request refused: unsupported Expect header');
-    res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, Connection: 'close' });
+    res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff', Connection: 'close' });
     res.end(body);
+  });
+
+  // CONNECT asks for a tunnel, which Node hands to 'connect' listeners and, with none, answers
+  // by closing the connection without a word. Folio is no proxy: a JSON 405, then close.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    const requestId = randomUUID();
+    logger.info({ requestId, status: 405 }, 'request refused: CONNECT');
+    socket.on('error', () => socket.destroy());
+    const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+    linger.unref();
+    socket.once('close', () => clearTimeout(linger));
+    socket.once('end', () => socket.destroy());
+    socket.end(responseBytes({ status: 405, error: 'method_not_allowed', message: 'CONNECT is not supported: this server is not a proxy' }, requestId, ['Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS']));
+    socket.resume();
   });
 
   const refused = new WeakSet<Socket>();

@@ -1,4 +1,5 @@
 import type { Scope } from '../services/authContext.js';
+import type { SecretField } from '../services/idempotency.js';
 import type { JsonSchema } from './middleware/validate.js';
 import type { AppContext } from './state.js';
 
@@ -26,6 +27,11 @@ export interface RouteDef {
   etag?: 'read' | 'write';
   /** Success status: 201 for creation, else 200. */
   status: 200 | 201;
+  /**
+   * The success body's field holding a secret shown only once: never kept for Idempotency-Key
+   * retries, which get a 409 instead (services/idempotency.ts).
+   */
+  secret?: SecretField;
   /** JSON Schema of the success body, for the OpenAPI document. */
   response?: JsonSchema;
   handler: (ctx: AppContext) => Promise<void> | void;

@@ -70,3 +70,22 @@ describe('without FOLIO_CORS_ORIGINS', () => {
     expect(loadConfig({ FOLIO_CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
   });
 });
+
+describe('FOLIO_CORS_ORIGINS=* and /metrics', () => {
+  it('answers every origin on the API, but never lets a browser page read /metrics', async () => {
+    const t = await startTestApp({ env: { FOLIO_CORS_ORIGINS: '*' } });
+    try {
+      const api = await fetch(`${t.baseUrl}/v1/openapi.json`, { headers: { origin: EDITOR } });
+      expect(api.headers.get('access-control-allow-origin')).toBe('*');
+      const metrics = await fetch(`${t.baseUrl}/metrics`, { headers: { origin: EDITOR } });
+      expect(metrics.status).toBe(200);
+      expect(metrics.headers.get('access-control-allow-origin')).toBeNull();
+      expect(metrics.headers.get('access-control-expose-headers')).toBeNull();
+      const preflight = await fetch(`${t.baseUrl}/metrics`, { method: 'OPTIONS', headers: { origin: EDITOR, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+      expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+      expect(preflight.headers.get('access-control-allow-headers')).toBeNull();
+    } finally {
+      await t.close();
+    }
+  });
+});

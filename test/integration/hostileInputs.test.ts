@@ -10,12 +10,16 @@
  * The worker threads that take the heavy work off the event loop are the compiled ones `npm
  * test` builds first; without them the work would run in place and this suite fails, as it
  * should.
+ *
+ * Beside them, the trickling-webhook case: one account's receivers that never finish answering,
+ * with another account's delivery timed while they are stuck.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileInputs, MIB, type HostileInput } from '../../bench/hostileInputs.js';
-import { buildBlog, expectError, type BuiltBlog } from '../support/factories.js';
+import { buildAccount, buildBlog, buildPost, expectError, type BuiltBlog } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { startReceiver } from '../support/webhookReceiver.js';
 
 /** Generous for a loaded 2-core VM; the target (100 ms) is checked by the bench. */
 const DELAY_BOUND_MS = 400;
@@ -159,5 +163,48 @@ describe('the other write endpoints at their limits', () => {
       expect(status, step).toBeLessThan(300);
       expect(ms, `${step} held the event loop`).toBeLessThan(DELAY_BOUND_MS);
     }
+  });
+});
+
+describe('webhook receivers that trickle their answers, with another account beside them', () => {
+  it("20 trickling receivers of one account never hold back another account's delivery, nor the event loop", async () => {
+    // The server's own limits (10 s deadline, 4 of 16 slots per account).
+    const app = await startTestApp({ env: { FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+    const trickler = await startReceiver('/trickle');
+    // One byte every 2 s: far inside a socket idle timeout, so only a deadline over the whole
+    // exchange ends these sends.
+    trickler.trickleMs = 2_000;
+    trickler.answer = () => 'trickle';
+    const other = await startReceiver('/other');
+    const histogram = monitorEventLoopDelay({ resolution: 10 });
+    try {
+      const tenant = buildAccount(app);
+      for (const blog of [await buildBlog(app, { actor: tenant }), await buildBlog(app, { actor: tenant })]) {
+        for (let i = 0; i < 10; i++) {
+          const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: `${trickler.url}?n=${i}`, events: ['post.published'] } });
+          expect(res.status, res.text).toBe(201);
+        }
+        await buildPost(blog, { status: 'published' });
+      }
+      await trickler.waitFor(4);
+      // Measured from here: the sends are stuck and the other account works beside them.
+      histogram.enable();
+      const otherBlog = await buildBlog(app);
+      const hook = await otherBlog.actor.request('POST', `/v1/blogs/${otherBlog.id}/webhooks`, { body: { url: other.url, events: ['post.published'] } });
+      other.setSecret(hook.body.secret);
+      const published = performance.now();
+      await buildPost(otherBlog, { status: 'published' });
+      const [got] = await other.waitFor(1, 8_000);
+      console.log(`other account's delivery beside 20 trickling receivers: ${Math.round(got!.at - published)} ms after its publish was sent`);
+      expect(got!.verified).toBe(true);
+      // It arrived while the trickling account's sends were all still stuck.
+      expect(trickler.abandoned).toBe(0);
+    } finally {
+      histogram.disable();
+      await trickler.close();
+      await other.close();
+      await app.close();
+    }
+    expect(histogram.max / 1e6, 'the event loop was held').toBeLessThan(DELAY_BOUND_MS);
   });
 });

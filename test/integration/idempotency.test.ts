@@ -3,7 +3,9 @@ import { image } from '../support/images.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { IdempotencyRepo } from '../../src/db/idempotencyRepo.js';
 import { IDEMPOTENCY_LOCK_MS, IdempotencyService } from '../../src/services/idempotency.js';
-import { buildBlog, buildPost, expectError, postPath } from '../support/factories.js';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { actorFor, buildBlog, buildPost, expectError, postPath, type Actor } from '../support/factories.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -111,7 +113,7 @@ describe('Idempotency-Key on POST', () => {
   it('a key whose first request died (a crash) is taken over once its lock lapses, not before', async () => {
     const blog = await buildBlog(t);
     const service = new IdempotencyService(t.folio.db, new IdempotencyRepo(t.folio.db), t.clock, { waitMs: 100 });
-    const account = blog.actor.accountId;
+    const account = { accountId: blog.actor.accountId, keyId: 'key-of-the-crashed-request' };
     expect(await service.start(account, 'crashed', 'fp')).toEqual({ kind: 'run' });
     // Never completed. A retry within the lock waits, then gives up with a 409 to retry later.
     await expect(service.start(account, 'crashed', 'fp')).rejects.toMatchObject({ code: 'conflict', status: 409 });
@@ -119,5 +121,83 @@ describe('Idempotency-Key on POST', () => {
     expect(await service.start(account, 'crashed', 'fp')).toEqual({ kind: 'run' });
     await service.succeeded(account, 'crashed', 201, { id: 'x' });
     expect(await service.start(account, 'crashed', 'fp')).toEqual({ kind: 'replay', status: 201, body: { id: 'x' } });
+  });
+});
+
+/** A second key of `actor`'s account holding only `scopes`. */
+async function keyWith(actor: Actor, scopes: string[]): Promise<Actor> {
+  const res = await actor.request('POST', '/v1/account/api-keys', { body: { name: scopes.join(' '), scopes } });
+  expect(res.status, res.text).toBe(201);
+  return actorFor(t, res.body.key, actor.accountId, 'enterprise');
+}
+
+describe('Idempotency-Key and the key that sent the first request', () => {
+  it("replays only to the same API key: another key of the account sending the same request gets its own authorization result", async () => {
+    const blog = await buildBlog(t);
+    const keysOnly = await keyWith(blog.actor, ['keys:manage']);
+    const mint = { headers: { 'idempotency-key': 'mint-full-key' }, body: { name: 'full', scopes: ['*'] } };
+    const first = await blog.actor.request('POST', `/v1/blogs/${blog.id}/api-keys`, mint);
+    expect(first.status, first.text).toBe(201);
+    // Same Idempotency-Key, same body, another key: never the first key's answer (a full `*` key).
+    const other = await keysOnly.request('POST', `/v1/blogs/${blog.id}/api-keys`, mint);
+    expectError(other, 403, 'forbidden');
+    expect(other.text).not.toContain(first.body.key);
+
+    const writer = await keyWith(blog.actor, ['blogs:write']);
+    const hook = { headers: { 'idempotency-key': 'hook-1' }, body: { url: 'https://93.184.216.34/a', events: ['post.published'] } };
+    const created = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, hook);
+    expect(created.status, created.text).toBe(201);
+    // The writer may create webhooks: its request runs as its own, with its own secret.
+    const own = await writer.request('POST', `/v1/blogs/${blog.id}/webhooks`, hook);
+    expect(own.status, own.text).toBe(201);
+    expect(own.headers.get('idempotent-replayed')).toBeNull();
+    expect(own.body.id).not.toBe(created.body.id);
+    expect(own.body.secret).not.toBe(created.body.secret);
+    // Posts too: the same request from another key is a second post, not the first one's answer.
+    const post = { blogId: blog.id, headers: { 'idempotency-key': 'post-1' }, body: { title: 'Mine', content: 'x' } };
+    const mine = await blog.actor.request('POST', '/v1/posts', post);
+    const theirs = await (await keyWith(blog.actor, ['posts:write'])).request('POST', '/v1/posts', { ...post, body: { ...post.body, slug: 'theirs' } });
+    expect(mine.status).toBe(201);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  it('never stores a secret shown once: a retry of a key or webhook creation is a 409 naming what was created, and the database holds no secret', async () => {
+    const blog = await buildBlog(t);
+    const keyCount = () => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?').get(blog.actor.accountId) as { n: number }).n;
+    const mint = { headers: { 'idempotency-key': 'mint-once' }, body: { name: 'ci', scopes: ['posts:write'] } };
+    const first = await blog.actor.request('POST', `/v1/blogs/${blog.id}/api-keys`, mint);
+    expect(first.status, first.text).toBe(201);
+    const keys = keyCount();
+    const retry = await blog.actor.request('POST', `/v1/blogs/${blog.id}/api-keys`, mint);
+    expectError(retry, 409, 'conflict');
+    expect(retry.body.message).toContain(first.body.id);
+    expect(retry.text).not.toContain(first.body.key);
+    expect(keyCount()).toBe(keys);
+
+    const accountMint = { ...mint, headers: { 'idempotency-key': 'mint-account-once' } };
+    const account = await blog.actor.request('POST', '/v1/account/api-keys', accountMint);
+    expect(account.status, account.text).toBe(201);
+    expectError(await blog.actor.request('POST', '/v1/account/api-keys', accountMint), 409, 'conflict');
+
+    const hook = { headers: { 'idempotency-key': 'hook-once' }, body: { url: 'https://93.184.216.34/once', events: ['post.published'] } };
+    const created = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, hook);
+    expect(created.status, created.text).toBe(201);
+    const again = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, hook);
+    expectError(again, 409, 'conflict');
+    expect(again.body.message).toContain(created.body.id);
+    expect((await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks`)).body.data).toHaveLength(1);
+
+    // What a backup would copy: the database file itself, read by another connection.
+    const file = new Database(join(t.dataDir, 'folio.db'), { readonly: true });
+    try {
+      const rows = file.prepare('SELECT * FROM idempotency_keys WHERE account_id = ?').all(blog.actor.accountId);
+      expect(rows).toHaveLength(3);
+      const stored = JSON.stringify(rows);
+      for (const secret of [first.body.key, account.body.key, created.body.secret]) expect(stored).not.toContain(secret);
+      expect(stored).not.toMatch(/pk_live_[A-Za-z0-9]{20}|whsec_/);
+    } finally {
+      file.close();
+    }
   });
 });

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { buildBlog, buildPost, expectError, expectFieldError, postPath, type BuiltBlog } from '../support/factories.js';
+import { buildAccount, buildBlog, buildPost, expectError, expectFieldError, postPath, type BuiltBlog } from '../support/factories.js';
+import { testTempDir } from '../support/tempDir.js';
+import { DELIVERY_LIMITS } from '../../src/webhooks/dispatcher.js';
 import { spawnServer } from '../support/spawnedServer.js';
 
 const ALL = ['post.published', 'post.updated', 'post.unpublished', 'post.deleted', 'post.scheduled', 'blog.updated', 'domain.activated'];
@@ -155,6 +157,105 @@ describe('webhooks, delivered to a loopback receiver (FOLIO_WEBHOOKS_ALLOW_PRIVA
   });
 });
 
+describe('webhooks to receivers that trickle their answer (one byte at a time, never finishing)', () => {
+  it("holds at most an account's share of the send slots: another account's delivery goes out while 20 are stuck", async () => {
+    // A deadline far beyond the test: only the per-account share lets the other delivery through.
+    const t = await startTestApp({ env: { FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' }, webhookLimits: { timeoutMs: 600_000 } });
+    const trickler = await startReceiver('/trickle');
+    trickler.answer = () => 'trickle';
+    const other = await startReceiver('/other');
+    try {
+      const tenant = buildAccount(t);
+      const blogs = [await buildBlog(t, { actor: tenant }), await buildBlog(t, { actor: tenant })];
+      for (const blog of blogs) {
+        for (let i = 0; i < 10; i++) {
+          const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: `${trickler.url}?n=${i}`, events: ['post.published'] } });
+          expect(res.status, res.text).toBe(201);
+        }
+        await buildPost(blog, { status: 'published' });
+      }
+      // The account's share (4 of the 16 slots) is stuck in trickled answers; its other 16
+      // deliveries wait for that share, not for the slots every account uses.
+      await trickler.waitFor(DELIVERY_LIMITS.perAccount);
+      const otherBlog = await buildBlog(t);
+      await subscribe(otherBlog, other, ['post.published']);
+      await buildPost(otherBlog, { status: 'published' });
+      const [got] = await other.waitFor(1, 20_000);
+      expect(got!.verified).toBe(true);
+      expect(trickler.received).toHaveLength(DELIVERY_LIMITS.perAccount);
+      expect(trickler.abandoned).toBe(0);
+    } finally {
+      await trickler.close();
+      await other.close();
+      await t.close();
+    }
+  });
+
+  it('abandons a trickling send at the deadline over the whole exchange and retries it per the backoff', async () => {
+    const t = await startTestApp({ env: { FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' }, webhookLimits: { timeoutMs: 600 } });
+    const receiver = await startReceiver();
+    // Far more often than the deadline: a timeout that restarts with every byte never fires.
+    receiver.trickleMs = 40;
+    receiver.answer = (_req, n) => (n === 1 ? 'trickle' : 204);
+    try {
+      const blog = await buildBlog(t);
+      const hook = await subscribe(blog, receiver, ['post.published']);
+      await buildPost(blog, { status: 'published' });
+      await receiver.waitFor(1);
+      await t.folio.webhooks.idle();
+      await receiver.waitForAbandoned(1);
+      const first = (await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks/${hook.id}/deliveries`)).body.data;
+      expect(first).toEqual([expect.objectContaining({ attempt: 1, delivery_status: 'pending', error: 'no complete answer within 0.6 s' })]);
+      // Not again before the first backoff (5 s), then again with the same webhook-id.
+      t.folio.webhooks.deliverDue();
+      await t.folio.webhooks.idle();
+      expect(receiver.received).toHaveLength(1);
+      t.clock.advance(5_000);
+      t.folio.webhooks.deliverDue();
+      const got = await receiver.waitFor(2);
+      await t.folio.webhooks.idle();
+      expect(got[1]!.id).toBe(got[0]!.id);
+      const attempts = (await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks/${hook.id}/deliveries`)).body.data;
+      expect(attempts.map((a: { attempt: number; response_code: number | null; delivery_status: string }) => [a.attempt, a.response_code, a.delivery_status])).toEqual([
+        [2, 204, 'delivered'],
+        [1, null, 'delivered'],
+      ]);
+    } finally {
+      await receiver.close();
+      await t.close();
+    }
+  });
+
+  it('shuts down without waiting for a trickling receiver; the delivery is sent again after the restart', async () => {
+    const dataDir = testTempDir('folio-webhook-stop-');
+    const options = { dataDir, env: { FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' }, webhookLimits: { timeoutMs: 600_000, closeGraceMs: 100 } };
+    const receiver = await startReceiver();
+    receiver.answer = (_req, n) => (n === 1 ? 'trickle' : 204);
+    let second: TestApp | null = null;
+    try {
+      const t = await startTestApp(options);
+      const blog = await buildBlog(t);
+      await subscribe(blog, receiver, ['post.published']);
+      await buildPost(blog, { status: 'published' });
+      await receiver.waitFor(1);
+      let timer: NodeJS.Timeout | undefined;
+      const closed = await Promise.race([t.close().then(() => 'closed'), new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting'), 20_000)))]);
+      clearTimeout(timer);
+      expect(closed).toBe('closed');
+      await receiver.waitForAbandoned(1);
+      // Cut off by the shutdown, not failed by the receiver: still due at once after the restart.
+      second = await startTestApp(options);
+      second.folio.webhooks.deliverDue();
+      const got = await receiver.waitFor(2);
+      expect(got[1]!.id).toBe(got[0]!.id);
+      expect(got[1]!.verified).toBe(true);
+    } finally {
+      await second?.close();
+      await receiver.close();
+    }
+  });
+});
+
 describe('webhooks and private addresses (SSRF)', () => {
   let t: TestApp;
   const dns = new Map<string, string>();
@@ -167,7 +268,7 @@ describe('webhooks and private addresses (SSRF)', () => {
     const blog = await buildBlog(t);
     dns.set('intranet.example.com', '10.1.2.3');
     dns.set('v6local.example.com', 'fd00::1');
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest/meta-data', 'http://192.168.1.1/', 'http://intranet.example.com/hook', 'https://v6local.example.com/', 'http://100.64.0.1/', 'http://nowhere.example.com/', 'http://[::ffff:127.0.0.1]/']) {
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest/meta-data', 'http://192.168.1.1/', 'http://intranet.example.com/hook', 'https://v6local.example.com/', 'http://100.64.0.1/', 'http://nowhere.example.com/', 'http://[::ffff:127.0.0.1]/', 'http://[::127.0.0.1]/', 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data', 'http://[2002:7f00:1::1]/']) {
       const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url, events: ['post.published'] } });
       expectFieldError(res, 'url');
     }

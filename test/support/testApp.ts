@@ -71,6 +71,8 @@ export interface TestAppOptions {
   publicUrls?: ComposeOptions['publicUrls'];
   /** DNS for webhook URLs (default: the system's). */
   webhookLookup?: ComposeOptions['webhookLookup'];
+  /** Webhook deliveries' deadline and slots (default: the server's). */
+  webhookLimits?: ComposeOptions['webhookLimits'];
   /** Where the app logs (default: silent); suites that hunt 500s keep the logged stacks. */
   logger?: Logger;
 }
@@ -116,6 +118,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     resolver: options.resolver ?? fakeResolver,
     ...(options.publicUrls ? { publicUrls: options.publicUrls } : {}),
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
+    ...(options.webhookLimits ? { webhookLimits: options.webhookLimits } : {}),
   });
   publish = folio.publisher.handle;
   const server: Server = createHttpServer(folio.app.callback(), logger);

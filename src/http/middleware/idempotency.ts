@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { BadRequestError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { IdempotencyService } from '../../services/idempotency.js';
+import type { IdempotencyService, SecretField } from '../../services/idempotency.js';
 import { authOf, type AppContext, type AppState } from '../state.js';
 
 /** Visible ASCII, as Stripe and the IETF draft use them (UUIDs, ULIDs, random strings). */
@@ -20,16 +20,18 @@ function fingerprint(ctx: AppContext): string {
 /**
  * Idempotency-Key on a POST route, just before its handler (after authentication, blog
  * resolution and validation: a request refused before doing anything needs no key). A replay
- * carries `Idempotent-Replayed: true`.
+ * carries `Idempotent-Replayed: true`, and goes only to the API key that sent the first request.
+ * `secret` names the field of a route's answer that is shown only once (never stored).
  */
-export function idempotency(service: IdempotencyService, logger: Logger): Middleware<AppState> {
+export function idempotency(service: IdempotencyService, logger: Logger, secret?: SecretField): Middleware<AppState> {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     if (key === '') return next();
     if (!KEY.test(key)) throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is a good choice)');
     const app = ctx as AppContext;
-    const account = authOf(app).account.id;
-    const start = await service.start(account, key, fingerprint(app));
+    const auth = authOf(app);
+    const owner = { accountId: auth.account.id, keyId: auth.key.id };
+    const start = await service.start(owner, key, fingerprint(app), secret);
     if (start.kind === 'replay') {
       ctx.status = start.status;
       ctx.body = start.body;
@@ -39,11 +41,11 @@ export function idempotency(service: IdempotencyService, logger: Logger): Middle
     try {
       await next();
     } catch (err) {
-      await service.failed(account, key).catch((cause: unknown) => logger.warn({ err: cause, requestId: ctx.state.requestId }, 'could not release an Idempotency-Key'));
+      await service.failed(owner, key).catch((cause: unknown) => logger.warn({ err: cause, requestId: ctx.state.requestId }, 'could not release an Idempotency-Key'));
       throw err;
     }
     // The work is done: failing to record it must not turn the success into an error (a retry
     // then waits out the key's lock and runs again, the one case a duplicate is possible).
-    await service.succeeded(account, key, ctx.status, ctx.body).catch((err: unknown) => logger.warn({ err, requestId: ctx.state.requestId }, 'could not record an Idempotency-Key answer'));
+    await service.succeeded(owner, key, ctx.status, ctx.body, secret).catch((err: unknown) => logger.warn({ err, requestId: ctx.state.requestId }, 'could not record an Idempotency-Key answer'));
   };
 }

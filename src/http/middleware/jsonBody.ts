@@ -59,6 +59,11 @@ async function refuseDeclaredBody(ctx: Parameters<Middleware>[0], length: number
   throw tooLarge();
 }
 
+/** Names the declared encoding when one was given: the likeliest cause is a body not encoded so. */
+function encodingHint(encoding: string): string {
+  return encoding === '' || /^identity$/i.test(encoding) ? '' : ` (or not encoded as its Content-Encoding "${encoding.slice(0, 40)}" says)`;
+}
+
 /**
  * JSON bodies only (decisions.md errors table): 415 for another media type, 413 above 2 MB,
  * 400 for malformed JSON. The parsed body lands in ctx.request.body; `undefined` when none.
@@ -82,8 +87,11 @@ export const jsonBody: Middleware<AppState> = async (ctx, next) => {
       await discardRequestBody(ctx.req);
       throw tooLarge(err);
     }
-    if (status === 415) throw new UnsupportedMediaTypeError('unsupported body encoding', { cause: err });
-    throw new BadRequestError('request body is not valid JSON', { cause: err });
+    // The parser may have stopped partway (a body declared gzip that is not): the refusal waits
+    // for the rest, or the connection closes, so a keep-alive client's next request is answered.
+    const headers: Record<string, string> = (await discardRequestBody(ctx.req)) ? {} : { Connection: 'close' };
+    if (status === 415) throw new UnsupportedMediaTypeError('unsupported body encoding', { cause: err, headers });
+    throw new BadRequestError(`request body is not valid JSON${encodingHint(ctx.get('content-encoding'))}`, { cause: err, headers });
   }
   return next();
 };

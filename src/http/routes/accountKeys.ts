@@ -26,6 +26,7 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       body: createKeyBody,
       status: 201,
       response: accountKeyCreatedSchema,
+      secret: { field: 'key', resource: 'API key' },
       handler: (ctx) => {
         const body = ctx.state.body as CreateKeyBody;
         const { key, secret } = keys.createAccountKey(authOf(ctx), { name: body.name ?? ACCOUNT_KEY_NAME, scopes: body.scopes ?? ['*'] });

@@ -44,6 +44,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       body: createKeyBody,
       status: 201,
       response: keyCreatedSchema,
+      secret: { field: 'key', resource: 'API key' },
       handler: (ctx) => {
         const body = ctx.state.body as CreateKeyBody;
         const { key, secret } = keys.create(authOf(ctx), ctx.params.id ?? '', { name: body.name ?? 'Default', scopes: body.scopes ?? ['*'] });

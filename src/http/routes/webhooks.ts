@@ -73,6 +73,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
       body: createWebhookBody,
       status: 201,
       response: createdSchema,
+      secret: { field: 'secret', resource: 'webhook' },
       handler: async (ctx) => {
         const webhook = await webhooks.create(authOf(ctx), ctx.params.id ?? '', ctx.state.body as CreateWebhookBody);
         ctx.body = { ...presentWebhook(webhook), secret: webhook.secret };
