@@ -33,7 +33,6 @@ export interface CliOptions {
 
 async function siteCommand(config: Config, group: 'site' | 'search', args: string[], options: CliOptions): Promise<number> {
   const [sub, slug, ...extra] = args;
-  if (group === 'site' && sub === 'rebuild' && slug === '--all' && extra.length === 0) return rebuildAll(config, options);
   if (!slug || extra.length > 0) throw new UsageError(`${group} ${sub ?? '<command>'} takes <blog-slug>`);
   const valid = group === 'site' ? ['rebuild', 'verify'] : ['reindex'];
   if (!sub || !valid.includes(sub)) throw new UsageError(`unknown command "${group} ${sub ?? ''}"`);

@@ -35,7 +35,7 @@ function httpsGet(servername: string, path = '/'): Promise<HttpsAnswer> {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, altNames: cert.subjectaltname ?? '', issuer: cert.issuer?.CN ?? '' }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, altNames: cert.subjectaltname ?? '', issuer: String(cert.issuer?.CN ?? '') }));
       },
     );
     req.on('timeout', () => req.destroy(new Error('timed out')));
