@@ -6,7 +6,11 @@
 # Stage 1: dependencies with the toolchain better-sqlite3 may need, then the production build
 # (tsconfig.build.json: src/ only; benches and test helpers never reach the image; then
 # scripts/bundleServer.mjs joins the server into dist/server/main.js for a fast start).
-FROM node:20-bookworm AS build
+# Node 24, the current LTS, in both stages (Node 20 left maintenance in April 2026, and the AWS
+# SDK warns on every start under it). CI and the tests run the machines' Node 20.19; package.json
+# `engines` admits 20.19+, 22 and 24, and test/integration/dockerImage.test.ts starts the built
+# stages with whichever node runs the tests.
+FROM node:24-bookworm AS build
 WORKDIR /app
 # Dependencies first, in a layer that only a lockfile change rebuilds. --ignore-scripts keeps
 # npm ci from running `prepare` (the build) before the sources are here; it also skips
@@ -22,7 +26,7 @@ RUN npm run build && npm prune --omit=dev
 
 # Stage 2: slim runtime without compiler or dev dependencies. The code stays owned by root and
 # read-only to the `node` user the server runs as; only the data volume is writable.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 FOLIO_DATA_DIR=/app/data
 WORKDIR /app
 COPY --from=build /app/package.json ./
@@ -32,6 +36,7 @@ COPY --from=build /app/dist/server ./dist/server
 COPY --from=build /app/dist/src ./dist/src
 COPY bin ./bin
 COPY templates ./templates
+COPY LICENSE ./
 # Migrations are read at run time from src/db/migrations (src/paths.ts).
 COPY src/db/migrations ./src/db/migrations
 RUN mkdir -p /app/data && chown node:node /app/data && ln -s /app/bin/folio.js /usr/local/bin/folio

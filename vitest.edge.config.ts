@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// The edge suite (npm run test:edge): a real varnishd (Debian's varnish package, which .ci/run
-// installs) with the shipped deploy/ configurations in front of s3rver and Folio.
+// The edge suite (npm run test:edge): real varnishd, nginx and caddy (Debian's packages, which
+// .ci/run installs) with the shipped deploy/ configurations in front of s3rver and Folio.
 export default defineConfig({
   test: {
     include: ['test/cdn/**/*.test.ts'],

@@ -67,6 +67,8 @@ import { HeavyWork } from './workers/heavyWork.js';
 import { RateLimiter } from './services/rateLimiter.js';
 import { SiteUrls } from './services/siteUrls.js';
 import { blogForHost } from './services/siteHosts.js';
+import { AddressRateLimiter } from './services/addressRateLimiter.js';
+import { tlsRoutes, TLS_ASK_LIMIT } from './http/routes/tls.js';
 import { reRenderAfterUpgrade } from './services/siteRenderer.js';
 import { WarmUp } from './services/warmUp.js';
 import { SEARCH_TEXT_VERSION } from './search/searchTypes.js';
@@ -265,12 +267,15 @@ export function compose(options: ComposeOptions): Folio {
   );
 
   metrics.watch({ pendingJobs: () => repos.jobs.countByStatus('pending'), searchCache: () => searchCache.stats(), heavy: () => heavy.stats() });
+  const hosts = blogForHost(repos.blogs, serviceHostname(config));
   const app = createApp({
     logger,
     db,
     keys: apiKeys,
     blogs: repos.blogs,
     rateLimiter: config.rateLimits ? new RateLimiter(clock) : null,
+    // Not a plan limit (no account to count by): on even with FOLIO_RATE_LIMITS=off.
+    addressLimiter: new AddressRateLimiter(clock, TLS_ASK_LIMIT.requests, TLS_ASK_LIMIT.windowMs),
     idempotency: new IdempotencyService(db, new IdempotencyRepo(db), clock),
     routes: [
       ...postRoutes({ posts, transitions, urls, media }),
@@ -282,8 +287,9 @@ export function compose(options: ComposeOptions): Folio {
       ...webhookRoutes({ webhooks: new WebhooksService({ db, blogs: repos.blogs, webhooks: webhooksRepo, clock, lookup: webhookLookup, allowPrivate: config.webhooksAllowPrivate }) }),
       ...accountExportRoutes({ exporter: new AccountExporter({ blogs: repos.blogs, posts: repos.posts, media: repos.media, urls, clock }) }),
       ...searchRoutes({ searcher: timedSearcher(search.searcher, (seconds) => metrics.observeSearch(seconds)), urls }),
+      ...tlsRoutes({ blogForHost: hosts }),
     ],
-    ...(config.serveSites ? { siteServer: siteServer({ store, blogForHost: blogForHost(repos.blogs, serviceHostname(config)) }) } : {}),
+    ...(config.serveSites ? { siteServer: siteServer({ store, blogForHost: hosts }) } : {}),
     apiBaseUrl: config.publicApiUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
     corsOrigins: config.corsOrigins,
     metrics,

@@ -4,6 +4,7 @@
  */
 import { parseBackupInterval, type BackupSchedule } from './backup/backupInterval.js';
 import { resolve } from 'node:path';
+import { PLANS, type Plan } from './services/plans.js';
 
 export type StorageKind = 'fs' | 's3';
 export type PublicScheme = 'http' | 'https';
@@ -51,6 +52,10 @@ export interface Config {
   readonly backupSchedule: BackupSchedule | null;
   /** How many of those snapshots the store keeps (FOLIO_BACKUP_KEEP). */
   readonly backupKeep: number;
+  /** The plan of accounts made without `--plan`, and of the first-start account (FOLIO_DEFAULT_PLAN). */
+  readonly defaultPlan: Plan;
+  /** Whether FOLIO_DEFAULT_PLAN was set (`folio account create` says where the plan came from). */
+  readonly explicitDefaultPlan: boolean;
 }
 
 export type CdnKind = 'none' | 'http-purge' | 'cloudfront' | 'cloudflare';
@@ -135,6 +140,9 @@ export function loadConfig(env: Env = process.env): Config {
   const backupSchedule = parseBackupInterval(env.FOLIO_BACKUP_INTERVAL);
   if (typeof backupSchedule === 'string') throw new ConfigError('FOLIO_BACKUP_INTERVAL', backupSchedule);
   const backupKeep = readInt(env, 'FOLIO_BACKUP_KEEP', 24, 1, 10_000);
+  // A self-hosted install is one operator's: every capability by default. A hosted service that
+  // sells plans sets `free`.
+  const defaultPlan = readEnum(env, 'FOLIO_DEFAULT_PLAN', 'enterprise', PLANS);
 
   return Object.freeze({
     port,
@@ -163,6 +171,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowPrivate: readBool(env, 'FOLIO_WEBHOOKS_ALLOW_PRIVATE', false),
     backupSchedule,
     backupKeep,
+    defaultPlan,
+    explicitDefaultPlan: (env.FOLIO_DEFAULT_PLAN ?? '').trim() !== '',
   });
 }
 

@@ -8,6 +8,7 @@ import { jsonParser } from './http/middleware/jsonBody.js';
 import { schemaWarmUpSteps, validators } from './http/middleware/validate.js';
 import { loadMarkdownPipeline } from './content/markdown.js';
 import { createLogger } from './logger.js';
+import { planSummary } from './services/plans.js';
 import { startScheduler } from './scheduler.js';
 import { createShutdown } from './shutdown.js';
 
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   // Records FOLIO_SERVICE_DOMAIN / FOLIO_PUBLIC_SCHEME for the CLI; a change re-renders every blog (on the tick below).
   const folio = compose({ config, logger, publicUrls: 'server' });
 
-  const first = folio.accounts.bootstrap();
+  const first = folio.accounts.bootstrap(config.defaultPlan);
   if (first) {
     // Printed once, outside the JSON log stream, because decisions.md wants a working key from
     // `npm start` alone; it is never logged again and only its hash is stored.
@@ -49,10 +50,13 @@ async function main(): Promise<void> {
       [
         '',
         '================================================================================',
-        ' Folio: first start. Created an enterprise account and its API key.',
+        ' Folio: first start. Created an account and its API key.',
         ` Account: ${first.account.id}`,
+        ` Plan:    ${first.account.plan} (FOLIO_DEFAULT_PLAN): ${planSummary(first.account.plan)}`,
         ` API key: ${first.apiKey}`,
-        ' This key is shown only now. Store it somewhere safe.',
+        ' This key is shown only now. Store it somewhere safe. It stays in any log that',
+        ' captured this output (container logs): in production, make the first account with',
+        ' `folio account create` before the first start instead (README, "Docker").',
         '================================================================================',
         '',
       ].join('\n') + '\n',

@@ -46,7 +46,7 @@ export function shippedVclFor(backends: EdgeBackends): string {
  * Starts a real varnishd in the foreground (-F) with this VCL on a loopback port, its working
  * directory in a temp folder, and waits until it answers. Stopped by pid.
  */
-export async function startVarnish(options: { vcl: string; port?: number; storageMb?: number }): Promise<VarnishHandle> {
+export async function startVarnish(options: { vcl: string; port?: number; storageMb?: number; env?: Record<string, string> }): Promise<VarnishHandle> {
   if (!existsSync(VARNISHD)) throw new Error(`${VARNISHD} not found: install Debian's varnish package (.ci/run does)`);
   const port = options.port ?? (await freePort());
   const dir = await mkdtemp(join(tmpdir(), 'folio-varnish-'));
@@ -66,7 +66,8 @@ export async function startVarnish(options: { vcl: string; port?: number; storag
       '-p', 'ban_lurker_sleep=0.1',
       '-p', 'thread_pool_min=10',
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    // The shipped VCL reads FOLIO_SERVICE_DOMAIN from varnishd's environment (std.getenv).
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } },
   );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

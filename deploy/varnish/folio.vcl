@@ -5,10 +5,11 @@ vcl 4.1;
 #                      └─► Folio's site server, for custom domains only
 #   Folio  ──► Varnish: PURGE <path> and BAN / with the public Host after every publish job
 #
-# To adapt it, edit the lines marked EDIT: the two backends, the bucket name, the service
-# domain (FOLIO_SERVICE_DOMAIN without its port) and the addresses allowed to purge. The values
-# here match docker-compose.yml (MinIO at minio:9000, bucket folio-sites, Folio at folio:3000,
-# blogs at <slug>.localhost).
+# To adapt it, edit the lines marked EDIT: the two backends, the bucket name and the addresses
+# allowed to purge. The values here match docker-compose.yml (MinIO at minio:9000, bucket
+# folio-sites, Folio at folio:3000). The service domain is not edited here: varnishd reads it
+# from its environment, FOLIO_SERVICE_DOMAIN, the same variable and value Folio takes
+# (`blogs.example.com`; a port is ignored), and `localhost` when it is unset.
 #
 # Why custom domains go to Folio: the bucket holds `_domains/<hostname>` (its body is the blog
 # slug), but stock VCL cannot read a response body to pick the prefix of a second request
@@ -66,13 +67,24 @@ sub vcl_recv {
     unset req.http.authorization;
     set req.url = regsub(req.url, "[?#].*$", "");
 
-    # EDIT: blogs live at <slug>.<service domain>; "localhost" is docker-compose.yml's domain.
-    if (req.http.host ~ "^[a-z0-9][a-z0-9-]*\.localhost(:[0-9]+)?$") {
-        set req.http.x-folio-slug = regsub(req.http.host, "^([a-z0-9][a-z0-9-]*)\..*$", "\1");
+    # Blogs live at <slug>.<service domain>, any port. VCL regexes are fixed when the VCL is
+    # compiled, so the domain from the environment is compared as a string instead.
+    set req.http.x-folio-domain = regsub(std.tolower(std.getenv("FOLIO_SERVICE_DOMAIN")), ":[0-9]*$", "");
+    if (req.http.x-folio-domain == "") {
+        set req.http.x-folio-domain = "localhost";
+    }
+    set req.http.x-folio-hostname = regsub(req.http.host, ":[0-9]*$", "");
+    set req.http.x-folio-slug = regsub(req.http.x-folio-hostname, "^([a-z0-9][a-z0-9-]*)\..*$", "\1");
+    if (req.http.x-folio-slug ~ "^[a-z0-9][a-z0-9-]*$" && req.http.x-folio-hostname == req.http.x-folio-slug + "." + req.http.x-folio-domain) {
+        unset req.http.x-folio-domain;
+        unset req.http.x-folio-hostname;
         call folio_bucket_key;
         set req.backend_hint = bucket;
     } else {
         # A custom domain (or anything else): Folio's site server decides, by Host.
+        unset req.http.x-folio-domain;
+        unset req.http.x-folio-hostname;
+        unset req.http.x-folio-slug;
         set req.backend_hint = folio;
     }
     if (req.method == "PURGE") {

@@ -1,7 +1,14 @@
 /** The CLI's expected failures (runCli.ts prints each as one line on stderr). */
 
-/** The command line itself is wrong: printed with the usage text. */
-export class UsageError extends Error {}
+/** The command line itself is wrong: printed with the usage text (the command's, when known). */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage: string | null = null,
+  ) {
+    super(message);
+  }
+}
 
 /** An expected failure that the message explains fully: printed without the usage text. */
 export class CommandError extends Error {}

@@ -1,24 +1,19 @@
 /**
- * `folio` command line: argument parsing only; the work is done by the same services the API
- * uses, on the same FOLIO_DATA_DIR (SQLite in WAL mode, so a running server is fine).
+ * `folio` command line: dispatch only (commandTable.ts lists the commands, invocation.ts parses
+ * them); the work is done by the same services the API uses, on the same FOLIO_DATA_DIR (SQLite
+ * in WAL mode, so a running server is fine).
  */
 import '../threadPool.js';
-import { parseArgs } from 'node:util';
 import { ConfigError, debugRequested, loadConfig, type Config } from '../config.js';
-import { CLI_BUSY_TIMEOUT_MS, openDatabase } from '../db/database.js';
-import { databaseFile } from '../compose.js';
-import { AccountsRepo } from '../db/accountsRepo.js';
-import { ApiKeysRepo } from '../db/apiKeysRepo.js';
-import { BlogsRepo } from '../db/blogsRepo.js';
-import { JobsRepo } from '../db/jobsRepo.js';
-import { AccountsService } from '../services/accounts.js';
-import { isPlan, PLANS } from '../services/plans.js';
-import { systemClock } from '../clock.js';
+import { CLI_BUSY_TIMEOUT_MS } from '../db/database.js';
 import { compose } from '../compose.js';
 import { createLogger } from '../logger.js';
 import { StorageError } from '../errors.js';
 import { PublicUrlConflictError } from '../services/publicUrlSettings.js';
 import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
+import { commandHelp, commandName, findCommand, groupCommands, groupHelp, HELP_FLAGS, usage, type CommandName } from './commandTable.js';
+import { asksForHelp, parseInvocation, type Invocation } from './invocation.js';
+import { accountCreate, accountCreateKey, accountKeys, accountList, accountRevokeKey, accountSetPlan } from './accountCommands.js';
 import { CdnPurgeError } from '../cdn/cdnPurger.js';
 import { backupCommand, restoreCommand } from './backupCommands.js';
 import { importCommand } from './importCommand.js';
@@ -29,34 +24,6 @@ import { progressBar } from './progressBar.js';
 import { RestoreError } from '../backup/restore.js';
 import { SnapshotError } from '../backup/snapshotCopy.js';
 
-const USAGE = `Usage:
-  folio account create [--email E] [--plan P] [--json]   create an account and print its key
-  folio account list [--json]                           list accounts
-  folio account set-plan <account_id> <plan>            change an account's plan; its blogs are re-rendered
-  folio account keys <account_id> [--json]              list every active key of the account: its account keys
-                                                        and its blog-bound keys (marked with their blog); never the keys
-  folio account create-key <account_id> [--name N] [--json]
-                                                        make a new account key (scopes *) and print it once
-  folio account revoke-key <key_id> [--force]           revoke a key of any account; it is refused from the next
-                                                        request on. The account's last account key needs --force
-  folio site rebuild <blog-slug> | --all                re-render every page, feed and the search index (of every blog)
-  folio site verify <blog-slug>                         list objects that differ from the database
-  folio search reindex <blog-slug>                      rebuild only the blog's search index
-  folio backup <file>                                   write a consistent snapshot of the database, also while the
-                                                        server runs (gzip-compressed when <file> ends in .gz)
-  folio restore <file | _backups/key>                   make a backup (a file, or a key of the site store) the database
-                                                        of an empty FOLIO_DATA_DIR; then start and run site rebuild --all
-  folio import <file> --account <account_id>           make the blogs and posts of an export (GET /v1/account/export)
-                                                        blogs of the account, and publish them
-  folio mcp                                             an MCP server on stdio for AI assistants, acting through the API
-                                                        of FOLIO_API_URL (default http://127.0.0.1:3000) with FOLIO_API_KEY
-  folio push <dir> --blog <slug-or-id> [--dry-run] [--delete-missing] [--verbose]
-                                                        make the blog's posts what the folder's *.md files (YAML front
-                                                        matter) say; a second push sends nothing. Through the API, as mcp
-  folio pull <dir> --blog <slug-or-id>                  write every post of the blog into the folder as <slug>.md
-Plans: ${PLANS.join(', ')}
-Errors are one line on stderr; FOLIO_DEBUG=1 or --debug adds the stack of an unexpected one.`;
-
 export interface CliOptions {
   /** The environment to read the configuration from (default: process.env). */
   env?: Record<string, string | undefined>;
@@ -64,144 +31,8 @@ export interface CliOptions {
   busyTimeoutMs?: number;
 }
 
-function accountsService(config: Config): AccountsService {
-  const db = openDatabase(databaseFile(config));
-  return new AccountsService(db, new AccountsRepo(db), new ApiKeysRepo(db), new BlogsRepo(db), new JobsRepo(db), systemClock);
-}
-
-function accountCommand(config: Config, args: string[]): void {
-  const [sub, ...rest] = args;
-  switch (sub) {
-    case 'create': {
-      const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, plan: { type: 'string' }, json: { type: 'boolean' } }, strict: true });
-      const plan = values.plan ?? 'free';
-      if (!isPlan(plan)) throw new UsageError(`unknown plan "${plan}"; expected one of ${PLANS.join(', ')}`);
-      const { account, apiKey } = accountsService(config).create({ plan, ...(values.email ? { email: values.email } : {}) });
-      if (values.json) {
-        process.stdout.write(`${JSON.stringify({ account_id: account.id, plan: account.plan, api_key: apiKey })}\n`);
-      } else {
-        process.stdout.write(`Created account ${account.id} on the ${account.plan} plan.\nAPI key (shown once, store it now): ${apiKey}\n`);
-      }
-      return;
-    }
-    case 'list': {
-      const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, strict: true });
-      const accounts = accountsService(config).list();
-      if (values.json) {
-        process.stdout.write(`${JSON.stringify(accounts.map((a) => ({ account_id: a.id, email: a.email, plan: a.plan, created_at: a.createdAt })))}\n`);
-      } else if (accounts.length === 0) {
-        process.stdout.write('No accounts.\n');
-      } else {
-        for (const a of accounts) process.stdout.write(`${a.id}  ${a.plan.padEnd(10)}  ${a.createdAt}  ${a.email ?? ''}\n`);
-      }
-      return;
-    }
-    case 'set-plan': {
-      const { positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true });
-      const [accountId, plan] = positionals;
-      if (!accountId || !plan || positionals.length !== 2) throw new UsageError('set-plan takes <account_id> <plan>');
-      if (!isPlan(plan)) throw new UsageError(`unknown plan "${plan}"; expected one of ${PLANS.join(', ')}`);
-      const change = accountsService(config).setPlan(accountId, plan);
-      if (!change) throw new UsageError(`no account with id ${accountId}`);
-      if (change.previous === plan) {
-        process.stdout.write(`Account ${accountId} is already on the ${plan} plan; nothing changed.\n`);
-        return;
-      }
-      // The re-render jobs are recorded with the change; this process does not render (see README).
-      const blogs = change.jobIds.length;
-      process.stdout.write(
-        `Account ${accountId} is now on the ${plan} plan (was ${change.previous}).\n` +
-          (blogs === 0
-            ? 'It has no blogs to re-render.\n'
-            : `${blogs} blog${blogs === 1 ? '' : 's'} will be re-rendered by the running server, or at its next start.\n`),
-      );
-      return;
-    }
-    case 'keys':
-    case 'create-key':
-    case 'revoke-key':
-      accountKeyCommand(config, sub, rest);
-      return;
-    default:
-      throw new UsageError(sub ? `unknown command "account ${sub}"` : 'missing account command');
-  }
-}
-
-/** `folio account keys | create-key | revoke-key`: the operator's view of an account's keys. */
-function accountKeyCommand(config: Config, sub: 'keys' | 'create-key' | 'revoke-key', rest: string[]): void {
-  const db = openDatabase(databaseFile(config));
-  try {
-    const accounts = new AccountsService(db, new AccountsRepo(db), new ApiKeysRepo(db), new BlogsRepo(db), new JobsRepo(db), systemClock);
-    const out = (line: string) => process.stdout.write(`${line}\n`);
-    if (sub === 'keys') {
-      const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
-      const [accountId] = positionals;
-      if (!accountId || positionals.length !== 1) throw new UsageError('keys takes <account_id>');
-      const entries = accounts.listKeys(accountId);
-      if (!entries) throw new CommandFailed(`no account with id ${accountId}`, 2);
-      if (values.json) {
-        const rows = entries.map(({ key, blogSlug }) => ({
-          id: key.id,
-          name: key.name,
-          key_prefix: key.keyPrefix,
-          scopes: key.scopes,
-          blog_id: key.blogId,
-          blog_slug: blogSlug,
-          last_used_at: key.lastUsedAt,
-          created_at: key.createdAt,
-        }));
-        out(JSON.stringify(rows));
-      } else if (entries.length === 0) {
-        out(`Account ${accountId} has no active keys; make one with: folio account create-key ${accountId}`);
-      } else {
-        for (const { key, blogSlug } of entries) {
-          const bound = key.blogId === null ? 'account' : `blog ${blogSlug ?? key.blogId}`;
-          out(`${key.id}  ${key.keyPrefix}  ${bound.padEnd(20)}  ${key.scopes.join(',').padEnd(12)}  used ${(key.lastUsedAt ?? 'never').padEnd(24)}  created ${key.createdAt}  ${key.name}`);
-        }
-      }
-      return;
-    }
-    if (sub === 'create-key') {
-      const { values, positionals } = parseArgs({ args: rest, options: { name: { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
-      const [accountId] = positionals;
-      if (!accountId || positionals.length !== 1) throw new UsageError('create-key takes <account_id>');
-      // The API's limits for a key name (api.md §2.3).
-      if (values.name !== undefined && (!/\S/.test(values.name) || Array.from(values.name).length > 100)) {
-        throw new UsageError('--name must be 1-100 characters and not blank');
-      }
-      const created = accounts.createKey(accountId, values.name);
-      if (!created) throw new CommandFailed(`no account with id ${accountId}`, 2);
-      const { key, secret } = created;
-      if (values.json) {
-        out(JSON.stringify({ key_id: key.id, account_id: accountId, name: key.name, prefix: key.keyPrefix, api_key: secret }));
-      } else {
-        out(`Created account key ${key.id} ("${key.name}") for account ${accountId}.\nAPI key (shown once, store it now): ${secret}`);
-      }
-      return;
-    }
-    const { values, positionals } = parseArgs({ args: rest, options: { force: { type: 'boolean' } }, allowPositionals: true, strict: true });
-    const [keyId] = positionals;
-    if (!keyId || positionals.length !== 1) throw new UsageError('revoke-key takes <key_id>');
-    const result = accounts.revokeKey(keyId, { force: values.force === true });
-    if (result.outcome === 'not_found') throw new CommandFailed(`no active key with id ${keyId}`, 2);
-    const { key } = result;
-    if (result.outcome === 'last_account_key') {
-      throw new CommandFailed(
-        `key ${key.id} is the last account key of account ${key.accountId}; nothing was revoked.\n` +
-          `Make a new one first (folio account create-key ${key.accountId}), then revoke this one; or pass --force to revoke it anyway.`,
-        1,
-      );
-    }
-    const bound = key.blogId === null ? 'account key' : `key of blog ${key.blogId}`;
-    out(`Revoked ${bound} ${key.id} (${key.keyPrefix}…) of account ${key.accountId}; it is refused from the next request on.`);
-  } finally {
-    db.close();
-  }
-}
-
 async function siteCommand(config: Config, group: 'site' | 'search', args: string[], options: CliOptions): Promise<number> {
   const [sub, slug, ...extra] = args;
-  if (group === 'site' && sub === 'rebuild' && slug === '--all' && extra.length === 0) return rebuildAll(config, options);
   if (!slug || extra.length > 0) throw new UsageError(`${group} ${sub ?? '<command>'} takes <blog-slug>`);
   const valid = group === 'site' ? ['rebuild', 'verify'] : ['reindex'];
   if (!sub || !valid.includes(sub)) throw new UsageError(`unknown command "${group} ${sub ?? ''}"`);
@@ -254,37 +85,72 @@ async function rebuildAll(config: Config, options: CliOptions): Promise<number> 
   }
 }
 
+type Handler = (run: { config: () => Config; invocation: Invocation; rest: string[]; env: Record<string, string | undefined>; options: CliOptions }) => number | Promise<number>;
+
+/** What each command of the table does; the type makes a row without a handler a compile error. */
+const HANDLERS: Record<CommandName, Handler> = {
+  'account create': ({ config, invocation }) => accountCreate(config(), invocation),
+  'account list': ({ config, invocation }) => accountList(config(), invocation),
+  'account set-plan': ({ config, invocation }) => accountSetPlan(config(), invocation),
+  'account keys': ({ config, invocation }) => accountKeys(config(), invocation),
+  'account create-key': ({ config, invocation }) => accountCreateKey(config(), invocation),
+  'account revoke-key': ({ config, invocation }) => accountRevokeKey(config(), invocation),
+  'site rebuild': ({ config, invocation, options }) => {
+    const [slug] = invocation.positionals;
+    const all = invocation.values.boolean('all');
+    if (all === (slug !== undefined)) throw new UsageError('site rebuild takes <blog-slug> or --all', commandHelp(findCommand(['site', 'rebuild'])!.spec));
+    return all ? rebuildAll(config(), options) : siteCommand(config(), 'site', ['rebuild', slug!], options);
+  },
+  'site verify': ({ config, invocation, options }) => siteCommand(config(), 'site', ['verify', ...invocation.positionals], options),
+  'search reindex': ({ config, invocation, options }) => siteCommand(config(), 'search', ['reindex', ...invocation.positionals], options),
+  backup: ({ config, invocation }) => backupCommand(config(), [...invocation.positionals]),
+  restore: ({ config, invocation }) => restoreCommand(config(), [...invocation.positionals]),
+  // These parse their own options, the same the table declares (checked strictly above).
+  import: ({ config, rest, options }) => importCommand(config(), rest, options.busyTimeoutMs),
+  // Commands that act through the HTTP API of a (possibly remote) Folio need no data dir.
+  mcp: ({ env }) => mcpCommand(env),
+  push: ({ rest, env }) => syncCommand('push', rest, env),
+  pull: ({ rest, env }) => syncCommand('pull', rest, env),
+};
+
+/** `folio help [command…]`, `folio --help`: the help of the command or group named, else of every command. */
+function helpFor(words: string[]): string {
+  const found = findCommand(words);
+  if (found && found.rest.length === 0) return commandHelp(found.spec);
+  if (words.length === 1 && groupCommands(words[0]).length > 0) return groupHelp(words[0]!);
+  return `${usage()}\n`;
+}
+
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
   const debug = argv.includes('--debug') || debugRequested(options.env);
-  const [command, ...rest] = argv.filter((arg) => arg !== '--debug');
+  const args = argv.filter((arg) => arg !== '--debug');
+  const [first, second] = args;
   try {
-    // Commands that act through the HTTP API of a (possibly remote) Folio need no data dir.
-    const env = options.env ?? process.env;
-    if (command === 'mcp') return await mcpCommand(env);
-    if (command === 'push' || command === 'pull') return await syncCommand(command, rest, env);
-    const config = loadConfig(options.env);
-    switch (command) {
-      case 'account':
-        accountCommand(config, rest);
-        return 0;
-      case 'site':
-      case 'search':
-        return await siteCommand(config, command, rest, options);
-      case 'backup':
-        return await backupCommand(config, rest);
-      case 'restore':
-        return await restoreCommand(config, rest);
-      case 'import':
-        return await importCommand(config, rest, options.busyTimeoutMs);
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        process.stdout.write(`${USAGE}\n`);
-        return command === undefined ? 1 : 0;
-      default:
-        throw new UsageError(`unknown command "${command}"`);
+    if (first === undefined) {
+      process.stdout.write(`${usage()}\n`);
+      return 1;
     }
+    if (first === 'help' || HELP_FLAGS.includes(first)) {
+      process.stdout.write(helpFor(args.slice(1)));
+      return 0;
+    }
+    const found = findCommand(args);
+    if (!found) {
+      if (groupCommands(first).length === 0) throw new UsageError(`unknown command "${first}"`);
+      if (second !== undefined && HELP_FLAGS.includes(second)) {
+        process.stdout.write(groupHelp(first));
+        return 0;
+      }
+      throw new UsageError(second === undefined ? `missing ${first} command` : `unknown command "${first} ${second}"`, groupHelp(first));
+    }
+    // Before anything else, the configuration included: help never acts and needs no setup.
+    if (asksForHelp(found.rest)) {
+      process.stdout.write(commandHelp(found.spec));
+      return 0;
+    }
+    const invocation = parseInvocation(found.spec, found.rest);
+    const env = options.env ?? process.env;
+    return await HANDLERS[commandName(found.spec)]({ config: () => loadConfig(options.env), invocation, rest: found.rest, env, options });
   } catch (err) {
     return reportFailure(err, debug);
   }
@@ -309,7 +175,7 @@ function reportFailure(err: unknown, debug: boolean): number {
     process.stderr.write(`folio: ${message}\n${extra}`);
     return code;
   };
-  if (err instanceof UsageError) return fail(err.message, 2, `${USAGE}\n`);
+  if (err instanceof UsageError) return fail(err.message, 2, err.usage ?? `${usage()}\n`);
   if (err instanceof CommandFailed) return fail(err.message, err.exitCode);
   if (err instanceof ConfigError || err instanceof CommandError || err instanceof PublicUrlConflictError || err instanceof RestoreError || err instanceof SnapshotError) return fail(err.message, 2);
   if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) return fail(err.message, 2);

@@ -14,6 +14,8 @@ import { requestMetrics } from './middleware/requestMetrics.js';
 import { securityHeaders } from './middleware/securityHeaders.js';
 import { metricsEndpoint, type MetricsSource } from './metricsEndpoint.js';
 import { rateLimit } from './middleware/rateLimit.js';
+import { addressRateLimit } from './middleware/addressRateLimit.js';
+import type { AddressRateLimiter } from '../services/addressRateLimiter.js';
 import { requireScope } from './middleware/requireScope.js';
 import { resolveBlog } from './middleware/resolveBlog.js';
 import { validate } from './middleware/validate.js';
@@ -34,6 +36,8 @@ export interface AppDeps {
   blogs: BlogsRepo;
   /** null when FOLIO_RATE_LIMITS=off. */
   rateLimiter: RateLimiter | null;
+  /** The per-address budget of routes marked `rateLimit: 'address'` (no key to count by). */
+  addressLimiter: AddressRateLimiter;
   routes: RouteDef[];
   /** Idempotency-Key on authenticated POST routes. */
   idempotency: IdempotencyService;
@@ -77,6 +81,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const limit = rateLimit(deps.rateLimiter);
   // The MCP server for hosted agents: any valid key; each tool's API call checks its scopes.
   router.post('/mcp', named('/mcp'), auth, limit, mcpEndpoint());
+  const perAddress = addressRateLimit(deps.addressLimiter);
   const blog = resolveBlog(deps.blogs);
   for (const route of deps.routes) {
     const chain: Middleware<AppState>[] = [named(`/v1${route.path}`)];
@@ -84,6 +89,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (route.upload && !upload) throw new Error(`upload route ${route.method} /v1${route.path} has no body limit in bodyLimits.ts`);
     if (upload) chain.push(drainOnRefusal);
     if (route.scope) chain.push(auth, limit, requireScope(route.scope));
+    if (route.rateLimit === 'address') chain.push(perAddress);
     if (route.blogScoped) chain.push(blog);
     if (route.query) chain.push(validate('query', route.query));
     if (upload) chain.push(uploadBody(upload));

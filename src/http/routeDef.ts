@@ -17,6 +17,8 @@ export interface RouteDef {
   tag: string;
   /** Scope the key needs; routes without one need no authentication at all. */
   scope?: Scope;
+  /** Routes without a key: a budget per client address (app.ts), with the X-RateLimit-* headers. */
+  rateLimit?: 'address';
   /** Resolve the blog from X-Blog-Id or the key's binding (post and search routes). */
   blogScoped?: boolean;
   body?: JsonSchema;

@@ -103,12 +103,12 @@ export class AccountsService {
   }
 
   /**
-   * First start on an empty database: one enterprise account so `npm start` alone gives a
-   * working key. Returns null when accounts already exist.
+   * First start on an empty database: one account on `plan` (FOLIO_DEFAULT_PLAN) so `npm start`
+   * alone gives a working key. Returns null when accounts already exist.
    */
-  bootstrap(): CreatedAccount | null {
+  bootstrap(plan: Plan): CreatedAccount | null {
     const existing = this.db.transaction(() => this.accounts.count()).immediate();
     if (existing > 0) return null;
-    return this.create({ plan: 'enterprise' });
+    return this.create({ plan });
   }
 }

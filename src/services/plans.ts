@@ -39,6 +39,14 @@ export function minimumPlan(capability: Capability): Plan {
   return MINIMUM_PLAN[capability];
 }
 
+/** One line of what a plan allows, printed when an account is made (`folio account create`, first start). */
+export function planSummary(plan: Plan): string {
+  const { maxBlogs, requestsPerHour } = LIMITS[plan];
+  const blogs = Number.isFinite(maxBlogs) ? `${maxBlogs} blog${maxBlogs === 1 ? '' : 's'}` : 'unlimited blogs';
+  const yes = (capability: Capability, what: string): string => `${planIncludes(plan, capability) ? '' : 'no '}${what}`;
+  return [blogs, yes('domains', 'custom domains'), yes('schedule', 'scheduling'), yes('theme:basic', 'custom CSS'), yes('theme:html', 'header/footer HTML'), `${requestsPerHour.toLocaleString('en-US')} API requests/hour`].join(', ');
+}
+
 export function planIncludes(plan: Plan, capability: Capability): boolean {
   return PLANS.indexOf(plan) >= PLANS.indexOf(MINIMUM_PLAN[capability]);
 }

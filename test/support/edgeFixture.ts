@@ -16,7 +16,7 @@ export interface EdgeFixture {
   t: TestApp;
   /** Where the cache must listen: Folio purges it there and readers use it as their port. */
   port: number;
-  /** `edge.localhost:<port>`, the Host of the blog the suites publish. */
+  /** `edge.<domain>:<port>` (`edge.localhost:<port>` by default), the Host of the blog the suites publish. */
   host: string;
   backends: EdgeBackends;
   /** A request through the cache (Host defaults to the blog's). */
@@ -26,14 +26,15 @@ export interface EdgeFixture {
   close(): Promise<void>;
 }
 
-export async function startEdgeFixture(env: Record<string, string> = {}): Promise<EdgeFixture> {
+/** `domain`: the service domain without its port (FOLIO_SERVICE_DOMAIN is `<domain>:<port>`). */
+export async function startEdgeFixture(env: Record<string, string> = {}, domain = 'localhost'): Promise<EdgeFixture> {
   const s3 = await startS3rver({ buckets: ['folio-sites'] });
   const port = await freePort();
-  const host = `edge.localhost:${port}`;
+  const host = `edge.${domain}:${port}`;
   const store = new S3SiteStore({ client: await createTestS3Client(s3.endpoint), bucket: 'folio-sites' });
   const t = await startTestApp({
     store,
-    env: { FOLIO_SERVICE_DOMAIN: `localhost:${port}`, FOLIO_CDN: 'http-purge', FOLIO_CDN_PURGE_URL: `http://127.0.0.1:${port}`, ...env },
+    env: { FOLIO_SERVICE_DOMAIN: `${domain}:${port}`, FOLIO_CDN: 'http-purge', FOLIO_CDN_PURGE_URL: `http://127.0.0.1:${port}`, ...env },
   });
   const bucket = new URL(s3.endpoint);
   const app = new URL(t.baseUrl);

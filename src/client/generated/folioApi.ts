@@ -455,6 +455,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tls/allowed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether Folio serves this host (a blog's <slug>.<service domain> or an active custom domain), so a TLS terminator may obtain its certificate: 200 if so, else 404 */
+        get: operations["tlsAllowed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -494,9 +511,9 @@ export interface components {
     headers: {
         /** @description Id of this request, as logged (echoed when the request sent a well-formed one) */
         "X-Request-Id": string;
-        /** @description Requests the account's plan allows per hour */
+        /** @description Requests allowed per window: per hour by the account's plan, or per minute per client address on the operations without a key */
         "X-RateLimit-Limit": number;
-        /** @description Requests left in the current hour */
+        /** @description Requests left in the current window */
         "X-RateLimit-Remaining": number;
         /** @description When the window resets (Unix seconds) */
         "X-RateLimit-Reset": number;
@@ -3374,6 +3391,47 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    tlsAllowed: {
+        parameters: {
+            query: {
+                domain: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "domain": "field-notes.example.com",
+                     *       "allowed": true
+                     *     }
+                     */
+                    "application/json": {
+                        domain: string;
+                        /** @constant */
+                        allowed: true;
+                    };
+                };
+            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];

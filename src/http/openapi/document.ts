@@ -46,8 +46,8 @@ const RATE_LIMIT_HEADERS = {
 };
 const HEADER_COMPONENTS = {
   'X-Request-Id': { description: 'Id of this request, as logged (echoed when the request sent a well-formed one)', required: true, schema: { type: 'string' } },
-  'X-RateLimit-Limit': { description: "Requests the account's plan allows per hour", schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current hour', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': { description: "Requests allowed per window: per hour by the account's plan, or per minute per client address on the operations without a key", schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'When the window resets (Unix seconds)', schema: { type: 'integer' } },
   'Idempotent-Replayed': { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
 };
@@ -64,6 +64,7 @@ const TAGS: Record<string, string> = {
   account: 'Account-wide keys and the export of every blog.',
   meta: 'Health, metrics and this document.',
   agents: 'The Model Context Protocol server for AI agents: the API as MCP tools (README, "Agents and the command line").',
+  tls: 'For the TLS terminator in front of Folio (deploy/caddy/Caddyfile): which hosts may get a certificate.',
 };
 
 /** The routes app.ts registers itself, outside the route table; none needs an API key. */
@@ -228,7 +229,7 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     }
     // 503 (with Retry-After) while the store or the database lock is unavailable.
     // 500 `internal_error`: anything unexpected (decisions.md), on every operation.
-    const errors = ['400', '401', '403', '404', '409', '429', '500', '503'];
+    const errors = route.scope ? ['400', '401', '403', '404', '409', '429', '500', '503'] : ['400', '404', '429', '500', '503'];
     if (route.etag === 'write') errors.push('412');
     if (route.method === 'POST' && route.scope) errors.push('422');
     if (route.body || route.upload) errors.push('413', '415');
@@ -257,7 +258,7 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
           description: 'Success',
           headers: {
             ...REQUEST_ID_HEADER,
-            ...(route.scope ? RATE_LIMIT_HEADERS : {}),
+            ...(route.scope || route.rateLimit ? RATE_LIMIT_HEADERS : {}),
             ...(route.method === 'POST' && route.scope ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
             ...(route.etag && route.method !== 'DELETE' ? { ETag: { description: 'Version of the resource as read, for If-Match', required: true, schema: { type: 'string' } } } : {}),
           },

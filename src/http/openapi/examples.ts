@@ -95,6 +95,7 @@ export interface OperationExamples {
 
 export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   getHealth: { response: { status: 'ok' } },
+  tlsAllowed: { response: { domain: 'field-notes.example.com', allowed: true } },
   getOpenApiDocument: { response: { openapi: '3.1.0', info: { title: 'Folio API', version: '1.0.0' }, paths: {} } },
   getApiReference: { response: '<!doctype html>\n<html lang="en">\n<head>\n<title>Folio API reference</title>\n…' },
   getApiReferenceAsset: { response: { 'text/css': '.swagger-ui{…}', 'text/javascript': "window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#swagger-ui' });", 'image/png': '(PNG bytes)' } },

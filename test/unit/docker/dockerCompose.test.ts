@@ -16,6 +16,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface Service {
   build?: string | { context: string };
+  stop_grace_period?: string;
   image?: string;
   command?: string | string[];
   entrypoint?: string | string[];
@@ -34,9 +35,14 @@ function loadYaml(file: string): unknown {
   return parseYaml(readFileSync(file, 'utf8'));
 }
 
-/** Compose's interpolation with no variable set: `${NAME:-default}` is the default, `$$` a `$`. */
+/**
+ * Compose's interpolation with no variable set: `${NAME:-default}` is the default, `$$` a `$`,
+ * and a required `${NAME:?message}` stands as `<NAME>` (compose would refuse to start).
+ */
 function interpolate(value: string): string {
-  return value.replace(/\$\$|\$\{\w+(?::?-([^}]*))?\}/g, (match, fallback: string | undefined) => (match === '$$' ? '$' : (fallback ?? '')));
+  return value.replace(/\$\$|\$\{(\w+)(?:(:?[-?])([^}]*))?\}/g, (match, name: string, kind: string | undefined, rest: string | undefined) =>
+    match === '$$' ? '$' : kind?.endsWith('?') ? `<${name}>` : (rest ?? ''),
+  );
 }
 
 function env(service: Service): Record<string, string> {
@@ -78,7 +84,7 @@ describe('docker-compose.yml', () => {
     expect(containerPorts(folio)).toContain(env(folio).PORT ?? imageEnv.PORT);
   });
 
-  it('points Folio at the MinIO service, with its credentials, in the bucket the one-shot creates and opens to readers', () => {
+  it('points Folio at the MinIO service, as the scoped user the one-shot makes, in the bucket it creates and opens to readers', () => {
     const folio = env(services.folio!);
     const minio = env(services.minio!);
     expect(folio.FOLIO_STORAGE).toBe('s3');
@@ -87,12 +93,20 @@ describe('docker-compose.yml', () => {
     expect(endpoint.port).toBe('9000'); // MinIO's S3 port when `server` has no --address
     expect(text(services.minio!.command)).not.toContain('--address');
     expect(folio.FOLIO_S3_FORCE_PATH_STYLE).toBe('true');
-    expect(folio.AWS_ACCESS_KEY_ID).toBe(minio.MINIO_ROOT_USER);
-    expect(folio.AWS_SECRET_ACCESS_KEY).toBe(minio.MINIO_ROOT_PASSWORD);
-    // MinIO refuses to start with a root password under 8 characters.
+    // Never MinIO's root credentials (issue 27 B11): a user of its own, limited to the bucket.
+    expect(folio.AWS_ACCESS_KEY_ID).not.toBe(minio.MINIO_ROOT_USER);
+    expect(folio.AWS_SECRET_ACCESS_KEY).not.toBe(minio.MINIO_ROOT_PASSWORD);
+    // MinIO refuses a root password, and a user's secret key, under 8 characters.
     expect(minio.MINIO_ROOT_PASSWORD!.length).toBeGreaterThanOrEqual(8);
+    expect(folio.AWS_SECRET_ACCESS_KEY!.length).toBeGreaterThanOrEqual(8);
 
     const [setupName, setup] = Object.entries(services).find(([, s]) => text(s.command).includes('mc mb'))!;
+    const setupEnv = env(setup);
+    expect(setupEnv.FOLIO_S3_ACCESS_KEY).toBe(folio.AWS_ACCESS_KEY_ID);
+    expect(setupEnv.FOLIO_S3_SECRET_KEY).toBe(folio.AWS_SECRET_ACCESS_KEY);
+    // The same variables set both sides: an operator's .env changes them together.
+    expect(services.folio!.environment!.AWS_ACCESS_KEY_ID).toBe(setup.environment!.FOLIO_S3_ACCESS_KEY);
+    expect(services.folio!.environment!.AWS_SECRET_ACCESS_KEY).toBe(setup.environment!.FOLIO_S3_SECRET_KEY);
     expect(services.folio!.depends_on?.[setupName]?.condition).toBe('service_completed_successfully');
     expect(setup.depends_on?.minio?.condition).toBe('service_healthy');
     const script = text(setup.command);
@@ -106,6 +120,27 @@ describe('docker-compose.yml', () => {
     expect(policy.Statement).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: ['s3:GetObject'], Resource: [`${bucketArn}/_backups/*`] }));
     expect(policy.Statement.flatMap((s) => (s.Effect === 'Allow' ? s.Action : []))).toEqual(['s3:GetObject']);
     expect(script).toContain(`mc anonymous set-json /tmp/read-sites.json store/${folio.FOLIO_S3_BUCKET}`);
+
+    // Folio's user: read, write, delete and list this bucket, nothing else.
+    const appPolicyText = /cat > \/tmp\/folio-app\.json <<'POLICY'\n([\s\S]*?)\nPOLICY\n/.exec(script)?.[1];
+    const appPolicy = JSON.parse(appPolicyText!) as { Statement: Array<{ Effect: string; Action: string[]; Resource: string[] }> };
+    expect(appPolicy.Statement.every((st) => st.Effect === 'Allow' && st.Resource.every((r) => r === bucketArn || r === `${bucketArn}/*`))).toBe(true);
+    const allowed = appPolicy.Statement.flatMap((st) => st.Action).sort();
+    expect(allowed).toEqual(['s3:DeleteObject', 's3:GetBucketLocation', 's3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    expect(script).toContain('mc admin policy create store folio-app /tmp/folio-app.json');
+    expect(script).toContain('mc admin user add store "$FOLIO_S3_ACCESS_KEY" "$FOLIO_S3_SECRET_KEY"');
+    expect(script).toContain('mc admin policy attach store folio-app --user "$FOLIO_S3_ACCESS_KEY"');
+  });
+
+  it('gives Folio a stop grace period longer than its shutdown bound, and publishes /metrics only behind a token', () => {
+    const folio = services.folio!;
+    const grace = /^(\d+)s$/.exec(folio.stop_grace_period ?? '');
+    expect(grace, 'stop_grace_period in seconds').not.toBeNull();
+    const shutdownSeconds = Number(env(folio).FOLIO_SHUTDOWN_TIMEOUT ?? 20);
+    expect(Number(grace![1])).toBeGreaterThan(shutdownSeconds);
+    // Port 3000 carries /metrics: the token has no default, so compose refuses to start without one.
+    expect(containerPorts(folio).length).toBeGreaterThan(0);
+    expect(folio.environment!.FOLIO_METRICS_TOKEN).toMatch(/^\$\{FOLIO_METRICS_TOKEN:\?[^}]+\}$/);
   });
 
   it('purges the Varnish service on the port it listens on, and Varnish loads the shipped VCL', () => {
@@ -119,5 +154,8 @@ describe('docker-compose.yml', () => {
     expect(containerPorts(varnish)).toContain('80');
     expect(varnish.image).toMatch(/^varnish:\d/);
     expect(varnish.volumes).toContain('./deploy/varnish/folio.vcl:/etc/varnish/default.vcl:ro');
+    // The VCL reads the service domain from its environment: the same setting as Folio's.
+    expect(varnish.environment!.FOLIO_SERVICE_DOMAIN).toBe(services.folio!.environment!.FOLIO_SERVICE_DOMAIN);
+    expect(readFileSync(join(ROOT, 'deploy/varnish/folio.vcl'), 'utf8')).toContain('std.getenv("FOLIO_SERVICE_DOMAIN")');
   });
 });

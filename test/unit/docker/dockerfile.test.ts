@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseDockerfile } from '../../support/docker/dockerfile.js';
 
@@ -45,5 +46,41 @@ describe('parseDockerfile', () => {
     const refused = ['ADD src ./src', 'ARG VERSION', 'COPY src/*.ts ./', 'COPY ${DIR} ./', 'CMD node main.js', 'ENV A="x y"', 'COPY a b c'];
     for (const line of refused) expect(() => parseDockerfile(`FROM node:20\n${line}\n`), line).toThrow(/line 2/);
     expect(() => parseDockerfile('WORKDIR /app\n')).toThrow(/before FROM/);
+  });
+});
+
+/** Whether `version` satisfies an npm range made of `>=x.y`, `<x` comparators, `||` alternatives. */
+function satisfies(version: string, range: string): boolean {
+  const parts = (v: string): number[] => v.split('.').map(Number).concat(0, 0).slice(0, 3);
+  const compare = (a: string, b: string): number => {
+    const [x, y] = [parts(a), parts(b)];
+    for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return 0;
+  };
+  return range.split('||').some((alternative) =>
+    alternative
+      .trim()
+      .split(/\s+/)
+      .every((comparator) => {
+        const [, op, v] = /^(>=|<=|>|<|=)?(\d+(?:\.\d+){0,2})$/.exec(comparator)!;
+        const c = compare(version, v!);
+        return op === '>=' ? c >= 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : op === '<' ? c < 0 : c === 0;
+      }),
+  );
+}
+
+describe('the shipped Dockerfile (issue 27 B11)', () => {
+  const root = new URL('../../../', import.meta.url);
+  const stages = parseDockerfile(readFileSync(new URL('Dockerfile', root), 'utf8'));
+  const engines = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { engines: { node: string } }).engines.node;
+
+  it('builds and runs on Node 24, the current LTS, in every stage', () => {
+    for (const stage of stages) expect(stage.base).toMatch(/^node:24-/);
+  });
+
+  it('keeps package.json engines open to the Node 20 that CI runs, 22 and 24', () => {
+    for (const version of ['20.19.0', '20.20.2', '22.12.0', '24.0.0', '24.11.1']) expect(satisfies(version, engines), version).toBe(true);
+    for (const version of ['18.20.0', '20.18.3']) expect(satisfies(version, engines), version).toBe(false);
+    expect(satisfies(process.versions.node, engines), `this machine's node ${process.versions.node}`).toBe(true);
   });
 });

@@ -1,0 +1,24 @@
+import type { Middleware } from 'koa';
+import { RateLimitError } from '../../errors.js';
+import type { AddressRateLimiter } from '../../services/addressRateLimiter.js';
+import type { AppState } from '../state.js';
+
+/** The budget of the request's client address (the socket's: app.proxy is off), with the X-RateLimit-* headers. */
+export function addressRateLimit(limiter: AddressRateLimiter): Middleware<AppState> {
+  return async (ctx, next) => {
+    const decision = limiter.hit(ctx.request.ip || 'unknown');
+    const headers = {
+      'X-RateLimit-Limit': String(decision.limit),
+      'X-RateLimit-Remaining': String(decision.remaining),
+      'X-RateLimit-Reset': String(decision.reset),
+    };
+    ctx.set(headers);
+    if (!decision.allowed) {
+      throw new RateLimitError(`rate limit of ${decision.limit} requests per ${limiter.windowMs / 1000} s exceeded for this client address`, {
+        retryAfter: decision.retryAfter,
+        headers: { ...headers, 'Retry-After': String(decision.retryAfter) },
+      });
+    }
+    return next();
+  };
+}

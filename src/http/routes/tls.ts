@@ -1,0 +1,39 @@
+import { NotFoundError } from '../../errors.js';
+import type { HostBlog } from '../../services/siteHosts.js';
+import type { RouteDef } from '../routeDef.js';
+
+/** Requests per minute one client address may make to GET /v1/tls/allowed (README "HTTPS on one VM"). */
+export const TLS_ASK_LIMIT = { requests: 600, windowMs: 60_000 } as const;
+
+const allowedQuery = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['domain'],
+  properties: { domain: { type: 'string', minLength: 1, maxLength: 253, description: 'The host name a TLS client asked for (SNI), without a port' } },
+} as const;
+
+/**
+ * Caddy's on-demand TLS asks here before it obtains a certificate (deploy/caddy/Caddyfile): only
+ * hosts Folio serves get one, so a stranger's SNI cannot make the server request certificates
+ * for names it does not own. No key (Caddy has none), one indexed lookup, limited per address.
+ */
+export function tlsRoutes({ blogForHost }: { blogForHost: (host: string) => HostBlog }): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      path: '/tls/allowed',
+      operationId: 'tlsAllowed',
+      summary: "Whether Folio serves this host (a blog's <slug>.<service domain> or an active custom domain), so a TLS terminator may obtain its certificate: 200 if so, else 404",
+      tag: 'tls',
+      rateLimit: 'address',
+      query: allowedQuery,
+      status: 200,
+      response: { type: 'object', required: ['domain', 'allowed'], properties: { domain: { type: 'string' }, allowed: { const: true } } },
+      handler: (ctx) => {
+        const domain = (ctx.state.query as { domain: string }).domain.toLowerCase().replace(/\.$/, '');
+        if (typeof blogForHost(domain) !== 'string') throw new NotFoundError(`${domain} is neither a blog of this Folio nor an active custom domain`);
+        ctx.body = { domain, allowed: true };
+      },
+    },
+  ];
+}
