@@ -30,6 +30,7 @@ import { IdempotencyRepo } from './db/idempotencyRepo.js';
 import { IdempotencyService } from './services/idempotency.js';
 import { ImagePipeline } from './media/imagePipeline.js';
 import { MediaService } from './services/media.js';
+import { MediaRemoval } from './services/mediaRemoval.js';
 import { WebhooksRepo } from './db/webhooksRepo.js';
 import { WebhookEvents } from './webhooks/webhookEvents.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -134,6 +135,8 @@ export interface Folio {
   transitions: PostTransitions;
   domains: DomainsService;
   runner: JobRunner;
+  /** What the runner does with a job unless ComposeOptions.jobHandler replaced it: publishing, or removing a deleted image's objects. */
+  handleJob: JobHandler;
   urls: SiteUrls;
   store: SiteStore;
   publisher: Publisher;
@@ -229,7 +232,9 @@ export function compose(options: ComposeOptions): Folio {
     staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: searchWork.buildSegment }),
     listingSnapshots: new ListingSnapshotsRepo(db),
   });
-  const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger, metrics);
+  const mediaRemoval = new MediaRemoval({ media: repos.media, blogs: repos.blogs, store, cdn, urls });
+  const handleJob: JobHandler = (job) => (job.kind === 'media_delete' ? mediaRemoval.handle(job) : publisher.handle(job));
+  const runner = new JobRunner(repos.jobs, options.jobHandler ?? handleJob, clock, logger, metrics);
   const webhooksRepo = repos.webhooks;
   const webhookLookup = options.webhookLookup ?? systemLookup;
   const dispatcher = new WebhookDispatcher({ db, repo: webhooksRepo, clock, logger, lookup: webhookLookup, allowPrivate: config.webhooksAllowPrivate });
@@ -240,7 +245,7 @@ export function compose(options: ComposeOptions): Folio {
   const blogs = new BlogsService(db, repos.blogs, repos.jobs, runner, clock, events);
   const posts = new PostsService(postDeps);
   const transitions = new PostTransitions(postDeps, logger);
-  const media = new MediaService({ db, media: repos.media, store, pipeline: new ImagePipeline(), urls, cdn, clock, logger });
+  const media = new MediaService({ db, media: repos.media, store, pipeline: new ImagePipeline(), jobs: repos.jobs, runner, removal: mediaRemoval, clock });
   const domains = new DomainsService(
     db,
     repos.blogs,
@@ -299,6 +304,7 @@ export function compose(options: ComposeOptions): Folio {
     transitions,
     domains,
     runner,
+    handleJob,
     urls,
     store,
     publisher,

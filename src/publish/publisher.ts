@@ -157,6 +157,9 @@ export class Publisher {
         return this.publishSite(job);
       case 'site_delete':
         return this.deleteSite(job);
+      case 'media_delete':
+        // Composed beside this handler (services/mediaRemoval.ts): not publishing.
+        throw new Error(`job ${job.id}: media_delete jobs are not the publisher's`);
     }
   };
 

@@ -117,7 +117,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.publicUrls ? { publicUrls: options.publicUrls } : {}),
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
   });
-  publish = folio.publisher.handle;
+  publish = folio.handleJob;
   const server: Server = createHttpServer(folio.app.callback(), logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
