@@ -119,6 +119,11 @@ export function createSiteStore(config: Config, cache: CachePolicy = cachePolicy
   return new FsSiteStore({ root: join(config.dataDir, 'public'), plainCacheControl: cache.page });
 }
 
+/** Where the configured store keeps things, for operators' messages: `folder /data/public`, `s3://bucket`. */
+export function storeLabel(config: Pick<Config, 'storage' | 'dataDir' | 's3'>): string {
+  return config.storage === 's3' ? `s3://${config.s3.bucket}` : `folder ${join(config.dataDir, 'public')}`;
+}
+
 export interface Folio {
   config: Config;
   db: Db;
@@ -154,6 +159,11 @@ export interface Folio {
   searchCacheStats(): { bytes: number; blogs: string[] };
   /** Snapshots of the database into the store (FOLIO_BACKUP_INTERVAL runs `scheduled`). */
   backups: Backups;
+  /**
+   * Removes what killed processes left (at start, README "Backups and restore"): scratch copies
+   * of backups in the data dir, and the folder store's temp files of interrupted writes.
+   */
+  removeLeftovers(): Promise<{ backups: string[]; temps: string[] }>;
   /** The scheduler's per-second work, callable directly. */
   tick(): Promise<void>;
   close(): Promise<void>;
@@ -202,7 +212,8 @@ export function compose(options: ComposeOptions): Folio {
   // With a purger the edge may keep pages long: every publish tells it what changed.
   const cache = cachePolicy(config.cdn.kind !== 'none');
   const metrics = new Metrics();
-  const store = new CountedSiteStore(options.store ?? createSiteStore(config, cache), (operation) => metrics.countStoreError(operation));
+  const baseStore = options.store ?? createSiteStore(config, cache);
+  const store = new CountedSiteStore(baseStore, (operation) => metrics.countStoreError(operation));
   // One cache per process: the writer installs what it wrote, so /search reads its own writes.
   const searchWork = pooledSearchWork(heavy);
   const searchCache = new SearchIndexCache(store, { maxBytes: config.searchCacheBytes, decode: searchWork.decode });
@@ -231,6 +242,7 @@ export function compose(options: ComposeOptions): Folio {
     cdn,
     staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: searchWork.buildSegment }),
     listingSnapshots: new ListingSnapshotsRepo(db),
+    media: repos.media,
   });
   const mediaRemoval = new MediaRemoval({ media: repos.media, blogs: repos.blogs, store, cdn, urls });
   const handleJob: JobHandler = (job) => (job.kind === 'media_delete' ? mediaRemoval.handle(job) : publisher.handle(job));
@@ -285,7 +297,9 @@ export function compose(options: ComposeOptions): Folio {
     metricsToken: config.metricsToken,
   });
 
-  const backups = new Backups({ dbFile: databaseFile(config), store, clock, logger, keep: config.backupKeep });
+  // Images in an S3 bucket stay there: every backup copying them into the same bucket would
+  // only multiply it (README "Backups and restore"; main.ts says so at start).
+  const backups = new Backups({ dbFile: databaseFile(config), store, clock, logger, keep: config.backupKeep, media: { copy: config.storage !== 's3', store: storeLabel(config) } });
 
   const warmUp = new WarmUp({ settings: new SettingsRepo(db), cache: searchCache, listings: publisher, clock, logger });
 
@@ -319,6 +333,10 @@ export function compose(options: ComposeOptions): Folio {
         renderFingerprint(templatesDir, [cache.page]),
         SEARCH_TEXT_VERSION,
       ),
+    removeLeftovers: async () => ({
+      backups: await backups.removeLeftovers(),
+      temps: baseStore instanceof FsSiteStore ? await baseStore.removeLeftoverTemps() : [],
+    }),
     tick: async () => {
       await transitions.publishDue(repos.blogs);
       // Retries come due with time; sends run in the background, never holding the tick.

@@ -230,6 +230,9 @@ async function siteCommand(config: Config, group: 'site' | 'search', args: strin
     for (const key of report.missing) process.stdout.write(`missing    ${key}\n`);
     for (const key of report.different) process.stdout.write(`different  ${key}\n`);
     for (const key of report.extra) process.stdout.write(`extra      ${key}\n`);
+    if (report.missingMedia?.length) {
+      process.stdout.write(`${report.missingMedia.length} of the missing objects are uploaded images: a rebuild cannot make them; restore them from a backup (see folio restore) or upload them again.\n`);
+    }
     return problems === 0 ? 0 : 1;
   } finally {
     await folio.close();
