@@ -42,10 +42,12 @@ const USAGE = `Usage:
   folio site rebuild <blog-slug> | --all                re-render every page, feed and the search index (of every blog)
   folio site verify <blog-slug>                         list objects that differ from the database
   folio search reindex <blog-slug>                      rebuild only the blog's search index
-  folio backup <file>                                   write a consistent snapshot of the database, also while the
-                                                        server runs (gzip-compressed when <file> ends in .gz)
+  folio backup <file> [--no-media]                      write a consistent snapshot of the database and the uploaded
+                                                        images, also while the server runs (gzip when <file> ends in .gz)
+  folio backup list [--json]                            list the backups in the site store: key, time, size
   folio restore <file | _backups/key>                   make a backup (a file, or a key of the site store) the database
-                                                        of an empty FOLIO_DATA_DIR; then start and run site rebuild --all
+                                                        of an empty FOLIO_DATA_DIR and put its images into the store;
+                                                        then start and run site rebuild --all
   folio import <file> --account <account_id>           make the blogs and posts of an export (GET /v1/account/export)
                                                         blogs of the account, and publish them
   folio mcp                                             an MCP server on stdio for AI assistants, acting through the API
