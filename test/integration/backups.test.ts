@@ -129,9 +129,12 @@ describe('folio backup and folio restore', () => {
     const { client, bucket } = await createTestBucket(inject('s3Endpoint'));
     const store = new S3SiteStore({ client, bucket });
     const s3Env = { FOLIO_STORAGE: 's3', FOLIO_S3_BUCKET: bucket, FOLIO_S3_ENDPOINT: inject('s3Endpoint'), AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
-    const t = await startTestApp({ store, env: { FOLIO_BACKUP_KEEP: '2' } });
+    const t = await startTestApp({ store, env: { ...s3Env, FOLIO_BACKUP_KEEP: '2' } });
     apps.push(t);
     const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'stored', name: 'Stored' } })).body.id;
+    const uploaded = await t.request('POST', '/v1/media', { blogId, raw: await image('png', 500, 300), headers: { 'content-type': 'image/png' } });
+    expect(uploaded.status, uploaded.text).toBe(201);
+    const imageObjects = (await store.list('stored/media/')).length;
     const writer = startWriter(t, blogId);
     while (writer.written.length < 10) await new Promise((resolve) => setTimeout(resolve, 10));
     const committedBefore = writer.written.slice();
@@ -141,6 +144,8 @@ describe('folio backup and folio restore', () => {
     const object = await store.get(first.key);
     expect(object?.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
     expect(object?.cacheControl).toBe('private, no-store');
+    // The images stay in the bucket, beside the backups: recorded, not copied.
+    expect(first.media).toMatchObject({ copiedToBackup: false, objects: imageObjects, copied: 0, store: `s3://${bucket}` });
 
     t.clock.advance(60_000);
     const second = await t.folio.backups.toStore();
@@ -173,6 +178,7 @@ describe('folio backup and folio restore', () => {
     const target = freshDir('restored-from-store');
     const restore = await folio({ ...s3Env, FOLIO_DATA_DIR: target }, 'restore', third.key);
     expect(restore.code, restore.stderr).toBe(0);
+    expect(restore.stderr).toContain(`images are not in this backup (the backup left them in s3://${bucket}); checked that s3://${bucket} has all ${imageObjects} objects`);
     await expectRestoredServer(target, t.key, blogId, committedBefore);
     const missing = await folio({ ...s3Env, FOLIO_DATA_DIR: freshDir('nothing') }, 'restore', '_backups/folio-2000-01-01T00-00-00.000Z.db.gz');
     expect(missing.code).toBe(2);
