@@ -9,7 +9,8 @@ import { BACKUP_PREFIX, backupKeys, backupTime } from '../backup/backupKeys.js';
 import { assertEmptyDataDir, restoreDatabase, type BackupSource } from '../backup/restore.js';
 import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
 
-const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+/** `12.3 kB` below a megabyte (a small blog's backup would read `0.0 MB`), `51.2 MB` above. */
+const mb = (bytes: number): string => (bytes < 1e6 ? `${(bytes / 1e3).toFixed(1)} kB` : `${(bytes / 1e6).toFixed(1)} MB`);
 const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
 export async function backupCommand(config: Config, args: string[]): Promise<number> {
