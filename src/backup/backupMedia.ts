@@ -148,7 +148,7 @@ export async function restoreMedia(file: string, store: SiteStore): Promise<Medi
   }
 }
 
-/** `n missing: a, b, c, …` for messages. */
+/** The first keys, then how many more, for messages: `a, b, c, … (17 more)`. */
 export function describeKeys(keys: readonly string[]): string {
   return `${keys.slice(0, LISTED).join(', ')}${keys.length > LISTED ? `, … (${keys.length - LISTED} more)` : ''}`;
 }
