@@ -59,10 +59,11 @@ export class MediaService {
 
     const encoded = await pipeline.encode(bytes, format, hash);
     // Not while a removal of the same bytes' objects (deleted earlier, still due) is running.
-    return this.deps.removal.exclusive(blog.id, hash, () => this.store(blog, hash, bytes, encoded));
+    return this.deps.removal.exclusive(blog.id, hash, () => this.storeObjects(blog, hash, bytes, encoded));
   }
 
-  private async store(blog: BlogWithDomain, hash: string, bytes: Buffer, encoded: EncodedImage): Promise<{ media: Media; created: boolean }> {
+  /** Writes the objects, then the row that names them. */
+  private async storeObjects(blog: BlogWithDomain, hash: string, bytes: Buffer, encoded: EncodedImage): Promise<{ media: Media; created: boolean }> {
     const { db, media, store, clock } = this.deps;
     for (const object of encoded.objects) {
       await store.put(`${blog.slug}/${MEDIA_DIR}/${object.name}`, object.body, { contentType: object.contentType, cacheControl: CACHE_CONTROL_ASSET });
