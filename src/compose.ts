@@ -30,6 +30,7 @@ import { IdempotencyRepo } from './db/idempotencyRepo.js';
 import { IdempotencyService } from './services/idempotency.js';
 import { ImagePipeline } from './media/imagePipeline.js';
 import { MediaService } from './services/media.js';
+import { MediaRemoval } from './services/mediaRemoval.js';
 import { WebhooksRepo } from './db/webhooksRepo.js';
 import { WebhookEvents } from './webhooks/webhookEvents.js';
 import { WebhookDispatcher, type DeliveryLimits } from './webhooks/dispatcher.js';
@@ -122,6 +123,11 @@ export function createSiteStore(config: Config, cache: CachePolicy = cachePolicy
   return new FsSiteStore({ root: join(config.dataDir, 'public'), plainCacheControl: cache.page });
 }
 
+/** Where the configured store keeps things, for operators' messages: `folder /data/public`, `s3://bucket`. */
+export function storeLabel(config: Pick<Config, 'storage' | 'dataDir' | 's3'>): string {
+  return config.storage === 's3' ? `s3://${config.s3.bucket}` : `folder ${join(config.dataDir, 'public')}`;
+}
+
 export interface Folio {
   config: Config;
   db: Db;
@@ -138,6 +144,8 @@ export interface Folio {
   transitions: PostTransitions;
   domains: DomainsService;
   runner: JobRunner;
+  /** What the runner does with a job unless ComposeOptions.jobHandler replaced it: publishing, or removing a deleted image's objects. */
+  handleJob: JobHandler;
   urls: SiteUrls;
   store: SiteStore;
   publisher: Publisher;
@@ -155,6 +163,11 @@ export interface Folio {
   searchCacheStats(): { bytes: number; blogs: string[] };
   /** Snapshots of the database into the store (FOLIO_BACKUP_INTERVAL runs `scheduled`). */
   backups: Backups;
+  /**
+   * Removes what killed processes left (at start, README "Backups and restore"): scratch copies
+   * of backups in the data dir, and the folder store's temp files of interrupted writes.
+   */
+  removeLeftovers(): Promise<{ backups: string[]; temps: string[] }>;
   /** The scheduler's per-second work, callable directly. */
   tick(): Promise<void>;
   close(): Promise<void>;
@@ -203,7 +216,8 @@ export function compose(options: ComposeOptions): Folio {
   // With a purger the edge may keep pages long: every publish tells it what changed.
   const cache = cachePolicy(config.cdn.kind !== 'none');
   const metrics = new Metrics();
-  const store = new CountedSiteStore(options.store ?? createSiteStore(config, cache), (operation) => metrics.countStoreError(operation));
+  const baseStore = options.store ?? createSiteStore(config, cache);
+  const store = new CountedSiteStore(baseStore, (operation) => metrics.countStoreError(operation));
   // One cache per process: the writer installs what it wrote, so /search reads its own writes.
   const searchWork = pooledSearchWork(heavy);
   const searchCache = new SearchIndexCache(store, { maxBytes: config.searchCacheBytes, decode: searchWork.decode });
@@ -232,8 +246,11 @@ export function compose(options: ComposeOptions): Folio {
     cdn,
     staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: searchWork.buildSegment }),
     listingSnapshots: new ListingSnapshotsRepo(db),
+    media: repos.media,
   });
-  const runner = new JobRunner(repos.jobs, options.jobHandler ?? publisher.handle, clock, logger, metrics);
+  const mediaRemoval = new MediaRemoval({ media: repos.media, blogs: repos.blogs, store, cdn, urls });
+  const handleJob: JobHandler = (job) => (job.kind === 'media_delete' ? mediaRemoval.handle(job) : publisher.handle(job));
+  const runner = new JobRunner(repos.jobs, options.jobHandler ?? handleJob, clock, logger, metrics);
   const webhooksRepo = repos.webhooks;
   const webhookLookup = options.webhookLookup ?? systemLookup;
   const dispatcher = new WebhookDispatcher({
@@ -252,7 +269,7 @@ export function compose(options: ComposeOptions): Folio {
   const blogs = new BlogsService(db, repos.blogs, repos.jobs, runner, clock, events);
   const posts = new PostsService(postDeps);
   const transitions = new PostTransitions(postDeps, logger);
-  const media = new MediaService({ db, media: repos.media, store, pipeline: new ImagePipeline(), urls, cdn, clock, logger });
+  const media = new MediaService({ db, media: repos.media, store, pipeline: new ImagePipeline(), jobs: repos.jobs, runner, removal: mediaRemoval, clock });
   const domains = new DomainsService(
     db,
     repos.blogs,
@@ -296,7 +313,9 @@ export function compose(options: ComposeOptions): Folio {
     metricsToken: config.metricsToken,
   });
 
-  const backups = new Backups({ dbFile: databaseFile(config), store, clock, logger, keep: config.backupKeep });
+  // Images in an S3 bucket stay there: every backup copying them into the same bucket would
+  // only multiply it (README "Backups and restore"; main.ts says so at start).
+  const backups = new Backups({ dbFile: databaseFile(config), store, clock, logger, keep: config.backupKeep, media: { copy: config.storage !== 's3', store: storeLabel(config) } });
 
   const warmUp = new WarmUp({ settings: new SettingsRepo(db), cache: searchCache, listings: publisher, clock, logger });
 
@@ -315,6 +334,7 @@ export function compose(options: ComposeOptions): Folio {
     transitions,
     domains,
     runner,
+    handleJob,
     urls,
     store,
     publisher,
@@ -329,6 +349,10 @@ export function compose(options: ComposeOptions): Folio {
         renderFingerprint(templatesDir, [cache.page]),
         SEARCH_TEXT_VERSION,
       ),
+    removeLeftovers: async () => ({
+      backups: await backups.removeLeftovers(),
+      temps: baseStore instanceof FsSiteStore ? await baseStore.removeLeftoverTemps() : [],
+    }),
     tick: async () => {
       await transitions.publishDue(repos.blogs);
       // Retries come due with time; sends run in the background, never holding the tick.

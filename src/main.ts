@@ -76,6 +76,13 @@ async function main(): Promise<void> {
   // Written now, not at the next periodic flush: this is the line a new user waits for.
   logger.flush();
 
+  folio
+    .removeLeftovers()
+    .then(({ backups, temps }) => {
+      if (backups.length + temps.length === 0) return;
+      logger.info({ backups, temps: temps.length, firstTemps: temps.slice(0, 5) }, 'removed what killed backups and writes left behind');
+    })
+    .catch((err: unknown) => logger.warn({ err }, 'removing the leftovers of killed backups and writes failed; the next start tries again'));
   // Schedules that fell due while the server was down, and jobs a crash or an upgrade left
   // pending, start now in the background: readiness never waits for them (re-rendering every
   // blog after an upgrade can take minutes), and the scheduler's tick below continues them.
@@ -111,7 +118,15 @@ async function main(): Promise<void> {
     },
     logger,
   );
-  if (config.backupSchedule) logger.info({ schedule: config.backupSchedule.label, keep: config.backupKeep }, 'backups into the store scheduled (FOLIO_BACKUP_INTERVAL)');
+  if (config.backupSchedule) {
+    logger.info({ schedule: config.backupSchedule.label, keep: config.backupKeep }, 'backups into the store scheduled (FOLIO_BACKUP_INTERVAL)');
+    if (config.storage === 's3') {
+      logger.warn(
+        { bucket: config.s3.bucket },
+        'scheduled backups do NOT copy uploaded images: they stay in the bucket, beside the backups; protect the bucket itself (versioning, replication), or take `folio backup <file>`, which copies them',
+      );
+    }
+  }
 
   const shutdown = createShutdown({
     server,

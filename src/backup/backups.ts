@@ -3,36 +3,62 @@
  * server's scheduled snapshots into the site store under `_backups/`. The snapshot itself runs
  * on a worker thread (snapshot.ts); here are only the file and store steps around it.
  */
-import { mkdtemp, readFile, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { SiteStore } from '../storage/siteStore.js';
+import { addMediaToSnapshot, type MediaCopyResult, type MediaPlan } from './backupMedia.js';
 import { BACKUP_CACHE_CONTROL, BACKUP_CONTENT_TYPE, BACKUP_PREFIX, backupKey, expiredBackups } from './backupKeys.js';
+import { releaseScratch, removeBackupLeftovers, scratchPath } from './backupLeftovers.js';
 import { takeSnapshot } from './snapshot.js';
 import { SnapshotError, type SnapshotResult } from './snapshotCopy.js';
 
 /** How long a snapshot waits for SQLite's lock; readers rarely wait at all in WAL mode. */
 const SNAPSHOT_BUSY_MS = 5_000;
 
+/** Where a backup's images come from, and whether they are copied into it (backupMedia.ts). */
+export interface BackupMediaSource {
+  store: SiteStore;
+  plan: MediaPlan;
+}
+
+export interface BackupResult extends SnapshotResult {
+  media: MediaCopyResult;
+}
+
 /**
- * Writes a consistent snapshot of the live database to `file`: gzip-compressed when the name
- * ends in `.gz`, a plain SQLite file otherwise. Refuses to overwrite an existing file.
+ * The database as of one read transaction, with the images its rows name (or the record that
+ * they were left in the store), checked, and gzipped to `gzipTo` when set.
  */
-export async function backupToFile(dbFile: string, file: string): Promise<SnapshotResult> {
+async function snapshotWithMedia(dbFile: string, copy: string, gzipTo: string | null, media: BackupMediaSource): Promise<BackupResult> {
+  const job = { source: dbFile, copy, gzipTo, busyTimeoutMs: SNAPSHOT_BUSY_MS };
+  const copied = await takeSnapshot(job, 'copy');
+  const mediaResult = await addMediaToSnapshot(copy, media.store, media.plan);
+  const finished = await takeSnapshot(job, 'finish');
+  return { ...finished, copyMs: copied.copyMs, media: mediaResult };
+}
+
+/**
+ * Writes a consistent snapshot of the live database and its images to `file`: gzip-compressed
+ * when the name ends in `.gz`, a plain SQLite file otherwise. Refuses to overwrite an existing
+ * file. Leftovers of killed backups beside it are removed first (`leftovers`).
+ */
+export async function backupToFile(dbFile: string, file: string, media: BackupMediaSource): Promise<BackupResult & { leftovers: string[] }> {
   if (existsSync(file)) throw new SnapshotError(`${file} exists; choose a new file name`);
   const gzip = file.endsWith('.gz');
+  const leftovers = await removeBackupLeftovers(dirname(file));
   // The copy is made beside the target, then renamed: a half-written backup never has its name.
-  const partial = join(dirname(file), `.${Date.now()}-${process.pid}.folio-backup.partial`);
+  const partial = scratchPath(dirname(file));
   try {
-    const result = await takeSnapshot({ source: dbFile, copy: partial, gzipTo: gzip ? `${partial}.gz` : null, busyTimeoutMs: SNAPSHOT_BUSY_MS });
+    const result = await snapshotWithMedia(dbFile, partial, gzip ? `${partial}.gz` : null, media);
     await rename(gzip ? `${partial}.gz` : partial, file);
-    return result;
+    return { ...result, leftovers };
   } finally {
     await rm(partial, { force: true });
     await rm(`${partial}.gz`, { force: true });
+    releaseScratch(partial);
   }
 }
 
@@ -40,6 +66,7 @@ export interface StoreBackupResult {
   key: string;
   bytes: number;
   dbBytes: number;
+  media: MediaCopyResult;
   ms: number;
   /** Older backups removed to keep FOLIO_BACKUP_KEEP. */
   removed: string[];
@@ -49,7 +76,7 @@ export class Backups {
   private running: Promise<StoreBackupResult> | null = null;
 
   constructor(
-    private readonly deps: { dbFile: string; store: SiteStore; clock: Clock; logger: Logger; keep: number },
+    private readonly deps: { dbFile: string; store: SiteStore; clock: Clock; logger: Logger; keep: number; media: MediaPlan },
   ) {}
 
   /**
@@ -67,13 +94,29 @@ export class Backups {
   async scheduled(): Promise<void> {
     try {
       const result = await this.toStore();
+      const { media } = result;
       this.deps.logger.info(
-        { object: result.key, bytes: result.bytes, dbBytes: result.dbBytes, ms: Math.round(result.ms), removed: result.removed.length },
+        {
+          object: result.key,
+          bytes: result.bytes,
+          dbBytes: result.dbBytes,
+          ms: Math.round(result.ms),
+          removed: result.removed.length,
+          media: media.copiedToBackup ? { copied: media.copied, bytes: media.bytes } : `not copied: the ${media.objects} image objects stay in ${media.store}`,
+        },
         'backup written to the store',
       );
+      if (media.missing.length > 0) {
+        this.deps.logger.warn({ missing: media.missing.length, first: media.missing.slice(0, 5) }, 'backup: image objects the database names are missing from the store; `folio site verify` lists them');
+      }
     } catch (err) {
       this.deps.logger.error({ err }, 'backup failed; the next one runs at its time');
     }
+  }
+
+  /** Removes what killed backups left in the data dir (at start); returns their names. */
+  removeLeftovers(): Promise<string[]> {
+    return removeBackupLeftovers(dirname(this.deps.dbFile));
   }
 
   /** Waits for a backup in progress (shutdown). */
@@ -83,18 +126,22 @@ export class Backups {
 
   private async run(): Promise<StoreBackupResult> {
     const started = performance.now();
-    const dir = await mkdtemp(join(tmpdir(), 'folio-backup-'));
+    // In the data dir, not the system's temp dir: on the database's disk, which has room for a
+    // copy of it, and found again at the next start if the server is killed meanwhile.
+    const dir = scratchPath(dirname(this.deps.dbFile));
     try {
+      await mkdir(dir);
       const copy = join(dir, 'folio.db');
-      const snapshot = await takeSnapshot({ source: this.deps.dbFile, copy, gzipTo: `${copy}.gz`, busyTimeoutMs: SNAPSHOT_BUSY_MS });
+      const snapshot = await snapshotWithMedia(this.deps.dbFile, copy, `${copy}.gz`, { store: this.deps.store, plan: this.deps.media });
       const body = await readFile(`${copy}.gz`);
       const key = backupKey(this.deps.clock.now());
       await this.deps.store.put(key, body, { contentType: BACKUP_CONTENT_TYPE, cacheControl: BACKUP_CACHE_CONTROL });
       const removed = expiredBackups(await this.deps.store.list(BACKUP_PREFIX), this.deps.keep);
       if (removed.length > 0) await this.deps.store.deleteMany(removed);
-      return { key, bytes: body.length, dbBytes: snapshot.dbBytes, ms: performance.now() - started, removed };
+      return { key, bytes: body.length, dbBytes: snapshot.dbBytes, media: snapshot.media, ms: performance.now() - started, removed };
     } finally {
       await rm(dir, { recursive: true, force: true });
+      releaseScratch(dir);
     }
   }
 }

@@ -1,12 +1,17 @@
 /**
  * `folio restore`: a backup (a file, plain or gzip, or a `_backups/…` key of the store) becomes
- * the database of an empty data dir. It is checked before it gets its name, so a server never
- * starts on a damaged or foreign file.
+ * the database of an empty data dir, and its images objects of the configured store. It is
+ * checked before it gets its name, so a server never starts on a damaged or foreign file.
  */
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import type { SiteStore } from '../storage/siteStore.js';
+import { restoreMedia, type MediaRestoreResult } from './backupMedia.js';
 
 export class RestoreError extends Error {
   constructor(message: string) {
@@ -20,10 +25,17 @@ export interface RestoreSummary {
   blogs: number;
   posts: number;
   migrations: number;
+  media: MediaRestoreResult;
 }
 
-/** What may already be in a data dir that counts as empty: the folder store's sites, rebuilt from the database. */
-const REBUILT_FROM_DATABASE = new Set(['public']);
+/** Where a restore writes the database before it is checked; a killed restore leaves it behind. */
+const RESTORING = '.folio.db.restoring';
+
+/**
+ * What may already be in a data dir that counts as empty: the folder store's sites, rebuilt from
+ * the database (and images restored into it), and what a killed restore left.
+ */
+const REBUILT_FROM_DATABASE = new Set(['public', RESTORING]);
 
 export function assertEmptyDataDir(dataDir: string): void {
   if (!existsSync(dataDir)) return;
@@ -36,32 +48,57 @@ export function assertEmptyDataDir(dataDir: string): void {
 const GZIP_MAGIC = [0x1f, 0x8b];
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
-/** Writes `backup` as `<dataDir>/folio.db` after checking it is a sound Folio database. */
-export function restoreDatabase(backup: Buffer, dataDir: string, dbFile: string): RestoreSummary {
+export type BackupSource = { file: string } | { bytes: Buffer };
+
+/**
+ * Writes the backup as `<dataDir>/folio.db` after checking it is a sound Folio database, and
+ * puts the images it holds into `store`. Streamed: a backup with its images can be larger than
+ * memory.
+ */
+export async function restoreDatabase(source: BackupSource, dataDir: string, dbFile: string, store: SiteStore): Promise<RestoreSummary> {
   assertEmptyDataDir(dataDir);
-  const bytes = backup[0] === GZIP_MAGIC[0] && backup[1] === GZIP_MAGIC[1] ? gunzip(backup) : backup;
-  if (bytes.subarray(0, 16).toString('latin1') !== SQLITE_MAGIC) throw new RestoreError('not a Folio backup: neither an SQLite database nor a gzip of one');
   mkdirSync(dataDir, { recursive: true });
-  const partial = join(dataDir, '.folio.db.restoring');
-  writeFileSync(partial, bytes, { flag: 'w' });
+  const partial = join(dataDir, RESTORING);
+  rmSync(partial, { force: true });
   try {
-    const summary = check(partial);
-    renameSync(partial, dbFile);
-    return summary;
+    const head = 'file' in source ? await firstBytes(source.file, 2) : source.bytes.subarray(0, 2);
+    const gzip = head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
+    const input = (): Readable => ('file' in source ? createReadStream(source.file) : Readable.from([source.bytes]));
+    await write(input(), gzip, createWriteStream(partial, { flags: 'wx' }));
+    if ((await firstBytes(partial, 16)).toString('latin1') !== SQLITE_MAGIC) throw new RestoreError('not a Folio backup: neither an SQLite database nor a gzip of one');
+    const counts = check(partial);
+    const media = await restoreMedia(partial, store);
+    const db = new Database(partial, { fileMustExist: true });
+    db.pragma('journal_mode = WAL');
+    db.close();
+    await rename(partial, dbFile);
+    return { ...counts, media };
   } finally {
-    rmSync(partial, { force: true });
+    await rm(partial, { force: true });
   }
 }
 
-function gunzip(bytes: Buffer): Buffer {
+async function write(input: Readable, gzip: boolean, output: Writable): Promise<void> {
   try {
-    return gunzipSync(bytes);
+    await (gzip ? pipeline(input, createGunzip(), output) : pipeline(input, output));
   } catch (err) {
-    throw new RestoreError(`the backup is not a complete gzip file (${err instanceof Error ? err.message : String(err)})`);
+    if (gzip) throw new RestoreError(`the backup is not a complete gzip file (${err instanceof Error ? err.message : String(err)})`);
+    throw err;
   }
 }
 
-function check(file: string): RestoreSummary {
+async function firstBytes(file: string, n: number): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(n);
+    const { bytesRead } = await handle.read(buffer, 0, n, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+function check(file: string): Omit<RestoreSummary, 'media'> {
   let db: Database.Database;
   try {
     db = new Database(file, { fileMustExist: true });
@@ -76,7 +113,6 @@ function check(file: string): RestoreSummary {
       if (!tables.has(table)) throw new RestoreError(`not a Folio database: it has no ${table} table`);
     }
     const count = (table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    db.pragma('journal_mode = WAL');
     return { accounts: count('accounts'), blogs: count('blogs'), posts: count('posts'), migrations: count('schema_migrations') };
   } finally {
     db.close();

@@ -6,13 +6,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import { compiledScript } from '../workers/compiledScript.js';
-import { makeSnapshot, SnapshotError, type SnapshotJob, type SnapshotResult } from './snapshotCopy.js';
+import { makeSnapshot, SnapshotError, type SnapshotJob, type SnapshotResult, type SnapshotStep } from './snapshotCopy.js';
 import type { SnapshotMessage } from './snapshotWorker.js';
 
-export async function takeSnapshot(job: SnapshotJob): Promise<SnapshotResult> {
+export async function takeSnapshot(job: SnapshotJob, step: SnapshotStep = 'whole'): Promise<SnapshotResult> {
   const script = compiledScript('backup/snapshotWorker');
-  if (!script) return makeSnapshot(job);
-  const worker = new Worker(script, { workerData: job });
+  if (!script) return makeSnapshot(job, step);
+  const worker = new Worker(script, { workerData: { job, step } });
   return new Promise<SnapshotResult>((resolve, reject) => {
     let settled = false;
     worker.once('message', (message: SnapshotMessage) => {

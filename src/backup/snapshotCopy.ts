@@ -46,18 +46,29 @@ export class SnapshotError extends Error {
 /** Compressed in slices: memory stays bounded, and concatenated gzip members are one valid file. */
 const GZIP_SLICE_BYTES = 16 * 1024 * 1024;
 
-export function makeSnapshot(job: SnapshotJob): SnapshotResult {
-  let started = performance.now();
-  const source = new Database(job.source, { fileMustExist: true });
-  try {
-    source.pragma(`busy_timeout = ${job.busyTimeoutMs}`);
-    source.prepare('VACUUM INTO ?').run(job.copy);
-  } finally {
-    source.close();
-  }
-  const copyMs = performance.now() - started;
+/**
+ * A snapshot in two steps, so that something can be added to the copy in between (the media
+ * objects, mediaCopy.ts, read from the store on the main thread): `copy` takes the database as
+ * of one read transaction, `finish` checks it, makes it self-contained and gzips it.
+ */
+export type SnapshotStep = 'copy' | 'finish' | 'whole';
 
-  started = performance.now();
+export function makeSnapshot(job: SnapshotJob, step: SnapshotStep = 'whole'): SnapshotResult {
+  let copyMs = 0;
+  if (step !== 'finish') {
+    const started = performance.now();
+    const source = new Database(job.source, { fileMustExist: true });
+    try {
+      source.pragma(`busy_timeout = ${job.busyTimeoutMs}`);
+      source.prepare('VACUUM INTO ?').run(job.copy);
+    } finally {
+      source.close();
+    }
+    copyMs = performance.now() - started;
+    if (step === 'copy') return { dbBytes: statSync(job.copy).size, gzipBytes: null, copyMs, checkMs: 0, gzipMs: 0 };
+  }
+
+  let started = performance.now();
   const copy = new Database(job.copy, { fileMustExist: true });
   try {
     const rows = copy.pragma('integrity_check') as { integrity_check: string }[];

@@ -1,7 +1,7 @@
 /** Worker thread of one snapshot (snapshot.ts): makes it and posts the outcome back. */
 import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { makeSnapshot, SnapshotError, type SnapshotJob } from './snapshotCopy.js';
+import { makeSnapshot, SnapshotError, type SnapshotJob, type SnapshotStep } from './snapshotCopy.js';
 
 export type SnapshotMessage =
   | { ok: true; result: ReturnType<typeof makeSnapshot> }
@@ -16,7 +16,8 @@ try {
 
 let message: SnapshotMessage;
 try {
-  message = { ok: true, result: makeSnapshot(workerData as SnapshotJob) };
+  const { job, step } = workerData as { job: SnapshotJob; step: SnapshotStep };
+  message = { ok: true, result: makeSnapshot(job, step) };
 } catch (err) {
   // Posted as plain data: an Error crossing threads keeps its message but not its class or code.
   const code = err instanceof SnapshotError ? err.code : typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;

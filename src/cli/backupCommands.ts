@@ -1,22 +1,61 @@
-/** `folio backup` and `folio restore` (README "Backups and restore"). */
-import { readFile } from 'node:fs/promises';
+/** `folio backup`, `folio backup list` and `folio restore` (README "Backups and restore"). */
 import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { createSiteStore, databaseFile } from '../compose.js';
+import { createSiteStore, databaseFile, storeLabel } from '../compose.js';
 import { backupToFile } from '../backup/backups.js';
-import { BACKUP_PREFIX } from '../backup/backupKeys.js';
-import { assertEmptyDataDir, restoreDatabase } from '../backup/restore.js';
-import { CommandError, UsageError } from './cliErrors.js';
+import { describeKeys } from '../backup/backupMedia.js';
+import { BACKUP_PREFIX, backupKeys, backupTime } from '../backup/backupKeys.js';
+import { assertEmptyDataDir, restoreDatabase, type BackupSource } from '../backup/restore.js';
+import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
+
+/** `12.3 kB` below a megabyte (a small blog's backup would read `0.0 MB`), `51.2 MB` above. */
+const mb = (bytes: number): string => (bytes < 1e6 ? `${(bytes / 1e3).toFixed(1)} kB` : `${(bytes / 1e6).toFixed(1)} MB`);
+const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
 export async function backupCommand(config: Config, args: string[]): Promise<number> {
-  const [file, ...extra] = args;
-  if (!file || extra.length > 0) throw new UsageError('backup takes <file>');
+  if (args[0] === 'list') return listBackups(config, args.slice(1));
+  const { values, positionals } = parseArgs({ args, options: { 'no-media': { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) throw new UsageError('backup takes <file> [--no-media], or list');
   const dbFile = databaseFile(config);
   if (!existsSync(dbFile)) throw new CommandError(`no database at ${dbFile} (check FOLIO_DATA_DIR)`);
   const started = performance.now();
-  const result = await backupToFile(dbFile, file);
+  const where = storeLabel(config);
+  const copy = values['no-media'] !== true;
+  const result = await backupToFile(dbFile, file, { store: createSiteStore(config), plan: { copy, store: where } });
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  for (const name of result.leftovers) out(`Removed ${name}, left by a backup that was killed.`);
   const size = result.gzipBytes ?? result.dbBytes;
-  process.stdout.write(`Backed up ${dbFile} to ${file}: ${(size / 1e6).toFixed(1)} MB${result.gzipBytes === null ? '' : ` (gzip of ${(result.dbBytes / 1e6).toFixed(1)} MB)`} in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
+  out(`Backed up ${dbFile} to ${file}: ${mb(size)}${result.gzipBytes === null ? '' : ` (gzip of ${mb(result.dbBytes)})`} in ${seconds(started)}.`);
+  const { media } = result;
+  if (media.copiedToBackup) out(`Images: ${media.copied} objects (${mb(media.bytes)}) from ${where} are in the backup.`);
+  else process.stderr.write(`folio: warning: images NOT in this backup (--no-media): their ${media.objects} objects stay in ${where}; keep that store safe, restore checks them\n`);
+  if (media.missing.length > 0) {
+    process.stderr.write(`folio: warning: ${media.missing.length} image objects the database names are missing from ${where}, so not in the backup: ${describeKeys(media.missing)}\n`);
+  }
+  return 0;
+}
+
+/** `folio backup list`: the backups the server wrote into the store (FOLIO_BACKUP_INTERVAL). */
+async function listBackups(config: Config, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  if (positionals.length > 0) throw new UsageError('backup list takes no arguments (only --json)');
+  const store = createSiteStore(config);
+  const where = storeLabel(config);
+  const keys = backupKeys(await store.list(BACKUP_PREFIX)).reverse();
+  const rows = await Promise.all(keys.map(async (key) => ({ key, taken_at: backupTime(key)!.toISOString(), bytes: await store.size(key) })));
+  const present = rows.filter((row): row is typeof row & { bytes: number } => row.bytes !== null);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ store: where, backups: present })}\n`);
+    return 0;
+  }
+  if (present.length === 0) {
+    process.stdout.write(`No backups under ${BACKUP_PREFIX} in ${where} (the server writes them when FOLIO_BACKUP_INTERVAL is set).\n`);
+    return 0;
+  }
+  process.stdout.write(`${present.length} backups in ${where}, newest first (restore one with: folio restore <key>):\n`);
+  for (const row of present) process.stdout.write(`${row.key}  ${row.taken_at}  ${mb(row.bytes).padStart(10)}\n`);
   return 0;
 }
 
@@ -26,19 +65,34 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
   // Checked before reading: a backup can be large, and the answer does not depend on it.
   assertEmptyDataDir(config.dataDir);
   const started = performance.now();
-  let bytes: Buffer;
+  const store = createSiteStore(config);
+  const where = storeLabel(config);
+  let backup: BackupSource;
   if (source.startsWith(BACKUP_PREFIX) && !existsSync(source)) {
-    const stored = await createSiteStore(config).get(source);
-    if (!stored) throw new CommandError(`no backup ${source} in the site store (FOLIO_STORAGE=${config.storage})`);
-    bytes = stored.body;
+    const stored = await store.get(source);
+    if (!stored) throw new CommandError(`no backup ${source} in the site store (FOLIO_STORAGE=${config.storage}); \`folio backup list\` shows what is there`);
+    backup = { bytes: stored.body };
   } else {
     if (!existsSync(source)) throw new CommandError(`no file ${source}`);
-    bytes = await readFile(source);
+    backup = { file: source };
   }
-  const summary = restoreDatabase(bytes, config.dataDir, databaseFile(config));
-  process.stdout.write(
-    `Restored ${source} into ${databaseFile(config)}: ${summary.accounts} accounts, ${summary.blogs} blogs, ${summary.posts} posts, ${summary.migrations} migrations applied, in ${((performance.now() - started) / 1000).toFixed(1)} s.\n` +
-      'Next: start the server (npm start), then run `folio site rebuild --all` to re-render every blog and its search index.\n',
+  const summary = await restoreDatabase(backup, config.dataDir, databaseFile(config), store);
+  const { media } = summary;
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out(
+    `Restored ${source} into ${databaseFile(config)}: ${summary.accounts} accounts, ${summary.blogs} blogs, ${summary.posts} posts, ${summary.migrations} migrations applied, in ${seconds(started)}.`,
   );
+  if (media.inBackup === 'copied') out(`Images: ${media.restored} objects put into ${where}.`);
+  else {
+    const why = media.inBackup === 'not_copied' ? `the backup left them in ${media.backupStore ?? 'the store'}` : 'the backup is from a Folio that did not copy them';
+    process.stderr.write(`folio: warning: images are not in this backup (${why}); checked that ${where} has all ${media.objects} objects the database names\n`);
+  }
+  out('Next: start the server (npm start), then run `folio site rebuild --all` to re-render every blog and its search index.');
+  if (media.missing.length > 0) {
+    throw new CommandFailed(
+      `the database is restored, but ${media.missing.length} of ${media.objects} image objects it names are missing from ${where}; their images will answer 404 until they are uploaded again or copied there: ${describeKeys(media.missing)}`,
+      1,
+    );
+  }
   return 0;
 }

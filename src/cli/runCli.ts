@@ -61,6 +61,9 @@ async function siteCommand(config: Config, group: 'site' | 'search', args: strin
     for (const key of report.missing) process.stdout.write(`missing    ${key}\n`);
     for (const key of report.different) process.stdout.write(`different  ${key}\n`);
     for (const key of report.extra) process.stdout.write(`extra      ${key}\n`);
+    if (report.missingMedia?.length) {
+      process.stdout.write(`${report.missingMedia.length} of the missing objects are uploaded images: a rebuild cannot make them; restore them from a backup (see folio restore) or upload them again.\n`);
+    }
     return problems === 0 ? 0 : 1;
   } finally {
     await folio.close();
@@ -103,7 +106,9 @@ const HANDLERS: Record<CommandName, Handler> = {
   },
   'site verify': ({ config, invocation, options }) => siteCommand(config(), 'site', ['verify', ...invocation.positionals], options),
   'search reindex': ({ config, invocation, options }) => siteCommand(config(), 'search', ['reindex', ...invocation.positionals], options),
-  backup: ({ config, invocation }) => backupCommand(config(), [...invocation.positionals]),
+  // backupCommands.ts parses its own options, the same the table declares (checked strictly above).
+  backup: ({ config, rest }) => backupCommand(config(), rest),
+  'backup list': ({ config, rest }) => backupCommand(config(), ['list', ...rest]),
   restore: ({ config, invocation }) => restoreCommand(config(), [...invocation.positionals]),
   // These parse their own options, the same the table declares (checked strictly above).
   import: ({ config, rest, options }) => importCommand(config(), rest, options.busyTimeoutMs),

@@ -2,9 +2,10 @@ import type { Db } from './database.js';
 
 /**
  * What a job asks the publisher to do. `post` re-renders one post and what lists it; `post_removed`
- * takes a post off the site; `site` re-renders a whole blog; `site_delete` removes every object.
+ * takes a post off the site; `site` re-renders a whole blog; `site_delete` removes every object;
+ * `media_delete` removes the objects of a deleted image (services/mediaRemoval.ts).
  */
-export type JobKind = 'post' | 'post_removed' | 'site' | 'site_delete';
+export type JobKind = 'post' | 'post_removed' | 'site' | 'site_delete' | 'media_delete';
 
 /** Reasons of whole-site jobs queued after an upgrade: the pages are stale; pages and search indexes are. */
 export const RENDERER_CHANGED = 'renderer_changed';
@@ -25,6 +26,9 @@ export interface JobPayload {
   reason?: string;
   /** Hostname whose routing entry must be written or removed. */
   hostname?: string;
+  /** `media_delete`: the deleted image's hash and the names of its objects under the blog's `media/`. */
+  mediaHash?: string;
+  mediaNames?: string[];
 }
 
 export interface PublishJob {

@@ -44,6 +44,7 @@ export class MediaRepo {
   private readonly byHashStmt;
   private readonly listStmt;
   private readonly countStmt;
+  private readonly allStmt;
   private readonly deleteStmt;
   private readonly clearRefsStmt;
   private readonly addRefStmt;
@@ -57,6 +58,7 @@ export class MediaRepo {
     this.byHashStmt = db.prepare<[string, string], MediaRow>('SELECT * FROM media WHERE blog_id = ? AND hash = ?');
     this.listStmt = db.prepare<[string, number, number], MediaRow>('SELECT * FROM media WHERE blog_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?');
     this.countStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM media WHERE blog_id = ?');
+    this.allStmt = db.prepare<[string], MediaRow>('SELECT * FROM media WHERE blog_id = ? ORDER BY hash');
     this.deleteStmt = db.prepare('DELETE FROM media WHERE id = ?');
     this.clearRefsStmt = db.prepare('DELETE FROM post_media WHERE post_id = ?');
     this.addRefStmt = db.prepare('INSERT OR IGNORE INTO post_media (post_id, blog_id, hash) VALUES (?, ?, ?)');
@@ -82,6 +84,11 @@ export class MediaRepo {
   /** Newest first. */
   list(blogId: string, page: number, perPage: number): { media: Media[]; total: number } {
     return { media: this.listStmt.all(blogId, perPage, (page - 1) * perPage).map(toMedia), total: this.countStmt.get(blogId)!.n };
+  }
+
+  /** Every image of the blog (site verify). */
+  allOfBlog(blogId: string): Media[] {
+    return this.allStmt.all(blogId).map(toMedia);
   }
 
   delete(id: string): void {

@@ -26,6 +26,10 @@ export class CountedSiteStore implements SiteStore {
     return this.counted('get', () => this.inner.getRange(key, start, end));
   }
 
+  size(key: string): Promise<number | null> {
+    return this.counted('size', () => this.inner.size(key));
+  }
+
   delete(key: string): Promise<void> {
     return this.counted('delete', () => this.inner.delete(key));
   }

@@ -58,7 +58,7 @@ export class Series {
   });
   private readonly storeErrors = new Counter({
     name: 'folio_store_errors_total',
-    help: 'Site store operations that failed, by operation (put, get, delete, delete_many, list, flush).',
+    help: 'Site store operations that failed, by operation (put, get, size, delete, delete_many, list, flush).',
     labelNames: ['operation'] as const,
     registers: [this.registry],
   });

@@ -43,6 +43,8 @@ export interface VerifyReport {
   missing: string[];
   different: string[];
   extra: string[];
+  /** The objects of uploaded images among `missing` (Publisher.verify). */
+  missingMedia?: string[];
 }
 
 const SEARCH_PREFIX = '_search/';

@@ -7,6 +7,10 @@ import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
 import { SEARCH_TEXT_CHANGED, type JobPayload, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
+import type { MediaRepo } from '../db/mediaRepo.js';
+import { MEDIA_DIR } from '../media/mediaNames.js';
+import { mediaNames } from '../services/media.js';
+import { missingKeys } from '../storage/missingKeys.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
@@ -60,6 +64,8 @@ export interface PublisherDeps {
   cdn: CdnPurger;
   /** The index the `/search/` page reads in the browser. */
   staticSearch: StaticSearchIndex;
+  /** The blog's uploaded images, whose objects `verify` checks. */
+  media: Pick<MediaRepo, 'allOfBlog'>;
   /** Saved listings (migration 014): a blog's first publish after a restart then reads a few rows, not all. */
   listingSnapshots?: SnapshotStore;
 }
@@ -157,6 +163,9 @@ export class Publisher {
         return this.publishSite(job);
       case 'site_delete':
         return this.deleteSite(job);
+      case 'media_delete':
+        // Composed beside this handler (services/mediaRemoval.ts): not publishing.
+        throw new Error(`job ${job.id}: media_delete jobs are not the publisher's`);
     }
   };
 
@@ -203,9 +212,16 @@ export class Publisher {
     return this.slots.stats();
   }
 
-  /** Compares the store with what the database says the blog should be. */
-  verify(blog: BlogWithDomain): Promise<VerifyReport> {
-    return this.fullSite.verify(blog, this.planOf(blog));
+  /**
+   * Compares the store with what the database says the blog should be: the rendered objects,
+   * and every object of every uploaded image (`missingMedia`, also in `missing`: no render can
+   * make them again, only an upload or a restore).
+   */
+  async verify(blog: BlogWithDomain): Promise<VerifyReport> {
+    const report = await this.fullSite.verify(blog, this.planOf(blog));
+    const keys = this.deps.media.allOfBlog(blog.id).flatMap((media) => mediaNames(media).map((name) => `${blog.slug}/${MEDIA_DIR}/${name}`));
+    const missingMedia = await missingKeys(this.deps.store, keys);
+    return { ...report, checked: report.checked + keys.length, missing: [...report.missing, ...missingMedia], missingMedia };
   }
 
   private async publishPostChange(job: PublishJob): Promise<void> {

@@ -3,25 +3,26 @@ import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { Db } from '../db/database.js';
 import type { Media, MediaRepo } from '../db/mediaRepo.js';
 import { writeTransaction } from '../db/writeTransaction.js';
-import type { CdnPurger } from '../cdn/cdnPurger.js';
-import type { Logger } from '../logger.js';
+import type { JobsRepo } from '../db/jobsRepo.js';
+import type { JobRunner } from '../publish/jobRunner.js';
 import { isoNow, type Clock } from '../clock.js';
 import { BadRequestError, ConflictError, NotFoundError, UnsupportedMediaTypeError } from '../errors.js';
-import type { ImagePipeline } from '../media/imagePipeline.js';
+import type { EncodedImage, ImagePipeline } from '../media/imagePipeline.js';
 import { formatOfContentType, MEDIA_DIR, ogName, originalName, variantsOf, type MediaImage } from '../media/mediaNames.js';
 import { CACHE_CONTROL_ASSET } from '../publish/render/renderHeaders.js';
 import type { SiteStore } from '../storage/siteStore.js';
-import type { SiteUrls } from './siteUrls.js';
+import type { MediaRemoval } from './mediaRemoval.js';
 
 export interface MediaDeps {
   db: Db;
   media: MediaRepo;
   store: SiteStore;
   pipeline: ImagePipeline;
-  urls: SiteUrls;
-  cdn: CdnPurger;
+  /** Records the removal of a deleted image's objects (a `media_delete` job). */
+  jobs: Pick<JobsRepo, 'insert'>;
+  runner: Pick<JobRunner, 'runNow'>;
+  removal: Pick<MediaRemoval, 'exclusive'>;
   clock: Clock;
-  logger: Logger;
 }
 
 export const imageOf = (media: Media): MediaImage => ({ hash: media.hash, width: media.width, height: media.height, format: media.format });
@@ -50,13 +51,20 @@ export class MediaService {
           : 'send the image with Content-Type image/png, image/jpeg, image/webp, image/gif or image/avif',
       );
     }
-    const { db, media, store, pipeline, clock } = this.deps;
+    const { media, pipeline } = this.deps;
     const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 20);
     const existing = media.findByHash(blog.id, hash);
     if (existing && existing.format !== format) throw new BadRequestError(`Content-Type says ${contentType} but the body is an ${existing.format.toUpperCase()} image`);
     if (existing) return { media: existing, created: false };
 
     const encoded = await pipeline.encode(bytes, format, hash);
+    // Not while a removal of the same bytes' objects (deleted earlier, still due) is running.
+    return this.deps.removal.exclusive(blog.id, hash, () => this.storeObjects(blog, hash, bytes, encoded));
+  }
+
+  /** Writes the objects, then the row that names them. */
+  private async storeObjects(blog: BlogWithDomain, hash: string, bytes: Buffer, encoded: EncodedImage): Promise<{ media: Media; created: boolean }> {
+    const { db, media, store, clock } = this.deps;
     for (const object of encoded.objects) {
       await store.put(`${blog.slug}/${MEDIA_DIR}/${object.name}`, object.body, { contentType: object.contentType, cacheControl: CACHE_CONTROL_ASSET });
     }
@@ -91,24 +99,20 @@ export class MediaService {
     return found;
   }
 
-  /** Refused while a published or scheduled post names the image (drafts may go on naming it). */
+  /**
+   * Refused while a published or scheduled post names the image (drafts may go on naming it).
+   * The row goes at once; its objects are removed by a durable job recorded with it, run now and
+   * retried until done, so an image deleted while the store is down does not stay public.
+   */
   async delete(blog: BlogWithDomain, id: string): Promise<void> {
-    const { db, media, store, cdn, urls } = this.deps;
-    const found = await writeTransaction(db, () => {
+    const { db, media, jobs, runner, clock } = this.deps;
+    const jobId = await writeTransaction(db, () => {
       const row = this.get(blog, id);
       const user = media.liveUser(blog.id, row.hash);
       if (user) throw new ConflictError(`this image is used by the post "${user}", which is published or scheduled; remove it from that post first`);
       media.delete(row.id);
-      return row;
+      return jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'media_delete', payload: { mediaHash: row.hash, mediaNames: mediaNames(row) }, now: isoNow(clock) });
     });
-    // The row is gone, so the answer is a success; objects left behind by a failing store or
-    // CDN are only unnamed leftovers, logged for the operator.
-    const names = mediaNames(found);
-    try {
-      await store.deleteMany(names.map((name) => `${blog.slug}/${MEDIA_DIR}/${name}`));
-      await cdn.purgePaths(urls.origins(blog), names.map((name) => `/${MEDIA_DIR}/${name}`));
-    } catch (err) {
-      this.deps.logger.warn({ err, blog: blog.id, media: found.id }, 'deleted image: removing its objects or purging them from the CDN failed');
-    }
+    await runner.runNow([jobId]);
   }
 }

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import type { Dirent } from 'node:fs';
-import { open, readdir, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -8,6 +8,7 @@ import { StorageError } from '../errors.js';
 import { fsError, isNoSuchObject, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, readRangeOrNull, unlinkIfPresent } from './fsFiles.js';
 import { FALLBACK_CACHE_CONTROL, FALLBACK_TYPES, isImmutable, isMeta, type Meta } from './fsMeta.js';
 import { TempFiles } from './fsTempFiles.js';
+import { removeLeftoverTemps } from './fsLeftovers.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
 
 export interface FsSiteStoreOptions {
@@ -195,6 +196,11 @@ export class FsSiteStore implements SiteStore {
     await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, files.length) }, worker));
   }
 
+  /** Removes temp files killed writers left (fsLeftovers.ts); returns their paths under the root. */
+  removeLeftoverTemps(): Promise<string[]> {
+    return removeLeftoverTemps(this.root);
+  }
+
   getRange(key: string, start: number, end: number): Promise<Buffer | null> {
     return readRangeOrNull(this.bodyPath(key), start, end, 'get', key);
   }
@@ -234,6 +240,16 @@ export class FsSiteStore implements SiteStore {
         etag: `"${md5}"`,
         ...(own?.redirectTo === undefined ? {} : { redirectTo: own.redirectTo }),
       };
+    }
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      const info = await stat(this.bodyPath(key));
+      return info.isFile() ? info.size : null;
+    } catch (error) {
+      if (isNoSuchObject(error)) return null;
+      throw fsError('size', key, error);
     }
   }
 

@@ -7,10 +7,20 @@ import { mkdir, open, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errnoCode } from './fsFiles.js';
 
+/** `.tmp-<pid>-<token>-<counter>`: whose temp file it is, so a later start can tell leftovers (fsLeftovers.ts). */
+export const TEMP_NAME = /^\.tmp-(\d+)-([0-9a-f]+)-[0-9a-z]+$/;
+
+/** Prefixes of the TempFiles of this process: their files may be in flight. */
+export const livePrefixes = new Set<string>();
+
 export class TempFiles {
   /** Temp names are this prefix plus a counter: unique per store, cheaper than random bytes per write. */
-  private readonly prefix = `.tmp-${randomBytes(6).toString('hex')}-`;
+  private readonly prefix = `.tmp-${process.pid}-${randomBytes(6).toString('hex')}-`;
   private counter = 0;
+
+  constructor() {
+    livePrefixes.add(this.prefix);
+  }
 
   /**
    * Writes `data` to a new temp file in the target's own folder (so the rename never crosses

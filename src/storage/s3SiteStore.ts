@@ -135,6 +135,17 @@ export class S3SiteStore implements SiteStore {
     }
   }
 
+  async size(key: string): Promise<number | null> {
+    if (tooLongForS3(key)) return null;
+    try {
+      const response = await this.client.send(new (sdk().HeadObjectCommand)({ Bucket: this.bucket, Key: key }));
+      return response.ContentLength ?? 0;
+    } catch (error) {
+      if (isMissingObject(error)) return null;
+      throw this.failure('size', key, error);
+    }
+  }
+
   async delete(key: string): Promise<void> {
     if (tooLongForS3(key)) return;
     try {

@@ -43,6 +43,8 @@ export interface SiteStore {
    * hashes the body to pair it with its metadata: 3 ms for a 50,000-post blog's 2.2 MB state).
    */
   getBody(key: string): Promise<Buffer | null>;
+  /** The body's size in bytes without reading it, or null when there is no such object. */
+  size(key: string): Promise<number | null>;
   /** Removes the object; removing a missing key is not an error. */
   delete(key: string): Promise<void>;
   /** Removes many objects (batched where the backend allows it). */

@@ -10,6 +10,7 @@ import { runCliCaptured, type CliRun } from '../support/runCliCaptured.js';
 import { createTestBucket } from '../../bench/harness/s3rver.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';
+import { image } from '../support/images.js';
 
 /**
  * Backups and restore (README "Backups and restore"), on real SQLite files, with the real app
@@ -97,7 +98,7 @@ describe('folio backup and folio restore', () => {
     while (writer.written.length < committedBefore.length + during + 5) await new Promise((resolve) => setTimeout(resolve, 10));
     await writer.stop();
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^Backed up .* \(gzip of [\d.]+ MB\)/);
+    expect(run.stdout).toMatch(/^Backed up .* \(gzip of [\d.]+ [kM]B\)/);
     // The writer never waited on the backup for long (generous: this VM is shared).
     expect(writer.slowestMs()).toBeLessThan(2_000);
 
@@ -128,9 +129,12 @@ describe('folio backup and folio restore', () => {
     const { client, bucket } = await createTestBucket(inject('s3Endpoint'));
     const store = new S3SiteStore({ client, bucket });
     const s3Env = { FOLIO_STORAGE: 's3', FOLIO_S3_BUCKET: bucket, FOLIO_S3_ENDPOINT: inject('s3Endpoint'), AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
-    const t = await startTestApp({ store, env: { FOLIO_BACKUP_KEEP: '2' } });
+    const t = await startTestApp({ store, env: { ...s3Env, FOLIO_BACKUP_KEEP: '2' } });
     apps.push(t);
     const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'stored', name: 'Stored' } })).body.id;
+    const uploaded = await t.request('POST', '/v1/media', { blogId, raw: await image('png', 500, 300), headers: { 'content-type': 'image/png' } });
+    expect(uploaded.status, uploaded.text).toBe(201);
+    const imageObjects = (await store.list('stored/media/')).length;
     const writer = startWriter(t, blogId);
     while (writer.written.length < 10) await new Promise((resolve) => setTimeout(resolve, 10));
     const committedBefore = writer.written.slice();
@@ -140,6 +144,8 @@ describe('folio backup and folio restore', () => {
     const object = await store.get(first.key);
     expect(object?.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
     expect(object?.cacheControl).toBe('private, no-store');
+    // The images stay in the bucket, beside the backups: recorded, not copied.
+    expect(first.media).toMatchObject({ copiedToBackup: false, objects: imageObjects, copied: 0, store: `s3://${bucket}` });
 
     t.clock.advance(60_000);
     const second = await t.folio.backups.toStore();
@@ -154,9 +160,25 @@ describe('folio backup and folio restore', () => {
     // The VM is gone: a new data dir, the same bucket. The SDK reads credentials from the process environment.
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'S3RVER');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'S3RVER');
+    // What is there, where, when, how large: newest first.
+    const listed = await folio({ ...s3Env, FOLIO_DATA_DIR: freshDir('lister') }, 'backup', 'list');
+    expect(listed.code, listed.stderr).toBe(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines[0]).toBe(`2 backups in s3://${bucket}, newest first (restore one with: folio restore <key>):`);
+    for (const [i, result] of [third, second].entries()) {
+      const at = /folio-(.*)\.db\.gz$/.exec(result.key)![1]!.replace(/T(\d{2})-(\d{2})-(\d{2})/, 'T$1:$2:$3');
+      expect(lines[i + 1]).toBe(`${result.key}  ${at}  ${(result.bytes < 1e6 ? `${(result.bytes / 1e3).toFixed(1)} kB` : `${(result.bytes / 1e6).toFixed(1)} MB`).padStart(10)}`);
+    }
+    const asJson = await folio({ ...s3Env, FOLIO_DATA_DIR: freshDir('lister') }, 'backup', 'list', '--json');
+    expect(JSON.parse(asJson.stdout)).toEqual({
+      store: `s3://${bucket}`,
+      backups: [third, second].map((r) => ({ key: r.key, taken_at: expect.stringMatching(/^\d{4}-.*Z$/), bytes: r.bytes })),
+    });
+
     const target = freshDir('restored-from-store');
     const restore = await folio({ ...s3Env, FOLIO_DATA_DIR: target }, 'restore', third.key);
     expect(restore.code, restore.stderr).toBe(0);
+    expect(restore.stderr).toContain(`images are not in this backup (the backup left them in s3://${bucket}); checked that s3://${bucket} has all ${imageObjects} objects`);
     await expectRestoredServer(target, t.key, blogId, committedBefore);
     const missing = await folio({ ...s3Env, FOLIO_DATA_DIR: freshDir('nothing') }, 'restore', '_backups/folio-2000-01-01T00-00-00.000Z.db.gz');
     expect(missing.code).toBe(2);
@@ -221,6 +243,113 @@ describe('folio backup and folio restore', () => {
       expect((await t.folio.store.list(`${slug}/_search/`)).length).toBeGreaterThan(0);
     }
   });
+});
+
+/** Every page of the blog in the store, as the path a reader asks for (`a/b/index.html` → `/a/b/`). */
+async function pagesOf(t: TestApp, slug: string): Promise<string[]> {
+  const keys = (await t.folio.store.list(`${slug}/`)).filter((key) => key.endsWith('index.html'));
+  return keys.map((key) => encodeURI(`/${key.slice(slug.length + 1, -'index.html'.length)}`));
+}
+
+/** The `/media/…` paths a page names (src, srcset, og:image), whatever host they are written with. */
+const mediaPathsIn = (html: string): string[] => [...new Set([...html.matchAll(/\/media\/[0-9a-f]{20}-[0-9x]+(?:-[0-9a-z]+)?\.[a-z]+/g)].map((m) => m[0]))];
+
+describe('a backup holds the uploaded images', () => {
+  it('backup → restore into a new data dir → rebuild: every page and every image it names answers 200; verify notices a lost image', async () => {
+    const t = await startTestApp();
+    apps.push(t);
+    const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'photos', name: 'Photos' } })).body.id;
+    const uploads = [];
+    for (const [format, width, height] of [['png', 2000, 1000], ['jpeg', 800, 600], ['webp', 300, 200]] as const) {
+      const res = await t.request('POST', '/v1/media', { blogId, raw: await image(format, width, height), headers: { 'content-type': `image/${format}` } });
+      expect(res.status, res.text).toBe(201);
+      uploads.push(res.body as { url: string });
+    }
+    for (const [i, upload] of uploads.entries()) {
+      const content = `A picture.\n\n![photo ${i}](${upload.url})\n\nThe end.`;
+      const res = await t.request('POST', '/v1/posts', { blogId, body: { title: `Photo ${i}`, content, tags: ['photos'], status: 'published', meta: { og_image: upload.url } } });
+      expect(res.status, res.text).toBe(201);
+    }
+    await t.folio.runner.idle();
+    const mediaKeys = await t.folio.store.list('photos/media/');
+    expect(mediaKeys.length).toBeGreaterThan(20);
+
+    const file = join(freshDir('backup-media'), 'folio.db.gz');
+    const backup = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file);
+    expect(backup.code, backup.stderr).toBe(0);
+    expect(backup.stdout).toContain(`Images: ${mediaKeys.length} objects`);
+
+    // A new machine: an empty data dir, the folder store in it.
+    const target = freshDir('restored-media');
+    const restore = await folio({ FOLIO_DATA_DIR: target }, 'restore', file);
+    expect(restore.code, restore.stderr).toBe(0);
+    expect(restore.stdout).toContain(`Images: ${mediaKeys.length} objects put into folder ${join(target, 'public')}`);
+    const restored = await startTestApp({ dataDir: target });
+    apps.push(restored);
+    const rebuild = await folio({ FOLIO_DATA_DIR: target }, 'site', 'rebuild', '--all');
+    expect(rebuild.code, rebuild.stderr).toBe(0);
+
+    const pages = await pagesOf(restored, 'photos');
+    expect(pages).toEqual(expect.arrayContaining(['/', '/photo-0/', '/photo-1/', '/photo-2/', '/tags/photos/']));
+    const named = new Set<string>();
+    for (const path of [...pages, '/rss.xml']) {
+      const page = await visit(restored.baseUrl, 'photos.localhost:3000', path);
+      expect(page.status, path).toBe(200);
+      for (const media of mediaPathsIn(page.text)) named.add(media);
+    }
+    // Each post's <picture> names its variants, its og:image the crop: originals too (the feed).
+    expect(named.size).toBeGreaterThan(uploads.length * 3);
+    for (const upload of uploads) named.add(new URL(upload.url).pathname);
+    for (const path of named) {
+      const res = await visit(restored.baseUrl, 'photos.localhost:3000', path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['content-type'], path).toMatch(/^image\//);
+    }
+    expect((await restored.folio.store.list('photos/media/')).sort()).toEqual(mediaKeys.sort());
+
+    const clean = await folio({ FOLIO_DATA_DIR: target }, 'site', 'verify', 'photos');
+    expect(clean.code, clean.stdout).toBe(0);
+    expect(clean.stdout).toContain('the store matches the database');
+
+    // One image's variant is lost from the store: verify names it.
+    const lost = mediaKeys.find((key) => key.endsWith('-480.webp'))!;
+    await restored.folio.store.delete(lost);
+    const dirty = await folio({ FOLIO_DATA_DIR: target }, 'site', 'verify', 'photos');
+    expect(dirty.code).toBe(1);
+    expect(dirty.stdout).toContain(`missing    ${lost}`);
+    expect(dirty.stdout).toMatch(/1 of the missing objects are uploaded images/);
+  }, 120_000);
+
+  it('a backup without the images says so, and restore checks the store for them', async () => {
+    const t = await startTestApp();
+    apps.push(t);
+    const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'bare', name: 'Bare' } })).body.id;
+    const res = await t.request('POST', '/v1/media', { blogId, raw: await image('png', 400, 300), headers: { 'content-type': 'image/png' } });
+    expect(res.status, res.text).toBe(201);
+    const objects = (await t.folio.store.list('bare/media/')).length;
+
+    const file = join(freshDir('backup-bare'), 'folio.db');
+    const backup = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file, '--no-media');
+    expect(backup.code, backup.stderr).toBe(0);
+    expect(backup.stderr).toMatch(/images NOT in this backup/);
+
+    // Restored where the images are not: the database is there, the missing images are named, exit 1.
+    const target = freshDir('restored-bare');
+    const restore = await folio({ FOLIO_DATA_DIR: target }, 'restore', file);
+    expect(restore.code).toBe(1);
+    expect(existsSync(join(target, 'folio.db'))).toBe(true);
+    expect(restore.stderr).toMatch(/images are not in this backup \(the backup left them in folder .*\)/);
+    expect(restore.stderr).toContain(`${objects} of ${objects} image objects it names are missing`);
+    expect(restore.stderr).toMatch(/bare\/media\/[0-9a-f]{20}-400x300\.png/);
+
+    // Restored beside a store that has them (the same folder store copied over): no complaint.
+    const beside = freshDir('restored-beside');
+    const { cpSync } = await import('node:fs');
+    cpSync(join(t.dataDir, 'public'), join(beside, 'public'), { recursive: true });
+    const again = await folio({ FOLIO_DATA_DIR: beside }, 'restore', file);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`checked that folder ${join(beside, 'public')} has all ${objects} objects`);
+  }, 60_000);
 });
 
 describe('FOLIO_BACKUP_INTERVAL and FOLIO_BACKUP_KEEP', () => {

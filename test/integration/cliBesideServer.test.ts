@@ -55,6 +55,10 @@ class GatedStore implements SiteStore {
     return this.inner.getRange(key, start, end);
   }
 
+  size(key: string): Promise<number | null> {
+    return this.inner.size(key);
+  }
+
   delete(key: string): Promise<void> {
     return this.inner.delete(key);
   }

@@ -38,6 +38,10 @@ export class FaultyStore implements SiteStore {
     return this.inner.getRange(key, start, end);
   }
 
+  async size(key: string): Promise<number | null> {
+    return this.inner.size(key);
+  }
+
   async delete(key: string): Promise<void> {
     this.check();
     return this.inner.delete(key);

@@ -31,6 +31,10 @@ export class MemorySiteStore implements SiteStore {
     return object ? { ...object, body: Buffer.from(object.body) } : null;
   }
 
+  async size(key: string): Promise<number | null> {
+    return this.objects.get(key)?.body.length ?? null;
+  }
+
   async getBody(key: string): Promise<Buffer | null> {
     this.calls.get.push(key);
     const object = this.objects.get(key);

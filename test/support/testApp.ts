@@ -120,7 +120,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.webhookLookup ? { webhookLookup: options.webhookLookup } : {}),
     ...(options.webhookLimits ? { webhookLimits: options.webhookLimits } : {}),
   });
-  publish = folio.publisher.handle;
+  publish = folio.handleJob;
   const server: Server = createHttpServer(folio.app.callback(), logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

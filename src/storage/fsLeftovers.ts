@@ -1,0 +1,53 @@
+/**
+ * Temp files a killed writer left in the folder store. Every object appears by rename of a temp
+ * file written beside it (fsTempFiles.ts); a process killed in between (an import or a rebuild
+ * stopped with Ctrl-C, a server killed by the OOM killer) left `.tmp-*` files for good, hidden
+ * from every listing but taking the disk. The server removes them at start (README "Backups and
+ * restore"): those of processes that are gone, and any older than an hour.
+ */
+import type { Dirent } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { processAlive } from '../processAlive.js';
+import { isNoSuchObject } from './fsFiles.js';
+import { livePrefixes, TEMP_NAME } from './fsTempFiles.js';
+
+/** A temp file lives for one write: one this old belongs to no write in flight, whoever made it. */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+
+async function isLeftover(path: string, name: string, now: number): Promise<boolean> {
+  if ([...livePrefixes].some((prefix) => name.startsWith(prefix))) return false;
+  const match = TEMP_NAME.exec(name);
+  // Of this process but of no live store: a restarted container's server has the old pid again.
+  if (match && (Number(match[1]) === process.pid || !processAlive(Number(match[1])))) return true;
+  try {
+    return now - (await stat(path)).mtimeMs > ABANDONED_AFTER_MS;
+  } catch (err) {
+    if (isNoSuchObject(err)) return false; // renamed meanwhile: it was in flight
+    throw err;
+  }
+}
+
+/** Removes the leftover temp files under `root` (the bodies and the `.meta` tree); returns their paths relative to it. */
+export async function removeLeftoverTemps(root: string, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  const walk = async (dir: string, relative: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if (isNoSuchObject(err)) return;
+      throw err;
+    }
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path, `${relative}${entry.name}/`);
+      else if (entry.name.startsWith('.tmp-') && (await isLeftover(path, entry.name, now))) {
+        await rm(path, { force: true });
+        removed.push(`${relative}${entry.name}`);
+      }
+    }
+  };
+  await walk(root, '');
+  return removed;
+}

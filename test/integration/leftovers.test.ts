@@ -1,0 +1,98 @@
+/**
+ * What killed processes leave behind (issue #27 item 30): a killed `folio backup` left a hidden
+ * copy of the whole database beside its target, a killed server its scheduled backup's copy, and
+ * a killed import or rebuild `.tmp-*` files in the folder store, all for good. The next backup
+ * into the folder, and the server at start, remove those whose writer is gone; nothing else.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCliCaptured } from '../support/runCliCaptured.js';
+import { spawnServer, type SpawnedServer } from '../support/spawnedServer.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+const dirs: string[] = [];
+const servers: SpawnedServer[] = [];
+const apps: TestApp[] = [];
+afterEach(async () => {
+  while (servers.length) await servers.pop()!.cleanup();
+  while (apps.length) await apps.pop()!.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const freshDir = (name: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), `folio-${name}-`));
+  dirs.push(dir);
+  return dir;
+};
+
+/** The pid of a process that has exited (a killed writer's). */
+const deadPid = (): number => {
+  const child = spawnSync(process.execPath, ['-e', '0']);
+  return child.pid!;
+};
+
+const put = (path: string, body = 'x'): string => {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, body);
+  return path;
+};
+
+describe('leftovers of killed writers', () => {
+  it('folio backup removes the partial copies killed backups left beside its target, and nothing else', async () => {
+    const t = await startTestApp();
+    apps.push(t);
+    const folder = freshDir('backups');
+    const dead = deadPid();
+    const partials = [put(join(folder, `.1764000000000-${dead}.folio-backup.partial`)), put(join(folder, `.1764000000000-${dead}.folio-backup.partial.gz`))];
+    // Another process's backup in progress (this test's process is alive), and files that are not ours.
+    const running = put(join(folder, `.1764000000001-${process.ppid}.folio-backup.partial`));
+    const others = [put(join(folder, 'old.db.gz'), 'an older backup'), put(join(folder, '.folio-backup-notes'))];
+
+    const run = await runCliCaptured(['backup', join(folder, 'new.db.gz')], { FOLIO_DATA_DIR: t.dataDir, FOLIO_RATE_LIMITS: 'off' });
+    expect(run.code, run.stderr).toBe(0);
+    for (const path of partials) expect(existsSync(path), path).toBe(false);
+    expect(run.stdout).toContain(`Removed .1764000000000-${dead}.folio-backup.partial, left by a backup that was killed.`);
+    expect(existsSync(running)).toBe(true);
+    for (const path of others) expect(existsSync(path), path).toBe(true);
+    expect(readFileSync(join(folder, 'old.db.gz'), 'utf8')).toBe('an older backup');
+    expect(existsSync(join(folder, 'new.db.gz'))).toBe(true);
+  });
+
+  it('the server at start removes the temp files of killed writers from the folder store and killed backups from the data dir', async () => {
+    const dataDir = freshDir('data');
+    const publicDir = join(dataDir, 'public');
+    const dead = deadPid();
+    const hourAgo = (path: string): string => {
+      const then = new Date(Date.now() - 2 * 60 * 60 * 1000);
+      utimesSync(path, then, then);
+      return path;
+    };
+    const leftovers = [
+      put(join(publicDir, 'blog', 'post', `.tmp-${dead}-0123456789ab-1`)),
+      put(join(publicDir, '.meta', 'blog', 'search', `.tmp-${dead}-0123456789ab-2`)),
+      put(join(publicDir, `.tmp-${dead}-0123456789ab-3`)),
+      // Of a writer that is still running but has not touched it for hours, and in the name an older Folio used.
+      hourAgo(put(join(publicDir, 'blog', `.tmp-${process.ppid}-abcdef012345-7`))),
+      hourAgo(put(join(publicDir, 'blog', '.tmp-0123456789ab-9'))),
+      put(join(dataDir, `.1764000000000-${dead}.folio-backup.partial`, 'folio.db')),
+    ];
+    const kept = [
+      // A write in flight: a live process's fresh temp file.
+      put(join(publicDir, 'blog', `.tmp-${process.ppid}-abcdef012345-8`)),
+      put(join(publicDir, 'blog', 'post', 'index.html'), '<p>a page</p>'),
+      put(join(publicDir, 'blog', 'media', 'tmp-not-a-temp.png'), 'png'),
+      put(join(publicDir, '.meta', 'blog', 'feed.xml.json'), '{}'),
+    ];
+
+    const server = await spawnServer({ FOLIO_DATA_DIR: dataDir });
+    servers.push(server);
+    const line = await server.waitForLine((l) => l.json?.msg === 'removed what killed backups and writes left behind', 30_000);
+    expect(line.json).toMatchObject({ backups: [`.1764000000000-${dead}.folio-backup.partial`], temps: 5 });
+    for (const path of leftovers) expect(existsSync(path), path).toBe(false);
+    for (const path of kept) expect(existsSync(path), path).toBe(true);
+    expect(readFileSync(join(publicDir, 'blog', 'post', 'index.html'), 'utf8')).toBe('<p>a page</p>');
+  }, 90_000);
+});
