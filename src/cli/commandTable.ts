@@ -176,7 +176,10 @@ export function commandHelp(spec: CommandSpec): string {
     return `  ${flag.padEnd(28)}${o.help}`;
   });
   options.push(`  ${'--help, -h'.padEnd(28)}print this help and do nothing else`);
-  return `Usage: ${usageLine(spec)}\n\n${indent(spec.summary, '  ')}\n\nOptions:\n${options.join('\n')}\n`;
+  // A command that is also a group (`backup`, `backup list`) names its subcommands too.
+  const under = (COMMANDS as readonly CommandSpec[]).filter((other) => other.path.length > spec.path.length && spec.path.every((word, i) => other.path[i] === word));
+  const more = under.length === 0 ? '' : `\nAlso:\n${under.map((other) => `  ${usageLine(other)}\n${indent(other.summary, '      ')}`).join('\n')}\n`;
+  return `Usage: ${usageLine(spec)}\n\n${indent(spec.summary, '  ')}\n\nOptions:\n${options.join('\n')}\n${more}`;
 }
 
 /** `folio account --help`: the commands of a group. */
