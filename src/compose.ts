@@ -78,6 +78,7 @@ import { CountedSiteStore } from './metrics/countedStore.js';
 import { timedSearcher } from './metrics/timedSearcher.js';
 import { CountedPurger } from './metrics/countedPurger.js';
 import { Backups } from './backup/backups.js';
+import { checkStoreForCommand, settleStoreForServer } from './services/storeSettings.js';
 
 export interface ComposeOptions {
   config: Config;
@@ -153,6 +154,8 @@ export interface Folio {
   backups: Backups;
   /** The scheduler's per-second work, callable directly. */
   tick(): Promise<void>;
+  /** At server start: refuses a store other than the recorded one, records it on a new data dir (storeSettings.ts). */
+  settleStore(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -170,7 +173,10 @@ export function databaseFile(config: Pick<Config, 'dataDir'>): string {
 export function compose(options: ComposeOptions): Folio {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(databaseFile(options.config), { busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS });
+  const db = openDatabase(databaseFile(options.config), {
+    busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS,
+    onMigrated: (names) => logger.info({ migrations: names }, `applied ${names.length} database migration${names.length === 1 ? '' : 's'}: ${names.join(', ')}`),
+  });
   // One version for every cache, so a request asks SQLite once whether anything changed.
   const dbVersion = new DbVersion(db);
   const repos = {
@@ -188,6 +194,8 @@ export function compose(options: ComposeOptions): Folio {
   try {
     const settle = { db, settings: new SettingsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger };
     config = options.publicUrls ? resolvePublicUrlSettings(settle, options.config, options.publicUrls) : options.config;
+    // A command never writes into another store than the server's (the server checks at start: settleStore).
+    if (options.publicUrls === 'cli' && !options.store) checkStoreForCommand(settle.settings, config);
   } catch (err) {
     db.close();
     throw err;
@@ -320,6 +328,17 @@ export function compose(options: ComposeOptions): Folio {
       await runner.runDue();
     },
     warmUp,
+    settleStore: () =>
+      settleStoreForServer(
+        {
+          settings: new SettingsRepo(db),
+          clock,
+          logger,
+          blogSlugs: () => repos.blogs.listAll().slice(0, 5).map((blog) => blog.slug),
+          storeHas: async (key) => (await store.getBody(key)) !== null,
+        },
+        config,
+      ),
     searchCacheStats: () => searchCache.stats(),
     close: async () => {
       await dispatcher.close();

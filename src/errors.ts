@@ -134,3 +134,15 @@ export class StorageError extends Error {
     this.name = 'StorageError';
   }
 }
+
+/**
+ * The disk is full: SQLite's SQLITE_FULL (also raised at PRAGMA max_page_count) or a file
+ * write's ENOSPC, anywhere in the `cause` chain (the stores wrap what they throw).
+ */
+export function isDiskFull(err: unknown): boolean {
+  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 10; e = e instanceof Error ? e.cause : undefined, depth++) {
+    const code = typeof e === 'object' && 'code' in e ? String(e.code) : '';
+    if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return true;
+  }
+  return false;
+}

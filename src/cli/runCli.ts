@@ -26,6 +26,10 @@ import { mcpCommand } from './mcpCommand.js';
 import { FolioApiError } from '../client/folioClient.js';
 import { syncCommand } from './syncCommands.js';
 import { progressBar } from './progressBar.js';
+import { migrateStoreCommand } from './storeCommands.js';
+import { DatabaseOpenError } from '../db/databaseFailure.js';
+import { StoreMismatchError } from '../services/storeSettings.js';
+import { isDiskFull } from '../errors.js';
 import { RestoreError } from '../backup/restore.js';
 import { SnapshotError } from '../backup/snapshotCopy.js';
 
@@ -41,6 +45,8 @@ const USAGE = `Usage:
                                                         request on. The account's last account key needs --force
   folio site rebuild <blog-slug> | --all                re-render every page, feed and the search index (of every blog)
   folio site verify <blog-slug>                         list objects that differ from the database
+  folio site migrate-store [--no-copy]                  move this data dir to the store FOLIO_STORAGE/FOLIO_S3_* name: copy
+                                                        every object from the recorded store, then record the new one
   folio search reindex <blog-slug>                      rebuild only the blog's search index
   folio backup <file>                                   write a consistent snapshot of the database, also while the
                                                         server runs (gzip-compressed when <file> ends in .gz)
@@ -202,6 +208,7 @@ function accountKeyCommand(config: Config, sub: 'keys' | 'create-key' | 'revoke-
 async function siteCommand(config: Config, group: 'site' | 'search', args: string[], options: CliOptions): Promise<number> {
   const [sub, slug, ...extra] = args;
   if (group === 'site' && sub === 'rebuild' && slug === '--all' && extra.length === 0) return rebuildAll(config, options);
+  if (group === 'site' && sub === 'migrate-store') return migrateStoreCommand(config, args.slice(1));
   if (!slug || extra.length > 0) throw new UsageError(`${group} ${sub ?? '<command>'} takes <blog-slug>`);
   const valid = group === 'site' ? ['rebuild', 'verify'] : ['reindex'];
   if (!sub || !valid.includes(sub)) throw new UsageError(`unknown command "${group} ${sub ?? ''}"`);
@@ -311,11 +318,13 @@ function reportFailure(err: unknown, debug: boolean): number {
   };
   if (err instanceof UsageError) return fail(err.message, 2, `${USAGE}\n`);
   if (err instanceof CommandFailed) return fail(err.message, err.exitCode);
-  if (err instanceof ConfigError || err instanceof CommandError || err instanceof PublicUrlConflictError || err instanceof RestoreError || err instanceof SnapshotError) return fail(err.message, 2);
+  if (err instanceof DatabaseOpenError) return fail(err.message, err.busy ? 75 : 2);
+  if (err instanceof ConfigError || err instanceof CommandError || err instanceof PublicUrlConflictError || err instanceof StoreMismatchError || err instanceof RestoreError || err instanceof SnapshotError) return fail(err.message, 2);
   if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) return fail(err.message, 2);
   if (err instanceof FolioApiError) return fail(err.status === 0 ? err.message : `the Folio API answered ${err.status} ${err.code}: ${err.message}`, 2);
   const chain = causes(err);
   if (chain.some(isBusy)) return fail('the database is busy (another folio process is writing); try again', 75);
+  if (isDiskFull(err)) return fail(`the disk is full (${chain.map((e) => (e instanceof Error && 'code' in e ? String(e.code) : '')).find(Boolean) ?? 'ENOSPC'}); nothing more was written: free some space, then run the command again`, 2);
   const purge = chain.find((e) => e instanceof CdnPurgeError);
   if (purge instanceof CdnPurgeError) return fail(`the store is up to date, but the CDN purge failed: ${purge.message}; run the command again once the CDN answers`, 2);
   const storage = chain.find((e) => e instanceof StorageError);
