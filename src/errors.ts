@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limit_exceeded'
-  | 'service_unavailable';
+  | 'service_unavailable'
+  | 'insufficient_storage';
 
 export interface FieldIssue {
   field: string;
@@ -122,6 +123,16 @@ export class ServiceUnavailableError extends AppError {
   constructor(message: string, options: Omit<AppErrorOptions, 'retryAfter'> & { retryAfter: number }) {
     super(message, { ...options, headers: { ...options.headers, 'Retry-After': String(options.retryAfter) } });
   }
+}
+
+/**
+ * The server's disk is full (SQLite's SQLITE_FULL, a file write's ENOSPC): nothing was written,
+ * and the write succeeds again once the operator frees space. Not a 503: waiting alone does not
+ * help, someone has to act.
+ */
+export class InsufficientStorageError extends AppError {
+  readonly code = 'insufficient_storage';
+  readonly status = 507;
 }
 
 /**

@@ -461,7 +461,7 @@ export interface components {
     schemas: {
         Error: {
             /** @enum {unknown} */
-            error: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "idempotency_key_reused" | "precondition_failed" | "internal_error" | "headers_too_large" | "expectation_failed" | "service_unavailable";
+            error: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "idempotency_key_reused" | "precondition_failed" | "internal_error" | "headers_too_large" | "expectation_failed" | "service_unavailable" | "insufficient_storage";
             message: string;
             details?: {
                 field?: string;
@@ -931,6 +931,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     getPost: {
@@ -1110,6 +1111,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     deletePost: {
@@ -1158,6 +1160,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     publishPost: {
@@ -1222,6 +1225,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     schedulePost: {
@@ -1290,6 +1294,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     unpublishPost: {
@@ -1368,6 +1373,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     listBlogs: {
@@ -1497,6 +1503,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     getBlog: {
@@ -1645,6 +1652,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     deleteBlog: {
@@ -1691,6 +1699,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     getPublishingStatus: {
@@ -1883,6 +1892,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     revokeBlogKey: {
@@ -1926,6 +1936,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     listAccountKeys: {
@@ -2059,6 +2070,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     revokeAccountKey: {
@@ -2101,6 +2113,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     getDomain: {
@@ -2249,6 +2262,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     removeDomain: {
@@ -2291,6 +2305,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     listMedia: {
@@ -2731,6 +2746,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     getMedia: {
@@ -2920,6 +2936,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     listWebhooks: {
@@ -3054,6 +3071,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     deleteWebhook: {
@@ -3097,6 +3115,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     listWebhookDeliveries: {
