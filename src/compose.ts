@@ -55,6 +55,7 @@ import { SearchIndexWriter } from './search/searchIndexWriter.js';
 import { StaticIndexWriter } from './search/static/staticIndexWriter.js';
 import { pooledSearchWork } from './search/pooledSearchWork.js';
 import { FsSiteStore } from './storage/fsSiteStore.js';
+import { OPEN_FOR_MS, StoreCircuit } from './storage/storeCircuit.js';
 import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
 import { AccountsService } from './services/accounts.js';
 import { ApiKeysService } from './services/apiKeys.js';
@@ -207,7 +208,14 @@ export function compose(options: ComposeOptions): Folio {
   // With a purger the edge may keep pages long: every publish tells it what changed.
   const cache = cachePolicy(config.cdn.kind !== 'none');
   const metrics = new Metrics();
-  const store = new CountedSiteStore(options.store ?? createSiteStore(config, cache), (operation) => metrics.countStoreError(operation));
+  // A hung store fails fast once a call timed out, instead of every call waiting out its deadline.
+  const circuit = new StoreCircuit(options.store ?? createSiteStore(config, cache), {
+    onChange: (open, cause) =>
+      open
+        ? logger.warn({ err: cause }, `the site store stopped answering: its calls fail at once (503 with Retry-After, publish jobs retry) for ${OPEN_FOR_MS / 1000} s at a time, until one succeeds`)
+        : logger.info('the site store answers again'),
+  });
+  const store = new CountedSiteStore(circuit, (operation) => metrics.countStoreError(operation));
   // One cache per process: the writer installs what it wrote, so /search reads its own writes.
   const searchWork = pooledSearchWork(heavy);
   const searchCache = new SearchIndexCache(store, { maxBytes: config.searchCacheBytes, decode: searchWork.decode });

@@ -140,9 +140,25 @@ export class InsufficientStorageError extends AppError {
  * it, keeps the job pending and retries. Adapters wrap provider errors in it with `cause`.
  */
 export class StorageError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** Seconds a client should wait before trying again, when the store knows better than the default. */
+  readonly retryAfter?: number;
+
+  constructor(message: string, options?: { cause?: unknown; retryAfter?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'StorageError';
+    if (options?.retryAfter !== undefined) this.retryAfter = options.retryAfter;
+  }
+}
+
+/**
+ * The store did not answer in time (a hung server, a network that drops packets), or recently
+ * did not and is not asked again yet (storeCircuit.ts). Like any StorageError: the publisher
+ * retries, the HTTP layer answers 503 with Retry-After.
+ */
+export class StoreTimeoutError extends StorageError {
+  constructor(message: string, options?: { cause?: unknown; retryAfter?: number }) {
+    super(message, options);
+    this.name = 'StoreTimeoutError';
   }
 }
 

@@ -20,7 +20,7 @@ const REQUEST_ID = /^[\w.-]{1,128}$/;
 function asUnavailable(err: unknown): AppError | null {
   // Before StorageError: a folder store on a full disk wraps ENOSPC in one.
   if (isDiskFull(err)) return new InsufficientStorageError('the server is out of disk space, so nothing was written; try again once the operator has freed space', { cause: err });
-  if (err instanceof StorageError) return new ServiceUnavailableError('the site store is unavailable; try again shortly', { retryAfter: 30, cause: err });
+  if (err instanceof StorageError) return new ServiceUnavailableError('the site store is unavailable; try again shortly', { retryAfter: err.retryAfter ?? 30, cause: err });
   if (isDatabaseBusy(err)) return new ServiceUnavailableError('the database is busy; try again shortly', { retryAfter: 2, cause: err });
   return null;
 }
