@@ -263,6 +263,7 @@ async function rebuildAll(config: Config, options: CliOptions): Promise<number> 
 
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
   const debug = argv.includes('--debug') || debugRequested(options.env);
+  let dataDir: string | null = null;
   const [command, ...rest] = argv.filter((arg) => arg !== '--debug');
   try {
     // Commands that act through the HTTP API of a (possibly remote) Folio need no data dir.
@@ -270,6 +271,7 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     if (command === 'mcp') return await mcpCommand(env);
     if (command === 'push' || command === 'pull') return await syncCommand(command, rest, env);
     const config = loadConfig(options.env);
+    dataDir = config.dataDir;
     switch (command) {
       case 'account':
         accountCommand(config, rest);
@@ -293,7 +295,7 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (err) {
-    return reportFailure(err, debug);
+    return reportFailure(err, debug, dataDir);
   }
 }
 
@@ -311,7 +313,7 @@ const isBusy = (e: unknown): boolean => typeof e === 'object' && e !== null && '
  * only on request. Exit codes: 2 the command did not run or failed (1 stays `site verify`'s
  * "differences found"), 75 (EX_TEMPFAIL) the database was busy: try again.
  */
-function reportFailure(err: unknown, debug: boolean): number {
+function reportFailure(err: unknown, debug: boolean, dataDir: string | null): number {
   const fail = (message: string, code: number, extra = ''): number => {
     process.stderr.write(`folio: ${message}\n${extra}`);
     return code;
@@ -324,7 +326,7 @@ function reportFailure(err: unknown, debug: boolean): number {
   if (err instanceof FolioApiError) return fail(err.status === 0 ? err.message : `the Folio API answered ${err.status} ${err.code}: ${err.message}`, 2);
   const chain = causes(err);
   if (chain.some(isBusy)) return fail('the database is busy (another folio process is writing); try again', 75);
-  if (isDiskFull(err)) return fail(`the disk is full (${chain.map((e) => (e instanceof Error && 'code' in e ? String(e.code) : '')).find(Boolean) ?? 'ENOSPC'}); nothing more was written: free some space, then run the command again`, 2);
+  if (isDiskFull(err)) return fail(`the disk${dataDir === null ? '' : ` holding ${dataDir}`} is full; free some space, then run the command again`, 2);
   const purge = chain.find((e) => e instanceof CdnPurgeError);
   if (purge instanceof CdnPurgeError) return fail(`the store is up to date, but the CDN purge failed: ${purge.message}; run the command again once the CDN answers`, 2);
   const storage = chain.find((e) => e instanceof StorageError);
