@@ -119,19 +119,17 @@ export class S3SiteStore implements SiteStore {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const redirect = options.redirectTo;
     try {
-      await this.timed('put', key, (abortSignal) => this.client.send(
-        new (sdk().PutObjectCommand)({
-          Bucket: this.bucket,
-          Key: key,
-          Body: bytes,
-          ContentLength: bytes.length,
-          ContentType: options.contentType,
-          CacheControl: options.cacheControl,
-          // The body is the caller's HTML fallback page; S3 website endpoints answer 301 instead.
-          ...(redirect === undefined ? {} : { WebsiteRedirectLocation: redirect }),
-        }),
-        { abortSignal },
-      ), Math.ceil((bytes.length / 1e6) * S3_PUT_MS_PER_MB));
+      const command = new (sdk().PutObjectCommand)({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentLength: bytes.length,
+        ContentType: options.contentType,
+        CacheControl: options.cacheControl,
+        // The body is the caller's HTML fallback page; S3 website endpoints answer 301 instead.
+        ...(redirect === undefined ? {} : { WebsiteRedirectLocation: redirect }),
+      });
+      await this.timed('put', key, (abortSignal) => this.client.send(command, { abortSignal }), Math.ceil((bytes.length / 1e6) * S3_PUT_MS_PER_MB));
     } catch (error) {
       throw this.failure('put', key, error);
     }
