@@ -136,7 +136,7 @@ export async function settleStoreForServer(deps: StoreSettleDeps, config: Config
   const refuse = (from: StoreRecord, why: string): never => {
     throw new StoreMismatchError(
       `this data dir publishes to ${describeStore(from, config.dataDir)} (${why}), but FOLIO_STORAGE=${config.storage} names ` +
-        `${describeStore(configured, config.dataDir)}, which does not hold its blogs; starting would answer 404 for every page. ` +
+        `${describeStore(configured, config.dataDir)}: this server would serve and publish there, not where its blogs' pages are (404 for every page). ` +
         `To move, run ${MIGRATE} with the new settings (it copies every page, image and backup into the new store and records it), then start again; ` +
         `to stay, start with the settings of the recorded store (README "Moving to another store")`,
     );
