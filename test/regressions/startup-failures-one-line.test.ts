@@ -1,13 +1,13 @@
 /**
- * Issue 27 items 7 and 9. A data dir that cannot be created, a database locked by another
- * process or a file that is not a database stopped the server and the CLI with a raw SQLite or
+ * Issue 27 items 7 and 9. A data dir that cannot be created, a full disk, a database locked by
+ * another process or a file that is not a database stopped the server and the CLI with a raw SQLite or
  * Node stack trace; now each is one line naming the path and what to do. The log names the
  * migrations a start applied, and a build older than the database's schema (migrations it does
  * not know) refuses to start instead of running on it. The real bundled server and the real
  * `folio` command, each in its own process.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,6 +82,16 @@ describe('a data dir or database the operator must fix: one line naming the path
     writeFileSync(join(dataDir, 'folio.db'), 'x'.repeat(4096));
     const env = { FOLIO_DATA_DIR: dataDir, PORT: String(await freePort()) };
     const line = /^folio: \S+\/folio\.db is not a Folio database or is damaged \(SQLITE_NOTADB\); move it away and restore a backup/;
+    expectOneLine(await run([MAIN_JS], env), 1, line);
+    expectOneLine(await run([BIN, 'account', 'list'], env), 2, line);
+  });
+
+  it('a full disk', async () => {
+    const dataDir = tempDir();
+    // /dev/full is the kernel's full disk: every write to it fails with ENOSPC, which SQLite reports as SQLITE_FULL.
+    symlinkSync('/dev/full', join(dataDir, 'folio.db'));
+    const env = { FOLIO_DATA_DIR: dataDir, PORT: String(await freePort()) };
+    const line = new RegExp(`^folio: the disk holding ${dataDir.replace(/[/.]/g, '\\$&')} is full \\(SQLITE_FULL\\); free some space`);
     expectOneLine(await run([MAIN_JS], env), 1, line);
     expectOneLine(await run([BIN, 'account', 'list'], env), 2, line);
   });
