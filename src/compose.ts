@@ -56,6 +56,7 @@ import { SearchIndexWriter } from './search/searchIndexWriter.js';
 import { StaticIndexWriter } from './search/static/staticIndexWriter.js';
 import { pooledSearchWork } from './search/pooledSearchWork.js';
 import { FsSiteStore } from './storage/fsSiteStore.js';
+import { OPEN_FOR_MS, StoreCircuit } from './storage/storeCircuit.js';
 import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
 import { AccountsService } from './services/accounts.js';
 import { ApiKeysService } from './services/apiKeys.js';
@@ -81,6 +82,7 @@ import { CountedSiteStore } from './metrics/countedStore.js';
 import { timedSearcher } from './metrics/timedSearcher.js';
 import { CountedPurger } from './metrics/countedPurger.js';
 import { Backups } from './backup/backups.js';
+import { checkStoreForCommand, settleStoreForServer } from './services/storeSettings.js';
 
 export interface ComposeOptions {
   config: Config;
@@ -170,6 +172,8 @@ export interface Folio {
   removeLeftovers(): Promise<{ backups: string[]; temps: string[] }>;
   /** The scheduler's per-second work, callable directly. */
   tick(): Promise<void>;
+  /** At server start: refuses a store other than the recorded one, records it on a new data dir (storeSettings.ts). */
+  settleStore(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -187,7 +191,10 @@ export function databaseFile(config: Pick<Config, 'dataDir'>): string {
 export function compose(options: ComposeOptions): Folio {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(databaseFile(options.config), { busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS });
+  const db = openDatabase(databaseFile(options.config), {
+    busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS,
+    onMigrated: (names) => logger.info({ migrations: names }, `applied ${names.length} database migration${names.length === 1 ? '' : 's'}: ${names.join(', ')}`),
+  });
   // One version for every cache, so a request asks SQLite once whether anything changed.
   const dbVersion = new DbVersion(db);
   const repos = {
@@ -205,6 +212,8 @@ export function compose(options: ComposeOptions): Folio {
   try {
     const settle = { db, settings: new SettingsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger };
     config = options.publicUrls ? resolvePublicUrlSettings(settle, options.config, options.publicUrls) : options.config;
+    // A command never writes into another store than the server's (the server checks at start: settleStore).
+    if (options.publicUrls === 'cli' && !options.store) checkStoreForCommand(settle.settings, config);
   } catch (err) {
     db.close();
     throw err;
@@ -217,7 +226,14 @@ export function compose(options: ComposeOptions): Folio {
   const cache = cachePolicy(config.cdn.kind !== 'none');
   const metrics = new Metrics();
   const baseStore = options.store ?? createSiteStore(config, cache);
-  const store = new CountedSiteStore(baseStore, (operation) => metrics.countStoreError(operation));
+  // A hung store fails fast once a call timed out, instead of every call waiting out its deadline.
+  const circuit = new StoreCircuit(baseStore, {
+    onChange: (open, cause) =>
+      open
+        ? logger.warn({ err: cause }, `the site store stopped answering: its calls fail at once (503 with Retry-After, publish jobs retry) for ${OPEN_FOR_MS / 1000} s at a time, until one succeeds`)
+        : logger.info('the site store answers again'),
+  });
+  const store = new CountedSiteStore(circuit, (operation) => metrics.countStoreError(operation));
   // One cache per process: the writer installs what it wrote, so /search reads its own writes.
   const searchWork = pooledSearchWork(heavy);
   const searchCache = new SearchIndexCache(store, { maxBytes: config.searchCacheBytes, decode: searchWork.decode });
@@ -360,6 +376,17 @@ export function compose(options: ComposeOptions): Folio {
       await runner.runDue();
     },
     warmUp,
+    settleStore: () =>
+      settleStoreForServer(
+        {
+          settings: new SettingsRepo(db),
+          clock,
+          logger,
+          blogSlugs: () => repos.blogs.listAll().slice(0, 5).map((blog) => blog.slug),
+          storeHas: async (key) => (await store.getBody(key)) !== null,
+        },
+        config,
+      ),
     searchCacheStats: () => searchCache.stats(),
     close: async () => {
       await dispatcher.close();

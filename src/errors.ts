@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limit_exceeded'
-  | 'service_unavailable';
+  | 'service_unavailable'
+  | 'insufficient_storage';
 
 export interface FieldIssue {
   field: string;
@@ -125,12 +126,50 @@ export class ServiceUnavailableError extends AppError {
 }
 
 /**
+ * The server's disk is full (SQLite's SQLITE_FULL, a file write's ENOSPC): nothing was written,
+ * and the write succeeds again once the operator frees space. Not a 503: waiting alone does not
+ * help, someone has to act.
+ */
+export class InsufficientStorageError extends AppError {
+  readonly code = 'insufficient_storage';
+  readonly status = 507;
+}
+
+/**
  * A storage backend failed (disk, network, provider). Not an HTTP error: the publisher catches
  * it, keeps the job pending and retries. Adapters wrap provider errors in it with `cause`.
  */
 export class StorageError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** Seconds a client should wait before trying again, when the store knows better than the default. */
+  readonly retryAfter?: number;
+
+  constructor(message: string, options?: { cause?: unknown; retryAfter?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'StorageError';
+    if (options?.retryAfter !== undefined) this.retryAfter = options.retryAfter;
   }
+}
+
+/**
+ * The store did not answer in time (a hung server, a network that drops packets), or recently
+ * did not and is not asked again yet (storeCircuit.ts). Like any StorageError: the publisher
+ * retries, the HTTP layer answers 503 with Retry-After.
+ */
+export class StoreTimeoutError extends StorageError {
+  constructor(message: string, options?: { cause?: unknown; retryAfter?: number }) {
+    super(message, options);
+    this.name = 'StoreTimeoutError';
+  }
+}
+
+/**
+ * The disk is full: SQLite's SQLITE_FULL (also raised at PRAGMA max_page_count) or a file
+ * write's ENOSPC, anywhere in the `cause` chain (the stores wrap what they throw).
+ */
+export function isDiskFull(err: unknown): boolean {
+  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 10; e = e instanceof Error ? e.cause : undefined, depth++) {
+    const code = typeof e === 'object' && 'code' in e ? String(e.code) : '';
+    if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return true;
+  }
+  return false;
 }

@@ -1,13 +1,15 @@
 /** Process entry: config → compose → first-start account → listen → catch-up + scheduler. */
 import './threadPool.js';
 import { ConfigError, loadConfig } from './config.js';
-import { compose, type Folio } from './compose.js';
+import { compose, databaseFile, type Folio } from './compose.js';
+import { databaseOpenFailure } from './db/databaseFailure.js';
+import { StoreMismatchError } from './services/storeSettings.js';
 import { createHttpServer } from './http/httpServer.js';
 import { RequestActivity, runWhenIdle } from './http/idleSteps.js';
 import { jsonParser } from './http/middleware/jsonBody.js';
 import { schemaWarmUpSteps, validators } from './http/middleware/validate.js';
 import { loadMarkdownPipeline } from './content/markdown.js';
-import { createLogger } from './logger.js';
+import { createLogger, flushLogs } from './logger.js';
 import { planSummary } from './services/plans.js';
 import { startScheduler } from './scheduler.js';
 import { createShutdown } from './shutdown.js';
@@ -39,10 +41,38 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  // Records FOLIO_SERVICE_DOMAIN / FOLIO_PUBLIC_SCHEME for the CLI; a change re-renders every blog (on the tick below).
-  const folio = compose({ config, logger, publicUrls: 'server' });
-
-  const first = folio.accounts.bootstrap(config.defaultPlan);
+  // A data dir or database the operator must fix, or a store change nobody migrated: one line
+  // naming the path and what to do (on stderr and in the log), never a stack trace.
+  const refuseToStart = async (message: string): Promise<never> => {
+    logger.fatal(message);
+    await flushLogs(logger);
+    process.stderr.write(`folio: ${message}\n`);
+    process.exit(1);
+  };
+  const startFailure = (err: unknown): string | null => {
+    if (err instanceof StoreMismatchError) return err.message;
+    return databaseOpenFailure(err, databaseFile(config))?.message ?? null;
+  };
+  let folio: Folio;
+  try {
+    // Records FOLIO_SERVICE_DOMAIN / FOLIO_PUBLIC_SCHEME for the CLI; a change re-renders every blog (on the tick below).
+    folio = compose({ config, logger, publicUrls: 'server' });
+  } catch (err) {
+    const message = startFailure(err);
+    if (message === null) throw err;
+    return refuseToStart(message);
+  }
+  let first: ReturnType<Folio['accounts']['bootstrap']>;
+  try {
+    // The store this data dir publishes to: recorded on first start, refused when another is configured.
+    await folio.settleStore();
+    first = folio.accounts.bootstrap(config.defaultPlan);
+  } catch (err) {
+    const message = startFailure(err);
+    if (message === null) throw err;
+    await folio.close().catch(() => undefined);
+    return refuseToStart(message);
+  }
   if (first) {
     // Printed once, outside the JSON log stream, because decisions.md wants a working key from
     // `npm start` alone; it is never logged again and only its hash is stored.

@@ -77,6 +77,13 @@ export const COMMANDS = [
     positionals: { min: 0, max: 1 },
   },
   { path: ['site', 'verify'], args: '<blog-slug>', summary: 'list objects that differ from the database', options: {}, positionals: { min: 1, max: 1 } },
+  {
+    path: ['site', 'migrate-store'],
+    args: '[--no-copy]',
+    summary: 'move this data dir to the store FOLIO_STORAGE/FOLIO_S3_* name: copy every object from the\nrecorded store, check the new store lists them all, then record it',
+    options: { 'no-copy': { type: 'boolean', help: 'only record the new store (its objects were copied by hand, or the old store is gone)' } },
+    positionals: { min: 0, max: 0 },
+  },
   { path: ['search', 'reindex'], args: '<blog-slug>', summary: "rebuild only the blog's search index", options: {}, positionals: { min: 1, max: 1 } },
   {
     path: ['backup'],

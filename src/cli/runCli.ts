@@ -21,6 +21,10 @@ import { mcpCommand } from './mcpCommand.js';
 import { FolioApiError } from '../client/folioClient.js';
 import { syncCommand } from './syncCommands.js';
 import { progressBar } from './progressBar.js';
+import { migrateStoreCommand } from './storeCommands.js';
+import { DatabaseOpenError } from '../db/databaseFailure.js';
+import { StoreMismatchError } from '../services/storeSettings.js';
+import { isDiskFull } from '../errors.js';
 import { RestoreError } from '../backup/restore.js';
 import { SnapshotError } from '../backup/snapshotCopy.js';
 
@@ -105,6 +109,8 @@ const HANDLERS: Record<CommandName, Handler> = {
     return all ? rebuildAll(config(), options) : siteCommand(config(), 'site', ['rebuild', slug!], options);
   },
   'site verify': ({ config, invocation, options }) => siteCommand(config(), 'site', ['verify', ...invocation.positionals], options),
+  // storeCommands.ts parses its own option, the same the table declares (checked strictly above).
+  'site migrate-store': ({ config, rest }) => migrateStoreCommand(config(), rest),
   'search reindex': ({ config, invocation, options }) => siteCommand(config(), 'search', ['reindex', ...invocation.positionals], options),
   // backupCommands.ts parses its own options, the same the table declares (checked strictly above).
   backup: ({ config, rest }) => backupCommand(config(), rest),
@@ -130,6 +136,8 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
   const debug = argv.includes('--debug') || debugRequested(options.env);
   const args = argv.filter((arg) => arg !== '--debug');
   const [first, second] = args;
+  // Named in a full-disk message once the command has read its configuration.
+  let dataDir: string | null = null;
   try {
     if (first === undefined) {
       process.stdout.write(`${usage()}\n`);
@@ -155,9 +163,14 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     }
     const invocation = parseInvocation(found.spec, found.rest);
     const env = options.env ?? process.env;
-    return await HANDLERS[commandName(found.spec)]({ config: () => loadConfig(options.env), invocation, rest: found.rest, env, options });
+    const config = () => {
+      const loaded = loadConfig(options.env);
+      dataDir = loaded.dataDir;
+      return loaded;
+    };
+    return await HANDLERS[commandName(found.spec)]({ config, invocation, rest: found.rest, env, options });
   } catch (err) {
-    return reportFailure(err, debug);
+    return reportFailure(err, debug, dataDir);
   }
 }
 
@@ -175,18 +188,20 @@ const isBusy = (e: unknown): boolean => typeof e === 'object' && e !== null && '
  * only on request. Exit codes: 2 the command did not run or failed (1 stays `site verify`'s
  * "differences found"), 75 (EX_TEMPFAIL) the database was busy: try again.
  */
-function reportFailure(err: unknown, debug: boolean): number {
+function reportFailure(err: unknown, debug: boolean, dataDir: string | null): number {
   const fail = (message: string, code: number, extra = ''): number => {
     process.stderr.write(`folio: ${message}\n${extra}`);
     return code;
   };
   if (err instanceof UsageError) return fail(err.message, 2, err.usage ?? `${usage()}\n`);
   if (err instanceof CommandFailed) return fail(err.message, err.exitCode);
-  if (err instanceof ConfigError || err instanceof CommandError || err instanceof PublicUrlConflictError || err instanceof RestoreError || err instanceof SnapshotError) return fail(err.message, 2);
+  if (err instanceof DatabaseOpenError) return fail(err.message, err.busy ? 75 : 2);
+  if (err instanceof ConfigError || err instanceof CommandError || err instanceof PublicUrlConflictError || err instanceof StoreMismatchError || err instanceof RestoreError || err instanceof SnapshotError) return fail(err.message, 2);
   if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) return fail(err.message, 2);
   if (err instanceof FolioApiError) return fail(err.status === 0 ? err.message : `the Folio API answered ${err.status} ${err.code}: ${err.message}`, 2);
   const chain = causes(err);
   if (chain.some(isBusy)) return fail('the database is busy (another folio process is writing); try again', 75);
+  if (isDiskFull(err)) return fail(`the disk${dataDir === null ? '' : ` holding ${dataDir}`} is full; free some space, then run the command again`, 2);
   const purge = chain.find((e) => e instanceof CdnPurgeError);
   if (purge instanceof CdnPurgeError) return fail(`the store is up to date, but the CDN purge failed: ${purge.message}; run the command again once the CDN answers`, 2);
   const storage = chain.find((e) => e instanceof StorageError);

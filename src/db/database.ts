@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { migrationsDir } from '../paths.js';
+import { DatabaseOpenError, databaseOpenFailure } from './databaseFailure.js';
 
 export type Db = Database.Database;
 
@@ -18,30 +19,63 @@ export type Db = Database.Database;
 export const SERVER_BUSY_TIMEOUT_MS = 10;
 export const CLI_BUSY_TIMEOUT_MS = 5_000;
 
-export function openDatabase(file: string, options: { busyTimeoutMs?: number } = {}): Db {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  // Migrations at start-up may wait for a CLI command to finish; nothing is served yet.
-  db.pragma(`busy_timeout = ${CLI_BUSY_TIMEOUT_MS}`);
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('synchronous = NORMAL');
-  // After a checkpoint the log is reused from its start; this trims what a burst left behind.
-  db.pragma('journal_size_limit = 67108864');
-  migrate(db);
-  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS}`);
-  return db;
+export interface OpenDatabaseOptions {
+  busyTimeoutMs?: number;
+  /** Told the file names of the migrations this open applied (none: the schema was current). */
+  onMigrated?: (names: string[]) => void;
 }
 
-/** Applies every `NNN_name.sql` not applied yet, each in its own transaction, in order. */
-export function migrate(db: Db): void {
+export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Db {
+  let db: Db | undefined;
+  try {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    db = new Database(file);
+    // Migrations at start-up may wait for a CLI command to finish; nothing is served yet.
+    db.pragma(`busy_timeout = ${CLI_BUSY_TIMEOUT_MS}`);
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    // After a checkpoint the log is reused from its start; this trims what a burst left behind.
+    db.pragma('journal_size_limit = 67108864');
+    const applied = migrate(db, file);
+    if (applied.length > 0) options.onMigrated?.(applied);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS}`);
+    return db;
+  } catch (err) {
+    db?.close();
+    throw databaseOpenFailure(err, file) ?? err;
+  }
+}
+
+/**
+ * The database has migrations this build does not know: a newer Folio used it. Running on it
+ * would read and write a schema this code was not written for, so the process refuses.
+ */
+export class SchemaTooNewError extends DatabaseOpenError {
+  constructor(file: string, unknown: string[]) {
+    super(
+      `the database ${file} was upgraded by a newer Folio (migrations this build does not know: ${unknown.join(', ')}); ` +
+        'run that version (or newer), or restore a backup made before the upgrade into a new data dir',
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}
+
+/**
+ * Applies every `NNN_name.sql` not applied yet, each in its own transaction, in order, and returns
+ * the names it applied. Refuses a database that has migrations no file here names.
+ */
+export function migrate(db: Db, file = db.name): string[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  const applied = new Set(
-    db.prepare('SELECT version FROM schema_migrations').all().map((row) => (row as { version: number }).version),
-  );
+  const rows = db.prepare<[], { version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version').all();
+  const applied = new Set(rows.map((row) => row.version));
   const files = readdirSync(migrationsDir)
     .filter((name) => /^\d{3}_[\w-]+\.sql$/.test(name))
     .sort();
+  const known = new Set(files.map((name) => Number(name.slice(0, 3))));
+  const unknown = rows.filter((row) => !known.has(row.version)).map((row) => row.name);
+  if (unknown.length > 0) throw new SchemaTooNewError(file, unknown);
+  const done: string[] = [];
   for (const name of files) {
     const version = Number(name.slice(0, 3));
     if (applied.has(version)) continue;
@@ -54,7 +88,9 @@ export function migrate(db: Db): void {
         new Date().toISOString(),
       );
     }).immediate();
+    done.push(name);
   }
+  return done;
 }
 
 /** True when SQLite could not get a lock another connection holds (SQLITE_BUSY and its variants). */

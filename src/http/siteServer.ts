@@ -88,7 +88,7 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
       ctx.status = 503;
-      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      ctx.set('Retry-After', String(err.retryAfter ?? RETRY_AFTER_SECONDS));
       ctx.set('Cache-Control', 'no-store');
       ctx.type = 'text/plain';
       ctx.body = 'Service Unavailable: the site store cannot be read right now.\n';

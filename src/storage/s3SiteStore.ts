@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { ListObjectsV2CommandOutput, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
-import { StorageError } from '../errors.js';
+import { StorageError, StoreTimeoutError } from '../errors.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
 
 /**
@@ -15,7 +15,22 @@ const sdk = (): typeof import('@aws-sdk/client-s3') => (loaded ??= requireModule
 export interface S3SiteStoreOptions {
   client: S3Client;
   bucket: string;
+  /** Deadline of one call, body included, retries included (default S3_CALL_DEADLINE_MS). */
+  deadlineMs?: number;
 }
+
+/**
+ * How long one store call may take in all before it fails as a timeout. The SDK has no deadline
+ * of its own: with the S3 server paused, every site read, publish, search and upload waited as
+ * long as the pause (60 s in the audit). Pages, indexes and resized images are small; a put
+ * gets more time per megabyte of body (S3_PUT_MS_PER_MB), so a large original is not cut off
+ * on a slow link.
+ */
+export const S3_CALL_DEADLINE_MS = 5_000;
+export const S3_PUT_MS_PER_MB = 1_000;
+/** The SDK's own timeouts, per attempt: connecting, and a socket with nothing to read. */
+const CONNECTION_TIMEOUT_MS = 2_000;
+const SOCKET_IDLE_TIMEOUT_MS = 4_000;
 
 export interface S3ClientOptions {
   /** Omit for AWS itself; set for MinIO, R2, s3rver and friends. */
@@ -53,6 +68,8 @@ export function s3ClientConfig(options: S3ClientOptions): S3ClientConfig {
     // S3 accepts in place of Content-MD5 and s3rver ignores.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // Without these a connection to a hung server waits for ever (S3SiteStore adds a deadline per call on top).
+    requestHandler: { connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: SOCKET_IDLE_TIMEOUT_MS, throwOnRequestTimeout: true },
   };
 }
 
@@ -63,10 +80,36 @@ export function createS3Client(options: S3ClientOptions): S3Client {
 export class S3SiteStore implements SiteStore {
   private readonly client: S3Client;
   private readonly bucket: string;
+  private readonly deadlineMs: number;
 
   constructor(options: S3SiteStoreOptions) {
     this.client = options.client;
     this.bucket = options.bucket;
+    this.deadlineMs = options.deadlineMs ?? S3_CALL_DEADLINE_MS;
+  }
+
+  /**
+   * Runs one call (a request and reading its body) under a deadline: past it the request is
+   * aborted and the call fails with StoreTimeoutError, which the circuit (storeCircuit.ts) and
+   * the HTTP layer (503 with Retry-After) understand.
+   */
+  private async timed<T>(operation: string, subject: string, work: (abortSignal: AbortSignal) => Promise<T>, extraMs = 0): Promise<T> {
+    const deadline = this.deadlineMs + extraMs;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const timeout = new StoreTimeoutError(`S3 ${operation} of ${subject} in bucket ${this.bucket} got no answer within ${Math.round(deadline / 1000)} s`, { retryAfter: 5 });
+        // Rejected before the abort, so the race ends with the timeout rather than the SDK's AbortError.
+        reject(timeout);
+        controller.abort(timeout);
+      }, deadline);
+    });
+    try {
+      return await Promise.race([work(controller.signal), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Every S3 put is durable once it answers. */
@@ -76,18 +119,17 @@ export class S3SiteStore implements SiteStore {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const redirect = options.redirectTo;
     try {
-      await this.client.send(
-        new (sdk().PutObjectCommand)({
-          Bucket: this.bucket,
-          Key: key,
-          Body: bytes,
-          ContentLength: bytes.length,
-          ContentType: options.contentType,
-          CacheControl: options.cacheControl,
-          // The body is the caller's HTML fallback page; S3 website endpoints answer 301 instead.
-          ...(redirect === undefined ? {} : { WebsiteRedirectLocation: redirect }),
-        }),
-      );
+      const command = new (sdk().PutObjectCommand)({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentLength: bytes.length,
+        ContentType: options.contentType,
+        CacheControl: options.cacheControl,
+        // The body is the caller's HTML fallback page; S3 website endpoints answer 301 instead.
+        ...(redirect === undefined ? {} : { WebsiteRedirectLocation: redirect }),
+      });
+      await this.timed('put', key, (abortSignal) => this.client.send(command, { abortSignal }), Math.ceil((bytes.length / 1e6) * S3_PUT_MS_PER_MB));
     } catch (error) {
       throw this.failure('put', key, error);
     }
@@ -100,9 +142,11 @@ export class S3SiteStore implements SiteStore {
   async get(key: string): Promise<StoredObject | null> {
     if (tooLongForS3(key)) return null;
     try {
-      const response = await this.client.send(new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: key }));
-      if (!response.Body) throw new Error('GetObject returned no body');
-      const bytes = await response.Body.transformToByteArray();
+      const { response, bytes } = await this.timed('get', key, async (abortSignal) => {
+        const response = await this.client.send(new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: key }), { abortSignal });
+        if (!response.Body) throw new Error('GetObject returned no body');
+        return { response, bytes: await response.Body.transformToByteArray() };
+      });
       const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const redirectTo = response.WebsiteRedirectLocation;
       return {
@@ -123,9 +167,11 @@ export class S3SiteStore implements SiteStore {
     if (tooLongForS3(key)) return null;
     try {
       // An empty range still asks for one byte: S3 has no empty ranges, and the answer tells whether the object exists.
-      const response = await this.client.send(new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${Math.max(start, end - 1)}` }));
-      if (!response.Body) throw new Error('GetObject returned no body');
-      const bytes = await response.Body.transformToByteArray();
+      const bytes = await this.timed('get', key, async (abortSignal) => {
+        const response = await this.client.send(new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${Math.max(start, end - 1)}` }), { abortSignal });
+        if (!response.Body) throw new Error('GetObject returned no body');
+        return response.Body.transformToByteArray();
+      });
       return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, Math.max(0, end - start)));
     } catch (error) {
       if (isMissingObject(error)) return null;
@@ -150,7 +196,7 @@ export class S3SiteStore implements SiteStore {
     if (tooLongForS3(key)) return;
     try {
       // S3 answers 204 for a missing key too, so there is nothing to translate here.
-      await this.client.send(new (sdk().DeleteObjectCommand)({ Bucket: this.bucket, Key: key }));
+      await this.timed('delete', key, (abortSignal) => this.client.send(new (sdk().DeleteObjectCommand)({ Bucket: this.bucket, Key: key }), { abortSignal }));
     } catch (error) {
       throw this.failure('delete', key, error);
     }
@@ -162,12 +208,15 @@ export class S3SiteStore implements SiteStore {
       const batch = keys.slice(start, start + DELETE_BATCH);
       let failed: { key: string; code: string }[];
       try {
-        const response = await this.client.send(
-          new (sdk().DeleteObjectsCommand)({
-            Bucket: this.bucket,
-            // Quiet: the response then lists failures only, which is all we look at.
-            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-          }),
+        const response = await this.timed('deleteMany', `${batch.length} keys from ${batch[0]}`, (abortSignal) =>
+          this.client.send(
+            new (sdk().DeleteObjectsCommand)({
+              Bucket: this.bucket,
+              // Quiet: the response then lists failures only, which is all we look at.
+              Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+            }),
+            { abortSignal },
+          ),
         );
         failed = (response.Errors ?? []).map((e) => ({ key: e.Key ?? '?', code: e.Code ?? 'unknown' }));
       } catch (error) {
@@ -188,12 +237,16 @@ export class S3SiteStore implements SiteStore {
     do {
       let page: ListObjectsV2CommandOutput;
       try {
-        page = await this.client.send(
-          new (sdk().ListObjectsV2Command)({
-            Bucket: this.bucket,
-            Prefix: prefix,
-            ...(token === undefined ? {} : { ContinuationToken: token }),
-          }),
+        const continuation = token;
+        page = await this.timed('list', `prefix ${prefix}`, (abortSignal) =>
+          this.client.send(
+            new (sdk().ListObjectsV2Command)({
+              Bucket: this.bucket,
+              Prefix: prefix,
+              ...(continuation === undefined ? {} : { ContinuationToken: continuation }),
+            }),
+            { abortSignal },
+          ),
         );
       } catch (error) {
         throw this.failure('list', `prefix ${prefix}`, error);
@@ -210,6 +263,7 @@ export class S3SiteStore implements SiteStore {
   }
 
   private failure(operation: string, subject: string, cause: unknown): StorageError {
+    if (cause instanceof StoreTimeoutError) return cause;
     const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
     return new StorageError(`S3 ${operation} failed for ${subject} in bucket ${this.bucket}: ${detail}`, { cause });
   }

@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'precondition_failed',
   'internal_error',
   'service_unavailable',
+  'insufficient_storage',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

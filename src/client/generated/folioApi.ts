@@ -478,7 +478,7 @@ export interface components {
     schemas: {
         Error: {
             /** @enum {unknown} */
-            error: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "idempotency_key_reused" | "precondition_failed" | "internal_error" | "headers_too_large" | "expectation_failed" | "service_unavailable";
+            error: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "idempotency_key_reused" | "precondition_failed" | "internal_error" | "headers_too_large" | "expectation_failed" | "service_unavailable" | "insufficient_storage";
             message: string;
             details?: {
                 field?: string;
@@ -948,6 +948,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     getPost: {
@@ -1127,6 +1128,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     deletePost: {
@@ -1175,6 +1177,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     publishPost: {
@@ -1239,6 +1242,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     schedulePost: {
@@ -1307,6 +1311,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     unpublishPost: {
@@ -1385,6 +1390,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     listBlogs: {
@@ -1514,6 +1520,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     getBlog: {
@@ -1662,6 +1669,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     deleteBlog: {
@@ -1708,6 +1716,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     getPublishingStatus: {
@@ -1900,6 +1909,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     revokeBlogKey: {
@@ -1943,6 +1953,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     listAccountKeys: {
@@ -2076,6 +2087,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     revokeAccountKey: {
@@ -2118,6 +2130,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     getDomain: {
@@ -2266,6 +2279,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     removeDomain: {
@@ -2308,6 +2322,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     listMedia: {
@@ -2748,6 +2763,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     getMedia: {
@@ -2937,6 +2953,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     listWebhooks: {
@@ -3071,6 +3088,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     deleteWebhook: {
@@ -3114,6 +3132,7 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            507: components["responses"]["Error"];
         };
     };
     listWebhookDeliveries: {

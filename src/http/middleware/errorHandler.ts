@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { AppError, ServiceUnavailableError, StorageError } from '../../errors.js';
+import { AppError, InsufficientStorageError, isDiskFull, ServiceUnavailableError, StorageError } from '../../errors.js';
 import { isDatabaseBusy } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { AppState } from '../state.js';
@@ -17,13 +17,17 @@ const REQUEST_ID = /^[\w.-]{1,128}$/;
  * process holds SQLite's write lock past the wait (src/db/writeTransaction.ts). The client may
  * simply retry, so they are a 503 with Retry-After rather than a 500.
  */
-function asUnavailable(err: unknown): ServiceUnavailableError | null {
-  if (err instanceof StorageError) return new ServiceUnavailableError('the site store is unavailable; try again shortly', { retryAfter: 30, cause: err });
+function asUnavailable(err: unknown): AppError | null {
+  // Before StorageError: a folder store on a full disk wraps ENOSPC in one.
+  if (isDiskFull(err)) return new InsufficientStorageError('the server is out of disk space, so nothing was written; try again once the operator has freed space', { cause: err });
+  if (err instanceof StorageError) return new ServiceUnavailableError('the site store is unavailable; try again shortly', { retryAfter: err.retryAfter ?? 30, cause: err });
   if (isDatabaseBusy(err)) return new ServiceUnavailableError('the database is busy; try again shortly', { retryAfter: 2, cause: err });
   return null;
 }
 
 export function errorHandler(logger: Logger): Middleware<AppState> {
+  // A full disk fails every write until space is freed: logged when it starts and when it ends, not per request.
+  let diskFull = false;
   return async (ctx, next) => {
     const started = performance.now();
     const incoming = ctx.get('x-request-id');
@@ -32,8 +36,16 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
+      if (diskFull && ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.status < 400) {
+        diskFull = false;
+        logger.info('disk space is back: writes succeed again');
+      }
     } catch (caught) {
       const err = asUnavailable(caught) ?? caught;
+      if (err instanceof InsufficientStorageError && !diskFull) {
+        diskFull = true;
+        logger.error({ requestId, err: caught }, 'the disk is full: writes answer 507 insufficient_storage until space is freed (the database stays as it was)');
+      }
       if (err instanceof AppError) {
         if (err instanceof ServiceUnavailableError) logger.warn({ requestId, err: caught }, 'answered 503');
         ctx.status = err.status;

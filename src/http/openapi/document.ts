@@ -8,7 +8,7 @@ const errorSchema = {
   required: ['error', 'message'],
   properties: {
     error: {
-      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'method_not_allowed', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'idempotency_key_reused', 'precondition_failed', 'internal_error', 'headers_too_large', 'expectation_failed', 'service_unavailable'],
+      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'method_not_allowed', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'idempotency_key_reused', 'precondition_failed', 'internal_error', 'headers_too_large', 'expectation_failed', 'service_unavailable', 'insufficient_storage'],
     },
     message: { type: 'string' },
     details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
@@ -230,6 +230,8 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     // 503 (with Retry-After) while the store or the database lock is unavailable.
     // 500 `internal_error`: anything unexpected (decisions.md), on every operation.
     const errors = route.scope ? ['400', '401', '403', '404', '409', '429', '500', '503'] : ['400', '404', '429', '500', '503'];
+    // 507 `insufficient_storage`: the server's disk is full; nothing was written.
+    if (route.method !== 'GET') errors.push('507');
     if (route.etag === 'write') errors.push('412');
     if (route.method === 'POST' && route.scope) errors.push('422');
     if (route.body || route.upload) errors.push('413', '415');

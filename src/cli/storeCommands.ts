@@ -1,0 +1,54 @@
+/** `folio site migrate-store` (README "Moving to another store"). */
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.js';
+import { createSiteStore, databaseFile } from '../compose.js';
+import { openDatabase } from '../db/database.js';
+import { SettingsRepo } from '../db/settingsRepo.js';
+import { systemClock } from '../clock.js';
+import { copyStore } from '../storage/copyStore.js';
+import { configForStore, describeStore, readStoreRecord, sameStore, storeRecordOf, writeStoreRecord } from '../services/storeSettings.js';
+import { progressBar } from './progressBar.js';
+import { UsageError } from './cliErrors.js';
+
+/**
+ * Moves the data dir to the store its environment names: copies every object from the recorded
+ * store (the folder store when none is recorded: data dirs of earlier releases), then records
+ * the new one. `--no-copy` only records it, for an old store that is gone (a restore on another
+ * machine): `folio site rebuild --all` then renders every blog into the new store.
+ */
+export async function migrateStoreCommand(config: Config, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, options: { 'no-copy': { type: 'boolean' } }, allowPositionals: true, strict: true });
+  if (positionals.length > 0) throw new UsageError('site migrate-store takes no arguments, only --no-copy');
+  const db = openDatabase(databaseFile(config));
+  try {
+    const settings = new SettingsRepo(db);
+    const from = readStoreRecord(settings) ?? { kind: 'fs' as const };
+    const to = storeRecordOf(config);
+    const toName = describeStore(to, config.dataDir);
+    if (sameStore(from, to)) {
+      writeStoreRecord(settings, to, systemClock);
+      process.stdout.write(`This data dir already publishes to ${toName}; nothing to copy.\n`);
+      return 0;
+    }
+    const fromName = describeStore(from, config.dataDir);
+    if (values['no-copy']) {
+      writeStoreRecord(settings, to, systemClock);
+      process.stdout.write(
+        `This data dir now publishes to ${toName}; nothing was copied from ${fromName}.\n` +
+          'Next: run `folio site rebuild --all` with the same settings to render every blog into it, then start the server with them.\n',
+      );
+      return 0;
+    }
+    const started = performance.now();
+    const copied = await copyStore(createSiteStore(configForStore(config, from)), createSiteStore(config), progressBar('copying'));
+    // Recorded only once every object is in the new store: a failed copy leaves the data dir on the old one.
+    writeStoreRecord(settings, to, systemClock);
+    process.stdout.write(
+      `Copied ${copied.objects} objects (${(copied.bytes / 1e6).toFixed(1)} MB) from ${fromName} to ${toName} in ${((performance.now() - started) / 1000).toFixed(1)} s.\n` +
+        `This data dir now publishes to ${toName}: start the server with the same settings. ${fromName[0]!.toUpperCase()}${fromName.slice(1)} is left as it was; remove it once the blogs answer from the new one.\n`,
+    );
+    return 0;
+  } finally {
+    db.close();
+  }
+}
