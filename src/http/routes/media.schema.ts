@@ -47,6 +47,6 @@ export const mediaSchema = {
 
 export const mediaListSchema = {
   type: 'object',
-  required: ['media', 'pagination'],
-  properties: { media: { type: 'array', items: mediaSchema }, pagination: paginationSchema },
+  required: ['data', 'pagination'],
+  properties: { data: { type: 'array', items: mediaSchema }, pagination: paginationSchema },
 } as const;

@@ -1,4 +1,4 @@
-import { SLUG_PATTERN } from '../../services/slugs.js';
+import { PORTABLE_SLUG_PATTERN, SLUG_PATTERN } from '../../services/slugs.js';
 import { nonBlank, nullableTimestamp, pageParam, paginationSchema, timestamp } from './schemaParts.js';
 
 export const MAX_CONTENT_BYTES = 1024 * 1024;
@@ -32,7 +32,10 @@ const postFields = {
     minLength: 1,
     maxLength: 100,
     pattern: SLUG_PATTERN,
+    'x-public-pattern': PORTABLE_SLUG_PATTERN,
     'x-hint': 'must be lower-case letters or digits in words joined by single hyphens',
+    description:
+      'The address of the post on the blog (`/<slug>/`): words of lower-case letters, letters without case (Hangul, kana, CJK…) and digits, joined by single hyphens (Unicode Ll, Lo and Nd; the published pattern is a portable superset of this rule). Made from the title when not given',
   },
   tags,
   meta,
@@ -94,8 +97,6 @@ export const scheduleBody = {
   properties: { scheduled_at: { type: 'string', minLength: 1, maxLength: 64, description: 'ISO 8601 datetime with a time zone, in the future' } },
 } as const;
 
-export const emptyBody = { type: 'object', additionalProperties: false, properties: {} } as const;
-
 const postSummaryProps = {
   id: { type: 'string' },
   title: { type: 'string' },
@@ -124,12 +125,12 @@ export const postSchema = {
 
 export const postCreatedSchema = {
   type: 'object',
-  properties: { id: { type: 'string' }, slug: { type: 'string' }, url: { type: 'string' }, status: { type: 'string' }, created_at: timestamp },
+  properties: { id: { type: 'string' }, slug: { type: 'string' }, url: { type: 'string' }, status: { enum: ['draft', 'published'] }, created_at: timestamp },
 } as const;
 
 export const postPublishedSchema = {
   type: 'object',
-  properties: { id: { type: 'string' }, slug: { type: 'string' }, url: { type: 'string' }, status: { type: 'string' }, published_at: timestamp },
+  properties: { id: { type: 'string' }, slug: { type: 'string' }, url: { type: 'string' }, status: { const: 'published' }, published_at: timestamp },
 } as const;
 
 export const postScheduledSchema = {
