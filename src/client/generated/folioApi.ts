@@ -1006,18 +1006,25 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The title, at most 300 characters */
                     title: string;
                     /** @description Markdown, at most 1 MB (UTF-8 bytes) */
                     content: string;
                     /** @description The address of the post on the blog (`/<slug>/`): words of lower-case letters, letters without case (Hangul, kana, CJK…) and digits, joined by single hyphens (Unicode Ll, Lo and Nd; the published pattern is a portable superset of this rule). Made from the title when not given */
                     slug?: string;
+                    /** @description Up to 10 tags of at most 50 characters each; each gets a page on the blog (`/tags/<tag>/`) */
                     tags?: string[];
+                    /** @description What the post's page tells search engines and link previews */
                     meta?: {
+                        /** @description The meta description (at most 300 characters); null or absent: made from the start of the content */
                         description?: string | null;
                         /** @description An http(s) URL, or the id of an image uploaded to the blog's media (stored as its URL; pages use its 1200 × 630 crop) */
                         og_image?: string | null;
                     };
-                    /** @enum {unknown} */
+                    /**
+                     * @description `draft` (the default) or `published` (its page is written before the answer); scheduling is a separate call
+                     * @enum {unknown}
+                     */
                     status?: "draft" | "published";
                 };
             };
@@ -1176,18 +1183,25 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The title, at most 300 characters */
                     title?: string;
                     /** @description Markdown, at most 1 MB (UTF-8 bytes) */
                     content?: string;
                     /** @description The address of the post on the blog (`/<slug>/`): words of lower-case letters, letters without case (Hangul, kana, CJK…) and digits, joined by single hyphens (Unicode Ll, Lo and Nd; the published pattern is a portable superset of this rule). Made from the title when not given */
                     slug?: string;
+                    /** @description Up to 10 tags of at most 50 characters each; each gets a page on the blog (`/tags/<tag>/`) */
                     tags?: string[];
+                    /** @description What the post's page tells search engines and link previews */
                     meta?: {
+                        /** @description The meta description (at most 300 characters); null or absent: made from the start of the content */
                         description?: string | null;
                         /** @description An http(s) URL, or the id of an image uploaded to the blog's media (stored as its URL; pages use its 1200 × 630 crop) */
                         og_image?: string | null;
                     };
-                    /** @enum {unknown} */
+                    /**
+                     * @description `published` puts the post on the blog, `draft` takes it off
+                     * @enum {unknown}
+                     */
                     status?: "draft" | "published";
                 };
             };
@@ -1587,8 +1601,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The blog's address, `https://<slug>.<service domain>/`: lower-case ASCII letters, digits and hyphens (a DNS label); cannot be changed later */
                     slug: string;
+                    /** @description The blog's title, at most 200 characters */
                     name: string;
+                    /** @description A line about the blog (at most 1,000 characters), shown under its title and in its feeds */
                     description?: string;
                 };
             };
@@ -1726,13 +1743,21 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The blog's title, at most 200 characters */
                     name?: string;
+                    /** @description A line about the blog (at most 1,000 characters), shown under its title and in its feeds */
                     description?: string;
+                    /** @description Merged into the current theme; a key set to null is removed. Each key needs the plan that includes it */
                     theme_config?: {
+                        /** @description CSS added after the theme's own (at most 100,000 characters) */
                         customCss?: string | null;
+                        /** @description HTML of an ad placed on post pages (at most 20,000 characters) */
                         adCode?: string | null;
+                        /** @description An http(s) style sheet linked after the theme's own */
                         cssUrl?: string | null;
+                        /** @description HTML at the top of every page (at most 20,000 characters) */
                         headerHtml?: string | null;
+                        /** @description HTML at the bottom of every page (at most 20,000 characters) */
                         footerHtml?: string | null;
                     };
                 };
@@ -1986,7 +2011,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A name to recognise the key by (at most 100 characters) */
                     name?: string;
+                    /** @description What the key may do (default `["*"]`, everything); a key can only grant scopes it holds itself */
                     scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write")[];
                 };
             };
@@ -2164,7 +2191,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A name to recognise the key by (at most 100 characters) */
                     name?: string;
+                    /** @description What the key may do (default `["*"]`, everything); a key can only grant scopes it holds itself */
                     scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write")[];
                 };
             };
@@ -2349,6 +2378,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The hostname to serve the blog on, such as `blog.example.com` */
                     hostname: string;
                 };
             };
@@ -3179,7 +3209,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The http(s) URL that receives the signed POSTs */
                     url: string;
+                    /** @description The events to deliver */
                     events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "post.scheduled" | "blog.updated" | "domain.activated")[];
                 };
             };

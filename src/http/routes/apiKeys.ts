@@ -9,10 +9,17 @@ export const createKeyBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100, pattern: nonBlank, 'x-hint': 'must not be blank' },
+    name: { type: 'string', minLength: 1, maxLength: 100, pattern: nonBlank, 'x-hint': 'must not be blank', description: 'A name to recognise the key by (at most 100 characters)' },
     // Typed items keep ajv's uniqueItems on its string path: for untyped items it deep-compares,
     // which throws on hostile objects such as {"valueOf": 1} (a 500 instead of a 400).
-    scopes: { type: 'array', minItems: 1, maxItems: SCOPES.length + 1, uniqueItems: true, items: { type: 'string', enum: ['*', ...SCOPES] } },
+    scopes: {
+      type: 'array',
+      minItems: 1,
+      maxItems: SCOPES.length + 1,
+      uniqueItems: true,
+      description: 'What the key may do (default `["*"]`, everything); a key can only grant scopes it holds itself',
+      items: { type: 'string', enum: ['*', ...SCOPES] },
+    },
   },
 } as const;
 

@@ -8,7 +8,7 @@ export const registerDomainBody = {
   type: 'object',
   additionalProperties: false,
   required: ['hostname'],
-  properties: { hostname: { type: 'string', minLength: 1, maxLength: 253 } },
+  properties: { hostname: { type: 'string', minLength: 1, maxLength: 253, description: 'The hostname to serve the blog on, such as `blog.example.com`' } },
 } as const;
 
 const domainSchema = {

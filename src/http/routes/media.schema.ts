@@ -8,7 +8,7 @@ export const listMediaQuery = {
   additionalProperties: false,
   properties: {
     page: pageParam,
-    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Images per page, at most 100' },
   },
 } as const;
 

@@ -10,10 +10,10 @@ export const createWebhookBody = {
   additionalProperties: false,
   required: ['url', 'events'],
   properties: {
-    url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL' },
+    url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL', description: 'The http(s) URL that receives the signed POSTs' },
     // Typed items keep ajv's uniqueItems on its string path: for untyped items it deep-compares,
     // which throws on hostile objects such as {"valueOf": 1} (a 500 instead of a 400).
-    events: { type: 'array', minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, items: { type: 'string', enum: [...WEBHOOK_EVENTS] } },
+    events: { type: 'array', minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, description: 'The events to deliver', items: { type: 'string', enum: [...WEBHOOK_EVENTS] } },
   },
 } as const;
 
