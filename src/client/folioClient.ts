@@ -13,6 +13,10 @@ import type { paths } from './generated/folioApi.js';
 
 export type PostInput = NonNullable<paths['/v1/posts']['post']['requestBody']>['content']['application/json'];
 export type PostUpdate = NonNullable<paths['/v1/posts/{slug}']['put']['requestBody']>['content']['application/json'];
+export type BlogInput = NonNullable<paths['/v1/blogs']['post']['requestBody']>['content']['application/json'];
+export type BlogUpdate = NonNullable<paths['/v1/blogs/{id}']['put']['requestBody']>['content']['application/json'];
+export type KeyInput = NonNullable<paths['/v1/account/api-keys']['post']['requestBody']>['content']['application/json'];
+export type WebhookInput = NonNullable<paths['/v1/blogs/{id}/webhooks']['post']['requestBody']>['content']['application/json'];
 
 export interface FolioClientOptions {
   /** Where the API is, e.g. `http://127.0.0.1:3000` (FOLIO_API_URL). */
@@ -21,8 +25,16 @@ export interface FolioClientOptions {
   apiKey: string;
   /** Used for the blog of post, search and media calls when the key is not bound to one. */
   blogId?: string;
+  /** More headers on every request (the /mcp endpoint's grant, mcpGrants.ts). */
+  headers?: Record<string, string>;
   /** For tests and embedding: the fetch to send requests with. */
   fetch?: typeof fetch;
+}
+
+/** One field at fault, as the API's `details` name it. */
+export interface FieldProblem {
+  field: string;
+  message: string;
 }
 
 export class FolioApiError extends Error {
@@ -32,6 +44,8 @@ export class FolioApiError extends Error {
     /** The API's error code (decisions.md), or `network_error`. */
     readonly code: string,
     message: string,
+    /** The rest of the API's error body, when it had them. */
+    readonly extra: { details?: FieldProblem[]; required_plan?: string; retry_after?: number } = {},
   ) {
     super(message);
     this.name = 'FolioApiError';
@@ -47,12 +61,17 @@ interface Answer<T> {
 function errorOf(answer: { error?: unknown; response: Response }): FolioApiError {
   const body = answer.error;
   if (body && typeof body === 'object' && 'error' in body && 'message' in body && typeof body.error === 'string' && typeof body.message === 'string') {
-    return new FolioApiError(answer.response.status, body.error, body.message);
+    const { details, required_plan, retry_after } = body as { details?: unknown; required_plan?: unknown; retry_after?: unknown };
+    return new FolioApiError(answer.response.status, body.error, body.message, {
+      ...(Array.isArray(details) ? { details: details as FieldProblem[] } : {}),
+      ...(typeof required_plan === 'string' ? { required_plan } : {}),
+      ...(typeof retry_after === 'number' ? { retry_after } : {}),
+    });
   }
   return new FolioApiError(answer.response.status, 'unexpected_response', `HTTP ${answer.response.status} without an error body`);
 }
 
-async function settle<T>(request: Promise<Answer<T>>): Promise<T> {
+async function answered<T>(request: Promise<Answer<T>>): Promise<{ data: T; response: Response }> {
   let answer: Answer<T>;
   try {
     answer = await request;
@@ -60,8 +79,26 @@ async function settle<T>(request: Promise<Answer<T>>): Promise<T> {
     throw new FolioApiError(0, 'network_error', `no answer from the Folio API: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (answer.data === undefined || !answer.response.ok) throw errorOf(answer);
-  return answer.data;
+  return { data: answer.data, response: answer.response };
 }
+
+async function settle<T>(request: Promise<Answer<T>>): Promise<T> {
+  return (await answered(request)).data;
+}
+
+/** The answer with the ETag it came with, to send back as If-Match. */
+async function withEtag<T>(request: Promise<Answer<T>>): Promise<{ data: T; etag: string | null }> {
+  const { data, response } = await answered(request);
+  return { data, etag: response.headers.get('etag') };
+}
+
+/** Headers of a conditional write and of a safely retried POST, when given. */
+export interface WriteOptions {
+  ifMatch?: string;
+  idempotencyKey?: string;
+}
+const ifMatch = (options: WriteOptions): { 'If-Match'?: string } => (options.ifMatch ? { 'If-Match': options.ifMatch } : {});
+const idempotent = (options: WriteOptions): { 'Idempotency-Key'?: string } => (options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {});
 
 export interface ListPostsQuery {
   status?: 'draft' | 'published' | 'scheduled';
@@ -79,7 +116,7 @@ export type PostSummary = Awaited<ReturnType<FolioClient['listPosts']>>['data'][
 export function createFolioClient(options: FolioClientOptions) {
   const api = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: { Authorization: `Bearer ${options.apiKey}` },
+    headers: { ...options.headers, Authorization: `Bearer ${options.apiKey}` },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   /** The X-Blog-Id header for a call: the call's blog, else the client's, else none. */
@@ -89,28 +126,64 @@ export function createFolioClient(options: FolioClientOptions) {
   };
 
   return {
+    /** The blog calls without a blog id of their own fall back to (FOLIO_BLOG_ID). */
+    defaultBlogId: options.blogId,
+
     listBlogs: () => settle(api.GET('/v1/blogs')),
     getBlog: (id: string) => settle(api.GET('/v1/blogs/{id}', { params: { path: { id } } })),
+    getBlogVersion: (id: string) => withEtag(api.GET('/v1/blogs/{id}', { params: { path: { id } } })),
+    createBlog: (body: BlogInput, write: WriteOptions = {}) => settle(api.POST('/v1/blogs', { params: { header: idempotent(write) }, body })),
+    updateBlog: (id: string, body: BlogUpdate, write: WriteOptions = {}) => settle(api.PUT('/v1/blogs/{id}', { params: { path: { id }, header: ifMatch(write) }, body })),
+    deleteBlog: (id: string, write: WriteOptions = {}) => settle(api.DELETE('/v1/blogs/{id}', { params: { path: { id }, header: ifMatch(write) } })),
+    getPublishingStatus: (id: string) => settle(api.GET('/v1/blogs/{id}/publishing', { params: { path: { id } } })),
+
     listPosts: (query: ListPostsQuery = {}, blogId?: string) => settle(api.GET('/v1/posts', { params: { query, header: blogHeader(blogId) } })),
     getPost: (slug: string, blogId?: string) => settle(api.GET('/v1/posts/{slug}', { params: { path: { slug }, header: blogHeader(blogId) } })),
-    createPost: (body: PostInput, blogId?: string) => settle(api.POST('/v1/posts', { params: { header: blogHeader(blogId) }, body })),
-    updatePost: (slug: string, body: PostUpdate, blogId?: string) =>
-      settle(api.PUT('/v1/posts/{slug}', { params: { path: { slug }, header: blogHeader(blogId) }, body })),
-    deletePost: (slug: string, blogId?: string) => settle(api.DELETE('/v1/posts/{slug}', { params: { path: { slug }, header: blogHeader(blogId) } })),
+    getPostVersion: (slug: string, blogId?: string) => withEtag(api.GET('/v1/posts/{slug}', { params: { path: { slug }, header: blogHeader(blogId) } })),
+    createPost: (body: PostInput, blogId?: string, write: WriteOptions = {}) =>
+      settle(api.POST('/v1/posts', { params: { header: { ...blogHeader(blogId), ...idempotent(write) } }, body })),
+    updatePost: (slug: string, body: PostUpdate, blogId?: string, write: WriteOptions = {}) =>
+      settle(api.PUT('/v1/posts/{slug}', { params: { path: { slug }, header: { ...blogHeader(blogId), ...ifMatch(write) } }, body })),
+    deletePost: (slug: string, blogId?: string, write: WriteOptions = {}) =>
+      settle(api.DELETE('/v1/posts/{slug}', { params: { path: { slug }, header: { ...blogHeader(blogId), ...ifMatch(write) } } })),
     publishPost: (slug: string, blogId?: string) => settle(api.POST('/v1/posts/{slug}/publish', { params: { path: { slug }, header: blogHeader(blogId) } })),
     unpublishPost: (slug: string, blogId?: string) => settle(api.POST('/v1/posts/{slug}/unpublish', { params: { path: { slug }, header: blogHeader(blogId) } })),
     schedulePost: (slug: string, scheduledAt: string, blogId?: string) =>
       settle(api.POST('/v1/posts/{slug}/schedule', { params: { path: { slug }, header: blogHeader(blogId) }, body: { scheduled_at: scheduledAt } })),
     search: (q: string, page: { page?: number; per_page?: number } = {}, blogId?: string) =>
       settle(api.GET('/v1/search', { params: { query: { q, ...page }, header: blogHeader(blogId) } })),
-    uploadMedia: (bytes: Uint8Array, contentType: string, blogId?: string) =>
+
+    uploadMedia: (bytes: Uint8Array, contentType: string, blogId?: string, write: WriteOptions = {}) =>
       settle(
         api.POST('/v1/media', {
-          params: { header: blogHeader(blogId) },
+          params: { header: { ...blogHeader(blogId), ...idempotent(write) } },
           headers: { 'Content-Type': contentType },
           body: new Blob([new Uint8Array(bytes)], { type: contentType }),
           bodySerializer: (body) => body,
         }),
       ),
+    listMedia: (query: { page?: number; per_page?: number } = {}, blogId?: string) => settle(api.GET('/v1/media', { params: { query, header: blogHeader(blogId) } })),
+    getMedia: (id: string, blogId?: string) => settle(api.GET('/v1/media/{id}', { params: { path: { id }, header: blogHeader(blogId) } })),
+    deleteMedia: (id: string, blogId?: string) => settle(api.DELETE('/v1/media/{id}', { params: { path: { id }, header: blogHeader(blogId) } })),
+
+    registerDomain: (blogId: string, hostname: string, write: WriteOptions = {}) =>
+      settle(api.POST('/v1/blogs/{id}/domain', { params: { path: { id: blogId }, header: idempotent(write) }, body: { hostname } })),
+    getDomain: (blogId: string) => settle(api.GET('/v1/blogs/{id}/domain', { params: { path: { id: blogId } } })),
+    removeDomain: (blogId: string) => settle(api.DELETE('/v1/blogs/{id}/domain', { params: { path: { id: blogId } } })),
+
+    createBlogKey: (blogId: string, body: KeyInput, write: WriteOptions = {}) =>
+      settle(api.POST('/v1/blogs/{id}/api-keys', { params: { path: { id: blogId }, header: idempotent(write) }, body })),
+    listBlogKeys: (blogId: string) => settle(api.GET('/v1/blogs/{id}/api-keys', { params: { path: { id: blogId } } })),
+    revokeBlogKey: (blogId: string, keyId: string) => settle(api.DELETE('/v1/blogs/{id}/api-keys/{keyId}', { params: { path: { id: blogId, keyId } } })),
+    createAccountKey: (body: KeyInput, write: WriteOptions = {}) => settle(api.POST('/v1/account/api-keys', { params: { header: idempotent(write) }, body })),
+    listAccountKeys: () => settle(api.GET('/v1/account/api-keys')),
+    revokeAccountKey: (keyId: string) => settle(api.DELETE('/v1/account/api-keys/{keyId}', { params: { path: { keyId } } })),
+
+    createWebhook: (blogId: string, body: WebhookInput, write: WriteOptions = {}) =>
+      settle(api.POST('/v1/blogs/{id}/webhooks', { params: { path: { id: blogId }, header: idempotent(write) }, body })),
+    listWebhooks: (blogId: string) => settle(api.GET('/v1/blogs/{id}/webhooks', { params: { path: { id: blogId } } })),
+    deleteWebhook: (blogId: string, webhookId: string) => settle(api.DELETE('/v1/blogs/{id}/webhooks/{webhookId}', { params: { path: { id: blogId, webhookId } } })),
+    listWebhookDeliveries: (blogId: string, webhookId: string) =>
+      settle(api.GET('/v1/blogs/{id}/webhooks/{webhookId}/deliveries', { params: { path: { id: blogId, webhookId } } })),
   };
 }

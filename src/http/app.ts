@@ -25,6 +25,7 @@ import type { IdempotencyService } from '../services/idempotency.js';
 import { uploadRoute } from './bodyLimits.js';
 import { buildOpenApi } from './openapi/document.js';
 import { mcpEndpoint } from './mcpEndpoint.js';
+import { McpGrants } from './mcpGrants.js';
 import { registerDocsPage } from './openapi/docsPage.js';
 import type { RouteDef } from './routeDef.js';
 import type { AppContext, AppState } from './state.js';
@@ -78,9 +79,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   router.get('/metrics', named('/metrics'), metricsEndpoint(deps.metrics, deps.metricsToken));
 
   const auth = authenticate(deps.keys);
-  const limit = rateLimit(deps.rateLimiter);
+  const grants = new McpGrants();
+  const limit = rateLimit(deps.rateLimiter, { grants });
   // The MCP server for hosted agents: any valid key; each tool's API call checks its scopes.
-  router.post('/mcp', named('/mcp'), auth, limit, mcpEndpoint());
+  // A tools/call costs one request, its API calls none (mcpGrants.ts); the protocol's other
+  // messages cost none but are refused like any request once the budget is spent.
+  const toolCalls = rateLimit(deps.rateLimiter, { cost: (ctx) => ((ctx.request.body as { method?: unknown } | undefined)?.method === 'tools/call' ? 1 : 0) });
+  router.post('/mcp', named('/mcp'), auth, toolCalls, mcpEndpoint(grants));
   const perAddress = addressRateLimit(deps.addressLimiter);
   const blog = resolveBlog(deps.blogs);
   for (const route of deps.routes) {

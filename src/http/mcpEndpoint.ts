@@ -11,6 +11,7 @@
  */
 import type { Middleware } from 'koa';
 import { BadRequestError } from '../errors.js';
+import { MCP_GRANT_HEADER, type McpGrants } from './mcpGrants.js';
 import type { AppState } from './state.js';
 
 /**
@@ -48,7 +49,7 @@ function checkMessage(body: unknown, schema: McpModules['JSONRPCMessageSchema'])
   throw new BadRequestError(`the body is not a JSON-RPC 2.0 message the MCP server takes (${where}${issue?.message ?? 'invalid'}): an object with jsonrpc "2.0", method, an optional integer or string id and an optional params object, nothing else`);
 }
 
-export function mcpEndpoint(): Middleware<AppState> {
+export function mcpEndpoint(grants: McpGrants): Middleware<AppState> {
   return async (ctx) => {
     const { StreamableHTTPServerTransport, JSONRPCMessageSchema, createMcpServer, createFolioClient } = await mcpModules();
     checkMessage(ctx.request.body, JSONRPCMessageSchema);
@@ -58,11 +59,14 @@ export function mcpEndpoint(): Middleware<AppState> {
     ctx.req.headers['content-type'] = 'application/json';
     const apiKey = (ctx.get('authorization').match(/^Bearer\s+(\S+)$/i) ?? [])[1] ?? '';
     const socket = ctx.req.socket;
-    const client = createFolioClient({ baseUrl: loopbackUrl(socket.localAddress, socket.localPort, 'encrypted' in socket), apiKey });
+    // The tool's API calls were paid for by this request (the rate limit counted it).
+    const grant = ctx.state.auth ? grants.issue(ctx.state.auth.key.id) : '';
+    const client = createFolioClient({ baseUrl: loopbackUrl(socket.localAddress, socket.localPort, 'encrypted' in socket), apiKey, headers: { [MCP_GRANT_HEADER]: grant } });
     const server = createMcpServer(client);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     ctx.res.once('close', () => {
+      grants.revoke(grant);
       void transport.close();
       void server.close();
     });

@@ -12,6 +12,11 @@ export interface RouteDef {
   /** Relative to /v1, in @koa/router syntax (`/posts/:slug`). */
   path: string;
   summary: string;
+  /**
+   * What a caller needs to know beyond the summary (the OpenAPI operation's `description`;
+   * Spectral's operation-description rule, in npm test, wants one on every operation).
+   */
+  description: string;
   /** Unique name of the operation in the OpenAPI document (generated clients' method name). */
   operationId: string;
   tag: string;

@@ -22,7 +22,8 @@ export class RateLimiter {
 
   constructor(private readonly clock: Clock) {}
 
-  hit(accountId: string, plan: Plan): RateDecision {
+  /** Counts `cost` requests (0: only checks) against the account's current window. */
+  hit(accountId: string, plan: Plan, cost = 1): RateDecision {
     const now = this.clock.now().getTime();
     const start = now - (now % WINDOW_MS);
     const limit = planLimits(plan).requestsPerHour;
@@ -35,7 +36,7 @@ export class RateLimiter {
     const reset = Math.ceil((start + WINDOW_MS) / 1000);
     const retryAfter = Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000));
     if (window.count >= limit) return { allowed: false, limit, remaining: 0, reset, retryAfter };
-    window.count += 1;
+    window.count += cost;
     return { allowed: true, limit, remaining: limit - window.count, reset, retryAfter };
   }
 

@@ -1,6 +1,15 @@
 /** Post slugs (decisions.md "Posts"). */
 
 export const SLUG_PATTERN = '^[\\p{Ll}\\p{Lo}\\p{Nd}]+(-[\\p{Ll}\\p{Lo}\\p{Nd}]+)*$';
+
+/**
+ * SLUG_PATTERN as published (OpenAPI, MCP tool schemas): `\p{…}` classes are ECMA-262 with the
+ * `u` flag only, and Python's `re` (so its `jsonschema`) cannot compile them. This one uses
+ * escapes every regex dialect takes and admits every slug SLUG_PATTERN does: exact on ASCII
+ * (lower-case letters and digits), any other character but white space and controls beyond it.
+ * The server still validates with SLUG_PATTERN.
+ */
+export const PORTABLE_SLUG_PATTERN = '^[^\\x00-\\x2F\\x3A-\\x60\\x7B-\\x9F\\s]+(-[^\\x00-\\x2F\\x3A-\\x60\\x7B-\\x9F\\s]+)*$';
 const SLUG_RE = new RegExp(SLUG_PATTERN, 'u');
 export const MAX_SLUG_LENGTH = 100;
 

@@ -14,7 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
-const TOOLS = ['create_post', 'delete_post', 'get_post', 'list_blogs', 'list_posts', 'publish_post', 'schedule_post', 'search_posts', 'unpublish_post', 'update_post', 'upload_media'];
+const TOOLS = [
+  'create_api_key', 'create_blog', 'create_post', 'create_webhook', 'delete_blog', 'delete_media', 'delete_post', 'delete_webhook', 'get_blog', 'get_domain', 'get_media',
+  'get_post', 'get_publishing_status', 'list_api_keys', 'list_blogs', 'list_media', 'list_posts', 'list_webhook_deliveries', 'list_webhooks', 'publish_post', 'register_domain',
+  'remove_domain', 'revoke_api_key', 'schedule_post', 'search_posts', 'unpublish_post', 'update_blog', 'update_post', 'upload_media',
+];
 
 let t: TestApp;
 beforeAll(async () => {
@@ -71,8 +75,8 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
       expect(Object.keys(byName.get('create_post')!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['blog_id', 'title', 'content', 'tags', 'status', 'meta']));
       expect(JSON.stringify(byName.get('create_post')!.inputSchema)).not.toContain('x-hint');
       expect(byName.get('schedule_post')!.inputSchema.required).toEqual(['slug', 'scheduled_at']);
-      for (const name of ['delete_post', 'unpublish_post', 'update_post']) expect(byName.get(name)!.annotations?.destructiveHint, name).toBe(true);
-      for (const name of ['list_blogs', 'list_posts', 'get_post', 'search_posts']) expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(true);
+      for (const name of ['delete_post', 'unpublish_post', 'update_post', 'delete_blog', 'delete_media', 'revoke_api_key', 'delete_webhook', 'remove_domain']) expect(byName.get(name)!.annotations?.destructiveHint, name).toBe(true);
+      for (const name of ['list_blogs', 'list_posts', 'get_post', 'search_posts', 'list_media', 'get_blog', 'list_webhooks']) expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(true);
       expect(byName.get('create_post')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     } finally {
       await client.close();
@@ -130,7 +134,7 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
       expect(invalid.isError).toBe(true);
       expect(invalid.structuredContent).toMatchObject({ error: 'bad_request' });
       expect(invalid.content[0]?.text).toMatch(/^bad_request: .*content/);
-      expect((await call('publish_post', { blog_id: blog.id })).structuredContent).toEqual({ error: 'bad_request', message: 'slug is required' });
+      expect((await call('publish_post', { blog_id: blog.id })).structuredContent).toEqual({ error: 'bad_request', message: 'slug is required', details: [{ field: 'slug', message: 'is required' }] });
       expect((await call('list_posts')).structuredContent).toMatchObject({ error: 'bad_request' }); // no blog: the key is not bound to one
     } finally {
       await client.close();

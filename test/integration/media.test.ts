@@ -95,7 +95,7 @@ describe('POST /v1/media', () => {
       if (what.includes('50,000')) expect(res.body.message).toContain('50000 × 50000');
     }
     expect(await objectKeys(blog)).toEqual([]);
-    expect((await t.request('GET', '/v1/media', { key: blog.actor.key, blogId: blog.id })).body.media).toEqual([]);
+    expect((await t.request('GET', '/v1/media', { key: blog.actor.key, blogId: blog.id })).body.data).toEqual([]);
   });
 
   it('refuses more than 10 MB with 413, also before authentication', async () => {
@@ -185,10 +185,10 @@ describe('GET /v1/media', () => {
       t.clock.advance(1000);
     }
     const page1 = await blog.actor.request('GET', '/v1/media?per_page=2', { blogId: blog.id });
-    expect(page1.body.media.map((m: { id: string }) => m.id)).toEqual([ids[2], ids[1]]);
+    expect(page1.body.data.map((m: { id: string }) => m.id)).toEqual([ids[2], ids[1]]);
     expect(page1.body.pagination).toEqual({ page: 1, per_page: 2, total: 3, total_pages: 2 });
     const page2 = await blog.actor.request('GET', '/v1/media?per_page=2&page=2', { blogId: blog.id });
-    expect(page2.body.media.map((m: { id: string }) => m.id)).toEqual([ids[0]]);
+    expect(page2.body.data.map((m: { id: string }) => m.id)).toEqual([ids[0]]);
     expectFieldError(await blog.actor.request('GET', '/v1/media?per_page=0', { blogId: blog.id }), 'per_page');
   });
 });

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenApiContract } from '../support/openApiContract.js';
 import type Router from '@koa/router';
@@ -137,12 +138,48 @@ describe('GET /v1/openapi.json', () => {
       }
     }
     expect(operations).toBeGreaterThanOrEqual(36);
-    expect(doc.components.responses.Error.content['application/json'].example).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+    expect(doc.components.responses.ApiError.content['application/json'].example).toMatchObject({ error: expect.any(String), message: expect.any(String) });
   });
 
-  it('lets publish and unpublish be sent without a body, as the server takes them', async () => {
-    for (const action of ['publish', 'unpublish']) expect(doc.paths[`/v1/posts/{slug}/${action}`].post.requestBody.required).toBe(false);
+  it('declares no body for publish and unpublish, which take none (an empty JSON object is still accepted)', async () => {
+    for (const action of ['publish', 'unpublish']) expect(doc.paths[`/v1/posts/{slug}/${action}`].post.requestBody, action).toBeUndefined();
     expect(doc.paths['/v1/posts'].post.requestBody.required).toBe(true);
+    const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'no-body', name: 'No body' } })).body;
+    const slug = (await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Bodiless', content: 'x' } })).body.slug;
+    expect((await t.request('POST', `/v1/posts/${slug}/publish`, { blogId: blog.id })).status).toBe(200);
+    expect((await t.request('POST', `/v1/posts/${slug}/unpublish`, { blogId: blog.id, body: {} })).status).toBe(200);
+    expect((await t.request('POST', `/v1/posts/${slug}/publish`, { blogId: blog.id, body: { at: 'now' } })).status).toBe(400);
+  });
+
+  it('describes upload bodies as binary strings, answers with enums, and names the error schema ApiError with required details', () => {
+    const upload = doc.paths['/v1/media'].post.requestBody.content;
+    expect(Object.keys(upload).sort()).toEqual(['image/avif', 'image/gif', 'image/jpeg', 'image/png', 'image/webp']);
+    for (const media of Object.values(upload)) expect(media).toMatchObject({ schema: { type: 'string', format: 'binary' } });
+    expect(doc.paths['/v1/posts'].post.responses['201'].content['application/json'].schema.properties.status).toEqual({ enum: ['draft', 'published'] });
+    expect(doc.paths['/v1/posts/{slug}/publish'].post.responses['200'].content['application/json'].schema.properties.status).toEqual({ const: 'published' });
+    expect(doc.components.schemas.Error).toBeUndefined();
+    expect(doc.components.schemas.ApiError.properties.details.items.required).toEqual(['field', 'message']);
+    expect(doc.paths['/v1/media'].get.responses['200'].content['application/json'].schema.required).toEqual(['data', 'pagination']);
+  });
+
+  it('declares the 417 every request can get for an Expect header other than 100-continue', async () => {
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) expect(op.responses['417'], `${method} ${path}`).toEqual({ $ref: '#/components/responses/ApiError' });
+    }
+    // A real one, checked against the document as every answer of the suite is.
+    const server = new URL(t.baseUrl);
+    const answer = await new Promise<{ status: number; headers: Headers; body: unknown }>((resolve, reject) => {
+      request({ hostname: server.hostname, port: server.port, path: '/v1/posts', method: 'POST', headers: { expect: 'teapot', authorization: `Bearer ${t.key}`, 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body: JSON.parse(text) }));
+      })
+        .on('error', reject)
+        .end('{}');
+    });
+    expect(answer.status).toBe(417);
+    expect(() => new OpenApiContract(doc).check('POST', '/v1/posts', answer.status, answer.headers, answer.body)).not.toThrow();
   });
 
   it('names every operation with a unique operationId and documents the request id header', () => {
@@ -167,7 +204,7 @@ describe('GET /v1/openapi.json', () => {
         expect(declared.sort(), `${method} ${path}`).toEqual(params.sort());
         const success = creations.some((c) => `${method} ${path}`.endsWith(c)) ? '201' : '200';
         expect(Object.keys(op.responses), `${method} ${path}`).toContain(success);
-        if (op.security?.length) expect(op.responses['401'].$ref).toBe('#/components/responses/Error');
+        if (op.security?.length) expect(op.responses['401'].$ref).toBe('#/components/responses/ApiError');
       }
     }
   });

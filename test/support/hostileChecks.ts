@@ -119,14 +119,14 @@ export const STACK_MARKS = /\n\s+at\s|node:internal|\.ts:\d|node_modules|\/src\/
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The error body's allowed codes and keys, read from the OpenAPI document's Error schema. */
+/** The error body's allowed codes and keys, read from the OpenAPI document's ApiError schema. */
 export interface ErrorContract {
   codes: readonly string[];
   keys: readonly string[];
 }
 
-export function errorContractOf(openapi: { components: { schemas: { Error: { properties: Record<string, { enum?: string[] }> } } } }): ErrorContract {
-  const properties = openapi.components.schemas.Error.properties;
+export function errorContractOf(openapi: { components: { schemas: { ApiError: { properties: Record<string, { enum?: string[] }> } } } }): ErrorContract {
+  const properties = openapi.components.schemas.ApiError.properties;
   return { codes: properties.error?.enum ?? [], keys: Object.keys(properties) };
 }
 

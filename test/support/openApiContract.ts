@@ -49,7 +49,7 @@ export class OpenApiContract {
     if (route && !documented) throw new Error(`OpenAPI contract: ${method} ${path} answered ${status}, which the document does not list (${Object.keys(route.responses).join(', ')})`);
     if (documented) this.checkHeaders(`${method} ${path} → ${status}`, documented, headers);
     if (!contentType.startsWith('application/json') || body === undefined) return;
-    const schema = documented?.$ref === '#/components/responses/Error' || !documented ? this.doc.components.schemas.Error : documented.content?.['application/json']?.schema;
+    const schema = documented?.$ref === '#/components/responses/ApiError' || !documented ? this.doc.components.schemas.ApiError : documented.content?.['application/json']?.schema;
     if (!schema) return;
     let validate = this.validators.get(schema);
     if (!validate) {

@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers and its database is reachable */
+        /**
+         * Liveness: the process answers and its database is reachable
+         * @description For load balancers and orchestrators: 200 `{"status":"ok"}` once a query of the database succeeded; 500 when it fails. No key needed, and not counted against any rate limit.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -24,7 +27,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI document */
+        /**
+         * This OpenAPI document
+         * @description OpenAPI 3.1, built from the same route table and JSON Schemas that validate requests, so it cannot drift from what the server does. Feed it to a client generator or to an API tool.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -41,7 +47,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document rendered as an HTML reference (Swagger UI, served by Folio itself) */
+        /**
+         * This document rendered as an HTML reference (Swagger UI, served by Folio itself)
+         * @description Every operation with its parameters, schemas and examples. Its scripts and styles come from this server (no CDN), under a strict Content-Security-Policy.
+         */
         get: operations["getApiReference"];
         put?: never;
         post?: never;
@@ -58,7 +67,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A script, style sheet or icon of the HTML reference (cached for a year: the path names Swagger UI's version) */
+        /**
+         * A script, style sheet or icon of the HTML reference (cached for a year: the path names Swagger UI's version)
+         * @description Loaded by the page at /v1/docs; any other version or file is 404.
+         */
         get: operations["getApiReferenceAsset"];
         put?: never;
         post?: never;
@@ -75,7 +87,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics, text exposition format (never on a blog host) */
+        /**
+         * Prometheus metrics, text exposition format (never on a blog host)
+         * @description Request counts and durations by route, publish queue depth and failures, image and webhook queues, event-loop delay and process figures. Needs the FOLIO_METRICS_TOKEN bearer token when one is configured.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Model Context Protocol endpoint (Streamable HTTP, stateless, JSON answers): one JSON-RPC 2.0 message per request; the tools act with this key and its scopes */
+        /**
+         * Model Context Protocol endpoint (Streamable HTTP, stateless, JSON answers): one JSON-RPC 2.0 message per request; the tools act with this key and its scopes
+         * @description For AI agents: `initialize`, `tools/list` and `tools/call` with the tools of `folio mcp`. Each `tools/call` costs one request of the hourly rate limit, whatever the tool does; the other messages cost none (they are refused with 429 once the budget is spent). A tool failure is a result with `isError` carrying the API error (`error`, `message`, `details`, `required_plan`).
+         */
         post: operations["callMcp"];
         delete?: never;
         options?: never;
@@ -109,10 +127,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List posts */
+        /**
+         * List posts
+         * @description Drafts, published and scheduled posts of the blog without their content, filtered by `status` or `tag`, sorted by `sort` and `order`, a page at a time (`page`, `per_page` up to 100).
+         */
         get: operations["listPosts"];
         put?: never;
-        /** Create a post */
+        /**
+         * Create a post
+         * @description Writes a post from Markdown into the blog: a draft unless `status` is `published`, which renders its page before answering. The slug is made from the title when not given (Hangul and other scripts kept); a slug the blog already uses is 409. `meta.og_image` may name an image of the blog's media by id.
+         */
         post: operations["createPost"];
         delete?: never;
         options?: never;
@@ -127,12 +151,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a post */
+        /**
+         * Get a post
+         * @description The whole post: Markdown source, rendered HTML, tags, status and dates. Answers with an ETag: send it back as If-Match to update or delete only the version you read.
+         */
         get: operations["getPost"];
-        /** Update a post (only the fields present change) */
+        /**
+         * Update a post (only the fields present change)
+         * @description Changes only the fields sent. A published post's page is rendered again before the answer; changing its slug leaves a redirect from the old address. With If-Match, a post changed since you read it is 412 and nothing changes.
+         */
         put: operations["updatePost"];
         post?: never;
-        /** Delete a post */
+        /**
+         * Delete a post
+         * @description Removes the post for good, with its page and its entries in the blog's lists, feeds and search. With If-Match, a post changed since you read it is 412.
+         */
         delete: operations["deletePost"];
         options?: never;
         head?: never;
@@ -148,7 +181,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Publish a post (draft or scheduled → published; idempotent when published) */
+        /**
+         * Publish a post (draft or scheduled → published; idempotent when published)
+         * @description Puts a draft or scheduled post on the blog now; the answer comes once its page is written, with the page's URL. Publishing a published post changes nothing. Takes no request body.
+         */
         post: operations["publishPost"];
         delete?: never;
         options?: never;
@@ -165,7 +201,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Schedule a post for later publication (Creator plan or higher) */
+        /**
+         * Schedule a post for later publication (Creator plan or higher)
+         * @description Publishes the post at `scheduled_at` (ISO 8601 with a time zone, in the future); until then it stays off the blog. Needs the Creator plan or higher (403 with `required_plan` otherwise).
+         */
         post: operations["schedulePost"];
         delete?: never;
         options?: never;
@@ -182,7 +221,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move a published or scheduled post back to draft */
+        /**
+         * Move a published or scheduled post back to draft
+         * @description Takes a published or scheduled post off the blog (its page, lists, feeds and search entries) and keeps it as a draft. Takes no request body.
+         */
         post: operations["unpublishPost"];
         delete?: never;
         options?: never;
@@ -197,10 +239,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the account's blogs, most recent first */
+        /**
+         * List the account's blogs, most recent first
+         * @description Every blog of the key's account, with its address and custom domain.
+         */
         get: operations["listBlogs"];
         put?: never;
-        /** Create a blog */
+        /**
+         * Create a blog
+         * @description A new blog of the account, served at `https://<slug>.<service domain>/` once a post is published. The number of blogs is limited by the plan (403 with `required_plan`); a slug in use is 409.
+         */
         post: operations["createBlog"];
         delete?: never;
         options?: never;
@@ -215,12 +263,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one blog with its theme configuration */
+        /**
+         * Get one blog with its theme configuration
+         * @description The blog with its description, custom domain and theme configuration. Answers with an ETag for If-Match.
+         */
         get: operations["getBlog"];
-        /** Update name, description or theme_config (theme keys are plan-gated) */
+        /**
+         * Update name, description or theme_config (theme keys are plan-gated)
+         * @description Changes only the fields sent; every published page is rendered again with the new name or theme. `theme_config` is merged into the current one (a key set to null is removed); setting a key needs the plan that includes it (403 with `required_plan`). With If-Match, a blog changed since you read it is 412.
+         */
         put: operations["updateBlog"];
         post?: never;
-        /** Delete a blog, its posts, keys and domain, and its published site */
+        /**
+         * Delete a blog, its posts, keys and domain, and its published site
+         * @description Removes the blog with all its posts, media, keys, webhooks and custom domain, and its published site. Cannot be undone.
+         */
         delete: operations["deleteBlog"];
         options?: never;
         head?: never;
@@ -234,7 +291,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Publish jobs of the blog that are not done yet, with their last error */
+        /**
+         * Publish jobs of the blog that are not done yet, with their last error
+         * @description Publish jobs still waiting or failed, with their attempts and last error: what to look at when a page does not appear.
+         */
         get: operations["getPublishingStatus"];
         put?: never;
         post?: never;
@@ -251,10 +311,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the blog's active keys */
+        /**
+         * List the blog's active keys
+         * @description Active keys bound to the blog, by prefix (never the full key), with when each was last used.
+         */
         get: operations["listBlogKeys"];
         put?: never;
-        /** Generate an API key bound to the blog (the full key is returned only here) */
+        /**
+         * Generate an API key bound to the blog (the full key is returned only here)
+         * @description A key that can act on this blog only, with the scopes asked for (default `*`). The full key is in this answer and never again; store it now.
+         */
         post: operations["createBlogKey"];
         delete?: never;
         options?: never;
@@ -272,7 +338,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a key; it stops working at once */
+        /**
+         * Revoke a key; it stops working at once
+         * @description The key stops working at once, for every request it would make.
+         */
         delete: operations["revokeBlogKey"];
         options?: never;
         head?: never;
@@ -286,10 +355,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the account's active account keys, newest first (blog-bound keys are listed per blog) */
+        /**
+         * List the account's active account keys, newest first (blog-bound keys are listed per blog)
+         * @description Active account keys by prefix (never the full key), with their scopes and when each was last used.
+         */
         get: operations["listAccountKeys"];
         put?: never;
-        /** Generate an account key, bound to no blog (the full key is returned only here) */
+        /**
+         * Generate an account key, bound to no blog (the full key is returned only here)
+         * @description A key that can act on every blog of the account, with the scopes asked for (default `*`). The full key is in this answer and never again.
+         */
         post: operations["createAccountKey"];
         delete?: never;
         options?: never;
@@ -307,7 +382,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an account key, the calling key included; it stops working at once. The account's last account key is refused (409) */
+        /**
+         * Revoke an account key, the calling key included; it stops working at once. The account's last account key is refused (409)
+         * @description The key stops working at once. The account's last account key cannot be revoked (409), so the account never locks itself out.
+         */
         delete: operations["revokeAccountKey"];
         options?: never;
         head?: never;
@@ -321,12 +399,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the blog's custom domain (checks DNS while it is pending; 404 once an unverified registration expired) */
+        /**
+         * Get the blog's custom domain (checks DNS while it is pending; 404 once an unverified registration expired)
+         * @description The custom domain's status; while it is pending, each call checks DNS again and answers what is still missing.
+         */
         get: operations["getDomain"];
         put?: never;
-        /** Register a custom domain (Starter plan or higher) */
+        /**
+         * Register a custom domain (Starter plan or higher)
+         * @description Serves the blog on your own hostname once DNS proves you control it: add the CNAME and TXT records of the answer; the domain activates when a check (this call's GET, or the periodic one) sees them. Needs the Starter plan or higher.
+         */
         post: operations["registerDomain"];
-        /** Remove the custom domain */
+        /**
+         * Remove the custom domain
+         * @description The blog goes back to its service address; pages are rendered again with it.
+         */
         delete: operations["removeDomain"];
         options?: never;
         head?: never;
@@ -340,10 +427,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the blog's images, newest first */
+        /**
+         * List the blog's images, newest first
+         * @description The blog's images, newest first, a page at a time (`page`, `per_page` up to 100), under `data` like every other list.
+         */
         get: operations["listMedia"];
         put?: never;
-        /** Upload an image (the bytes as the body, at most 10 MB); 200 with the existing image when the blog already has these exact bytes */
+        /**
+         * Upload an image (the bytes as the body, at most 10 MB); 200 with the existing image when the blog already has these exact bytes
+         * @description Send the image bytes as the body with their Content-Type. The image is decoded and encoded again without metadata, with AVIF, WebP and original-format variants for srcset and a 1200 × 630 crop for og:image. The same bytes uploaded again answer 200 with the existing image.
+         */
         post: operations["uploadMedia"];
         delete?: never;
         options?: never;
@@ -358,11 +451,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one image */
+        /**
+         * Get one image
+         * @description One image of the blog with its URLs, size, variants and og:image crop.
+         */
         get: operations["getMedia"];
         put?: never;
         post?: never;
-        /** Delete an image and its variants (409 while a published or scheduled post uses it) */
+        /**
+         * Delete an image and its variants (409 while a published or scheduled post uses it)
+         * @description Removes the image and every variant from the store and the CDN. Refused with 409 while a published or scheduled post shows it (the message names the post); drafts do not hold it.
+         */
         delete: operations["deleteMedia"];
         options?: never;
         head?: never;
@@ -376,10 +475,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The blog's webhooks */
+        /**
+         * The blog's webhooks
+         * @description The blog's webhook subscriptions, without their secrets.
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Subscribe a URL to events of the blog (deliveries signed per Standard Webhooks; the secret is returned only here) */
+        /**
+         * Subscribe a URL to events of the blog (deliveries signed per Standard Webhooks; the secret is returned only here)
+         * @description Deliveries are POSTs signed per Standard Webhooks with the secret returned here (and only here). Private addresses are refused unless the server allows them. Failed deliveries are retried with back-off.
+         */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -397,7 +502,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a webhook (deliveries not yet made are dropped) */
+        /**
+         * Delete a webhook (deliveries not yet made are dropped)
+         * @description Stops deliveries to the URL at once; deliveries not yet made are dropped.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -411,7 +519,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The latest 100 delivery attempts, newest first, with response code and duration */
+        /**
+         * The latest 100 delivery attempts, newest first, with response code and duration
+         * @description The latest 100 attempts to deliver events to this webhook, with the receiver's status code, the time taken and the error, to debug a receiver.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -428,7 +539,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every blog of the account with its posts (Markdown and fields), tags, theme and media list, as one JSON document (streamed); `folio import` reads it */
+        /**
+         * Every blog of the account with its posts (Markdown and fields), tags, theme and media list, as one JSON document (streamed); `folio import` reads it
+         * @description Streams one JSON document with every blog of the account, its posts (Markdown and fields), tags, theme and media list. Needs an account key with blogs:read and posts:read. `folio import` reads it.
+         */
         get: operations["exportAccount"];
         put?: never;
         post?: never;
@@ -445,7 +559,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Full-text search over the blog’s published posts (all words must match) */
+        /**
+         * Full-text search over the blog’s published posts (all words must match)
+         * @description Searches the blog's published posts; every word must match. Korean particles and endings are understood. Ranked as the blog's own search page ranks.
+         */
         get: operations["searchPosts"];
         put?: never;
         post?: never;
@@ -462,7 +579,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether Folio serves this host (a blog's <slug>.<service domain> or an active custom domain), so a TLS terminator may obtain its certificate: 200 if so, else 404 */
+        /**
+         * Whether a TLS terminator may obtain a certificate for a host
+         * @description The ask of on-demand TLS (Caddy's `on_demand_tls { ask … }`): answers 200 only for hosts Folio serves — a blog's `<slug>.<service domain>` or an active custom domain — and 404 for any other host. Needs no key; limited per client address (600 a minute, with the usual X-RateLimit headers and 429).
+         */
         get: operations["tlsAllowed"];
         put?: never;
         post?: never;
@@ -476,21 +596,27 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Error: {
+        /** @description Every error answer: a stable code and a sentence for people, with the fields at fault and the plan needed where they apply */
+        ApiError: {
             /** @enum {unknown} */
             error: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "idempotency_key_reused" | "precondition_failed" | "internal_error" | "headers_too_large" | "expectation_failed" | "service_unavailable" | "insufficient_storage";
+            /** @description What went wrong and what to do, in a sentence */
             message: string;
+            /** @description Validation errors: one entry per field at fault */
             details?: {
-                field?: string;
-                message?: string;
+                /** @description Path of the field in the request (`meta.og_image`, `tags[2]`) */
+                field: string;
+                message: string;
             }[];
+            /** @description The lowest plan that allows what was refused (403 of a plan-gated feature) */
             required_plan?: string;
+            /** @description Seconds to wait before retrying (429, 503), as in the Retry-After header */
             retry_after?: number;
         };
     };
     responses: {
         /** @description Error */
-        Error: {
+        ApiError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -502,7 +628,7 @@ export interface components {
                  *       "message": "post \"sharpening-a-chisel\" not found"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ApiError"];
             };
         };
     };
@@ -551,9 +677,10 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            431: components["responses"]["Error"];
-            500: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
         };
     };
     getOpenApiDocument: {
@@ -585,8 +712,9 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["Error"];
-            431: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
         };
     };
     getApiReference: {
@@ -615,8 +743,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            400: components["responses"]["Error"];
-            431: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
         };
     };
     getApiReferenceAsset: {
@@ -646,9 +775,10 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            400: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            431: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
         };
     };
     getMetrics: {
@@ -675,8 +805,9 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            400: components["responses"]["Error"];
-            431: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
         };
     };
     callMcp: {
@@ -764,13 +895,15 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            405: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            405: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
         };
     };
     listPosts: {
@@ -853,14 +986,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     createPost: {
@@ -891,17 +1026,25 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The title, at most 300 characters */
                     title: string;
                     /** @description Markdown, at most 1 MB (UTF-8 bytes) */
                     content: string;
+                    /** @description The address of the post on the blog (`/<slug>/`): words of lower-case letters, letters without case (Hangul, kana, CJK…) and digits, joined by single hyphens (Unicode Ll, Lo and Nd; the published pattern is a portable superset of this rule). Made from the title when not given */
                     slug?: string;
+                    /** @description Up to 10 tags of at most 50 characters each; each gets a page on the blog (`/tags/<tag>/`) */
                     tags?: string[];
+                    /** @description What the post's page tells search engines and link previews */
                     meta?: {
+                        /** @description The meta description (at most 300 characters); null or absent: made from the start of the content */
                         description?: string | null;
                         /** @description An http(s) URL, or the id of an image uploaded to the blog's media (stored as its URL; pages use its 1200 × 630 crop) */
                         og_image?: string | null;
                     };
-                    /** @enum {unknown} */
+                    /**
+                     * @description `draft` (the default) or `published` (its page is written before the answer); scheduling is a separate call
+                     * @enum {unknown}
+                     */
                     status?: "draft" | "published";
                 };
             };
@@ -931,24 +1074,27 @@ export interface operations {
                         id: string;
                         slug: string;
                         url: string;
-                        status: string;
+                        /** @enum {unknown} */
+                        status: "draft" | "published";
                         /** @description ISO 8601 UTC with milliseconds */
                         created_at: string;
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     getPost: {
@@ -1021,14 +1167,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     updatePost: {
@@ -1056,17 +1204,25 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The title, at most 300 characters */
                     title?: string;
                     /** @description Markdown, at most 1 MB (UTF-8 bytes) */
                     content?: string;
+                    /** @description The address of the post on the blog (`/<slug>/`): words of lower-case letters, letters without case (Hangul, kana, CJK…) and digits, joined by single hyphens (Unicode Ll, Lo and Nd; the published pattern is a portable superset of this rule). Made from the title when not given */
                     slug?: string;
+                    /** @description Up to 10 tags of at most 50 characters each; each gets a page on the blog (`/tags/<tag>/`) */
                     tags?: string[];
+                    /** @description What the post's page tells search engines and link previews */
                     meta?: {
+                        /** @description The meta description (at most 300 characters); null or absent: made from the start of the content */
                         description?: string | null;
                         /** @description An http(s) URL, or the id of an image uploaded to the blog's media (stored as its URL; pages use its 1200 × 630 crop) */
                         og_image?: string | null;
                     };
-                    /** @enum {unknown} */
+                    /**
+                     * @description `published` puts the post on the blog, `draft` takes it off
+                     * @enum {unknown}
+                     */
                     status?: "draft" | "published";
                 };
             };
@@ -1117,18 +1273,20 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            412: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            412: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     deletePost: {
@@ -1168,16 +1326,18 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            412: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            412: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     publishPost: {
@@ -1194,12 +1354,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                /** @example {} */
-                "application/json": Record<string, never>;
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Success */
             200: {
@@ -1225,24 +1380,25 @@ export interface operations {
                         id: string;
                         slug: string;
                         url: string;
-                        status: string;
+                        /** @constant */
+                        status: "published";
                         /** @description ISO 8601 UTC with milliseconds */
                         published_at: string;
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     schedulePost: {
@@ -1300,18 +1456,20 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     unpublishPost: {
@@ -1328,12 +1486,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                /** @example {} */
-                "application/json": Record<string, never>;
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Success */
             200: {
@@ -1379,18 +1532,18 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     listBlogs: {
@@ -1442,14 +1595,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     createBlog: {
@@ -1472,8 +1627,11 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The blog's address, `https://<slug>.<service domain>/`: lower-case ASCII letters, digits and hyphens (a DNS label); cannot be changed later */
                     slug: string;
+                    /** @description The blog's title, at most 200 characters */
                     name: string;
+                    /** @description A line about the blog (at most 1,000 characters), shown under its title and in its feeds */
                     description?: string;
                 };
             };
@@ -1509,18 +1667,20 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     getBlog: {
@@ -1576,14 +1736,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     updateBlog: {
@@ -1608,13 +1770,21 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The blog's title, at most 200 characters */
                     name?: string;
+                    /** @description A line about the blog (at most 1,000 characters), shown under its title and in its feeds */
                     description?: string;
+                    /** @description Merged into the current theme; a key set to null is removed. Each key needs the plan that includes it */
                     theme_config?: {
+                        /** @description CSS added after the theme's own (at most 100,000 characters) */
                         customCss?: string | null;
+                        /** @description HTML of an ad placed on post pages (at most 20,000 characters) */
                         adCode?: string | null;
+                        /** @description An http(s) style sheet linked after the theme's own */
                         cssUrl?: string | null;
+                        /** @description HTML at the top of every page (at most 20,000 characters) */
                         headerHtml?: string | null;
+                        /** @description HTML at the bottom of every page (at most 20,000 characters) */
                         footerHtml?: string | null;
                     };
                 };
@@ -1658,18 +1828,20 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            412: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            412: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     deleteBlog: {
@@ -1707,16 +1879,18 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            412: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            412: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     getPublishingStatus: {
@@ -1775,14 +1949,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     listBlogKeys: {
@@ -1832,14 +2008,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     createBlogKey: {
@@ -1862,7 +2040,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A name to recognise the key by (at most 100 characters) */
                     name?: string;
+                    /** @description What the key may do (default `["*"]`, everything); a key can only grant scopes it holds itself */
                     scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write")[];
                 };
             };
@@ -1898,18 +2078,20 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     revokeBlogKey: {
@@ -1945,15 +2127,17 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     listAccountKeys: {
@@ -2005,14 +2189,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     createAccountKey: {
@@ -2036,7 +2222,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description A name to recognise the key by (at most 100 characters) */
                     name?: string;
+                    /** @description What the key may do (default `["*"]`, everything); a key can only grant scopes it holds itself */
                     scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write")[];
                 };
             };
@@ -2076,18 +2264,20 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     revokeAccountKey: {
@@ -2122,15 +2312,17 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     getDomain: {
@@ -2187,14 +2379,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     registerDomain: {
@@ -2217,6 +2411,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The hostname to serve the blog on, such as `blog.example.com` */
                     hostname: string;
                 };
             };
@@ -2268,18 +2463,20 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     removeDomain: {
@@ -2314,15 +2511,17 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     listMedia: {
@@ -2352,7 +2551,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "media": [
+                     *       "data": [
                      *         {
                      *           "id": "6cfaffd2-1e63-4204-805d-8be0c4a437ca",
                      *           "url": "https://field-notes.example.com/media/1c8de9a7e0e51b0038ea-1600x1000.jpg",
@@ -2435,7 +2634,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        media: {
+                        data: {
                             id: string;
                             /**
                              * Format: uri
@@ -2478,14 +2677,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     uploadMedia: {
@@ -2503,11 +2704,11 @@ export interface operations {
         /** @description The image file itself. SVG is refused (it can carry script). The image is decoded and encoded again: EXIF, GPS and other metadata are not kept. */
         requestBody: {
             content: {
-                "image/png": unknown;
-                "image/jpeg": unknown;
-                "image/webp": unknown;
-                "image/gif": unknown;
-                "image/avif": unknown;
+                "image/png": Blob;
+                "image/jpeg": Blob;
+                "image/webp": Blob;
+                "image/gif": Blob;
+                "image/avif": Blob;
             };
         };
         responses: {
@@ -2752,18 +2953,20 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     getMedia: {
@@ -2900,14 +3103,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     deleteMedia: {
@@ -2945,15 +3150,17 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     listWebhooks: {
@@ -3003,14 +3210,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     createWebhook: {
@@ -3037,7 +3246,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description The http(s) URL that receives the signed POSTs */
                     url: string;
+                    /** @description The events to deliver */
                     events: ("post.published" | "post.updated" | "post.unpublished" | "post.deleted" | "post.scheduled" | "blog.updated" | "domain.activated")[];
                 };
             };
@@ -3077,18 +3288,20 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            413: components["responses"]["Error"];
-            415: components["responses"]["Error"];
-            422: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     deleteWebhook: {
@@ -3124,15 +3337,17 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
-            507: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     listWebhookDeliveries: {
@@ -3201,14 +3416,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     exportAccount: {
@@ -3324,14 +3541,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     searchPosts: {
@@ -3405,14 +3624,16 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            401: components["responses"]["Error"];
-            403: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            409: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     tlsAllowed: {
@@ -3449,11 +3670,13 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["Error"];
-            404: components["responses"]["Error"];
-            429: components["responses"]["Error"];
-            500: components["responses"]["Error"];
-            503: components["responses"]["Error"];
+            400: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
 }

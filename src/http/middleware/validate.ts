@@ -19,6 +19,8 @@ function addKeywords(ajv: Ajv): Ajv {
   });
   // Annotation only: a friendlier message for pattern and enum failures.
   ajv.addKeyword({ keyword: 'x-hint', schemaType: 'string' });
+  // Annotation only: the pattern published in place of `pattern` (publicSchema.ts).
+  ajv.addKeyword({ keyword: 'x-public-pattern', schemaType: 'string' });
   return ajv;
 }
 

@@ -3,17 +3,30 @@ import { MAX_BODY_BYTES, UPLOAD_ROUTES } from '../bodyLimits.js';
 import { ERROR_EXAMPLE, OPERATION_EXAMPLES } from './examples.js';
 import { publicSchema as clean } from './publicSchema.js';
 
+/**
+ * The body of every error. Named `ApiError`, not `Error`: generated TypeScript clients declare a
+ * type per schema, and one named `Error` shadows the global.
+ */
 const errorSchema = {
   type: 'object',
+  description: 'Every error answer: a stable code and a sentence for people, with the fields at fault and the plan needed where they apply',
   required: ['error', 'message'],
   properties: {
     error: {
       enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'method_not_allowed', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'idempotency_key_reused', 'precondition_failed', 'internal_error', 'headers_too_large', 'expectation_failed', 'service_unavailable', 'insufficient_storage'],
     },
-    message: { type: 'string' },
-    details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
-    required_plan: { type: 'string' },
-    retry_after: { type: 'integer' },
+    message: { type: 'string', description: 'What went wrong and what to do, in a sentence' },
+    details: {
+      type: 'array',
+      description: 'Validation errors: one entry per field at fault',
+      items: {
+        type: 'object',
+        required: ['field', 'message'],
+        properties: { field: { type: 'string', description: 'Path of the field in the request (`meta.og_image`, `tags[2]`)' }, message: { type: 'string' } },
+      },
+    },
+    required_plan: { type: 'string', description: 'The lowest plan that allows what was refused (403 of a plan-gated feature)' },
+    retry_after: { type: 'integer', description: 'Seconds to wait before retrying (429, 503), as in the Retry-After header' },
   },
 };
 
@@ -31,11 +44,14 @@ const jsonResponse = (description: string, schema: unknown, operationId: string)
   content: { 'application/json': { schema, example: examplesOf(operationId).response } },
 });
 
+const ERROR_REF = { $ref: '#/components/responses/ApiError' };
+
 /**
- * Answers any request can get before routing: a malformed request (400) and oversized headers
- * (431), both from httpServer.ts with the usual {error, message} body.
+ * Answers any request can get before routing, all from httpServer.ts with the usual
+ * {error, message} body: a malformed request (400), an `Expect` other than 100-continue (417)
+ * and oversized headers (431).
  */
-const TRANSPORT_ERRORS = { '400': { $ref: '#/components/responses/Error' }, '431': { $ref: '#/components/responses/Error' } };
+const TRANSPORT_ERRORS = { '400': ERROR_REF, '417': ERROR_REF, '431': ERROR_REF };
 
 /** Headers on every answer, and on every answer to a request with a key. */
 const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
@@ -73,13 +89,14 @@ const builtInPaths: Record<string, Record<string, unknown>> = {
     get: {
       operationId: 'getHealth',
       summary: 'Liveness: the process answers and its database is reachable',
+      description: 'For load balancers and orchestrators: 200 `{"status":"ok"}` once a query of the database succeeded; 500 when it fails. No key needed, and not counted against any rate limit.',
       tags: ['meta'],
       security: [],
       parameters: [],
       responses: {
         '200': jsonResponse('Healthy', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }, 'getHealth'),
         ...TRANSPORT_ERRORS,
-        '500': { $ref: '#/components/responses/Error' },
+        '500': ERROR_REF,
       },
     },
   },
@@ -87,6 +104,7 @@ const builtInPaths: Record<string, Record<string, unknown>> = {
     get: {
       operationId: 'getOpenApiDocument',
       summary: 'This OpenAPI document',
+      description: 'OpenAPI 3.1, built from the same route table and JSON Schemas that validate requests, so it cannot drift from what the server does. Feed it to a client generator or to an API tool.',
       tags: ['meta'],
       security: [],
       parameters: [],
@@ -97,6 +115,7 @@ const builtInPaths: Record<string, Record<string, unknown>> = {
     get: {
       operationId: 'getApiReference',
       summary: 'This document rendered as an HTML reference (Swagger UI, served by Folio itself)',
+      description: 'Every operation with its parameters, schemas and examples. Its scripts and styles come from this server (no CDN), under a strict Content-Security-Policy.',
       tags: ['meta'],
       security: [],
       parameters: [],
@@ -110,6 +129,7 @@ const builtInPaths: Record<string, Record<string, unknown>> = {
     get: {
       operationId: 'getApiReferenceAsset',
       summary: "A script, style sheet or icon of the HTML reference (cached for a year: the path names Swagger UI's version)",
+      description: 'Loaded by the page at /v1/docs; any other version or file is 404.',
       tags: ['meta'],
       security: [],
       parameters: [
@@ -123,7 +143,7 @@ const builtInPaths: Record<string, Record<string, unknown>> = {
           content: Object.fromEntries(['text/css', 'text/javascript', 'image/png'].map((type) => [type, { schema: { type: 'string' }, example: (examplesOf('getApiReferenceAsset').response as Record<string, string>)[type] }])),
         },
         ...TRANSPORT_ERRORS,
-        '404': { $ref: '#/components/responses/Error' },
+        '404': ERROR_REF,
       },
     },
   },
@@ -135,13 +155,14 @@ function metricsPath(tokenRequired: boolean): Record<string, unknown> {
     get: {
       operationId: 'getMetrics',
       summary: 'Prometheus metrics, text exposition format (never on a blog host)',
+      description: 'Request counts and durations by route, publish queue depth and failures, image and webhook queues, event-loop delay and process figures. Needs the FOLIO_METRICS_TOKEN bearer token when one is configured.',
       tags: ['meta'],
       security: tokenRequired ? [{ metricsToken: [] }] : [],
       parameters: [],
       responses: {
         '200': { description: 'Prometheus text format 0.0.4', headers: REQUEST_ID_HEADER, content: { 'text/plain': { schema: { type: 'string' }, example: examplesOf('getMetrics').response } } },
         ...TRANSPORT_ERRORS,
-        ...(tokenRequired ? { '401': { $ref: '#/components/responses/Error' } } : {}),
+        ...(tokenRequired ? { '401': ERROR_REF } : {}),
       },
     },
   };
@@ -156,6 +177,7 @@ function mcpPath(): Record<string, unknown> {
     post: {
       operationId: 'callMcp',
       summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless, JSON answers): one JSON-RPC 2.0 message per request; the tools act with this key and its scopes',
+      description: 'For AI agents: `initialize`, `tools/list` and `tools/call` with the tools of `folio mcp`. Each `tools/call` costs one request of the hourly rate limit, whatever the tool does; the other messages cost none (they are refused with 429 once the budget is spent). A tool failure is a result with `isError` carrying the API error (`error`, `message`, `details`, `required_plan`).',
       tags: ['agents'],
       security: [{ bearer: [] }],
       parameters: [],
@@ -185,7 +207,8 @@ function mcpPath(): Record<string, unknown> {
           },
         },
         '202': { description: 'A notification (a message without id) was accepted; no body', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS } },
-        ...Object.fromEntries(['400', '401', '405', '413', '415', '429', '500'].map((code) => [code, { $ref: '#/components/responses/Error' }])),
+        ...TRANSPORT_ERRORS,
+        ...Object.fromEntries(['401', '405', '413', '415', '429', '500'].map((code) => [code, ERROR_REF])),
       },
     },
   };
@@ -237,23 +260,21 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     if (route.body || route.upload) errors.push('413', '415');
     const examples = examplesOf(route.operationId);
     if (!(route.tag in TAGS)) throw new Error(`route ${route.operationId}: tag ${route.tag} has no description in TAGS`);
+    // Spectral's operation-description (test/integration/openApiLint.test.ts).
+    if (!route.description.trim()) throw new Error(`route ${route.operationId} has no description`);
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
+      description: route.description,
       tags: [route.tag],
       ...(route.scope ? { security: [{ bearer: [route.scope] }], 'x-scope': route.scope } : { security: [] }),
       parameters,
-      ...(route.body
-        ? {
-            // A body without fields (publish, unpublish) may be left out entirely.
-            requestBody: { required: Object.keys((route.body as { properties?: object }).properties ?? {}).length > 0, content: { 'application/json': { schema: clean(route.body), example: examples.request } } },
-          }
-        : {}),
-      // Raw bytes: OpenAPI 3.1 describes a binary body by its media type alone, without a schema
-      // (generated clients then take any body, such as a Blob or a Buffer).
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: clean(route.body), example: examples.request } } } } : {}),
+      // Raw bytes. `format: binary` is what generators understand (a Blob or File parameter sent
+      // as is); an empty schema makes some of them send `{}` or drop the body.
       ...(route.upload
-        ? { requestBody: { required: true, description: route.upload.description, content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, {}])) } }
+        ? { requestBody: { required: true, description: route.upload.description, content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) } }
         : {}),
       responses: {
         [String(route.status)]: {
@@ -270,7 +291,8 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
         ...(route.upload && route.status === 201
           ? { '200': { description: 'The blog already had this exact image', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS }, content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true), example: examples.response } } } }
           : {}),
-        ...Object.fromEntries(errors.map((code) => [code, { $ref: '#/components/responses/Error' }])),
+        ...TRANSPORT_ERRORS,
+        ...Object.fromEntries(errors.map((code) => [code, ERROR_REF])),
       },
     };
   }
@@ -280,6 +302,8 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
       title: 'Folio API',
       version: '1.0.0',
       license: { name: 'MIT', identifier: 'MIT' },
+      // The install's own reference page: whoever runs this Folio answers for it.
+      contact: { name: 'Folio API reference', url: `${serverUrl}/v1/docs` },
       description: `Blog publishing API. Request bodies are JSON, at most ${MAX_BODY_BYTES} bytes, except uploads (${UPLOAD_ROUTES.map((r) => `${r.method} ${r.path}: ${r.limitText}`).join('; ')}). Every error is {error, message}.`,
     },
     servers: [{ url: serverUrl }],
@@ -289,9 +313,9 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
         bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_ API key. Each operation lists the scope it needs (OpenAPI 3.1 role names); a key with `*` has them all' },
         ...(options.metricsToken ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'FOLIO_METRICS_TOKEN (GET /metrics only)' } } : {}),
       },
-      schemas: { Error: errorSchema },
+      schemas: { ApiError: errorSchema },
       headers: HEADER_COMPONENTS,
-      responses: { Error: { description: 'Error', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: ERROR_EXAMPLE } } } },
+      responses: { ApiError: { description: 'Error', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' }, example: ERROR_EXAMPLE } } } },
     },
     paths,
   };

@@ -162,7 +162,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   removeDomain: { response: deleted },
 
   uploadMedia: { response: media },
-  listMedia: { response: { media: [media], pagination } },
+  listMedia: { response: { data: [media], pagination } },
   getMedia: { response: media },
   deleteMedia: { response: deleted },
 

@@ -9,10 +9,17 @@ export const createKeyBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100, pattern: nonBlank, 'x-hint': 'must not be blank' },
+    name: { type: 'string', minLength: 1, maxLength: 100, pattern: nonBlank, 'x-hint': 'must not be blank', description: 'A name to recognise the key by (at most 100 characters)' },
     // Typed items keep ajv's uniqueItems on its string path: for untyped items it deep-compares,
     // which throws on hostile objects such as {"valueOf": 1} (a 500 instead of a 400).
-    scopes: { type: 'array', minItems: 1, maxItems: SCOPES.length + 1, uniqueItems: true, items: { type: 'string', enum: ['*', ...SCOPES] } },
+    scopes: {
+      type: 'array',
+      minItems: 1,
+      maxItems: SCOPES.length + 1,
+      uniqueItems: true,
+      description: 'What the key may do (default `["*"]`, everything); a key can only grant scopes it holds itself',
+      items: { type: 'string', enum: ['*', ...SCOPES] },
+    },
   },
 } as const;
 
@@ -39,6 +46,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       path: '/blogs/:id/api-keys',
       operationId: 'createBlogKey',
       summary: 'Generate an API key bound to the blog (the full key is returned only here)',
+      description: 'A key that can act on this blog only, with the scopes asked for (default `*`). The full key is in this answer and never again; store it now.',
       tag: 'api-keys',
       scope: 'keys:manage',
       body: createKeyBody,
@@ -57,6 +65,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       path: '/blogs/:id/api-keys',
       operationId: 'listBlogKeys',
       summary: "List the blog's active keys",
+      description: 'Active keys bound to the blog, by prefix (never the full key), with when each was last used.',
       tag: 'api-keys',
       scope: 'keys:manage',
       status: 200,
@@ -70,6 +79,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       path: '/blogs/:id/api-keys/:keyId',
       operationId: 'revokeBlogKey',
       summary: 'Revoke a key; it stops working at once',
+      description: 'The key stops working at once, for every request it would make.',
       tag: 'api-keys',
       scope: 'keys:manage',
       status: 200,

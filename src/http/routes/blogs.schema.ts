@@ -15,9 +15,10 @@ export const createBlogBody = {
       maxLength: 63,
       pattern: BLOG_SLUG_PATTERN,
       'x-hint': 'must be lower-case letters, digits and hyphens, not starting or ending with a hyphen',
+      description: 'The blog\'s address, `https://<slug>.<service domain>/`: lower-case ASCII letters, digits and hyphens (a DNS label); cannot be changed later',
     },
-    name: { type: 'string', minLength: 1, maxLength: 200, pattern: nonBlank, 'x-hint': 'must not be blank' },
-    description: { type: 'string', maxLength: 1000 },
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: nonBlank, 'x-hint': 'must not be blank', description: 'The blog\'s title, at most 200 characters' },
+    description: { type: 'string', maxLength: 1000, description: 'A line about the blog (at most 1,000 characters), shown under its title and in its feeds' },
   },
 } as const;
 
@@ -27,17 +28,18 @@ export interface CreateBlogBody {
   description?: string;
 }
 
-const html = (max: number) => ({ type: ['string', 'null'], maxLength: max }) as const;
+const html = (max: number, description: string) => ({ type: ['string', 'null'], maxLength: max, description }) as const;
 
 export const themeConfigSchema = {
   type: 'object',
   additionalProperties: false,
+  description: 'Merged into the current theme; a key set to null is removed. Each key needs the plan that includes it',
   properties: {
-    customCss: html(100_000),
-    adCode: html(20_000),
-    cssUrl: { type: ['string', 'null'], maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL' },
-    headerHtml: html(20_000),
-    footerHtml: html(20_000),
+    customCss: html(100_000, 'CSS added after the theme\'s own (at most 100,000 characters)'),
+    adCode: html(20_000, 'HTML of an ad placed on post pages (at most 20,000 characters)'),
+    cssUrl: { type: ['string', 'null'], maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL', description: 'An http(s) style sheet linked after the theme\'s own' },
+    headerHtml: html(20_000, 'HTML at the top of every page (at most 20,000 characters)'),
+    footerHtml: html(20_000, 'HTML at the bottom of every page (at most 20,000 characters)'),
   },
 } as const;
 

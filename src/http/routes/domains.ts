@@ -8,7 +8,7 @@ export const registerDomainBody = {
   type: 'object',
   additionalProperties: false,
   required: ['hostname'],
-  properties: { hostname: { type: 'string', minLength: 1, maxLength: 253 } },
+  properties: { hostname: { type: 'string', minLength: 1, maxLength: 253, description: 'The hostname to serve the blog on, such as `blog.example.com`' } },
 } as const;
 
 const domainSchema = {
@@ -40,6 +40,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
       path: '/blogs/:id/domain',
       operationId: 'registerDomain',
       summary: 'Register a custom domain (Starter plan or higher)',
+      description: 'Serves the blog on your own hostname once DNS proves you control it: add the CNAME and TXT records of the answer; the domain activates when a check (this call\'s GET, or the periodic one) sees them. Needs the Starter plan or higher.',
       tag: 'domains',
       scope: 'domains:write',
       body: registerDomainBody,
@@ -57,6 +58,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
       path: '/blogs/:id/domain',
       operationId: 'getDomain',
       summary: "Get the blog's custom domain (checks DNS while it is pending; 404 once an unverified registration expired)",
+      description: 'The custom domain\'s status; while it is pending, each call checks DNS again and answers what is still missing.',
       tag: 'domains',
       scope: 'blogs:read',
       status: 200,
@@ -70,6 +72,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
       path: '/blogs/:id/domain',
       operationId: 'removeDomain',
       summary: 'Remove the custom domain',
+      description: 'The blog goes back to its service address; pages are rendered again with it.',
       tag: 'domains',
       scope: 'domains:write',
       status: 200,

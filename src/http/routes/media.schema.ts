@@ -8,7 +8,7 @@ export const listMediaQuery = {
   additionalProperties: false,
   properties: {
     page: pageParam,
-    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Images per page, at most 100' },
   },
 } as const;
 
@@ -47,6 +47,6 @@ export const mediaSchema = {
 
 export const mediaListSchema = {
   type: 'object',
-  required: ['media', 'pagination'],
-  properties: { media: { type: 'array', items: mediaSchema }, pagination: paginationSchema },
+  required: ['data', 'pagination'],
+  properties: { data: { type: 'array', items: mediaSchema }, pagination: paginationSchema },
 } as const;

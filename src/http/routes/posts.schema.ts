@@ -1,4 +1,4 @@
-import { SLUG_PATTERN } from '../../services/slugs.js';
+import { PORTABLE_SLUG_PATTERN, SLUG_PATTERN } from '../../services/slugs.js';
 import { nonBlank, nullableTimestamp, pageParam, paginationSchema, timestamp } from './schemaParts.js';
 
 export const MAX_CONTENT_BYTES = 1024 * 1024;
@@ -6,14 +6,16 @@ export const MAX_CONTENT_BYTES = 1024 * 1024;
 const tags = {
   type: 'array',
   maxItems: 10,
+  description: 'Up to 10 tags of at most 50 characters each; each gets a page on the blog (`/tags/<tag>/`)',
   items: { type: 'string', minLength: 1, maxLength: 50, pattern: nonBlank, 'x-hint': 'must not be blank' },
 } as const;
 
 const meta = {
   type: 'object',
   additionalProperties: false,
+  description: "What the post's page tells search engines and link previews",
   properties: {
-    description: { type: ['string', 'null'], maxLength: 300 },
+    description: { type: ['string', 'null'], maxLength: 300, description: 'The meta description (at most 300 characters); null or absent: made from the start of the content' },
     og_image: {
       type: ['string', 'null'],
       maxLength: 2048,
@@ -25,14 +27,17 @@ const meta = {
 } as const;
 
 const postFields = {
-  title: { type: 'string', minLength: 1, maxLength: 300, pattern: nonBlank, 'x-hint': 'must not be blank' },
+  title: { type: 'string', minLength: 1, maxLength: 300, pattern: nonBlank, 'x-hint': 'must not be blank', description: 'The title, at most 300 characters' },
   content: { type: 'string', maxBytes: MAX_CONTENT_BYTES, description: 'Markdown, at most 1 MB (UTF-8 bytes)' },
   slug: {
     type: 'string',
     minLength: 1,
     maxLength: 100,
     pattern: SLUG_PATTERN,
+    'x-public-pattern': PORTABLE_SLUG_PATTERN,
     'x-hint': 'must be lower-case letters or digits in words joined by single hyphens',
+    description:
+      'The address of the post on the blog (`/<slug>/`): words of lower-case letters, letters without case (Hangul, kana, CJK…) and digits, joined by single hyphens (Unicode Ll, Lo and Nd; the published pattern is a portable superset of this rule). Made from the title when not given',
   },
   tags,
   meta,
@@ -51,14 +56,17 @@ export const createPostBody = {
   type: 'object',
   additionalProperties: false,
   required: ['title', 'content'],
-  properties: { ...postFields, status: { enum: ['draft', 'published'], 'x-hint': 'use POST /posts/:slug/schedule to schedule' } },
+  properties: {
+    ...postFields,
+    status: { enum: ['draft', 'published'], 'x-hint': 'use POST /posts/:slug/schedule to schedule', description: '`draft` (the default) or `published` (its page is written before the answer); scheduling is a separate call' },
+  },
 } as const;
 
 export const updatePostBody = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: { ...postFields, status: { enum: ['draft', 'published'] } },
+  properties: { ...postFields, status: { enum: ['draft', 'published'], description: '`published` puts the post on the blog, `draft` takes it off' } },
 } as const;
 
 export interface ListPostsQuery {
@@ -74,12 +82,12 @@ export const listPostsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    status: { enum: ['draft', 'published', 'scheduled'] },
-    tag: { type: 'string', minLength: 1, maxLength: 50 },
+    status: { enum: ['draft', 'published', 'scheduled'], description: 'Only posts in this state' },
+    tag: { type: 'string', minLength: 1, maxLength: 50, description: 'Only posts with this tag' },
     page: pageParam,
-    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-    sort: { enum: ['created_at', 'published_at', 'updated_at'], default: 'created_at' },
-    order: { enum: ['asc', 'desc'], default: 'desc' },
+    per_page: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Posts per page, at most 100' },
+    sort: { enum: ['created_at', 'published_at', 'updated_at'], default: 'created_at', description: 'The date to sort by' },
+    order: { enum: ['asc', 'desc'], default: 'desc', description: '`desc`: newest first' },
   },
 } as const;
 
@@ -93,8 +101,6 @@ export const scheduleBody = {
   required: ['scheduled_at'],
   properties: { scheduled_at: { type: 'string', minLength: 1, maxLength: 64, description: 'ISO 8601 datetime with a time zone, in the future' } },
 } as const;
-
-export const emptyBody = { type: 'object', additionalProperties: false, properties: {} } as const;
 
 const postSummaryProps = {
   id: { type: 'string' },
@@ -124,12 +130,12 @@ export const postSchema = {
 
 export const postCreatedSchema = {
   type: 'object',
-  properties: { id: { type: 'string' }, slug: { type: 'string' }, url: { type: 'string' }, status: { type: 'string' }, created_at: timestamp },
+  properties: { id: { type: 'string' }, slug: { type: 'string' }, url: { type: 'string' }, status: { enum: ['draft', 'published'] }, created_at: timestamp },
 } as const;
 
 export const postPublishedSchema = {
   type: 'object',
-  properties: { id: { type: 'string' }, slug: { type: 'string' }, url: { type: 'string' }, status: { type: 'string' }, published_at: timestamp },
+  properties: { id: { type: 'string' }, slug: { type: 'string' }, url: { type: 'string' }, status: { const: 'published' }, published_at: timestamp },
 } as const;
 
 export const postScheduledSchema = {

@@ -3,7 +3,7 @@
 export const timestamp = { type: 'string', description: 'ISO 8601 UTC with milliseconds' } as const;
 export const nullableTimestamp = { type: ['string', 'null'], description: 'ISO 8601 UTC with milliseconds' } as const;
 
-export const pageParam = { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 } as const;
+export const pageParam = { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1, description: 'Page to return, from 1' } as const;
 
 export const paginationSchema = {
   type: 'object',

@@ -6,8 +6,8 @@ export const searchQuery = {
   additionalProperties: false,
   required: ['q'],
   properties: {
-    q: { type: 'string', maxLength: 100 },
+    q: { type: 'string', maxLength: 100, description: 'The words to find (at most 100 characters); every word must match' },
     page: pageParam,
-    per_page: { type: 'integer', minimum: 1, maximum: 50, default: 20 },
+    per_page: { type: 'integer', minimum: 1, maximum: 50, default: 20, description: 'Results per page, at most 50' },
   },
 } as const;

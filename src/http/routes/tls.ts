@@ -23,7 +23,9 @@ export function tlsRoutes({ blogForHost }: { blogForHost: (host: string) => Host
       method: 'GET',
       path: '/tls/allowed',
       operationId: 'tlsAllowed',
-      summary: "Whether Folio serves this host (a blog's <slug>.<service domain> or an active custom domain), so a TLS terminator may obtain its certificate: 200 if so, else 404",
+      summary: 'Whether a TLS terminator may obtain a certificate for a host',
+      description:
+        "The ask of on-demand TLS (Caddy's `on_demand_tls { ask … }`): answers 200 only for hosts Folio serves — a blog's `<slug>.<service domain>` or an active custom domain — and 404 for any other host. Needs no key; limited per client address (600 a minute, with the usual X-RateLimit headers and 429).",
       tag: 'tls',
       rateLimit: 'address',
       query: allowedQuery,

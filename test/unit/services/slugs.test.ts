@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstFreeSlug, isReservedSlug, isValidSlug, slugify } from '../../../src/services/slugs.js';
+import { firstFreeSlug, isReservedSlug, isValidSlug, PORTABLE_SLUG_PATTERN, SLUG_PATTERN, slugify } from '../../../src/services/slugs.js';
 
 describe('slugify', () => {
   it('lower-cases and joins words with hyphens', () => {
@@ -51,5 +51,26 @@ describe('isValidSlug', () => {
 
   it.each(['a', 'hello-world', '서버-설정', '2026-plans'])('accepts %j', (slug) => {
     expect(isValidSlug(slug)).toBe(true);
+  });
+});
+
+describe('PORTABLE_SLUG_PATTERN (the slug pattern as the OpenAPI document and MCP tools publish it)', () => {
+  it('admits every slug SLUG_PATTERN admits: every code point of a slug word passes, on every plane', () => {
+    const exact = new RegExp(`^[\\p{Ll}\\p{Lo}\\p{Nd}]$`, 'u');
+    const portable = new RegExp(PORTABLE_SLUG_PATTERN, 'u');
+    const refused: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCodePoint(code);
+      if (exact.test(char) && !portable.test(char)) refused.push(code.toString(16));
+    }
+    expect(refused).toEqual([]);
+    for (const slug of ['hello-world', '한국어-글', 'café-2024', '東京-3']) expect(new RegExp(SLUG_PATTERN, 'u').test(slug) && portable.test(slug), slug).toBe(true);
+  });
+
+  it('is exact on ASCII and keeps the word structure, with no \\p{…} class', () => {
+    const portable = new RegExp(PORTABLE_SLUG_PATTERN);
+    for (const slug of ['Hello', 'a_b', 'a b', '-a', 'a-', 'a--b', 'a.b', 'a/b', '']) expect(portable.test(slug), slug).toBe(false);
+    expect(PORTABLE_SLUG_PATTERN).not.toMatch(/\\[pP]\{/);
   });
 });
