@@ -18,9 +18,12 @@ export interface JobPayload {
   previousTags?: string[];
   /** Whether the post was live before this change (an edit in place, not an insertion). */
   wasLive?: boolean;
-  /** published_at of a post taken off the site, to find the archive page it leaves. */
+  /**
+   * published_at of a post taken off the site, to find the archive page it leaves; on a live
+   * post (wasLive) the date it had before it was given another, which re-renders the blog.
+   */
   previousPublishedAt?: string;
-  /** Old addresses (redirects) of a deleted post, whose objects must go too. */
+  /** Old addresses (old slugs, or alias paths starting with `/`) whose objects must go. */
   removedRedirects?: string[];
   reason?: string;
   /** Hostname whose routing entry must be written or removed. */

@@ -214,6 +214,16 @@ export class Publisher {
     const postId = job.payload.postId;
     if (!postId) throw new Error(`job ${job.id} has no postId`);
     this.publishedSinceStart.add(blog.id);
+    if (job.payload.wasLive && job.payload.previousPublishedAt) {
+      // A live post given another date (published_at) moves in every list, month and feed: the
+      // whole blog is rendered again, which also deletes the objects the change left stale.
+      const live = this.livePost(postId);
+      if (live && live.publishedAt !== job.payload.previousPublishedAt) {
+        await this.rebuild(blog);
+        await this.updateSearch(blog, postId, job.attempts, live);
+        return;
+      }
+    }
     const change = await this.renderChange(blog, postId, job.payload);
     if (change === LANGUAGE_TIPPED) {
       // The titles tipped the blog's language: every page's <html lang> and labels change.

@@ -884,6 +884,10 @@ export interface operations {
                         /** @description An http(s) URL, or the id of an image uploaded to the blog's media (stored as its URL; pages use its 1200 × 630 crop) */
                         og_image?: string | null;
                     };
+                    /** @description When the post was first published, for a post moved from elsewhere: ISO 8601 with a time zone, not in the future; only with status published (or on a published post). Lists, feeds and the sitemap order by it. To publish later, use the schedule operation. */
+                    published_at?: string;
+                    /** @description Old addresses of the post on this blog (such as /2019/05/old-post/ or /2019/05/old-post.html) that answer 301 to it while it is published. Absolute paths, no query or fragment; not the site's own paths; a path another post uses is a 409. On update the list replaces the post's aliases ([] removes them). */
+                    aliases?: string[];
                     /** @enum {unknown} */
                     status?: "draft" | "published";
                 };
@@ -1000,6 +1004,8 @@ export interface operations {
                         og_image_url: string | null;
                         /** @description ISO 8601 UTC with milliseconds */
                         scheduled_at: string | null;
+                        /** @description Old addresses that redirect to the post, normalised */
+                        aliases: string[];
                     };
                 };
             };
@@ -1048,6 +1054,10 @@ export interface operations {
                         /** @description An http(s) URL, or the id of an image uploaded to the blog's media (stored as its URL; pages use its 1200 × 630 crop) */
                         og_image?: string | null;
                     };
+                    /** @description When the post was first published, for a post moved from elsewhere: ISO 8601 with a time zone, not in the future; only with status published (or on a published post). Lists, feeds and the sitemap order by it. To publish later, use the schedule operation. */
+                    published_at?: string;
+                    /** @description Old addresses of the post on this blog (such as /2019/05/old-post/ or /2019/05/old-post.html) that answer 301 to it while it is published. Absolute paths, no query or fragment; not the site's own paths; a path another post uses is a 409. On update the list replaces the post's aliases ([] removes them). */
+                    aliases?: string[];
                     /** @enum {unknown} */
                     status?: "draft" | "published";
                 };
