@@ -10,8 +10,9 @@ import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError 
 import { checkPrecondition, type Precondition } from './precondition.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
-import { firstFreeSlug, isReservedSlug, slugify } from './slugs.js';
-import { normalizeAliases, slugOfAlias } from './aliases.js';
+import { firstFreeSlug, slugify } from './slugs.js';
+import { slugOfAlias } from './aliases.js';
+import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from './postChecks.js';
 
 export interface CreatePostInput {
   title: string;
@@ -230,7 +231,7 @@ export class PostsService {
     };
     let slug: string;
     if (explicit !== undefined) {
-      if (isReservedSlug(explicit)) throw new BadRequestError(`slug "${explicit}" is reserved for the site's own pages`, { details: [{ field: 'slug', message: 'is reserved' }] });
+      checkSlugNotReserved(explicit);
       if (!isFree(explicit)) throw new ConflictError(`a post with slug "${explicit}" or the alias "/${explicit}/" already exists in this blog`);
       slug = explicit;
     } else {
@@ -301,29 +302,6 @@ export class PostsService {
       throw err;
     }
   }
-}
-
-/** A publication time must be in the past and the post published; later is the schedule's job. */
-function checkPublishedAt(publishedAt: Date | undefined, status: Post['status'], now: Date): void {
-  if (publishedAt === undefined) return;
-  if (status !== 'published') {
-    throw new BadRequestError('published_at can only be set on a published post: send status "published" with it', { details: [{ field: 'published_at', message: 'needs status published' }] });
-  }
-  if (publishedAt.getTime() > now.getTime()) {
-    throw new BadRequestError('published_at must not be in the future; to publish later, use POST /posts/:slug/schedule with scheduled_at', {
-      details: [{ field: 'published_at', message: 'must not be in the future (use the schedule operation)' }],
-    });
-  }
-}
-
-/** The aliases normalised (services/aliases.ts), or a 400 naming each bad entry. */
-function checkedAliases(raw: readonly string[]): string[] {
-  const checked = normalizeAliases(raw);
-  if ('issues' in checked) {
-    const first = checked.issues[0]!;
-    throw new BadRequestError(`invalid request body: ${first.field} ${first.message}`, { details: checked.issues });
-  }
-  return checked.paths;
 }
 
 /** Trimmed, without duplicates, in the author's order. */
