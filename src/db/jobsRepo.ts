@@ -9,6 +9,8 @@ export type JobKind = 'post' | 'post_removed' | 'site' | 'site_delete';
 /** Reasons of whole-site jobs queued after an upgrade: the pages are stale; pages and search indexes are. */
 export const RENDERER_CHANGED = 'renderer_changed';
 export const SEARCH_TEXT_CHANGED = 'search_text_changed';
+/** Reason of the whole-site job of a blog `folio import` wrote: pages and search indexes. */
+export const IMPORTED = 'imported';
 
 export interface JobPayload {
   postId?: string;

@@ -5,7 +5,7 @@
  */
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
-import { SEARCH_TEXT_CHANGED, type JobPayload, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
+import { IMPORTED, SEARCH_TEXT_CHANGED, type JobPayload, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -315,7 +315,8 @@ export class Publisher {
     const formerHost = old && !(blog.customDomain === old && blog.domainActive) ? old : null;
     // A removed domain's copies at the edge go too: its routing entry is removed below.
     // After an upgrade that changed what the index takes of a post, both indexes are rebuilt.
-    const withSearch = job.payload.reason === SEARCH_TEXT_CHANGED;
+    // So does an imported blog's first render.
+    const withSearch = job.payload.reason === SEARCH_TEXT_CHANGED || job.payload.reason === IMPORTED;
     await this.rebuild(blog, { ...(formerHost ? { formerHostnames: [formerHost] } : {}), withSearch });
     await this.search.ensureStatic(blog);
     if (formerHost) await this.domains.release(formerHost, blog.slug);
