@@ -143,7 +143,7 @@ export class AccountImporter {
         continue;
       }
       if (blogCount >= maxBlogs) {
-        skip(`the ${account.plan} plan allows ${maxBlogs} blog${maxBlogs === 1 ? '' : 's'}`);
+        skip(`the ${account.plan} plan allows ${maxBlogs} blog${maxBlogs === 1 ? '' : 's'} (folio account set-plan raises it)`);
         continue;
       }
       blogCount += 1;

@@ -3284,6 +3284,7 @@ export interface operations {
                                 scheduled_at: string | null;
                                 created_at: string;
                                 updated_at: string;
+                                aliases?: string[];
                             }[];
                             media: {
                                 id: string;
