@@ -11,7 +11,7 @@ import { checkPrecondition, type Precondition } from './precondition.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
 import { firstFreeSlug, slugify } from './slugs.js';
-import { slugOfAlias } from './aliases.js';
+import { claimAliases } from './aliasClaims.js';
 import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from './postChecks.js';
 
 export interface CreatePostInput {
@@ -86,7 +86,7 @@ export class PostsService {
         textCounts: content.textCounts,
       };
       this.insertOrConflict(created);
-      this.claimAliases(blog, created, aliases, now);
+      claimAliases(this.deps.posts, blog, created, aliases, now);
       this.recordMedia(blog, created);
       if (status === 'published') jobIds.push(recordPostJob(this.deps, blog, created, null, now));
       return created;
@@ -183,7 +183,7 @@ export class PostsService {
       const aliasesBefore = posts.aliasesOf(before.id);
       const removedAliases = aliases === undefined ? [] : aliasesBefore.filter((path) => !aliases.includes(path));
       // Checked against the slug the post ends with: an alias may not be the post's own address.
-      if (aliases !== undefined || next.slug !== before.slug) this.claimAliases(blog, next, aliases ?? aliasesBefore, now);
+      if (aliases !== undefined || next.slug !== before.slug) claimAliases(posts, blog, next, aliases ?? aliasesBefore, now);
       posts.update(next);
       if (next.contentMd !== before.contentMd || next.ogImageUrl !== before.ogImageUrl) this.recordMedia(blog, next);
       if (next.status === 'published') jobIds.push(recordPostJob(this.deps, blog, next, before, now, removedAliases));
@@ -246,28 +246,6 @@ export class PostsService {
     }
     posts.removeRedirect(blog.id, slug);
     return slug;
-  }
-
-  /**
-   * Gives the post these aliases (normalised): 400 for its own address, 409 for a path another
-   * post holds as its slug or alias. A path held only as another post's renamed-slug redirect is
-   * taken over, as a slug would take it. Inside the write transaction.
-   */
-  private claimAliases(blog: BlogWithDomain, post: Post, paths: readonly string[], now: string): void {
-    const { posts } = this.deps;
-    paths.forEach((path, i) => {
-      const slug = slugOfAlias(path);
-      if (slug === post.slug) {
-        throw new BadRequestError(`alias "${path}" is the post's own address`, { details: [{ field: `aliases[${i}]`, message: "is the post's own address" }] });
-      }
-      const holder = posts.aliasHolder(blog.id, path);
-      const slugHolder = slug === null ? null : posts.findBySlug(blog.id, slug);
-      if ((holder !== null && holder !== post.id) || (slugHolder && slugHolder.id !== post.id)) {
-        throw new ConflictError(`the path "${path}" is already used by another post of this blog`, { details: [{ field: `aliases[${i}]`, message: 'is used by another post' }] });
-      }
-      if (slug !== null) posts.removeRedirect(blog.id, slug);
-    });
-    posts.setAliases(blog.id, post.id, paths, now);
   }
 
   private async derive(blog: BlogWithDomain, title: string, contentMd: string): Promise<PostContent> {

@@ -981,7 +981,10 @@ export interface operations {
                      *       "content_md": "# Sharpening a chisel\n\nStart with the **back**.",
                      *       "content_html": "<h1>Sharpening a chisel</h1>\n<p>Start with the <strong>back</strong>.</p>\n",
                      *       "og_image_url": null,
-                     *       "scheduled_at": null
+                     *       "scheduled_at": null,
+                     *       "aliases": [
+                     *         "/2019/05/sharpening-a-chisel/"
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -3237,7 +3240,10 @@ export interface operations {
                      *               "published_at": "2026-11-25T16:27:29.305Z",
                      *               "scheduled_at": null,
                      *               "created_at": "2026-11-25T16:27:28.690Z",
-                     *               "updated_at": "2026-11-25T16:29:35.397Z"
+                     *               "updated_at": "2026-11-25T16:29:35.397Z",
+                     *               "aliases": [
+                     *                 "/2019/05/sharpening-a-chisel/"
+                     *               ]
                      *             }
                      *           ],
                      *           "media": [
