@@ -134,7 +134,9 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
       }
       say(`${options.dryRun ? 'would ' : ''}${current ? 'update' : 'create'} ${file} (${slug}${current && !statusMatches(current, local) ? `: ${current.status} → ${local.status}` : ''})`);
       if (options.dryRun) {
-        const refusal = current ? refusalOf('update', updateBody(current, local, changes ?? {}), local.status) : refusalOf('create', createBody(local), local.status === 'scheduled' ? 'draft' : local.status);
+        // A change of status alone sends no PUT, only the transition, which has no body.
+        const body = current ? updateBody(current, local, changes ?? {}) : null;
+        const refusal = body === null ? refusalOf('create', createBody(local), local.status === 'scheduled' ? 'draft' : local.status) : Object.keys(body).length === 0 ? null : refusalOf('update', body, local.status);
         if (refusal) throw new DryRunRefusal(refusal);
         if (current) report.updated++;
         else report.created++;

@@ -171,6 +171,13 @@ describe('a Hugo/Jekyll folder pushed with folio push', () => {
     expect(await writesSoFar()).toBe(before);
   });
 
+  it('a dry run of a change of status alone plans it without a refusal', async () => {
+    writeFileSync(join(dir, '_posts/2018-08-09-jekyll-three.md'), '---\ntitle: Jekyll three\npublished: false\n---\nPlain.');
+    const dry = await folio('push', dir, '--blog', 'migrated', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('would update _posts/2018-08-09-jekyll-three.md (jekyll-three: published → draft)');
+  });
+
   it('a dry run refuses what the API refuses (a future date, a site path as alias, an alias another file has), sending nothing', async () => {
     const bad = folder({
       'future.md': '---\ntitle: From the future\ndate: 2099-01-01\n---\nToo early.',
