@@ -86,7 +86,7 @@ export class PostsService {
         textCounts: content.textCounts,
       };
       this.insertOrConflict(created);
-      claimAliases(this.deps.posts, blog, created, aliases, now);
+      if (aliases.length > 0) claimAliases(this.deps.posts, blog, created, aliases, now);
       this.recordMedia(blog, created);
       if (status === 'published') jobIds.push(recordPostJob(this.deps, blog, created, null, now));
       return created;
