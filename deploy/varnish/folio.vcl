@@ -146,7 +146,7 @@ sub vcl_backend_response {
                 return (error(404, "Not Found"));
             }
         }
-        # A renamed post's old address: an object carrying S3's website redirect.
+        # A renamed post's old address or a post's alias: an object carrying S3's website redirect.
         if (beresp.http.x-amz-website-redirect-location) {
             set beresp.status = 301;
             set beresp.http.location = beresp.http.x-amz-website-redirect-location;

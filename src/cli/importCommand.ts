@@ -6,11 +6,27 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { compose } from '../compose.js';
 import { CLI_BUSY_TIMEOUT_MS } from '../db/database.js';
+import { IMPORTED } from '../db/jobsRepo.js';
+import { compileSchema, validationError } from '../http/middleware/validate.js';
+import { createBlogBody, updateBlogBody } from '../http/routes/blogs.schema.js';
+import { createPostBody } from '../http/routes/posts.schema.js';
 import { createLogger } from '../logger.js';
-import { AccountImporter, ImportError } from '../services/accountImport.js';
+import { AccountImporter, ImportError, type Skipped } from '../services/accountImport.js';
+import type { BodyCheck } from '../services/importChecks.js';
 import { CommandError, UsageError } from './cliErrors.js';
 import { progressBar } from './progressBar.js';
 
+const SCHEMAS = { createBlog: createBlogBody, updateBlog: updateBlogBody, createPost: createPostBody };
+
+/** The API's own request schemas, compiled by its own validator: an import refuses what the API refuses. */
+const checkBody: BodyCheck = (name, body) => {
+  const check = compileSchema(SCHEMAS[name], 'body');
+  return check(body) ? null : validationError(check.errors, 'body').message;
+};
+
+const describe = (item: Skipped): string => `blog "${item.blog}"${item.post === undefined ? '' : `, post "${item.post}"`}: ${item.reason}`;
+
+/** Exit status: 0 when everything was imported, 1 when some of it was not (each named), 2 for a file that is no export. */
 export async function importCommand(config: Config, args: string[], busyTimeoutMs?: number): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { account: { type: 'string' } }, allowPositionals: true });
   const [file, ...extra] = positionals;
@@ -26,24 +42,42 @@ export async function importCommand(config: Config, args: string[], busyTimeoutM
   }
   const folio = compose({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
   try {
-    if (!folio.repos.accounts.findById(values.account)) throw new CommandError(`no account ${values.account} (folio account list shows them)`);
-    const importer = new AccountImporter({ db: folio.db, blogs: folio.repos.blogs, posts: folio.repos.posts, media: folio.repos.media, content: folio.content });
+    const account = folio.repos.accounts.findById(values.account);
+    if (!account) throw new CommandError(`no account ${values.account} (folio account list shows them)`);
+    const { repos } = folio;
+    const importer = new AccountImporter({ db: folio.db, blogs: repos.blogs, posts: repos.posts, media: repos.media, jobs: repos.jobs, content: folio.content, clock: folio.clock, checkBody });
     const started = performance.now();
     let result;
     try {
-      const doc = importer.check(document);
-      result = await importer.import(values.account, doc, progressBar('importing posts'));
+      result = await importer.import(account, importer.check(document), progressBar('importing posts'));
     } catch (err) {
       if (err instanceof ImportError) throw new CommandError(err.message);
       throw err;
     }
+    // A blog an earlier run wrote but could not render (killed, store down) is rendered now.
+    const unrendered = repos.blogs
+      .listByAccount(account.id)
+      .flatMap((blog) => repos.jobs.listOpenForBlog(blog.id))
+      .filter((job) => job.kind === 'site' && job.payload.reason === IMPORTED && !result.jobIds.includes(job.id));
+    const jobIds = [...result.jobIds, ...unrendered.map((job) => job.id)];
     // The site and its search index, rendered now so the blogs are live when this returns.
-    for (const [i, blog] of result.blogs.entries()) {
-      await folio.publisher.rebuild(blog, { force: true, withSearch: true, onProgress: progressBar(`publishing ${blog.slug} (${i + 1}/${result.blogs.length})`) });
+    const publishing = progressBar('publishing blogs');
+    for (const [i, id] of jobIds.entries()) {
+      publishing(i, jobIds.length);
+      await folio.runner.runNow([id]);
     }
-    process.stdout.write(`Imported ${result.blogs.length} blogs and ${result.posts} posts into account ${values.account} in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
+    publishing(jobIds.length, jobIds.length);
+    const pending = jobIds.map((id) => repos.jobs.findById(id)).filter((job) => job && job.status !== 'done');
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const nothing = result.blogs.length === 0 ? ' Nothing was imported.' : '';
+    process.stdout.write(`Imported ${result.blogs.length} blogs and ${result.posts} posts into account ${account.id} in ${seconds} s.${nothing}\n`);
+    if (unrendered.length > 0) process.stdout.write(`Rendered ${unrendered.length} blog${unrendered.length === 1 ? '' : 's'} an earlier import wrote: ${unrendered.map((job) => job.blogSlug).join(', ')}\n`);
     for (const note of result.notes) process.stdout.write(`note: ${note}\n`);
-    return 0;
+    for (const item of result.skipped) process.stderr.write(`folio: not imported: ${describe(item)}\n`);
+    for (const job of pending) {
+      process.stderr.write(`folio: blog "${job!.blogSlug}" was imported but its pages are not written yet (${job!.lastError ?? 'pending'}); the server retries, or run: folio site rebuild ${job!.blogSlug}\n`);
+    }
+    return result.skipped.length > 0 || pending.length > 0 ? 1 : 0;
   } finally {
     await folio.close();
   }

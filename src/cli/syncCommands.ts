@@ -64,6 +64,7 @@ export async function syncCommand(command: 'push' | 'pull', args: string[], env:
     // The plan of a dry run is its output; a real run lists its changes with --verbose.
     ...(dryRun || values.verbose ? { onChange: (line: string) => process.stdout.write(`${line}\n`) } : {}),
   });
+  for (const warning of report.warnings) process.stderr.write(`folio: warning: ${warning.file}: ${warning.message}\n`);
   for (const failure of report.failures) process.stderr.write(`folio: ${failure.file}: ${failure.message}\n`);
   process.stdout.write(`${summary(report, dryRun, seconds())}\n`);
   return report.failures.length > 0 ? 1 : 0;

@@ -10,6 +10,8 @@ export type JobKind = 'post' | 'post_removed' | 'site' | 'site_delete' | 'media_
 /** Reasons of whole-site jobs queued after an upgrade: the pages are stale; pages and search indexes are. */
 export const RENDERER_CHANGED = 'renderer_changed';
 export const SEARCH_TEXT_CHANGED = 'search_text_changed';
+/** Reason of the whole-site job of a blog `folio import` wrote: pages and search indexes. */
+export const IMPORTED = 'imported';
 
 export interface JobPayload {
   postId?: string;
@@ -19,9 +21,12 @@ export interface JobPayload {
   previousTags?: string[];
   /** Whether the post was live before this change (an edit in place, not an insertion). */
   wasLive?: boolean;
-  /** published_at of a post taken off the site, to find the archive page it leaves. */
+  /**
+   * published_at of a post taken off the site, to find the archive page it leaves; on a live
+   * post (wasLive) the date it had before it was given another, which re-renders the blog.
+   */
   previousPublishedAt?: string;
-  /** Old addresses (redirects) of a deleted post, whose objects must go too. */
+  /** Old addresses (old slugs, or alias paths starting with `/`) whose objects must go. */
   removedRedirects?: string[];
   reason?: string;
   /** Hostname whose routing entry must be written or removed. */

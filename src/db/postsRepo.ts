@@ -135,6 +135,10 @@ export class PostsRepo {
   private readonly findRedirectStmt;
   private readonly redirectsOfPostStmt;
   private readonly numberedSlugsStmt;
+  private readonly aliasesOfPostStmt;
+  private readonly aliasHolderStmt;
+  private readonly deleteAliasesStmt;
+  private readonly insertAliasStmt;
   private readonly exportPageStmt;
   private readonly listStatements = new Map<string, { rows: Statement<unknown[], SummaryRow>; count: Statement<unknown[], { n: number }> }>();
 
@@ -178,6 +182,26 @@ export class PostsRepo {
     this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>(
       'SELECT old_slug FROM post_redirects WHERE post_id = ? ORDER BY old_slug',
     );
+    this.aliasesOfPostStmt = db.prepare<[string], { path: string }>('SELECT path FROM post_aliases WHERE post_id = ? ORDER BY position');
+    this.aliasHolderStmt = db.prepare<[string, string], { post_id: string }>('SELECT post_id FROM post_aliases WHERE blog_id = ? AND path = ?');
+    this.deleteAliasesStmt = db.prepare('DELETE FROM post_aliases WHERE post_id = ?');
+    this.insertAliasStmt = db.prepare('INSERT INTO post_aliases (blog_id, path, post_id, position, created_at) VALUES (?, ?, ?, ?, ?)');
+  }
+
+  /** The post's aliases (normalised paths, services/aliases.ts), in the author's order. */
+  aliasesOf(postId: string): string[] {
+    return this.aliasesOfPostStmt.all(postId).map((row) => row.path);
+  }
+
+  /** The id of the post that has `path` as an alias, or null. */
+  aliasHolder(blogId: string, path: string): string | null {
+    return this.aliasHolderStmt.get(blogId, path)?.post_id ?? null;
+  }
+
+  /** Replaces the post's aliases; the caller runs this inside a transaction, after checking them. */
+  setAliases(blogId: string, postId: string, paths: readonly string[], now: string): void {
+    this.deleteAliasesStmt.run(postId);
+    paths.forEach((path, i) => this.insertAliasStmt.run(blogId, path, postId, i, now));
   }
 
   /** Inserts the post and its tag rows; the caller runs this inside a transaction. */

@@ -106,10 +106,14 @@ export class SiteRepo {
               meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts
          FROM posts WHERE blog_id = ? AND status = 'published' ORDER BY published_at DESC, id DESC LIMIT ?`,
     );
-    this.redirectsStmt = db.prepare<[string], { old_slug: string; slug: string; status: string }>(
-      `SELECT r.old_slug, p.slug, p.status FROM post_redirects r JOIN posts p ON p.id = r.post_id WHERE r.blog_id = ? ORDER BY r.old_slug`,
+    this.redirectsStmt = db.prepare<[string, string], { old_slug: string; slug: string; status: string }>(
+      `SELECT r.old_slug, p.slug, p.status FROM post_redirects r JOIN posts p ON p.id = r.post_id WHERE r.blog_id = ?
+       UNION ALL SELECT a.path AS old_slug, p.slug, p.status FROM post_aliases a JOIN posts p ON p.id = a.post_id WHERE a.blog_id = ?
+       ORDER BY old_slug`,
     );
-    this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>('SELECT old_slug FROM post_redirects WHERE post_id = ?');
+    this.redirectsOfPostStmt = db.prepare<[string, string], { old_slug: string }>(
+      'SELECT old_slug FROM post_redirects WHERE post_id = ? UNION ALL SELECT path AS old_slug FROM post_aliases WHERE post_id = ?',
+    );
     this.summaryStmt = db.prepare<[string], SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM posts WHERE id = ? AND status = 'published'`);
     this.latestChangeStmt = db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM post_changes');
     this.oldestChangeStmt = db.prepare<[], { seq: number | null }>('SELECT min(seq) AS seq FROM post_changes');
@@ -196,17 +200,17 @@ export class SiteRepo {
     return this.publishedByIdsStmt.all(JSON.stringify(ids)).map(toPost);
   }
 
-  /** Old addresses of published posts and where they point now. */
+  /** Old addresses (old slugs and alias paths) of published posts and where they point now. */
   redirects(blogId: string): { from: string; to: string }[] {
     return this.redirectsStmt
-      .all(blogId)
+      .all(blogId, blogId)
       .filter((row) => row.status === 'published')
       .map((row) => ({ from: row.old_slug, to: row.slug }));
   }
 
-  /** Every old slug that points at the post, whatever its status. */
+  /** Every old slug and alias path that points at the post, whatever its status. */
   redirectsOfPost(postId: string): string[] {
-    return this.redirectsOfPostStmt.all(postId).map((row) => row.old_slug);
+    return this.redirectsOfPostStmt.all(postId, postId).map((row) => row.old_slug);
   }
 
   /** The post as its page needs it: `contentMd` is empty when the text counts are stored. */

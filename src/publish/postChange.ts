@@ -11,7 +11,7 @@ import type { RenderContext } from './render/renderContext.js';
 import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './render/renderListPages.js';
 import { renderNotFoundPage } from './render/renderNotFoundPage.js';
 import { renderSearchPage } from './render/renderSearchPage.js';
-import { archiveKey, monthKey, postKey, tagArchiveKey, tagKey, tagSegment } from './render/renderPaths.js';
+import { archiveKey, monthKey, postKey, redirectKey, tagArchiveKey, tagKey, tagSegment } from './render/renderPaths.js';
 import { monthOf, postsInMonth, renderArchiveIndexPage, renderMonthPage, renderTagIndexPage, type Month } from './render/renderIndexPages.js';
 import { renderPostPage } from './render/renderPostPage.js';
 import { renderRedirect } from './render/renderRedirect.js';
@@ -40,7 +40,7 @@ export interface PostChangeInput {
   /** published_at of a post that left the site, to find the page it leaves. */
   previousPublishedAt?: string | undefined;
   postId: string;
-  /** Old slugs of the post that redirect to its current slug. */
+  /** Old slugs and alias paths (starting with `/`) of the post that redirect to its current slug. */
   redirectsToPost: readonly string[];
   /** Old addresses of a deleted post whose objects must go. */
   removedRedirects?: readonly string[] | undefined;
@@ -123,7 +123,10 @@ export function renderPostChange(input: PostChangeInput): PostChangeOutput {
   if (input.previousSlug && input.previousSlug !== post?.slug && !input.redirectsToPost.includes(input.previousSlug)) {
     deletions.push(postKey(blog, input.previousSlug));
   }
-  for (const slug of input.removedRedirects ?? []) deletions.push(postKey(blog, slug));
+  for (const from of input.removedRedirects ?? []) {
+    // An address the post still redirects from (it was re-added meanwhile) stays.
+    if (!(post && input.redirectsToPost.includes(from))) deletions.push(redirectKey(blog, from));
+  }
 
   // Neighbours show this post's title in their newer/older links, and gain or lose it.
   for (const neighbour of input.neighbours.values()) {

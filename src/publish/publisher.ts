@@ -5,7 +5,7 @@
  */
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
-import { SEARCH_TEXT_CHANGED, type JobPayload, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
+import { IMPORTED, SEARCH_TEXT_CHANGED, type JobPayload, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import { MEDIA_DIR } from '../media/mediaNames.js';
@@ -230,6 +230,16 @@ export class Publisher {
     const postId = job.payload.postId;
     if (!postId) throw new Error(`job ${job.id} has no postId`);
     this.publishedSinceStart.add(blog.id);
+    if (job.payload.wasLive && job.payload.previousPublishedAt) {
+      // A live post given another date (published_at) moves in every list, month and feed: the
+      // whole blog is rendered again, which also deletes the objects the change left stale.
+      const live = this.livePost(postId);
+      if (live && live.publishedAt !== job.payload.previousPublishedAt) {
+        await this.rebuild(blog);
+        await this.updateSearch(blog, postId, job.attempts, live);
+        return;
+      }
+    }
     const change = await this.renderChange(blog, postId, job.payload);
     if (change === LANGUAGE_TIPPED) {
       // The titles tipped the blog's language: every page's <html lang> and labels change.
@@ -321,7 +331,8 @@ export class Publisher {
     const formerHost = old && !(blog.customDomain === old && blog.domainActive) ? old : null;
     // A removed domain's copies at the edge go too: its routing entry is removed below.
     // After an upgrade that changed what the index takes of a post, both indexes are rebuilt.
-    const withSearch = job.payload.reason === SEARCH_TEXT_CHANGED;
+    // So does an imported blog's first render.
+    const withSearch = job.payload.reason === SEARCH_TEXT_CHANGED || job.payload.reason === IMPORTED;
     await this.rebuild(blog, { ...(formerHost ? { formerHostnames: [formerHost] } : {}), withSearch });
     await this.search.ensureStatic(blog);
     if (formerHost) await this.domains.release(formerHost, blog.slug);

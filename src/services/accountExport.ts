@@ -17,7 +17,7 @@ import type { SiteUrls } from './siteUrls.js';
 const POSTS_PER_PAGE = 20;
 const MEDIA_PER_PAGE = 200;
 
-export function exportedPost(post: Post): ExportedPost {
+export function exportedPost(post: Post, aliases: string[]): ExportedPost {
   return {
     slug: post.slug,
     title: post.title,
@@ -29,6 +29,7 @@ export function exportedPost(post: Post): ExportedPost {
     scheduled_at: post.scheduledAt,
     created_at: post.createdAt,
     updated_at: post.updatedAt,
+    aliases,
   };
 }
 
@@ -62,7 +63,7 @@ export class AccountExporter {
       const page = this.deps.posts.exportPage(blog.id, after, POSTS_PER_PAGE);
       if (page.posts.length === 0) break;
       for (const post of page.posts) {
-        yield `${first ? '' : ','}${JSON.stringify(exportedPost(post))}`;
+        yield `${first ? '' : ','}${JSON.stringify(exportedPost(post, this.deps.posts.aliasesOf(post.id)))}`;
         first = false;
       }
       after = page.next;

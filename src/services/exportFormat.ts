@@ -19,6 +19,8 @@ export interface ExportedPost {
   scheduled_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Old addresses that redirect to the post (absent in exports made before aliases). */
+  aliases?: string[];
 }
 
 export interface ExportedMedia {
@@ -90,6 +92,7 @@ export const exportDocumentSchema = {
                 scheduled_at: { type: ['string', 'null'] },
                 created_at: timestamp,
                 updated_at: timestamp,
+                aliases: { type: 'array', items: { type: 'string' } },
               },
             },
           },

@@ -31,9 +31,12 @@ export function findPostOrThrow(deps: PostDeps, blog: BlogWithDomain, slug: stri
 }
 
 /** Re-render a live post and everything that lists it. Call inside the change's transaction. */
-export function recordPostJob(deps: PostDeps, blog: BlogWithDomain, post: Post, before: Post | null, now: string): number {
+export function recordPostJob(deps: PostDeps, blog: BlogWithDomain, post: Post, before: Post | null, now: string, removedAliases: readonly string[] = []): number {
   const payload: JobPayload = { postId: post.id, wasLive: before?.status === 'published' };
   if (before && before.slug !== post.slug) payload.previousSlug = before.slug;
+  // A live post given another date moves in every list: the publisher renders the whole blog.
+  if (before?.status === 'published' && before.publishedAt && before.publishedAt !== post.publishedAt) payload.previousPublishedAt = before.publishedAt;
+  if (removedAliases.length > 0) payload.removedRedirects = [...removedAliases];
   if (before && before.tags.join('\n') !== post.tags.join('\n')) payload.previousTags = before.tags;
   // Going live (created as published, published, a schedule come due): post.published.
   if (before?.status !== 'published') deps.events.post(blog, 'post.published', post, now);

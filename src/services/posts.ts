@@ -10,7 +10,9 @@ import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError 
 import { checkPrecondition, type Precondition } from './precondition.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
-import { firstFreeSlug, isReservedSlug, slugify } from './slugs.js';
+import { firstFreeSlug, slugify } from './slugs.js';
+import { claimAliases } from './aliasClaims.js';
+import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from './postChecks.js';
 
 export interface CreatePostInput {
   title: string;
@@ -20,6 +22,10 @@ export interface CreatePostInput {
   status?: 'draft' | 'published';
   metaDescription?: string;
   ogImageUrl?: string | null;
+  /** An explicit publication time in the past (a post moved from elsewhere); only with status published. */
+  publishedAt?: Date;
+  /** Old addresses that redirect to the post (services/aliases.ts), as the author wrote them. */
+  aliases?: string[];
 }
 
 export interface UpdatePostInput {
@@ -31,6 +37,10 @@ export interface UpdatePostInput {
   /** null returns to a description generated from the content. */
   metaDescription?: string | null;
   ogImageUrl?: string | null;
+  /** A new publication time in the past; the post must be (or become) published. */
+  publishedAt?: Date;
+  /** Replaces the post's aliases ([] removes them all). */
+  aliases?: string[];
 }
 
 export type PostPrecondition = Precondition<Post>;
@@ -49,12 +59,14 @@ export class PostsService {
    */
   async create(blog: BlogWithDomain, input: CreatePostInput): Promise<Post> {
     const { db, runner } = this.deps;
+    const status = input.status ?? 'draft';
+    checkPublishedAt(input.publishedAt, status, this.deps.clock.now());
+    const aliases = input.aliases === undefined ? [] : checkedAliases(input.aliases);
     const content = await this.derive(blog, input.title, input.contentMd);
     const jobIds: number[] = [];
     const post = await writeTransaction(db, () => {
       const now = isoNow(this.deps.clock);
       const slug = this.claimSlug(blog, input.slug, input.title, null);
-      const status = input.status ?? 'draft';
       const created: Post = {
         id: randomUUID(),
         blogId: blog.id,
@@ -67,13 +79,14 @@ export class PostsService {
         ogImageUrl: input.ogImageUrl ?? null,
         tags: normalizeTags(input.tags ?? []),
         status,
-        publishedAt: status === 'published' ? now : null,
+        publishedAt: status === 'published' ? (input.publishedAt?.toISOString() ?? now) : null,
         scheduledAt: null,
         createdAt: now,
         updatedAt: now,
         textCounts: content.textCounts,
       };
       this.insertOrConflict(created);
+      if (aliases.length > 0) claimAliases(this.deps.posts, blog, created, aliases, now);
       this.recordMedia(blog, created);
       if (status === 'published') jobIds.push(recordPostJob(this.deps, blog, created, null, now));
       return created;
@@ -84,6 +97,11 @@ export class PostsService {
 
   get(blog: BlogWithDomain, slug: string): Post {
     return findPostOrThrow(this.deps, blog, slug);
+  }
+
+  /** The post's aliases, normalised, in the author's order. */
+  aliasesOf(post: Post): string[] {
+    return this.deps.posts.aliasesOf(post.id);
   }
 
   /** The post's id and row version, without reading its text (a 404 like `get`). */
@@ -107,6 +125,7 @@ export class PostsService {
       const base = findPostOrThrow(this.deps, blog, slug);
       // Early, so a stale edit is refused before its Markdown is rendered; again in the transaction.
       checkPrecondition(precondition, base, `post \"${base.slug}\"`);
+      checkPublishedAt(input.publishedAt, input.status ?? base.status, this.deps.clock.now());
       const title = input.title ?? base.title;
       const contentMd = input.contentMd ?? base.contentMd;
       const rederive = input.title !== undefined || input.contentMd !== undefined || input.metaDescription === null;
@@ -120,10 +139,12 @@ export class PostsService {
   /** The write transaction of `update`; null when the post changed since `base` was read. */
   private async applyUpdate(blog: BlogWithDomain, slug: string, input: UpdatePostInput, base: Post, content: PostContent | null, precondition?: PostPrecondition): Promise<Post | null> {
     const { db, posts, runner } = this.deps;
+    const aliases = input.aliases === undefined ? undefined : checkedAliases(input.aliases);
     const jobIds: number[] = [];
     const post = await writeTransaction(db, () => {
       const before = findPostOrThrow(this.deps, blog, slug);
       checkPrecondition(precondition, before, `post \"${before.slug}\"`);
+      checkPublishedAt(input.publishedAt, input.status ?? before.status, this.deps.clock.now());
       if (content && (before.title !== base.title || before.contentMd !== base.contentMd)) return null;
       const now = isoNow(this.deps.clock);
       const next: Post = { ...before, updatedAt: now };
@@ -146,8 +167,10 @@ export class PostsService {
       }
       if (input.status === 'published' && before.status !== 'published') {
         next.status = 'published';
-        next.publishedAt = now;
+        next.publishedAt = input.publishedAt?.toISOString() ?? now;
         next.scheduledAt = null;
+      } else if (input.publishedAt !== undefined && before.status === 'published' && input.status !== 'draft') {
+        next.publishedAt = input.publishedAt.toISOString();
       } else if (input.status === 'draft' && before.status !== 'draft') {
         next.status = 'draft';
         next.publishedAt = null;
@@ -157,10 +180,14 @@ export class PostsService {
       if (next.slug !== before.slug && before.status === 'published' && next.status === 'published') {
         posts.addRedirect(blog.id, before.slug, before.id, now);
       }
+      const aliasesBefore = posts.aliasesOf(before.id);
+      const removedAliases = aliases === undefined ? [] : aliasesBefore.filter((path) => !aliases.includes(path));
+      // Checked against the slug the post ends with: an alias may not be the post's own address.
+      if (aliases !== undefined || next.slug !== before.slug) claimAliases(posts, blog, next, aliases ?? aliasesBefore, now);
       posts.update(next);
       if (next.contentMd !== before.contentMd || next.ogImageUrl !== before.ogImageUrl) this.recordMedia(blog, next);
-      if (next.status === 'published') jobIds.push(recordPostJob(this.deps, blog, next, before, now));
-      else if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
+      if (next.status === 'published') jobIds.push(recordPostJob(this.deps, blog, next, before, now, removedAliases));
+      else if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, aliasesBefore));
       // recordPostJob said post.published if it went live; anything else is an update or an unpublish.
       if (next.status === 'draft' && before.status !== 'draft') this.deps.events.post(blog, 'post.unpublished', next, now);
       else if (!(next.status === 'published' && before.status !== 'published')) this.deps.events.post(blog, 'post.updated', next, now);
@@ -177,7 +204,8 @@ export class PostsService {
     await writeTransaction(db, () => {
       const before = findPostOrThrow(this.deps, blog, slug);
       checkPrecondition(precondition, before, `post \"${before.slug}\"`);
-      const redirects = posts.redirectsOf(before.id);
+      // Its aliases go with it: their rows cascade, their objects are the job's to remove.
+      const redirects = [...posts.redirectsOf(before.id), ...posts.aliasesOf(before.id)];
       posts.delete(before.id);
       this.deps.events.post(blog, 'post.deleted', before, isoNow(this.deps.clock));
       if (before.status === 'published' || redirects.length > 0) {
@@ -193,14 +221,18 @@ export class PostsService {
    */
   private claimSlug(blog: BlogWithDomain, explicit: string | undefined, title: string, selfId: string | null): string {
     const { posts } = this.deps;
+    const aliasFree = (slug: string): boolean => {
+      const holder = posts.aliasHolder(blog.id, `/${slug}/`);
+      return holder === null || holder === selfId;
+    };
     const isFree = (slug: string): boolean => {
       const holder = posts.findBySlug(blog.id, slug);
-      return !holder || holder.id === selfId;
+      return (!holder || holder.id === selfId) && aliasFree(slug);
     };
     let slug: string;
     if (explicit !== undefined) {
-      if (isReservedSlug(explicit)) throw new BadRequestError(`slug "${explicit}" is reserved for the site's own pages`, { details: [{ field: 'slug', message: 'is reserved' }] });
-      if (!isFree(explicit)) throw new ConflictError(`a post with slug "${explicit}" already exists in this blog`);
+      checkSlugNotReserved(explicit);
+      if (!isFree(explicit)) throw new ConflictError(`a post with slug "${explicit}" or the alias "/${explicit}/" already exists in this blog`);
       slug = explicit;
     } else {
       // One query for every `base-N` instead of one per candidate: a blog with many posts of
@@ -208,9 +240,9 @@ export class PostsService {
       const base = slugify(title);
       const taken = posts.slugsStartingWith(blog.id, base);
       slug = firstFreeSlug(base, (candidate) => {
-      const holder = taken.get(candidate);
-      return holder === undefined || holder === selfId;
-    });
+        const holder = taken.get(candidate);
+        return (holder === undefined || holder === selfId) && aliasFree(candidate);
+      });
     }
     posts.removeRedirect(blog.id, slug);
     return slug;

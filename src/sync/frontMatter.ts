@@ -10,6 +10,8 @@
  * og_image: https://example.com/chisel.jpg
  * status: published            # draft (or `draft: true`), published, scheduled
  * scheduled_at: 2027-01-01T09:00:00.000Z   # with status scheduled
+ * date: 2019-05-01T09:00:00+09:00           # a published post's publication time (Hugo, Jekyll)
+ * aliases: [/2019/05/old-post/]             # old addresses (also Jekyll permalink, redirect_from)
  * ---
  * The Markdown.
  * ```
@@ -18,6 +20,7 @@
  * it is on (FrontMatterError).
  */
 import { isMap, LineCounter, parseDocument, stringify } from 'yaml';
+import { generatorDate } from './generatorFields.js';
 
 export type SyncStatus = 'draft' | 'published' | 'scheduled';
 
@@ -31,8 +34,15 @@ export interface PostFile {
   ogImage: string | undefined;
   status: SyncStatus;
   scheduledAt: string | undefined;
+  /** `date`: when a published post was first published (ISO 8601 UTC). */
+  publishedAt?: string | undefined;
+  /** Old addresses, as written (`aliases`, `permalink`, `redirect_from`); undefined: none given, the post's stay. */
+  aliases?: string[] | undefined;
   content: string;
 }
+
+/** A parsed file, with what it had that was ignored (one line each). */
+export type ParsedPostFile = PostFile & { warnings: string[] };
 
 export class FrontMatterError extends Error {
   constructor(
@@ -45,7 +55,7 @@ export class FrontMatterError extends Error {
   }
 }
 
-const KNOWN = new Set(['title', 'slug', 'tags', 'description', 'og_image', 'status', 'draft', 'scheduled_at']);
+const KNOWN = new Set(['title', 'slug', 'tags', 'description', 'og_image', 'status', 'draft', 'scheduled_at', 'date', 'published', 'aliases', 'permalink', 'redirect_from', 'layout']);
 
 /**
  * Fields that Hugo, Jekyll and other generators write, with what to do instead: a folder moved
@@ -53,10 +63,8 @@ const KNOWN = new Set(['title', 'slug', 'tags', 'description', 'og_image', 'stat
  * errors: ignoring them would also ignore Jekyll's `published: false` and publish a draft.
  */
 const HINTS: Record<string, string> = {
-  date: 'Folio dates a post when it is published; remove it',
   publishDate: 'Folio dates a post when it is published; remove it, or use status: scheduled with scheduled_at',
   lastmod: 'Folio records when a post changes; remove it',
-  published: 'use status: draft or status: published',
   lang: "Folio tells a post's language from its text; remove it",
   language: "Folio tells a post's language from its text; remove it",
   categories: 'use tags',
@@ -69,7 +77,7 @@ const HINTS: Record<string, string> = {
 const OPENING = /^---[ \t]*\r?\n/;
 const CLOSING = /^---[ \t]*$/m;
 
-export function parsePostFile(file: string, text: string): PostFile {
+export function parsePostFile(file: string, text: string): ParsedPostFile {
   const source = text.replace(/^\uFEFF/, '');
   if (!OPENING.test(source)) throw new FrontMatterError(file, 1, 'the file must start with front matter: a line "---", YAML fields (title at least), and "---"');
   const afterOpening = source.replace(OPENING, '');
@@ -129,6 +137,24 @@ export function parsePostFile(file: string, text: string): PostFile {
       status = 'draft';
     }
   }
+  // Jekyll's `published: false` is a draft.
+  if (fields.published !== undefined) {
+    if (typeof fields.published !== 'boolean') fail('published', 'published must be true or false');
+    if (fields.published === false) {
+      if (statusValue !== undefined && statusValue !== 'draft') fail('published', `published: false contradicts status: ${statusValue}`);
+      status = 'draft';
+    }
+  }
+  const warnings: string[] = [];
+  if (fields.layout !== undefined) warnings.push(`layout "${String(fields.layout)}" ignored: the blog's theme lays out every post`);
+  let publishedAt: string | undefined;
+  if (fields.date !== undefined && fields.date !== null) {
+    const date = generatorDate(fields.date);
+    if (date === null) fail('date', `date is not a date: "${String(fields.date)}" (use 2019-05-01, 2019-05-01T09:00:00+09:00 or 2019-05-01 09:00:00 +0900)`);
+    // A draft or a scheduled post gets its date when it goes live.
+    if (status === 'published') publishedAt = date!;
+  }
+  const aliases = addressesOf(fields, fail);
   const scheduled = fields.scheduled_at instanceof Date ? fields.scheduled_at.toISOString() : text_('scheduled_at');
   if (status === 'scheduled' && scheduled === undefined) fail('status', 'status scheduled needs scheduled_at (an ISO 8601 time with a time zone)');
   if (scheduled !== undefined && status !== 'scheduled') fail('scheduled_at', 'scheduled_at needs status: scheduled');
@@ -142,8 +168,33 @@ export function parsePostFile(file: string, text: string): PostFile {
     ogImage: text_('og_image'),
     status,
     scheduledAt: scheduled === undefined ? undefined : new Date(scheduled).toISOString(),
+    ...(publishedAt !== undefined ? { publishedAt } : {}),
+    ...(aliases !== undefined ? { aliases } : {}),
     content,
+    warnings,
   };
+}
+
+/**
+ * The post's old addresses: Hugo's `aliases` (a relative one is taken from the blog's root),
+ * Jekyll's `permalink` and jekyll-redirect-from's `redirect_from`, in that order; undefined when
+ * the file names none. A permalink with placeholders (`/:year/:title/`) names no one address.
+ */
+function addressesOf(fields: Record<string, unknown>, fail: (key: string, problem: string) => never): string[] | undefined {
+  let found: string[] | undefined;
+  for (const key of ['aliases', 'permalink', 'redirect_from']) {
+    const value = fields[key];
+    if (value === undefined || value === null) continue;
+    const list = Array.isArray(value) ? value : [value];
+    if (!list.every((entry) => typeof entry === 'string' && entry.trim() !== '')) fail(key, `${key} must be a path or a list of paths, e.g. [/2019/05/old-post/]`);
+    for (const entry of list as string[]) {
+      if (key === 'permalink' && /(^|\/):[a-z_]+/.test(entry)) fail(key, `permalink "${entry}" has placeholders; write the post's own old address, e.g. /2019/05/01/old-post.html`);
+      const path = entry.trim().startsWith('/') ? entry.trim() : `/${entry.trim()}`;
+      found ??= [];
+      if (!found.includes(path)) found.push(path);
+    }
+  }
+  return found;
 }
 
 /** The file `folio pull` writes for a post; parsePostFile reads it back to the same fields. */
@@ -153,5 +204,7 @@ export function formatPostFile(post: Omit<PostFile, 'slug'> & { slug: string }):
   if (post.ogImage !== undefined) fields.og_image = post.ogImage;
   fields.status = post.status;
   if (post.scheduledAt !== undefined) fields.scheduled_at = post.scheduledAt;
+  if (post.publishedAt !== undefined) fields.date = post.publishedAt;
+  if (post.aliases !== undefined && post.aliases.length > 0) fields.aliases = post.aliases;
   return `---\n${stringify(fields, { lineWidth: 0 })}---\n${post.content}`;
 }

@@ -53,8 +53,10 @@ export async function markdownFiles(dir: string): Promise<string[]> {
 
 /** What a post's fields hash to: equal hashes, nothing to send. */
 export function postHash(post: PostFile & { slug: string }): string {
-  const { title, slug, tags, description, ogImage, status, scheduledAt, content } = post;
-  return createHash('sha256').update(JSON.stringify([title, slug, tags, description ?? null, ogImage ?? null, status, scheduledAt ?? null, content])).digest('base64url');
+  const { title, slug, tags, description, ogImage, status, scheduledAt, publishedAt, aliases, content } = post;
+  return createHash('sha256')
+    .update(JSON.stringify([title, slug, tags, description ?? null, ogImage ?? null, status, scheduledAt ?? null, content, publishedAt ?? null, aliases ?? null]))
+    .digest('base64url');
 }
 
 /** A slug from a file name (`Sharpening a Chisel.md` → `sharpening-a-chisel`), as the API would accept it. */

@@ -7,12 +7,19 @@
  * and the post points at their media URLs.
  *
  * A failure of one file (front matter, or the API's answer) is recorded with the file and the
- * message, and the others go on; the caller exits non-zero when any failed.
+ * message, and the others go on; the caller exits non-zero when any failed. A folder from Hugo or
+ * Jekyll keeps its dates and old addresses (generatorFields.ts); what cannot be carried over (a
+ * shortcode, a layout) is a warning naming the file. A dry run checks every request it would
+ * send as the API will (requestCheck.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { FolioApiError, type FolioClient, type Post, type PostUpdate } from '../client/folioClient.js';
 import { FrontMatterError, parsePostFile, type PostFile } from './frontMatter.js';
+import { pathMeaning, unrenderedTags } from './generatorFields.js';
+import { refusalOf } from './requestCheck.js';
+import { normalizeAlias } from '../services/aliases.js';
+import type { PostBodyInput } from '../http/routes/posts.schema.js';
 import { fileHash, imageType, localImages, markdownFiles, postHash, readState, slugFromFileName, withMediaUrls, writeState, type SyncState } from './localFolder.js';
 import { listAllPosts, toPostFile } from './remotePosts.js';
 
@@ -33,6 +40,8 @@ export interface PushReport {
   /** Posts on the blog without a file, left alone (no deleteMissing). */
   orphans: string[];
   failures: { file: string; message: string }[];
+  /** What a file had that the blog will not show as its author meant (a shortcode, a layout). */
+  warnings: { file: string; message: string }[];
 }
 
 type Desired = PostFile & { slug: string };
@@ -48,7 +57,21 @@ function changesOf(remote: Desired, local: Desired): PostUpdate {
   if (local.description !== undefined && remote.description !== local.description) meta.description = local.description;
   if ((remote.ogImage ?? null) !== (local.ogImage ?? null)) meta.og_image = local.ogImage ?? null;
   if (Object.keys(meta).length > 0) changes.meta = meta;
+  // No aliases or date in the file: the post's own stay.
+  if (local.aliases !== undefined && JSON.stringify(normalizedAliases(local.aliases)) !== JSON.stringify(remote.aliases ?? [])) changes.aliases = local.aliases;
+  if (local.publishedAt !== undefined && local.status === 'published' && remote.publishedAt !== local.publishedAt) changes.published_at = local.publishedAt;
   return changes;
+}
+
+/** The aliases as the API will store them; one it would refuse stays as written (and differs). */
+function normalizedAliases(aliases: readonly string[]): string[] {
+  const paths: string[] = [];
+  for (const alias of aliases) {
+    const checked = normalizeAlias(alias);
+    const path = 'path' in checked ? checked.path : alias;
+    if (!paths.includes(path)) paths.push(path);
+  }
+  return paths;
 }
 
 /** Whether the post's status (and time) is what the file asks for. */
@@ -60,22 +83,40 @@ function statusMatches(remote: Post, local: Desired): boolean {
 }
 
 export async function push(client: FolioClient, blogId: string, dir: string, options: PushOptions = {}): Promise<PushReport> {
-  const report: PushReport = { created: 0, updated: 0, unchanged: 0, deleted: 0, uploaded: 0, orphans: [], failures: [] };
+  const report: PushReport = { created: 0, updated: 0, unchanged: 0, deleted: 0, uploaded: 0, orphans: [], failures: [], warnings: [] };
   const say = options.onChange ?? (() => {});
   const state = await readState(dir, blogId);
   const remote = new Map((await listAllPosts(client, blogId)).map((p) => [p.slug, p]));
   const files = await markdownFiles(dir);
   const seen = new Map<string, string>();
+  const aliasesSeen = new Map<string, string>();
 
   for (const [i, file] of files.entries()) {
     options.onProgress?.(i, files.length);
     try {
-      const parsed = parsePostFile(file, await readFile(join(dir, file), 'utf8'));
-      const slug = parsed.slug ?? slugFromFileName(file);
+      const where = pathMeaning(file);
+      if (where.section) {
+        report.warnings.push({ file, message: 'a Hugo section page (_index.md) is not a post: skipped' });
+        continue;
+      }
+      const { warnings, ...parsed } = parsePostFile(file, await readFile(join(dir, file), 'utf8'));
+      const slug = parsed.slug ?? slugFromFileName(`${where.name}.md`);
       if (!slug) throw new FrontMatterError(file, 2, `no slug: give one in the front matter (the file name ${basename(file)} makes none)`);
       const other = seen.get(slug);
       if (other) throw new FrontMatterError(file, 2, `slug "${slug}" is also the slug of ${other}`);
       seen.set(slug, file);
+      if (where.draft && parsed.status !== 'draft') {
+        // Jekyll never publishes `_drafts/`, whatever the front matter says.
+        parsed.status = 'draft';
+        parsed.scheduledAt = undefined;
+        delete parsed.publishedAt;
+      }
+      if (parsed.publishedAt === undefined && where.date !== undefined && parsed.status === 'published') parsed.publishedAt = where.date;
+      const tags = unrenderedTags(parsed.content);
+      if (tags.length > 0) warnings.push(`shortcodes or Liquid tags Folio cannot render, shown as literal text: ${tags.join(', ')}`);
+      for (const message of warnings) report.warnings.push({ file, message });
+      const aliasClash = claimAliases(aliasesSeen, file, slug, parsed.aliases ?? [], seen, remote);
+      if (aliasClash) throw new FrontMatterError(file, 2, aliasClash);
       const local: Desired = { ...(await uploadImages(client, blogId, dir, file, parsed, state, options.dryRun === true, report)), slug };
       const hash = postHash(local);
       const summary = remote.get(slug);
@@ -93,6 +134,10 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
       }
       say(`${options.dryRun ? 'would ' : ''}${current ? 'update' : 'create'} ${file} (${slug}${current && !statusMatches(current, local) ? `: ${current.status} → ${local.status}` : ''})`);
       if (options.dryRun) {
+        // A change of status alone sends no PUT, only the transition, which has no body.
+        const body = current ? updateBody(current, local, changes ?? {}) : null;
+        const refusal = body === null ? refusalOf('create', createBody(local), local.status === 'scheduled' ? 'draft' : local.status) : Object.keys(body).length === 0 ? null : refusalOf('update', body, local.status);
+        if (refusal) throw new DryRunRefusal(refusal);
         if (current) report.updated++;
         else report.created++;
         continue;
@@ -102,7 +147,10 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
       else report.created++;
       state.posts[slug] = { hash, updatedAt: after.updated_at };
     } catch (err) {
-      report.failures.push({ file, message: err instanceof FrontMatterError ? `line ${err.line}: ${err.problem}` : err instanceof FolioApiError ? `${err.code}: ${err.message}` : String(err) });
+      report.failures.push({
+        file,
+        message: err instanceof FrontMatterError ? `line ${err.line}: ${err.problem}` : err instanceof FolioApiError ? `${err.code}: ${err.message}` : err instanceof DryRunRefusal ? `the API would refuse it: ${err.message}` : String(err),
+      });
       if (err instanceof FolioApiError && err.status === 0) break; // the API is gone: the rest would fail the same way
     }
   }
@@ -131,19 +179,41 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
   return report;
 }
 
-async function create(client: FolioClient, blogId: string, local: Desired): Promise<Post> {
+/** The body of the post's creation. */
+function createBody(local: Desired): PostBodyInput & { title: string; content: string } {
   const meta = { ...(local.description !== undefined ? { description: local.description } : {}), ...(local.ogImage !== undefined ? { og_image: local.ogImage } : {}) };
-  await client.createPost(
-    { title: local.title, content: local.content, slug: local.slug, tags: local.tags, status: local.status === 'published' ? 'published' : 'draft', ...(Object.keys(meta).length > 0 ? { meta } : {}) },
-    blogId,
-  );
+  const published = local.status === 'published';
+  return {
+    title: local.title,
+    content: local.content,
+    slug: local.slug,
+    tags: local.tags,
+    status: published ? 'published' : 'draft',
+    ...(Object.keys(meta).length > 0 ? { meta } : {}),
+    ...(published && local.publishedAt !== undefined ? { published_at: local.publishedAt } : {}),
+    ...(local.aliases !== undefined && local.aliases.length > 0 ? { aliases: local.aliases } : {}),
+  };
+}
+
+/**
+ * The body of the post's update: the changes, and the move to published when it carries the
+ * date (the publish operation has no body, so the first publication date travels with the PUT).
+ */
+function updateBody(current: Post, local: Desired, changes: PostUpdate): PostUpdate {
+  if (changes.published_at !== undefined && current.status !== 'published') return { ...changes, status: 'published' };
+  return changes;
+}
+
+async function create(client: FolioClient, blogId: string, local: Desired): Promise<Post> {
+  await client.createPost(createBody(local), blogId);
   if (local.status === 'scheduled') await client.schedulePost(local.slug, local.scheduledAt ?? '', blogId);
   return client.getPost(local.slug, blogId);
 }
 
 async function update(client: FolioClient, blogId: string, current: Post, local: Desired, changes: PostUpdate): Promise<Post> {
-  if (Object.keys(changes).length > 0) await client.updatePost(local.slug, changes, blogId);
-  if (!statusMatches(current, local)) {
+  const body = updateBody(current, local, changes);
+  if (Object.keys(body).length > 0) await client.updatePost(local.slug, body, blogId);
+  if (!statusMatches(current, local) && body.status !== 'published') {
     if (local.status === 'published') await client.publishPost(local.slug, blogId);
     else {
       if (current.status !== 'draft') await client.unpublishPost(local.slug, blogId);
@@ -151,6 +221,31 @@ async function update(client: FolioClient, blogId: string, current: Post, local:
     }
   }
   return client.getPost(local.slug, blogId);
+}
+
+/** A request the dry run found the API would refuse. */
+class DryRunRefusal extends Error {}
+
+/**
+ * Records the file's aliases; the problem when one is another file's alias or another post's
+ * address (the API's 409), checked before anything is sent.
+ */
+function claimAliases(
+  taken: Map<string, string>,
+  file: string,
+  slug: string,
+  aliases: readonly string[],
+  slugs: ReadonlyMap<string, string>,
+  remote: ReadonlyMap<string, unknown>,
+): string | null {
+  for (const path of normalizedAliases(aliases)) {
+    const holder = taken.get(path);
+    if (holder !== undefined && holder !== file) return `alias "${path}" is also an alias of ${holder}`;
+    const aliasSlug = /^\/([^/]+)\/$/.exec(path)?.[1];
+    if (aliasSlug !== undefined && aliasSlug !== slug && (slugs.has(aliasSlug) || remote.has(aliasSlug))) return `alias "${path}" is the address of the post "${aliasSlug}"`;
+    taken.set(path, file);
+  }
+  return null;
 }
 
 /** The post with its local images uploaded (once, by content hash) and referenced by URL. */

@@ -24,6 +24,8 @@ export function toPostFile(post: Post): PostFile & { slug: string } {
     ogImage: post.og_image_url ?? undefined,
     status: post.status,
     scheduledAt: post.scheduled_at ?? undefined,
+    ...(post.status === 'published' && post.published_at ? { publishedAt: post.published_at } : {}),
+    ...(post.aliases && post.aliases.length > 0 ? { aliases: post.aliases } : {}),
     content: post.content_md,
   };
 }

@@ -72,6 +72,14 @@ describe('deploy/nginx/folio.conf in front of the bucket', () => {
     expect((await edge('/dusk')).text).toContain('Newer words.');
   });
 
+  it("a post's alias serves the same redirect page, and is gone once the alias is removed", async () => {
+    await cached('/2019/05/old-dusk/');
+    expect((await t.request('PUT', '/v1/posts/dusk', { blogId, body: { aliases: ['/2019/05/old-dusk/'] } })).status).toBe(200);
+    expect((await edge('/2019/05/old-dusk')).text).toMatch(/http-equiv="refresh" content="0; ?url=\/dusk"/);
+    expect((await t.request('PUT', '/v1/posts/dusk', { blogId, body: { aliases: [] } })).status).toBe(200);
+    expect((await edge('/2019/05/old-dusk/')).status).toBe(404);
+  });
+
   it('a theme change and a blog delete are visible once their job completed (every path purged)', async () => {
     await cached('/');
     await cached('/first-light');

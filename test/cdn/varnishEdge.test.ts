@@ -97,6 +97,23 @@ describe('deploy/varnish/folio.vcl in front of the bucket', () => {
     expect((await edge('/dusk')).text).toContain('Newer words.');
   });
 
+  it("a post's aliases answer 301 to it through the cache, and an alias removed is gone as soon as the API answered", async () => {
+    // Cached as misses first: the purge must reach them.
+    expect((await cached('/2019/05/old-dusk/')).status).toBe(404);
+    await cached('/2019/05/01/old-dusk.html');
+    const res = await t.request('PUT', '/v1/posts/dusk', { blogId, body: { aliases: ['/2019/05/old-dusk/', '/2019/05/01/old-dusk.html'] } });
+    expect(res.status, res.text).toBe(200);
+    for (const path of ['/2019/05/old-dusk', '/2019/05/old-dusk/', '/2019/05/01/old-dusk.html']) {
+      const old = await edge(path);
+      expect(old.status, path).toBe(301);
+      expect(old.headers.location, path).toMatch(/\/dusk$/);
+    }
+    await cached('/2019/05/old-dusk/');
+    expect((await t.request('PUT', '/v1/posts/dusk', { blogId, body: { aliases: ['/2019/05/01/old-dusk.html'] } })).status).toBe(200);
+    expect((await edge('/2019/05/old-dusk/')).status).toBe(404);
+    expect((await edge('/2019/05/01/old-dusk.html')).status).toBe(301);
+  });
+
   it('an unpublished post is gone from the cache as soon as the API answered', async () => {
     await cached('/dusk');
     expect((await t.request('POST', '/v1/posts/dusk/unpublish', { blogId })).status).toBe(200);
@@ -104,6 +121,8 @@ describe('deploy/varnish/folio.vcl in front of the bucket', () => {
     expect(gone.status).toBe(404);
     expect(gone.text).not.toContain('Newer words.');
     expect((await edge('/')).text).not.toContain('Second light');
+    // Its aliases go with it.
+    expect((await edge('/2019/05/01/old-dusk.html')).status).toBe(404);
   });
 
   it('a theme change is visible on every page once its job completed', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ describe('folio import', () => {
     writeFileSync(file, exported.text);
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-import-'));
     const env = { FOLIO_DATA_DIR: dataDir };
-    const account = JSON.parse((await runCliCaptured(['account', 'create', '--json'], env)).stdout) as { account_id: string; api_key: string };
+    const account = JSON.parse((await runCliCaptured(['account', 'create', '--plan', 'enterprise', '--json'], env)).stdout) as { account_id: string; api_key: string };
     const run = await runCliCaptured(['import', file, '--account', account.account_id], env);
     expect(run.stderr.split('\n').filter((l) => l && !l.startsWith('importing') && !l.startsWith('publishing'))).toEqual([]);
     expect(run.code).toBe(0);
@@ -96,13 +96,101 @@ describe('folio import', () => {
     const env = { FOLIO_DATA_DIR: source.dataDir };
     const blogsBefore = (source.folio.db.prepare('SELECT COUNT(*) AS n FROM blogs').get() as { n: number }).n;
     const taken = await runCliCaptured(['import', file, '--account', blog.actor.accountId], env);
-    expect(taken.code).toBe(2);
-    expect(taken.stderr).toMatch(/blog "(moved|empty)-\d+": the slug is taken on this Folio; nothing was imported/);
+    expect(taken.code).toBe(1);
+    expect(taken.stdout).toContain('Imported 0 blogs and 0 posts');
+    expect(taken.stdout).toContain('Nothing was imported.');
+    expect(taken.stderr).toMatch(/folio: not imported: blog "moved-\d+": this account already has a blog with this slug \(imported before\?\); none of its 4 posts were imported/);
     const broken = join(work, 'broken.json');
     writeFileSync(broken, JSON.stringify({ ...exported.body, blogs: [{ ...exported.body.blogs[0], posts: [{ title: 'no slug' }] }] }));
     const malformed = await runCliCaptured(['import', broken, '--account', blog.actor.accountId], env);
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toContain('not a Folio export: /blogs/0/posts/0');
     expect((source.folio.db.prepare('SELECT COUNT(*) AS n FROM blogs').get() as { n: number }).n).toBe(blogsBefore);
+  });
+});
+
+describe('folio import checks what the API checks, reports what it left out, and renders what it imported', () => {
+  /** The exported document with one blog of these posts, under a fresh slug. */
+  function documentWith(slug: string, posts: Record<string, unknown>[]): string {
+    const base = exported.body.blogs.find((b: { name: string }) => b.name === 'Moving house');
+    const post = { title: 'A post', content: 'Words.', tags: [], status: 'published', meta: { description: null, og_image: null }, published_at: '2025-01-02T03:04:05.000Z', scheduled_at: null, created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-01T00:00:00.000Z' };
+    return JSON.stringify({ ...exported.body, blogs: [{ ...base, slug, custom_domain: null, media: [], posts: posts.map((p) => ({ ...post, ...p })) }] });
+  }
+
+  it('refuses a reserved slug, too many tags, impossible and future dates, post by post, and imports and publishes the rest', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'folio-import-'));
+    const env = { FOLIO_DATA_DIR: dataDir };
+    const account = JSON.parse((await runCliCaptured(['account', 'create', '--plan', 'enterprise', '--json'], env)).stdout) as { account_id: string };
+    const file = join(work, 'checked.json');
+    writeFileSync(
+      file,
+      documentWith('checked', [
+        { slug: 'kept', title: 'Kept' },
+        { slug: 'moved', title: 'Moved', aliases: ['/2019/05/moved'] },
+        { slug: 'page', title: 'Would replace the archive pages' },
+        { slug: 'tagged', tags: Array.from({ length: 1005 }, (_, i) => `tag-${i}`) },
+        { slug: 'feb-30', published_at: '2025-02-30T10:00:00.000Z' },
+        { slug: 'from-the-future', published_at: '2099-01-01T00:00:00.000Z' },
+        { slug: 'bad-alias', aliases: ['/tags/x/'] },
+        { slug: 'Not A Slug' },
+      ]),
+    );
+    const run = await runCliCaptured(['import', file, '--account', account.account_id], env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Imported 1 blogs and 2 posts');
+    const lines = run.stderr.split('\n').filter((line) => line.startsWith('folio: not imported: '));
+    expect(lines).toEqual([
+      'folio: not imported: blog "checked", post "page": slug "page" is reserved for the site\'s own pages',
+      'folio: not imported: blog "checked", post "tagged": invalid request body: tags must have at most 10 entries',
+      'folio: not imported: blog "checked", post "feb-30": published_at is not an ISO 8601 time with a zone: "2025-02-30T10:00:00.000Z"',
+      'folio: not imported: blog "checked", post "from-the-future": published_at must not be in the future; to publish later, use POST /posts/:slug/schedule with scheduled_at',
+      'folio: not imported: blog "checked", post "bad-alias": invalid request body: aliases[0] is one of the site\'s own paths (/tags…)',
+      'folio: not imported: blog "checked", post "Not A Slug": invalid request body: slug must be lower-case letters or digits in words joined by single hyphens',
+    ]);
+    const target = await startTestApp({ dataDir });
+    try {
+      const host = 'checked.localhost:3000';
+      expect((await visit(target.baseUrl, host, '/kept')).status).toBe(200);
+      expect((await visit(target.baseUrl, host, '/moved')).status).toBe(200);
+      const old = await visit(target.baseUrl, host, '/2019/05/moved/');
+      expect(old.status).toBe(301);
+      expect(old.headers.location).toBe('/moved');
+      // The reserved slug did not replace the blog's archive pages.
+      expect((await visit(target.baseUrl, host, '/page/1')).text).toContain('Kept');
+      const report = await target.folio.publisher.verify(target.folio.repos.blogs.findBySlug('checked')!);
+      expect(report).toMatchObject({ missing: [], different: [], extra: [] });
+    } finally {
+      await target.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a blog written but not rendered is said so, and a re-run renders it and names what it did not import again', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'folio-import-'));
+    const env = { FOLIO_DATA_DIR: dataDir };
+    const account = JSON.parse((await runCliCaptured(['account', 'create', '--plan', 'enterprise', '--json'], env)).stdout) as { account_id: string };
+    const file = join(work, 'blocked.json');
+    writeFileSync(file, documentWith('blocked', [{ slug: 'live', title: 'Live post' }]));
+    // The store cannot write the blog's folder: a file stands where it would go.
+    mkdirSync(join(dataDir, 'public'), { recursive: true });
+    writeFileSync(join(dataDir, 'public', 'blocked'), 'in the way');
+    const first = await runCliCaptured(['import', file, '--account', account.account_id], env);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toContain('Imported 1 blogs and 1 posts');
+    expect(first.stderr).toMatch(/folio: blog "blocked" was imported but its pages are not written yet \(.+\); the server retries, or run: folio site rebuild blocked/);
+
+    rmSync(join(dataDir, 'public', 'blocked'));
+    const again = await runCliCaptured(['import', file, '--account', account.account_id], env);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toContain('Imported 0 blogs and 0 posts');
+    expect(again.stdout).toContain('Rendered 1 blog an earlier import wrote: blocked');
+    expect(again.stderr).toContain('folio: not imported: blog "blocked": this account already has a blog with this slug (imported before?); none of its 1 posts were imported');
+    const target = await startTestApp({ dataDir });
+    try {
+      expect((await visit(target.baseUrl, 'blocked.localhost:3000', '/live')).status).toBe(200);
+    } finally {
+      await target.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

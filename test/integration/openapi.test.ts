@@ -104,7 +104,7 @@ describe('GET /v1/openapi.json', () => {
   it('is what every answer of the integration suite is checked against, and that check catches drift', () => {
     const contract = new OpenApiContract(doc);
     const json = (extra: Record<string, string> = {}) => new Headers({ 'content-type': 'application/json', 'x-request-id': 'r1', etag: '"v1"', ...extra });
-    const post = { id: 'p', blog_id: 'b', title: 't', slug: 's', content_md: '', content_html: '', meta_description: '', og_image_url: null, tags: [], status: 'draft', published_at: null, scheduled_at: null, created_at: 'x', updated_at: 'x' };
+    const post = { id: 'p', blog_id: 'b', title: 't', slug: 's', content_md: '', content_html: '', meta_description: '', og_image_url: null, tags: [], status: 'draft', published_at: null, scheduled_at: null, aliases: [], created_at: 'x', updated_at: 'x' };
     expect(() => contract.check('GET', '/v1/posts/s', 200, json(), post)).not.toThrow();
     const { title: _title, ...withoutTitle } = post;
     expect(() => contract.check('GET', '/v1/posts/s', 200, json(), withoutTitle)).toThrow(/required property 'title'/);

@@ -14,6 +14,7 @@ import {
 
 const SUMMARY_KEYS = ['created_at', 'id', 'meta_description', 'published_at', 'slug', 'status', 'tags', 'title', 'updated_at'];
 const FULL_KEYS = [
+  'aliases',
   'blog_id',
   'content_html',
   'content_md',

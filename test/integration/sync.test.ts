@@ -185,12 +185,10 @@ describe('front matter errors name the file and the line', () => {
   });
 
   it.each([
-    ['date: 2016-05-07', 'unknown field "date": Folio dates a post when it is published; remove it (known: title,'],
-    ['published: false', 'unknown field "published": use status: draft or status: published (known:'],
     ['categories: [a]', 'unknown field "categories": use tags (known:'],
     ['lang: ko', 'unknown field "lang": Folio tells a post\'s language from its text; remove it (known:'],
     ['toString: x', 'unknown field "toString" (known:'],
-    ['date: 2016-05-07\nlang: en\nlayout: post', 'unknown field "date": Folio dates a post when it is published; remove it; unknown field "lang": Folio tells a post\'s language from its text; remove it; unknown field "layout" (known:'],
+    ['lastmod: 2016-05-07\nlang: en\nlayout: post', 'unknown field "lastmod": Folio records when a post changes; remove it; unknown field "lang": Folio tells a post\'s language from its text; remove it (known:'],
   ])('a field another generator writes, %j, says what to use instead', (field, message) => {
     expect(() => parsePostFile('p.md', `---\ntitle: A\n${field}\n---\nx`)).toThrow(`p.md:3: ${message}`);
   });

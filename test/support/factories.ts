@@ -85,6 +85,8 @@ export interface PostInput {
   tags?: string[];
   status?: string;
   meta?: Record<string, unknown>;
+  published_at?: string;
+  aliases?: string[];
 }
 
 /** Creates a post in the blog through POST /v1/posts; returns the creation response body. */

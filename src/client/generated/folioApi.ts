@@ -1041,6 +1041,10 @@ export interface operations {
                         /** @description An http(s) URL, or the id of an image uploaded to the blog's media (stored as its URL; pages use its 1200 × 630 crop) */
                         og_image?: string | null;
                     };
+                    /** @description When the post was first published, for a post moved from elsewhere: ISO 8601 with a time zone, not in the future; only with status published (or on a published post). Lists, feeds and the sitemap order by it. To publish later, use the schedule operation. */
+                    published_at?: string;
+                    /** @description Old addresses of the post on this blog (such as /2019/05/old-post/ or /2019/05/old-post.html) that answer 301 to it while it is published. Absolute paths, no query or fragment; not the site's own paths; a path another post uses is a 409. On update the list replaces the post's aliases ([] removes them). */
+                    aliases?: string[];
                     /**
                      * @description `draft` (the default) or `published` (its page is written before the answer); scheduling is a separate call
                      * @enum {unknown}
@@ -1141,7 +1145,10 @@ export interface operations {
                      *       "content_md": "# Sharpening a chisel\n\nStart with the **back**.",
                      *       "content_html": "<h1>Sharpening a chisel</h1>\n<p>Start with the <strong>back</strong>.</p>\n",
                      *       "og_image_url": null,
-                     *       "scheduled_at": null
+                     *       "scheduled_at": null,
+                     *       "aliases": [
+                     *         "/2019/05/sharpening-a-chisel/"
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -1164,6 +1171,8 @@ export interface operations {
                         og_image_url: string | null;
                         /** @description ISO 8601 UTC with milliseconds */
                         scheduled_at: string | null;
+                        /** @description Old addresses that redirect to the post, normalised */
+                        aliases: string[];
                     };
                 };
             };
@@ -1219,6 +1228,10 @@ export interface operations {
                         /** @description An http(s) URL, or the id of an image uploaded to the blog's media (stored as its URL; pages use its 1200 × 630 crop) */
                         og_image?: string | null;
                     };
+                    /** @description When the post was first published, for a post moved from elsewhere: ISO 8601 with a time zone, not in the future; only with status published (or on a published post). Lists, feeds and the sitemap order by it. To publish later, use the schedule operation. */
+                    published_at?: string;
+                    /** @description Old addresses of the post on this blog (such as /2019/05/old-post/ or /2019/05/old-post.html) that answer 301 to it while it is published. Absolute paths, no query or fragment; not the site's own paths; a path another post uses is a 409. On update the list replaces the post's aliases ([] removes them). */
+                    aliases?: string[];
                     /**
                      * @description `published` puts the post on the blog, `draft` takes it off
                      * @enum {unknown}
@@ -3480,7 +3493,10 @@ export interface operations {
                      *               "published_at": "2026-11-25T16:27:29.305Z",
                      *               "scheduled_at": null,
                      *               "created_at": "2026-11-25T16:27:28.690Z",
-                     *               "updated_at": "2026-11-25T16:29:35.397Z"
+                     *               "updated_at": "2026-11-25T16:29:35.397Z",
+                     *               "aliases": [
+                     *                 "/2019/05/sharpening-a-chisel/"
+                     *               ]
                      *             }
                      *           ],
                      *           "media": [
@@ -3527,6 +3543,7 @@ export interface operations {
                                 scheduled_at: string | null;
                                 created_at: string;
                                 updated_at: string;
+                                aliases?: string[];
                             }[];
                             media: {
                                 id: string;

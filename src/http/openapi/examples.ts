@@ -34,6 +34,7 @@ const post = {
   content_html: '<h1>Sharpening a chisel</h1>\n<p>Start with the <strong>back</strong>.</p>\n',
   og_image_url: null,
   scheduled_at: null,
+  aliases: ['/2019/05/sharpening-a-chisel/'],
 };
 
 const postWritten = { id: POST_ID, slug: 'sharpening-a-chisel', url: `${SITE}/sharpening-a-chisel` };
@@ -204,6 +205,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
               scheduled_at: null,
               created_at: CREATED,
               updated_at: UPDATED,
+              aliases: ['/2019/05/sharpening-a-chisel/'],
             },
           ],
           media: [{ id: MEDIA_ID, url: media.url, width: 1600, height: 1000, content_type: 'image/jpeg', bytes: 412_733, created_at: CREATED }],

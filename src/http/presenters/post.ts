@@ -22,7 +22,7 @@ export function presentPostSummary(post: PostSummary) {
   };
 }
 
-export function presentPost(post: Post) {
+export function presentPost(post: Post, aliases: readonly string[]) {
   return {
     id: post.id,
     blog_id: post.blogId,
@@ -36,6 +36,7 @@ export function presentPost(post: Post) {
     status: post.status,
     published_at: post.publishedAt,
     scheduled_at: post.scheduledAt,
+    aliases,
     created_at: post.createdAt,
     updated_at: post.updatedAt,
   };

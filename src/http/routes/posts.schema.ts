@@ -1,4 +1,5 @@
 import { PORTABLE_SLUG_PATTERN, SLUG_PATTERN } from '../../services/slugs.js';
+import { MAX_ALIASES, MAX_ALIAS_LENGTH } from '../../services/aliases.js';
 import { nonBlank, nullableTimestamp, pageParam, paginationSchema, timestamp } from './schemaParts.js';
 
 export const MAX_CONTENT_BYTES = 1024 * 1024;
@@ -41,6 +42,20 @@ const postFields = {
   },
   tags,
   meta,
+  published_at: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 64,
+    description:
+      'When the post was first published, for a post moved from elsewhere: ISO 8601 with a time zone, not in the future; only with status published (or on a published post). Lists, feeds and the sitemap order by it. To publish later, use the schedule operation.',
+  },
+  aliases: {
+    type: 'array',
+    maxItems: MAX_ALIASES,
+    items: { type: 'string', minLength: 1, maxLength: MAX_ALIAS_LENGTH, pattern: '^/', 'x-hint': 'must be an absolute path on the blog, starting with "/"' },
+    description:
+      "Old addresses of the post on this blog (such as /2019/05/old-post/ or /2019/05/old-post.html) that answer 301 to it while it is published. Absolute paths, no query or fragment; not the site's own paths; a path another post uses is a 409. On update the list replaces the post's aliases ([] removes them).",
+  },
 } as const;
 
 export interface PostBodyInput {
@@ -50,6 +65,8 @@ export interface PostBodyInput {
   tags?: string[];
   status?: 'draft' | 'published';
   meta?: { description?: string | null; og_image?: string | null };
+  published_at?: string;
+  aliases?: string[];
 }
 
 export const createPostBody = {
@@ -125,6 +142,7 @@ export const postSchema = {
     content_html: { type: 'string' },
     og_image_url: { type: ['string', 'null'] },
     scheduled_at: nullableTimestamp,
+    aliases: { type: 'array', items: { type: 'string' }, description: 'Old addresses that redirect to the post, normalised' },
   },
 } as const;
 

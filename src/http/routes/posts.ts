@@ -35,6 +35,7 @@ import {
   type ScheduleBody,
 } from './posts.schema.js';
 import { deletedSchema } from './schemaParts.js';
+import { parseTimestamp, TIMESTAMP_HINT } from '../../services/timestamps.js';
 
 interface Deps {
   posts: PostsService;
@@ -43,29 +44,12 @@ interface Deps {
   urls: SiteUrls;
 }
 
-const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-
-/** Date rolls `2030-02-30` over to March 2 and `24:00` to the next day; neither is a real time. */
-function isRealDateTime(fields: number[]): boolean {
-  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = fields;
-  const probe = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  return (
-    probe.getUTCFullYear() === year &&
-    probe.getUTCMonth() === month - 1 &&
-    probe.getUTCDate() === day &&
-    probe.getUTCHours() === hour &&
-    probe.getUTCMinutes() === minute &&
-    probe.getUTCSeconds() === second
-  );
-}
-
 /** ISO 8601 with an explicit zone; a bare local time would be ambiguous. */
-function parseScheduledAt(value: string): Date {
-  const match = ISO_WITH_ZONE.exec(value);
-  const date = new Date(value);
-  if (!match || Number.isNaN(date.getTime()) || !isRealDateTime(match.slice(1, 7).map((part) => Number(part ?? 0)))) {
-    throw new BadRequestError('scheduled_at must be an ISO 8601 datetime with a time zone, like 2026-03-24T10:00:00Z', {
-      details: [{ field: 'scheduled_at', message: 'must be an ISO 8601 datetime with a time zone' }],
+function parseTime(field: 'scheduled_at' | 'published_at', value: string): Date {
+  const date = parseTimestamp(value);
+  if (!date) {
+    throw new BadRequestError(`${field} must be an ISO 8601 datetime with a time zone, like 2026-03-24T10:00:00Z`, {
+      details: [{ field, message: TIMESTAMP_HINT }],
     });
   }
   return date;
@@ -88,6 +72,8 @@ function postInput(body: PostBodyInput, ogImage: (value: string | null) => strin
     ...(body.status !== undefined ? { status: body.status } : {}),
     ...(body.meta?.description !== undefined ? { metaDescription: body.meta.description } : {}),
     ...(body.meta?.og_image !== undefined ? { ogImageUrl: ogImage(body.meta.og_image) } : {}),
+    ...(body.published_at !== undefined ? { publishedAt: parseTime('published_at', body.published_at) } : {}),
+    ...(body.aliases !== undefined ? { aliases: body.aliases } : {}),
   };
 }
 
@@ -170,7 +156,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
         const post = posts.get(blog, slug);
         // Changed between the two reads: the answer names what was read.
         const etag = post.id === version.id && post.revision === version.revision ? versionTag : etagOfPost(post);
-        const json = JSON.stringify(presentPost(post));
+        const json = JSON.stringify(presentPost(post, posts.aliasesOf(post)));
         answers.set(etag, json);
         sendJson(ctx, json, etag);
       },
@@ -241,7 +227,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       response: postScheduledSchema,
       handler: async (ctx) => {
         const { scheduled_at } = ctx.state.body as ScheduleBody;
-        const post = await transitions.schedule(authOf(ctx).account, blogOf(ctx), slugOf(ctx), parseScheduledAt(scheduled_at));
+        const post = await transitions.schedule(authOf(ctx).account, blogOf(ctx), slugOf(ctx), parseTime('scheduled_at', scheduled_at));
         ctx.body = presentPostScheduled(post);
       },
     },

@@ -111,6 +111,15 @@ export function postKey(blogSlug: string, postSlug: string): string {
   return `${blogSlug}/${postSlug}/index.html`;
 }
 
+/**
+ * The object of an old address: a renamed post's old slug, or an alias path (`/2019/05/x/`,
+ * `/2019/05/x.html`; services/aliases.ts), keyed as the site server's keyForPath maps the path.
+ */
+export function redirectKey(blogSlug: string, from: string): string {
+  if (!from.startsWith('/')) return postKey(blogSlug, from);
+  return from.endsWith('/') ? `${blogSlug}${from}index.html` : `${blogSlug}${from}`;
+}
+
 export function archiveKey(blogSlug: string, page: number): string {
   return `${blogSlug}/page/${page}/index.html`;
 }

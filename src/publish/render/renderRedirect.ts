@@ -1,14 +1,15 @@
 /**
- * The object left at a renamed post's old address. Stores and the site server answer it with a
+ * The object left at a renamed post's old address, or at one of its aliases. Stores and the site server answer it with a
  * 301 to `redirectTo`; the body is a fallback for hosts that serve it as a page.
  */
 import type { SiteObject } from '../../storage/siteStore.js';
 import type { RenderContext } from './renderContext.js';
 import { CONTENT_TYPES } from './renderHeaders.js';
 import { labelsFor } from './renderLabels.js';
-import { absoluteUrl, postKey, postPath } from './renderPaths.js';
+import { absoluteUrl, postPath, redirectKey } from './renderPaths.js';
 
-export function renderRedirect(ctx: RenderContext, oldSlug: string, newSlug: string): SiteObject {
+/** `from` is an old slug, or an alias path (starting with `/`). */
+export function renderRedirect(ctx: RenderContext, from: string, newSlug: string): SiteObject {
   const labels = labelsFor(ctx.lang);
   // Percent-encoded, so the Location header and S3 redirect metadata stay ASCII.
   const target = postPath(newSlug);
@@ -20,7 +21,7 @@ export function renderRedirect(ctx: RenderContext, oldSlug: string, newSlug: str
     canonical: absoluteUrl(ctx.baseUrl, target),
   });
   return {
-    key: postKey(ctx.blog.slug, oldSlug),
+    key: redirectKey(ctx.blog.slug, from),
     body: html,
     contentType: CONTENT_TYPES.html,
     cacheControl: ctx.cache.page,

@@ -19,7 +19,7 @@ import type { Theme } from './renderTheme.js';
 import type { SiteBlog, SitePost, SitePostSummary } from './siteTypes.js';
 
 export interface SiteRedirect {
-  /** The old slug. */
+  /** The old slug, or an alias path (starting with `/`). */
   from: string;
   /** The post's current slug. */
   to: string;

@@ -1,0 +1,75 @@
+/**
+ * What a folder moved over from Hugo or Jekyll means (issue 27 A4): front-matter dates become
+ * `published_at`, old addresses (`aliases`, `permalink`, `redirect_from`) become the post's
+ * aliases, and the folder conventions (page bundles, `_posts/`, `_drafts/`) give slugs and
+ * drafts. Shortcodes and Liquid tags Folio cannot render are found here, to be reported.
+ */
+import { basename, dirname, extname, sep } from 'node:path';
+
+/** `2019-05-01`, `2019-05-01T10:00`, `2019-05-01 10:00:00 +0900`, `…+09:00`, `…Z`: a time, or null. */
+const GENERATOR_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s*(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * A front-matter date as ISO 8601 UTC, or null when it is not one. A time without a zone (and a
+ * date without a time, midnight) is taken as UTC, which is what Hugo does with no timeZone set.
+ */
+export function generatorDate(value: unknown): string | null {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (typeof value !== 'string') return null;
+  const match = GENERATOR_DATE.exec(value.trim());
+  if (!match) return null;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone = 'Z'] = match;
+  const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${fraction}${offset}`);
+  if (Number.isNaN(date.getTime())) return null;
+  // Date rolls 2019-02-30 over to March; that is no real day.
+  const probe = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (probe.getUTCDate() !== Number(d) || probe.getUTCMonth() !== Number(mo) - 1) return null;
+  return date.toISOString();
+}
+
+/** A Jekyll post's file name: `2019-05-01-old-post.md`. */
+const DATED_NAME = /^(\d{4}-\d{2}-\d{2})-(.+)$/;
+
+export interface PathMeaning {
+  /** The name the slug is made from: a bundle's folder, a Jekyll post's name without its date. */
+  name: string;
+  /** The date in a Jekyll post's file name. */
+  date?: string;
+  /** Under a `_drafts` folder: never published. */
+  draft: boolean;
+  /** A Hugo section page (`_index.md`): not a post. */
+  section: boolean;
+}
+
+export function pathMeaning(file: string): PathMeaning {
+  const parts = file.split(sep).flatMap((part) => part.split('/'));
+  const name = basename(file, extname(file));
+  const draft = parts.slice(0, -1).includes('_drafts');
+  if (name === '_index') return { name, draft, section: true };
+  // A Hugo page bundle: the folder is the page.
+  if (name === 'index' && parts.length > 1) return { name: basename(dirname(file)), draft, section: false };
+  const dated = parts.slice(0, -1).includes('_posts') ? DATED_NAME.exec(name) : null;
+  if (dated) {
+    const date = generatorDate(dated[1]);
+    return { name: dated[2]!, ...(date ? { date } : {}), draft, section: false };
+  }
+  return { name, draft, section: false };
+}
+
+/** Fenced code blocks and inline code: a shortcode shown as code is meant as text. */
+const CODE = /^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$|`[^`\n]*`/gm;
+/** `{{< name …>}}`, `{{% name …%}}` (Hugo) and `{% name … %}` (Liquid), closing forms left out. */
+const SHORTCODE = /\{\{[<%]-?\s*([\w./-]+)|\{%-?\s*([\w]+)/g;
+
+/** The names of the shortcodes and Liquid tags the Markdown uses outside code, each once. */
+export function unrenderedTags(markdown: string): string[] {
+  const text = markdown.replace(CODE, '');
+  const names = new Set<string>();
+  for (const match of text.matchAll(SHORTCODE)) {
+    const name = match[1] ?? match[2]!;
+    if (name.startsWith('/') || /^end/.test(name)) continue;
+    names.add(name);
+  }
+  return [...names];
+}
