@@ -51,6 +51,10 @@ export interface Config {
   readonly backupSchedule: BackupSchedule | null;
   /** How many of those snapshots the store keeps (FOLIO_BACKUP_KEEP). */
   readonly backupKeep: number;
+  /** Largest upload decoded, in pixels of all its frames together (FOLIO_MEDIA_MAX_MEGAPIXELS). */
+  readonly mediaMaxPixels: number;
+  /** Time budget of one upload's decoding and encoding (FOLIO_MEDIA_TIME_LIMIT, seconds). */
+  readonly mediaTimeLimitMs: number;
 }
 
 export type CdnKind = 'none' | 'http-purge' | 'cloudfront' | 'cloudflare';
@@ -135,6 +139,8 @@ export function loadConfig(env: Env = process.env): Config {
   const backupSchedule = parseBackupInterval(env.FOLIO_BACKUP_INTERVAL);
   if (typeof backupSchedule === 'string') throw new ConfigError('FOLIO_BACKUP_INTERVAL', backupSchedule);
   const backupKeep = readInt(env, 'FOLIO_BACKUP_KEEP', 24, 1, 10_000);
+  const mediaMegapixels = readInt(env, 'FOLIO_MEDIA_MAX_MEGAPIXELS', 24, 1, 268);
+  const mediaTimeLimit = readInt(env, 'FOLIO_MEDIA_TIME_LIMIT', 20, 1, 600);
 
   return Object.freeze({
     port,
@@ -158,6 +164,8 @@ export function loadConfig(env: Env = process.env): Config {
     cdn,
     shutdownTimeoutMs: shutdownSeconds * 1000,
     metricsToken,
+    mediaMaxPixels: mediaMegapixels * 1_000_000,
+    mediaTimeLimitMs: mediaTimeLimit * 1000,
     publicApiUrl,
     corsOrigins: Object.freeze(corsOrigins),
     webhooksAllowPrivate: readBool(env, 'FOLIO_WEBHOOKS_ALLOW_PRIVATE', false),

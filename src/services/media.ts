@@ -56,7 +56,8 @@ export class MediaService {
     if (existing && existing.format !== format) throw new BadRequestError(`Content-Type says ${contentType} but the body is an ${existing.format.toUpperCase()} image`);
     if (existing) return { media: existing, created: false };
 
-    const encoded = await pipeline.encode(bytes, format, hash);
+    // Fair between accounts: one account's uploads never hold another's up (imagePipeline.ts).
+    const encoded = await pipeline.encode(bytes, format, hash, blog.accountId);
     for (const object of encoded.objects) {
       await store.put(`${blog.slug}/${MEDIA_DIR}/${object.name}`, object.body, { contentType: object.contentType, cacheControl: CACHE_CONTROL_ASSET });
     }
@@ -75,6 +76,11 @@ export class MediaService {
       media.insert(row);
       return { media: row, created: true };
     });
+  }
+
+  /** Images waiting for and in the image pipeline, for tests and metrics. */
+  queueStats(): { waiting: number; running: number } {
+    return this.deps.pipeline.stats();
   }
 
   list(blog: BlogWithDomain, page: number, perPage: number): { media: Media[]; total: number } {
