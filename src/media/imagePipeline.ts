@@ -114,7 +114,7 @@ export class ImagePipeline {
     this.timeLimitMs = options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
   }
 
-  /** sharp (and libvips) load on the first upload: most servers start without needing them. */
+  /** sharp (and libvips) load at the warm-up after start (load), or else on the first upload. */
   private sharp(): typeof Sharp {
     if (!this.loaded) {
       this.loaded = requireModule('sharp') as typeof Sharp;
@@ -123,6 +123,14 @@ export class ImagePipeline {
       this.loaded.cache(false);
     }
     return this.loaded;
+  }
+
+  /**
+   * Loads sharp now: loading it holds the event loop about 200 ms, which the warm-up after
+   * start pays while the server is idle rather than the first upload's neighbours.
+   */
+  load(): void {
+    this.sharp();
   }
 
   /** Images waiting and being processed, for tests and metrics. */
@@ -137,12 +145,14 @@ export class ImagePipeline {
    */
   async encode(bytes: Buffer, declared: ImageFormat, hash: string, account = ''): Promise<EncodedImage> {
     if (bytes.length === 0) throw new BadRequestError('the body is empty; send the image bytes as the request body');
-    return this.queue.run(account, () => this.process(bytes, declared, hash));
+    // The header is checked before the queue: a refused image never takes an account's place.
+    const { image, metadata } = await this.inspect(bytes, declared, hash);
+    return this.queue.run(account, () => this.process(bytes, image, metadata));
   }
 
-  private async process(bytes: Buffer, declared: ImageFormat, hash: string): Promise<EncodedImage> {
+  /** What the header says, checked against the format and the budget; no pixel is decoded. */
+  private async inspect(bytes: Buffer, declared: ImageFormat, hash: string): Promise<{ image: MediaImage; metadata: Sharp.Metadata }> {
     const sharp = this.sharp();
-    const deadline = Date.now() + this.timeLimitMs;
     const animated = declared === 'gif' || declared === 'webp';
     let metadata: Sharp.Metadata;
     try {
@@ -169,9 +179,14 @@ export class ImagePipeline {
       );
     }
     if (declared === 'gif' && !gifIsComplete(bytes)) throw new BadRequestError('the GIF image could not be decoded (truncated or corrupt)');
-    const image: MediaImage = { hash, width, height, format: declared };
+    return { image: { hash, width, height, format: declared }, metadata };
+  }
+
+  private async process(bytes: Buffer, image: MediaImage, metadata: Sharp.Metadata): Promise<EncodedImage> {
+    const deadline = Date.now() + this.timeLimitMs;
+    const declared = image.format;
     try {
-      return { image, objects: await this.outputs(sharp, bytes, image, metadata, deadline) };
+      return { image, objects: await this.outputs(this.sharp(), bytes, image, metadata, deadline) };
     } catch (err) {
       if (err instanceof OverTimeError || (err instanceof Error && /timeout/i.test(err.message))) {
         throw new BadRequestError(`the image took more than ${this.timeLimitMs / 1000} s to process; send a smaller or simpler image`, { cause: err });

@@ -78,6 +78,11 @@ export class MediaService {
     });
   }
 
+  /** Loads the image library ahead of the first upload (the warm-up after start). */
+  loadPipeline(): void {
+    this.deps.pipeline.load();
+  }
+
   /** Images waiting for and in the image pipeline, for tests and metrics. */
   queueStats(): { waiting: number; running: number } {
     return this.deps.pipeline.stats();
