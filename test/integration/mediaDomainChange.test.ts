@@ -126,6 +126,8 @@ describe('changing FOLIO_SERVICE_DOMAIN keeps every image of every post', () => 
     const first = await startServer(dataDir, OLD);
     const { blog, photo, chart } = await authoredBlog(first, 'pictures');
     await expectEveryImageServed(first, dataDir, blog, `pictures.${OLD}`, NEW);
+    const before = await first.request('GET', '/v1/posts/by-url', { key: blog.key, blogId: blog.id });
+    const oldTag = before.headers.get('etag')!;
     await stop(first);
 
     const second = await startServer(dataDir, NEW);
@@ -137,12 +139,20 @@ describe('changing FOLIO_SERVICE_DOMAIN keeps every image of every post', () => 
     // The API answers what the author sent, on the blog's current host.
     const newPhoto = photo.url.replace(`pictures.${OLD}`, `pictures.${NEW}`);
     const newChart = chart.url.replace(`pictures.${OLD}`, `pictures.${NEW}`);
+    // Another answer, so another tag: an If-Match naming the copy with the old host is stale.
     const byUrl = await second.request('GET', '/v1/posts/by-url', { key: blog.key, blogId: blog.id });
+    expect(byUrl.status).toBe(200);
+    expect(byUrl.headers.get('etag')).not.toBe(oldTag);
+    const stale = await second.request('PUT', '/v1/posts/by-url', { key: blog.key, blogId: blog.id, headers: { 'if-match': oldTag }, body: { title: 'By URL' } });
+    expect(stale.status).toBe(412);
+    const fresh = await second.request('PUT', '/v1/posts/by-url', { key: blog.key, blogId: blog.id, headers: { 'if-match': byUrl.headers.get('etag')! }, body: { title: 'By URL' } });
+    expect(fresh.status, fresh.text).toBe(200);
     expect(byUrl.body.content_md).toBe(`A photo:\n\n![The photo](${newPhoto} "Taken at dawn")\n\n[Full size](${newPhoto})`);
     expect(byUrl.body.og_image_url).toBe(newPhoto);
     expect(byUrl.body.content_html).toContain(`src="${newPhoto.replace('.jpg', '-1600.jpg')}"`);
     expect(byUrl.body.content_html).toContain(`href="${newPhoto}"`);
     expect(byUrl.body.content_html).not.toContain(OLD);
+    expect((await second.request('GET', '/v1/posts/by-url', { key: blog.key, blogId: blog.id })).body.content_md).toBe(byUrl.body.content_md);
     const byId = await second.request('GET', '/v1/posts/by-id', { key: blog.key, blogId: blog.id });
     expect(byId.body.og_image_url).toBe(newChart);
     expect(byId.body.content_md).toBe(`![Chart](${newChart})\n\nand\n\n![Photo](${newPhoto})`);

@@ -101,6 +101,7 @@ function postInput(body: PostBodyInput, ogImage: (value: string | null) => strin
 export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[] {
   const slugOf = (ctx: AppContext): string => ctx.params.slug ?? '';
   const ogImage = (ctx: AppContext) => (value: string | null) => ogImageOf(media, urls, blogOf(ctx), value);
+  const tagOf = (ctx: AppContext) => (post: { id: string; revision?: number }) => etagOfPost(post, urls.origin(blogOf(ctx)));
   const contentOf = (ctx: AppContext) => (markdown: string) => toMediaRefs(markdown, urls.origins(blogOf(ctx)));
   // Serialised post answers by row version (answerCache.ts): one per app.
   const answers = new AnswerCache();
@@ -168,17 +169,18 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       handler: (ctx) => {
         const blog = blogOf(ctx);
         const slug = slugOf(ctx);
-        // The answer names media on the blog's current origin, which a custom domain changes.
+        // The answer names media on the blog's current origin (a custom domain changes it), and
+        // so does its tag, which keys the answer cache.
         const origin = urls.origin(blog);
         const version = posts.version(blog, slug);
-        const versionTag = etagOfPost(version);
-        const cached = answers.get(`${origin} ${versionTag}`);
+        const versionTag = etagOfPost(version, origin);
+        const cached = answers.get(versionTag);
         if (cached !== undefined) return sendJson(ctx, cached, versionTag);
         const post = posts.get(blog, slug);
         // Changed between the two reads: the answer names what was read.
-        const etag = post.id === version.id && post.revision === version.revision ? versionTag : etagOfPost(post);
+        const etag = post.id === version.id && post.revision === version.revision ? versionTag : etagOfPost(post, origin);
         const json = JSON.stringify(presentPost(post, origin));
-        answers.set(`${origin} ${etag}`, json);
+        answers.set(etag, json);
         sendJson(ctx, json, etag);
       },
     },
@@ -195,9 +197,9 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       status: 200,
       response: postSummarySchema,
       handler: async (ctx) => {
-        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx)), ifMatch(ctx, etagOfPost));
+        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx)), ifMatch(ctx, tagOf(ctx)));
         ctx.body = presentPostUpdated(post);
-        ctx.set('ETag', etagOfPost(post));
+        ctx.set('ETag', tagOf(ctx)(post));
       },
     },
     {
@@ -212,7 +214,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       status: 200,
       response: deletedSchema,
       handler: async (ctx) => {
-        await posts.delete(blogOf(ctx), slugOf(ctx), ifMatch(ctx, etagOfPost));
+        await posts.delete(blogOf(ctx), slugOf(ctx), ifMatch(ctx, tagOf(ctx)));
         ctx.body = { deleted: true };
       },
     },
