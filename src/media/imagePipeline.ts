@@ -171,7 +171,8 @@ export class ImagePipeline {
     const width = rotated ? frameHeight : metadata.width;
     const height = rotated ? metadata.width : frameHeight;
     if (!width || !height) throw new BadRequestError(`the body is not a readable ${describe(declared)} image`);
-    const frames = Math.max(1, metadata.pages ?? 1);
+    // Only GIF and WebP are read as animations; an AVIF (a HEIF) is read as its primary image.
+    const frames = animated ? Math.max(1, metadata.pages ?? 1) : 1;
     if (width > MAX_SIDE || height > MAX_SIDE || width * height * frames > this.maxPixels) {
       const size = frames > 1 ? `${frames} frames of ${width} × ${height} pixels` : `${width} × ${height} pixels`;
       throw new BadRequestError(
@@ -204,7 +205,7 @@ export class ImagePipeline {
       return pipeline.timeout({ seconds: Math.ceil(left / 1000) });
     };
     const input = { limitInputPixels: this.maxPixels, sequentialRead: true, failOn: 'warning' as const };
-    const frames = Math.max(1, metadata.pages ?? 1);
+    const frames = image.format === 'gif' || image.format === 'webp' ? Math.max(1, metadata.pages ?? 1) : 1;
     let source: () => Sharp.Sharp;
     let firstFrame: () => Sharp.Sharp;
     if (frames > 1) {
