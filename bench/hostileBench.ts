@@ -11,6 +11,7 @@ import { hostileInputs, MIB } from './hostileInputs.js';
 import { createBenchAccount, startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
 import { probe } from './harness/healthProbe.js';
+import { hostileImageRows } from './hostileImagesBench.js';
 
 const TARGET_MS = 100;
 
@@ -66,6 +67,7 @@ export async function runHostileBench(): Promise<BenchRow[]> {
     rows.push({ area: 'hostile', measure: `worst over ${hostileInputs(MIB).length} inputs (${worst.what}), ms`, value: worst.ms.toFixed(0), target: `≤ ${TARGET_MS}` });
     rows.push({ area: 'hostile', measure: 'worst / idle anchor', value: `${(worst.ms / Math.max(idle, 1)).toFixed(1)}x` });
     rows.push({ area: 'hostile', measure: 'answers by status', value: Object.entries(statuses).map(([s, n]) => `${s}: ${n}`).join(', ') });
+    rows.push(...(await hostileImageRows(server, TARGET_MS)));
     rows.push({ area: 'hostile', measure: 'load average (1 min) at the end', value: loadavg()[0]!.toFixed(2) });
   } finally {
     await server.stop();

@@ -285,7 +285,7 @@ export function compose(options: ComposeOptions): Folio {
   const blogs = new BlogsService(db, repos.blogs, repos.jobs, runner, clock, events);
   const posts = new PostsService(postDeps);
   const transitions = new PostTransitions(postDeps, logger);
-  const media = new MediaService({ db, media: repos.media, store, pipeline: new ImagePipeline(), jobs: repos.jobs, runner, removal: mediaRemoval, clock });
+  const media = new MediaService({ db, media: repos.media, store, pipeline: new ImagePipeline({ maxPixels: config.mediaMaxPixels, timeLimitMs: config.mediaTimeLimitMs }), jobs: repos.jobs, runner, removal: mediaRemoval, clock });
   const domains = new DomainsService(
     db,
     repos.blogs,

@@ -56,6 +56,10 @@ export interface Config {
   readonly defaultPlan: Plan;
   /** Whether FOLIO_DEFAULT_PLAN was set (`folio account create` says where the plan came from). */
   readonly explicitDefaultPlan: boolean;
+  /** Largest upload decoded, in pixels of all its frames together (FOLIO_MEDIA_MAX_MEGAPIXELS). */
+  readonly mediaMaxPixels: number;
+  /** Time budget of one upload's decoding and encoding (FOLIO_MEDIA_TIME_LIMIT, seconds). */
+  readonly mediaTimeLimitMs: number;
 }
 
 export type CdnKind = 'none' | 'http-purge' | 'cloudfront' | 'cloudflare';
@@ -143,6 +147,8 @@ export function loadConfig(env: Env = process.env): Config {
   // A self-hosted install is one operator's: every capability by default. A hosted service that
   // sells plans sets `free`.
   const defaultPlan = readEnum(env, 'FOLIO_DEFAULT_PLAN', 'enterprise', PLANS);
+  const mediaMegapixels = readInt(env, 'FOLIO_MEDIA_MAX_MEGAPIXELS', 24, 1, 268);
+  const mediaTimeLimit = readInt(env, 'FOLIO_MEDIA_TIME_LIMIT', 20, 1, 600);
 
   return Object.freeze({
     port,
@@ -166,6 +172,8 @@ export function loadConfig(env: Env = process.env): Config {
     cdn,
     shutdownTimeoutMs: shutdownSeconds * 1000,
     metricsToken,
+    mediaMaxPixels: mediaMegapixels * 1_000_000,
+    mediaTimeLimitMs: mediaTimeLimit * 1000,
     publicApiUrl,
     corsOrigins: Object.freeze(corsOrigins),
     webhooksAllowPrivate: readBool(env, 'FOLIO_WEBHOOKS_ALLOW_PRIVATE', false),

@@ -20,12 +20,12 @@ import { createShutdown } from './shutdown.js';
  * request is in flight (http/idleSteps.ts), so that neither the first answer nor the first post
  * waits.
  */
-function warmUp(activity: RequestActivity, logger: ReturnType<typeof createLogger>, folio: Pick<Folio, 'heavy' | 'metrics'>): void {
+function warmUp(activity: RequestActivity, logger: ReturnType<typeof createLogger>, folio: Pick<Folio, 'heavy' | 'metrics' | 'media'>): void {
   const loadMetrics = (): void => {
     folio.metrics.load().catch((err: unknown) => logger.warn({ err }, 'loading the metrics failed; GET /metrics tries again'));
   };
   // prom-client first: until it loads, request observations wait in a bounded queue (metrics.ts).
-  const steps = [loadMetrics, () => void validators(), ...schemaWarmUpSteps(), loadMarkdownPipeline, () => void jsonParser(), () => folio.heavy.prestart()];
+  const steps = [loadMetrics, () => void validators(), ...schemaWarmUpSteps(), loadMarkdownPipeline, () => void jsonParser(), () => folio.heavy.prestart(), () => folio.media.loadPipeline()];
   void runWhenIdle(activity, steps, (err) => logger.warn({ err }, 'warm-up step failed; it runs again on first use'));
 }
 

@@ -6,6 +6,7 @@
  */
 import { countPostText, type TextCounts } from './language.js';
 import { descriptionFromHtml, renderMarkdown } from './markdown.js';
+import { mediaRefsAsPaths } from '../media/mediaRefs.js';
 
 export interface PostContentInput {
   title: string;
@@ -33,7 +34,8 @@ export interface PostContent {
 }
 
 export function derivePostContent(input: PostContentInput): PostContent {
-  const html = renderMarkdown(input.contentMd);
+  // The blog's own images are drawn root-relative: the HTML then holds on every host of the blog.
+  const html = renderMarkdown(mediaRefsAsPaths(input.contentMd));
   const htmlBytes = Buffer.byteLength(html, 'utf8');
   const textCounts = countPostText(input);
   // Refused anyway: do not spend time describing it or copying megabytes back from a worker.

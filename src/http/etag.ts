@@ -20,10 +20,12 @@ export function etagOfJson(json: string): string {
 
 /**
  * A post's validator names its row version (every update advances `revision`), not a hash of
- * its Markdown and HTML: GET of a post is the API's hottest read. Opaque all the same.
+ * its Markdown and HTML: GET of a post is the API's hottest read. Opaque all the same. The
+ * blog's origin is part of it: the answer names the blog's own images on that origin, so a new
+ * domain is a new representation of the same row.
  */
-export function etagOfPost(post: { id: string; revision?: number }): string {
-  return etagOfJson(`post:${post.id}:${post.revision ?? 0}`);
+export function etagOfPost(post: { id: string; revision?: number }, origin: string): string {
+  return etagOfJson(`post:${post.id}:${post.revision ?? 0}:${origin}`);
 }
 
 /** Answers `body` with its ETag, serialised once (hashed by `etagOfJson` when no tag is given). */

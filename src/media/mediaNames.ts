@@ -106,7 +106,8 @@ export function parseMediaUrl(url: string): { prefix: string; image: MediaImage 
 /** Hashes of the media images a post's Markdown or og_image names (for the post_media table). */
 export function mediaHashesIn(text: string): string[] {
   const found = new Set<string>();
-  for (const match of text.matchAll(/\/media\/([0-9a-f]{20})-[1-9][0-9]{0,4}x[1-9][0-9]{0,4}[.-]/g)) found.add(match[1]!);
+  // `folio-media:` is how stored posts name their blog's own images (mediaRefs.ts).
+  for (const match of text.matchAll(/(?:\/media\/|folio-media:)([0-9a-f]{20})-[1-9][0-9]{0,4}x[1-9][0-9]{0,4}[.-]/g)) found.add(match[1]!);
   return [...found];
 }
 

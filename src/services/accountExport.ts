@@ -9,6 +9,7 @@ import type { MediaRepo } from '../db/mediaRepo.js';
 import type { Post, PostsRepo } from '../db/postsRepo.js';
 import { isoNow, type Clock } from '../clock.js';
 import { CONTENT_TYPES, MEDIA_DIR, originalName } from '../media/mediaNames.js';
+import { fromMediaRefs, mediaRefUrl } from '../media/mediaRefs.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportedBlog, type ExportedMedia, type ExportedPost } from './exportFormat.js';
 import { imageOf } from './media.js';
 import type { SiteUrls } from './siteUrls.js';
@@ -17,14 +18,15 @@ import type { SiteUrls } from './siteUrls.js';
 const POSTS_PER_PAGE = 20;
 const MEDIA_PER_PAGE = 200;
 
-export function exportedPost(post: Post, aliases: string[]): ExportedPost {
+/** `origin`: the blog's current origin; its own media are exported as absolute URLs there. */
+export function exportedPost(post: Post, origin: string, aliases: string[]): ExportedPost {
   return {
     slug: post.slug,
     title: post.title,
-    content: post.contentMd,
+    content: fromMediaRefs(post.contentMd, origin),
     tags: post.tags,
     status: post.status,
-    meta: { description: post.metaExplicit ? post.metaDescription : null, og_image: post.ogImageUrl },
+    meta: { description: post.metaExplicit ? post.metaDescription : null, og_image: mediaRefUrl(post.ogImageUrl, origin) },
     published_at: post.publishedAt,
     scheduled_at: post.scheduledAt,
     created_at: post.createdAt,
@@ -57,20 +59,20 @@ export class AccountExporter {
       updated_at: blog.updatedAt,
     };
     yield `${JSON.stringify(head).slice(0, -1)},"posts":[`;
+    const origin = this.deps.urls.origin(blog);
     let after = 0;
     let first = true;
     for (;;) {
       const page = this.deps.posts.exportPage(blog.id, after, POSTS_PER_PAGE);
       if (page.posts.length === 0) break;
       for (const post of page.posts) {
-        yield `${first ? '' : ','}${JSON.stringify(exportedPost(post, this.deps.posts.aliasesOf(post.id)))}`;
+        yield `${first ? '' : ','}${JSON.stringify(exportedPost(post, origin, this.deps.posts.aliasesOf(post.id)))}`;
         first = false;
       }
       after = page.next;
       await yieldToLoop();
     }
     yield '],"media":[';
-    const origin = this.deps.urls.origin(blog);
     first = true;
     for (let page = 1; ; page++) {
       const { media } = this.deps.media.list(blog.id, page, MEDIA_PER_PAGE);

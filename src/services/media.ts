@@ -57,7 +57,8 @@ export class MediaService {
     if (existing && existing.format !== format) throw new BadRequestError(`Content-Type says ${contentType} but the body is an ${existing.format.toUpperCase()} image`);
     if (existing) return { media: existing, created: false };
 
-    const encoded = await pipeline.encode(bytes, format, hash);
+    // Fair between accounts: one account's uploads never hold another's up (imagePipeline.ts).
+    const encoded = await pipeline.encode(bytes, format, hash, blog.accountId);
     // Not while a removal of the same bytes' objects (deleted earlier, still due) is running.
     return this.deps.removal.exclusive(blog.id, hash, () => this.storeObjects(blog, hash, bytes, encoded));
   }
@@ -83,6 +84,16 @@ export class MediaService {
       media.insert(row);
       return { media: row, created: true };
     });
+  }
+
+  /** Loads the image library ahead of the first upload (the warm-up after start). */
+  loadPipeline(): void {
+    this.deps.pipeline.load();
+  }
+
+  /** Images waiting for and in the image pipeline, for tests and metrics. */
+  queueStats(): { waiting: number; running: number } {
+    return this.deps.pipeline.stats();
   }
 
   list(blog: BlogWithDomain, page: number, perPage: number): { media: Media[]; total: number } {

@@ -20,6 +20,7 @@ import { hostileInputs, MIB, type HostileInput } from '../../bench/hostileInputs
 import { buildAccount, buildBlog, buildPost, expectError, type BuiltBlog } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { startReceiver } from '../support/webhookReceiver.js';
+import { avifBomb, image } from '../support/images.js';
 
 /** Generous for a loaded 2-core VM; the target (100 ms) is checked by the bench. */
 const DELAY_BOUND_MS = 400;
@@ -207,4 +208,61 @@ describe('webhook receivers that trickle their answers, with another account bes
     }
     expect(histogram.max / 1e6, 'the event loop was held').toBeLessThan(DELAY_BOUND_MS);
   });
+});
+
+describe('hostile images (issue 27 item 22)', () => {
+  const upload = (key: string, blogId: string, bytes: Buffer, contentType: string) => t.request('POST', '/v1/media', { key, blogId, raw: bytes, headers: { 'content-type': contentType } });
+
+  it('ten tiny 7000 × 7000 AVIFs from one account are refused before decoding; another account’s 64 × 64 upload beside them succeeds', async () => {
+    const attacker = await buildBlog(t);
+    const other = await buildBlog(t);
+    // One file sent ten times at once: none is stored yet, so each goes to the image pipeline.
+    const bomb = await avifBomb(7000, 7000);
+    expect(bomb.length).toBeLessThan(4096);
+    const bombs = Array.from({ length: 10 }, () => bomb);
+    const small = await image('png', 64, 64);
+    let answers: { status: number; body: { error?: string; message?: string } }[] = [];
+    let beside = { status: 0, text: '' };
+    const ms = await worstDelay(async () => {
+      const sent = bombs.map((bomb) => upload(attacker.actor.key, attacker.id, bomb, 'image/avif'));
+      beside = await upload(other.actor.key, other.id, small, 'image/png');
+      answers = await Promise.all(sent);
+    });
+    expect(beside.status, beside.text).toBe(201);
+    for (const answer of answers) {
+      expectError(answer as never, 400, 'bad_request');
+      expect(answer.body.message).toMatch(/pixels/);
+    }
+    expect(t.folio.media.queueStats()).toEqual({ waiting: 0, running: 0 });
+    if (process.env.HOSTILE_REPORT) console.log(`DELAY hostile images ${ms}`);
+    expect(ms, 'the hostile images held the event loop').toBeLessThan(DELAY_BOUND_MS);
+  }, 90_000);
+
+  it('one account’s queue of slow images never holds another account’s upload: it is taken next, and only the flooding account is refused', async () => {
+    const flooder = await buildBlog(t);
+    const other = await buildBlog(t);
+    // Within the pixel budget but slow to decode and encode (AVIF): each keeps the pipeline busy.
+    const slow = await Promise.all(Array.from({ length: 6 }, (_, i) => avifBomb(2000 + i, 2000)));
+    const order: string[] = [];
+    const sent = slow.map((bytes, i) =>
+      upload(flooder.actor.key, flooder.id, bytes, 'image/avif').then((res) => {
+        order.push(`flood-${i}`);
+        return res;
+      }),
+    );
+    // The other account uploads once the flood is queued: one image running, four waiting.
+    while (t.folio.media.queueStats().waiting < 4) await new Promise((resolve) => setTimeout(resolve, 20));
+    const beside = await upload(other.actor.key, other.id, await image('png', 64, 64), 'image/png');
+    order.push('beside');
+    expect(beside.status, beside.text).toBe(201);
+    const answers = await Promise.all(sent);
+    const statuses = answers.map((res) => res.status).sort();
+    // One running and four waiting per account; the sixth is refused, for this account only.
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 503]);
+    const refused = answers.find((res) => res.status === 503)!;
+    expectError(refused, 503, 'service_unavailable');
+    expect(refused.headers.get('retry-after')).toBe('5');
+    // Fair, not first come first served: the other account's upload finished before most of the flood.
+    expect(order.indexOf('beside')).toBeLessThan(order.length - 3);
+  }, 120_000);
 });

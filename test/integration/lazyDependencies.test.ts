@@ -1,7 +1,7 @@
 /**
  * What the configuration does not use is not loaded: a server on the folder store without a
  * CloudFront purger never loads the AWS SDKs (a fifth of a second each), sharp/libvips load
- * on the first upload, highlight.js grammars when a code block names their language, and the
+ * with the warm-up once the server listens or on the first upload, highlight.js grammars when a code block names their language, and the
  * Markdown pipeline, the JSON body parser, ajv and node-cron only when first used, the MCP SDK
  * and the API client with the first /mcp request. Checked in a fresh Node process, where nothing
  * else loaded them.

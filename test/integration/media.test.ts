@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { visit as visitHost } from '../../bench/harness/visit.js';
-import { image, pngBomb, pngHeaderOnly, type Format } from '../support/images.js';
+import { avifBomb, gifBomb, image, pngBomb, pngHeaderOnly, truncatedGif, webpBomb, type Format } from '../support/images.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildAccount, buildBlog, buildPost, createKey, expectError, expectFieldError, postPath, type BuiltBlog } from '../support/factories.js';
 
@@ -98,6 +98,36 @@ describe('POST /v1/media', () => {
     expect((await t.request('GET', '/v1/media', { key: blog.actor.key, blogId: blog.id })).body.data).toEqual([]);
   });
 
+  it('bounds decoding by pixels × frames (24 MP by default): small bombs the audit sent are refused from their header', async () => {
+    const blog = await buildBlog(t);
+    const cases: [string, Buffer, string, string][] = [
+      ['7000 × 7000 AVIF', await avifBomb(7000, 7000), 'image/avif', '7000 × 7000 pixels'],
+      ['16383 × 3050 WebP', await webpBomb(16_383, 3050), 'image/webp', '16383 × 3050 pixels'],
+      ['25 frames of 1000 × 1000', await gifBomb(25, 1000), 'image/gif', '25 frames of 1000 × 1000 pixels'],
+    ];
+    for (const [what, bytes, type, size] of cases) {
+      expect(bytes.length, what).toBeLessThan(200_000);
+      const res = await upload(blog, bytes, type);
+      expectError(res, 400, 'bad_request');
+      expect(res.body.message, what).toContain(size);
+      expect(res.body.message, what).toContain('24 megapixels, all frames together');
+    }
+    expect(await objectKeys(blog)).toEqual([]);
+    // Within the budget: an animation is taken, frames kept.
+    const fine = await upload(blog, await gifBomb(4, 600), 'image/gif');
+    expect(fine.status, fine.text).toBe(201);
+    expect((await sharp(await stored(blog, fine.body.variants[0].url), { animated: true }).metadata()).pages).toBe(4);
+    // Drawing the bombs takes sharp seconds on a loaded machine; refusing them takes none.
+  }, 90_000);
+
+  it('refuses a truncated animated GIF, as every truncated file', async () => {
+    const blog = await buildBlog(t);
+    const res = await upload(blog, await truncatedGif(), 'image/gif');
+    expectError(res, 400, 'bad_request');
+    expect(res.body.message).toContain('truncated');
+    expect(await objectKeys(blog)).toEqual([]);
+  });
+
   it('refuses more than 10 MB with 413, also before authentication', async () => {
     const blog = await buildBlog(t);
     const big = Buffer.alloc(10 * 1024 * 1024 + 1, 1);
@@ -127,7 +157,10 @@ describe('media in posts', () => {
     const page = (await visitHost(t.baseUrl, `${blog.slug}.localhost:3000`, '/pictures')).text;
     const pictures = page.match(/<picture>[\s\S]*?<\/picture>/g) ?? [];
     expect(pictures).toHaveLength(2);
-    const stem = media.url.replace(/\.jpg$/, '');
+    // The page names the blog's own images root-relative (they hold on every host of the blog).
+    const origin = new URL(media.url).origin;
+    const stem = media.url.replace(/\.jpg$/, '').slice(origin.length);
+    expect(stem).toMatch(/^\/media\//);
     for (const picture of pictures) {
       expect(picture).toContain(`<source type="image/avif" srcset="${stem}-480.avif 480w, ${stem}-960.avif 960w, ${stem}-1600.avif 1600w"`);
       expect(picture).toContain(`<source type="image/webp" srcset="${stem}-480.webp 480w, ${stem}-960.webp 960w, ${stem}-1600.webp 1600w"`);
@@ -137,7 +170,7 @@ describe('media in posts', () => {
     // The first image loads at once, the others lazily.
     expect(pictures[0]).not.toContain('loading="lazy"');
     expect(pictures[1]).toContain('loading="lazy"');
-    expect(page).toContain(`<meta property="og:image" content="${stem}-og.jpg">`);
+    expect(page).toContain(`<meta property="og:image" content="${origin}${stem}-og.jpg">`);
     expect(page).toContain('<meta property="og:image:width" content="1200">');
   });
 

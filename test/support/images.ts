@@ -1,6 +1,26 @@
 /** Real images for the media suites, drawn with sharp (the library the server decodes them with). */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
+
+/**
+ * Drawing a bomb takes sharp seconds (a 7000 × 7000 AVIF about 5 s) and several suites send the
+ * same ones: each is drawn once per machine and kept under the temp dir by its name.
+ */
+async function drawnOnce(name: string, draw: () => Promise<Buffer>): Promise<Buffer> {
+  const dir = join(tmpdir(), 'folio-test-images-v1');
+  const path = join(dir, name);
+  if (existsSync(path)) return readFileSync(path);
+  const bytes = await draw();
+  mkdirSync(dir, { recursive: true });
+  // Written aside and renamed, so a parallel suite never reads half a file.
+  const aside = `${path}.${process.pid}.tmp`;
+  writeFileSync(aside, bytes);
+  renameSync(aside, path);
+  return bytes;
+}
 
 export type Format = 'jpeg' | 'png' | 'webp' | 'gif' | 'avif';
 
@@ -55,4 +75,33 @@ export function pngHeaderOnly(width: number, height: number): Buffer {
  */
 export async function pngBomb(side: number): Promise<Buffer> {
   return sharp({ create: { width: side, height: side, channels: 3, background: '#000' }, limitInputPixels: false }).png({ compressionLevel: 9 }).toBuffer();
+}
+
+/**
+ * Decompression bombs the audit sent, drawn with sharp: one flat colour compresses a huge
+ * canvas into a few kilobytes (a 7000 × 7000 AVIF is about 1.3 KB).
+ */
+export async function avifBomb(width = 7000, height = 7000): Promise<Buffer> {
+  return drawnOnce(`bomb-${width}x${height}.avif`, () => sharp({ create: { width, height, channels: 3, background: '#000' }, limitInputPixels: false }).avif({ effort: 0 }).toBuffer());
+}
+
+export async function webpBomb(width = 16_383, height = 3050): Promise<Buffer> {
+  return drawnOnce(`bomb-${width}x${height}.webp`, () => sharp({ create: { width, height, channels: 3, background: '#000' }, limitInputPixels: false }).webp({ effort: 0 }).toBuffer());
+}
+
+/** An animated GIF of `frames` frames of `side` × `side`, black and white in turn (so none is merged). */
+export async function gifBomb(frames: number, side: number): Promise<Buffer> {
+  return drawnOnce(`bomb-${frames}x${side}.gif`, () => drawGifBomb(frames, side));
+}
+
+function drawGifBomb(frames: number, side: number): Promise<Buffer> {
+  const pixels = Buffer.alloc(side * side * frames);
+  for (let frame = 1; frame < frames; frame += 2) pixels.fill(255, frame * side * side, (frame + 1) * side * side);
+  return sharp(pixels, { raw: { width: side, height: side * frames, channels: 1, pageHeight: side }, limitInputPixels: false }).gif({ delay: 100, colours: 2, effort: 1, dither: 0 }).toBuffer();
+}
+
+/** An animated GIF cut short: its last frame's data and the trailer are missing. */
+export async function truncatedGif(): Promise<Buffer> {
+  const whole = await image('gif', 300, 200);
+  return whole.subarray(0, whole.length - 40);
 }

@@ -1,6 +1,7 @@
 import type { BlogWithDomain } from '../../db/blogsRepo.js';
 import type { Post, PostSummary } from '../../db/postsRepo.js';
 import type { SiteUrls } from '../../services/siteUrls.js';
+import { absoluteMediaUrls, fromMediaRefs, mediaRefUrl } from '../../media/mediaRefs.js';
 
 /** The only code that knows the post JSON field names (api.md §2.1, §4.1). */
 
@@ -22,16 +23,17 @@ export function presentPostSummary(post: PostSummary) {
   };
 }
 
-export function presentPost(post: Post, aliases: readonly string[]) {
+/** `origin`: the blog's current origin, which the post's own media URLs are answered on. */
+export function presentPost(post: Post, origin: string, aliases: readonly string[]) {
   return {
     id: post.id,
     blog_id: post.blogId,
     title: post.title,
     slug: post.slug,
-    content_md: post.contentMd,
-    content_html: post.contentHtml,
+    content_md: fromMediaRefs(post.contentMd, origin),
+    content_html: absoluteMediaUrls(post.contentHtml, origin),
     meta_description: post.metaDescription,
-    og_image_url: post.ogImageUrl,
+    og_image_url: mediaRefUrl(post.ogImageUrl, origin),
     tags: post.tags,
     status: post.status,
     published_at: post.publishedAt,

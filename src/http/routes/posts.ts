@@ -3,7 +3,9 @@ import type { PostsService } from '../../services/posts.js';
 import type { MediaService } from '../../services/media.js';
 import type { BlogWithDomain } from '../../db/blogsRepo.js';
 import { MEDIA_ID } from './media.schema.js';
-import { presentMedia } from '../presenters/media.js';
+import { MEDIA_REF, toMediaRefs } from '../../media/mediaRefs.js';
+import { originalName } from '../../media/mediaNames.js';
+import { imageOf } from '../../services/media.js';
 import type { PostTransitions } from '../../services/postTransitions.js';
 import type { SiteUrls } from '../../services/siteUrls.js';
 import { presentPagination } from '../presenters/pagination.js';
@@ -55,18 +57,22 @@ function parseTime(field: 'scheduled_at' | 'published_at', value: string): Date 
   return date;
 }
 
-/** og_image may name an image of the blog's media by id: the post stores its URL. */
+/**
+ * og_image may name an image of the blog's media by id. Either way the blog's own media are
+ * stored without the host (mediaRefs.ts), so a new domain does not break them.
+ */
 function ogImageOf(media: MediaService, urls: SiteUrls, blog: BlogWithDomain, value: string | null): string | null {
-  if (value === null || !MEDIA_ID.test(value)) return value;
+  if (value === null) return value;
+  if (!MEDIA_ID.test(value)) return toMediaRefs(value, urls.origins(blog));
   const found = media.find(blog, value);
   if (!found) throw new BadRequestError(`meta.og_image names media "${value}", which this blog does not have`, { details: [{ field: 'meta.og_image', message: 'no such media in this blog' }] });
-  return presentMedia(found, urls.origin(blog)).url;
+  return `${MEDIA_REF}${originalName(imageOf(found))}`;
 }
 
-function postInput(body: PostBodyInput, ogImage: (value: string | null) => string | null) {
+function postInput(body: PostBodyInput, ogImage: (value: string | null) => string | null, contentOf: (markdown: string) => string) {
   return {
     ...(body.title !== undefined ? { title: body.title } : {}),
-    ...(body.content !== undefined ? { contentMd: body.content } : {}),
+    ...(body.content !== undefined ? { contentMd: contentOf(body.content) } : {}),
     ...(body.slug !== undefined ? { slug: body.slug } : {}),
     ...(body.tags !== undefined ? { tags: body.tags } : {}),
     ...(body.status !== undefined ? { status: body.status } : {}),
@@ -80,6 +86,8 @@ function postInput(body: PostBodyInput, ogImage: (value: string | null) => strin
 export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[] {
   const slugOf = (ctx: AppContext): string => ctx.params.slug ?? '';
   const ogImage = (ctx: AppContext) => (value: string | null) => ogImageOf(media, urls, blogOf(ctx), value);
+  const tagOf = (ctx: AppContext) => (post: { id: string; revision?: number }) => etagOfPost(post, urls.origin(blogOf(ctx)));
+  const contentOf = (ctx: AppContext) => (markdown: string) => toMediaRefs(markdown, urls.origins(blogOf(ctx)));
   // Serialised post answers by row version (answerCache.ts): one per app.
   const answers = new AnswerCache();
   return [
@@ -97,11 +105,11 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       response: postCreatedSchema,
       handler: async (ctx) => {
         const body = ctx.state.body as PostBodyInput & { title: string; content: string };
-        const { metaDescription, ...rest } = postInput(body, ogImage(ctx));
+        const { metaDescription, ...rest } = postInput(body, ogImage(ctx), contentOf(ctx));
         const post = await posts.create(blogOf(ctx), {
           ...rest,
           title: body.title,
-          contentMd: body.content,
+          contentMd: contentOf(ctx)(body.content),
           // On creation, a null description means the same as none: generate one.
           ...(typeof metaDescription === 'string' ? { metaDescription } : {}),
         });
@@ -149,14 +157,17 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       handler: (ctx) => {
         const blog = blogOf(ctx);
         const slug = slugOf(ctx);
+        // The answer names media on the blog's current origin (a custom domain changes it), and
+        // so does its tag, which keys the answer cache.
+        const origin = urls.origin(blog);
         const version = posts.version(blog, slug);
-        const versionTag = etagOfPost(version);
+        const versionTag = etagOfPost(version, origin);
         const cached = answers.get(versionTag);
         if (cached !== undefined) return sendJson(ctx, cached, versionTag);
         const post = posts.get(blog, slug);
         // Changed between the two reads: the answer names what was read.
-        const etag = post.id === version.id && post.revision === version.revision ? versionTag : etagOfPost(post);
-        const json = JSON.stringify(presentPost(post, posts.aliasesOf(post)));
+        const etag = post.id === version.id && post.revision === version.revision ? versionTag : etagOfPost(post, origin);
+        const json = JSON.stringify(presentPost(post, origin, posts.aliasesOf(post)));
         answers.set(etag, json);
         sendJson(ctx, json, etag);
       },
@@ -175,9 +186,9 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       status: 200,
       response: postSummarySchema,
       handler: async (ctx) => {
-        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput, ogImage(ctx)), ifMatch(ctx, etagOfPost));
+        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx)), ifMatch(ctx, tagOf(ctx)));
         ctx.body = presentPostUpdated(post);
-        ctx.set('ETag', etagOfPost(post));
+        ctx.set('ETag', tagOf(ctx)(post));
       },
     },
     {
@@ -193,7 +204,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       status: 200,
       response: deletedSchema,
       handler: async (ctx) => {
-        await posts.delete(blogOf(ctx), slugOf(ctx), ifMatch(ctx, etagOfPost));
+        await posts.delete(blogOf(ctx), slugOf(ctx), ifMatch(ctx, tagOf(ctx)));
         ctx.body = { deleted: true };
       },
     },

@@ -4,12 +4,13 @@
  */
 import type { SiteObject } from '../../storage/siteStore.js';
 import { socialImageOf } from '../../media/mediaNames.js';
+import { absoluteMediaUrls } from '../../media/mediaRefs.js';
 import { FEED_SIZE, sortNewestFirst } from './archive.js';
 import { detectPostLanguage, languageOf } from '../../content/language.js';
 import type { RenderContext } from './renderContext.js';
 import { CONTENT_TYPES } from './renderHeaders.js';
 import { oneLine } from './renderLayout.js';
-import { SITE_FILES, absoluteUrl, fileKey, filePath, homePath, postPath, safeHttpUrl } from './renderPaths.js';
+import { SITE_FILES, absoluteUrl, fileKey, filePath, homePath, postImageUrl, postPath } from './renderPaths.js';
 import type { SitePost, SitePostSummary } from './siteTypes.js';
 
 const socialUrl = (url: string | null): string | null => (url ? socialImageOf(url).url : null);
@@ -38,7 +39,8 @@ export function cdata(text: string): string {
 
 /** Feed readers resolve nothing: root-relative links and images in a post become absolute. */
 function absoluteLinks(html: string, baseUrl: string): string {
-  return html.replace(/(\s(?:href|src)=")\/(?!\/)/g, `$1${baseUrl}/`);
+  // srcset too for the blog's own images (its <picture>s), then every other href and src.
+  return absoluteMediaUrls(html, baseUrl).replace(/(\s(?:href|src)=")\/(?!\/)/g, `$1${baseUrl}/`);
 }
 
 /** The newest publish or edit among `posts`, or `fallback` when there are none. */
@@ -136,7 +138,7 @@ export function renderJsonFeed(ctx: RenderContext, posts: readonly SitePost[]): 
     authors: [{ name: ctx.blog.name, url: home }],
     items: items.map((post, i) => {
       const url = absoluteUrl(ctx.baseUrl, postPath(post.slug));
-      const image = socialUrl(safeHttpUrl(post.ogImageUrl));
+      const image = socialUrl(postImageUrl(ctx.baseUrl, post.ogImageUrl));
       const summary = oneLine(post.metaDescription);
       const content = html[i];
       return {

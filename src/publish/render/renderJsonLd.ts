@@ -2,7 +2,7 @@
 import type { Language } from '../../content/language.js';
 import { socialImageOf } from '../../media/mediaNames.js';
 import type { RenderContext } from './renderContext.js';
-import { absoluteUrl, homePath, postPath, safeHttpUrl } from './renderPaths.js';
+import { absoluteUrl, homePath, postImageUrl, postPath } from './renderPaths.js';
 import type { SitePost } from './siteTypes.js';
 
 const socialUrl = (url: string | null): string | null => (url ? socialImageOf(url).url : null);
@@ -24,7 +24,7 @@ export function jsonForScript(value: unknown): string {
 export function blogPostingJsonLd(ctx: RenderContext, post: SitePost, lang: Language, description: string): object {
   const url = absoluteUrl(ctx.baseUrl, postPath(post.slug));
   const home = absoluteUrl(ctx.baseUrl, homePath);
-  const image = socialUrl(safeHttpUrl(post.ogImageUrl));
+  const image = socialUrl(postImageUrl(ctx.baseUrl, post.ogImageUrl));
   return {
     '@context': 'https://schema.org',
     '@type': 'BlogPosting',

@@ -7,7 +7,7 @@ import { socialImageOf } from '../../media/mediaNames.js';
 import type { RenderContext } from './renderContext.js';
 import { jsonForScript } from './renderJsonLd.js';
 import { labelsFor, ogLocale, type Labels } from './renderLabels.js';
-import { SITE_FILES, absoluteUrl, archiveIndexPath, searchPath, filePath, homePath, safeHttpUrl, tagIndexPath } from './renderPaths.js';
+import { SITE_FILES, absoluteUrl, archiveIndexPath, searchPath, filePath, homePath, postImageUrl, tagIndexPath } from './renderPaths.js';
 import type { ViewName } from './renderTheme.js';
 
 export interface PageMeta {
@@ -36,7 +36,7 @@ export function oneLine(text: string): string {
 
 function headView(ctx: RenderContext, meta: PageMeta) {
   const canonical = meta.path === null ? null : absoluteUrl(ctx.baseUrl, meta.path);
-  const given = safeHttpUrl(meta.ogImageUrl);
+  const given = postImageUrl(ctx.baseUrl, meta.ogImageUrl);
   const social = given ? socialImageOf(given) : null;
   const image = social?.url ?? null;
   return {

@@ -17,7 +17,7 @@ import {
   homeKey,
   homePath,
   postPath,
-  safeHttpUrl,
+  postImageUrl,
   tagArchiveKey,
   tagArchivePath,
   tagKey,
@@ -41,14 +41,14 @@ export function readingMinutesOf(post: ListedPost): number {
 const thumbnailOrNull = (url: string | null): string | null => (url ? thumbnailOf(url) : null);
 
 /** The cards of a list page: title, date, reading time, tags, description and the post's image. */
-function listItems(posts: readonly ListedPost[], labels: Labels) {
+function listItems(ctx: RenderContext, posts: readonly ListedPost[], labels: Labels) {
   return sortNewestFirst(posts).map((post) => ({
     href: postPath(post.slug),
     title: post.title,
     date: { iso: post.publishedAt, text: labels.formatDate(post.publishedAt) },
     readingTime: labels.readingTime(readingMinutesOf(post)),
     tags: post.tags.map((name) => ({ name, href: tagPath(name) })),
-    image: thumbnailOrNull(safeHttpUrl(post.ogImageUrl)),
+    image: thumbnailOrNull(postImageUrl(ctx.baseUrl, post.ogImageUrl)),
     description: post.metaDescription,
   }));
 }
@@ -73,7 +73,7 @@ export function renderHomePage(ctx: RenderContext, newestPosts: readonly ListedP
   const labels = labelsFor(ctx.lang);
   const listing = newestListing(totalCount, HOME_PAGE_SIZE);
   const shown = sortNewestFirst(newestPosts).slice(0, listing.shown);
-  const posts = listItems(shown, labels);
+  const posts = listItems(ctx, shown, labels);
   const older = listing.olderPage;
   const html = renderHtmlPage(
     ctx,
@@ -107,7 +107,7 @@ export function renderArchivePage(ctx: RenderContext, page: number, postsOnPage:
       jsonLd: [collectionPageJsonLd(ctx, heading, archivePath(page), sortNewestFirst(postsOnPage))],
     },
     'archive',
-    { heading, compact: false, posts: listItems(postsOnPage, labels), pager: pager(page, pageCount, archivePath) },
+    { heading, compact: false, posts: listItems(ctx, postsOnPage, labels), pager: pager(page, pageCount, archivePath) },
   );
   return htmlObject(ctx, archiveKey(ctx.blog.slug, page), html);
 }
@@ -121,7 +121,7 @@ export function renderTagPage(ctx: RenderContext, tag: string, newestPosts: read
   const labels = labelsFor(ctx.lang);
   const listing = newestListing(totalCount, TAG_PAGE_SIZE);
   const shown = sortNewestFirst(newestPosts).slice(0, listing.shown);
-  const posts = listItems(shown, labels);
+  const posts = listItems(ctx, shown, labels);
   const older = listing.olderPage;
   const heading = labels.tagTitle(tag);
   const html = renderHtmlPage(
@@ -164,7 +164,7 @@ export function renderTagArchivePage(
     {
       heading,
       compact: true,
-      posts: listItems(postsOnPage, labels),
+      posts: listItems(ctx, postsOnPage, labels),
       pager: pager(page, pageCount, (n) => tagArchivePath(tag, n)),
     },
   );

@@ -4,6 +4,7 @@
  * Directory-style pages have no trailing slash in links, matching the post URLs the API shows.
  */
 import { createHash } from 'node:crypto';
+import { mediaRefUrl } from '../../media/mediaRefs.js';
 
 /** Files at the root of every blog. */
 export const SITE_FILES = {
@@ -157,6 +158,11 @@ export function fileKey(blogSlug: string, name: string): string {
 }
 
 /** The URL itself when it is an absolute http(s) URL, else null (no `javascript:`, no relative). */
+/** A post's og_image as an http(s) URL on the blog's current origin, or null (see safeHttpUrl). */
+export function postImageUrl(baseUrl: string, value: string | null | undefined): string | null {
+  return safeHttpUrl(mediaRefUrl(value ?? null, baseUrl));
+}
+
 export function safeHttpUrl(value: string | null | undefined): string | null {
   if (!value) return null;
   try {
