@@ -176,11 +176,14 @@ export class PostsRepo {
     this.numberedSlugsStmt = db.prepare<[string, string, string, string, string], { id: string; slug: string }>(
       'SELECT id, slug FROM posts WHERE blog_id = ? AND slug = ? UNION ALL SELECT id, slug FROM posts WHERE blog_id = ? AND slug > ? AND slug < ?',
     );
-    // No HTML and no counts: the export leaves them out, and they were half of what a page read.
+    // The page's rowids come from the blog's index alone, then only those rows are read: ordered
+    // by rowid over the blog, SQLite sorted every remaining row of the blog, Markdown and HTML
+    // included, to keep twenty (each page read the rest of the blog: 1 s for 2,000 posts of 20 KB,
+    // 0.1 s this way). No HTML and no counts: the export leaves them out.
     this.exportPageStmt = db.prepare<[string, number, number], ExportRow>(
       `SELECT rowid AS seq, id, blog_id, title, slug, content_md, '' AS content_html, meta_description, meta_explicit, og_image_url, tags, status,
               published_at, scheduled_at, created_at, updated_at, NULL AS text_counts, revision
-         FROM posts WHERE blog_id = ? AND rowid > ? ORDER BY rowid LIMIT ?`,
+         FROM posts WHERE rowid IN (SELECT rowid FROM posts WHERE blog_id = ? AND rowid > ? ORDER BY rowid LIMIT ?) ORDER BY rowid`,
     );
     this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>(
       'SELECT old_slug FROM post_redirects WHERE post_id = ? ORDER BY old_slug',
