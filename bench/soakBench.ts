@@ -299,10 +299,12 @@ export async function runSoakBench(opts: { minutes: number; corpusPosts?: number
     const loadAtEnd = load();
 
     const minutes = Math.ceil(durationMs / 60_000);
+    // A sample closes the 30 s before it; one taken a moment after a minute's end belongs to that minute.
+    const minuteOf = (at: number): number => Math.min(minutes - 1, Math.max(0, Math.floor((at - 1000) / 60_000)));
     const perMinute = Array.from({ length: minutes }, (_, m) => {
-      const inMinute = samples.filter((s) => s.at > m * 60_000 && s.at <= (m + 1) * 60_000 + 1000);
+      const inMinute = samples.filter((s) => minuteOf(s.at) === m);
       const last = inMinute[inMinute.length - 1];
-      const previous = samples.filter((s) => s.at <= m * 60_000 + 1000).pop() ?? before;
+      const previous = samples.filter((s) => minuteOf(s.at) < m).pop() ?? before;
       return {
         delay: Math.max(0, ...inMinute.map((s) => s.delay)),
         anchor: Math.max(0, ...inMinute.map((s) => s.anchor)),
