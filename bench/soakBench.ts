@@ -16,6 +16,7 @@
  * profile with `node dist/bench/harness/longTasks.js <file>` (the stretches the loop was held).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import sharp from 'sharp';
 import { loadCorpus, type CorpusPost } from './corpus.js';
@@ -336,5 +337,6 @@ export async function runSoakBench(opts: { minutes: number; corpusPosts?: number
   } finally {
     anchor.stop();
     await server.stop();
+    if (process.env.FOLIO_BENCH_KEEP !== '1') rmSync(server.dataDir, { recursive: true, force: true });
   }
 }
