@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start` and the large corpus size with `--posts N`
- * (default 10,000). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
+ * `--only api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start,soak` and the large corpus size with `--posts N`
+ * (default 10,000). `soak` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first).
  */
 import { parseArgs } from 'node:util';
@@ -20,6 +20,7 @@ import { runBackupBench } from './backupBench.js';
 import { runEdgeBench } from './edgeBench.js';
 import { runMediaBench } from './mediaBench.js';
 import { runWebhookBench } from './webhookBench.js';
+import { runSoakBench } from './soakBench.js';
 import { importCorpus, removeImported, type ImportedBlog } from './importCorpus.js';
 
 const { values } = parseArgs({
@@ -28,9 +29,10 @@ const { values } = parseArgs({
     posts: { type: 'string' },
     seconds: { type: 'string' },
     stores: { type: 'string' },
+    minutes: { type: 'string' },
   },
 });
-const only = new Set((values.only ?? 'api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? 'api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start,soak').split(',').map((s) => s.trim()));
 const seconds = Number(values.seconds ?? 10);
 
 const rows: BenchRow[] = [];
@@ -60,6 +62,7 @@ await section('static-search', () => runStaticSearchBench({ posts, corpusDir: co
 await section('hostile', () => runHostileBench());
 await section('media', () => runMediaBench());
 await section('webhooks', () => runWebhookBench());
+await section('soak', () => runSoakBench({ minutes: Number(values.minutes ?? 10) }));
 
 // The edge, backup and start sections share one imported blog of `posts` posts.
 let shared: ImportedBlog | null = null;

@@ -27,7 +27,8 @@ import { siteAssets } from '../src/publish/render/assets.js';
 import { createRenderContext } from '../src/publish/render/renderContext.js';
 import { renderSearchPage } from '../src/publish/render/renderSearchPage.js';
 import { loadTheme } from '../src/publish/render/renderTheme.js';
-import { chunkKey, chunkOf, DELTA_MAX, deltaKey, FRAGMENT_SIZE, fragmentKey, metaKey, type StaticMeta } from '../src/search/static/staticFormat.js';
+import { DELTA_MAX, FRAGMENT_SIZE, metaKey, type ChunkFile, type FragmentEntry, type StaticMeta } from '../src/search/static/staticFormat.js';
+import { chunkPathsOf, livePostings, RankedMatches, scoreMatches } from '../src/search/static/staticQuery.js';
 import { StaticIndexWriter } from '../src/search/static/staticIndexWriter.js';
 import { queryTerms } from '../src/search/tokenize.js';
 import { FsSiteStore } from '../src/storage/fsSiteStore.js';
@@ -60,28 +61,23 @@ class WireSizes {
   }
 }
 
-/** The index files a query loads: meta.json, its term and delta chunks, the fragments of its first page of results. */
+/**
+ * The index files a query loads, as the page's own query code (staticQuery.ts) asks for them:
+ * meta.json, its term and delta chunks, the fragments of its first page of results and of the
+ * posts whose equal scores they order.
+ */
 async function filesOf(store: FsSiteStore, meta: StaticMeta, q: string): Promise<string[]> {
-  const terms = queryTerms(q);
-  const chunks = [...new Set(terms.flatMap((t) => [chunkKey(BLOG, chunkOf(t, meta.chunks)), ...(meta.delta > 0 ? [deltaKey(BLOG, chunkOf(t, meta.delta))] : [])]))];
+  const loaded = new Set<string>([metaKey(BLOG)]);
+  const read = async (path: string): Promise<unknown> => {
+    loaded.add(`${BLOG}/search/${path}`);
+    const object = await store.get(`${BLOG}/search/${path}`);
+    return object ? (JSON.parse(object.body.toString()) as unknown) : null;
+  };
   const dead = new Set(meta.dead);
-  let hits: Set<number> | null = null;
-  const read = async (key: string): Promise<Record<string, number[]>> => JSON.parse((await store.get(key))?.body.toString() ?? '{}') as Record<string, number[]>;
-  for (const term of terms) {
-    const found = new Set<number>();
-    const lists = [(await read(chunkKey(BLOG, chunkOf(term, meta.chunks))))[term] ?? []];
-    if (meta.delta > 0) lists.push((await read(deltaKey(BLOG, chunkOf(term, meta.delta))))[term] ?? []);
-    for (const gaps of lists) {
-      for (let i = 0, ordinal = 0; i < gaps.length; i += 2) {
-        ordinal += gaps[i]!;
-        if (!dead.has(ordinal) && (hits === null || hits.has(ordinal))) found.add(ordinal);
-      }
-    }
-    hits = found;
-  }
-  const shown = [...(hits ?? [])].slice(0, PAGE_SIZE);
-  const fragments = [...new Set(shown.map((o) => fragmentKey(BLOG, Math.floor(o / FRAGMENT_SIZE))))];
-  return [metaKey(BLOG), ...chunks, ...fragments];
+  const lists = await Promise.all(queryTerms(q).map(async (term) => livePostings((await Promise.all(chunkPathsOf(meta, term).map(read))) as (ChunkFile | null)[], term, dead)));
+  const entryOf = async (ordinal: number): Promise<FragmentEntry | undefined> => ((await read(`d/${Math.floor(ordinal / FRAGMENT_SIZE)}.json`)) as Record<string, FragmentEntry> | null)?.[ordinal];
+  for (const ordinal of await new RankedMatches(scoreMatches(meta, lists), entryOf).slice(0, PAGE_SIZE)) await entryOf(ordinal);
+  return [...loaded];
 }
 
 /** Serves the blog's objects as the site server does (gzip when asked), for Chromium. */

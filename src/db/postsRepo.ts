@@ -81,6 +81,8 @@ export const toPost = (row: PostRow): Post => ({
   revision: row.revision,
 });
 
+type ExportRow = PostRow & { seq: number };
+
 type SummaryRow = Pick<PostRow, 'id' | 'title' | 'slug' | 'status' | 'tags' | 'meta_description' | 'published_at' | 'created_at' | 'updated_at'>;
 
 const SUMMARY_COLUMNS = 'p.id, p.title, p.slug, p.status, p.tags, p.meta_description, p.published_at, p.created_at, p.updated_at';
@@ -178,7 +180,15 @@ export class PostsRepo {
     this.numberedSlugsStmt = db.prepare<[string, string, string, string, string], { id: string; slug: string }>(
       'SELECT id, slug FROM posts WHERE blog_id = ? AND slug = ? UNION ALL SELECT id, slug FROM posts WHERE blog_id = ? AND slug > ? AND slug < ?',
     );
-    this.exportPageStmt = db.prepare<[string, number, number], PostRow & { seq: number }>('SELECT rowid AS seq, * FROM posts WHERE blog_id = ? AND rowid > ? ORDER BY rowid LIMIT ?');
+    // The page's rowids come from the blog's index alone, then only those rows are read: ordered
+    // by rowid over the blog, SQLite sorted every remaining row of the blog, Markdown and HTML
+    // included, to keep twenty (each page read the rest of the blog: 1 s for 2,000 posts of 20 KB,
+    // 0.1 s this way). No HTML and no counts: the export leaves them out.
+    this.exportPageStmt = db.prepare<[string, number, number], ExportRow>(
+      `SELECT rowid AS seq, id, blog_id, title, slug, content_md, '' AS content_html, meta_description, meta_explicit, og_image_url, tags, status,
+              published_at, scheduled_at, created_at, updated_at, NULL AS text_counts, revision
+         FROM posts WHERE rowid IN (SELECT rowid FROM posts WHERE blog_id = ? AND rowid > ? ORDER BY rowid LIMIT ?) ORDER BY rowid`,
+    );
     this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>(
       'SELECT old_slug FROM post_redirects WHERE post_id = ? ORDER BY old_slug',
     );
@@ -232,9 +242,23 @@ export class PostsRepo {
   }
 
   /** Whole posts of a blog in insertion order, `limit` after position `after` (0 to start): for exports. */
-  exportPage(blogId: string, after: number, limit: number): { posts: Post[]; next: number } {
-    const rows = this.exportPageStmt.all(blogId, after, limit);
-    return { posts: rows.map(toPost), next: rows.length > 0 ? rows[rows.length - 1]!.seq : after };
+  /**
+   * The blog's posts after `after` in row order, without `contentHtml` and `textCounts` (empty):
+   * at most `limit` of them, and no more once their Markdown reaches `maxChars` (at least one).
+   * Twenty posts of the 1 MB maximum were one 20 MB read and one turn of the event loop.
+   */
+  exportPage(blogId: string, after: number, limit: number, maxChars = Number.POSITIVE_INFINITY): { posts: Post[]; next: number } {
+    const posts: Post[] = [];
+    let next = after;
+    let chars = 0;
+    for (const row of this.exportPageStmt.iterate(blogId, after, limit)) {
+      posts.push(toPost(row));
+      next = row.seq;
+      chars += row.content_md.length;
+      // Leaving the loop early closes the statement (better-sqlite3 resets it on return).
+      if (chars >= maxChars) break;
+    }
+    return { posts, next };
   }
 
   findById(id: string): Post | null {

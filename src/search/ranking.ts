@@ -9,6 +9,7 @@
  * score is therefore the same number whatever segment it sits in, and results, totals and
  * order equal those of one index over the same live documents (README.md, "Scoring").
  */
+import { idfOf, lengthNormOf, termScoreOf, termWeightOf } from './bm25.js';
 import { matchAll, WEIGHT_UNIT, type TermPosting } from './lunrSetup.js';
 import type { IndexSnapshot } from './indexSnapshot.js';
 import type { SegmentView } from './loadedSegment.js';
@@ -22,9 +23,6 @@ import { TopHits } from './topHits.js';
  * per word (the reference). Both give the same documents; ranking.test.ts checks it.
  */
 export type MatchExecutor = 'lunr' | 'postings';
-
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
 
 /** Live documents holding terms[t]; without deletions the count is known without decoding the posting. */
 function liveCount(view: SegmentView, t: number): number {
@@ -54,7 +52,7 @@ export function runSearch(snapshot: IndexSnapshot, q: string, page: SearchPage, 
       const t = termIds[v]![k]!;
       if (t >= 0) df += liveCount(view, t);
     });
-    return df === 0 ? Number.NaN : Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    return df === 0 ? Number.NaN : idfOf(n, df);
   });
   if (idf.some((x) => Number.isNaN(x))) return { hits: [], total: 0 };
 
@@ -81,20 +79,17 @@ class Scorer {
     idf: readonly number[],
     private readonly averageLength: number,
   ) {
-    this.weights = idf.map((x) => x * (BM25_K1 + 1));
+    this.weights = idf.map(termWeightOf);
     this.tfs = new Float64Array(idf.length);
   }
 
   /** Scores from `tfs` (stored units), filled by the caller. */
   fromTfs(lengthOfDoc: number): number {
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * lengthOfDoc) / this.averageLength);
+    const norm = lengthNormOf(lengthOfDoc, this.averageLength);
     let score = 0;
     // Added in query-term order for every document, so a document's score is the same number
-    // whichever segment holds it.
-    for (let k = 0; k < this.weights.length; k++) {
-      const tf = this.tfs[k]! / WEIGHT_UNIT;
-      score += (this.weights[k]! * tf) / (tf + norm);
-    }
+    // whichever segment holds it (and in the browser, static/staticQuery.ts).
+    for (let k = 0; k < this.weights.length; k++) score += termScoreOf(this.weights[k]!, this.tfs[k]! / WEIGHT_UNIT, norm);
     return score;
   }
 

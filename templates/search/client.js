@@ -1,9 +1,9 @@
-// The /search/ page's client (src/publish/render/searchScript.ts puts queryTerms before it).
-// It reads the static index of src/search/static/staticFormat.ts: meta.json (fetched as the page
-// loads), then per query word its term chunk and delta chunk, then the fragments of the results
-// on screen. Every word must match (AND);
-// results are ordered by BM25 without length normalisation, then newest first. Text from the
-// index only ever reaches the page through textContent.
+// The /search/ page's client (src/publish/render/searchScript.ts puts the tokenizer, bm25.ts and
+// src/search/static/staticQuery.ts before it). It reads the static index of
+// src/search/static/staticFormat.ts: meta.json (fetched as the page loads), then per query word
+// its term chunk and delta chunk, then the fragments of the results on screen. Every word must
+// match (AND); staticQuery.ts ranks the matches exactly as GET /v1/search does. This file only
+// fetches and draws. Text from the index only ever reaches the page through textContent.
 const form = document.getElementById('search-form');
 if (form) {
   const input = form.elements.namedItem('q');
@@ -15,13 +15,12 @@ if (form) {
   const lang = document.documentElement.lang || 'en';
   const dates = new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
   const PAGE = 10;
-  const K1 = 1.2;
 
   let meta = null;
   const chunks = new Map();
   const fragments = new Map();
   let run = 0;
-  const NO_HITS = { length: 0, slice: () => [] };
+  const NO_HITS = { length: 0, slice: async () => [] };
   let shown = { hits: NO_HITS, next: 0, terms: new Set() };
 
   const getJson = async (path) => {
@@ -50,103 +49,17 @@ if (form) {
     }
     return meta;
   };
-  const chunkOf = (term, count) => {
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), 0x01000193) >>> 0;
-    return hash & (count - 1);
-  };
-
   const file = (path) => cached(chunks, path, () => getJson(path));
-
-  // A term's live postings as parallel arrays, ordinals ascending: the term chunk's, then the
-  // delta's (newer ordinals; sorted again should a writer ever break that order).
-  const chunkPaths = (index, term) => {
-    const paths = [`t/${chunkOf(term, index.chunks)}.json`];
-    if (index.delta > 0) paths.push(`x/${chunkOf(term, index.delta)}.json`);
-    return paths;
-  };
-
-  const postings = async (index, dead, term) => {
-    const paths = chunkPaths(index, term);
-    let ords = [];
-    let tfs = [];
-    let sorted = true;
-    for (const loaded of await Promise.all(paths.map(file))) {
-      const gaps = loaded && loaded[term];
-      if (!gaps) continue;
-      let ordinal = 0;
-      for (let i = 0; i < gaps.length; i += 2) {
-        ordinal += gaps[i];
-        if (dead.has(ordinal)) continue;
-        if (ords.length > 0 && ordinal <= ords[ords.length - 1]) sorted = false;
-        ords.push(ordinal);
-        tfs.push(gaps[i + 1]);
-      }
-    }
-    if (!sorted) {
-      const order = ords.map((_, i) => i).sort((a, b) => ords[a] - ords[b]);
-      ords = order.map((i) => ords[i]);
-      tfs = order.map((i) => tfs[i]);
-    }
-    return { ords, tfs };
-  };
-
-  // BM25 without length normalisation; a word's weight in one post.
-  const weight = (idf, tf) => (idf * tf * (K1 + 1)) / (tf + K1);
-
-  // The matches in ranked order, best first (score, then newest). Only the first page is
-  // ranked at once, by selection; the rest is sorted when a reader asks for more. Cost is
-  // linear in the query's postings, with no map or object per match.
-  const ranking = (ords, scores) => {
-    const before = (a, b) => scores[a] > scores[b] || (scores[a] === scores[b] && ords[a] > ords[b]);
-    let order = null;
-    const top = [];
-    for (let i = 0; i < ords.length; i++) {
-      if (top.length === PAGE && !before(i, top[PAGE - 1])) continue;
-      let at = Math.min(top.length, PAGE - 1);
-      while (at > 0 && before(i, top[at - 1])) at--;
-      top.splice(at, 0, i);
-      if (top.length > PAGE) top.pop();
-    }
-    return {
-      length: ords.length,
-      slice(from, to) {
-        if (to <= PAGE) return top.slice(from, to).map((i) => ords[i]);
-        order ??= Array.from(ords.keys()).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
-        return order.slice(from, to).map((i) => ords[i]);
-      },
-    };
-  };
 
   const find = async (q) => {
     const terms = queryTerms(q);
     if (terms.length === 0) return null;
     const index = await loadMeta();
-    if (!index || index.format !== 'folio-static-search' || index.version !== 1) return NO_HITS;
+    if (!readableMeta(index)) return NO_HITS;
     const dead = new Set(index.dead);
-    const idf = (list) => Math.log(1 + (index.docs - list.ords.length + 0.5) / (list.ords.length + 0.5));
-    // Rarest word first: every later list only narrows its matches (a sorted merge).
-    const lists = (await Promise.all(terms.map((term) => postings(index, dead, term)))).sort((a, b) => a.ords.length - b.ords.length);
-    const [rarest, ...rest] = lists;
-    const rarestIdf = idf(rarest);
-    let ords = rarest.ords;
-    let scores = rarest.tfs.map((tf) => weight(rarestIdf, tf));
-    for (const list of rest) {
-      if (ords.length === 0) break;
-      const listIdf = idf(list);
-      const keptOrds = [];
-      const keptScores = [];
-      for (let i = 0, j = 0; i < ords.length && j < list.ords.length; i++) {
-        while (j < list.ords.length && list.ords[j] < ords[i]) j++;
-        if (list.ords[j] === ords[i]) {
-          keptOrds.push(ords[i]);
-          keptScores.push(scores[i] + weight(listIdf, list.tfs[j]));
-        }
-      }
-      ords = keptOrds;
-      scores = keptScores;
-    }
-    return ranking(ords, scores);
+    // In query order: the scores are summed in it, as the API sums them.
+    const lists = await Promise.all(terms.map(async (term) => livePostings(await Promise.all(chunkPathsOf(index, term).map(file)), term, dead)));
+    return new RankedMatches(scoreMatches(index, lists), entry);
   };
 
   const entry = async (ordinal) => {
@@ -195,8 +108,12 @@ if (form) {
   // Each card appears as soon as its fragment has arrived, in its place in the order: a reader
   // sees the first results while the others are still on their way.
   const showMore = async (mine) => {
-    const slice = shown.hits.slice(shown.next, shown.next + PAGE);
-    shown.next += slice.length;
+    const from = shown.next;
+    shown.next = Math.min(from + PAGE, shown.hits.length);
+    more.hidden = true;
+    // Equal scores are ordered by date and slug, read from the fragments of the tied posts.
+    const slice = await shown.hits.slice(from, from + PAGE);
+    if (mine !== run) return;
     more.hidden = shown.next >= shown.hits.length;
     const slots = slice.map(() => {
       const slot = element('li', 'search-result-pending');
@@ -248,8 +165,8 @@ if (form) {
     if (!finished.trim()) return;
     loadMeta()
       .then((index) => {
-        if (!index || index.format !== 'folio-static-search' || index.version !== 1) return;
-        for (const term of queryTerms(finished)) for (const path of chunkPaths(index, term)) file(path).catch(() => {});
+        if (!readableMeta(index)) return;
+        for (const term of queryTerms(finished)) for (const path of chunkPathsOf(index, term)) file(path).catch(() => {});
       })
       .catch(() => {});
   };
@@ -265,7 +182,7 @@ if (form) {
     clearTimeout(timer);
     search(input.value);
   });
-  more.addEventListener('click', () => showMore(run));
+  more.addEventListener('click', () => showMore(run).catch(() => say(text.failed)));
 
   // The first query should wait for its own words only: meta.json is fetched now, and the
   // tokenizer runs once on Latin and Hangul text, which builds its Unicode tables (hundreds of

@@ -179,6 +179,48 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     await close();
   });
 
+  it('ranks as GET /v1/search does, score for score: the newest posts, still in the delta, in their place', async () => {
+    // A blog whose older posts are laid out in the term chunks (a reindex) and whose newest ones
+    // are still in the delta: short posts that say 비 once rank above long ones that say it
+    // more often, as BM25 with length normalisation has it (issue 27, A5).
+    const ranks = (await t.request('POST', '/v1/blogs', { body: { slug: 'ranks', name: 'Ranks' } })).body;
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => ['오늘은', '서버를', '정적', '사이트', 'notes'][i % 5]).join(' ');
+    for (let i = 1; i <= 14; i++) {
+      const content = `${'비가 옵니다. '.repeat(1 + (i % 4))}${i % 3 === 0 ? '새로 시작했습니다. ' : ''}${filler(20 + i * 15)}`;
+      await t.request('POST', '/v1/posts', { blogId: ranks.id, body: { title: `오래된 글 ${i}`, slug: `old-${i}`, content, status: 'published' } });
+    }
+    await t.folio.runner.idle();
+    await t.folio.publisher.reindex(t.folio.repos.blogs.findById(ranks.id)!);
+    for (let i = 1; i <= 4; i++) {
+      await t.request('POST', '/v1/posts', { blogId: ranks.id, body: { title: `새 글 ${i}`, slug: `new-${i}`, content: `비 ${i % 2 ? '시작' : ''} ${filler(i)}`, status: 'published' } });
+    }
+    await t.folio.runner.idle();
+    const meta = JSON.parse((await t.folio.store.get('ranks/search/meta.json'))!.body.toString()) as { delta: number };
+    expect(meta.delta).toBeGreaterThan(0);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.goto(`http://ranks.localhost:${new URL(t.baseUrl).port}/search/`, { waitUntil: 'load' });
+    for (const q of ['비', '시작', '비 시작', '서버']) {
+      const api = await t.request('GET', `/v1/search?q=${encodeURIComponent(q)}&per_page=50`, { blogId: ranks.id });
+      expect(api.status).toBe(200);
+      const fromApi = (api.body.data as { title: string }[]).map((hit) => hit.title);
+      expect(fromApi.length, q).toBeGreaterThan(2);
+      // The first page as it is painted, then every further page in turn.
+      expect((await typeQuery(page, q)).titles, q).toEqual(fromApi.slice(0, 10));
+      while (!(await page.isHidden('#search-more'))) {
+        const shown = await page.locator('.search-result').count();
+        await page.click('#search-more');
+        await page.waitForFunction((n) => document.querySelectorAll('.search-result').length > n && !document.querySelector('.search-result-pending'), shown);
+      }
+      expect(await page.$$eval('.search-result .post-item-title a', (links) => links.map((a) => a.textContent ?? '')), q).toEqual(fromApi);
+    }
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('keeps the form on one row on a phone, the button label whole', async () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
     const page = await context.newPage();

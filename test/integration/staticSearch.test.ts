@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELTA_MAX, metaKey, stateKey } from '../../src/search/static/staticFormat.js';
 import { queryTerms } from '../../src/search/tokenize.js';
-import { matchingPaths, readStaticIndex } from '../support/staticSearchIndex.js';
+import { matchingPaths, readStaticIndex, staticSearch } from '../support/staticSearchIndex.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';
 
@@ -38,7 +38,7 @@ describe('search on the static site', () => {
     expect(js.text).toContain('function queryTerms(');
     const meta = await page('/search/meta.json');
     expect(meta.status).toBe(200);
-    expect(JSON.parse(meta.text)).toMatchObject({ format: 'folio-static-search', version: 1, docs: 3, dead: [] });
+    expect(JSON.parse(meta.text)).toMatchObject({ format: 'folio-static-search', version: 2, docs: 3, dead: [] });
     expect((await page('/_search/static-state.json')).status).toBe(404);
     expect(await t.folio.store.get(stateKey('finds'))).not.toBeNull();
   });
@@ -90,6 +90,18 @@ describe('search on the static site', () => {
     const merged = await readStaticIndex(t.folio.store, 'finds');
     await t.folio.publisher.reindex(t.folio.repos.blogs.findById(blogId)!);
     expect(await readStaticIndex(t.folio.store, 'finds')).toEqual(merged);
+  });
+
+  it('ranks as GET /v1/search does, the posts published since the merge (in the delta) included', async () => {
+    await t.request('POST', '/v1/posts', { blogId, body: { title: 'Harbour lamps', slug: 'harbour-lamps', content: 'lamp1 harbour', status: 'published' } });
+    await t.request('PUT', '/v1/posts/harbour-5', { blogId, body: { content: 'lamp1 harbour harbour, rewritten' } });
+    const meta = JSON.parse((await t.folio.store.get(metaKey('finds')))!.body.toString()) as { delta: number };
+    expect(meta.delta).toBeGreaterThan(0);
+    for (const q of ['harbour', 'lamp1 harbour', 'harbour 3']) {
+      const api = await t.request('GET', `/v1/search?q=${encodeURIComponent(q)}&per_page=50`, { blogId });
+      const fromApi = (api.body.data as { slug: string }[]).map((hit) => hit.slug);
+      expect(await staticSearch(t.folio.store, 'finds', q, 0, 50), q).toEqual({ slugs: fromApi, total: api.body.pagination.total });
+    }
   });
 
   it('goes with the blog when the blog is deleted', async () => {

@@ -1,14 +1,19 @@
-import { decodePostings, chunkKey, chunkOf, deltaKey, metaKey, type ChunkFile, type FragmentEntry, type FragmentFile, type StaticMeta } from '../../src/search/static/staticFormat.js';
+import { decodePostings, POSTING_STRIDE, chunkKey, chunkOf, deltaKey, metaKey, type ChunkFile, type FragmentEntry, type FragmentFile, type StaticMeta } from '../../src/search/static/staticFormat.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
+import { chunkPathsOf, livePostings, RankedMatches, readableMeta, scoreMatches, STATIC_FORMAT_VERSION } from '../../src/search/static/staticQuery.js';
+import { queryTerms } from '../../src/search/tokenize.js';
 
 /**
  * What a blog's static search index says, read from its public files as the browser reads
  * them, with ordinals replaced by the post's path: two layouts of the same posts (a fresh build
  * and a history of publishes) read the same. Throws on what a reader could trip on: a term in
- * the wrong chunk, a live posting without its post, a post listed twice.
+ * the wrong chunk, a live posting without its post, a post listed twice, a posting whose length
+ * is not its post's, a total length that is not the sum of the live posts'.
  */
 export interface LogicalIndex {
   docs: number;
+  /** Sum of the live posts' lengths, as meta.json says (checked against the fragments). */
+  length: number;
   /** `term → path → weighted tf`, each sorted. */
   postings: Record<string, Record<string, number>>;
   entries: Record<string, FragmentEntry>;
@@ -24,6 +29,7 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
   if (!meta) throw new Error(`${blog} has no static search index`);
   const dead = new Set(meta.dead);
   const pathOf = new Map<number, string>();
+  const lengthOf = new Map<number, number>();
   const entries: Record<string, FragmentEntry> = {};
   for (const key of await store.list(`${blog}/search/d/`)) {
     const fragment = (await json<FragmentFile>(store, key))!;
@@ -32,10 +38,13 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
       if (Math.floor(Number(ordinal) / meta.fragment) !== Number(/(\d+)\.json$/.exec(key)![1])) throw new Error(`ordinal ${ordinal} in the wrong fragment ${key}`);
       if (entries[entry[1]]) throw new Error(`${entry[1]} listed twice`);
       pathOf.set(Number(ordinal), entry[1]);
+      lengthOf.set(Number(ordinal), entry[6]);
       entries[entry[1]] = entry;
     }
   }
   if (pathOf.size !== meta.docs) throw new Error(`meta.json says ${meta.docs} posts, the fragments hold ${pathOf.size}`);
+  const length = [...lengthOf.values()].reduce((sum, l) => sum + l, 0);
+  if (length !== meta.length) throw new Error(`meta.json says the posts' length is ${meta.length}, the fragments sum to ${length}`);
   const postings: Record<string, Record<string, number>> = {};
   const files = [
     ...Array.from({ length: meta.chunks }, (_, chunk) => ({ key: chunkKey(blog, chunk), chunk, of: meta.chunks })),
@@ -48,11 +57,12 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
     for (const [term, gaps] of Object.entries(file)) {
       if (chunkOf(term, of) !== chunk) throw new Error(`${term} in ${key}`);
       const list = decodePostings(gaps);
-      for (let i = 0; i < list.length; i += 2) {
+      for (let i = 0; i < list.length; i += POSTING_STRIDE) {
         if (dead.has(list[i]!)) continue;
         const path = pathOf.get(list[i]!);
         if (path === undefined) throw new Error(`${term}: live ordinal ${list[i]} has no post`);
         if ((postings[term] ??= {})[path] !== undefined) throw new Error(`${term}: ${path} posted twice`);
+        if (list[i + 2] !== lengthOf.get(list[i]!)) throw new Error(`${term}: ${path} has length ${list[i + 2]} in ${key}, ${lengthOf.get(list[i]!)} in its fragment`);
         postings[term][path] = list[i + 1]!;
       }
     }
@@ -60,6 +70,7 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
   const sorted = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return {
     docs: meta.docs,
+    length: meta.length,
     postings: sorted(Object.fromEntries(Object.entries(postings).map(([term, byPath]) => [term, sorted(byPath) as Record<string, number>]))) as LogicalIndex['postings'],
     entries: sorted(entries) as LogicalIndex['entries'],
   };
@@ -74,4 +85,28 @@ export function matchingPaths(index: LogicalIndex, terms: readonly string[]): st
     paths = (paths ?? [...holding]).filter((p) => holding.has(p));
   }
   return (paths ?? []).sort();
+}
+
+/**
+ * A query answered from the static index's files by the page script's own code
+ * (src/search/static/staticQuery.ts), fetching what the browser fetches: the slugs ranked
+ * from..to-1 and the number of matches. Files are read once per call, as one page load would.
+ */
+export async function staticSearch(store: SiteStore, blog: string, q: string, from: number, to: number): Promise<{ slugs: string[]; total: number }> {
+  const files = new Map<string, Promise<unknown>>();
+  const file = (path: string): Promise<unknown> => {
+    let body = files.get(path);
+    if (!body) files.set(path, (body = json<unknown>(store, `${blog}/search/${path}`)));
+    return body;
+  };
+  const meta = await file('meta.json');
+  if (!readableMeta(meta)) throw new Error(`${blog}/search/meta.json is not of format ${STATIC_FORMAT_VERSION}`);
+  const entryOf = async (ordinal: number): Promise<FragmentEntry | undefined> => ((await file(`d/${Math.floor(ordinal / meta.fragment)}.json`)) as FragmentFile | null)?.[ordinal];
+  const dead = new Set(meta.dead);
+  const lists = await Promise.all(
+    queryTerms(q).map(async (term) => livePostings((await Promise.all(chunkPathsOf(meta, term).map(file))) as (ChunkFile | null)[], term, dead)),
+  );
+  const ranked = new RankedMatches(scoreMatches(meta, lists), entryOf);
+  const ordinals = await ranked.slice(from, to);
+  return { slugs: await Promise.all(ordinals.map(async (ordinal) => (await entryOf(ordinal))![5])), total: ranked.length };
 }

@@ -12,14 +12,14 @@
  * <blog>/_search/static-state.json post id of each ordinal, for the writer only (never served)
  * ```
  *
- * The browser script (templates/search/client.js) repeats `chunkOf` and reads these shapes:
- * change them together, and bump STATIC_FORMAT_VERSION.
+ * The browser reads these files through staticQuery.ts, which defines the public shapes and is
+ * compiled into the page's script: a change of them bumps STATIC_FORMAT_VERSION there.
  */
 
 import { OrdinalIds } from './ordinalIds.js';
+import { POSTING_STRIDE, type FragmentEntry } from './staticQuery.js';
 
-export const STATIC_FORMAT = 'folio-static-search';
-export const STATIC_FORMAT_VERSION = 1;
+export { chunkOf, POSTING_STRIDE, STATIC_FORMAT, STATIC_FORMAT_VERSION, type ChunkFile, type FragmentEntry, type StaticMeta } from './staticQuery.js';
 
 /** Posts per document fragment: a page of ten results touches at most ten small files. */
 export const FRAGMENT_SIZE = 8;
@@ -32,29 +32,6 @@ export const FRAGMENT_SIZE = 8;
  */
 export const DELTA_CHUNKS = 16;
 export const DELTA_MAX = 64;
-
-/** The public file the browser reads first. */
-export interface StaticMeta {
-  format: typeof STATIC_FORMAT;
-  version: number;
-  /** Number of term chunks, a power of two. */
-  chunks: number;
-  fragment: number;
-  /** Number of delta chunks to read besides the term chunk (0: no delta). */
-  delta: number;
-  /** Live posts (BM25's N). */
-  docs: number;
-  /** Ordinals of removed or superseded posts still named in chunks not rewritten since. */
-  dead: number[];
-  /** New on every write, as in the state it was written with: a writer knows its state is current. */
-  revision?: string;
-}
-
-/** One post in a fragment: `[title, path, publishedAt, tags, description]`. */
-export type FragmentEntry = [string, string, string, string[], string];
-
-/** A chunk: term → postings as `[ordinal gap, weighted tf, ordinal gap, weighted tf, …]`. */
-export type ChunkFile = Record<string, number[]>;
 
 /** A fragment: ordinal → entry. */
 export type FragmentFile = Record<string, FragmentEntry>;
@@ -73,14 +50,13 @@ export interface StaticState {
   dead: number[];
   /** Ordinals indexed in the delta chunks, not yet merged into the term chunks. */
   delta: number[];
+  /** Sum of the live posts' field-weighted lengths (meta.json's `length`). */
+  length: number;
   /** The revision of the meta.json written with it (absent in states written before revisions). */
   revision?: string;
 }
 
-/**
- * The state as stored: `idColumn` is every ordinal's post id, joined by "\n". States of earlier
- * releases held `byOrdinal` (an array, null for the dead) or, before that, `ids` (id → ordinal).
- */
+/** The state as stored: `idColumn` is every ordinal's post id, joined by "\n". */
 interface StoredState extends Omit<StaticState, 'ids'> {
   idColumn: string;
 }
@@ -104,22 +80,14 @@ export function storedState(state: StaticState): StoredState {
 
 /**
  * A stored state as this release keeps it in memory; null when it is not a state of this format
- * (the index is then rebuilt). The forms earlier releases stored are taken over: a dead ordinal's
- * id is not in them, and an empty one stands in for it (it never matches a post).
+ * (the index is then rebuilt: states of format 1 lack the lengths that scores need).
  */
 export function stateFromStored(value: unknown, formatVersion: number): StaticState | null {
-  const stored = value as (Partial<StoredState> & { byOrdinal?: unknown; ids?: unknown }) | null;
-  if (!stored || stored.version !== formatVersion || typeof stored.next !== 'number' || !Array.isArray(stored.dead)) return null;
-  const { idColumn, byOrdinal: _byOrdinal, ids: _ids, ...rest } = stored;
-  let ids: OrdinalIds | null = null;
-  if (typeof idColumn === 'string') ids = OrdinalIds.parse(idColumn, stored.next);
-  else if (Array.isArray(stored.byOrdinal)) ids = OrdinalIds.of((stored.byOrdinal as (string | null)[]).map((id) => id ?? ''));
-  else if (stored.ids && typeof stored.ids === 'object') {
-    const byOrdinal = new Array<string>(stored.next).fill('');
-    for (const [id, ordinal] of Object.entries(stored.ids as Record<string, number>)) byOrdinal[ordinal] = id;
-    ids = OrdinalIds.of(byOrdinal);
-  }
-  if (!ids || ids.length !== stored.next) return null;
+  const stored = value as Partial<StoredState> | null;
+  if (!stored || stored.version !== formatVersion || typeof stored.next !== 'number' || typeof stored.length !== 'number' || !Array.isArray(stored.dead)) return null;
+  const { idColumn, ...rest } = stored;
+  const ids = typeof idColumn === 'string' ? OrdinalIds.parse(idColumn, stored.next) : null;
+  if (!ids) return null;
   return { ...(rest as Omit<StaticState, 'ids'>), ids };
 }
 
@@ -130,13 +98,6 @@ export const deltaKey = (blog: string, chunk: number): string => `${blog}/search
 export const stateKey = (blog: string): string => `${blog}/_search/static-state.json`;
 /** Prefixes of the files a layout change may leave behind. */
 export const dataPrefixes = (blog: string): string[] => [`${blog}/search/t/`, `${blog}/search/d/`, `${blog}/search/x/`];
-
-/** FNV-1a over UTF-16 code units, masked to the chunk count (client.js has the same). */
-export function chunkOf(term: string, chunks: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), 0x01000193) >>> 0;
-  return hash & (chunks - 1);
-}
 
 /** Postings bytes a chunk should hold, compressed, so a query word costs about this much. */
 const CHUNK_TARGET_GZIP_BYTES = 8 * 1024;
@@ -152,25 +113,23 @@ export function chunkCountFor(postings: number): number {
   return chunks;
 }
 
-/** `[ord, tf, ord, tf…]` with absolute ordinals → the stored gap form, and back. */
+/** `[ord, tf, length, …]` with absolute ordinals → the stored gap form, and back. */
 export function encodePostings(absolute: readonly number[]): number[] {
-  const out = new Array<number>(absolute.length);
+  const out = [...absolute];
   let previous = 0;
-  for (let i = 0; i < absolute.length; i += 2) {
+  for (let i = 0; i < absolute.length; i += POSTING_STRIDE) {
     out[i] = absolute[i]! - previous;
-    out[i + 1] = absolute[i + 1]!;
     previous = absolute[i]!;
   }
   return out;
 }
 
 export function decodePostings(gaps: readonly number[]): number[] {
-  const out = new Array<number>(gaps.length);
+  const out = [...gaps];
   let ordinal = 0;
-  for (let i = 0; i < gaps.length; i += 2) {
+  for (let i = 0; i < gaps.length; i += POSTING_STRIDE) {
     ordinal += gaps[i]!;
     out[i] = ordinal;
-    out[i + 1] = gaps[i + 1]!;
   }
   return out;
 }

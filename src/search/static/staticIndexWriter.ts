@@ -28,7 +28,8 @@ import { putMany } from '../../storage/putMany.js';
 import { lazyPostingsOf, postingsOf, serialiseChunk, type PostingList } from './postingLists.js';
 import type { ListedDocument, SearchDocument } from '../searchTypes.js';
 import { FragmentEdits } from './fragmentEdits.js';
-import { entryOf, idsOf, inOrder, laidOutDocs, layoutFiles, liveLayout, oldestFirst, type LaidOutDoc } from './staticLayout.js';
+import { readableMeta } from './staticQuery.js';
+import { entryOf, idsOf, inOrder, laidOutDocs, layoutFiles, liveLayout, oldestFirst, totalLength, type LaidOutDoc } from './staticLayout.js';
 import {
   chunkKey,
   DELTA_CHUNKS,
@@ -41,6 +42,7 @@ import {
   liveCount,
   metaKey,
   ordinalOfId,
+  POSTING_STRIDE,
   storedState,
   STATIC_FORMAT,
   STATIC_FORMAT_VERSION,
@@ -95,9 +97,14 @@ export class StaticIndexWriter {
     });
   }
 
-  /** Whether the blog has a static index (an upgrade from before it has none until its first write). */
+  /**
+   * Whether the blog has a static index of this format. An upgrade from before it has none, and
+   * one of an older format cannot be read by the new page script: both are rebuilt
+   * (StaticSearchSync.ensure, run by the re-render every upgrade of the page script queues).
+   */
   async exists(blogSlug: string): Promise<boolean> {
-    return (await this.store.getBody(stateKey(blogSlug))) !== null;
+    const meta = await this.readJson<unknown>(metaKey(blogSlug));
+    return readableMeta(meta) && (await this.store.getBody(stateKey(blogSlug))) !== null;
   }
 
   /** Lays out every given post afresh, indexing their text. */
@@ -124,7 +131,7 @@ export class StaticIndexWriter {
 
   /** `segments` hold the `sorted` posts in their order: ordinal i is the i-th post of them all. */
   private async layOut(blogSlug: string, sorted: readonly ListedDocument[], segments: readonly SegmentData[]): Promise<StaticIndexChange> {
-    const laidOut = await laidOutDocs(sorted);
+    const laidOut = await laidOutDocs(sorted, segments);
     const { terms, postings } = await lazyPostingsOf(segments);
     return this.writeLayout(blogSlug, laidOut, terms, postings);
   }
@@ -139,7 +146,7 @@ export class StaticIndexWriter {
     for (const [term, list] of postingsOf(data, docs.map((_, i) => i))) file[term] = list;
     const stored = JSON.parse(serialiseChunk(file)) as ChunkFile;
     for (const term of Object.keys(stored)) decodePostings(stored[term]!);
-    for (const doc of docs) entryOf(doc);
+    for (const [i, doc] of docs.entries()) entryOf(doc, data.docs.lengths[i]!);
   }
 
   /** Adds or replaces posts. Returns null when the blog has no index yet: rebuild it instead. */
@@ -151,9 +158,13 @@ export class StaticIndexWriter {
       for (const doc of docs) await this.kill(state, doc.id, fragments);
       const ordinals = docs.map((doc) => state.ids.push(doc.id));
       state.next = state.ids.length;
-      for (const [i, doc] of docs.entries()) (await fragments.of(ordinals[i]!))[ordinals[i]!] = entryOf(doc);
-
       const data = await this.build(blogSlug, docs);
+      for (const [i, doc] of docs.entries()) {
+        const length = data.docs.lengths[i]!;
+        (await fragments.of(ordinals[i]!))[ordinals[i]!] = entryOf(doc, length);
+        state.length += length;
+      }
+
       const additions = [...postingsOf(data, ordinals)];
       // A new delta is written whole: meta.json will name all its files, and the browser asks
       // for whichever its words hash to (a missing one would be a 404 in its console).
@@ -242,7 +253,10 @@ export class StaticIndexWriter {
     if (ordinal < 0) return;
     state.dead.push(ordinal);
     state.ids.clear(ordinal);
-    delete (await fragments.of(ordinal))[ordinal];
+    const fragment = await fragments.of(ordinal);
+    // Its length leaves the average with it, as in the API's index.
+    state.length -= fragment[ordinal]?.[6] ?? 0;
+    delete fragment[ordinal];
   }
 
   /** Writes the edited fragments, then meta.json and the state; compacts when it is time. */
@@ -285,6 +299,7 @@ export class StaticIndexWriter {
       ids: idsOf(docs),
       dead: [],
       delta: [],
+      length: totalLength(docs),
     };
     const written = [...keys, await this.commit(blogSlug, state)];
     const keep = new Set(written);
@@ -304,6 +319,7 @@ export class StaticIndexWriter {
       fragment: FRAGMENT_SIZE,
       delta: state.delta.length > 0 ? DELTA_CHUNKS : 0,
       docs: liveCount(state),
+      length: state.length,
       dead: state.dead,
       revision: state.revision,
     };
@@ -361,6 +377,6 @@ function compactionDue(state: StaticState): boolean {
 function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {
   if (dead.size === 0) return list;
   const kept: number[] = [];
-  for (let i = 0; i < list.length; i += 2) if (!dead.has(list[i]!)) kept.push(list[i]!, list[i + 1]!);
+  for (let i = 0; i < list.length; i += POSTING_STRIDE) if (!dead.has(list[i]!)) kept.push(list[i]!, list[i + 1]!, list[i + 2]!);
   return kept;
 }

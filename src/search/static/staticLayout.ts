@@ -18,6 +18,7 @@ import {
   deltaKey,
   FRAGMENT_SIZE,
   fragmentKey,
+  POSTING_STRIDE,
   type ChunkFile,
   type FragmentEntry,
   type FragmentFile,
@@ -34,15 +35,19 @@ export interface LaidOutDoc {
   entry: FragmentEntry;
 }
 
-/** What the browser shows of a post in its results. */
-export function entryOf(doc: ListedDocument): FragmentEntry {
+/**
+ * What the browser shows of a post in its results, and what it orders equal scores by (date,
+ * slug); `length` is the post's field-weighted length, which the writer takes off the total when
+ * the post goes.
+ */
+export function entryOf(doc: ListedDocument, length: number): FragmentEntry {
   let path: string;
   try {
     path = new URL(doc.url).pathname;
   } catch {
     path = `/${encodeURIComponent(doc.slug)}/`;
   }
-  return [doc.title, path, doc.publishedAt, [...doc.tags], doc.metaDescription];
+  return [doc.title, path, doc.publishedAt, [...doc.tags], doc.metaDescription, doc.slug, length];
 }
 
 export function oldestFirst(a: ListedDocument, b: ListedDocument): number {
@@ -65,15 +70,26 @@ export function idsOf(docs: readonly { ordinal: number; id: string }[]): Ordinal
   return OrdinalIds.of(ids);
 }
 
-/** The sorted posts with ordinals 0, 1, …, a time slice at a time. */
-export async function laidOutDocs(sorted: readonly ListedDocument[]): Promise<LaidOutDoc[]> {
+/** The sorted posts with ordinals 0, 1, …, a time slice at a time; `segments` hold them in that order. */
+export async function laidOutDocs(sorted: readonly ListedDocument[], segments: readonly SegmentData[]): Promise<LaidOutDoc[]> {
   const laidOut: LaidOutDoc[] = [];
   const slice = new TimeSlice(SLICE_MS);
-  for (const [ordinal, doc] of sorted.entries()) {
-    laidOut.push({ ordinal, id: doc.id, entry: entryOf(doc) });
-    if (slice.over) await slice.next();
+  let ordinal = 0;
+  for (const segment of segments) {
+    for (const length of segment.docs.lengths) {
+      laidOut.push({ ordinal, id: sorted[ordinal]!.id, entry: entryOf(sorted[ordinal]!, length) });
+      ordinal++;
+      if (slice.over) await slice.next();
+    }
   }
   return laidOut;
+}
+
+/** Sum of the posts' lengths (meta.json's `length`). */
+export function totalLength(docs: readonly LaidOutDoc[]): number {
+  let total = 0;
+  for (const doc of docs) total += doc.entry[6];
+  return total;
 }
 
 /**
@@ -111,13 +127,13 @@ export async function liveLayout(
     for (const [term, gaps] of Object.entries(file ?? {})) {
       const list = decodePostings(gaps);
       const kept: number[] = [];
-      for (let i = 0; i < list.length; i += 2) {
+      for (let i = 0; i < list.length; i += POSTING_STRIDE) {
         const ordinal = renumber.get(list[i]!);
-        if (ordinal !== undefined) kept.push(ordinal, list[i + 1]!);
+        if (ordinal !== undefined) kept.push(ordinal, list[i + 1]!, list[i + 2]!);
       }
       if (kept.length > 0) {
         terms.set(term, [...(terms.get(term) ?? []), ...kept]);
-        postings += kept.length / 2;
+        postings += kept.length / POSTING_STRIDE;
       }
     }
   }

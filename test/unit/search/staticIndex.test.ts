@@ -183,30 +183,20 @@ describe('the static search index', () => {
     expect(await readStaticIndex(s, 'two')).toEqual(await readStaticIndex(fresh, 'two'));
   });
 
-  it('takes over the states earlier releases stored (byOrdinal, and before it an id → ordinal object), and writes them back as an id column', async () => {
-    const docs = RELEVANCE_POSTS.slice(0, 6);
-    for (const form of ['byOrdinal', 'ids'] as const) {
-      const s = store();
-      const w = writer(s);
-      await w.rebuild('old', docs);
-      await w.remove('old', [docs[1]!.id]); // a dead ordinal, which the old forms stored as null / left out
-      const current = JSON.parse((await s.get(stateKey('old')))!.body.toString('utf8')) as { idColumn: string; dead: number[] } & Record<string, unknown>;
-      const { idColumn, ...rest } = current;
-      const byOrdinal = idColumn.split('\n').map((id, ordinal) => (current.dead.includes(ordinal) ? null : id));
-      const ids = Object.fromEntries(byOrdinal.flatMap((id, ordinal) => (id === null ? [] : [[id, ordinal]])));
-      await s.put(stateKey('old'), JSON.stringify({ ...rest, ...(form === 'byOrdinal' ? { byOrdinal } : { ids }) }), { contentType: 'application/json', cacheControl: 'private, no-cache' });
-      // A restarted writer edits one post and removes another.
-      const restarted = writer(s);
-      await restarted.upsert('old', [{ ...docs[2]!, title: 'Retitled post' }]);
-      await restarted.remove('old', [docs[4]!.id]);
-      const stored = JSON.parse((await s.get(stateKey('old')))!.body.toString('utf8')) as Record<string, unknown>;
-      expect(stored).not.toHaveProperty('ids');
-      expect(stored).not.toHaveProperty('byOrdinal');
-      expect(String(stored.idColumn).split('\n')).toContain(docs[2]!.id);
-      const fresh = store();
-      await writer(fresh).rebuild('old', [docs[0]!, docs[3]!, docs[5]!, { ...docs[2]!, title: 'Retitled post' }]);
-      expect(await readStaticIndex(s, 'old')).toEqual(await readStaticIndex(fresh, 'old'));
+  it('does not read an index of the previous format (no lengths to score by): it counts as missing and is rebuilt', async () => {
+    const s = store();
+    const w = writer(s);
+    await w.rebuild('old', RELEVANCE_POSTS.slice(0, 6));
+    expect(await w.exists('old')).toBe(true);
+    // As format 1 wrote them: no total length in meta.json or the state.
+    for (const key of [metaKey('old'), stateKey('old')]) {
+      const { length: _length, ...rest } = JSON.parse((await s.get(key))!.body.toString('utf8')) as Record<string, unknown>;
+      await s.put(key, JSON.stringify({ ...rest, version: 1 }), { contentType: 'application/json', cacheControl: 'private, no-cache' });
     }
+    const restarted = writer(s);
+    expect(await restarted.exists('old')).toBe(false);
+    expect(await restarted.upsert('old', [RELEVANCE_POSTS[6]!])).toBeNull();
+    expect(await restarted.remove('old', [RELEVANCE_POSTS[0]!.id])).toBeNull();
   });
 
   it('a warmed writer (a restarted server) reads the state once, before the first write, and not again while it is current', async () => {
