@@ -5,7 +5,7 @@
  * drafts. Shortcodes and Liquid tags Folio cannot render are found here, to be reported.
  */
 import { createRequire } from 'node:module';
-import { basename, dirname, extname, sep } from 'node:path';
+import { basename, dirname, extname, posix, sep } from 'node:path';
 import type MarkdownIt from 'markdown-it';
 type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
 
@@ -58,6 +58,29 @@ export function pathMeaning(file: string): PathMeaning {
     return { name: dated[2]!, ...(date ? { date } : {}), draft, section: false };
   }
   return { name, draft, section: false };
+}
+
+/**
+ * Where Hugo resolves a page-relative alias (one without a leading `/`): beside the page, in the
+ * folder of its address (gohugo.io, URL management: `old-name` in content/examples/page.md is
+ * /examples/old-name/, `../old/path` is /old/path/). A page bundle's address is its folder, so
+ * its aliases sit beside that folder. `content/` is Hugo's content folder, whether the folder
+ * pushed is the site or its content.
+ */
+export function hugoAliasBase(file: string): string {
+  const parts = file.split(sep).flatMap((part) => part.split('/'));
+  const name = basename(file, extname(file));
+  const dirs = parts.slice(0, name === 'index' && parts.length > 1 ? -2 : -1);
+  if (dirs[0] === 'content') dirs.shift();
+  return `/${dirs.map((dir) => `${dir}/`).join('')}`;
+}
+
+/** A Hugo alias as a path from the blog's root: a page-relative one resolved against `base`. */
+export function hugoAliasPath(alias: string, base: string): string {
+  // A full URL is no path (the API refuses it, naming it as written).
+  if (alias.startsWith('/') || /^[a-z][a-z\d+.-]*:/i.test(alias)) return alias;
+  const resolved = posix.join(base, alias);
+  return alias.endsWith('/') && !resolved.endsWith('/') ? `${resolved}/` : resolved;
 }
 
 /**

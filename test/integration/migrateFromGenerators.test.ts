@@ -61,7 +61,7 @@ const SITE: Record<string, string> = {
   'content/posts/hugo-draft.md': '---\ntitle: Hugo draft\ndate: 2019-10-01\ndraft: true\n---\nNot yet.',
   'content/posts/korean/index.md': '---\ntitle: 서버를 옮긴 이야기\ndate: 2019-11-11T11:11:11+09:00\naliases: [/2019/11/서버-이사/]\n---\n서버를 옮겼다.',
   'content/posts/tagged.md': '---\ntitle: Tagged\ndate: 2019-12-01\ntags: [hugo, moving]\naliases: [/a/, /b/c/, /d.html]\n---\nThree old addresses.',
-  'content/posts/last-hugo.md': '---\ntitle: Last Hugo post\ndate: 2020-01-01T00:00:00Z\naliases: [/2020/01/last-hugo/]\n---\nThe newest of them.',
+  'content/posts/last-hugo.md': '---\ntitle: Last Hugo post\ndate: 2020-01-01T00:00:00Z\naliases: [/2020/01/last-hugo/, ../2020/last.html]\n---\nThe newest of them.',
   '_posts/2018-03-04-jekyll-one.md': '---\nlayout: post\ntitle: Jekyll one\npermalink: /2018/03/04/jekyll-one.html\n---\nDated by its file name.',
   '_posts/2018-04-05-jekyll-two.md': "---\ntitle: Jekyll two\ndate: '2018-04-05 10:30:00 +0900'\nredirect_from: [/old-jekyll-two/, /blog/jekyll-two/]\n---\nDated by its front matter.",
   '_posts/2018-05-06-liquid.md': '---\ntitle: Liquid\n---\n{% highlight ruby %}\nputs 1\n{% endhighlight %}\n\n{% include note.html %}\n\nMore at {{ site.url }}/about.',
@@ -143,7 +143,9 @@ describe('a Hugo/Jekyll folder pushed with folio push', () => {
     const aliases: [string, string][] = [
       ['/2019/05/first-hugo/', '/first-hugo'],
       ['/old/first.html', '/first-hugo'],
-      ['/old-bundle-one/', '/bundle-one'],
+      // Relative aliases are resolved beside the page, as Hugo does.
+      ['/posts/old-bundle-one/', '/bundle-one'],
+      ['/2020/last.html', '/last-hugo'],
       [`/2019/11/${encodeURIComponent('서버-이사')}/`, '/korean'],
       ['/a/', '/tagged'],
       ['/b/c', '/tagged'],
