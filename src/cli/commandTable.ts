@@ -201,7 +201,7 @@ export function usage(): string {
   return (
     `Usage:\n${lines.join('\n')}\n` +
     `Plans: ${PLANS.join(', ')}\n` +
-    '`folio <command> --help` describes one command. Errors are one line on stderr; FOLIO_DEBUG=1 or --debug adds\n' +
-    'the stack of an unexpected one.'
+    '`folio <command> --help` describes one command; `folio --version` prints the version. Errors are one line on\n' +
+    'stderr; FOLIO_DEBUG=1 or --debug adds the stack of an unexpected one.'
   );
 }

@@ -4,6 +4,9 @@
  * in WAL mode, so a running server is fine).
  */
 import '../threadPool.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../paths.js';
 import { ConfigError, debugRequested, loadConfig, type Config } from '../config.js';
 import { CLI_BUSY_TIMEOUT_MS } from '../db/database.js';
 import { compose } from '../compose.js';
@@ -124,12 +127,30 @@ const HANDLERS: Record<CommandName, Handler> = {
   pull: ({ rest, env }) => syncCommand('pull', rest, env),
 };
 
-/** `folio help [command…]`, `folio --help`: the help of the command or group named, else of every command. */
+/**
+ * `folio help [command…]`, `folio --help`: the help of the command or group named, of every
+ * command when none is named; a name that is no command is a usage error, as `folio nosuch --help` is.
+ */
 function helpFor(words: string[]): string {
+  if (words.length === 0) return `${usage()}\n`;
   const found = findCommand(words);
   if (found && found.rest.length === 0) return commandHelp(found.spec);
   if (words.length === 1 && groupCommands(words[0]).length > 0) return groupHelp(words[0]!);
-  return `${usage()}\n`;
+  throw unknownCommand(words);
+}
+
+/** One line and where to look: the whole usage on stderr buries the mistake. */
+function unknownCommand(words: readonly string[]): UsageError {
+  const [first, second] = words;
+  const group = groupCommands(first).length > 0 && second !== undefined;
+  const name = group ? `${first} ${second}` : first;
+  return new UsageError(`unknown command "${name}"; see folio ${group ? `${first} ` : ''}--help`, '');
+}
+
+/** `folio --version`: the version of the package the command runs from. */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: unknown };
+  return `folio ${String(manifest.version)}\n`;
 }
 
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<number> {
@@ -147,14 +168,19 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
       process.stdout.write(helpFor(args.slice(1)));
       return 0;
     }
+    if (first === '--version' && args.length === 1) {
+      process.stdout.write(version());
+      return 0;
+    }
     const found = findCommand(args);
     if (!found) {
-      if (groupCommands(first).length === 0) throw new UsageError(`unknown command "${first}"`);
+      if (groupCommands(first).length === 0) throw unknownCommand(args);
       if (second !== undefined && HELP_FLAGS.includes(second)) {
         process.stdout.write(groupHelp(first));
         return 0;
       }
-      throw new UsageError(second === undefined ? `missing ${first} command` : `unknown command "${first} ${second}"`, groupHelp(first));
+      if (second === undefined) throw new UsageError(`missing ${first} command`, groupHelp(first));
+      throw unknownCommand(args);
     }
     // Before anything else, the configuration included: help never acts and needs no setup.
     if (asksForHelp(found.rest)) {

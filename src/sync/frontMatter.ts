@@ -20,7 +20,7 @@
  * it is on (FrontMatterError).
  */
 import { isMap, LineCounter, parseDocument, stringify } from 'yaml';
-import { generatorDate } from './generatorFields.js';
+import { generatorDate, hugoAliasBase, hugoAliasPath } from './generatorFields.js';
 
 export type SyncStatus = 'draft' | 'published' | 'scheduled';
 
@@ -154,7 +154,7 @@ export function parsePostFile(file: string, text: string): ParsedPostFile {
     // A draft or a scheduled post gets its date when it goes live.
     if (status === 'published') publishedAt = date!;
   }
-  const aliases = addressesOf(fields, fail);
+  const aliases = addressesOf(fields, fail, hugoAliasBase(file));
   const scheduled = fields.scheduled_at instanceof Date ? fields.scheduled_at.toISOString() : text_('scheduled_at');
   if (status === 'scheduled' && scheduled === undefined) fail('status', 'status scheduled needs scheduled_at (an ISO 8601 time with a time zone)');
   if (scheduled !== undefined && status !== 'scheduled') fail('scheduled_at', 'scheduled_at needs status: scheduled');
@@ -176,11 +176,12 @@ export function parsePostFile(file: string, text: string): ParsedPostFile {
 }
 
 /**
- * The post's old addresses: Hugo's `aliases` (a relative one is taken from the blog's root),
- * Jekyll's `permalink` and jekyll-redirect-from's `redirect_from`, in that order; undefined when
- * the file names none. A permalink with placeholders (`/:year/:title/`) names no one address.
+ * The post's old addresses: Hugo's `aliases` (a relative one resolved beside the page, as Hugo
+ * does: hugoAliasBase), Jekyll's `permalink` and jekyll-redirect-from's `redirect_from` (from the
+ * site's root), in that order; undefined when the file names none. A permalink with placeholders
+ * (`/:year/:title/`) names no one address.
  */
-function addressesOf(fields: Record<string, unknown>, fail: (key: string, problem: string) => never): string[] | undefined {
+function addressesOf(fields: Record<string, unknown>, fail: (key: string, problem: string) => never, aliasBase: string): string[] | undefined {
   let found: string[] | undefined;
   for (const key of ['aliases', 'permalink', 'redirect_from']) {
     const value = fields[key];
@@ -189,7 +190,8 @@ function addressesOf(fields: Record<string, unknown>, fail: (key: string, proble
     if (!list.every((entry) => typeof entry === 'string' && entry.trim() !== '')) fail(key, `${key} must be a path or a list of paths, e.g. [/2019/05/old-post/]`);
     for (const entry of list as string[]) {
       if (key === 'permalink' && /(^|\/):[a-z_]+/.test(entry)) fail(key, `permalink "${entry}" has placeholders; write the post's own old address, e.g. /2019/05/01/old-post.html`);
-      const path = entry.trim().startsWith('/') ? entry.trim() : `/${entry.trim()}`;
+      const trimmed = entry.trim();
+      const path = key === 'aliases' ? hugoAliasPath(trimmed, aliasBase) : trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
       found ??= [];
       if (!found.includes(path)) found.push(path);
     }

@@ -4,7 +4,10 @@
  * aliases, and the folder conventions (page bundles, `_posts/`, `_drafts/`) give slugs and
  * drafts. Shortcodes and Liquid tags Folio cannot render are found here, to be reported.
  */
-import { basename, dirname, extname, sep } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, dirname, extname, posix, sep } from 'node:path';
+import type MarkdownIt from 'markdown-it';
+type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
 
 /** `2019-05-01`, `2019-05-01T10:00`, `2019-05-01 10:00:00 +0900`, `…+09:00`, `…Z`: a time, or null. */
 const GENERATOR_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s*(Z|[+-]\d{2}:?\d{2})?)?$/i;
@@ -57,19 +60,81 @@ export function pathMeaning(file: string): PathMeaning {
   return { name, draft, section: false };
 }
 
-/** Fenced code blocks and inline code: a shortcode shown as code is meant as text. */
-const CODE = /^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$|`[^`\n]*`/gm;
-/** `{{< name …>}}`, `{{% name …%}}` (Hugo) and `{% name … %}` (Liquid), closing forms left out. */
-const SHORTCODE = /\{\{[<%]-?\s*([\w./-]+)|\{%-?\s*([\w]+)/g;
+/**
+ * Where Hugo resolves a page-relative alias (one without a leading `/`): beside the page, in the
+ * folder of its address (gohugo.io, URL management: `old-name` in content/examples/page.md is
+ * /examples/old-name/, `../old/path` is /old/path/). A page bundle's address is its folder, so
+ * its aliases sit beside that folder. `content/` is Hugo's content folder, whether the folder
+ * pushed is the site or its content.
+ */
+export function hugoAliasBase(file: string): string {
+  const parts = file.split(sep).flatMap((part) => part.split('/'));
+  const name = basename(file, extname(file));
+  const dirs = parts.slice(0, name === 'index' && parts.length > 1 ? -2 : -1);
+  if (dirs[0] === 'content') dirs.shift();
+  return `/${dirs.map((dir) => `${dir}/`).join('')}`;
+}
+
+/** A Hugo alias as a path from the blog's root: a page-relative one resolved against `base`. */
+export function hugoAliasPath(alias: string, base: string): string {
+  // A full URL is no path (the API refuses it, naming it as written).
+  if (alias.startsWith('/') || /^[a-z][a-z\d+.-]*:/i.test(alias)) return alias;
+  const resolved = posix.join(base, alias);
+  return alias.endsWith('/') && !resolved.endsWith('/') ? `${resolved}/` : resolved;
+}
+
+/**
+ * `{{< name …>}}`, `{{% name …%}}` (Hugo), `{% name … %}` (a Liquid tag) and `{{ name … }}` (a
+ * Liquid output such as `{{ site.url }}`, named by its variable), closing forms left out.
+ */
+const SHORTCODE = /\{\{[<%]-?\s*([\w./-]+)|\{%-?\s*(\w+)|\{\{-?\s*([A-Za-z_][\w.-]*)/g;
 
 /** The names of the shortcodes and Liquid tags the Markdown uses outside code, each once. */
 export function unrenderedTags(markdown: string): string[] {
-  const text = markdown.replace(CODE, '');
   const names = new Set<string>();
-  for (const match of text.matchAll(SHORTCODE)) {
-    const name = match[1] ?? match[2]!;
+  for (const match of textOutsideCode(markdown).matchAll(SHORTCODE)) {
+    const name = match[1] ?? match[2] ?? match[3]!;
     if (name.startsWith('/') || /^end/.test(name)) continue;
     names.add(name);
   }
   return [...names];
+}
+
+const requireModule = createRequire(import.meta.url);
+let parser: InstanceType<typeof MarkdownIt> | null = null;
+
+/**
+ * The Markdown's text as markdown-it reads it, without fenced, indented and inline code: a
+ * shortcode shown as code is meant as text. The same parser settings as the renderer
+ * (src/content/markdown.ts), loaded on first use so other commands do not pay for it.
+ */
+function textOutsideCode(markdown: string): string {
+  parser ??= new (requireModule('markdown-it') as typeof MarkdownIt)({ html: true, linkify: true });
+  const parts: string[] = [];
+  const inline = (tokens: readonly Token[]): void => {
+    for (const token of tokens) {
+      if (token.type === 'code_inline') parts.push(' ');
+      else if (token.type === 'softbreak' || token.type === 'hardbreak') parts.push('\n');
+      else if (token.type === 'text' || token.type === 'html_inline') parts.push(token.content);
+      else if (token.type === 'link_open' || token.type === 'image') {
+        // `[a]({{< ref "b" >}})`: an address is written in the Markdown too (percent-encoded by the parser).
+        parts.push(' ', safeDecode(String(token.attrGet('href') ?? token.attrGet('src') ?? '')), ' ');
+      }
+      if (token.children) inline(token.children);
+    }
+  };
+  for (const token of parser.parse(markdown, {})) {
+    if (token.type === 'inline') inline(token.children ?? []);
+    else if (token.type === 'html_block') parts.push(token.content);
+    parts.push('\n');
+  }
+  return parts.join('');
+}
+
+function safeDecode(uri: string): string {
+  try {
+    return decodeURI(uri);
+  } catch {
+    return uri;
+  }
 }

@@ -132,16 +132,19 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
         state.posts[slug] = { hash, updatedAt: current.updated_at };
         continue;
       }
-      say(`${options.dryRun ? 'would ' : ''}${current ? 'update' : 'create'} ${file} (${slug}${current && !statusMatches(current, local) ? `: ${current.status} → ${local.status}` : ''})`);
+      const change = `${current ? 'update' : 'create'} ${file} (${slug}${current && !statusMatches(current, local) ? `: ${current.status} → ${local.status}` : ''})`;
       if (options.dryRun) {
         // A change of status alone sends no PUT, only the transition, which has no body.
         const body = current ? updateBody(current, local, changes ?? {}) : null;
         const refusal = body === null ? refusalOf('create', createBody(local), local.status === 'scheduled' ? 'draft' : local.status) : Object.keys(body).length === 0 ? null : refusalOf('update', body, local.status);
+        // A file the API would refuse is listed once, as failing, not also as planned.
         if (refusal) throw new DryRunRefusal(refusal);
+        say(`would ${change}`);
         if (current) report.updated++;
         else report.created++;
         continue;
       }
+      say(change);
       const after = current ? await update(client, blogId, current, local, changes ?? {}) : await create(client, blogId, local);
       if (current) report.updated++;
       else report.created++;

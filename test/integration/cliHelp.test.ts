@@ -6,7 +6,7 @@
  * the reported case runs the real bin/folio.js in an empty working folder as well.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,5 +154,35 @@ describe('unknown options', () => {
     const run = await inProcess('import', 'export.json', '--account');
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^folio: Option '--account <value>' argument missing; see folio import --help\n$/);
+  });
+});
+
+describe('unknown commands, help for them, and the version', () => {
+  it.each([
+    [['nosuch'], 'folio: unknown command "nosuch"; see folio --help\n'],
+    [['nosuch', '--help'], 'folio: unknown command "nosuch"; see folio --help\n'],
+    [['help', 'nosuch'], 'folio: unknown command "nosuch"; see folio --help\n'],
+    [['help', 'nosuch', 'more'], 'folio: unknown command "nosuch"; see folio --help\n'],
+    [['account', 'nosuch'], 'folio: unknown command "account nosuch"; see folio account --help\n'],
+    [['help', 'account', 'nosuch'], 'folio: unknown command "account nosuch"; see folio account --help\n'],
+    [['-v'], 'folio: unknown command "-v"; see folio --help\n'],
+  ])('folio %j is one line pointing to the help, exit 2', async (args, line) => {
+    const run = await inProcess(...args);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(line);
+  });
+
+  it('folio help alone is the usage of every command, exit 0', async () => {
+    const run = await inProcess('help');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage:\n/);
+    expect(run.stdout).toContain('folio --version');
+  });
+
+  it('the real folio --version prints the version of package.json, exit 0', async () => {
+    const { version } = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string };
+    const run = await folio('--version');
+    expect(run).toEqual({ code: 0, stdout: `folio ${version}\n`, stderr: '' });
   });
 });

@@ -98,6 +98,22 @@ describe('POST /v1/media', () => {
     expect((await t.request('GET', '/v1/media', { key: blog.actor.key, blogId: blog.id })).body.data).toEqual([]);
   });
 
+  it('refuses a Content-Encoded upload with 415, as the JSON routes refuse an encoding they cannot read, and stores nothing', async () => {
+    const blog = await buildBlog(t);
+    const png = await image('png', 40, 30);
+    for (const encoding of ['x-nosuch', 'gzip', 'br']) {
+      const res = await t.request('POST', '/v1/media', { key: blog.actor.key, blogId: blog.id, raw: png, headers: { 'content-type': 'image/png', 'content-encoding': encoding } });
+      expectError(res, 415, 'unsupported_media_type');
+      expect(res.body.message).toContain('Content-Encoded');
+    }
+    const json = await t.request('POST', '/v1/posts', { key: blog.actor.key, blogId: blog.id, raw: Buffer.from('{}'), headers: { 'content-type': 'application/json', 'content-encoding': 'x-nosuch' } });
+    expectError(json, 415, 'unsupported_media_type');
+    expect(await objectKeys(blog)).toEqual([]);
+    // Identity is no encoding at all.
+    const plain = await t.request('POST', '/v1/media', { key: blog.actor.key, blogId: blog.id, raw: png, headers: { 'content-type': 'image/png', 'content-encoding': 'identity' } });
+    expect(plain.status, plain.text).toBe(201);
+  });
+
   it('bounds decoding by pixels × frames (24 MP by default): small bombs the audit sent are refused from their header', async () => {
     const blog = await buildBlog(t);
     const cases: [string, Buffer, string, string][] = [

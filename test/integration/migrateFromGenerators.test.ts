@@ -57,14 +57,14 @@ const SITE: Record<string, string> = {
   'content/posts/bundle-two/index.md': "---\ntitle: Bundle two\ndate: '2019-07-01 08:00:00 +0000'\n---\nAnother bundle.",
   'content/posts/bundle-three/index.md': '---\ntitle: Bundle three\nslug: chosen-slug\ndate: 2019-08-01T00:00:00Z\n---\nAn explicit slug wins over the folder.',
   'content/posts/with-shortcodes.md':
-    '---\ntitle: With shortcodes\ndate: 2019-09-01\n---\nBefore.\n\n{{< figure src="cat.png" title="A cat" >}}\n\n{{% notice info %}}Careful.{{% /notice %}}\n\n```\n{{< youtube abc >}}\n```\n\nAfter.',
+    '---\ntitle: With shortcodes\ndate: 2019-09-01\n---\nBefore.\n\n{{< figure src="cat.png" title="A cat" >}}\n\n{{% notice info %}}Careful.{{% /notice %}}\n\n```\n{{< youtube abc >}}\n```\n\nIndented code:\n\n    {{< gist someone 123 >}}\n\nAfter.',
   'content/posts/hugo-draft.md': '---\ntitle: Hugo draft\ndate: 2019-10-01\ndraft: true\n---\nNot yet.',
   'content/posts/korean/index.md': '---\ntitle: 서버를 옮긴 이야기\ndate: 2019-11-11T11:11:11+09:00\naliases: [/2019/11/서버-이사/]\n---\n서버를 옮겼다.',
   'content/posts/tagged.md': '---\ntitle: Tagged\ndate: 2019-12-01\ntags: [hugo, moving]\naliases: [/a/, /b/c/, /d.html]\n---\nThree old addresses.',
-  'content/posts/last-hugo.md': '---\ntitle: Last Hugo post\ndate: 2020-01-01T00:00:00Z\naliases: [/2020/01/last-hugo/]\n---\nThe newest of them.',
+  'content/posts/last-hugo.md': '---\ntitle: Last Hugo post\ndate: 2020-01-01T00:00:00Z\naliases: [/2020/01/last-hugo/, ../2020/last.html]\n---\nThe newest of them.',
   '_posts/2018-03-04-jekyll-one.md': '---\nlayout: post\ntitle: Jekyll one\npermalink: /2018/03/04/jekyll-one.html\n---\nDated by its file name.',
   '_posts/2018-04-05-jekyll-two.md': "---\ntitle: Jekyll two\ndate: '2018-04-05 10:30:00 +0900'\nredirect_from: [/old-jekyll-two/, /blog/jekyll-two/]\n---\nDated by its front matter.",
-  '_posts/2018-05-06-liquid.md': '---\ntitle: Liquid\n---\n{% highlight ruby %}\nputs 1\n{% endhighlight %}\n\n{% include note.html %}',
+  '_posts/2018-05-06-liquid.md': '---\ntitle: Liquid\n---\n{% highlight ruby %}\nputs 1\n{% endhighlight %}\n\n{% include note.html %}\n\nMore at {{ site.url }}/about.',
   '_posts/2018-06-07-unpublished.md': '---\ntitle: Unpublished\npublished: false\n---\nKept back.',
   '_posts/2018-07-08-permalink-dir.md': '---\ntitle: Permalink folder\npermalink: /blog/2018/permalink-dir/\n---\nAn old folder address.',
   '_posts/2018-08-09-jekyll-three.md': '---\ntitle: Jekyll three\n---\nPlain.',
@@ -95,7 +95,7 @@ describe('a Hugo/Jekyll folder pushed with folio push', () => {
     const warnings = run.stderr.split('\n').filter((line) => line.startsWith('folio: warning: '));
     expect(warnings).toEqual([
       'folio: warning: _posts/2018-03-04-jekyll-one.md: layout "post" ignored: the blog\'s theme lays out every post',
-      'folio: warning: _posts/2018-05-06-liquid.md: shortcodes or Liquid tags Folio cannot render, shown as literal text: highlight, include',
+      'folio: warning: _posts/2018-05-06-liquid.md: shortcodes or Liquid tags Folio cannot render, shown as literal text: highlight, include, site.url',
       'folio: warning: content/posts/_index.md: a Hugo section page (_index.md) is not a post: skipped',
       'folio: warning: content/posts/with-shortcodes.md: shortcodes or Liquid tags Folio cannot render, shown as literal text: figure, notice',
     ]);
@@ -143,7 +143,9 @@ describe('a Hugo/Jekyll folder pushed with folio push', () => {
     const aliases: [string, string][] = [
       ['/2019/05/first-hugo/', '/first-hugo'],
       ['/old/first.html', '/first-hugo'],
-      ['/old-bundle-one/', '/bundle-one'],
+      // Relative aliases are resolved beside the page, as Hugo does.
+      ['/posts/old-bundle-one/', '/bundle-one'],
+      ['/2020/last.html', '/last-hugo'],
       [`/2019/11/${encodeURIComponent('서버-이사')}/`, '/korean'],
       ['/a/', '/tagged'],
       ['/b/c', '/tagged'],
@@ -195,6 +197,8 @@ describe('a Hugo/Jekyll folder pushed with folio push', () => {
     expect(dry.stderr).toMatch(/folio: query\.md: the API would refuse it: bad_request: .*aliases\[0\] must not have a query/);
     expect(dry.stderr).toContain('folio: twice-b.md: line 2: alias "/shared/" is also an alias of twice-a.md');
     expect(dry.stdout).toMatch(/2 would be created, 0 would be updated, 0 would be deleted, 0 images uploaded, 0 unchanged, 4 failed/);
+    // A file that fails is listed as failing only, never also as planned.
+    expect(dry.stdout.split('\n').filter((line) => line.startsWith('would ')).sort()).toEqual(['would create fine.md (fine)', 'would create twice-a.md (twice-a)']);
     expect(await writesSoFar()).toBe(before);
     // The real push is refused the same way by the API itself.
     const real = await folio('push', bad, '--blog', 'migrated');

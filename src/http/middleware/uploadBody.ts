@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
-import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.js';
 import type { UploadRoute } from '../bodyLimits.js';
 import { discardRequestBody } from '../discardRequestBody.js';
 import type { AppState } from '../state.js';
@@ -37,8 +37,10 @@ export function uploadBody(route: UploadRoute): Middleware<AppState> {
   return async (ctx, next) => {
     const declared = ctx.get('content-length');
     if (declared !== '' && Number(declared) > route.maxBytes) throw tooLarge();
+    // An encoding we do not decode is an unsupported media type (RFC 9110 §15.5.16), as on the
+    // JSON routes; images are compressed already, so uploads take none.
     if (ctx.get('content-encoding') && ctx.get('content-encoding').toLowerCase() !== 'identity') {
-      throw new BadRequestError('upload bodies cannot be Content-Encoded; send the image bytes as they are');
+      throw new UnsupportedMediaTypeError('upload bodies cannot be Content-Encoded; send the image bytes as they are');
     }
     let bytes: Buffer;
     try {

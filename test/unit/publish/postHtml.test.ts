@@ -92,3 +92,29 @@ describe('the contents list on a post page', () => {
     expect(korean).toContain('<a href="#%EC%84%A4%EC%B9%98">설치</a>');
   });
 });
+
+describe('the "Updated" date on a post page', () => {
+  const theme = defaultTheme();
+  const page = (dates: { publishedAt: string; createdAt: string; updatedAt: string }) => {
+    const post = buildPost({ id: 'post_dates', slug: 'dated', title: 'Dated', contentMd: 'Text.', ...dates });
+    const ctx = createRenderContext({ theme, blog: buildBlog(), posts: [post] });
+    return String(renderPostPage(ctx, post).body);
+  };
+
+  it('is shown when the post changed on a later day than its publication and creation', () => {
+    const html = page({ createdAt: '2026-02-01T10:00:00.000Z', publishedAt: '2026-02-03T14:00:00.000Z', updatedAt: '2026-02-05T16:20:00.000Z' });
+    expect(html).toMatch(/Updated <time datetime="2026-02-05T16:20:00.000Z">/);
+  });
+
+  it('is not shown for a post moved over today with its old date and never edited since', () => {
+    // folio push of a 2019 post: created and last changed today, published in 2019.
+    const html = page({ createdAt: '2026-11-26T21:00:00.000Z', publishedAt: '2019-05-01T00:00:00.000Z', updatedAt: '2026-11-26T21:00:05.000Z' });
+    expect(html).toContain('datetime="2019-05-01T00:00:00.000Z"');
+    expect(html).not.toContain('Updated');
+  });
+
+  it('is shown for such a post once it is edited on a later day', () => {
+    const html = page({ createdAt: '2026-11-26T21:00:00.000Z', publishedAt: '2019-05-01T00:00:00.000Z', updatedAt: '2026-11-28T08:00:00.000Z' });
+    expect(html).toMatch(/Updated <time datetime="2026-11-28T08:00:00.000Z">/);
+  });
+});
