@@ -3,6 +3,7 @@
  * cli/runCli.ts so tests can import runCli without running a command at import time.
  */
 import './threadPool.js';
+import './sdkWarnings.js';
 import { runCli } from './cli/runCli.js';
 
 process.exitCode = await runCli(process.argv.slice(2));

@@ -83,6 +83,7 @@ import { timedSearcher } from './metrics/timedSearcher.js';
 import { CountedPurger } from './metrics/countedPurger.js';
 import { Backups } from './backup/backups.js';
 import { checkStoreForCommand, settleStoreForServer } from './services/storeSettings.js';
+import { StoreWatch } from './services/storeWatch.js';
 
 export interface ComposeOptions {
   config: Config;
@@ -265,7 +266,12 @@ export function compose(options: ComposeOptions): Folio {
     media: repos.media,
   });
   const mediaRemoval = new MediaRemoval({ media: repos.media, blogs: repos.blogs, store, cdn, urls });
-  const handleJob: JobHandler = (job) => (job.kind === 'media_delete' ? mediaRemoval.handle(job) : publisher.handle(job));
+  // Never into a store the data dir no longer publishes to (moved under a running server).
+  const storeWatch = new StoreWatch({ settings: new SettingsRepo(db), config, logger });
+  const handleJob: JobHandler = async (job) => {
+    storeWatch.assertOwnStore();
+    return job.kind === 'media_delete' ? mediaRemoval.handle(job) : publisher.handle(job);
+  };
   const runner = new JobRunner(repos.jobs, options.jobHandler ?? handleJob, clock, logger, metrics);
   const webhooksRepo = repos.webhooks;
   const webhookLookup = options.webhookLookup ?? systemLookup;
@@ -370,6 +376,7 @@ export function compose(options: ComposeOptions): Folio {
       temps: baseStore instanceof FsSiteStore ? await baseStore.removeLeftoverTemps() : [],
     }),
     tick: async () => {
+      storeWatch.check();
       await transitions.publishDue(repos.blogs);
       // Retries come due with time; sends run in the background, never holding the tick.
       dispatcher.deliverDue();

@@ -1,5 +1,6 @@
 /** Process entry: config → compose → first-start account → listen → catch-up + scheduler. */
 import './threadPool.js';
+import './sdkWarnings.js';
 import { ConfigError, loadConfig } from './config.js';
 import { compose, databaseFile, type Folio } from './compose.js';
 import { databaseOpenFailure } from './db/databaseFailure.js';
@@ -13,6 +14,7 @@ import { createLogger, flushLogs } from './logger.js';
 import { planSummary } from './services/plans.js';
 import { startScheduler } from './scheduler.js';
 import { createShutdown } from './shutdown.js';
+import { removeServerPid, writeServerPid } from './serverPidFile.js';
 
 /**
  * Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser, prom-client)
@@ -67,6 +69,8 @@ async function main(): Promise<void> {
     // The store this data dir publishes to: recorded on first start, refused when another is configured.
     await folio.settleStore();
     first = folio.accounts.bootstrap(config.defaultPlan);
+    // For commands that must not run beside a server (`folio site migrate-store`); removed at a clean exit.
+    writeServerPid(config.dataDir);
   } catch (err) {
     const message = startFailure(err);
     if (message === null) throw err;
@@ -164,7 +168,10 @@ async function main(): Promise<void> {
     timeoutMs: config.shutdownTimeoutMs,
     stopIntake: () => scheduler.stop(),
     // Waits for running publish jobs, then stops the worker threads and the checkpointer, and closes the database.
-    close: () => folio.close(),
+    close: async () => {
+      await folio.close();
+      removeServerPid(config.dataDir);
+    },
     exit: (code) => process.exit(code),
   });
   const onSignal = (signal: string) => () => {

@@ -1,5 +1,6 @@
 /** `folio backup`, `folio backup list` and `folio restore` (README "Backups and restore"). */
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { createSiteStore, databaseFile, storeLabel } from '../compose.js';
@@ -7,7 +8,26 @@ import { backupToFile } from '../backup/backups.js';
 import { describeKeys } from '../backup/backupMedia.js';
 import { BACKUP_PREFIX, backupKeys, backupTime } from '../backup/backupKeys.js';
 import { assertEmptyDataDir, restoreDatabase, type BackupSource } from '../backup/restore.js';
+import { openDatabase } from '../db/database.js';
+import { SettingsRepo } from '../db/settingsRepo.js';
+import { checkStoreForCommand } from '../services/storeSettings.js';
 import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
+
+/**
+ * Refuses, like `site rebuild`, when this environment names another store than the one the data
+ * dir publishes to: a backup would copy no image (exit 0), a listing would find no backup. A data
+ * dir without a database (listing from a new machine) has nothing recorded.
+ */
+function checkRecordedStore(config: Config): void {
+  const file = databaseFile(config);
+  if (!existsSync(file)) return;
+  const db = openDatabase(file);
+  try {
+    checkStoreForCommand(new SettingsRepo(db), config);
+  } finally {
+    db.close();
+  }
+}
 
 /** `12.3 kB` below a megabyte (a small blog's backup would read `0.0 MB`), `51.2 MB` above. */
 const mb = (bytes: number): string => (bytes < 1e6 ? `${(bytes / 1e3).toFixed(1)} kB` : `${(bytes / 1e6).toFixed(1)} MB`);
@@ -20,6 +40,9 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
   if (!file || extra.length > 0) throw new UsageError('backup takes <file> [--no-media], or list');
   const dbFile = databaseFile(config);
   if (!existsSync(dbFile)) throw new CommandError(`no database at ${dbFile} (check FOLIO_DATA_DIR)`);
+  // Before SQLite's "unable to open database" about the hidden partial file written beside it.
+  if (!existsSync(dirname(file))) throw new CommandError(`directory ${dirname(file)} does not exist`);
+  checkRecordedStore(config);
   const started = performance.now();
   const where = storeLabel(config);
   const copy = values['no-media'] !== true;
@@ -41,6 +64,7 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
 async function listBackups(config: Config, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError('backup list takes no arguments (only --json)');
+  checkRecordedStore(config);
   const store = createSiteStore(config);
   const where = storeLabel(config);
   const keys = backupKeys(await store.list(BACKUP_PREFIX)).reverse();
@@ -85,7 +109,9 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
   if (media.inBackup === 'copied') out(`Images: ${media.restored} objects put into ${where}.`);
   else {
     const why = media.inBackup === 'not_copied' ? `the backup left them in ${media.backupStore ?? 'the store'}` : 'the backup is from a Folio that did not copy them';
-    process.stderr.write(`folio: warning: images are not in this backup (${why}); checked that ${where} has all ${media.objects} objects the database names\n`);
+    // "has all" only when it does: otherwise the failure below names what is missing.
+    const checked = media.missing.length === 0 ? `checked that ${where} has all ${media.objects} objects the database names` : `checked ${where} for the ${media.objects} objects the database names`;
+    process.stderr.write(`folio: warning: images are not in this backup (${why}); ${checked}\n`);
   }
   out('Next: start the server (npm start), then run `folio site rebuild --all` to re-render every blog and its search index.');
   if (media.missing.length > 0) {

@@ -80,8 +80,8 @@ export const COMMANDS = [
   {
     path: ['site', 'migrate-store'],
     args: '[--no-copy]',
-    summary: 'move this data dir to the store FOLIO_STORAGE/FOLIO_S3_* name: copy every object from the\nrecorded store, check the new store lists them all, then record it',
-    options: { 'no-copy': { type: 'boolean', help: 'only record the new store (its objects were copied by hand, or the old store is gone)' } },
+    summary: 'move this data dir to the store FOLIO_STORAGE/FOLIO_S3_* name: copy every object from the\nrecorded store, check the new store lists them all, then record it (stop the server first)',
+    options: { 'no-copy': { type: 'boolean', help: 'only record the new store (its objects were copied by hand, or the old store is gone),\nthen name the image objects it lacks (exit 1)' } },
     positionals: { min: 0, max: 0 },
   },
   { path: ['search', 'reindex'], args: '<blog-slug>', summary: "rebuild only the blog's search index", options: {}, positionals: { min: 1, max: 1 } },

@@ -64,7 +64,8 @@ async function siteCommand(config: Config, group: 'site' | 'search', args: strin
     }
     const report = await folio.publisher.verify(blog);
     const problems = report.missing.length + report.different.length + report.extra.length;
-    process.stdout.write(`Checked ${report.checked} objects of ${slug}: ${problems === 0 ? 'the store matches the database.' : `${problems} differ.`}\n`);
+    const counts = [`${report.missing.length} missing`, `${report.different.length} different`, `${report.extra.length} extra`].join(', ');
+    process.stdout.write(`Checked ${report.checked} objects of ${slug}: ${problems === 0 ? 'the store matches the database.' : `${counts}.`}\n`);
     for (const key of report.missing) process.stdout.write(`missing    ${key}\n`);
     for (const key of report.different) process.stdout.write(`different  ${key}\n`);
     for (const key of report.extra) process.stdout.write(`extra      ${key}\n`);

@@ -7,8 +7,15 @@ import { SettingsRepo } from '../db/settingsRepo.js';
 import { systemClock } from '../clock.js';
 import { copyStore } from '../storage/copyStore.js';
 import { configForStore, describeStore, readStoreRecord, sameStore, storeRecordOf, writeStoreRecord } from '../services/storeSettings.js';
+import { MediaRepo } from '../db/mediaRepo.js';
+import { BlogsRepo } from '../db/blogsRepo.js';
+import { MEDIA_DIR } from '../media/mediaNames.js';
+import { mediaNames } from '../services/media.js';
+import { missingKeys } from '../storage/missingKeys.js';
+import { describeKeys } from '../backup/backupMedia.js';
+import { liveServerPid } from '../serverPidFile.js';
 import { progressBar } from './progressBar.js';
-import { UsageError } from './cliErrors.js';
+import { CommandFailed, UsageError } from './cliErrors.js';
 
 /**
  * Moves the data dir to the store its environment names: copies every object from the recorded
@@ -19,6 +26,11 @@ import { UsageError } from './cliErrors.js';
 export async function migrateStoreCommand(config: Config, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { 'no-copy': { type: 'boolean' } }, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError('site migrate-store takes no arguments, only --no-copy');
+  // What a running server publishes after the move would go into the old store, and be lost.
+  const server = liveServerPid(config.dataDir);
+  if (server !== null) {
+    throw new CommandFailed(`a Folio server (pid ${server}) is running on ${config.dataDir}; stop the server first, then run site migrate-store again`, 2);
+  }
   const db = openDatabase(databaseFile(config));
   try {
     const settings = new SettingsRepo(db);
@@ -37,6 +49,17 @@ export async function migrateStoreCommand(config: Config, args: string[]): Promi
         `This data dir now publishes to ${toName}; nothing was copied from ${fromName}.\n` +
           'Next: run `folio site rebuild --all` with the same settings to render every blog into it, then start the server with them.\n',
       );
+      // Pages can be rendered again, uploaded images cannot: say which the new store lacks.
+      const blogs = new BlogsRepo(db);
+      const media = new MediaRepo(db);
+      const keys = blogs.listAll().flatMap((blog) => media.allOfBlog(blog.id).flatMap((row) => mediaNames(row).map((name) => `${blog.slug}/${MEDIA_DIR}/${name}`)));
+      const missing = await missingKeys(createSiteStore(config), keys);
+      if (missing.length > 0) {
+        throw new CommandFailed(
+          `${toName} is recorded, but ${missing.length} of the ${keys.length} image objects the database names are missing from it; their images will answer 404 until they are copied there (from ${fromName}, or a backup with \`folio restore\`) or uploaded again: ${describeKeys(missing)}`,
+          1,
+        );
+      }
       return 0;
     }
     const started = performance.now();

@@ -12,6 +12,11 @@ export const RENDERER_CHANGED = 'renderer_changed';
 export const SEARCH_TEXT_CHANGED = 'search_text_changed';
 /** Reason of the whole-site job of a blog `folio import` wrote: pages and search indexes. */
 export const IMPORTED = 'imported';
+/**
+ * Reason of the whole-site jobs of a changed FOLIO_SERVICE_DOMAIN / FOLIO_PUBLIC_SCHEME: often the
+ * first start after a restore into a new store, whose recorded hashes name objects it lacks.
+ */
+export const URLS_CHANGED = 'urls_changed';
 
 export interface JobPayload {
   postId?: string;

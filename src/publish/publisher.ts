@@ -5,12 +5,10 @@
  */
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
-import { IMPORTED, SEARCH_TEXT_CHANGED, type JobPayload, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
+import { IMPORTED, SEARCH_TEXT_CHANGED, URLS_CHANGED, type JobPayload, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
-import { MEDIA_DIR } from '../media/mediaNames.js';
-import { mediaNames } from '../services/media.js';
-import { missingKeys } from '../storage/missingKeys.js';
+import { verifyMedia } from './verifyMedia.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
@@ -214,14 +212,19 @@ export class Publisher {
 
   /**
    * Compares the store with what the database says the blog should be: the rendered objects,
-   * and every object of every uploaded image (`missingMedia`, also in `missing`: no render can
-   * make them again, only an upload or a restore).
+   * and every object of every uploaded image (verifyMedia.ts; `missingMedia`, also in `missing`:
+   * no render can make them again, only an upload or a restore).
    */
   async verify(blog: BlogWithDomain): Promise<VerifyReport> {
     const report = await this.fullSite.verify(blog, this.planOf(blog));
-    const keys = this.deps.media.allOfBlog(blog.id).flatMap((media) => mediaNames(media).map((name) => `${blog.slug}/${MEDIA_DIR}/${name}`));
-    const missingMedia = await missingKeys(this.deps.store, keys);
-    return { ...report, checked: report.checked + keys.length, missing: [...report.missing, ...missingMedia], missingMedia };
+    const media = await verifyMedia(this.deps.store, blog.slug, this.deps.media.allOfBlog(blog.id));
+    return {
+      ...report,
+      checked: report.checked + media.keys.length,
+      missing: [...report.missing, ...media.missing],
+      different: [...report.different, ...media.different],
+      missingMedia: media.missing,
+    };
   }
 
   private async publishPostChange(job: PublishJob): Promise<void> {
@@ -332,8 +335,12 @@ export class Publisher {
     // A removed domain's copies at the edge go too: its routing entry is removed below.
     // After an upgrade that changed what the index takes of a post, both indexes are rebuilt.
     // So does an imported blog's first render.
-    const withSearch = job.payload.reason === SEARCH_TEXT_CHANGED || job.payload.reason === IMPORTED;
-    await this.rebuild(blog, { ...(formerHost ? { formerHostnames: [formerHost] } : {}), withSearch });
+    // A changed public domain is what `folio site rebuild --all` does: every object written, not
+    // only those whose hash changed. After a restore into a new store the recorded hashes name
+    // assets (stylesheet, search script) the store lacks, and they stayed 404.
+    const full = job.payload.reason === URLS_CHANGED;
+    const withSearch = full || job.payload.reason === SEARCH_TEXT_CHANGED || job.payload.reason === IMPORTED;
+    await this.rebuild(blog, { ...(formerHost ? { formerHostnames: [formerHost] } : {}), withSearch, force: full });
     await this.search.ensureStatic(blog);
     if (formerHost) await this.domains.release(formerHost, blog.slug);
   }

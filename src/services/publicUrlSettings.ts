@@ -8,7 +8,7 @@
  */
 import type { Db } from '../db/database.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
-import type { JobsRepo } from '../db/jobsRepo.js';
+import { URLS_CHANGED, type JobsRepo } from '../db/jobsRepo.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
 import type { Logger } from '../logger.js';
 import { isoNow, type Clock } from '../clock.js';
@@ -113,7 +113,7 @@ function settleForServer(deps: PublicUrlSettingsDeps, config: Config, recorded: 
     .transaction(() => {
       record();
       const all = deps.blogs.listAll();
-      for (const blog of all) deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'urls_changed' }, now });
+      for (const blog of all) deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: URLS_CHANGED }, now });
       return all.length;
     })
     .immediate();

@@ -190,6 +190,10 @@ describe('folio backup and folio restore', () => {
     apps.push(t);
     const file = join(freshDir('backup'), 'plain.db');
     expect((await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file)).code).toBe(0);
+    // A directory that is not there: named, not SQLite's "unable to open database" about a hidden partial file.
+    const nowhere = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', '/no/such/dir/x.db');
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toBe('folio: directory /no/such/dir does not exist\n');
     // A second backup never overwrites the first.
     const again = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file);
     expect(again.code).toBe(2);
@@ -340,6 +344,9 @@ describe('a backup holds the uploaded images', () => {
     expect(existsSync(join(target, 'folio.db'))).toBe(true);
     expect(restore.stderr).toMatch(/images are not in this backup \(the backup left them in folder .*\)/);
     expect(restore.stderr).toContain(`${objects} of ${objects} image objects it names are missing`);
+    // The check's line says what it found: not "has all" before naming every object missing.
+    expect(restore.stderr).toContain(`checked folder ${join(target, 'public')} for the ${objects} objects the database names`);
+    expect(restore.stderr).not.toContain('has all');
     expect(restore.stderr).toMatch(/bare\/media\/[0-9a-f]{20}-400x300\.png/);
 
     // Restored beside a store that has them (the same folder store copied over): no complaint.
