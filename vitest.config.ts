@@ -1,8 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that bound how long the event loop or a request may be held: they run last, one at a
+ * time, with nothing else on the machine's two cores, so a neighbour's CPU never reads as ours.
+ */
+const ALONE = ['test/integration/hostileInputs.test.ts', 'test/regressions/database-lock-503.test.ts', 'test/integration/storeHang.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // The Chromium and Varnish suites have their own configs and commands (npm run test:browser,
     // npm run test:edge), since they need Debian packages; .ci/run installs them and runs all three.
     exclude: ['test/browser/**', 'test/cdn/**', 'node_modules/**'],
@@ -14,5 +19,10 @@ export default defineConfig({
     // that import was 50 of 190 s. Every file builds its own app, data dir and stores, and
     // nothing keeps state in modules between them (checked with --sequence.shuffle.files).
     isolate: false,
+    projects: [
+      // Two files at a time: most of a file's time is spent waiting on servers it started.
+      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: ALONE, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
