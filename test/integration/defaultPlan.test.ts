@@ -70,9 +70,9 @@ describe('FOLIO_DEFAULT_PLAN', () => {
   });
 });
 
-describe('the README plan table', () => {
+describe('the plan table in docs/cli.md', () => {
   it('says what src/services/plans.ts says', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
     const yes = (plan: Plan, capability: Parameters<typeof planIncludes>[1]): string => (planIncludes(plan, capability) ? 'yes' : 'no');
     for (const plan of PLANS) {
       const { maxBlogs, requestsPerHour } = planLimits(plan);
