@@ -16,7 +16,8 @@ import { gunzip, gunzipSync } from 'node:zlib';
 import type { SegmentData } from './segmentData.js';
 import { SearchIndexFormatError } from './segmentErrors.js';
 import { decodeLegacySegment } from './segmentLegacy.js';
-import { encodeV3, encodeV3Cooperatively, MAGIC, PREFIX_BYTES, StoredSegment, V3 } from './segmentV3.js';
+import { MAGIC, PREFIX_BYTES, StoredSegment, V3 } from './segmentV3.js';
+import { encodeV3, encodeV3Cooperatively } from './segmentV3Encode.js';
 
 export { SearchIndexFormatError } from './segmentErrors.js';
 

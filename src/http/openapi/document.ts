@@ -1,7 +1,9 @@
 import type { RouteDef } from '../routeDef.js';
 import { MAX_BODY_BYTES, UPLOAD_ROUTES } from '../bodyLimits.js';
-import { ERROR_EXAMPLE, OPERATION_EXAMPLES } from './examples.js';
+import { ERROR_EXAMPLE } from './examples.js';
 import { publicSchema as clean } from './publicSchema.js';
+import { builtInPaths, mcpPath, metricsPath } from './builtInPaths.js';
+import { ERROR_REF, examplesOf, HEADER_COMPONENTS, jsonResponse, RATE_LIMIT_HEADERS, REQUEST_ID_HEADER, TRANSPORT_ERRORS } from './responseParts.js';
 
 /**
  * The body of every error. Named `ApiError`, not `Error`: generated TypeScript clients declare a
@@ -35,39 +37,6 @@ export function toOpenApiPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}');
 }
 
-/** The example of an operation (examples.ts); every operation has one (test/unit/http/openApiExamples.test.ts). */
-const examplesOf = (operationId: string) => OPERATION_EXAMPLES[operationId] ?? { response: undefined };
-
-const jsonResponse = (description: string, schema: unknown, operationId: string) => ({
-  description,
-  headers: REQUEST_ID_HEADER,
-  content: { 'application/json': { schema, example: examplesOf(operationId).response } },
-});
-
-const ERROR_REF = { $ref: '#/components/responses/ApiError' };
-
-/**
- * Answers any request can get before routing, all from httpServer.ts with the usual
- * {error, message} body: a malformed request (400), an `Expect` other than 100-continue (417)
- * and oversized headers (431).
- */
-const TRANSPORT_ERRORS = { '400': ERROR_REF, '417': ERROR_REF, '431': ERROR_REF };
-
-/** Headers on every answer, and on every answer to a request with a key. */
-const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
-const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
-  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
-  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
-};
-const HEADER_COMPONENTS = {
-  'X-Request-Id': { description: 'Id of this request, as logged (echoed when the request sent a well-formed one)', required: true, schema: { type: 'string' } },
-  'X-RateLimit-Limit': { description: "Requests allowed per window: per hour by the account's plan, or per minute per client address on the operations without a key", schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'When the window resets (Unix seconds)', schema: { type: 'integer' } },
-  'Idempotent-Replayed': { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
-};
-
 /** Operation groups, in the order the reference at /v1/docs lists them. */
 const TAGS: Record<string, string> = {
   posts: 'Markdown posts of a blog: write, publish, schedule, unpublish. The blog comes from X-Blog-Id or the key\'s bound blog.',
@@ -82,137 +51,6 @@ const TAGS: Record<string, string> = {
   agents: 'The Model Context Protocol server for AI agents: the API as MCP tools (README, "Agents and the command line").',
   tls: 'For the TLS terminator in front of Folio (deploy/caddy/Caddyfile): which hosts may get a certificate.',
 };
-
-/** The routes app.ts registers itself, outside the route table; none needs an API key. */
-const builtInPaths: Record<string, Record<string, unknown>> = {
-  '/healthz': {
-    get: {
-      operationId: 'getHealth',
-      summary: 'Liveness: the process answers and its database is reachable',
-      description: 'For load balancers and orchestrators: 200 `{"status":"ok"}` once a query of the database succeeded; 500 when it fails. No key needed, and not counted against any rate limit.',
-      tags: ['meta'],
-      security: [],
-      parameters: [],
-      responses: {
-        '200': jsonResponse('Healthy', { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }, 'getHealth'),
-        ...TRANSPORT_ERRORS,
-        '500': ERROR_REF,
-      },
-    },
-  },
-  '/v1/openapi.json': {
-    get: {
-      operationId: 'getOpenApiDocument',
-      summary: 'This OpenAPI document',
-      description: 'OpenAPI 3.1, built from the same route table and JSON Schemas that validate requests, so it cannot drift from what the server does. Feed it to a client generator or to an API tool.',
-      tags: ['meta'],
-      security: [],
-      parameters: [],
-      responses: { '200': jsonResponse('OpenAPI 3.1 document', { type: 'object' }, 'getOpenApiDocument'), ...TRANSPORT_ERRORS },
-    },
-  },
-  '/v1/docs': {
-    get: {
-      operationId: 'getApiReference',
-      summary: 'This document rendered as an HTML reference (Swagger UI, served by Folio itself)',
-      description: 'Every operation with its parameters, schemas and examples. Its scripts and styles come from this server (no CDN), under a strict Content-Security-Policy.',
-      tags: ['meta'],
-      security: [],
-      parameters: [],
-      responses: {
-        '200': { description: 'HTML page', headers: REQUEST_ID_HEADER, content: { 'text/html': { schema: { type: 'string' }, example: examplesOf('getApiReference').response } } },
-        ...TRANSPORT_ERRORS,
-      },
-    },
-  },
-  '/v1/docs/{version}/{file}': {
-    get: {
-      operationId: 'getApiReferenceAsset',
-      summary: "A script, style sheet or icon of the HTML reference (cached for a year: the path names Swagger UI's version)",
-      description: 'Loaded by the page at /v1/docs; any other version or file is 404.',
-      tags: ['meta'],
-      security: [],
-      parameters: [
-        { name: 'version', in: 'path', required: true, schema: { type: 'string' } },
-        { name: 'file', in: 'path', required: true, schema: { enum: ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'start.js'] } },
-      ],
-      responses: {
-        '200': {
-          description: 'The file',
-          headers: REQUEST_ID_HEADER,
-          content: Object.fromEntries(['text/css', 'text/javascript', 'image/png'].map((type) => [type, { schema: { type: 'string' }, example: (examplesOf('getApiReferenceAsset').response as Record<string, string>)[type] }])),
-        },
-        ...TRANSPORT_ERRORS,
-        '404': ERROR_REF,
-      },
-    },
-  },
-};
-
-/** GET /metrics: its security follows FOLIO_METRICS_TOKEN (open without it). */
-function metricsPath(tokenRequired: boolean): Record<string, unknown> {
-  return {
-    get: {
-      operationId: 'getMetrics',
-      summary: 'Prometheus metrics, text exposition format (never on a blog host)',
-      description: 'Request counts and durations by route, publish queue depth and failures, image and webhook queues, event-loop delay and process figures. Needs the FOLIO_METRICS_TOKEN bearer token when one is configured.',
-      tags: ['meta'],
-      security: tokenRequired ? [{ metricsToken: [] }] : [],
-      parameters: [],
-      responses: {
-        '200': { description: 'Prometheus text format 0.0.4', headers: REQUEST_ID_HEADER, content: { 'text/plain': { schema: { type: 'string' }, example: examplesOf('getMetrics').response } } },
-        ...TRANSPORT_ERRORS,
-        ...(tokenRequired ? { '401': ERROR_REF } : {}),
-      },
-    },
-  };
-}
-
-const JSON_RPC_ID = { type: ['string', 'integer'] };
-
-/** POST /mcp (src/http/mcpEndpoint.ts): JSON-RPC 2.0 in, JSON-RPC 2.0 out. */
-function mcpPath(): Record<string, unknown> {
-  const examples = examplesOf('callMcp');
-  return {
-    post: {
-      operationId: 'callMcp',
-      summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless, JSON answers): one JSON-RPC 2.0 message per request; the tools act with this key and its scopes',
-      description: 'For AI agents: `initialize`, `tools/list` and `tools/call` with the tools of `folio mcp`. Each `tools/call` costs one request of the hourly rate limit, whatever the tool does; the other messages cost none (they are refused with 429 once the budget is spent). A tool failure is a result with `isError` carrying the API error (`error`, `message`, `details`, `required_plan`).',
-      tags: ['agents'],
-      security: [{ bearer: [] }],
-      parameters: [],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['jsonrpc', 'method'],
-              additionalProperties: false,
-              properties: { jsonrpc: { const: '2.0' }, id: JSON_RPC_ID, method: { type: 'string' }, params: { type: 'object' } },
-            },
-            example: examples.request,
-          },
-        },
-      },
-      responses: {
-        '200': {
-          description: 'The JSON-RPC answer: a result, or a JSON-RPC error (a tool that failed answers a result with isError and the API error)',
-          headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
-          content: {
-            'application/json': {
-              schema: { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, result: { type: 'object' }, error: { type: 'object' } } },
-              example: examples.response,
-            },
-          },
-        },
-        '202': { description: 'A notification (a message without id) was accepted; no body', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS } },
-        ...TRANSPORT_ERRORS,
-        ...Object.fromEntries(['401', '405', '413', '415', '429', '500'].map((code) => [code, ERROR_REF])),
-      },
-    },
-  };
-}
 
 /**
  * OpenAPI 3.1 from the same route table and JSON Schemas that validate requests. Paths are written
