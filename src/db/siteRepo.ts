@@ -1,5 +1,5 @@
 import type { Db } from './database.js';
-import { toPost, type Post } from './postsRepo.js';
+import { toPost, type Post } from './postRows.js';
 import type { SitePostSummary } from '../publish/render/siteTypes.js';
 import { countPostText, type TextCounts } from '../content/language.js';
 import { minutesFromCounts } from '../content/readingTime.js';
