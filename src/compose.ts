@@ -2,7 +2,6 @@
  * Composition root: the only module that picks concrete classes. Everything else receives its
  * dependencies, so tests build the same graph with a temp data dir, a fake clock or a test store.
  */
-import { Resolver } from 'node:dns/promises';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { serviceHostname } from './config.js';
@@ -33,17 +32,16 @@ import { MediaService } from './services/media.js';
 import { MediaRemoval } from './services/mediaRemoval.js';
 import { WebhooksRepo } from './db/webhooksRepo.js';
 import { WebhookEvents } from './webhooks/webhookEvents.js';
-import { WebhookDispatcher, type DeliveryLimits } from './webhooks/dispatcher.js';
-import { systemLookup, type Lookup } from './webhooks/addressGuard.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { systemLookup } from './webhooks/addressGuard.js';
 import { WebhooksService } from './services/webhooks.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
-import { searchRoutes, type BlogSearcher } from './http/routes/search.js';
+import { searchRoutes } from './http/routes/search.js';
 import type { Logger } from './logger.js';
 import { JobRunner, type JobHandler } from './publish/jobRunner.js';
-import { Publisher, type SearchIndexUpdater } from './publish/publisher.js';
-import { cachePolicy, type CachePolicy } from './publish/render/renderHeaders.js';
+import { Publisher } from './publish/publisher.js';
+import { cachePolicy } from './publish/render/renderHeaders.js';
 import { createCdnPurger } from './cdn/createCdnPurger.js';
-import type { CdnPurger } from './cdn/cdnPurger.js';
 import { lazyTheme } from './publish/render/renderTheme.js';
 import { ObjectHashesRepo } from './db/objectHashesRepo.js';
 import { SiteRepo } from './db/siteRepo.js';
@@ -57,14 +55,13 @@ import { StaticIndexWriter } from './search/static/staticIndexWriter.js';
 import { pooledSearchWork } from './search/pooledSearchWork.js';
 import { FsSiteStore } from './storage/fsSiteStore.js';
 import { OPEN_FOR_MS, StoreCircuit } from './storage/storeCircuit.js';
-import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
 import { AccountsService } from './services/accounts.js';
 import { ApiKeysService } from './services/apiKeys.js';
 import { BlogsService } from './services/blogs.js';
-import { DomainsService, type DomainResolver } from './services/domains.js';
+import { DomainsService } from './services/domains.js';
 import { PostsService } from './services/posts.js';
 import { PostTransitions } from './services/postTransitions.js';
-import { PooledContentRenderer, type ContentRenderer } from './content/contentRenderer.js';
+import { PooledContentRenderer } from './content/contentRenderer.js';
 import { HeavyWork } from './workers/heavyWork.js';
 import { RateLimiter } from './services/rateLimiter.js';
 import { SiteUrls } from './services/siteUrls.js';
@@ -76,7 +73,7 @@ import { WarmUp } from './services/warmUp.js';
 import { SEARCH_TEXT_VERSION } from './search/searchTypes.js';
 import { renderFingerprint } from './publish/renderFingerprint.js';
 import { SettingsRepo } from './db/settingsRepo.js';
-import { resolvePublicUrlSettings, type PublicUrlMode } from './services/publicUrlSettings.js';
+import { resolvePublicUrlSettings } from './services/publicUrlSettings.js';
 import { Metrics } from './metrics/metrics.js';
 import { CountedSiteStore } from './metrics/countedStore.js';
 import { timedSearcher } from './metrics/timedSearcher.js';
@@ -85,109 +82,12 @@ import { Backups } from './backup/backups.js';
 import { checkStoreForCommand, settleStoreForServer } from './services/storeSettings.js';
 import { StoreWatch } from './services/storeWatch.js';
 
-export interface ComposeOptions {
-  config: Config;
-  logger: Logger;
-  clock?: Clock;
-  /** Replaces the store FOLIO_STORAGE picks (tests: a store on a test server). */
-  store?: SiteStore;
-  /** Replaces the publisher as the job handler (tests of the job mechanics). */
-  jobHandler?: JobHandler;
-  /** Replaces the search engine built on the store (tests of other parts). */
-  search?: { searcher: BlogSearcher; updater: SearchIndexUpdater };
-  resolver?: DomainResolver;
-  /** How long the connection waits for a lock inside SQLite (the CLI waits; the server must not). */
-  busyTimeoutMs?: number;
-  /** Replaces the purger FOLIO_CDN picks (tests: a purger pointed at a test server). */
-  cdn?: CdnPurger;
-  /** Replaces DNS for webhook URLs (tests: names that resolve to chosen addresses). */
-  webhookLookup?: Lookup;
-  /** Replaces the webhook deliveries' deadline and slots (tests: short deadlines, few slots). */
-  webhookLimits?: Partial<DeliveryLimits>;
-  /** Replaces the pooled Markdown renderer (tests of its fairness and failures). */
-  content?: ContentRenderer;
-  /**
-   * Settles FOLIO_SERVICE_DOMAIN / FOLIO_PUBLIC_SCHEME against the values recorded in the
-   * database (main.ts: 'server', the CLI: 'cli'); without it `config` is used as given.
-   */
-  publicUrls?: PublicUrlMode;
-}
+import type { ComposeOptions, Folio } from './folio.js';
+import { createDomainResolver, createSiteStore, databaseFile, storeLabel } from './adapters.js';
 
-/** The store FOLIO_STORAGE names: a folder under the data dir, or an S3-compatible bucket. */
-export function createSiteStore(config: Config, cache: CachePolicy = cachePolicy(config.cdn.kind !== 'none')): SiteStore {
-  if (config.storage === 's3') {
-    const client = createS3Client({
-      region: config.s3.region,
-      forcePathStyle: config.s3.forcePathStyle,
-      ...(config.s3.endpoint ? { endpoint: config.s3.endpoint } : {}),
-    });
-    return new S3SiteStore({ client, bucket: config.s3.bucket });
-  }
-  return new FsSiteStore({ root: join(config.dataDir, 'public'), plainCacheControl: cache.page });
-}
-
-/** Where the configured store keeps things, for operators' messages: `folder /data/public`, `s3://bucket`. */
-export function storeLabel(config: Pick<Config, 'storage' | 'dataDir' | 's3'>): string {
-  return config.storage === 's3' ? `s3://${config.s3.bucket}` : `folder ${join(config.dataDir, 'public')}`;
-}
-
-export interface Folio {
-  config: Config;
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  repos: { accounts: AccountsRepo; keys: ApiKeysRepo; blogs: BlogsRepo; posts: PostsRepo; domains: DomainsRepo; jobs: JobsRepo; media: MediaRepo; webhooks: WebhooksRepo };
-  accounts: AccountsService;
-  apiKeys: ApiKeysService;
-  blogs: BlogsService;
-  posts: PostsService;
-  media: MediaService;
-  /** Sends webhook deliveries (tests wait for it with `idle()`). */
-  webhooks: WebhookDispatcher;
-  transitions: PostTransitions;
-  domains: DomainsService;
-  runner: JobRunner;
-  /** What the runner does with a job unless ComposeOptions.jobHandler replaced it: publishing, or removing a deleted image's objects. */
-  handleJob: JobHandler;
-  urls: SiteUrls;
-  store: SiteStore;
-  publisher: Publisher;
-  content: ContentRenderer;
-  heavy: HeavyWork;
-  /** Prometheus series of this instance (GET /metrics); `countPurgeError` is the CDN purger's hook. */
-  metrics: Metrics;
-  /** The Koa app (built in src/http; nothing outside src/http imports Koa). */
-  app: ReturnType<typeof createApp>;
-  /** Records the render fingerprint; a changed theme or renderer queues every blog's re-render. */
-  reRenderAfterUpgrade(): number;
-  /** Search indexes and listings of recently used blogs: recorded (every minute, at close) and loaded again after a start. */
-  warmUp: WarmUp;
-  /** What the search cache holds (blogs least recently used first). */
-  searchCacheStats(): { bytes: number; blogs: string[] };
-  /** Snapshots of the database into the store (FOLIO_BACKUP_INTERVAL runs `scheduled`). */
-  backups: Backups;
-  /**
-   * Removes what killed processes left (at start, README "Backups and restore"): scratch copies
-   * of backups in the data dir, and the folder store's temp files of interrupted writes.
-   */
-  removeLeftovers(): Promise<{ backups: string[]; temps: string[] }>;
-  /** The scheduler's per-second work, callable directly. */
-  tick(): Promise<void>;
-  /** At server start: refuses a store other than the recorded one, records it on a new data dir (storeSettings.ts). */
-  settleStore(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** Node's DNS resolver, on the configured servers (tests point it at a loopback server). */
-export function createDomainResolver(servers: readonly string[]): DomainResolver {
-  const resolver = new Resolver({ timeout: 3000, tries: 2 });
-  if (servers.length > 0) resolver.setServers([...servers]);
-  return resolver;
-}
-
-export function databaseFile(config: Pick<Config, 'dataDir'>): string {
-  return join(config.dataDir, 'folio.db');
-}
+// compose.js is where callers have always found these; they live in folio.ts and adapters.ts.
+export type { ComposeOptions, Folio } from './folio.js';
+export { createDomainResolver, createSiteStore, databaseFile, storeLabel } from './adapters.js';
 
 export function compose(options: ComposeOptions): Folio {
   const { logger } = options;

@@ -1,0 +1,110 @@
+/** What compose() takes and what it builds: the object graph of one Folio process (compose.ts). */
+import type { Config } from './config.js';
+import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
+import type { SiteStore } from './storage/siteStore.js';
+import type { JobHandler, JobRunner } from './publish/jobRunner.js';
+import type { BlogSearcher } from './http/routes/search.js';
+import type { Publisher, SearchIndexUpdater } from './publish/publisher.js';
+import type { DomainResolver, DomainsService } from './services/domains.js';
+import type { CdnPurger } from './cdn/cdnPurger.js';
+import type { Lookup } from './webhooks/addressGuard.js';
+import type { DeliveryLimits, WebhookDispatcher } from './webhooks/dispatcher.js';
+import type { ContentRenderer } from './content/contentRenderer.js';
+import type { PublicUrlMode } from './services/publicUrlSettings.js';
+import type { Db } from './db/database.js';
+import type { AccountsRepo } from './db/accountsRepo.js';
+import type { ApiKeysRepo } from './db/apiKeysRepo.js';
+import type { BlogsRepo } from './db/blogsRepo.js';
+import type { PostsRepo } from './db/postsRepo.js';
+import type { DomainsRepo } from './db/domainsRepo.js';
+import type { JobsRepo } from './db/jobsRepo.js';
+import type { MediaRepo } from './db/mediaRepo.js';
+import type { WebhooksRepo } from './db/webhooksRepo.js';
+import type { AccountsService } from './services/accounts.js';
+import type { ApiKeysService } from './services/apiKeys.js';
+import type { BlogsService } from './services/blogs.js';
+import type { PostsService } from './services/posts.js';
+import type { MediaService } from './services/media.js';
+import type { PostTransitions } from './services/postTransitions.js';
+import type { SiteUrls } from './services/siteUrls.js';
+import type { HeavyWork } from './workers/heavyWork.js';
+import type { Metrics } from './metrics/metrics.js';
+import type { createApp } from './http/app.js';
+import type { WarmUp } from './services/warmUp.js';
+import type { Backups } from './backup/backups.js';
+
+export interface ComposeOptions {
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+  /** Replaces the store FOLIO_STORAGE picks (tests: a store on a test server). */
+  store?: SiteStore;
+  /** Replaces the publisher as the job handler (tests of the job mechanics). */
+  jobHandler?: JobHandler;
+  /** Replaces the search engine built on the store (tests of other parts). */
+  search?: { searcher: BlogSearcher; updater: SearchIndexUpdater };
+  resolver?: DomainResolver;
+  /** How long the connection waits for a lock inside SQLite (the CLI waits; the server must not). */
+  busyTimeoutMs?: number;
+  /** Replaces the purger FOLIO_CDN picks (tests: a purger pointed at a test server). */
+  cdn?: CdnPurger;
+  /** Replaces DNS for webhook URLs (tests: names that resolve to chosen addresses). */
+  webhookLookup?: Lookup;
+  /** Replaces the webhook deliveries' deadline and slots (tests: short deadlines, few slots). */
+  webhookLimits?: Partial<DeliveryLimits>;
+  /** Replaces the pooled Markdown renderer (tests of its fairness and failures). */
+  content?: ContentRenderer;
+  /**
+   * Settles FOLIO_SERVICE_DOMAIN / FOLIO_PUBLIC_SCHEME against the values recorded in the
+   * database (main.ts: 'server', the CLI: 'cli'); without it `config` is used as given.
+   */
+  publicUrls?: PublicUrlMode;
+}
+
+export interface Folio {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  repos: { accounts: AccountsRepo; keys: ApiKeysRepo; blogs: BlogsRepo; posts: PostsRepo; domains: DomainsRepo; jobs: JobsRepo; media: MediaRepo; webhooks: WebhooksRepo };
+  accounts: AccountsService;
+  apiKeys: ApiKeysService;
+  blogs: BlogsService;
+  posts: PostsService;
+  media: MediaService;
+  /** Sends webhook deliveries (tests wait for it with `idle()`). */
+  webhooks: WebhookDispatcher;
+  transitions: PostTransitions;
+  domains: DomainsService;
+  runner: JobRunner;
+  /** What the runner does with a job unless ComposeOptions.jobHandler replaced it: publishing, or removing a deleted image's objects. */
+  handleJob: JobHandler;
+  urls: SiteUrls;
+  store: SiteStore;
+  publisher: Publisher;
+  content: ContentRenderer;
+  heavy: HeavyWork;
+  /** Prometheus series of this instance (GET /metrics); `countPurgeError` is the CDN purger's hook. */
+  metrics: Metrics;
+  /** The Koa app (built in src/http; nothing outside src/http imports Koa). */
+  app: ReturnType<typeof createApp>;
+  /** Records the render fingerprint; a changed theme or renderer queues every blog's re-render. */
+  reRenderAfterUpgrade(): number;
+  /** Search indexes and listings of recently used blogs: recorded (every minute, at close) and loaded again after a start. */
+  warmUp: WarmUp;
+  /** What the search cache holds (blogs least recently used first). */
+  searchCacheStats(): { bytes: number; blogs: string[] };
+  /** Snapshots of the database into the store (FOLIO_BACKUP_INTERVAL runs `scheduled`). */
+  backups: Backups;
+  /**
+   * Removes what killed processes left (at start, README "Backups and restore"): scratch copies
+   * of backups in the data dir, and the folder store's temp files of interrupted writes.
+   */
+  removeLeftovers(): Promise<{ backups: string[]; temps: string[] }>;
+  /** The scheduler's per-second work, callable directly. */
+  tick(): Promise<void>;
+  /** At server start: refuses a store other than the recorded one, records it on a new data dir (storeSettings.ts). */
+  settleStore(): Promise<void>;
+  close(): Promise<void>;
+}
