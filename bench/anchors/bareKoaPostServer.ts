@@ -1,6 +1,6 @@
 /**
- * The ceiling for GET /v1/posts/:slug (issue 12's anchor): a bare Koa server that answers the
- * same JSON body from one prepared SQLite read of the same database file, with no auth, no rate
+ * The ceiling for GET /v1/posts/:slug (the API read bench's anchor): a bare Koa server that answers the
+ * same JSON body from prepared SQLite reads (the post and its aliases) of the same database file, with no auth, no rate
  * limit, no logging. Run as its own process: `node bareKoaPostServer.js <db file> <port>`;
  * prints `listening` when ready. Nothing in src/ imports it.
  */
@@ -29,6 +29,7 @@ interface Row {
 
 const db = new Database(dbFile, { readonly: true, fileMustExist: true });
 const byBlogAndSlug = db.prepare<[string, string], Row>('SELECT * FROM posts WHERE blog_id = ? AND slug = ?');
+const aliasesOf = db.prepare<[string], { path: string }>('SELECT path FROM post_aliases WHERE post_id = ? ORDER BY position');
 
 const app = new Koa();
 app.use((ctx) => {
@@ -52,6 +53,7 @@ app.use((ctx) => {
     status: row.status,
     published_at: row.published_at,
     scheduled_at: row.scheduled_at,
+    aliases: aliasesOf.all(row.id).map((alias) => alias.path),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
