@@ -1,5 +1,5 @@
 /**
- * Reads process.env once into a frozen, typed Config (decisions.md "Names and configuration").
+ * Reads process.env once into a frozen, typed Config (the settings of docs/configuration.md).
  * A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
  */
 import { parseBackupInterval, type BackupSchedule } from './backup/backupInterval.js';

@@ -102,7 +102,7 @@ export function accountKeys(config: Config, { values, positionals }: Invocation)
 export function accountCreateKey(config: Config, { values, positionals }: Invocation): number {
   const [accountId] = positionals as [string];
   const name = values.string('name');
-  // The API's limits for a key name (api.md §2.3).
+  // The API's limits for a key name, so the CLI and the API accept the same names.
   if (name !== undefined && (!/\S/.test(name) || Array.from(name).length > 100)) {
     throw new UsageError('--name must be 1-100 characters and not blank');
   }

@@ -1,6 +1,6 @@
 /**
  * The one Markdown pipeline: markdown-it → server-side highlighting → allowlist sanitiser.
- * Authors' HTML is untrusted (STYLE.md §7): raw HTML is allowed in Markdown only as far as the
+ * Authors' HTML is untrusted: raw HTML is allowed in Markdown only as far as the
  * allowlist below lets it through, so no script, style, iframe, form, event handler or
  * javascript: URL ever reaches a rendered page.
  */
@@ -179,7 +179,7 @@ function decodeEntities(text: string): string {
 }
 
 /**
- * decisions.md: a generated description is the plain text's first sentences, at most 160
+ * A generated description is the plain text's first sentences, at most 160
  * characters, cut at a word boundary. Made from the rendered HTML rather than by rendering the
  * Markdown a second time, which doubled the cost of every write.
  */

@@ -14,7 +14,7 @@ export interface PostContentInput {
 }
 
 /**
- * The rendered HTML of a post may be at most 3 MB. api.md bounds the Markdown (1 MB), but some
+ * The rendered HTML of a post may be at most 3 MB. The API bounds the Markdown (1 MB), but some
  * Markdown renders to five or six times its size (1 MB of `&` is 5 MB of `&amp;`, a table of
  * one-character cells as much). Every publish reads, encodes, hashes and copies the HTML on the
  * event loop several times over (about 4 ms per MB each here), so the bound keeps each step of
@@ -28,7 +28,7 @@ export interface PostContent {
   contentHtml: string;
   /** UTF-8 size of the rendered HTML. */
   htmlBytes: number;
-  /** The description decisions.md generates when the author gives none. */
+  /** The description generated when the author gives none. */
   description: string;
   textCounts: TextCounts;
 }

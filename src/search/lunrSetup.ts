@@ -1,5 +1,5 @@
 /**
- * Everything that touches lunr, in one place (STYLE.md §7).
+ * Everything that touches lunr, in one place, so its globals and its query syntax are handled once.
  *
  * - Index time: the fields and their weights. Terms are counted in segmentData.ts, the same
  *   numbers a `lunr.Builder` with empty pipelines counts (a test compares them).

@@ -55,7 +55,7 @@ function tooLongForS3(key: string): boolean {
 
 /**
  * The client settings production uses, exported so tests can build the same client with
- * s3rver's credentials added. Credentials are left to the SDK's default chain (STYLE.md §6).
+ * s3rver's credentials added. Credentials are left to the SDK's default chain.
  */
 export function s3ClientConfig(options: S3ClientOptions): S3ClientConfig {
   return {

@@ -1,6 +1,7 @@
 /**
  * Where published sites live. Keys are relative POSIX paths such as `<blog>/<post>/index.html`
- * or `_domains/<host>`. No vendor or HTTP types cross this interface (STYLE.md §6).
+ * or `_domains/<host>`. No vendor or HTTP types cross this interface, so every
+ * adapter passes the same contract suite.
  */
 
 export interface PutOptions {

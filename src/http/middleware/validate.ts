@@ -7,7 +7,7 @@ import type { AppState } from '../state.js';
 export type JsonSchema = Record<string, unknown>;
 
 function addKeywords(ajv: Ajv): Ajv {
-  // api.md's "1 MB" of Markdown is measured in UTF-8 bytes, not characters.
+  // The 1 MB limit of a post's Markdown is measured in UTF-8 bytes, not characters.
   ajv.addKeyword({
     keyword: 'maxBytes',
     type: 'string',
