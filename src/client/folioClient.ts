@@ -1,6 +1,6 @@
 /**
  * The small typed client of Folio's HTTP API that the command line (`folio push`, `folio pull`)
- * and the MCP server use (issue 14): they talk to a Folio, local or remote, exactly as any other
+ * and the MCP server use: they talk to a Folio, local or remote, exactly as any other
  * client does, never to its services. Requests and answers are typed by the types generated
  * from the server's own OpenAPI document (`generated/folioApi.ts`, `npm run generate:client`;
  * a test fails when it drifts), sent by `openapi-fetch`.
