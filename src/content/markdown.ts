@@ -134,8 +134,7 @@ export function renderMarkdown(source: string): string {
  * search index and the generated description: code blocks dropped, tags removed (a block ends a
  * word, an inline tag does not), entities decoded, whitespace folded. The result is only
  * tokenised or escaped again, never shown as HTML, so removing tags by pattern is enough; it
- * costs a fraction of rendering the Markdown again, which made a 10,000-post reindex spend 10 s
- * in markdown-it.
+ * costs a fraction of rendering the Markdown again, which would dominate a reindex.
  *
  * Every pattern is linear on this input: the sanitiser closes every element it lets through
  * and escapes every `<` and `>` that is not markup, so each lazy scan stops at the nearest

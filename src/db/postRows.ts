@@ -105,7 +105,7 @@ export interface PostVersion {
 }
 
 // The counts come with the post: PostsService derives them from the title and Markdown being
-// stored, before the write transaction (counting 1 MB inside it held every writer). A row
+// stored, before the write transaction (counting a large post inside it would hold every writer). A row
 // written without them stores null, and readers count the text themselves.
 export const toParams = (post: Post) => ({
   ...post,
