@@ -265,7 +265,7 @@ function readRequired(env: Env, name: string, when: string, pattern: RegExp, sha
   return raw;
 }
 
-/** FOLIO_CDN and the settings of the provider it names (README "CDN"). */
+/** FOLIO_CDN and the settings of the provider it names (docs/cdn.md). */
 function readCdn(env: Env): CdnConfig {
   const kind = readEnum(env, 'FOLIO_CDN', 'none', ['none', 'http-purge', 'cloudfront', 'cloudflare'] as const);
   switch (kind) {
