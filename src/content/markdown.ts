@@ -138,7 +138,7 @@ export function renderMarkdown(source: string): string {
  *
  * Every pattern is linear on this input: the sanitiser closes every element it lets through
  * and escapes every `<` and `>` that is not markup, so each lazy scan stops at the nearest
- * closing tag and no scan is ever repeated (test/regressions/hostileMarkdown.test.ts).
+ * closing tag and no scan is ever repeated (test/integration/hostileInputs.test.ts).
  */
 export function htmlToPlainText(html: string, options: { headings?: boolean } = {}): string {
   const withoutHeadings = options.headings === false ? html.replace(/<h([1-6])[\s>][\s\S]*?<\/h\1>/gi, ' ') : html;
