@@ -3,7 +3,7 @@
  * Markdown (a wide table, many emphasis markers, long runs of `![`) takes markdown-it and the
  * sanitiser seconds, and every other request of every account would wait that long. Small posts
  * — nearly all of them — are derived in place, where the worst input of that size stays far
- * below the event loop's budget; larger ones go to the shared worker pool.
+ * below the event loop's 100 ms budget; larger ones go to the shared worker pool.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { HeavyWork } from '../workers/heavyWork.js';
@@ -19,13 +19,13 @@ export interface ContentRenderer {
 
 /**
  * Below this size even the slowest Markdown (a very wide table) renders and sanitises in place
- * well within the event loop's budget; prose is much faster still.
+ * well within the event loop's 100 ms budget; prose is much faster still.
  */
 export const INLINE_MAX_CHARS = 8 * 1024;
 
 /**
  * htmlToSearchText is linear but slow on entity-dense HTML (what a megabyte of `&` renders to);
- * below this size even the worst kind stays well within the event loop's budget.
+ * below this size even the worst kind stays well within the event loop's 100 ms budget.
  */
 export const INLINE_MAX_HTML_CHARS = 64 * 1024;
 

@@ -18,8 +18,8 @@ export interface PostContentInput {
  * Markdown renders to five or six times its size (1 MB of `&` is 5 MB of `&amp;`, a table of
  * one-character cells as much). Every publish reads, encodes, hashes and copies the HTML on the
  * event loop several times over, so the bound keeps each step of the worst post within the
- * event loop's budget; readers could not use a bigger page anyway. Ordinary posts render to
- * little more than their Markdown and are nowhere near it.
+ * 100 ms budget; readers could not use a bigger page anyway. Ordinary posts render to little
+ * more than their Markdown and are nowhere near it.
  */
 export const MAX_CONTENT_HTML_BYTES = 3 * 1024 * 1024;
 

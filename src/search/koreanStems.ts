@@ -1,5 +1,5 @@
 /**
- * Particle-aware stems for Hangul words (see docs/search.md, "Korean").
+ * Particle-aware stems for Hangul words (see README.md in this folder).
  *
  * Korean writes particles and endings onto the word (서버를, 서버에서, 블로그가, 요리했습니다).
  * A reader searches for the word, so every Hangul token is indexed under its stem — the word

@@ -12,7 +12,7 @@ import { decodeSegment, SearchIndexFormatError } from './segmentCodec.js';
 import { buildSegmentData, postingsOf, type MergeInput, type SegmentData } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
 
-/** Below this, even the worst text indexes in place well within the event loop's budget. */
+/** Below this, even the worst text indexes in place well within the event loop's 100 ms budget. */
 export const INLINE_MAX_INDEX_CHARS = 32 * 1024;
 /** Postings a merge may join in place (a few milliseconds); larger merges go to a worker. */
 export const INLINE_MAX_MERGE_POSTINGS = 50_000;
