@@ -1,5 +1,5 @@
 /**
- * Reads process.env once into a frozen, typed Config (decisions.md "Names and configuration").
+ * Reads process.env once into a frozen, typed Config (the settings of docs/configuration.md).
  * A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
  */
 import { parseBackupInterval, type BackupSchedule } from './backup/backupInterval.js';
@@ -265,7 +265,7 @@ function readRequired(env: Env, name: string, when: string, pattern: RegExp, sha
   return raw;
 }
 
-/** FOLIO_CDN and the settings of the provider it names (README "CDN"). */
+/** FOLIO_CDN and the settings of the provider it names (docs/cdn.md). */
 function readCdn(env: Env): CdnConfig {
   const kind = readEnum(env, 'FOLIO_CDN', 'none', ['none', 'http-purge', 'cloudfront', 'cloudflare'] as const);
   switch (kind) {

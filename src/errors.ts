@@ -1,5 +1,5 @@
 /**
- * The error model of decisions.md: one class per public error code. Nothing here knows Koa;
+ * The API's error model: one class per public error code. Nothing here knows Koa;
  * the HTTP error middleware turns an AppError into `{error, message, ...}`.
  */
 

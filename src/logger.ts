@@ -3,8 +3,8 @@ import pino, { type Logger } from 'pino';
 export type { Logger };
 
 /**
- * Longest a log line waits in the buffer before it is written (issue 10: the buffer once held
- * the "listening" line and every request line until shutdown, so a new user thought it hung).
+ * Longest a log line waits in the buffer before it is written: a quiet server's lines, the
+ * "listening" line first, must reach stdout promptly, not at shutdown.
  */
 export const LOG_FLUSH_INTERVAL_MS = 250;
 
@@ -24,7 +24,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 
 /**
  * Buffered asynchronous writes: one write(2) per ~4 KB of log lines under load instead of one
- * per request line, which cost a fifth of the API's throughput; and a flush every
+ * per request line, which would cost a good part of the API's throughput; and a flush every
  * LOG_FLUSH_INTERVAL_MS (an unref'd timer in sonic-boom), so a quiet server's lines still
  * reach stdout within a second. What is left at exit is written by pino's exit hook.
  * A silent logger (tests) gets no timer.

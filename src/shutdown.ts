@@ -1,5 +1,5 @@
 /**
- * What SIGTERM and SIGINT do (issue 10): stop accepting connections, let the requests in flight
+ * What SIGTERM and SIGINT do (docs/operations.md): stop accepting connections, let the requests in flight
  * and the running publish jobs finish within a bound, close everything in order, write the last
  * log lines, exit 0. A second signal exits at once.
  */

@@ -1,10 +1,10 @@
 /**
  * A column of values (post ids, dates) kept as the "\n"-joined string it was stored as: a saved
- * listing's columns, the static search index's ids. Splitting them for a 50,000-post blog made
- * 50,000 strings per column that a restarted server then carried through two young-generation
- * collections, on the very publish they were read for; cut from one long string, a value exists
- * only while a page or a lookup uses it. Values of one width (UUIDs and ISO dates, which is what
- * Folio stores) are cut out by position; a column of mixed widths (tests, older states) is split once.
+ * listing's columns, the static search index's ids. Splitting a large blog's column would make a
+ * string per value, which the garbage collector must then carry on the very publish they were
+ * read for; cut from one long string, a value exists only while a page or a lookup uses it.
+ * Values of one width (UUIDs and ISO dates, which is what Folio stores) are cut out by position;
+ * a column of mixed widths (tests, older states) is split once.
  */
 export class TextColumn {
   private constructor(

@@ -3,7 +3,7 @@
  * Durations map to wall-clock-aligned schedules (`1h` is on the hour, `6h` at 00/06/12/18 UTC),
  * so only durations that divide an hour or a day evenly are accepted: `90m` as a cron step
  * would run at :00 and :30 of alternate hours, not every 90 minutes, and the recovery point
- * promised in the README would be wrong. Anything else can be written as a cron expression.
+ * promised in docs/operations.md would be wrong. Anything else can be written as a cron expression.
  */
 import { createRequire } from 'node:module';
 

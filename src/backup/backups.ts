@@ -1,5 +1,5 @@
 /**
- * Online backups of the database (README "Backups and restore"): `folio backup <file>` and the
+ * Online backups of the database (docs/operations.md, "Backups and restore"): `folio backup <file>` and the
  * server's scheduled snapshots into the site store under `_backups/`. The snapshot itself runs
  * on a worker thread (snapshot.ts); here are only the file and store steps around it.
  */

@@ -1,6 +1,6 @@
 /**
  * Runs a snapshot (snapshotCopy.ts) on a worker thread of its own: the copy, SQLite's integrity
- * check and gzip of a 10,000-post database take seconds of CPU, none of it on the event loop.
+ * check and gzip of a large database take seconds of CPU, none of it on the event loop.
  * A snapshot is rare (hourly, or an operator's command), so the thread is started for it and
  * ends with it. Without a compiled worker (vitest without a build) it runs in place.
  */

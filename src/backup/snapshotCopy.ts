@@ -48,7 +48,7 @@ const GZIP_SLICE_BYTES = 16 * 1024 * 1024;
 
 /**
  * A snapshot in two steps, so that something can be added to the copy in between (the media
- * objects, mediaCopy.ts, read from the store on the main thread): `copy` takes the database as
+ * objects, backupMedia.ts, read from the store on the main thread): `copy` takes the database as
  * of one read transaction, `finish` checks it, makes it self-contained and gzips it.
  */
 export type SnapshotStep = 'copy' | 'finish' | 'whole';

@@ -1,8 +1,9 @@
 /**
  * Telling a CDN that published objects changed. Publish jobs call it after the store accepted
- * their writes (publish/publisher.ts); a purge that fails throws, and the job stays pending and
+ * their writes (the publish pipeline); a purge that fails throws, and the job stays pending and
  * is retried like a store failure, so a job is done only when the store and the edge both match
- * the database. No vendor types cross this interface (STYLE.md §6).
+ * the database. No vendor types cross this interface, so a
+ * provider can be swapped without touching publishing.
  *
  * An origin is a blog's public scheme and host as readers use it (`https://blog.example.com`,
  * `http://hello.localhost:3000`); a path is a public URL path, percent-encoded as browsers send

@@ -28,8 +28,8 @@ export function publicPathsOf(blogSlug: string, keys: readonly string[]): string
 }
 
 /**
- * publicPathsOf for every key of a blog (a whole-blog purge): 60,000 keys of a 50,000-post blog
- * took ~90 ms at once, so the event loop gets a turn every few milliseconds.
+ * publicPathsOf for every key of a blog (a whole-blog purge), yielding to the event loop every
+ * few milliseconds: a large blog has tens of thousands of keys.
  */
 export async function allPublicPathsOf(blogSlug: string, keys: readonly string[]): Promise<string[]> {
   const paths = new Set<string>();

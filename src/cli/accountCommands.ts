@@ -64,7 +64,7 @@ export function accountSetPlan(config: Config, { positionals }: Invocation): num
     out(`Account ${accountId} is already on the ${plan} plan; nothing changed.`);
     return 0;
   }
-  // The re-render jobs are recorded with the change; this process does not render (see README).
+  // The re-render jobs are recorded with the change; this process does not render (docs/cli.md).
   const blogs = change.jobIds.length;
   out(`Account ${accountId} is now on the ${plan} plan (was ${change.previous}).`);
   out(blogs === 0 ? 'It has no blogs to re-render.' : `${blogs} blog${blogs === 1 ? '' : 's'} will be re-rendered by the running server, or at its next start.`);
@@ -102,7 +102,7 @@ export function accountKeys(config: Config, { values, positionals }: Invocation)
 export function accountCreateKey(config: Config, { values, positionals }: Invocation): number {
   const [accountId] = positionals as [string];
   const name = values.string('name');
-  // The API's limits for a key name (api.md §2.3).
+  // The API's limits for a key name, so the CLI and the API accept the same names.
   if (name !== undefined && (!/\S/.test(name) || Array.from(name).length > 100)) {
     throw new UsageError('--name must be 1-100 characters and not blank');
   }

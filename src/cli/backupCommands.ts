@@ -1,4 +1,4 @@
-/** `folio backup`, `folio backup list` and `folio restore` (README "Backups and restore"). */
+/** `folio backup`, `folio backup list` and `folio restore` (docs/operations.md, "Backups and restore"). */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -1,4 +1,4 @@
-/** `folio import <file> --account <account_id>` (README "Export and import"). */
+/** `folio import <file> --account <account_id>` (docs/operations.md, "Export and import"). */
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';

@@ -1,4 +1,4 @@
-/** `folio site migrate-store` (README "Moving to another store"). */
+/** `folio site migrate-store` (docs/configuration.md, "Moving to another store"). */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { createSiteStore, databaseFile } from '../compose.js';

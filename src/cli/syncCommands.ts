@@ -1,5 +1,5 @@
 /**
- * `folio push <dir>` and `folio pull <dir>` (issue 14): a folder of Markdown files with front
+ * `folio push <dir>` and `folio pull <dir>` (docs/cli.md): a folder of Markdown files with front
  * matter kept in step with a blog, through the HTTP API of FOLIO_API_URL with FOLIO_API_KEY
  * (apiClientEnv.ts). Progress goes to stderr, the summary to stdout; the exit status is 1 when
  * any file failed (each listed with its file and the API's or the parser's message).

@@ -1,12 +1,12 @@
 /**
  * The small typed client of Folio's HTTP API that the command line (`folio push`, `folio pull`)
- * and the MCP server use (issue 14): they talk to a Folio, local or remote, exactly as any other
+ * and the MCP server use: they talk to a Folio, local or remote, exactly as any other
  * client does, never to its services. Requests and answers are typed by the types generated
  * from the server's own OpenAPI document (`generated/folioApi.ts`, `npm run generate:client`;
  * a test fails when it drifts), sent by `openapi-fetch`.
  *
  * Every failure becomes a FolioApiError carrying the API's `error` code and `message`
- * (decisions.md), or `network_error` when no answer came.
+ * (the OpenAPI document's ApiError), or `network_error` when no answer came.
  */
 import createClient from 'openapi-fetch';
 import type { paths } from './generated/folioApi.js';
@@ -41,7 +41,7 @@ export class FolioApiError extends Error {
   constructor(
     /** HTTP status, or 0 when no answer came. */
     readonly status: number,
-    /** The API's error code (decisions.md), or `network_error`. */
+    /** The API's error code, or `network_error`. */
     readonly code: string,
     message: string,
     /** The rest of the API's error body, when it had them. */

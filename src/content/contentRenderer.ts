@@ -1,9 +1,9 @@
 /**
- * Derives post content (postContent.ts) without blocking the event loop: 1 MB of valid Markdown
- * (a wide table, 250,000 emphasis markers, long runs of `![`) takes markdown-it and the
+ * Derives post content (postContent.ts) without blocking the event loop: a megabyte of valid
+ * Markdown (a wide table, many emphasis markers, long runs of `![`) takes markdown-it and the
  * sanitiser seconds, and every other request of every account would wait that long. Small posts
  * — nearly all of them — are derived in place, where the worst input of that size stays far
- * below the 100 ms budget; larger ones go to the shared worker pool.
+ * below the event loop's 100 ms budget; larger ones go to the shared worker pool.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { HeavyWork } from '../workers/heavyWork.js';
@@ -18,14 +18,14 @@ export interface ContentRenderer {
 }
 
 /**
- * 8 K characters: the slowest Markdown measured costs about 5 µs per character in markdown-it
- * plus the sanitiser (a table of 500 columns), so 8 K stays near 40 ms; prose is 30 times faster.
+ * Below this size even the slowest Markdown (a very wide table) renders and sanitises in place
+ * well within the event loop's 100 ms budget; prose is much faster still.
  */
 export const INLINE_MAX_CHARS = 8 * 1024;
 
 /**
- * htmlToSearchText is linear but slow on entity-dense HTML (5 MB of `&amp;`, what 1 MB of `&`
- * renders to, takes over a second); 64 K characters of the worst kind stay near 20 ms.
+ * htmlToSearchText is linear but slow on entity-dense HTML (what a megabyte of `&` renders to);
+ * below this size even the worst kind stays well within the event loop's 100 ms budget.
  */
 export const INLINE_MAX_HTML_CHARS = 64 * 1024;
 

@@ -1,6 +1,6 @@
 /**
  * The one Markdown pipeline: markdown-it → server-side highlighting → allowlist sanitiser.
- * Authors' HTML is untrusted (STYLE.md §7): raw HTML is allowed in Markdown only as far as the
+ * Authors' HTML is untrusted: raw HTML is allowed in Markdown only as far as the
  * allowlist below lets it through, so no script, style, iframe, form, event handler or
  * javascript: URL ever reaches a rendered page.
  */
@@ -134,12 +134,11 @@ export function renderMarkdown(source: string): string {
  * search index and the generated description: code blocks dropped, tags removed (a block ends a
  * word, an inline tag does not), entities decoded, whitespace folded. The result is only
  * tokenised or escaped again, never shown as HTML, so removing tags by pattern is enough; it
- * costs a fraction of rendering the Markdown again, which made a 10,000-post reindex spend 10 s
- * in markdown-it.
+ * costs a fraction of rendering the Markdown again, which would dominate a reindex.
  *
  * Every pattern is linear on this input: the sanitiser closes every element it lets through
  * and escapes every `<` and `>` that is not markup, so each lazy scan stops at the nearest
- * closing tag and no scan is ever repeated (test/regressions/hostileMarkdown.test.ts).
+ * closing tag and no scan is ever repeated (test/integration/hostileInputs.test.ts).
  */
 export function htmlToPlainText(html: string, options: { headings?: boolean } = {}): string {
   const withoutHeadings = options.headings === false ? html.replace(/<h([1-6])[\s>][\s\S]*?<\/h\1>/gi, ' ') : html;
@@ -179,7 +178,7 @@ function decodeEntities(text: string): string {
 }
 
 /**
- * decisions.md: a generated description is the plain text's first sentences, at most 160
+ * A generated description is the plain text's first sentences, at most 160
  * characters, cut at a word boundary. Made from the rendered HTML rather than by rendering the
  * Markdown a second time, which doubled the cost of every write.
  */

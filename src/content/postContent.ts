@@ -2,7 +2,7 @@
  * Everything Folio derives from a post's Markdown when it is written: the sanitised HTML, the
  * description generated from it, and the prose counts that language and reading time come
  * from. Pure and synchronous; the ContentRenderer runs it on a worker thread for anything but
- * small posts, because 1 MB of valid Markdown can take seconds to render.
+ * small posts, because a megabyte of valid Markdown can take seconds to render.
  */
 import { countPostText, type TextCounts } from './language.js';
 import { descriptionFromHtml, renderMarkdown } from './markdown.js';
@@ -14,12 +14,12 @@ export interface PostContentInput {
 }
 
 /**
- * The rendered HTML of a post may be at most 3 MB. api.md bounds the Markdown (1 MB), but some
+ * The rendered HTML of a post may be at most 3 MB. The API bounds the Markdown (1 MB), but some
  * Markdown renders to five or six times its size (1 MB of `&` is 5 MB of `&amp;`, a table of
  * one-character cells as much). Every publish reads, encodes, hashes and copies the HTML on the
- * event loop several times over (about 4 ms per MB each here), so the bound keeps each step of
- * the worst post within the 100 ms budget; readers could not use a bigger page anyway. Ordinary
- * posts render to 1.0-1.3 times their Markdown and are nowhere near it.
+ * event loop several times over, so the bound keeps each step of the worst post within the
+ * 100 ms budget; readers could not use a bigger page anyway. Ordinary posts render to little
+ * more than their Markdown and are nowhere near it.
  */
 export const MAX_CONTENT_HTML_BYTES = 3 * 1024 * 1024;
 
@@ -28,7 +28,7 @@ export interface PostContent {
   contentHtml: string;
   /** UTF-8 size of the rendered HTML. */
   htmlBytes: number;
-  /** The description decisions.md generates when the author gives none. */
+  /** The description generated when the author gives none. */
   description: string;
   textCounts: TextCounts;
 }

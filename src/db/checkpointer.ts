@@ -1,8 +1,8 @@
 /**
  * Moves SQLite's WAL checkpoints off the event loop. By default the connection that commits a
  * transaction taking the log past 1,000 pages copies the log into the database file there and
- * then, synchronously: after a 1 MB post (whose row with its HTML can be 7 MB) that doubled the
- * commit to 100-200 ms on the development VM, holding every request. Here the server's
+ * then, synchronously: after a large post (whose row with its HTML can be several MB) that
+ * would hold every request for the length of the copy. Here the server's
  * connection never checkpoints; a worker thread with its own connection does, every interval.
  * Without a compiled worker (vitest without a build) SQLite's automatic checkpoints stay on.
  */

@@ -26,7 +26,7 @@ export interface Post {
   revision?: number;
 }
 
-/** A post without its bodies: what the list endpoint shows (api.md §4.1 "post summary"). */
+/** A post without its bodies: what the list endpoint shows (the post summary). */
 export type PostSummary = Pick<Post, 'id' | 'title' | 'slug' | 'status' | 'tags' | 'metaDescription' | 'publishedAt' | 'createdAt' | 'updatedAt'>;
 
 export type PostSortField = 'created_at' | 'published_at' | 'updated_at';
@@ -105,7 +105,7 @@ export interface PostVersion {
 }
 
 // The counts come with the post: PostsService derives them from the title and Markdown being
-// stored, before the write transaction (counting 1 MB inside it held every writer). A row
+// stored, before the write transaction (counting a large post inside it would hold every writer). A row
 // written without them stores null, and readers count the text themselves.
 export const toParams = (post: Post) => ({
   ...post,

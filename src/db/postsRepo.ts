@@ -66,14 +66,13 @@ export class PostsRepo {
       'SELECT post_id FROM post_redirects WHERE blog_id = ? AND old_slug = ?',
     );
     // `base` and `base-…` as two probes of the (blog_id, slug) unique index. Written with OR,
-    // SQLite scanned every post of the blog instead (0.7 ms a create in a 10,000-post blog).
+    // SQLite would scan every post of the blog instead.
     this.numberedSlugsStmt = db.prepare<[string, string, string, string, string], { id: string; slug: string }>(
       'SELECT id, slug FROM posts WHERE blog_id = ? AND slug = ? UNION ALL SELECT id, slug FROM posts WHERE blog_id = ? AND slug > ? AND slug < ?',
     );
     // The page's rowids come from the blog's index alone, then only those rows are read: ordered
-    // by rowid over the blog, SQLite sorted every remaining row of the blog, Markdown and HTML
-    // included, to keep twenty (each page read the rest of the blog: 1 s for 2,000 posts of 20 KB,
-    // 0.1 s this way). No HTML and no counts: the export leaves them out.
+    // by rowid over the blog, SQLite would sort every remaining row of the blog, Markdown and HTML
+    // included, to keep twenty. No HTML and no counts: the export leaves them out.
     this.exportPageStmt = db.prepare<[string, number, number], ExportRow>(
       `SELECT rowid AS seq, id, blog_id, title, slug, content_md, '' AS content_html, meta_description, meta_explicit, og_image_url, tags, status,
               published_at, scheduled_at, created_at, updated_at, NULL AS text_counts, revision
@@ -135,7 +134,7 @@ export class PostsRepo {
   /**
    * The blog's posts after `after` in row order, without `contentHtml` and `textCounts` (empty):
    * at most `limit` of them, and no more once their Markdown reaches `maxChars` (at least one).
-   * Twenty posts of the 1 MB maximum were one 20 MB read and one turn of the event loop.
+   * So a page of large posts is not one huge read in one turn of the event loop.
    */
   exportPage(blogId: string, after: number, limit: number, maxChars = Number.POSITIVE_INFINITY): { posts: Post[]; next: number } {
     const posts: Post[] = [];
@@ -157,8 +156,8 @@ export class PostsRepo {
   }
 
   /**
-   * One page of the blog's posts, without their bodies: a page of 100 posts of 1 MB each read
-   * 600 MB of Markdown and HTML only to show titles, holding the event loop for seconds.
+   * One page of the blog's posts, without their bodies: a list shows titles, and reading each
+   * post's Markdown and HTML for it would hold the event loop for seconds on large posts.
    */
   list(blogId: string, query: PostListQuery): { posts: PostSummary[]; total: number } {
     const filters = ['p.blog_id = ?'];

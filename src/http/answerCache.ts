@@ -1,7 +1,7 @@
 /**
  * Serialised answers of `GET /v1/posts/:slug`, kept by the post's id and row version (its ETag):
- * a post is up to 1 MB of Markdown and 7 MB of HTML, and reading and serialising it again for
- * every read was most of the API's hottest request. The version is read from the database on
+ * a post is up to 1 MB of Markdown and several MB of HTML, and reading and serialising it again
+ * for every read would dominate the API's hottest request. The version is read from the database on
  * every request (a small indexed read, no text), so an update by this process or another (the
  * CLI) is never answered from here: it names a new version. Only answers the caller was just
  * allowed to read are looked up, under a key no other post shares.

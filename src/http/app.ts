@@ -69,7 +69,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     deps.db.prepare('SELECT 1').get();
     ctx.body = { status: 'ok' };
   });
-  // Built on first request, not with the app: a cold start has better things to do (issue 12 item 5).
+  // Built on first request, not with the app: a cold start only loads what the first answer needs.
   let openapi: ReturnType<typeof buildOpenApi> | undefined;
   router.get('/v1/openapi.json', named('/v1/openapi.json'), (ctx) => {
     ctx.body = openapi ??= buildOpenApi(deps.routes, deps.apiBaseUrl, { metricsToken: deps.metricsToken !== null });

@@ -20,9 +20,8 @@ export const DISCARD_LIMITS: DiscardLimits = { maxBytes: 64 * 1024 * 1024, maxMs
  *
  * Why: when the server answers and closes while the client is still writing, the server's
  * kernel answers the unread bytes with a reset. A client that is still writing then fails on
- * its next write, and the reset can also discard the response waiting in its receive buffer:
- * Node's fetch reported EPIPE instead of the 413 for about one upload in five (3 MB to 50 MB,
- * loopback); a raw client writing 10 MB as fast as it could got EPIPE and nothing to read.
+ * its next write, and the reset can also discard the response waiting in its receive buffer,
+ * so the client sees EPIPE or a reset instead of the 413.
  * Closing after a complete request avoids both.
  *
  * Resolves true when the body ended, false when a limit cut it off or the client went away.

@@ -38,7 +38,7 @@ interface Exchange {
 function refusalFor(err: Error & { code?: string; reason?: unknown }): Refusal | null {
   const code = err.code ?? '';
   if (code === 'HPE_HEADER_OVERFLOW') {
-    // Not in decisions.md's table, which lists only errors of requests that reach the API.
+    // A code of its own: these requests never reach the API's routes (docs/api-behaviour.md).
     return { status: 431, error: 'headers_too_large', message: `request line and headers are larger than ${maxHeaderSize} bytes` };
   }
   if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') {

@@ -1,6 +1,6 @@
 /**
  * `POST /mcp`: the MCP server (src/mcp) over Streamable HTTP on the main server, for hosted
- * agents (issue 14). The caller's Bearer key is authenticated first (401 otherwise); each
+ * agents (docs/cli.md). The caller's Bearer key is authenticated first (401 otherwise); each
  * request then gets a stateless MCP server whose tools call this server's own API over loopback
  * with that same key, so scopes, plans, rate limits and validation are exactly the API's.
  *

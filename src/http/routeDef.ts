@@ -5,7 +5,7 @@ import type { AppContext } from './state.js';
 
 /**
  * A route declared as data: app.ts turns it into a middleware chain (auth → rate limit → scope
- * → blog → validation → handler), and openapi.ts describes it from the same schemas.
+ * → blog → validation → handler), and openapi/document.ts describes it from the same schemas.
  */
 export interface RouteDef {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';

@@ -1,9 +1,9 @@
 /**
- * Folio as a Model Context Protocol server (issue 14), built with the official SDK's low-level
+ * Folio as a Model Context Protocol server (docs/cli.md), built with the official SDK's low-level
  * `Server`, so the tools' input schemas are the API's own JSON Schemas as they are (tools.ts),
  * not re-declared in another schema language. The same server runs over stdio (`folio mcp`,
  * talking to a local or remote Folio over HTTP) and over Streamable HTTP at `/mcp` on the main
- * server (src/http/routes/mcp.ts); either way every tool goes through the typed API client, with
+ * server (src/http/mcpEndpoint.ts); either way every tool goes through the typed API client, with
  * the caller's key.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';

@@ -1,5 +1,5 @@
 /**
- * The MCP server's tools (issue 14, widened in issue 27): each is one call of the typed API
+ * The MCP server's tools (the list is in docs/cli.md): each is one call of the typed API
  * client, so an assistant can do what any API client with the same key can do — the API checks
  * the key's scopes and plan, validates the input and answers errors, which come back to the
  * assistant as tool errors with the API's `error`, `message`, `details` and `required_plan`.

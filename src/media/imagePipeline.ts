@@ -3,11 +3,11 @@
  * stored as sent: every object is a fresh encoding, which drops EXIF, GPS and other metadata,
  * and proves the bytes are the image they claim to be.
  *
- * Small files can be decompression bombs: a 1.5 KB AVIF of 7000 × 7000 took 15 s and 1.9 GB.
+ * Small files can be decompression bombs: a kilobyte-sized AVIF can declare a huge image.
  * So the cost of an upload is bounded before and while it is decoded:
  * - pixels × frames, read from the header before any pixel is (FOLIO_MEDIA_MAX_MEGAPIXELS);
- * - one decode per upload, into raw pixels every output is made from (each output used to
- *   decode the upload again: eleven AVIF decodes), so memory is the budget × 4 bytes;
+ * - one decode per upload, into raw pixels every output is made from, so memory is the
+ *   budget × 4 bytes;
  * - a time budget per image (FOLIO_MEDIA_TIME_LIMIT), enforced by libvips itself;
  * - images are processed one at a time, fair between accounts (fairQueue.ts): one account's
  *   uploads wait behind each other, never in front of another account's.
@@ -25,11 +25,11 @@ import { CONTENT_TYPES, OG_HEIGHT, OG_WIDTH, ogName, originalName, variantsOf, t
 /** Largest upload, in bytes (the HTTP layer refuses more before reading it). */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
 /**
- * Default pixel budget: 24 megapixels over all frames, a 6000 × 4000 camera photo. A 49 MP AVIF
- * takes 6 s to decode and 7 s to encode on one core here; the budget halves the worst case.
+ * Default pixel budget: 24 megapixels over all frames, a 6000 × 4000 camera photo. Decoding and
+ * encoding cost grows with the pixels, so the budget bounds the slowest accepted upload.
  */
 export const DEFAULT_MAX_PIXELS = 24_000_000;
-/** Default time budget of one image: a 24 MP AVIF, the slowest accepted upload, takes about 8 s. */
+/** Default time budget of one image: well above what the slowest upload within the pixel budget takes. */
 export const DEFAULT_TIME_LIMIT_MS = 20_000;
 /** WebP cannot be wider or taller. */
 export const MAX_SIDE = 16_383;
@@ -126,7 +126,7 @@ export class ImagePipeline {
   }
 
   /**
-   * Loads sharp now: loading it holds the event loop about 200 ms, which the warm-up after
+   * Loads sharp now: loading it holds the event loop for a while, which the warm-up after
    * start pays while the server is idle rather than the first upload's neighbours.
    */
   load(): void {
@@ -222,8 +222,8 @@ export class ImagePipeline {
     }
     const animation: Animation | null = frames > 1 ? { ...(metadata.delay ? { delay: metadata.delay } : {}), ...(metadata.loop !== undefined ? { loop: metadata.loop } : {}) } : null;
 
-    // One encoding at a time, on libvips threads sized by the constructor: run all at once,
-    // eleven encodings oversubscribed both cores and the event loop waited 600 ms for CPU.
+    // One encoding at a time, on libvips threads sized by the constructor: all at once would
+    // oversubscribe the cores and leave the event loop waiting for CPU.
     const objects: EncodedObject[] = [];
     const add = async (name: string, pipeline: Sharp.Sharp, contentType: string) => objects.push({ name, body: await timed(pipeline).toBuffer(), contentType });
     await add(originalName(image), encoder(source(), image.format, animation), CONTENT_TYPES[image.format]);

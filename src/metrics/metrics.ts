@@ -1,9 +1,9 @@
 /**
- * The Prometheus series of one Folio (GET /metrics, issue 10), recorded through the small
+ * The Prometheus series of one Folio (GET /metrics; docs/operations.md), recorded through the small
  * methods below so that the rest of the code never sees prom-client.
  *
  * prom-client is loaded after start-up, not with the server: with its OpenTelemetry dependency
- * it was a tenth of a cold start (issue 12 item 5), and nothing needs it before the first scrape.
+ * it is a large part of what a cold start would parse, and nothing needs it before the first scrape.
  * Until `load()` has run (main.ts's warm-up does it after the first answer; a scrape does it
  * first) observations wait in a queue and are replayed in order, so no count is lost.
  *

@@ -1,5 +1,5 @@
 /**
- * The Prometheus series of one Folio (GET /metrics, issue 10), kept with prom-client. Each
+ * The Prometheus series of one Folio (GET /metrics; docs/operations.md), kept with prom-client. Each
  * compose() gets its own registry (tests build many apps in one process). Only metrics.ts loads
  * this module, after start-up (see there); the rest of the code never sees prom-client.
  *

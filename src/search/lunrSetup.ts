@@ -1,5 +1,5 @@
 /**
- * Everything that touches lunr, in one place (STYLE.md §7).
+ * Everything that touches lunr, in one place, so its globals and its query syntax are handled once.
  *
  * - Index time: the fields and their weights. Terms are counted in segmentData.ts, the same
  *   numbers a `lunr.Builder` with empty pipelines counts (a test compares them).
@@ -78,8 +78,8 @@ const EMPTY_FIELD_VECTORS = new Proxy<Record<string, lunr.Vector>>(Object.create
 /**
  * Stands in for lunr.MatchData during `matchAll`. lunr's Index#query builds one MatchData (three
  * dictionary-mode objects) per matching document to report where terms matched; we store no
- * match metadata and read none (ranking.ts scores from the postings), yet building it was about
- * two thirds of the cost of a query on a common word (31 ms -> 9-13 ms for 9,000 matches).
+ * match metadata and read none (ranking.ts scores from the postings), yet building it would be
+ * most of the cost of a query on a common word.
  * Index#query looks `lunr.MatchData` up when it runs (lunr 2.3.9, pinned), and the query is
  * synchronous, so swapping it for the duration of our own query touches nothing else.
  */
@@ -121,7 +121,7 @@ export interface TermPosting {
  * from the stored postings, so no per-posting object outlives the query. Document refs are the
  * segment ordinals as integer keys, which lunr's per-document work handles fastest. The
  * TokenSet holds just these terms: the segment's own sorted term list already answered "which
- * terms exist", and a full TokenSet costs about 12 ms and 0.4 MB per thousand terms.
+ * terms exist", and a full TokenSet costs time and memory in proportion to every term.
  */
 function assembleIndex(postings: readonly TermPosting[]): lunr.Index {
   const invertedIndex = Object.create(null) as Record<string, LunrPosting>;

@@ -24,14 +24,12 @@ export interface ParallelBuildOptions {
 
 /**
  * Small pieces and a larger young generation keep the workers out of the garbage collector:
- * a piece's term maps die young. (Chosen when lunr's Builder did the counting and its
- * dictionaries made long-lived pieces expensive to scavenge; still the fastest measured.)
+ * a piece's term maps die young.
  */
 const DEFAULT_PIECE_DOCS = 64;
 /**
  * Pieces per run a worker joins itself. The join on the event loop then takes tens of parts
- * instead of hundreds (its cost per term grows with the parts): 784 pieces of a 50,000-post
- * rebuild took 1.6 s to join there.
+ * instead of hundreds: its cost per term grows with the number of parts.
  */
 const PIECES_PER_RUN = 16;
 const WORKER_YOUNG_GENERATION_MB = 64;
@@ -48,7 +46,7 @@ export function defaultWorkerCount(): number {
 
 /**
  * A rebuild's documents, read a run at a time as a worker frees up, so that the text of every
- * post of a large blog is never in memory at once (at 50,000 posts it was most of a 1.3 GB peak).
+ * post of a large blog is never in memory at once.
  */
 export interface DocumentRuns {
   /** Documents per group (one segment each), in order. */

@@ -1,8 +1,8 @@
 /**
  * The search index's heavy steps on the shared worker pool (src/workers/heavyWork.ts), as the
  * server wires them into SearchIndexWriter and SearchIndexCache: indexing the documents of an
- * upsert (1 MB of distinct words takes about 400 ms), merging segments (four 2,500-post
- * segments: about half a second to join, two to encode) and decoding a stored segment. Small
+ * upsert, merging segments and decoding a stored segment, each of which can hold the event loop
+ * far past its budget on a large input. Small
  * inputs are handled in place, where they cost a few milliseconds. Fairness is per blog here.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -12,7 +12,7 @@ import { decodeSegment, SearchIndexFormatError } from './segmentCodec.js';
 import { buildSegmentData, postingsOf, type MergeInput, type SegmentData } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
 
-/** About 2.5 µs per character for the worst text measured: 32 K characters stay near 15 ms. */
+/** Below this, even the worst text indexes in place well within the event loop's 100 ms budget. */
 export const INLINE_MAX_INDEX_CHARS = 32 * 1024;
 /** Postings a merge may join in place (a few milliseconds); larger merges go to a worker. */
 export const INLINE_MAX_MERGE_POSTINGS = 50_000;

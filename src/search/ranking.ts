@@ -7,7 +7,7 @@
  * frequency, and per document its weighted length; N, the average length and every document
  * frequency are summed over the live documents of all segments at query time. A document's
  * score is therefore the same number whatever segment it sits in, and results, totals and
- * order equal those of one index over the same live documents (README.md, "Scoring").
+ * order equal those of one index over the same live documents (docs/search.md, "Scoring").
  */
 import { idfOf, lengthNormOf, termScoreOf, termWeightOf } from './bm25.js';
 import { matchAll, WEIGHT_UNIT, type TermPosting } from './lunrSetup.js';
@@ -69,7 +69,7 @@ export function runSearch(snapshot: IndexSnapshot, q: string, page: SearchPage, 
   return { hits: top.best().slice(start).map(({ view, ordinal }) => hitOf(views[view]!, ordinal)), total: top.total };
 }
 
-/** BM25 of one document, from the stored field-weighted frequencies (README.md, "Scoring"). */
+/** BM25 of one document, from the stored field-weighted frequencies (docs/search.md, "Scoring"). */
 class Scorer {
   private readonly weights: number[];
   /** Term frequencies of the document being scored, in query-term order. */

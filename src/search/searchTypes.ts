@@ -1,4 +1,4 @@
-/** What the publisher hands to the index, and what a search returns (api.md §4.5). */
+/** What the publisher hands to the index, and what a search returns (GET /v1/search's hits). */
 
 /**
  * Names what the index takes of a post and how it is stored. Bump it when either changes, and

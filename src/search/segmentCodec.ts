@@ -5,8 +5,8 @@
  *
  * Version 3 (segmentV3.ts) is written, as it is, to `<blog>/_search/seg-<id>.bin`: a reader
  * opens it in place, reading only its term list and per-document numbers (LoadedSegment).
- * Compression was dropped with version 2: gunzipping a 10,000-post blog's index took 90 ms of
- * every first query, to save 8 MB of private storage. Versions 1 and 2 (segmentLegacy.ts) were
+ * Compression was dropped with version 2: gunzip on every first query cost more than the
+ * private storage it saved. Versions 1 and 2 (segmentLegacy.ts) were
  * gzip-compressed to `seg-<id>.bin.gz` and are still read, decoded whole; `decodeSegment` decodes
  * any of them whole, for merges, workers and tests. A reader meeting a version it does not know
  * refuses it with SearchIndexFormatError instead of guessing.

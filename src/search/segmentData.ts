@@ -163,8 +163,8 @@ export function concatSegments(parts: readonly SegmentPart[]): ConcatResult {
 }
 
 /**
- * concatSegments on the event loop of the server, in slices: joining the pieces of a 50,000-post
- * rebuild takes over a second, which in one go would hold every other request that long.
+ * concatSegments on the event loop of the server, in slices: joining the pieces of a large
+ * rebuild in one go would hold every other request that long.
  */
 export function concatSegmentsCooperatively(parts: readonly SegmentPart[]): Promise<ConcatResult> {
   return runStepsCooperatively(concatSteps(parts));

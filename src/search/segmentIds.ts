@@ -2,8 +2,8 @@
  * The post ids of a stored version 3 segment, read on their own: two byte ranges (the header,
  * then the ids block) instead of the whole segment. A publish in a blog whose index is not in
  * memory needs nothing else of its sealed segments: only where the post's older version is, to
- * mark it deleted. For a 50,000-post blog that is 2 MB of ids instead of 69 MB of segments, and
- * a new post's id is looked for in the raw bytes without parsing any of them.
+ * mark it deleted. The ids are a small fraction of the segments' bytes, and a new post's id is
+ * looked for in the raw bytes without parsing any of them.
  */
 import { PREFIX_BYTES, isStringArray, readHeaderV3 } from './segmentV3.js';
 import { SearchIndexFormatError } from './segmentErrors.js';

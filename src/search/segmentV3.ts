@@ -1,5 +1,5 @@
 /**
- * Segment format version 3: a layout that opens without decoding everything (issue 12 item 2).
+ * Segment format version 3: a layout that opens without decoding everything (docs/search.md).
  * Version 2 stored one JSON header (the whole document table and the term list) followed by the
  * postings of every term as one varint stream, so answering one query meant parsing every title
  * and description and decoding every posting of the blog. Here each part is a block of its own:

@@ -16,7 +16,7 @@ export function encodeV3(data: SegmentData): Buffer {
   return runSteps(encodeV3Steps(data));
 }
 
-/** encodeV3 on the server's event loop, in slices (a 30,000-post segment takes half a second). */
+/** encodeV3 on the server's event loop, in slices: a large segment would hold it too long in one go. */
 export function encodeV3Cooperatively(data: SegmentData): Promise<Buffer> {
   return runStepsCooperatively(encodeV3Steps(data));
 }

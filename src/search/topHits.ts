@@ -3,7 +3,7 @@
  * root is the worst kept match. Memory follows `k` (the requested page's end), never the
  * number of matches, and a match that cannot enter the page costs one comparison.
  *
- * Order: score, then newest publishedAt, then slug, then id (README.md, "Scoring").
+ * Order: score, then newest publishedAt, then slug, then id (docs/search.md, "Scoring").
  */
 import type { SegmentView } from './loadedSegment.js';
 

@@ -3,8 +3,7 @@
  * as the manifest names it, that snapshot. Otherwise — the first publish after a restart, or a
  * blog whose index was evicted — only what the write needs: the manifest, the head segment it
  * rewrites, and the post ids of the other segments (segmentIds.ts), to find the older version
- * of a post. The whole index (69 MB of segments for 50,000 posts) is then read by the next
- * query, not by the publish.
+ * of a post. The whole index is then read by the next query, not by the publish.
  */
 import type { SiteStore } from '../storage/siteStore.js';
 import type { DocLocation, IndexSnapshot } from './indexSnapshot.js';
@@ -29,7 +28,7 @@ export function snapshotBase(snapshot: IndexSnapshot): WriteBase {
 
 type Opened = LoadedSegment | SegmentIds;
 
-/** Blogs whose segment ids are kept between writes (2 MB for 50,000 posts). */
+/** Blogs whose segment ids are kept between writes. */
 const BLOGS_KEPT = 16;
 const OPEN_ATTEMPTS = 3;
 

@@ -2,8 +2,8 @@
  * Streams an account's export document (exportFormat.ts) piece by piece: a page of posts at a
  * time, yielding to the event loop between pages and whenever a page has taken its time slice,
  * so an account with tens of thousands of posts neither sits in memory as one string nor holds
- * other requests while it is read. A page stops at PAGE_CHARS of Markdown: concurrent exports
- * of accounts with large posts held the loop 129–410 ms with pages of twenty 1 MB posts.
+ * other requests while it is read. A page stops at PAGE_CHARS of Markdown, so a page of large
+ * posts is no longer than a page of small ones.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { TimeSlice } from '../timeSlice.js';

@@ -4,7 +4,7 @@ import type { ApiKey, NewApiKey } from '../db/apiKeysRepo.js';
 export const KEY_PREFIX = 'pk_live_';
 
 /**
- * decisions.md: `pk_live_` + at least 32 characters of a URL-safe alphabet from a cryptographic
+ * A key is `pk_live_` + at least 32 characters of a URL-safe alphabet from a cryptographic
  * source. 32 random bytes give 43 base64url characters (256 bits).
  */
 export function generateKey(): string {

@@ -1,4 +1,4 @@
-/** One table of plan capabilities and limits (api.md §8, decisions.md "Rate limits"). */
+/** One table of plan capabilities and limits, the plan table of docs/cli.md; every plan check reads it. */
 import type { ThemeConfig } from '../publish/render/siteTypes.js';
 
 export const PLANS = ['free', 'starter', 'creator', 'scale', 'enterprise'] as const;

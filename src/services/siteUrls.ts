@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 
-/** Public addresses of blogs and posts (api.md §1): the custom domain once it is active. */
+/** Public addresses of blogs and posts: `<slug>.<service domain>`, or the custom domain once it is active. */
 export class SiteUrls {
   constructor(private readonly config: Pick<Config, 'publicScheme' | 'serviceDomain'>) {}
 

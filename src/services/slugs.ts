@@ -1,4 +1,4 @@
-/** Post slugs (decisions.md "Posts"). */
+/** Post slugs: lower-case letters and digits of any script, in runs joined by single hyphens. */
 
 export const SLUG_PATTERN = '^[\\p{Ll}\\p{Lo}\\p{Nd}]+(-[\\p{Ll}\\p{Lo}\\p{Nd}]+)*$';
 

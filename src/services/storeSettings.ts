@@ -5,7 +5,7 @@
  * dir) or writes pages no reader sees (`folio site rebuild --all` without the S3 variables). So
  * the server records the store it publishes to, like the public URL settings
  * (publicUrlSettings.ts); a server or command whose environment names another store refuses,
- * and `folio site migrate-store` is the one way to move (README "Moving to another store").
+ * and `folio site migrate-store` is the one way to move (docs/configuration.md, "Moving to another store").
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

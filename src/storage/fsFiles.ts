@@ -37,9 +37,8 @@ export function isNoSuchObject(error: unknown): boolean {
 
 /**
  * The whole file, or null when it does not exist. One read of its size rather than readFile's
- * 512 KB at a time: each part waits for a turn of the event loop, and a restarted server's warm-up
- * read a 2.2 MB search state in five turns between the first requests' long tasks, which made it
- * finish inside the first publish. Files here are replaced by rename, never grown in place.
+ * parts: each part waits for a turn of the event loop, which would stretch a warm-up's reads
+ * across the first requests' work. Files here are replaced by rename, never grown in place.
  */
 export function readOrNull(file: string, operation: string, key: string): Promise<Buffer | null> {
   return readBytes(file, null, operation, key);
@@ -104,8 +103,8 @@ export async function pruneEmptyDirs(from: string, stopAt: string): Promise<void
 const MD5_SLICE = 4 * 1024 * 1024;
 
 /**
- * The md5 of `bytes`, a slice per turn of the event loop: hashing 40 MB at once held the loop for
- * about 80 ms, which every other tenant's request waited out.
+ * The md5 of `bytes`, a slice per turn of the event loop: hashing a large object at once would
+ * hold the loop, and every other tenant's request would wait it out.
  */
 export async function md5Hex(bytes: Buffer): Promise<string> {
   const hash = createHash('md5');

@@ -2,7 +2,7 @@
  * Temp files a killed writer left in the folder store. Every object appears by rename of a temp
  * file written beside it (fsTempFiles.ts); a process killed in between (an import or a rebuild
  * stopped with Ctrl-C, a server killed by the OOM killer) left `.tmp-*` files for good, hidden
- * from every listing but taking the disk. The server removes them at start (README "Backups and
+ * from every listing but taking the disk. The server removes them at start (docs/operations.md, "Backups and
  * restore"): those of processes that are gone, and any older than an hour.
  */
 import type { Dirent } from 'node:fs';

@@ -26,7 +26,7 @@ export class TempFiles {
    * Writes `data` to a new temp file in the target's own folder (so the rename never crosses
    * file systems) and returns its path.
    *
-   * Durability, weighed against two syncs per object that made a 10,000-post rebuild slow:
+   * Durability, weighed against two syncs per object, which would make a full rebuild slow:
    * - A body is flushed (fdatasync: data and size, no timestamps) before the caller renames it
    *   over the target. Without that a power cut after the rename can leave an empty page behind
    *   (delayed allocation), and nothing would notice: writeSite skips objects whose hash it has.

@@ -1,8 +1,8 @@
 /**
  * Many objects into a store at once: a bounded number of puts in flight, each without its own
  * flush, then one flush, so that a caller may commit (write what names these objects) only once
- * they are all durable. Ten thousand files of a search index put one at a time, each flushed,
- * took most of a 40-second reindex; S3 gains as much from the puts in flight.
+ * they are all durable. Putting thousands of files one at a time, each flushed, would make a
+ * reindex wait on the disk; S3 gains as much from the puts in flight.
  */
 import type { PutOptions, SiteStore } from './siteStore.js';
 import { forEachConcurrently } from '../concurrently.js';

@@ -21,8 +21,8 @@ export interface S3SiteStoreOptions {
 
 /**
  * How long one store call may take in all before it fails as a timeout. The SDK has no deadline
- * of its own: with the S3 server paused, every site read, publish, search and upload waited as
- * long as the pause (60 s in the audit). Pages, indexes and resized images are small; a put
+ * of its own, so with the S3 server paused every site read, publish, search and upload would wait
+ * as long as the pause. Pages, indexes and resized images are small; a put
  * gets more time per megabyte of body (S3_PUT_MS_PER_MB), so a large original is not cut off
  * on a slow link.
  */
@@ -55,7 +55,7 @@ function tooLongForS3(key: string): boolean {
 
 /**
  * The client settings production uses, exported so tests can build the same client with
- * s3rver's credentials added. Credentials are left to the SDK's default chain (STYLE.md §6).
+ * s3rver's credentials added. Credentials are left to the SDK's default chain.
  */
 export function s3ClientConfig(options: S3ClientOptions): S3ClientConfig {
   return {

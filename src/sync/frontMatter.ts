@@ -1,5 +1,5 @@
 /**
- * A post as a Markdown file with YAML front matter (`folio push` / `folio pull`, issue 14):
+ * A post as a Markdown file with YAML front matter (`folio push` / `folio pull`, docs/cli.md):
  *
  * ```
  * ---

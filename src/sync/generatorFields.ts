@@ -1,5 +1,5 @@
 /**
- * What a folder moved over from Hugo or Jekyll means (issue 27 A4): front-matter dates become
+ * What a folder moved over from Hugo or Jekyll means (docs/cli.md): front-matter dates become
  * `published_at`, old addresses (`aliases`, `permalink`, `redirect_from`) become the post's
  * aliases, and the folder conventions (page bundles, `_posts/`, `_drafts/`) give slugs and
  * drafts. Shortcodes and Liquid tags Folio cannot render are found here, to be reported.

@@ -1,5 +1,5 @@
 /**
- * `folio push <dir>`: makes the blog's posts what the folder's Markdown files say (issue 14),
+ * `folio push <dir>`: makes the blog's posts what the folder's Markdown files say (docs/cli.md),
  * through the HTTP API like any other client (src/client). Per file: create the post, or update
  * what differs, and move it to the status its front matter asks for; unchanged posts cost no
  * request beyond the listing (localFolder.ts, the state file). Posts without a file are deleted

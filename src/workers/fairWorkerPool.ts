@@ -1,6 +1,6 @@
 /**
  * A small pool of worker threads shared by every account, fair between them: work that would
- * block the event loop (rendering 1 MB of Markdown takes seconds) runs here instead, and one
+ * block the event loop (rendering a megabyte of Markdown takes seconds) runs here instead, and one
  * account sending many heavy requests can never hold every worker.
  *
  * - Each account (tenant) may use at most `size - 1` workers at once (all of them when the pool

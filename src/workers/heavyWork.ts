@@ -1,8 +1,8 @@
 /**
  * The one pool of worker threads for work whose cost grows with a post's size (heavyTasks.ts).
- * No request may hold the event loop for more than 100 ms, and 1 MB of valid Markdown takes
- * seconds to render, its HTML tens of milliseconds to turn into text, its words hundreds to
- * index. Callers run small inputs in place (cheaper than a thread hop) and hand the rest here.
+ * No request may hold the event loop for more than 100 ms, and the largest valid Markdown takes
+ * seconds to render, its HTML a long time to turn into text, its words longer still to index.
+ * Callers run small inputs in place (cheaper than a thread hop) and hand the rest here.
  *
  * One pool rather than one per kind, so the fair share per account (FairWorkerPool) covers all
  * heavy work together and the VM's cores are not oversubscribed.
@@ -19,7 +19,7 @@ export interface HeavyWorkOptions {
   timeoutMs?: number;
 }
 
-/** The slowest 1 MB input measured (a 500-column table) renders in about 7 s on one core here. */
+/** Well above what the slowest valid 1 MB input (a very wide table) takes to render on one core. */
 export const HEAVY_TASK_TIMEOUT_MS = 60_000;
 
 export class HeavyWork {

@@ -61,3 +61,67 @@ describe('layering', () => {
     expect(cycles).toEqual([]);
   });
 });
+
+it('every src/… or test/… path named in a comment in src/ exists (.js read as .ts; folders and globs by their fixed part)', async () => {
+  // Comments are found with TypeScript's scanner, so a `//` inside a string, a template or a
+  // regular expression is not taken for one. A `/` after a value divides; anywhere else it
+  // starts a regular expression. A `}` closing a template's `${` resumes the template.
+  const ts = (await import('typescript')).default;
+  const K = ts.SyntaxKind;
+  const endsValue = new Set([K.Identifier, K.CloseParenToken, K.CloseBracketToken, K.CloseBraceToken, K.NumericLiteral, K.StringLiteral, K.NoSubstitutionTemplateLiteral, K.TemplateTail, K.ThisKeyword, K.SuperKeyword, K.TrueKeyword, K.FalseKeyword, K.NullKeyword, K.RegularExpressionLiteral, K.PlusPlusToken, K.MinusMinusToken]);
+  const commentsOf = (file: string): { line: number; text: string }[] => {
+    const text = readFileSync(file, 'utf8');
+    // Comments come in order, so the line count runs on from the previous one.
+    let counted = 0;
+    let line = 1;
+    const lineOf = (pos: number): number => {
+      for (; counted < pos; counted++) if (text.charCodeAt(counted) === 10) line++;
+      return line;
+    };
+    if (file.endsWith('.sql')) return text.split('\n').flatMap((line, i) => (line.trimStart().startsWith('--') ? [{ line: i + 1, text: line }] : []));
+    const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, text);
+    const comments: { line: number; text: string }[] = [];
+    const braces: ('block' | 'template')[] = [];
+    let previous = K.Unknown;
+    for (let token = scanner.scan(); token !== K.EndOfFileToken; token = scanner.scan()) {
+      if (token === K.SingleLineCommentTrivia || token === K.MultiLineCommentTrivia) {
+        comments.push({ line: lineOf(scanner.getTokenStart()), text: scanner.getTokenText() });
+        continue;
+      }
+      if (token === K.WhitespaceTrivia || token === K.NewLineTrivia) continue;
+      if ((token === K.SlashToken || token === K.SlashEqualsToken) && !endsValue.has(previous)) token = scanner.reScanSlashToken();
+      if (token === K.OpenBraceToken) braces.push('block');
+      else if (token === K.TemplateHead) braces.push('template');
+      else if (token === K.CloseBraceToken && braces.pop() === 'template') {
+        token = scanner.reScanTemplateToken(false);
+        if (token === K.TemplateMiddle) braces.push('template');
+      }
+      previous = token;
+    }
+    return comments;
+  };
+  const exists = (path: string): boolean => statSync(path, { throwIfNoEntry: false }) !== undefined;
+  const resolves = (named: string): boolean => {
+    const glob = named.indexOf('*');
+    if (glob >= 0) return exists(named.slice(0, named.lastIndexOf('/', glob) + 1));
+    return exists(named) || (named.endsWith('.js') && exists(`${named.slice(0, -3)}.ts`));
+  };
+  const allFiles = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? allFiles(path) : /\.(ts|sql)$/.test(path) && !path.includes('/generated/') ? [path] : [];
+    });
+  const named: string[] = [];
+  const missing: string[] = [];
+  for (const file of allFiles('src')) {
+    for (const comment of commentsOf(file)) {
+      for (const match of comment.text.matchAll(/(?<![\w./-])(?:src|test)\/[\w./*-]*/g)) {
+        const path = match[0].replace(/\.+$/, '');
+        named.push(path);
+        if (!resolves(path)) missing.push(`${file}:${comment.line} → ${path}`);
+      }
+    }
+  }
+  expect(named.length).toBeGreaterThan(20);
+  expect(missing).toEqual([]);
+});

@@ -88,7 +88,7 @@ CREATE TABLE domains (
   last_error       TEXT
 );
 
--- Durable publish jobs (decisions.md "Publishing"). No foreign key to blogs: the job that
+-- Durable publish jobs (docs/publishing.md). No foreign key to blogs: the job that
 -- deletes a blog's objects must outlive the blog row.
 CREATE TABLE publish_jobs (
   id          INTEGER PRIMARY KEY AUTOINCREMENT,

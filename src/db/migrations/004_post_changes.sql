@@ -1,6 +1,6 @@
 -- A log of changes to published posts, written by triggers in the same transaction as the
 -- change itself, so no code path (service, CLI, another process) can change what a blog's
--- site lists without it showing here. The publisher's listing cache (src/publish/listingCache.ts)
+-- site lists without it showing here. The publisher's listing cache (src/publish/listing/listingCache.ts)
 -- replays it to keep its in-memory list of a blog's published posts current at the cost of
 -- the change, instead of re-reading thousands of rows for every publish. Old rows are pruned.
 CREATE TABLE post_changes (

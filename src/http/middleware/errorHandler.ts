@@ -8,9 +8,10 @@ import type { AppState } from '../state.js';
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
 /**
- * Outermost middleware: assigns the request id, turns every error into the JSON body of
- * decisions.md, and writes one structured log line per request. Unknown errors become a 500
- * whose body names only the request id; the stack goes to the log, never to the client.
+ * Outermost middleware: assigns the request id, turns every error into the API's JSON error
+ * body (the OpenAPI document's ApiError), and writes one structured log line per request.
+ * Unknown errors become a 500 whose body names only the request id; the stack goes to the
+ * log, never to the client.
  */
 /**
  * Failures of what Folio depends on, not of the request: the store is unreachable or another

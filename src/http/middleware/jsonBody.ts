@@ -65,7 +65,7 @@ function encodingHint(encoding: string): string {
 }
 
 /**
- * JSON bodies only (decisions.md errors table): 415 for another media type, 413 above 2 MB,
+ * JSON bodies only: 415 for another media type, 413 above 2 MB,
  * 400 for malformed JSON. The parsed body lands in ctx.request.body; `undefined` when none.
  */
 export const jsonBody: Middleware<AppState> = async (ctx, next) => {

@@ -4,7 +4,7 @@ import { BadRequestError, NotFoundError } from '../../errors.js';
 import type { AppState } from '../state.js';
 
 /**
- * decisions.md "Keys and blog resolution": X-Blog-Id when present (a blog of the caller's
+ * Which blog a request acts on: X-Blog-Id when present (a blog of the caller's
  * account, else 404), otherwise the key's bound blog, otherwise 400.
  */
 export function resolveBlog(blogs: BlogsRepo): Middleware<AppState> {

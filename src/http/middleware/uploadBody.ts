@@ -23,8 +23,8 @@ export const drainOnRefusal: Middleware<AppState> = async (ctx, next) => {
 const requireModule = createRequire(import.meta.url);
 
 /**
- * raw-body is loaded by the first upload, not at start-up: with iconv-lite's tables it was a
- * fifth of the server bundle that a cold start parses (issue 12 item 5). jsonBody's parser
+ * raw-body is loaded by the first upload, not at start-up: with iconv-lite's tables it is a
+ * large part of the server bundle that a cold start would parse. jsonBody's parser
  * (warmed after the first answer) loads the same module, so an upload rarely pays for it.
  */
 let loaded: typeof getRawBody | undefined;

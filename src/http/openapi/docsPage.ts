@@ -1,8 +1,8 @@
 /**
  * GET /v1/docs: the API reference rendered by Swagger UI from GET /v1/openapi.json, served from
  * the `swagger-ui-dist` package installed with the app (no CDN, works offline). Swagger UI was
- * chosen over Redoc because it is two packages and 13 MB installed against Redoc's 110 packages
- * and 84 MB, and its "Try it out" lets a reader call the API with a key from the page. Its
+ * chosen over Redoc because it is two packages against Redoc's hundred-odd, a fraction of the
+ * installed size, and its "Try it out" lets a reader call the API with a key from the page. Its
  * analytics dependency (@scarf/scarf) only acts in an install script, which our installs skip
  * (Dockerfile: --ignore-scripts) and package.json's `scarfSettings` turns off.
  *

@@ -89,7 +89,7 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
       });
     }
     // 503 (with Retry-After) while the store or the database lock is unavailable.
-    // 500 `internal_error`: anything unexpected (decisions.md), on every operation.
+    // 500 `internal_error`: anything unexpected, on every operation.
     const errors = route.scope ? ['400', '401', '403', '404', '409', '429', '500', '503'] : ['400', '404', '429', '500', '503'];
     // 507 `insufficient_storage`: the server's disk is full; nothing was written.
     if (route.method !== 'GET') errors.push('507');

@@ -2,7 +2,7 @@
  * One request and one success example per operation, by operationId, for the OpenAPI document
  * (the rendered reference at /v1/docs shows them; generated clients' docs quote them). They are
  * real answers of a walkthrough with the ids shortened to fixed values, and `@redocly/cli lint`
- * (test/contract/openApiLint.test.ts) checks each against its schema; a test also fails when an
+ * (test/integration/openApiLint.test.ts) checks each against its schema; a test also fails when an
  * operation has none.
  */
 

@@ -1,7 +1,7 @@
 /** Responses and headers the OpenAPI document shares between operations (document.ts, builtInPaths.ts). */
 import { OPERATION_EXAMPLES } from './examples.js';
 
-/** The example of an operation (examples.ts); every operation has one (test/unit/http/openApiExamples.test.ts). */
+/** The example of an operation (examples.ts); every operation has one (test/integration/openapi.test.ts). */
 export const examplesOf = (operationId: string) => OPERATION_EXAMPLES[operationId] ?? { response: undefined };
 
 export const jsonResponse = (description: string, schema: unknown, operationId: string) => ({

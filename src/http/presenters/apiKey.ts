@@ -1,6 +1,6 @@
 import type { ApiKey } from '../../db/apiKeysRepo.js';
 
-/** api.md §2.3: the full key appears only in the creation response. */
+/** The full key appears only in the creation response; only its hash is stored. */
 export function presentKeyCreated(key: ApiKey, secret: string) {
   return { id: key.id, name: key.name, key: secret, prefix: key.keyPrefix, created_at: key.createdAt };
 }

@@ -1,7 +1,7 @@
 import type { BlogWithDomain } from '../../db/blogsRepo.js';
 import type { SiteUrls } from '../../services/siteUrls.js';
 
-/** The only code that knows the blog JSON field names (api.md §2.2, §4.2). */
+/** The blog JSON of the API's answers, as the OpenAPI document describes it. */
 
 export function presentBlogCreated(blog: BlogWithDomain, urls: SiteUrls) {
   return { id: blog.id, slug: blog.slug, name: blog.name, url: urls.blog(blog), created_at: blog.createdAt };
@@ -31,7 +31,7 @@ export function presentBlogUpdated(blog: BlogWithDomain) {
   };
 }
 
-/** GET /blogs/:id, which api.md leaves out: every field of the blog. */
+/** GET /blogs/:id: every field of the blog. */
 export function presentBlog(blog: BlogWithDomain, urls: SiteUrls) {
   return {
     id: blog.id,

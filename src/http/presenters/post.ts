@@ -3,7 +3,10 @@ import type { Post, PostSummary } from '../../db/postsRepo.js';
 import type { SiteUrls } from '../../services/siteUrls.js';
 import { absoluteMediaUrls, fromMediaRefs, mediaRefUrl } from '../../media/mediaRefs.js';
 
-/** The only code that knows the post JSON field names (api.md §2.1, §4.1). */
+/**
+ * The post JSON of the API's answers, as the OpenAPI document describes it. Webhook payloads
+ * (src/webhooks/webhookEvents.ts) and search hits (src/http/routes/search.ts) build their own.
+ */
 
 export function presentPostCreated(post: Post, blog: BlogWithDomain, urls: SiteUrls) {
   return { id: post.id, slug: post.slug, url: urls.post(blog, post.slug), status: post.status, created_at: post.createdAt };
@@ -44,7 +47,7 @@ export function presentPost(post: Post, origin: string, aliases: readonly string
   };
 }
 
-/** PUT and unpublish answer with the summary fields (api.md §4.1 PUT). */
+/** PUT and unpublish answer with the summary fields. */
 export const presentPostUpdated = presentPostSummary;
 
 export function presentPostPublished(post: Post, blog: BlogWithDomain, urls: SiteUrls) {

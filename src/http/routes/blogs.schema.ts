@@ -74,7 +74,7 @@ const blogProps = {
 
 const pick = <K extends keyof typeof blogProps>(...keys: K[]) => ({ type: 'object', properties: Object.fromEntries(keys.map((k) => [k, blogProps[k]])) }) as const;
 
-/** Each operation answers its own set of fields (api.md §2.2, §4.2; GET /blogs/:id all of them). */
+/** Each operation answers its own set of fields (GET /blogs/:id all of them). */
 export const blogSchema = { type: 'object', properties: blogProps } as const;
 export const blogCreatedSchema = pick('id', 'slug', 'name', 'url', 'created_at');
 export const blogUpdatedSchema = pick('id', 'slug', 'name', 'description', 'custom_domain', 'theme_config', 'updated_at');

@@ -1,6 +1,6 @@
 import { pageParam } from './schemaParts.js';
 
-/** GET /v1/search's query (api.md §4.5); also the MCP server's search_posts input. */
+/** GET /v1/search's query; also the MCP server's search_posts input. */
 export const searchQuery = {
   type: 'object',
   additionalProperties: false,

@@ -2,7 +2,7 @@ import { NotFoundError } from '../../errors.js';
 import type { HostBlog } from '../../services/siteHosts.js';
 import type { RouteDef } from '../routeDef.js';
 
-/** Requests per minute one client address may make to GET /v1/tls/allowed (README "HTTPS on one VM"). */
+/** Requests per minute one client address may make to GET /v1/tls/allowed (docs/cdn.md, "HTTPS on one VM"). */
 export const TLS_ASK_LIMIT = { requests: 600, windowMs: 60_000 } as const;
 
 const allowedQuery = {

@@ -41,7 +41,7 @@ export class OrdinalIds {
 
   /**
    * Forgets the id of a dead ordinal: the state may sit in a public bucket, and it names only
-   * published posts (README). An edited post's new ordinal keeps its id.
+   * published posts (docs/search.md). An edited post's new ordinal keeps its id.
    */
   clear(ordinal: number): void {
     // Dashes of the id's width, as TextColumn.blanked: a column of one width stays one.

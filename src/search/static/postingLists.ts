@@ -38,8 +38,8 @@ const TERMS_PER_CHECK = 1024;
 /**
  * The terms of consecutive segments (ordinals running on from one to the next) with functions
  * that make each term's postings when its chunk is written. The segments are not joined into
- * one first, and no list exists before its chunk: a 50,000-post layout held a joined copy of
- * every posting (~250 MB) and every list as an array (~240 MB) beside the segments themselves.
+ * one first, and no list exists before its chunk, so a large blog's layout never holds a joined
+ * copy of every posting, nor every list as an array, beside the segments themselves.
  */
 export async function lazyPostingsOf(segments: readonly SegmentData[]): Promise<{ terms: Iterable<[string, () => number[]]>; postings: number }> {
   const bases: number[] = [];

@@ -1,5 +1,5 @@
 /**
- * The static search index a blog's `/search/` page reads in the browser (issue 11, item 3):
+ * The static search index a blog's `/search/` page reads in the browser (docs/search.md):
  * plain JSON files beside the pages, so search works from a bucket behind a CDN with no server
  * and no key. A query loads `meta.json`, one term chunk per query word and the document
  * fragments of the results it shows; nothing else.
@@ -101,7 +101,7 @@ export const dataPrefixes = (blog: string): string[] => [`${blog}/search/t/`, `$
 
 /** Postings bytes a chunk should hold, compressed, so a query word costs about this much. */
 const CHUNK_TARGET_GZIP_BYTES = 8 * 1024;
-/** What a posting costs in a gzipped chunk (gap and tf as decimal text), measured on the corpus. */
+/** What a posting costs in a gzipped chunk (gap and tf as decimal text), on generated posts. */
 const GZIP_BYTES_PER_POSTING = 2.5;
 const MIN_CHUNKS = 8;
 const MAX_CHUNKS = 4096;
