@@ -100,7 +100,7 @@ export class PostsRepo {
   /** Replaces the post's aliases; the caller runs this inside a transaction, after checking them. */
   setAliases(blogId: string, postId: string, paths: readonly string[], now: string): void {
     this.deleteAliasesStmt.run(postId);
-    paths.forEach((path, i) => this.insertAliasStmt.run(blogId, path, postId, i, now));
+    for (const [i, path] of paths.entries()) this.insertAliasStmt.run(blogId, path, postId, i, now);
   }
 
   /** Inserts the post and its tag rows; the caller runs this inside a transaction. */

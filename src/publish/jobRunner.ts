@@ -71,7 +71,7 @@ export class JobRunner {
   private async execute(job: PublishJob): Promise<void> {
     // Another runner (or an earlier retry) may have finished it while this one waited its turn.
     const current = this.jobs.findById(job.id);
-    if (!current || current.status !== 'pending') return;
+    if (current?.status !== 'pending') return;
     const started = Date.now();
     let failure: unknown = null;
     try {

@@ -34,6 +34,7 @@ function ending(text: string, condition: Condition = 'any', minStem = 1): Ending
 }
 
 /** Delimiter particles: they follow case particles (서버에서는, 서버까지도). */
+// biome-ignore format: a table, packed so that related endings share a line.
 const DELIMITERS: Ending[] = [
   ending('은', 'consonant'), ending('는', 'vowel'), ending('도'), ending('만'),
   ending('까지'), ending('까지는'), ending('까지도'), ending('부터'), ending('부터는'), ending('부터도'),
@@ -42,6 +43,7 @@ const DELIMITERS: Ending[] = [
 ];
 
 /** Case particles, plus the 하다/되다/copula endings that turn a noun into a predicate. */
+// biome-ignore format: a table, packed so that related endings share a line.
 const CASE_ENDINGS: Ending[] = [
   ending('이', 'consonant'), ending('가', 'vowel'), ending('을', 'consonant'), ending('를', 'vowel'),
   ending('의'), ending('에'), ending('에서'), ending('에게'), ending('에게서'), ending('한테'), ending('한테서'),
@@ -75,6 +77,7 @@ const PLURAL: Ending[] = [ending('들')];
  * Nouns whose last syllables look like an ending that the phonological conditions allow. Only
  * whole words are listed; stripping stops as soon as the remainder is one of them.
  */
+// biome-ignore format: a table, packed so that related endings share a line.
 const KNOWN_WORDS = new Set<string>([
   // 의
   '회의', '주의', '정의', '의의', '논의', '강의', '합의', '동의', '예의', '문의', '질의', '건의', '협의', '토의', '거의', '민주주의',

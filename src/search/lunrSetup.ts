@@ -100,7 +100,7 @@ function QueryFieldRef(this: { docRef: string; fieldName: string }, docRef: stri
   this.docRef = docRef;
   this.fieldName = fieldName;
 }
-QueryFieldRef.prototype.toString = function toString(this: { docRef: string }): string {
+QueryFieldRef.prototype.toString = function (this: { docRef: string }): string {
   return this.docRef;
 };
 QueryFieldRef.fromString = function fromString(ref: string): unknown {

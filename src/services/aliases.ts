@@ -30,6 +30,7 @@ export function normalizeAlias(raw: string): AliasCheck {
   } catch {
     return { problem: 'has a broken percent-encoding' };
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
   if (/[\s\\\u0000-\u001f\u007f?#]/u.test(decoded)) return { problem: 'must not contain spaces, control characters, backslashes, ? or #' };
   const segments = decoded.normalize('NFC').split('/').filter((s) => s !== '');
   if (segments.some((s) => s === '.' || s === '..' || s.startsWith('.'))) return { problem: 'must not contain "." or ".." segments or names starting with "."' };

@@ -89,7 +89,7 @@ export class PostTransitions {
         for (const candidate of due) {
           // Re-read inside the transaction: an API call may have changed it meanwhile.
           const post = this.deps.posts.findById(candidate.id);
-          if (!post || post.status !== 'scheduled' || !post.scheduledAt || post.scheduledAt > now) continue;
+          if (post?.status !== 'scheduled' || !post.scheduledAt || post.scheduledAt > now) continue;
           const blog = blogs.findById(post.blogId);
           if (!blog) continue;
           // The post goes out dated as intended, even when published late after downtime.

@@ -135,7 +135,7 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
       const change = `${current ? 'update' : 'create'} ${file} (${slug}${current && !statusMatches(current, local) ? `: ${current.status} → ${local.status}` : ''})`;
       if (options.dryRun) {
         // A change of status alone sends no PUT, only the transition, which has no body.
-        const body = current ? updateBody(current, local, changes ?? {}) : null;
+        const body = current ? updateBody(current, changes ?? {}) : null;
         const refusal = body === null ? refusalOf('create', createBody(local), local.status === 'scheduled' ? 'draft' : local.status) : Object.keys(body).length === 0 ? null : refusalOf('update', body, local.status);
         // A file the API would refuse is listed once, as failing, not also as planned.
         if (refusal) throw new DryRunRefusal(refusal);
@@ -202,7 +202,7 @@ function createBody(local: Desired): PostBodyInput & { title: string; content: s
  * The body of the post's update: the changes, and the move to published when it carries the
  * date (the publish operation has no body, so the first publication date travels with the PUT).
  */
-function updateBody(current: Post, local: Desired, changes: PostUpdate): PostUpdate {
+function updateBody(current: Post, changes: PostUpdate): PostUpdate {
   if (changes.published_at !== undefined && current.status !== 'published') return { ...changes, status: 'published' };
   return changes;
 }
@@ -214,7 +214,7 @@ async function create(client: FolioClient, blogId: string, local: Desired): Prom
 }
 
 async function update(client: FolioClient, blogId: string, current: Post, local: Desired, changes: PostUpdate): Promise<Post> {
-  const body = updateBody(current, local, changes);
+  const body = updateBody(current, changes);
   if (Object.keys(body).length > 0) await client.updatePost(local.slug, body, blogId);
   if (!statusMatches(current, local) && body.status !== 'published') {
     if (local.status === 'published') await client.publishPost(local.slug, blogId);

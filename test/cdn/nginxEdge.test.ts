@@ -13,14 +13,13 @@ import type { TestApp } from '../support/testApp.js';
 let f: EdgeFixture;
 let nginx: NginxHandle;
 let t: TestApp;
-let host: string;
 let blogId: string;
 const edge = (path: string, options?: { host?: string; method?: string; from?: string }): Promise<EdgeResponse> => f.edge(path, options);
 const cached = (path: string, hostHeader?: string): Promise<EdgeResponse> => f.cached(path, hostHeader);
 
 beforeAll(async () => {
   f = await startEdgeFixture({ FOLIO_CDN_PURGE_WHOLE: 'paths' });
-  ({ t, host } = f);
+  t = f.t;
   nginx = await startNginx({ port: f.port, backends: f.backends });
   blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'edge', name: 'Edge of nginx' } })).body.id;
   await t.folio.runner.idle();

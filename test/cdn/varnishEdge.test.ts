@@ -14,14 +14,13 @@ import { shippedVclFor, startVarnish, type VarnishHandle } from '../../bench/har
 let f: EdgeFixture;
 let varnish: VarnishHandle;
 let t: TestApp;
-let host: string;
 let blogId: string;
 const edge = (path: string, options?: { host?: string; method?: string; from?: string }): Promise<EdgeResponse> => f.edge(path, options);
 const cached = (path: string, hostHeader?: string): Promise<EdgeResponse> => f.cached(path, hostHeader);
 
 beforeAll(async () => {
   f = await startEdgeFixture();
-  ({ t, host } = f);
+  t = f.t;
   varnish = await startVarnish({ port: f.port, vcl: shippedVclFor(f.backends) });
   blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'edge', name: 'Edge of the cache' } })).body.id;
   await t.folio.runner.idle();

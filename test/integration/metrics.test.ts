@@ -35,7 +35,7 @@ function parseSamples(text: string): Sample[] {
 }
 
 /** The value of the one sample with that name and (at least) those labels; undefined when none. */
-function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   const found = samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   if (found.length > 1) throw new Error(`${found.length} samples match ${name} ${JSON.stringify(labels)}`);
   return found[0]?.value;
@@ -71,7 +71,7 @@ describe('GET /metrics', () => {
     await t.folio.runner.idle();
 
     const { text, samples } = await scrape(t);
-    const requests = (labels: Record<string, string>) => valueOf(samples, 'folio_http_requests_total', labels);
+    const requests = (labels: Record<string, string>) => sampleValue(samples, 'folio_http_requests_total', labels);
     expect(requests({ method: 'GET', route: '/v1/posts/:slug', status: '200' })).toBe(3);
     expect(requests({ method: 'GET', route: '/v1/posts/:slug', status: '404' })).toBe(1);
     expect(requests({ method: 'POST', route: '/v1/posts', status: '201' })).toBe(1);
@@ -81,33 +81,33 @@ describe('GET /metrics', () => {
     expect(requests({ method: 'GET', route: 'site', status: '200' })).toBe(1);
     expect(requests({ method: 'GET', route: 'site', status: '404' })).toBe(1);
     const latency = { method: 'GET', route: '/v1/posts/:slug', status_class: '2xx' };
-    expect(valueOf(samples, 'folio_http_request_duration_seconds_count', latency)).toBe(3);
-    expect(valueOf(samples, 'folio_http_request_duration_seconds_sum', latency)).toBeGreaterThan(0);
-    expect(valueOf(samples, 'folio_http_request_duration_seconds_bucket', { ...latency, le: '+Inf' })).toBe(3);
+    expect(sampleValue(samples, 'folio_http_request_duration_seconds_count', latency)).toBe(3);
+    expect(sampleValue(samples, 'folio_http_request_duration_seconds_sum', latency)).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'folio_http_request_duration_seconds_bucket', { ...latency, le: '+Inf' })).toBe(3);
 
     // The blog's creation rendered its site (a `site` job), the post a `post` job.
-    expect(valueOf(samples, 'folio_publish_job_duration_seconds_count', { kind: 'post', outcome: 'done' })).toBe(1);
-    expect(valueOf(samples, 'folio_publish_job_duration_seconds_sum', { kind: 'post', outcome: 'done' })).toBeGreaterThan(0);
-    expect(valueOf(samples, 'folio_publish_jobs_pending')).toBe(0);
-    expect(valueOf(samples, 'folio_search_duration_seconds_count')).toBe(1);
-    expect(valueOf(samples, 'folio_search_index_cache_blogs')).toBe(1);
-    expect(valueOf(samples, 'folio_search_index_cache_bytes')).toBeGreaterThan(0);
-    expect(valueOf(samples, 'folio_heavy_workers')).toBeGreaterThanOrEqual(0);
-    expect(valueOf(samples, 'folio_heavy_tasks_waiting')).toBe(0);
-    expect(valueOf(samples, 'folio_store_errors_total')).toBeUndefined();
+    expect(sampleValue(samples, 'folio_publish_job_duration_seconds_count', { kind: 'post', outcome: 'done' })).toBe(1);
+    expect(sampleValue(samples, 'folio_publish_job_duration_seconds_sum', { kind: 'post', outcome: 'done' })).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'folio_publish_jobs_pending')).toBe(0);
+    expect(sampleValue(samples, 'folio_search_duration_seconds_count')).toBe(1);
+    expect(sampleValue(samples, 'folio_search_index_cache_blogs')).toBe(1);
+    expect(sampleValue(samples, 'folio_search_index_cache_bytes')).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'folio_heavy_workers')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(samples, 'folio_heavy_tasks_waiting')).toBe(0);
+    expect(sampleValue(samples, 'folio_store_errors_total')).toBeUndefined();
     expect(text).toContain('# TYPE folio_store_errors_total counter');
     expect(text).toContain('# TYPE folio_cdn_purge_errors_total counter');
-    expect(valueOf(samples, 'folio_cdn_purge_errors_total')).toBeUndefined();
+    expect(sampleValue(samples, 'folio_cdn_purge_errors_total')).toBeUndefined();
     // Process series, event loop lag among them.
-    expect(valueOf(samples, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
-    expect(valueOf(samples, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
-    expect(valueOf(samples, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(samples, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(samples, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     // CPU is counted from when prom-client loaded (this first scrape loaded it): some work, then
     // a second scrape must show it.
-    const cpuBefore = valueOf(samples, 'process_cpu_user_seconds_total')!;
+    const cpuBefore = sampleValue(samples, 'process_cpu_user_seconds_total')!;
     const until = performance.now() + 50;
     while (performance.now() < until) createHash('sha256').update('spin').digest();
-    expect(valueOf((await scrape(t)).samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(cpuBefore);
+    expect(sampleValue((await scrape(t)).samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(cpuBefore);
 
     // Nothing that names a tenant: no slug, id, key or account.
     for (const secret of [blog.slug, blog.id, post.slug, post.id, blog.actor.key, blog.actor.accountId, t.key, t.accountId, 'herons.localhost']) {
@@ -120,7 +120,7 @@ describe('GET /metrics', () => {
     const blog = await buildBlog(t);
     const post = await buildPost(blog, { status: 'published' });
     const read = async () => expect((await blog.actor.request('GET', `/v1/posts/${post.slug}`, { blogId: blog.id })).status).toBe(200);
-    const reads = async () => valueOf((await scrape(t!)).samples, 'folio_http_requests_total', { method: 'GET', route: '/v1/posts/:slug', status: '200' });
+    const reads = async () => sampleValue((await scrape(t!)).samples, 'folio_http_requests_total', { method: 'GET', route: '/v1/posts/:slug', status: '200' });
     await read();
     await read();
     expect(await reads()).toBe(2);
@@ -142,9 +142,9 @@ describe('GET /metrics', () => {
     await t.folio.runner.idle();
 
     const { samples } = await scrape(t);
-    expect(valueOf(samples, 'folio_store_errors_total', { operation: 'put' })).toBeGreaterThanOrEqual(1);
-    expect(valueOf(samples, 'folio_publish_job_duration_seconds_count', { kind: 'post', outcome: 'failed' })).toBe(1);
-    expect(valueOf(samples, 'folio_publish_jobs_pending')).toBe(1);
+    expect(sampleValue(samples, 'folio_store_errors_total', { operation: 'put' })).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(samples, 'folio_publish_job_duration_seconds_count', { kind: 'post', outcome: 'failed' })).toBe(1);
+    expect(sampleValue(samples, 'folio_publish_jobs_pending')).toBe(1);
   });
 
   it('counts failed CDN purges by provider', async () => {
@@ -156,8 +156,8 @@ describe('GET /metrics', () => {
       await t.folio.runner.idle();
       await buildPost(blog, { status: 'published' });
       const { samples } = await scrape(t);
-      expect(valueOf(samples, 'folio_cdn_purge_errors_total', { provider: 'http-purge' })).toBeGreaterThanOrEqual(1);
-      expect(valueOf(samples, 'folio_publish_jobs_pending')).toBeGreaterThanOrEqual(1);
+      expect(sampleValue(samples, 'folio_cdn_purge_errors_total', { provider: 'http-purge' })).toBeGreaterThanOrEqual(1);
+      expect(sampleValue(samples, 'folio_publish_jobs_pending')).toBeGreaterThanOrEqual(1);
     } finally {
       await cache.close();
     }
@@ -175,7 +175,7 @@ describe('GET /metrics', () => {
     // An API key is not the metrics token.
     expectError(await t.request('GET', '/metrics'), 401, 'unauthorized');
     const { samples } = await scrape(t, { authorization: `Bearer ${token}` });
-    expect(valueOf(samples, 'folio_http_requests_total', { route: '/metrics', status: '401' })).toBe(4);
+    expect(sampleValue(samples, 'folio_http_requests_total', { route: '/metrics', status: '401' })).toBe(4);
     const doc = (await t.request('GET', '/v1/openapi.json', { key: null })).body;
     expect(doc.paths['/metrics'].get.security).toEqual([{ metricsToken: [] }]);
   });

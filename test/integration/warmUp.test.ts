@@ -100,11 +100,17 @@ describe('warm-up after a restart', () => {
     const cache = {
       maxBytes: 1_000_000,
       stats: () => ({ bytes: 0, blogs: [] }),
-      warm: async (blog: string) => (steps.push(`search ${blog}`), true),
+      warm: async (blog: string) => {
+        steps.push(`search ${blog}`);
+        return true;
+      },
     };
     const listings = {
       recentListings: () => [],
-      prepareForPublishing: async (blogId: string) => (steps.push(`prepare ${blogId}`), blogId !== 'gone'),
+      prepareForPublishing: async (blogId: string) => {
+        steps.push(`prepare ${blogId}`);
+        return blogId !== 'gone';
+      },
       dryRunPublish: async (blogId: string) => void steps.push(`dry run ${blogId}`),
       saveListings: async () => 0,
     };

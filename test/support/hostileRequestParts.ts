@@ -50,6 +50,7 @@ const percentGarbage = fc
 export const hostileSegment: fc.Arbitrary<string> = fc.oneof(
   {
     weight: 4,
+    // biome-ignore format: a packed list of cases, one per value.
     arbitrary: fc.constantFrom(
       '..', '.', '...', '%2e%2e', '%2E%2E%2F..', '..%2F..%2Fetc%2Fpasswd', '..%5C..%5Cwindows', '%', '%zz', '%E0%A4%A', '%C0%AF',
       '%ED%A0%80', '%FF%FE', '%00', 'a%00b', '%0A', '%0D%0Ax-injected:%201', '__proto__', 'constructor', 'prototype', 'hasOwnProperty',
@@ -71,6 +72,7 @@ const hostileQueryValue = (known: readonly string[]): fc.Arbitrary<string> =>
   fc.oneof(
     {
       weight: 4,
+      // biome-ignore format: a packed list of cases, one per value.
       arbitrary: fc.constantFrom(
         'Infinity', '-Infinity', '1e309', '-1e309', '-0', '0', '1', '2', '20', '50', '51', '100', '101', '1000001', '9007199254740991',
         '9007199254740992', '9007199254740993', '99999999999999999999999', '1.5', '1.0', '0x10', '0b1', '0o7', '1_000', '%201', '1%20',
@@ -98,7 +100,11 @@ export function hostileQuery(knownKeys: readonly string[], knownValues: readonly
       : []),
     {
       weight: 2,
-      arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__proto__[polluted]', 'a[]', 'a[b]', 'a.b', '', '%', '%zz', 'q%00', '%5F%5Fproto%5F%5F'),
+      // biome-ignore format: a packed list of cases, one per value.
+      arbitrary: fc.constantFrom(
+        '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__proto__[polluted]', 'a[]', 'a[b]', 'a.b', '', '%', '%zz', 'q%00',
+        '%5F%5Fproto%5F%5F',
+      ),
     },
     { weight: 1, arbitrary: fc.string({ maxLength: 8 }).map(encodeURIComponent) },
   );
@@ -136,6 +142,7 @@ export const hostileContentType: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: fc.constant('application/json') },
   {
     weight: 4,
+    // biome-ignore format: a packed list of cases, one per value.
     arbitrary: fc.constantFrom(
       'application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json;charset=utf-16', 'application/json; charset=latin1',
       'application/json; charset=x-unknown', 'application/json; charset="utf-8"', 'APPLICATION/JSON', 'application/json;;;', 'application/json; boundary=x',

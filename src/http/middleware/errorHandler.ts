@@ -8,12 +8,6 @@ import type { AppState } from '../state.js';
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
 /**
- * Outermost middleware: assigns the request id, turns every error into the API's JSON error
- * body (the OpenAPI document's ApiError), and writes one structured log line per request.
- * Unknown errors become a 500 whose body names only the request id; the stack goes to the
- * log, never to the client.
- */
-/**
  * Failures of what Folio depends on, not of the request: the store is unreachable or another
  * process holds SQLite's write lock past the wait (src/db/writeTransaction.ts). The client may
  * simply retry, so they are a 503 with Retry-After rather than a 500.
@@ -26,6 +20,11 @@ function asUnavailable(err: unknown): AppError | null {
   return null;
 }
 
+/**
+ * Outermost middleware: assigns the request id, turns every error into the JSON error body
+ * (ApiError in the OpenAPI document), and writes one structured log line per request. Unknown errors become a 500
+ * whose body names only the request id; the stack goes to the log, never to the client.
+ */
 export function errorHandler(logger: Logger): Middleware<AppState> {
   // A full disk fails every write until space is freed: logged when it starts and when it ends, not per request.
   let diskFull = false;

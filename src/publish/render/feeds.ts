@@ -19,7 +19,7 @@ type Dated = Pick<SitePostSummary, 'publishedAt' | 'updatedAt'>;
 
 // Characters XML 1.0 forbids outright (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/F):
 // one of them makes the whole feed unreadable, so they are dropped.
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching the control characters is the point.
 const INVALID_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export function escapeXml(text: string): string {

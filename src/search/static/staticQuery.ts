@@ -226,7 +226,7 @@ export class RankedMatches {
         const run = out.slice(start, end);
         const keys = await Promise.all(run.map((i) => this.keyOf(ords[i]!)));
         const order = run.map((_, r) => r).sort((a, b) => compareTies(keys[a]!, keys[b]!));
-        order.forEach((r, n) => (out[start + n] = run[r]!));
+        for (const [n, r] of order.entries()) out[start + n] = run[r]!;
       }
       start = end;
     }

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 const SAMPLE = [
   '<!doctype html><html><head><style>body { color: red; }</style>',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: sample source text for the highlighter.
   '<script>const x = `a${1 + 2}`; function f(a) { return a * 2 }</script></head>',
   '<body class="x"><?php echo $y; ?> {{ value | filter }} <% ruby_code %></body></html>',
   '# Title\n\n```js\nlet y = 1;\n```\n\nSELECT * FROM t WHERE a = 1; -- comment',

@@ -43,6 +43,7 @@ describe('parseDockerfile', () => {
   });
 
   it('refuses what the build-context test cannot reproduce instead of skipping it', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile variable, not a template.
     const refused = ['ADD src ./src', 'ARG VERSION', 'COPY src/*.ts ./', 'COPY ${DIR} ./', 'CMD node main.js', 'ENV A="x y"', 'COPY a b c'];
     for (const line of refused) expect(() => parseDockerfile(`FROM node:20\n${line}\n`), line).toThrow(/line 2/);
     expect(() => parseDockerfile('WORKDIR /app\n')).toThrow(/before FROM/);

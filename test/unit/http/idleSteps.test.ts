@@ -29,7 +29,10 @@ async function holdingServer(): Promise<{ url: string; activity: RequestActivity
   const activity = new RequestActivity(server);
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, activity, held, release: () => open.splice(0).forEach((res) => res.end('ok')) };
+  const release = (): void => {
+    for (const res of open.splice(0)) res.end('ok');
+  };
+  return { url: `http://127.0.0.1:${port}/`, activity, held, release };
 }
 
 const turns = async (n: number): Promise<void> => {

@@ -133,7 +133,10 @@ describe('ListingCache', () => {
     /** SiteRepo, counting the summary rows read through it. */
     function counting(): { source: ListingSource; rows: () => number } {
       let rows = 0;
-      const count = <T>(result: T[]): T[] => ((rows += result.length), result);
+      const count = <T>(result: T[]): T[] => {
+        rows += result.length;
+        return result;
+      };
       const source: ListingSource = {
         publishedSummariesAfter: (blogId, after, limit) => count(site.publishedSummariesAfter(blogId, after, limit)),
         publishedSummariesFrom: (blogId, from, limit) => count(site.publishedSummariesFrom(blogId, from, limit)),

@@ -21,7 +21,7 @@ describe('rebuild in-process (TypeScript sources)', () => {
     const groups = [docs.slice(0, 200), docs.slice(200), []];
     const built = await buildSegments(groups, { workers: 0, pieceDocs: 4 });
     expect(built).toHaveLength(3);
-    groups.forEach((group, i) => expect(built[i], `group ${i}`).toEqual(buildSegmentData(group)));
+    for (const [i, group] of groups.entries()) expect(built[i], `group ${i}`).toEqual(buildSegmentData(group));
   });
 });
 
