@@ -6,7 +6,7 @@ import { compose, databaseFile, type Folio } from './compose.js';
 import { databaseOpenFailure } from './db/databaseFailure.js';
 import { StoreMismatchError } from './services/storeSettings.js';
 import { createHttpServer } from './http/httpServer.js';
-import { RequestActivity, runWhenIdle } from './http/idleSteps.js';
+import { RequestActivity, runWhenIdle } from './warmup/idleSteps.js';
 import { jsonParser } from './http/middleware/jsonBody.js';
 import { schemaWarmUpSteps, validators } from './http/middleware/validate.js';
 import { loadMarkdownPipeline } from './content/markdown.js';
@@ -19,7 +19,7 @@ import { removeServerPid, writeServerPid } from './serverPidFile.js';
 /**
  * Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser, prom-client)
  * are loaded now, and the worker threads started, one step per turn of the event loop while no
- * request is in flight (http/idleSteps.ts), so that neither the first answer nor the first post
+ * request is in flight (warmup/idleSteps.ts), so that neither the first answer nor the first post
  * waits.
  */
 function warmUp(activity: RequestActivity, logger: ReturnType<typeof createLogger>, folio: Pick<Folio, 'heavy' | 'metrics' | 'media'>): void {

@@ -8,7 +8,7 @@ import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
 import { IMPORTED, SEARCH_TEXT_CHANGED, URLS_CHANGED, type JobPayload, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
-import { verifyMedia } from './verifyMedia.js';
+import { verifyMedia } from './stages/verifyMedia.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
@@ -18,22 +18,22 @@ import type { SiteObject, SiteStore } from '../storage/siteStore.js';
 import { FEED_SIZE, indexOfPost, positionOf } from './render/archive.js';
 import type { CachePolicy } from './render/renderHeaders.js';
 import type { CdnPurger } from '../cdn/cdnPurger.js';
-import { CdnSync } from './cdnSync.js';
-import { DomainEntries } from './domainEntries.js';
-import type { StaticSearchIndex } from './staticSearchSync.js';
-import { SearchUpkeep, type SearchIndexUpdater } from './searchUpkeep.js';
+import { CdnSync } from './stages/cdnSync.js';
+import { DomainEntries } from './stages/domainEntries.js';
+import type { StaticSearchIndex } from './stages/staticSearchSync.js';
+import { SearchUpkeep, type SearchIndexUpdater } from './stages/searchIndexes.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
-import { toSiteBlog, toSitePost } from './loadSite.js';
+import { toSiteBlog, toSitePost } from './stages/loadSite.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import { listedByNextPost, renderPostChange, type PostChangeOutput } from './postChange.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { blogLanguage, createRenderContext } from './render/renderContext.js';
 import type { Theme } from './render/renderTheme.js';
 import type { SitePost } from './render/siteTypes.js';
-import { recordedHashes, writeSite, type WriteResult } from './writeSite.js';
-import { FullSite, type VerifyReport } from './fullSite.js';
+import { recordedHashes, writeSite, type WriteResult } from './stages/writeSite.js';
+import { FullSite, type VerifyReport } from './stages/fullSite.js';
 import { tagCollator } from './render/renderIndexPages.js';
-import { RenderSlots } from './renderSlots.js';
+import { RenderSlots } from './parallel/renderSlots.js';
 
 export type { VerifyReport };
 export type { SearchIndexUpdater };
@@ -95,12 +95,12 @@ export class Publisher {
     this.search = new SearchUpkeep(deps, this.edge);
   }
 
-  /** Blog ids whose listings are in memory, most recently used first (services/warmUp.ts). */
+  /** Blog ids whose listings are in memory, most recently used first (warmup/warmUp.ts). */
   recentListings(): string[] {
     return this.listings.recent();
   }
 
-  /** Saves the listings that changed since last time (services/warmUp.ts, every minute and at shutdown). */
+  /** Saves the listings that changed since last time (warmup/warmUp.ts, every minute and at shutdown). */
   saveListings(now: string): Promise<number> {
     return this.listings.save(now);
   }

@@ -3,7 +3,7 @@
  * (templates and assets) and the renderer's own code. When an upgrade changes either, every
  * blog's pages are stale although no post changed; the server compares the fingerprint it runs
  * with against the one recorded in the database and re-renders every blog when they differ
- * (src/services/siteRenderer.ts).
+ * (src/publish/reRenderAfterUpgrade.ts).
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';

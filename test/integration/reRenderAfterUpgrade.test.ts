@@ -11,7 +11,7 @@ import { templatesDir } from '../../src/paths.js';
 import { renderFingerprint } from '../../src/publish/renderFingerprint.js';
 import { SettingsRepo } from '../../src/db/settingsRepo.js';
 import { createLogger } from '../../src/logger.js';
-import { reRenderAfterUpgrade } from '../../src/services/siteRenderer.js';
+import { reRenderAfterUpgrade } from '../../src/publish/reRenderAfterUpgrade.js';
 import { SEARCH_TEXT_VERSION } from '../../src/search/searchTypes.js';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';

@@ -20,8 +20,8 @@ import { matchingPaths, readStaticIndex } from '../../support/staticSearchIndex.
 import { searchDoc } from './docFactory.js';
 import { MemorySiteStore } from '../../support/memorySiteStore.js';
 import { noCdn } from '../../../src/cdn/cdnPurger.js';
-import { CdnSync } from '../../../src/publish/cdnSync.js';
-import { StaticSearchSync } from '../../../src/publish/staticSearchSync.js';
+import { CdnSync } from '../../../src/publish/stages/cdnSync.js';
+import { StaticSearchSync } from '../../../src/publish/stages/staticSearchSync.js';
 import { SiteUrls } from '../../../src/services/siteUrls.js';
 import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
 

@@ -3,15 +3,15 @@
  * SearchIndexUpdater) and the static one the `/search/` page reads (StaticSearchSync). The
  * publisher calls it after it has written a job's pages.
  */
-import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { SiteRepo } from '../db/siteRepo.js';
-import type { Logger } from '../logger.js';
-import type { ContentRenderer } from '../content/contentRenderer.js';
-import type { ListedDocument, SearchDocument } from '../search/searchTypes.js';
-import type { SegmentData } from '../search/segmentData.js';
-import type { SiteUrls } from '../services/siteUrls.js';
+import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import type { SiteRepo } from '../../db/siteRepo.js';
+import type { Logger } from '../../logger.js';
+import type { ContentRenderer } from '../../content/contentRenderer.js';
+import type { ListedDocument, SearchDocument } from '../../search/searchTypes.js';
+import type { SegmentData } from '../../search/segmentData.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
 import type { CdnSync } from './cdnSync.js';
-import type { SitePost } from './render/siteTypes.js';
+import type { SitePost } from '../render/siteTypes.js';
 import { toSitePost } from './loadSite.js';
 import { SearchDocuments } from './searchDocuments.js';
 import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';

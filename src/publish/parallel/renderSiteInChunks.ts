@@ -12,13 +12,13 @@
  * compiled worker the post pages render in-process, yielding to the event loop between pages.
  */
 import { availableParallelism } from 'node:os';
-import { TimeSlice } from '../timeSlice.js';
-import { compiledScript } from '../workers/compiledScript.js';
-import type { SiteObject } from '../storage/siteStore.js';
-import type { PostLink } from './render/renderPostPage.js';
-import { renderPostPage } from './render/renderPostPage.js';
-import { siteRenders, type SitePlan, type SiteRenders } from './render/renderSite.js';
-import type { SitePost, SitePostSummary } from './render/siteTypes.js';
+import { TimeSlice } from '../../timeSlice.js';
+import { compiledScript } from '../../workers/compiledScript.js';
+import type { SiteObject } from '../../storage/siteStore.js';
+import type { PostLink } from '../render/renderPostPage.js';
+import { renderPostPage } from '../render/renderPostPage.js';
+import { siteRenders, type SitePlan, type SiteRenders } from '../render/renderSite.js';
+import type { SitePost, SitePostSummary } from '../render/siteTypes.js';
 import { RenderPool } from './renderPool.js';
 import type { RenderedPage, RenderRequest } from './renderWorker.js';
 
@@ -66,7 +66,7 @@ const LIST_CHUNK_OBJECTS = 500;
 
 /** The compiled worker file (from dist/ under vitest), or null when none was built. */
 export function renderWorkerScript(): URL | null {
-  return compiledScript('publish/renderWorker');
+  return compiledScript('publish/parallel/renderWorker');
 }
 
 /** How many objects renderSiteInChunks hands on when no post disappears meanwhile. */

@@ -4,9 +4,9 @@
  * throws, so the job stays pending and runs again; on such a retry the store's hashes already
  * match and nothing counts as changed, so a retry purges everything the job rendered.
  */
-import type { CdnPurger } from '../cdn/cdnPurger.js';
-import { allPublicPathsOf, publicPathsOf } from '../cdn/publicPaths.js';
-import type { SiteUrls } from '../services/siteUrls.js';
+import type { CdnPurger } from '../../cdn/cdnPurger.js';
+import { allPublicPathsOf, publicPathsOf } from '../../cdn/publicPaths.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
 
 interface BlogAddress {
   slug: string;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
-import type { SiteObject, SiteStore } from '../storage/siteStore.js';
-import { forEachConcurrently } from '../concurrently.js';
+import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
+import type { SiteObject, SiteStore } from '../../storage/siteStore.js';
+import { forEachConcurrently } from '../../concurrently.js';
 
 /**
  * Concurrent puts are bounded: a burst of thousands of writes helps neither disk nor S3. 32

@@ -4,12 +4,12 @@
  * nothing, or overwritten with something else). Only the first bytes of each are read, a few at
  * a time, so a blog with thousands of images is checked in about one small read per object.
  */
-import type { Media } from '../db/mediaRepo.js';
-import { forEachConcurrently } from '../concurrently.js';
-import { hasImageSignature, SIGNATURE_BYTES } from '../media/imageSignature.js';
-import { MEDIA_DIR, ogName, originalName, variantsOf, type ImageFormat } from '../media/mediaNames.js';
-import { imageOf } from '../services/media.js';
-import type { SiteStore } from '../storage/siteStore.js';
+import type { Media } from '../../db/mediaRepo.js';
+import { forEachConcurrently } from '../../concurrently.js';
+import { hasImageSignature, SIGNATURE_BYTES } from '../../media/imageSignature.js';
+import { MEDIA_DIR, ogName, originalName, variantsOf, type ImageFormat } from '../../media/mediaNames.js';
+import { imageOf } from '../../services/media.js';
+import type { SiteStore } from '../../storage/siteStore.js';
 
 /** Stored image objects read at once. */
 const READS = 16;

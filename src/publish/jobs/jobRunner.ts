@@ -1,8 +1,8 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Clock } from '../clock.js';
-import type { JobsRepo, PublishJob } from '../db/jobsRepo.js';
-import type { Logger } from '../logger.js';
-import type { JobMetrics } from '../metrics/metricTypes.js';
+import type { Clock } from '../../clock.js';
+import type { JobsRepo, PublishJob } from '../../db/jobsRepo.js';
+import type { Logger } from '../../logger.js';
+import type { JobMetrics } from '../../metrics/metricTypes.js';
 
 /** Carries out one job. Throwing leaves the job pending for a later retry. */
 export type JobHandler = (job: PublishJob) => Promise<void>;
