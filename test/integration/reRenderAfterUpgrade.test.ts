@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { templatesDir } from '../../src/paths.js';
-import { renderFingerprint } from '../../src/publish/renderFingerprint.js';
+import { renderFingerprint } from '../../src/publish/reRenderAfterUpgrade.js';
 import { SettingsRepo } from '../../src/db/settingsRepo.js';
 import { createLogger } from '../../src/logger.js';
 import { reRenderAfterUpgrade } from '../../src/publish/reRenderAfterUpgrade.js';

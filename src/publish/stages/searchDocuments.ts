@@ -67,8 +67,8 @@ export class SearchDocuments {
     for (let start = 0; start < ids.length; start += READ_PAGE) {
       for (const post of this.deps.site.publishedByIds(ids.slice(start, start + READ_PAGE))) {
         docs.set(post.id, await this.of(blog, post));
-        // Text of posts under the worker threshold is made in place, up to ~20 ms a post for
-        // entity-dense HTML: a page of such posts would otherwise hold the loop for seconds.
+        // Text of posts under the worker threshold is made in place, so the event loop gets a
+        // turn between posts, not only between pages of them.
         if (slice.over) await slice.next();
       }
       await slice.next();

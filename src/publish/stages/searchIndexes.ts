@@ -1,7 +1,8 @@
 /**
- * Keeps a blog's two search indexes in step with its posts: the API's (src/search, through
- * SearchIndexUpdater) and the static one the `/search/` page reads (StaticSearchSync). The
- * publisher calls it after it has written a job's pages.
+ * The index stage: keeps a blog's two search indexes in step with its posts, the API's
+ * (src/search, through SearchIndexUpdater) and the static one the `/search/` page reads
+ * (StaticSearchSync). Pipelines call it after the purge of their pages; it purges nothing
+ * itself, and answers the static index's changed keys for the purge stage instead.
  */
 import type { BlogWithDomain } from '../../db/blogsRepo.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
@@ -10,13 +11,11 @@ import type { ContentRenderer } from '../../content/contentRenderer.js';
 import type { ListedDocument, SearchDocument } from '../../search/searchTypes.js';
 import type { SegmentData } from '../../search/segmentData.js';
 import type { SiteUrls } from '../../services/siteUrls.js';
-import type { CdnSync } from './cdnSync.js';
 import type { SitePost } from '../render/siteTypes.js';
-import { toSitePost } from './loadSite.js';
 import { SearchDocuments } from './searchDocuments.js';
 import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
 
-/** What the publisher needs from the search index writer (src/search). */
+/** What publishing needs from the search index writer (src/search). */
 export interface SearchIndexUpdater {
   upsert(blogSlug: string, docs: SearchDocument[]): Promise<void>;
   remove(blogSlug: string, postIds: string[]): Promise<void>;
@@ -32,101 +31,66 @@ export interface SearchIndexUpdater {
   rehearse?(docs: readonly SearchDocument[]): Promise<void>;
 }
 
-export interface SearchUpkeepDeps {
-  site: SiteRepo;
-  urls: SiteUrls;
+export interface SearchIndexesDeps {
+  site: Pick<SiteRepo, 'publishedIdsAfter' | 'publishedByIds'>;
+  urls: Pick<SiteUrls, 'post'>;
   search: SearchIndexUpdater;
   /** Plain text of stored HTML for the index, off the event loop for large posts. */
   content: Pick<ContentRenderer, 'searchText'>;
   /** The index the `/search/` page reads in the browser. */
   staticSearch: StaticSearchIndex;
+  /** Keys of the static index that its background upkeep changed: the purge stage's turn. */
+  onBackgroundChange: (blog: BlogWithDomain, changedKeys: readonly string[]) => Promise<void>;
   logger: Logger;
 }
 
-export class SearchUpkeep {
+export class SearchIndexes {
   private readonly documents: SearchDocuments;
   private readonly staticSearch: StaticSearchSync;
 
-  constructor(
-    private readonly deps: SearchUpkeepDeps,
-    edge: CdnSync,
-  ) {
+  constructor(private readonly deps: SearchIndexesDeps) {
     this.documents = new SearchDocuments(deps);
     this.staticSearch = new StaticSearchSync({
       index: deps.staticSearch,
-      edge,
       allDocs: (blog) => this.documents.all(blog),
+      onBackgroundChange: deps.onBackgroundChange,
       onBackgroundError: (err, blog) => deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
     });
   }
 
   /** Loads what the blog's next index writes read: the static index's state, the API index's segment ids. */
   async warm(blogSlug: string): Promise<void> {
-    await Promise.all([this.staticSearch.warm(blogSlug), this.deps.search.warm?.(blogSlug)]);
+    await Promise.all([this.deps.staticSearch.warm(blogSlug), this.deps.search.warm?.(blogSlug)]);
   }
 
-  /** Resolves once background upkeep (static index merges) is done. */
-  idle(): Promise<void> {
-    return this.staticSearch.idle();
-  }
-
-  /**
-   * What postChanged would compute for this post, written nowhere: its search text, and the CPU
-   * side of both indexes' upserts. The warm-up's dry run of a publish after a restart.
-   */
+  /** What postChanged would compute for this post, written nowhere: its search text, and the CPU side of both upserts. */
   async rehearse(blog: BlogWithDomain, live: SitePost): Promise<void> {
     const doc = await this.documents.of(blog, live);
-    if (!doc) return;
     await this.deps.search.rehearse?.([doc]);
-    await this.staticSearch.rehearse([doc]);
+    await this.deps.staticSearch.rehearse([doc]);
   }
 
-  /** A post was published or edited (`live`), or left the site (`live` null). */
-  async postChanged(blog: BlogWithDomain, postId: string, attempt: number, live: SitePost | null): Promise<void> {
+  /** Resolves once background upkeep (static index merges) and the static index's writes are done. */
+  async idle(): Promise<void> {
+    await this.staticSearch.idle();
+    await this.deps.staticSearch.idle();
+  }
+
+  /** A post was published or edited (`live`), or left the site (`live` null). Returns the static index's changed keys. */
+  async postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null): Promise<string[]> {
     const doc = live ? await this.documents.of(blog, live) : null;
     if (doc) await this.deps.search.upsert(blog.slug, [doc]);
     else await this.deps.search.remove(blog.slug, [postId]);
-    await this.staticSearch.postChanged(blog, postId, doc, attempt);
-  }
-
-  /** Both indexes afresh from the database; returns how many posts they hold. */
-  async reindex(blog: BlogWithDomain): Promise<number> {
-    // Changes committed from here on are applied again once the new indexes are in place.
-    const since = this.deps.site.latestChange();
-    const { listed, built } = await this.rebuildApiIndex(blog);
-    await this.staticSearch.rebuild(blog, built ? { listed, built } : undefined);
-    await this.catchUp(blog, since);
-    return listed.length;
+    return this.staticSearch.postChanged(blog, postId, doc);
   }
 
   /**
-   * Posts published, edited or taken down while the indexes were rebuilt. Another process (the
-   * server, beside `folio search reindex`) wrote them into the indexes the rebuild then replaced:
-   * a post published during a reindex was answered 200, found, and then no longer found. Each is
-   * applied again as the database holds it now (the post_changes log, migration 004, names them);
-   * applying a post twice is harmless. In the server, the blog's own jobs wait behind its reindex.
+   * Both indexes afresh from the database: the API index from every published post, their text
+   * read a run at a time as the index workers take it and let go once indexed, so a reindex never
+   * holds every post's text; the static index laid out from the new segments, which needs only
+   * what it lists of each post. Returns how many posts they hold and the static index's changed keys.
    */
-  private async catchUp(blog: BlogWithDomain, since: number): Promise<void> {
-    const changed = new Set(this.deps.site.changesSince(blog.id, since).map((change) => change.postId));
-    const live = new Map(this.deps.site.publishedByIds([...changed]).map((row) => [row.id, row]));
-    for (const postId of changed) {
-      const row = live.get(postId);
-      await this.postChanged(blog, postId, 0, row && row.blogId === blog.id ? toSitePost(row) : null);
-    }
-  }
-
-  /** Builds the static index of a blog that has none yet (made before it existed). */
-  ensureStatic(blog: BlogWithDomain): Promise<void> {
-    return this.staticSearch.ensure(blog);
-  }
-
-  /**
-   * The API index afresh from every published post, their text read a run at a time as the
-   * index workers take it and let go once indexed (all of it at once was most of a 50,000-post
-   * reindex's 1.7 GB peak). The static index is laid out from the new segments and needs only
-   * what it lists of each post.
-   */
-  private async rebuildApiIndex(blog: BlogWithDomain): Promise<{ listed: ListedDocument[]; built: SegmentData[] | null }> {
+  async rebuild(blog: BlogWithDomain): Promise<{ count: number; changedKeys: string[] }> {
     const ids = await this.documents.ids(blog);
     const listed = new Map<string, ListedDocument>();
     const built = await this.deps.search.rebuildFrom(blog.slug, {
@@ -137,6 +101,18 @@ export class SearchUpkeep {
         return docs;
       },
     });
-    return { listed: [...listed.values()], built: built ?? null };
+    const listedDocs = [...listed.values()];
+    const changedKeys = await this.staticSearch.rebuild(blog, built ? { listed: listedDocs, built } : undefined);
+    return { count: listedDocs.length, changedKeys };
+  }
+
+  /** Builds the static index of a blog that has none yet (made before it existed); returns the keys it changed. */
+  ensureStatic(blog: BlogWithDomain): Promise<string[]> {
+    return this.staticSearch.ensure(blog);
+  }
+
+  /** Drops the API index; the static index's files go with the rest of the blog's objects. */
+  drop(blogSlug: string): Promise<void> {
+    return this.deps.search.drop(blogSlug);
   }
 }
