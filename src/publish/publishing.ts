@@ -109,6 +109,8 @@ export function createPublishing(deps: PublishingDeps): Publishing {
   const fullSite = new FullSite({ site, store, hashes, urls, theme, cache, listings, slots });
 
   const reindex = new BlogReindex({ site, indexes, purge, slots });
+  // These two call each other: a post change that moves the whole blog rebuilds it, and a
+  // rebuild runs again the post jobs recorded while it rendered.
   const postChange: PostChangePipeline = new PostChangePipeline({ blogs, site, load, store, hashes, purge, indexes, rebuild: (blog) => rebuild.rebuild(blog) });
   const rebuild: SiteRebuild = new SiteRebuild({
     blogs,
