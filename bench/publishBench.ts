@@ -52,7 +52,7 @@ async function settle(blog: ImportedBlog, env: Record<string, string>): Promise<
 /**
  * The first publish after a restart of a blog the previous process published into: right away
  * (`waitMs` 0: the server has just answered /healthz, its warm-up has barely begun), or once
- * the warm-up (services/warmUp.ts) has loaded what the previous process used.
+ * the warm-up (warmup/warmUp.ts) has loaded what the previous process used.
  */
 async function firstPublishAfterRestart(blog: ImportedBlog, waitMs: number): Promise<number> {
   const server = await startBenchServer({ FOLIO_DATA_DIR: blog.dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn' });

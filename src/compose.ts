@@ -38,8 +38,7 @@ import { WebhooksService } from './services/webhooks.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { searchRoutes } from './http/routes/search.js';
 import type { Logger } from './logger.js';
-import { JobRunner, type JobHandler } from './publish/jobRunner.js';
-import { Publisher } from './publish/publisher.js';
+import { createPublishing } from './publish/publishing.js';
 import { cachePolicy } from './publish/render/renderHeaders.js';
 import { createCdnPurger } from './cdn/createCdnPurger.js';
 import { lazyTheme } from './publish/render/renderTheme.js';
@@ -68,10 +67,9 @@ import { SiteUrls } from './services/siteUrls.js';
 import { blogForHost } from './services/siteHosts.js';
 import { AddressRateLimiter } from './services/addressRateLimiter.js';
 import { tlsRoutes, TLS_ASK_LIMIT } from './http/routes/tls.js';
-import { reRenderAfterUpgrade } from './services/siteRenderer.js';
-import { WarmUp } from './services/warmUp.js';
+import { WarmUp } from './warmup/warmUp.js';
 import { SEARCH_TEXT_VERSION } from './search/searchTypes.js';
-import { renderFingerprint } from './publish/renderFingerprint.js';
+import { renderFingerprint, reRenderAfterUpgrade } from './publish/reRenderAfterUpgrade.js';
 import { SettingsRepo } from './db/settingsRepo.js';
 import { resolvePublicUrlSettings } from './services/publicUrlSettings.js';
 import { Metrics } from './metrics/metrics.js';
@@ -147,7 +145,10 @@ export function compose(options: ComposeOptions): Folio {
   const search = options.search ?? { searcher: searchCache, updater: searchWriter };
   const content = options.content ?? new PooledContentRenderer(heavy);
   const cdn = new CountedPurger(options.cdn ?? createCdnPurger(config.cdn), (provider) => metrics.countPurgeError(provider));
-  const publisher = new Publisher({
+  const mediaRemoval = new MediaRemoval({ media: repos.media, blogs: repos.blogs, store, cdn, urls });
+  // Never into a store the data dir no longer publishes to (moved under a running server).
+  const storeWatch = new StoreWatch({ settings: new SettingsRepo(db), config, logger });
+  const publisher = createPublishing({
     blogs: repos.blogs,
     jobs: repos.jobs,
     accounts: repos.accounts,
@@ -159,20 +160,18 @@ export function compose(options: ComposeOptions): Folio {
     search: search.updater,
     content,
     logger,
+    clock,
+    metrics,
     cache,
     cdn,
     staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: searchWork.buildSegment }),
     listingSnapshots: new ListingSnapshotsRepo(db),
     media: repos.media,
+    removeMedia: (job) => mediaRemoval.handle(job),
+    beforeJob: () => storeWatch.assertOwnStore(),
+    ...(options.jobHandler ? { jobHandler: options.jobHandler } : {}),
   });
-  const mediaRemoval = new MediaRemoval({ media: repos.media, blogs: repos.blogs, store, cdn, urls });
-  // Never into a store the data dir no longer publishes to (moved under a running server).
-  const storeWatch = new StoreWatch({ settings: new SettingsRepo(db), config, logger });
-  const handleJob: JobHandler = async (job) => {
-    storeWatch.assertOwnStore();
-    return job.kind === 'media_delete' ? mediaRemoval.handle(job) : publisher.handle(job);
-  };
-  const runner = new JobRunner(repos.jobs, options.jobHandler ?? handleJob, clock, logger, metrics);
+  const { runner, handle: handleJob } = publisher;
   const webhooksRepo = repos.webhooks;
   const webhookLookup = options.webhookLookup ?? systemLookup;
   const dispatcher = new WebhookDispatcher({

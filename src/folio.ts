@@ -3,9 +3,10 @@ import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { SiteStore } from './storage/siteStore.js';
-import type { JobHandler, JobRunner } from './publish/jobRunner.js';
+import type { JobHandler, JobRunner } from './publish/jobs/jobRunner.js';
 import type { BlogSearcher } from './http/routes/search.js';
-import type { Publisher, SearchIndexUpdater } from './publish/publisher.js';
+import type { Publishing } from './publish/publishing.js';
+import type { SearchIndexUpdater } from './publish/stages/searchIndexes.js';
 import type { DomainResolver, DomainsService } from './services/domains.js';
 import type { CdnPurger } from './cdn/cdnPurger.js';
 import type { Lookup } from './webhooks/addressGuard.js';
@@ -31,7 +32,7 @@ import type { SiteUrls } from './services/siteUrls.js';
 import type { HeavyWork } from './workers/heavyWork.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { createApp } from './http/app.js';
-import type { WarmUp } from './services/warmUp.js';
+import type { WarmUp } from './warmup/warmUp.js';
 import type { Backups } from './backup/backups.js';
 
 export interface ComposeOptions {
@@ -82,7 +83,7 @@ export interface Folio {
   handleJob: JobHandler;
   urls: SiteUrls;
   store: SiteStore;
-  publisher: Publisher;
+  publisher: Publishing;
   content: ContentRenderer;
   heavy: HeavyWork;
   /** Prometheus series of this instance (GET /metrics); `countPurgeError` is the CDN purger's hook. */

@@ -6,30 +6,13 @@ import { compose, databaseFile, type Folio } from './compose.js';
 import { databaseOpenFailure } from './db/databaseFailure.js';
 import { StoreMismatchError } from './services/storeSettings.js';
 import { createHttpServer } from './http/httpServer.js';
-import { RequestActivity, runWhenIdle } from './http/idleSteps.js';
-import { jsonParser } from './http/middleware/jsonBody.js';
-import { schemaWarmUpSteps, validators } from './http/middleware/validate.js';
-import { loadMarkdownPipeline } from './content/markdown.js';
+import { RequestActivity } from './warmup/idleSteps.js';
+import { warmUpAfterFirstRequest } from './warmup/startupWarmUp.js';
 import { createLogger, flushLogs } from './logger.js';
 import { planSummary } from './services/plans.js';
 import { startScheduler } from './scheduler.js';
 import { createShutdown } from './shutdown.js';
 import { removeServerPid, writeServerPid } from './serverPidFile.js';
-
-/**
- * Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser, prom-client)
- * are loaded now, and the worker threads started, one step per turn of the event loop while no
- * request is in flight (http/idleSteps.ts), so that neither the first answer nor the first post
- * waits.
- */
-function warmUp(activity: RequestActivity, logger: ReturnType<typeof createLogger>, folio: Pick<Folio, 'heavy' | 'metrics' | 'media'>): void {
-  const loadMetrics = (): void => {
-    folio.metrics.load().catch((err: unknown) => logger.warn({ err }, 'loading the metrics failed; GET /metrics tries again'));
-  };
-  // prom-client first: until it loads, request observations wait in a bounded queue (metrics.ts).
-  const steps = [loadMetrics, () => void validators(), ...schemaWarmUpSteps(), loadMarkdownPipeline, () => void jsonParser(), () => folio.heavy.prestart(), () => folio.media.loadPipeline()];
-  void runWhenIdle(activity, steps, (err) => logger.warn({ err }, 'warm-up step failed; it runs again on first use'));
-}
 
 async function main(): Promise<void> {
   let config;
@@ -121,25 +104,8 @@ async function main(): Promise<void> {
   // pending, start now in the background: readiness never waits for them (re-rendering every
   // blog after an upgrade can take minutes), and the scheduler's tick below continues them.
   folio.tick().catch((err: unknown) => logger.error({ err }, 'start-up catch-up failed; the scheduler retries'));
-  // Warming starts once the first request is answered (an orchestrator's health check, usually),
-  // or after a second without one: its steps hold the loop for tens of milliseconds each, which
-  // the first request of a fresh process would otherwise wait out.
-  let warming: NodeJS.Timeout | undefined;
-  const startWarming = (): void => {
-    if (warming === undefined) return;
-    clearTimeout(warming);
-    warming = undefined;
-    server.off('request', onFirstRequest);
-    warmUp(activity, logger, folio);
-    // Search indexes and listings in use before the restart, loaded again so that the first query
-    // and the first publish of those blogs do not wait for them.
-    folio.warmUp.warm({ whenQuiet: () => activity.whenIdle(2_000, 30) }).catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));
-  };
-  const onFirstRequest = (_req: unknown, res: import('node:http').ServerResponse): void => {
-    res.once('close', () => setImmediate(startWarming));
-  };
-  warming = setTimeout(startWarming, 1000).unref();
-  server.on('request', onFirstRequest);
+  // Lazy libraries, worker threads, and the indexes and listings in use before the restart.
+  warmUpAfterFirstRequest({ server, activity, logger, metrics: folio.metrics, heavy: folio.heavy, media: folio.media, warmUp: folio.warmUp });
 
   const scheduler = startScheduler(
     {

@@ -1,6 +1,6 @@
 /**
  * Telling a CDN that published objects changed. Publish jobs call it after the store accepted
- * their writes (the publish pipeline); a purge that fails throws, and the job stays pending and
+ * their writes (publish/stages/cdnSync.ts); a purge that fails throws, and the job stays pending and
  * is retried like a store failure, so a job is done only when the store and the edge both match
  * the database. No vendor types cross this interface, so a
  * provider can be swapped without touching publishing.

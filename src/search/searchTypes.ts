@@ -2,7 +2,7 @@
 
 /**
  * Names what the index takes of a post and how it is stored. Bump it when either changes, and
- * every blog is reindexed once after the upgrade (services/siteRenderer.ts). 2: code blocks are
+ * every blog is reindexed once after the upgrade (publish/reRenderAfterUpgrade.ts). 2: code blocks are
  * indexed. 3: segments are stored in format 3, which opens without being decoded whole (an older
  * segment is still read, but a first query after a restart decodes it whole).
  */

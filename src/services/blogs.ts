@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { Blog, BlogWithDomain, BlogsRepo } from '../db/blogsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
-import type { JobRunner } from '../publish/jobRunner.js';
+import type { JobRunner } from '../publish/jobs/jobRunner.js';
 import type { ThemeConfig } from '../publish/render/siteTypes.js';
 import { isoNow, type Clock } from '../clock.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../db/database.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
 import type { Domain, DomainsRepo, RegistrationKey } from '../db/domainsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
-import type { JobRunner } from '../publish/jobRunner.js';
+import type { JobRunner } from '../publish/jobs/jobRunner.js';
 import type { Logger } from '../logger.js';
 import { isoNow, type Clock } from '../clock.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';

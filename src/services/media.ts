@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js';
 import type { Media, MediaRepo } from '../db/mediaRepo.js';
 import { writeTransaction } from '../db/writeTransaction.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
-import type { JobRunner } from '../publish/jobRunner.js';
+import type { JobRunner } from '../publish/jobs/jobRunner.js';
 import { isoNow, type Clock } from '../clock.js';
 import { BadRequestError, ConflictError, NotFoundError, UnsupportedMediaTypeError } from '../errors.js';
 import type { EncodedImage, ImagePipeline } from '../media/imagePipeline.js';

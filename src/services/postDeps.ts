@@ -5,7 +5,7 @@ import type { Post, PostsRepo } from '../db/postsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import type { WebhookEvents } from '../webhooks/webhookEvents.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { JobRunner } from '../publish/jobRunner.js';
+import type { JobRunner } from '../publish/jobs/jobRunner.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import { NotFoundError } from '../errors.js';
 

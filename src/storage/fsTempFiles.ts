@@ -32,7 +32,7 @@ export class TempFiles {
    *   (delayed allocation), and nothing would notice: writeSite skips objects whose hash it has.
    * - Metadata is not synced. A power cut can leave it empty or cut short; readMeta then finds
    *   no valid JSON and get() serves the intact body with the fallback headers (type from the
-   *   extension, `no-cache`, no redirect). Publisher.verify reports such objects as different and
+   *   extension, `no-cache`, no redirect). `folio site verify` reports such objects as different and
    *   a forced rebuild rewrites them.
    * - Folders are not synced after the rename either, so a power cut may undo a rename and keep
    *   the previous complete version: the same verify / forced rebuild repairs it.

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../paths.js';
 
-/** `path` is the worker's module under src/, without extension: `publish/renderWorker`. */
+/** `path` is the worker's module under src/, without extension: `publish/parallel/renderWorker`. */
 export function compiledScript(path: string): URL | null {
   const file = join(packageRoot, 'dist', 'src', `${path}.js`);
   return existsSync(file) ? pathToFileURL(file) : null;

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SiteRepo } from '../../src/db/siteRepo.js';
 import { INLINE_MAX_HTML_CHARS } from '../../src/content/contentRenderer.js';
-import { SearchDocuments } from '../../src/publish/searchDocuments.js';
+import { SearchDocuments } from '../../src/publish/stages/searchDocuments.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { withLoopTurns } from '../support/loopTurns.js';
 

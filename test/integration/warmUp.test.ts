@@ -13,7 +13,7 @@ import { SettingsRepo } from '../../src/db/settingsRepo.js';
 import { createLogger } from '../../src/logger.js';
 import { SearchIndexCache } from '../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../src/search/searchIndexWriter.js';
-import { WarmUp } from '../../src/services/warmUp.js';
+import { WarmUp } from '../../src/warmup/warmUp.js';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { FakeClock } from '../support/fakeClock.js';
 import { MemorySiteStore } from '../support/memorySiteStore.js';

@@ -12,7 +12,7 @@ import type { Plan } from '../../src/services/plans.js';
 import type { BlogSearcher } from '../../src/http/routes/search.js';
 import { FakeClock } from './fakeClock.js';
 import { OpenApiContract } from './openApiContract.js';
-import type { SearchIndexUpdater } from '../../src/publish/publisher.js';
+import type { SearchIndexUpdater } from '../../src/publish/stages/searchIndexes.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
 
 export interface TestResponse<T = any> {

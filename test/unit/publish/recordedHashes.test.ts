@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/database.js';
 import { ObjectHashesRepo } from '../../../src/db/objectHashesRepo.js';
-import { recordedHashes } from '../../../src/publish/writeSite.js';
+import { recordedHashes } from '../../../src/publish/stages/writeSite.js';
 import { testTempDir } from '../../support/tempDir.js';
 import { withLoopTurns } from '../../support/loopTurns.js';
 

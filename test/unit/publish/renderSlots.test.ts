@@ -1,6 +1,6 @@
 /** RenderSlots: at most `size` full renders at once, the rest in arrival order, a failure frees its slot. */
 import { describe, expect, it } from 'vitest';
-import { RenderSlots } from '../../../src/publish/renderSlots.js';
+import { RenderSlots } from '../../../src/publish/parallel/renderSlots.js';
 
 describe('RenderSlots', () => {
   it('runs at most `size` at once and the waiting ones in arrival order', async () => {

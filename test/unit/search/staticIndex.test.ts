@@ -19,10 +19,7 @@ import { RELEVANCE_POSTS } from '../../fixtures/search/relevancePosts.js';
 import { matchingPaths, readStaticIndex } from '../../support/staticSearchIndex.js';
 import { searchDoc } from './docFactory.js';
 import { MemorySiteStore } from '../../support/memorySiteStore.js';
-import { noCdn } from '../../../src/cdn/cdnPurger.js';
-import { CdnSync } from '../../../src/publish/cdnSync.js';
-import { StaticSearchSync } from '../../../src/publish/staticSearchSync.js';
-import { SiteUrls } from '../../../src/services/siteUrls.js';
+import { StaticSearchSync } from '../../../src/publish/stages/staticSearchSync.js';
 import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
 
 const dirs: string[] = [];
@@ -88,7 +85,7 @@ describe('the static search index', () => {
       let reads = 0;
       const sync = new StaticSearchSync({
         index: writer(target),
-        edge: new CdnSync(noCdn, new SiteUrls({ publicScheme: 'http', serviceDomain: 'example.test' })),
+        onBackgroundChange: async () => {},
         allDocs: async () => {
           reads += 1;
           return docs;

@@ -1,13 +1,22 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Clock } from '../clock.js';
-import type { JobsRepo, PublishJob } from '../db/jobsRepo.js';
-import type { Logger } from '../logger.js';
-import type { JobMetrics } from '../metrics/metricTypes.js';
+import type { Clock } from '../../clock.js';
+import type { JobsRepo, PublishJob } from '../../db/jobsRepo.js';
+import { KeyedQueue } from '../../lib/keyedQueue.js';
+import type { Logger } from '../../logger.js';
+import type { JobMetrics } from '../../metrics/metricTypes.js';
 
 /** Carries out one job. Throwing leaves the job pending for a later retry. */
 export type JobHandler = (job: PublishJob) => Promise<void>;
 
 const MAX_BACKOFF_MS = 5 * 60 * 1000;
+
+export interface JobRunnerDeps {
+  jobs: JobsRepo;
+  handler: JobHandler;
+  clock: Clock;
+  logger: Logger;
+  metrics?: JobMetrics | undefined;
+}
 
 /**
  * Runs durable publish jobs: right after the request that recorded them commits, and again from
@@ -15,21 +24,16 @@ const MAX_BACKOFF_MS = 5 * 60 * 1000;
  * the store ends up reflecting the newest state even when requests race.
  */
 export class JobRunner {
-  private readonly chains = new Map<string, Promise<void>>();
+  /** Each blog's jobs, one at a time. */
+  private readonly perBlog = new KeyedQueue<string>();
   private readonly inFlight = new Set<number>();
 
-  constructor(
-    private readonly jobs: JobsRepo,
-    private readonly handler: JobHandler,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly metrics?: JobMetrics,
-  ) {}
+  constructor(private readonly deps: JobRunnerDeps) {}
 
   /** Runs the given jobs now. Never throws: a failure is recorded and retried later. */
   async runNow(ids: readonly number[]): Promise<void> {
     for (const id of ids) {
-      const job = this.jobs.findById(id);
+      const job = this.deps.jobs.findById(id);
       if (job && job.status === 'pending') await this.enqueue(job);
     }
   }
@@ -46,31 +50,26 @@ export class JobRunner {
 
   /** The background tick: retries jobs whose backoff has passed. Returns how many ran. */
   async runDue(limit = 100): Promise<number> {
-    const due = this.jobs.listDue(this.clock.now().toISOString(), limit).filter((job) => !this.inFlight.has(job.id));
+    const due = this.deps.jobs.listDue(this.deps.clock.now().toISOString(), limit).filter((job) => !this.inFlight.has(job.id));
     await Promise.all(due.map((job) => this.enqueue(job)));
     return due.length;
   }
 
   /** Resolves when every job started so far has finished (tests and shutdown). */
-  async idle(): Promise<void> {
-    while (this.chains.size > 0) await Promise.all([...this.chains.values()]);
+  idle(): Promise<void> {
+    return this.perBlog.idle();
   }
 
   private enqueue(job: PublishJob): Promise<void> {
-    if (this.inFlight.has(job.id)) return this.chains.get(job.blogId) ?? Promise.resolve();
+    if (this.inFlight.has(job.id)) return this.perBlog.settled(job.blogId);
     this.inFlight.add(job.id);
-    const previous = this.chains.get(job.blogId) ?? Promise.resolve();
-    const next = previous.then(() => this.execute(job)).finally(() => {
-      this.inFlight.delete(job.id);
-      if (this.chains.get(job.blogId) === next) this.chains.delete(job.blogId);
-    });
-    this.chains.set(job.blogId, next);
-    return next;
+    return this.perBlog.run(job.blogId, () => this.execute(job)).finally(() => this.inFlight.delete(job.id));
   }
 
   private async execute(job: PublishJob): Promise<void> {
+    const { jobs, handler, clock, logger, metrics } = this.deps;
     // Another runner (or an earlier retry) may have finished it while this one waited its turn.
-    const current = this.jobs.findById(job.id);
+    const current = jobs.findById(job.id);
     if (current?.status !== 'pending') return;
     const started = Date.now();
     let failure: unknown = null;
@@ -78,26 +77,26 @@ export class JobRunner {
       // A job starts in a turn of the event loop of its own, not on the tail of the request
       // that committed it: waiting requests get in between the two.
       await yieldToLoop();
-      await this.handler(current);
+      await handler(current);
     } catch (err) {
       failure = err;
     }
-    this.metrics?.observeJob(job.kind, failure === null ? 'done' : 'failed', (Date.now() - started) / 1000);
+    metrics?.observeJob(job.kind, failure === null ? 'done' : 'failed', (Date.now() - started) / 1000);
     try {
       if (failure === null) {
-        this.jobs.markDone(job.id, this.clock.now().toISOString());
-        this.logger.debug({ job: job.id, kind: job.kind, blog: job.blogSlug, ms: Date.now() - started }, 'publish job done');
+        jobs.markDone(job.id, clock.now().toISOString());
+        logger.debug({ job: job.id, kind: job.kind, blog: job.blogSlug, ms: Date.now() - started }, 'publish job done');
         return;
       }
       const message = failure instanceof Error ? failure.message : String(failure);
       const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(current.attempts, 16));
-      const now = this.clock.now();
-      this.jobs.markAttemptFailed(job.id, message, new Date(now.getTime() + delay).toISOString(), now.toISOString(), false);
-      this.logger.warn({ job: job.id, kind: job.kind, blog: job.blogSlug, attempt: current.attempts + 1, err: message }, 'publish job failed; will retry');
+      const now = clock.now();
+      jobs.markAttemptFailed(job.id, message, new Date(now.getTime() + delay).toISOString(), now.toISOString(), false);
+      logger.warn({ job: job.id, kind: job.kind, blog: job.blogSlug, attempt: current.attempts + 1, err: message }, 'publish job failed; will retry');
     } catch (err) {
       // The job's row could not be updated (another process holds the database's write lock):
       // it stays pending and due, and runs again at the next tick. Jobs are idempotent.
-      this.logger.warn({ job: job.id, kind: job.kind, blog: job.blogSlug, err }, 'publish job state not recorded; it will run again');
+      logger.warn({ job: job.id, kind: job.kind, blog: job.blogSlug, err }, 'publish job state not recorded; it will run again');
     }
   }
 }

@@ -1,13 +1,13 @@
 /**
- * Keeps what was in memory across a restart (issue 12, item 2): the blogs whose search indexes
- * and whose listings (the publisher's, publish/listingCache.ts) were loaded.
+ * Keeps what was in memory across a restart: the blogs whose search indexes and whose publishing
+ * listings (publish/listing/listingCache.ts) were loaded.
  *
- * Search: the cache's most recently used blogs are recorded in the settings table (every minute when they
- * changed, and at shutdown), and after the next start they are loaded again in the background,
- * most recent first, while the cache is less than four fifths full and the next index fits
- * (SearchIndexCache#warm never evicts, and leaves the cache's order as it was). Their first
- * query and first publish then find the index in memory instead of reading and decoding all
- * of it on the request.
+ * Search: the cache's most recently used blogs are recorded in the settings table (every minute
+ * when they changed, and at shutdown), and after the next start they are loaded again in the
+ * background, most recent first, while the cache is less than four fifths full and the next
+ * index fits (SearchIndexCache#warm never evicts, and leaves the cache's order as it was). Their
+ * first query and first publish then find the index in memory instead of reading and decoding
+ * all of it on the request.
  *
  * Listings: each listing that changed is saved (a snapshot of its posts' ids, dates and tags),
  * and the most recently published blogs (at most LISTINGS) are restored from theirs after the
@@ -24,6 +24,7 @@
 import type { SettingsRepo } from '../db/settingsRepo.js';
 import type { Logger } from '../logger.js';
 import { isoNow, type Clock } from '../clock.js';
+import type { WarmablePublishing } from '../publish/warmablePublishing.js';
 
 const KEY = 'search_recent_blogs';
 const LISTINGS_KEY = 'listing_recent_blogs';
@@ -41,22 +42,11 @@ export interface WarmableCache {
   warm(blogSlug: string): Promise<boolean>;
 }
 
-/** What the warm-up needs of the publisher. */
-export interface WarmableListings {
-  /** Blog ids whose listings are in memory, most recently used first. */
-  recentListings(): string[];
-  /** Loads what a blog's first publish reads (its listing among them); false when the blog is gone. */
-  prepareForPublishing(blogId: string): Promise<boolean>;
-  /** Renders the blog's next publish without writing it (compiles the render code); skipped once it published. */
-  dryRunPublish(blogId: string): Promise<void>;
-  /** Saves the listings that changed (publish/listing/listingCache.ts); returns how many. */
-  saveListings(now: string): Promise<number>;
-}
-
 export interface WarmUpDeps {
   settings: SettingsRepo;
   cache: WarmableCache;
-  listings: WarmableListings;
+  /** Publishing's listings, and what its next publish of a blog reads. */
+  listings: WarmablePublishing;
   clock: Clock;
   logger: Logger;
 }
@@ -81,8 +71,7 @@ export class WarmUp {
    * (listings, a few hundred rows each, index states): cheap, and a client publishing right after
    * a restart needs it before anything else. Then, each after `whenQuiet` (the server: a moment
    * without requests), a dry run of each of those blogs' next publish and the search indexes:
-   * loading a 50,000-post blog's index took the CPU from that first publish, and made it twice as
-   * slow, when it came first.
+   * loading a big blog's index would otherwise take the CPU from that first publish.
    */
   async warm(options: { whenQuiet?: () => Promise<void> } = {}): Promise<{ search: string[]; listings: string[] }> {
     const whenQuiet = options.whenQuiet ?? (async () => {});

@@ -4,12 +4,11 @@
  * nothing, or overwritten with something else). Only the first bytes of each are read, a few at
  * a time, so a blog with thousands of images is checked in about one small read per object.
  */
-import type { Media } from '../db/mediaRepo.js';
-import { forEachConcurrently } from '../concurrently.js';
-import { hasImageSignature, SIGNATURE_BYTES } from '../media/imageSignature.js';
-import { MEDIA_DIR, ogName, originalName, variantsOf, type ImageFormat } from '../media/mediaNames.js';
-import { imageOf } from '../services/media.js';
-import type { SiteStore } from '../storage/siteStore.js';
+import type { Media } from '../../db/mediaRepo.js';
+import { forEachConcurrently } from '../../concurrently.js';
+import { hasImageSignature, SIGNATURE_BYTES } from '../../media/imageSignature.js';
+import { MEDIA_DIR, ogName, originalName, variantsOf, type ImageFormat, type MediaImage } from '../../media/mediaNames.js';
+import type { SiteStore } from '../../storage/siteStore.js';
 
 /** Stored image objects read at once. */
 const READS = 16;
@@ -23,7 +22,7 @@ export interface MediaCheck {
 /** Every stored object of the images, with the format it must be in. */
 function objectsOf(slug: string, media: readonly Media[]): { key: string; format: ImageFormat }[] {
   return media.flatMap((row) => {
-    const image = imageOf(row);
+    const image: MediaImage = { hash: row.hash, width: row.width, height: row.height, format: row.format };
     const names: [string, ImageFormat][] = [[originalName(image), image.format], ...variantsOf(image).map((v): [string, ImageFormat] => [v.name, v.format]), [ogName(image), 'jpeg']];
     return names.map(([name, format]) => ({ key: `${slug}/${MEDIA_DIR}/${name}`, format }));
   });

@@ -4,10 +4,10 @@
  * threads), and hands the bodies back as UTF-8 bytes, transferred instead of copied.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { RenderContext } from './render/renderContext.js';
-import { renderPostPage, type PostLink } from './render/renderPostPage.js';
-import { loadTheme } from './render/renderTheme.js';
-import type { SitePost } from './render/siteTypes.js';
+import type { RenderContext } from '../render/renderContext.js';
+import { renderPostPage, type PostLink } from '../render/renderPostPage.js';
+import { loadTheme } from '../render/renderTheme.js';
+import type { SitePost } from '../render/siteTypes.js';
 
 export interface RenderWorkerData {
   /** The templates folder the caller's theme was loaded from. */

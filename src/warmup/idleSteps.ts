@@ -1,14 +1,13 @@
 /**
- * Runs start-up work (main.ts's warm-up: loading ajv and compiling the schemas, the Markdown
- * pipeline, the JSON body parser, prom-client, starting the worker threads) one step per turn of
- * the event loop, and only while the server has no request in flight and has had none for
- * `quietMs`. Each step holds the loop for 10-40 ms; run back to back, they made the first
- * requests after a restart wait for them: the first publish of a 100-post blog took ~140 ms when
- * it ran alongside the warm-up and ~60 ms without it. The quiet period is for clients that send
- * requests one after another (a script creating a draft, then publishing it): a step started in
- * the millisecond between two of them held the second for 20 ms. A request that stays open (a
- * slow upload, a stream), or a client that never pauses, postpones the rest by at most
- * `maxWaitMs`; whatever a request needs before its step ran, it loads itself on first use.
+ * Runs start-up work (warmup/startupWarmUp.ts: loading ajv and compiling the schemas, the
+ * Markdown pipeline, the JSON body parser, prom-client, starting the worker threads) one step
+ * per turn of the event loop, and only while the server has no request in flight and has had
+ * none for `quietMs`: each step holds the loop, and run back to back they would make the first
+ * requests after a restart wait for them. The quiet period is for clients that send requests one
+ * after another (a script creating a draft, then publishing it), so that no step starts in the
+ * moment between two of them. A request that stays open (a slow upload, a stream), or a client
+ * that never pauses, postpones the rest by at most `maxWaitMs`; whatever a request needs before
+ * its step ran, it loads itself on first use.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';

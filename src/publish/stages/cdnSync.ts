@@ -1,12 +1,13 @@
 /**
- * The purge step of publish jobs (README "CDN"): after the store accepted a job's writes, the
- * CDN is told what changed, under every origin the blog is served on. A purge that fails
+ * The purge stage of publish jobs (docs/production.md, "CDN"), and the only one that calls the
+ * CdnPurger: after the store accepted a job's writes (pages, or the static search index's
+ * files), the CDN is told what changed, under every origin the blog is served on. A purge that fails
  * throws, so the job stays pending and runs again; on such a retry the store's hashes already
  * match and nothing counts as changed, so a retry purges everything the job rendered.
  */
-import type { CdnPurger } from '../cdn/cdnPurger.js';
-import { allPublicPathsOf, publicPathsOf } from '../cdn/publicPaths.js';
-import type { SiteUrls } from '../services/siteUrls.js';
+import type { CdnPurger } from '../../cdn/cdnPurger.js';
+import { allPublicPathsOf, publicPathsOf } from '../../cdn/publicPaths.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
 
 interface BlogAddress {
   slug: string;
@@ -15,10 +16,7 @@ interface BlogAddress {
 }
 
 export class CdnSync {
-  constructor(
-    private readonly cdn: CdnPurger,
-    private readonly urls: SiteUrls,
-  ) {}
+  constructor(private readonly deps: { cdn: CdnPurger; urls: SiteUrls }) {}
 
   /**
    * A post change: the keys the store wrote or deleted, or on a retry (`attempt` > 0) every key
@@ -27,7 +25,7 @@ export class CdnSync {
   async changed(blog: BlogAddress, change: { attempt: number; changedKeys: readonly string[]; allKeys: readonly string[] }): Promise<void> {
     const keys = change.attempt > 0 ? change.allKeys : change.changedKeys;
     const paths = publicPathsOf(blog.slug, keys);
-    if (paths.length > 0) await this.cdn.purgePaths(this.urls.origins(blog), paths);
+    if (paths.length > 0) await this.deps.cdn.purgePaths(this.deps.urls.origins(blog), paths);
   }
 
   /**
@@ -35,6 +33,6 @@ export class CdnSync {
    * origins. `keys`: every object the blog has or had, for caches that purge path by path.
    */
   async everything(blog: BlogAddress, keys: readonly string[], formerHostnames: readonly string[] = []): Promise<void> {
-    await this.cdn.purgeOrigins(this.urls.origins(blog, formerHostnames), await allPublicPathsOf(blog.slug, keys));
+    await this.deps.cdn.purgeOrigins(this.deps.urls.origins(blog, formerHostnames), await allPublicPathsOf(blog.slug, keys));
   }
 }

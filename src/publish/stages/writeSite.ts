@@ -1,8 +1,12 @@
+/**
+ * The write stage: applies rendered objects and deletions to the SiteStore, skipping objects
+ * whose content hash matches what was last written (object_hashes).
+ */
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
-import type { SiteObject, SiteStore } from '../storage/siteStore.js';
-import { forEachConcurrently } from '../concurrently.js';
+import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
+import type { SiteObject, SiteStore } from '../../storage/siteStore.js';
+import { forEachConcurrently } from '../../concurrently.js';
 
 /**
  * Concurrent puts are bounded: a burst of thousands of writes helps neither disk nor S3. 32
@@ -11,7 +15,7 @@ import { forEachConcurrently } from '../concurrently.js';
  */
 const CONCURRENCY = 32;
 const RECORD_BATCH = 1000;
-/** Recorded hashes read per turn of the event loop: a 50,000-post blog's 60,000 at once held it ~60 ms. */
+/** Recorded hashes read per turn of the event loop: a big blog's all at once would hold it. */
 const KNOWN_PAGE = 5000;
 
 export interface WriteResult {
@@ -145,7 +149,7 @@ export class SiteWriter {
     this.accepted = [];
     if (this.options.bulk) await this.store.flush();
     // In transactions of RECORD_BATCH rows with a turn of the event loop between them: one
-    // transaction for a rebuild's 12,000 hashes held every request for a third of a second.
+    // transaction for a whole rebuild's hashes would hold every request meanwhile.
     for (let start = 0; start < batch.length; start += RECORD_BATCH) {
       if (start > 0) await yieldToLoop();
       this.hashes.setMany(this.blogId, batch.slice(start, start + RECORD_BATCH));

@@ -1,10 +1,9 @@
 /**
  * How much whole-blog work runs at once in this process: full renders, which render their post
  * pages on a pool of worker threads that uses every core, and reindexes, which hold every post's
- * text while they index it. After an upgrade the job runner starts up to 100 whole-site jobs
- * together, which without a bound meant up to 200 render threads and their memory at once.
- * Beyond the bound work waits for a slot (in arrival order); publishes of single posts never
- * take one.
+ * text while they index it. After an upgrade the job runner starts every blog's whole-site job
+ * together, and each full render would start its own worker threads. Beyond the bound work waits
+ * for a slot (in arrival order); publishes of single posts never take one.
  */
 export class RenderSlots {
   private running = 0;

@@ -4,15 +4,15 @@
  * address on the blog.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { TimeSlice } from '../timeSlice.js';
-import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { Post } from '../db/postsRepo.js';
-import type { SiteRepo } from '../db/siteRepo.js';
-import type { ContentRenderer } from '../content/contentRenderer.js';
-import type { SearchText } from '../content/markdown.js';
-import type { SearchDocument } from '../search/searchTypes.js';
-import type { SiteUrls } from '../services/siteUrls.js';
-import type { SitePost } from './render/siteTypes.js';
+import { TimeSlice } from '../../timeSlice.js';
+import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import type { Post } from '../../db/postsRepo.js';
+import type { SiteRepo } from '../../db/siteRepo.js';
+import type { ContentRenderer } from '../../content/contentRenderer.js';
+import type { SearchText } from '../../content/markdown.js';
+import type { SearchDocument } from '../../search/searchTypes.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
+import type { SitePost } from '../render/siteTypes.js';
 
 /** Rows read at a time when collecting a blog's search documents. */
 const READ_PAGE = 200;
@@ -67,8 +67,8 @@ export class SearchDocuments {
     for (let start = 0; start < ids.length; start += READ_PAGE) {
       for (const post of this.deps.site.publishedByIds(ids.slice(start, start + READ_PAGE))) {
         docs.set(post.id, await this.of(blog, post));
-        // Text of posts under the worker threshold is made in place, up to ~20 ms a post for
-        // entity-dense HTML: a page of such posts would otherwise hold the loop for seconds.
+        // Text of posts under the worker threshold is made in place, so the event loop gets a
+        // turn between posts, not only between pages of them.
         if (slice.over) await slice.next();
       }
       await slice.next();

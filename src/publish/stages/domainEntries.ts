@@ -2,19 +2,16 @@
  * The routing entries under `_domains/<hostname>` (text: the blog slug) that the site server, or
  * a CDN worker, reads to map a custom host to its blog.
  */
-import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
-import type { SiteStore } from '../storage/siteStore.js';
+import type { BlogsRepo, BlogWithDomain } from '../../db/blogsRepo.js';
+import type { SiteStore } from '../../storage/siteStore.js';
 
 export class DomainEntries {
-  constructor(
-    private readonly store: SiteStore,
-    private readonly blogs: Pick<BlogsRepo, 'findByActiveDomain'>,
-  ) {}
+  constructor(private readonly deps: { store: SiteStore; blogs: Pick<BlogsRepo, 'findByActiveDomain'> }) {}
 
   /** Writes the blog's entry, if it has an active custom domain. */
   async write(blog: BlogWithDomain): Promise<void> {
     if (!blog.customDomain || !blog.domainActive) return;
-    await this.store.put(`_domains/${blog.customDomain}`, blog.slug, { contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache' });
+    await this.deps.store.put(`_domains/${blog.customDomain}`, blog.slug, { contentType: 'text/plain; charset=utf-8', cacheControl: 'no-cache' });
   }
 
   /**
@@ -25,10 +22,10 @@ export class DomainEntries {
    */
   async release(hostname: string, blogSlug: string): Promise<void> {
     const key = `_domains/${hostname}`;
-    const entry = await this.store.get(key);
+    const entry = await this.deps.store.get(key);
     if (entry && entry.body.toString('utf8').trim() !== blogSlug) return;
-    if (entry) await this.store.delete(key);
-    const holder = this.blogs.findByActiveDomain(hostname);
+    if (entry) await this.deps.store.delete(key);
+    const holder = this.deps.blogs.findByActiveDomain(hostname);
     if (holder) await this.write(holder);
   }
 }

@@ -1,41 +1,45 @@
 /**
- * A whole blog rendered from the database: written to the store (a rebuild) or compared with it
- * (verify). Objects are rendered and handled a chunk at a time (renderSiteInChunks.ts), so the
- * memory a rebuild takes follows the chunk, not the blog: every body and every page of a
- * 50,000-post blog held at once took 2.3 GB.
+ * The render and write stages of a whole blog: every object rendered from the database, then
+ * written to the store (a rebuild) or compared with it (verify). Objects are rendered and
+ * handled a chunk at a time (parallel/renderSiteInChunks.ts), so the memory a rebuild takes
+ * follows the chunk, not the blog.
  */
-import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
-import type { SiteRepo } from '../db/siteRepo.js';
-import { forEachConcurrently } from '../concurrently.js';
-import { MEDIA_DIR } from '../media/mediaNames.js';
-import { templatesDir } from '../paths.js';
-import type { Plan } from '../services/plans.js';
-import type { SiteUrls } from '../services/siteUrls.js';
-import type { SiteStore } from '../storage/siteStore.js';
-import type { ListingCache } from './listing/listingCache.js';
-import { plainSummary } from './listing/lazySummary.js';
+import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
+import type { SiteRepo } from '../../db/siteRepo.js';
+import { forEachConcurrently } from '../../concurrently.js';
+import { MEDIA_DIR } from '../../media/mediaNames.js';
+import { templatesDir } from '../../paths.js';
+import type { Plan } from '../../services/plans.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
+import type { SiteStore } from '../../storage/siteStore.js';
+import type { ListingCache } from '../listing/listingCache.js';
+import { plainSummary } from '../listing/lazySummary.js';
 import { toSiteBlog, toSitePost } from './loadSite.js';
-import { FEED_SIZE } from './render/archive.js';
-import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
-import { createRenderContext } from './render/renderContext.js';
-import type { CachePolicy } from './render/renderHeaders.js';
-import { searchKey } from './render/renderPaths.js';
-import { siteRenders, type SitePlan } from './render/renderSite.js';
+import { FEED_SIZE } from '../render/archive.js';
+import { FEED_ITEM_MAX_HTML_BYTES } from '../render/feeds.js';
+import { createRenderContext } from '../render/renderContext.js';
+import type { CachePolicy } from '../render/renderHeaders.js';
+import { searchKey } from '../render/renderPaths.js';
+import { siteRenders, type SitePlan } from '../render/renderSite.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Theme } from './render/renderTheme.js';
-import type { SitePost, SitePostSummary } from './render/siteTypes.js';
-import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from './renderSiteInChunks.js';
+import type { Theme } from '../render/renderTheme.js';
+import type { SitePost, SitePostSummary } from '../render/siteTypes.js';
+import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../parallel/renderSiteInChunks.js';
 import { SiteWriter, type WriteOptions, type WriteResult } from './writeSite.js';
-import type { RenderSlots } from './renderSlots.js';
+import type { RenderSlots } from '../parallel/renderSlots.js';
 
 export interface FullSiteDeps {
-  site: SiteRepo;
+  site: Pick<SiteRepo, 'newestPublished' | 'redirects' | 'htmlBytes' | 'publishedByIds'>;
   store: SiteStore;
   hashes: ObjectHashesRepo;
   urls: SiteUrls;
   theme: Theme;
+  /** Cache-Control of rendered pages. */
   cache: CachePolicy;
+  listings: Pick<ListingCache, 'get'>;
+  /** Bound the whole-blog work of the process (full renders, reindexes) together. */
+  slots: RenderSlots;
 }
 
 export interface VerifyReport {
@@ -43,7 +47,7 @@ export interface VerifyReport {
   missing: string[];
   different: string[];
   extra: string[];
-  /** The objects of uploaded images among `missing` (Publisher.verify). */
+  /** The objects of uploaded images among `missing` (pipelines/rebuildSite.ts, verify). */
   missingMedia?: string[];
 }
 
@@ -59,12 +63,7 @@ const BODIES_PER_READ = 40;
 const SUMMARIES_PER_TURN = 2000;
 
 export class FullSite {
-  /** `slots` bound the whole-blog work of the process (full renders, reindexes) together. */
-  constructor(
-    private readonly deps: FullSiteDeps,
-    private readonly listings: ListingCache,
-    private readonly slots: RenderSlots,
-  ) {}
+  constructor(private readonly deps: FullSiteDeps) {}
 
   /**
    * Renders and writes every object of the blog and deletes the stale ones. `keys` are the
@@ -75,12 +74,12 @@ export class FullSite {
     plan: Plan,
     options: WriteOptions = {},
   ): Promise<{ result: WriteResult; keys: string[] }> {
-    return this.slots.run(() => this.writeNow(blog, plan, options));
+    return this.deps.slots.run(() => this.writeNow(blog, plan, options));
   }
 
   /** Compares the store with what the database says the blog should be. */
   verify(blog: BlogWithDomain, plan: Plan): Promise<VerifyReport> {
-    return this.slots.run(() => this.verifyNow(blog, plan));
+    return this.deps.slots.run(() => this.verifyNow(blog, plan));
   }
 
   private async writeNow(
@@ -92,7 +91,7 @@ export class FullSite {
     // The store is listed while the pages render: the listing only needs the keys at the end.
     const stored = this.staleKeys(blog.slug, new Set());
     stored.catch(() => undefined);
-    // Each of these takes tens of milliseconds for a big blog: requests get a turn in between.
+    // Each of these is long for a big blog: requests get a turn in between.
     await yieldToLoop();
     const renders = siteRenders(sitePlan);
     await yieldToLoop();
@@ -125,8 +124,8 @@ export class FullSite {
     const report: VerifyReport = { checked: 0, missing: [], different: [], extra: [] };
     const rendered = new Set<string>();
     for await (const objects of renderSiteInChunks(await this.plan(blog, plan), this.postBodies, this.renderOptions)) {
-      // A chunk's stored objects are read VERIFY_READS at a time (one at a time, reading took
-      // longer than rendering); the findings are listed in render order all the same.
+      // A chunk's stored objects are read VERIFY_READS at a time, so reading keeps up with
+      // rendering; the findings are listed in render order all the same.
       const findings = new Array<'missing' | 'different' | null>(objects.length);
       await forEachConcurrently(objects.keys(), VERIFY_READS, async (i) => {
         const object = objects[i]!;
@@ -159,7 +158,7 @@ export class FullSite {
    */
   private async plan(blog: BlogWithDomain, plan: Plan): Promise<SitePlan> {
     const { site, urls, theme, cache } = this.deps;
-    const listing = await this.listings.get(blog.id);
+    const listing = await this.deps.listings.get(blog.id);
     const ctx = createRenderContext({ theme, blog: toSiteBlog(blog, plan, urls), titleCounts: listing.titleCounts, cache });
     const listed = [...listing.posts];
     // Plain objects, for the worker threads; a restored listing reads its posts' rows here, a
@@ -177,16 +176,13 @@ export class FullSite {
     };
   }
 
-  /** Chunks end before their bodies pass a byte budget: a blog of 1 MB posts would otherwise put 1.4 GB in each. */
+  /** Chunks end before their bodies pass a byte budget, so a blog of large posts takes no more memory per chunk. */
   private readonly renderOptions: ParallelRenderOptions = {
     themeDir: templatesDir,
     bodyBytes: (posts) => this.deps.site.htmlBytes(posts.map((post) => post.id)),
   };
 
-  /**
-   * A chunk's bodies, BODIES_PER_READ posts per turn of the event loop: the HTML of a chunk's 200
-   * posts (3 MB and more) read at once held it for 30–60 ms.
-   */
+  /** A chunk's bodies, BODIES_PER_READ posts per turn of the event loop: a whole chunk's HTML read at once would hold it. */
   private readonly postBodies = async (posts: readonly SitePostSummary[]): Promise<SitePost[]> => {
     const ids = posts.map((post) => post.id);
     const bodies: SitePost[] = [];

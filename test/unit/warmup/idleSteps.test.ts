@@ -1,5 +1,5 @@
 /**
- * runWhenIdle (src/http/idleSteps.ts): the start-up warm-up runs its steps only while the server
+ * runWhenIdle (src/warmup/idleSteps.ts): the start-up warm-up runs its steps only while the server
  * answers nothing, in order, past a failing step, and not forever behind a request that stays open.
  * Real HTTP against a real node:http server.
  */
@@ -7,7 +7,7 @@ import { createServer, request, type Server, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../../src/http/httpServer.js';
-import { RequestActivity, runWhenIdle } from '../../../src/http/idleSteps.js';
+import { RequestActivity, runWhenIdle } from '../../../src/warmup/idleSteps.js';
 import { createLogger } from '../../../src/logger.js';
 
 let server: Server | null = null;

@@ -1,24 +1,23 @@
 /**
  * A full render of a blog, a chunk of objects at a time: the objects but the post pages come
  * from the plan's summaries; the post pages (most of the work) are rendered on worker threads,
- * so both cores of a small VM render a big blog, from bodies read a chunk at a time. The caller
- * writes each chunk before the next is asked for, so memory follows the chunk, not the blog (a
- * 50,000-post blog held all its bodies and all its pages at once: 2.3 GB). Chunks come in
+ * so every core renders a big blog, from bodies read a chunk at a time. The caller writes each
+ * chunk before the next is asked for, so memory follows the chunk, not the blog. Chunks come in
  * renderSite's order and, put together, are renderSite's objects; post page bodies come back as
  * UTF-8 Buffers instead of strings (same bytes).
  *
  * The worker is the compiled `renderWorker.js` of the dist/src tree (compiledScript; under vitest
- * too, from the tree `npm test` builds). Without a
- * compiled worker the post pages render in-process, yielding to the event loop between pages.
+ * too, from the tree `npm test` builds). Without a compiled worker the post pages render
+ * in-process, yielding to the event loop between pages.
  */
 import { availableParallelism } from 'node:os';
-import { TimeSlice } from '../timeSlice.js';
-import { compiledScript } from '../workers/compiledScript.js';
-import type { SiteObject } from '../storage/siteStore.js';
-import type { PostLink } from './render/renderPostPage.js';
-import { renderPostPage } from './render/renderPostPage.js';
-import { siteRenders, type SitePlan, type SiteRenders } from './render/renderSite.js';
-import type { SitePost, SitePostSummary } from './render/siteTypes.js';
+import { TimeSlice } from '../../timeSlice.js';
+import { compiledScript } from '../../workers/compiledScript.js';
+import type { SiteObject } from '../../storage/siteStore.js';
+import type { PostLink } from '../render/renderPostPage.js';
+import { renderPostPage } from '../render/renderPostPage.js';
+import { siteRenders, type SitePlan, type SiteRenders } from '../render/renderSite.js';
+import type { SitePost, SitePostSummary } from '../render/siteTypes.js';
 import { RenderPool } from './renderPool.js';
 import type { RenderedPage, RenderRequest } from './renderWorker.js';
 
@@ -49,14 +48,15 @@ export interface ParallelRenderOptions {
 export type PostBodies = (posts: readonly SitePostSummary[]) => SitePost[] | Promise<SitePost[]>;
 
 /**
- * Starting the workers costs a few hundred milliseconds, but on other threads: from this size a
- * whole-site render in place would hold the event loop (every request) for tens of milliseconds.
+ * From this size a whole-site render in place would hold the event loop (every request) too
+ * long, while starting the workers costs time on other threads only.
  */
 const DEFAULT_MIN_POSTS = 100;
 const DEFAULT_CHUNK_POSTS = 200;
 /**
- * 200 posts of 1 MB of Markdown each carry up to 1.4 GB of HTML, and four chunks are in flight
- * (two per worker): a blog of large posts is rendered in chunks of fewer posts instead.
+ * A chunk of large posts would carry far more HTML than a chunk of ordinary ones, and several
+ * chunks are in flight (two per worker): a blog of large posts is rendered in chunks of fewer
+ * posts instead.
  */
 const DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024;
 /** How long rendering in-process may run before requests waiting on the event loop get a turn. */
@@ -66,7 +66,7 @@ const LIST_CHUNK_OBJECTS = 500;
 
 /** The compiled worker file (from dist/ under vitest), or null when none was built. */
 export function renderWorkerScript(): URL | null {
-  return compiledScript('publish/renderWorker');
+  return compiledScript('publish/parallel/renderWorker');
 }
 
 /** How many objects renderSiteInChunks hands on when no post disappears meanwhile. */

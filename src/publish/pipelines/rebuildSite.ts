@@ -1,0 +1,114 @@
+/**
+ * Whole-blog work: the `site` job (theme, name, plan, domain, URLs, upgrade, import), the CLI's
+ * `folio site rebuild` and `verify`. Load the blog's listing, render and write every object a
+ * chunk at a time (stages/fullSite.ts), write the routing entry, purge all of the blog at the
+ * edge, run again the post jobs recorded meanwhile, then rebuild the search indexes when asked.
+ */
+import type { AccountsRepo } from '../../db/accountsRepo.js';
+import type { BlogsRepo, BlogWithDomain } from '../../db/blogsRepo.js';
+import { IMPORTED, SEARCH_TEXT_CHANGED, URLS_CHANGED, type JobsRepo, type PublishJob } from '../../db/jobsRepo.js';
+import type { MediaRepo } from '../../db/mediaRepo.js';
+import type { SiteStore } from '../../storage/siteStore.js';
+import type { CdnSync } from '../stages/cdnSync.js';
+import type { DomainEntries } from '../stages/domainEntries.js';
+import type { FullSite, VerifyReport } from '../stages/fullSite.js';
+import { planOf } from '../stages/loadSite.js';
+import type { SearchIndexes } from '../stages/searchIndexes.js';
+import { verifyMedia } from '../stages/verifyMedia.js';
+import type { WriteResult } from '../stages/writeSite.js';
+
+export interface RebuildOptions {
+  /** Uploads even objects whose hash matches what was last written. */
+  force?: boolean;
+  /** Rebuilds both search indexes too (the pages leave the Markdown out; the index takes the full rows). */
+  withSearch?: boolean;
+  onProgress?: (done: number, total: number) => void;
+  /** Hostnames the blog no longer has, whose copies at the edge go too. */
+  formerHostnames?: string[];
+}
+
+export interface SiteRebuildDeps {
+  blogs: Pick<BlogsRepo, 'findById'>;
+  accounts: Pick<AccountsRepo, 'findById'>;
+  /** The post jobs recorded while a full render ran. */
+  jobs: Pick<JobsRepo, 'latestId' | 'postJobsSince'>;
+  fullSite: Pick<FullSite, 'write' | 'verify'>;
+  domains: Pick<DomainEntries, 'write' | 'release'>;
+  purge: CdnSync;
+  indexes: Pick<SearchIndexes, 'ensureStatic'>;
+  /** The blog's uploaded images, whose objects `verify` checks in the store. */
+  media: Pick<MediaRepo, 'allOfBlog'>;
+  store: Pick<SiteStore, 'getRange'>;
+  /** Runs a post job (pipelines/publishPostChange.ts). */
+  runPostJob: (job: PublishJob) => Promise<void>;
+  /** Rebuilds both search indexes (pipelines/reindexBlog.ts). */
+  reindex: (blog: BlogWithDomain) => Promise<number>;
+}
+
+export class SiteRebuild {
+  constructor(private readonly deps: SiteRebuildDeps) {}
+
+  /** The `site` job. */
+  async run(job: PublishJob): Promise<void> {
+    const { blogs, indexes, purge, domains } = this.deps;
+    const blog = blogs.findById(job.blogId);
+    if (!blog) return;
+    const old = job.payload.hostname;
+    const formerHost = old && !(blog.customDomain === old && blog.domainActive) ? old : null;
+    // A removed domain's copies at the edge go too: its routing entry is removed below.
+    // A changed public domain writes every object, not only those whose hash changed: after a
+    // restore into a new store the recorded hashes name assets the store lacks.
+    // Both indexes are rebuilt after an upgrade that changed what the index takes of a post,
+    // after a changed public domain, and at an imported blog's first render.
+    const full = job.payload.reason === URLS_CHANGED;
+    const withSearch = full || job.payload.reason === SEARCH_TEXT_CHANGED || job.payload.reason === IMPORTED;
+    await this.rebuild(blog, { ...(formerHost ? { formerHostnames: [formerHost] } : {}), withSearch, force: full });
+    const changedKeys = await indexes.ensureStatic(blog);
+    await purge.changed(blog, { attempt: 0, changedKeys, allKeys: changedKeys });
+    if (formerHost) await domains.release(formerHost, blog.slug);
+  }
+
+  /** Re-renders every object of the blog, a chunk at a time, so memory follows the chunk, not the blog. */
+  async rebuild(blog: BlogWithDomain, options: RebuildOptions = {}): Promise<WriteResult> {
+    const { jobs, accounts, fullSite, domains, purge } = this.deps;
+    const since = jobs.latestId();
+    // load, render, write
+    const { result, keys } = await fullSite.write(blog, planOf(accounts, blog), options);
+    await domains.write(blog);
+    // purge
+    await purge.everything(blog, keys, options.formerHostnames);
+    await this.catchUp(blog, since);
+    // index
+    if (options.withSearch) await this.deps.reindex(blog);
+    return result;
+  }
+
+  /**
+   * Compares the store with what the database says the blog should be: the rendered objects,
+   * and every object of every uploaded image (`missingMedia`, also in `missing`: no render can
+   * make them again, only an upload or a restore).
+   */
+  async verify(blog: BlogWithDomain): Promise<VerifyReport> {
+    const report = await this.deps.fullSite.verify(blog, planOf(this.deps.accounts, blog));
+    const media = await verifyMedia(this.deps.store, blog.slug, this.deps.media.allOfBlog(blog.id));
+    return {
+      ...report,
+      checked: report.checked + media.keys.length,
+      missing: [...report.missing, ...media.missing],
+      different: [...report.different, ...media.different],
+      missingMedia: media.missing,
+    };
+  }
+
+  /**
+   * Post jobs of the blog recorded while a full render ran, run again now that it is written.
+   * Another process (the server, beside `folio site rebuild`) may have run them meanwhile, and
+   * the render, planned from the posts as they were when it started, then wrote older feeds,
+   * list pages, sitemap chunks and neighbour pages over theirs. A post job renders from the
+   * database as it is now, so running it twice is harmless; in the server the blog's jobs wait
+   * behind its full render and run next anyway.
+   */
+  private async catchUp(blog: BlogWithDomain, since: number): Promise<void> {
+    for (const job of this.deps.jobs.postJobsSince(blog.id, since)) await this.deps.runPostJob(job);
+  }
+}

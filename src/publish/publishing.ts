@@ -1,0 +1,155 @@
+/**
+ * Publishing as the rest of Folio sees it: the job runner and its dispatch, the whole-blog
+ * operations the CLI calls, the warm-up's interface, and one `idle()` for everything it runs in
+ * the background. Built once by the composition root; each stage and pipeline below receives
+ * only what it uses.
+ */
+import type { Clock } from '../clock.js';
+import type { AccountsRepo } from '../db/accountsRepo.js';
+import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import type { JobsRepo } from '../db/jobsRepo.js';
+import type { MediaRepo } from '../db/mediaRepo.js';
+import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
+import type { SiteRepo } from '../db/siteRepo.js';
+import type { CdnPurger } from '../cdn/cdnPurger.js';
+import type { ContentRenderer } from '../content/contentRenderer.js';
+import type { Logger } from '../logger.js';
+import type { JobMetrics } from '../metrics/metricTypes.js';
+import type { SiteUrls } from '../services/siteUrls.js';
+import type { SiteStore } from '../storage/siteStore.js';
+import { dispatchJob } from './jobs/dispatchJob.js';
+import { JobRunner, type JobHandler } from './jobs/jobRunner.js';
+import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
+import { RenderSlots } from './parallel/renderSlots.js';
+import { SiteDeletion } from './pipelines/deleteSite.js';
+import { PostChangePipeline } from './pipelines/publishPostChange.js';
+import { BlogReindex } from './pipelines/reindexBlog.js';
+import { SiteRebuild, type RebuildOptions } from './pipelines/rebuildSite.js';
+import type { CachePolicy } from './render/renderHeaders.js';
+import type { Theme } from './render/renderTheme.js';
+import { CdnSync } from './stages/cdnSync.js';
+import { DomainEntries } from './stages/domainEntries.js';
+import { FullSite, type VerifyReport } from './stages/fullSite.js';
+import { PostChangeLoader } from './stages/loadPostChange.js';
+import { SearchIndexes, type SearchIndexUpdater } from './stages/searchIndexes.js';
+import type { StaticSearchIndex } from './stages/staticSearchSync.js';
+import type { WriteResult } from './stages/writeSite.js';
+import { createWarmablePublishing, type WarmablePublishing } from './warmablePublishing.js';
+
+/** Whole-blog work at once (full renders and reindexes): each already keeps the cores of a small VM busy. */
+const WHOLE_BLOG_SLOTS = 2;
+
+export interface PublishingDeps {
+  blogs: BlogsRepo;
+  /** The runner's job rows, and the post jobs a full render runs again. */
+  jobs: JobsRepo;
+  accounts: Pick<AccountsRepo, 'findById'>;
+  site: SiteRepo;
+  hashes: ObjectHashesRepo;
+  store: SiteStore;
+  urls: SiteUrls;
+  theme: Theme;
+  search: SearchIndexUpdater;
+  /** Plain text of stored HTML for the index, off the event loop for large posts. */
+  content: Pick<ContentRenderer, 'searchText'>;
+  logger: Logger;
+  clock: Clock;
+  metrics?: JobMetrics;
+  /** Cache-Control of rendered pages (long at the edge when a CDN purger is configured). */
+  cache: CachePolicy;
+  /** Tells the CDN what a job changed (a no-op with FOLIO_CDN=none). */
+  cdn: CdnPurger;
+  /** The index the `/search/` page reads in the browser. */
+  staticSearch: StaticSearchIndex;
+  /** The blog's uploaded images, whose objects `verify` checks. */
+  media: Pick<MediaRepo, 'allOfBlog'>;
+  /** Saved listings: a blog's first publish after a restart then reads a few rows, not all. */
+  listingSnapshots?: SnapshotStore;
+  /** The `media_delete` job, which is not publishing's (services/mediaRemoval.ts). */
+  removeMedia: JobHandler;
+  /** Runs before every job and may refuse it by throwing (the job then stays pending). */
+  beforeJob?: () => void;
+  /** Replaces `handle` as the runner's handler (tests of the job mechanics). */
+  jobHandler?: JobHandler;
+}
+
+export interface Publishing extends WarmablePublishing {
+  /** Runs recorded jobs now and retries them from the background tick. */
+  runner: JobRunner;
+  /** Carries out one job: `beforeJob`, then the pipeline of its kind. */
+  handle: JobHandler;
+  /** Re-renders every object of the blog; `force` uploads even objects whose hash matches. */
+  rebuild(blog: BlogWithDomain, options?: RebuildOptions): Promise<WriteResult>;
+  /** Compares the store with what the database says the blog should be. */
+  verify(blog: BlogWithDomain): Promise<VerifyReport>;
+  /** Rebuilds only the blog's search indexes from the database; returns how many posts they hold. */
+  reindex(blog: BlogWithDomain): Promise<number>;
+  /** Whole-blog work running and waiting for a slot. */
+  wholeBlogWork(): { running: number; waiting: number };
+  /** Resolves once the jobs started so far and the search upkeep they started are done. */
+  idle(): Promise<void>;
+}
+
+export function createPublishing(deps: PublishingDeps): Publishing {
+  const { blogs, accounts, site, hashes, store, urls, theme, cache, logger } = deps;
+  const listings = new ListingCache(site, deps.listingSnapshots ? { snapshots: deps.listingSnapshots } : {});
+  const slots = new RenderSlots(WHOLE_BLOG_SLOTS);
+  const purge = new CdnSync({ cdn: deps.cdn, urls });
+  const domains = new DomainEntries({ store, blogs });
+  const indexes = new SearchIndexes({
+    site,
+    urls,
+    search: deps.search,
+    content: deps.content,
+    staticSearch: deps.staticSearch,
+    onBackgroundChange: (blog, changedKeys) => purge.changed(blog, { attempt: 1, changedKeys, allKeys: changedKeys }),
+    logger,
+  });
+  const load = new PostChangeLoader({ site, accounts, urls, theme, cache, listings });
+  const fullSite = new FullSite({ site, store, hashes, urls, theme, cache, listings, slots });
+
+  const reindex = new BlogReindex({ site, indexes, purge, slots });
+  // These two call each other: a post change that moves the whole blog rebuilds it, and a
+  // rebuild runs again the post jobs recorded while it rendered.
+  const postChange: PostChangePipeline = new PostChangePipeline({ blogs, site, load, store, hashes, purge, indexes, rebuild: (blog) => rebuild.rebuild(blog) });
+  const rebuild: SiteRebuild = new SiteRebuild({
+    blogs,
+    accounts,
+    jobs: deps.jobs,
+    fullSite,
+    domains,
+    purge,
+    indexes,
+    media: deps.media,
+    store,
+    runPostJob: (job) => postChange.run(job),
+    reindex: (blog) => reindex.reindex(blog),
+  });
+  const deletion = new SiteDeletion({ blogs, store, hashes, listings, domains, indexes, purge, logger });
+
+  const dispatch = dispatchJob({
+    postChange: (job) => postChange.run(job),
+    site: (job) => rebuild.run(job),
+    deleteSite: (job) => deletion.run(job),
+    removeMedia: deps.removeMedia,
+  });
+  const handle: JobHandler = async (job) => {
+    deps.beforeJob?.();
+    return dispatch(job);
+  };
+  const runner = new JobRunner({ jobs: deps.jobs, handler: deps.jobHandler ?? handle, clock: deps.clock, logger, metrics: deps.metrics });
+
+  return {
+    ...createWarmablePublishing({ blogs, accounts, urls, theme, listings, load, indexes, publishedSinceStart: (blogId) => postChange.publishedSinceStart(blogId) }),
+    runner,
+    handle,
+    rebuild: (blog, options) => rebuild.rebuild(blog, options),
+    verify: (blog) => rebuild.verify(blog),
+    reindex: (blog) => reindex.reindex(blog),
+    wholeBlogWork: () => slots.stats(),
+    idle: async () => {
+      await runner.idle();
+      await indexes.idle();
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The load stage of a post change: everything renderPostChange needs, read from the blog's
+ * listing and the database as they are now, so a job run twice, late or after a crash renders
+ * the same objects.
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { AccountsRepo } from '../../db/accountsRepo.js';
+import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import type { JobPayload } from '../../db/jobsRepo.js';
+import type { SiteRepo } from '../../db/siteRepo.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
+import type { ListingCache } from '../listing/listingCache.js';
+import type { PostChangeInput } from '../postChange.js';
+import { FEED_SIZE, indexOfPost, positionOf } from '../render/archive.js';
+import { FEED_ITEM_MAX_HTML_BYTES } from '../render/feeds.js';
+import { blogLanguage, createRenderContext } from '../render/renderContext.js';
+import type { CachePolicy } from '../render/renderHeaders.js';
+import type { Theme } from '../render/renderTheme.js';
+import type { SitePost } from '../render/siteTypes.js';
+import { planOf, toSiteBlog, toSitePost } from './loadSite.js';
+
+/** The answer when the change turned the blog's language: every page's `<html lang>` and labels change. */
+export const LANGUAGE_TIPPED = Symbol('language tipped');
+
+export interface LoadedPostChange {
+  input: PostChangeInput;
+  /** The post as it is now when it is live, else null. */
+  live: SitePost | null;
+}
+
+export interface PostChangeLoaderDeps {
+  site: Pick<SiteRepo, 'post' | 'newestPublished' | 'redirectsOfPost'>;
+  accounts: Pick<AccountsRepo, 'findById'>;
+  urls: SiteUrls;
+  theme: Theme;
+  /** Cache-Control of rendered pages. */
+  cache: CachePolicy;
+  /** Published posts per blog, kept current from the change log so a publish does not re-read them all. */
+  listings: Pick<ListingCache, 'get'>;
+}
+
+export class PostChangeLoader {
+  constructor(private readonly deps: PostChangeLoaderDeps) {}
+
+  async load(blog: BlogWithDomain, postId: string, payload: JobPayload): Promise<LoadedPostChange | typeof LANGUAGE_TIPPED> {
+    const { site, urls, theme, cache } = this.deps;
+    const listing = await this.deps.listings.get(blog.id);
+    const summaries = listing.posts;
+    const siteBlog = toSiteBlog(blog, planOf(this.deps.accounts, blog), urls);
+    if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) return LANGUAGE_TIPPED;
+    const row = site.post(postId);
+    const live = row && row.status === 'published' ? toSitePost(row) : null;
+    // Rows of large posts are slow to read: the event loop gets a turn after each.
+    await yieldToLoop();
+    const neighbours = new Map<string, SitePost>();
+    const addNeighbour = async (neighbour: { id: string } | undefined): Promise<void> => {
+      const full = neighbour ? site.post(neighbour.id) : null;
+      if (full && full.status === 'published') neighbours.set(full.id, toSitePost(full));
+      await yieldToLoop();
+    };
+    if (live) {
+      // By its place (a binary search); the walk only if the listing's copy has another date.
+      const placed = indexOfPost(summaries, live);
+      const index = placed >= 0 ? placed : summaries.findIndex((p) => p.id === live.id);
+      for (const neighbour of [summaries[index - 1], summaries[index + 1]]) await addNeighbour(neighbour);
+    } else if (payload.previousPublishedAt) {
+      // The posts on either side of the gap lose their link to the removed post.
+      const after = positionOf(summaries, { id: postId, publishedAt: payload.previousPublishedAt });
+      const around = after >= summaries.length ? [summaries[summaries.length - 1]] : [summaries[after - 1], summaries[after]];
+      for (const neighbour of around) await addNeighbour(neighbour);
+    }
+    const newest = site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost);
+    const ctx = createRenderContext({ theme, blog: siteBlog, titleCounts: listing.titleCounts, cache });
+    const redirects = live ? site.redirectsOfPost(live.id) : [];
+    const input: PostChangeInput = {
+      ctx,
+      summaries,
+      tagged: (segment) => listing.tagged(segment),
+      tagGroups: () => listing.tagGroups(),
+      post: live,
+      neighbours,
+      newest,
+      previousSlug: payload.previousSlug ?? (live ? undefined : row?.slug),
+      previousTags: [...(payload.previousTags ?? []), ...(row && !live ? row.tags : [])],
+      wasLive: payload.wasLive,
+      previousPublishedAt: payload.previousPublishedAt,
+      postId,
+      redirectsToPost: redirects,
+      // A post that left the site takes its old addresses with it.
+      removedRedirects: [...(payload.removedRedirects ?? []), ...(live ? [] : site.redirectsOfPost(postId))],
+    };
+    return { input, live };
+  }
+}

@@ -1,0 +1,68 @@
+/** Database rows → the plain data the renderer works on. */
+import type { AccountsRepo } from '../../db/accountsRepo.js';
+import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import type { Post } from '../../db/postsRepo.js';
+import type { SiteRepo } from '../../db/siteRepo.js';
+import { allowedTheme, type Plan } from '../../services/plans.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
+import type { SiteBlog, SitePost } from '../render/siteTypes.js';
+
+/**
+ * `plan` is the owning account's current plan: pages carry only the theme keys it includes, so
+ * a downgrade takes paid theme fields off the site while the stored theme_config keeps them.
+ */
+export function toSiteBlog(blog: BlogWithDomain, plan: Plan, urls: SiteUrls): SiteBlog {
+  return {
+    id: blog.id,
+    slug: blog.slug,
+    name: blog.name,
+    description: blog.description,
+    baseUrl: urls.origin(blog),
+    themeConfig: allowedTheme(plan, blog.themeConfig),
+    updatedAt: blog.updatedAt,
+  };
+}
+
+export function toSitePost(post: Post): SitePost {
+  if (!post.publishedAt) throw new Error(`post ${post.id} is not published`);
+  return {
+    id: post.id,
+    slug: post.slug,
+    title: post.title,
+    contentHtml: post.contentHtml,
+    contentMd: post.contentMd,
+    metaDescription: post.metaDescription,
+    ogImageUrl: post.ogImageUrl,
+    tags: post.tags,
+    publishedAt: post.publishedAt,
+    createdAt: post.createdAt,
+    updatedAt: post.updatedAt,
+    textCounts: post.textCounts ?? null,
+  };
+}
+
+/** The post as the site shows it now, or null when it is not published. */
+export function livePost(site: Pick<SiteRepo, 'post'>, postId: string): SitePost | null {
+  const row = site.post(postId);
+  return row && row.status === 'published' ? toSitePost(row) : null;
+}
+
+/**
+ * The owning account's plan as the database holds it now: read at every render, since which
+ * theme keys reach the pages depends on it. A blog cannot outlive its account.
+ */
+export function planOf(accounts: Pick<AccountsRepo, 'findById'>, blog: BlogWithDomain): Plan {
+  const account = accounts.findById(blog.accountId);
+  if (!account) throw new Error(`blog ${blog.id} has no account ${blog.accountId}`);
+  return account.plan;
+}
+
+/** The blog's posts changed since `since` (the post_changes log), each as the site shows it now. */
+export function postsChangedSince(site: Pick<SiteRepo, 'changesSince' | 'publishedByIds'>, blog: BlogWithDomain, since: number): { postId: string; live: SitePost | null }[] {
+  const changed = new Set(site.changesSince(blog.id, since).map((change) => change.postId));
+  const live = new Map(site.publishedByIds([...changed]).map((row) => [row.id, row]));
+  return [...changed].map((postId) => {
+    const row = live.get(postId);
+    return { postId, live: row && row.blogId === blog.id ? toSitePost(row) : null };
+  });
+}

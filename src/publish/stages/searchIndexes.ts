@@ -1,0 +1,118 @@
+/**
+ * The index stage: keeps a blog's two search indexes in step with its posts, the API's
+ * (src/search, through SearchIndexUpdater) and the static one the `/search/` page reads
+ * (StaticSearchSync). Pipelines call it after the purge of their pages; it purges nothing
+ * itself, and answers the static index's changed keys for the purge stage instead.
+ */
+import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import type { SiteRepo } from '../../db/siteRepo.js';
+import type { Logger } from '../../logger.js';
+import type { ContentRenderer } from '../../content/contentRenderer.js';
+import type { ListedDocument, SearchDocument } from '../../search/searchTypes.js';
+import type { SegmentData } from '../../search/segmentData.js';
+import type { SiteUrls } from '../../services/siteUrls.js';
+import type { SitePost } from '../render/siteTypes.js';
+import { SearchDocuments } from './searchDocuments.js';
+import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
+
+/** What publishing needs from the search index writer (src/search). */
+export interface SearchIndexUpdater {
+  upsert(blogSlug: string, docs: SearchDocument[]): Promise<void>;
+  remove(blogSlug: string, postIds: string[]): Promise<void>;
+  /**
+   * Replaces the index with one of `count` documents read by position, a run at a time, while it
+   * is built. May return the new index's segment data, which the static index then reuses.
+   */
+  rebuildFrom(blogSlug: string, source: { count: number; read: (from: number, to: number) => Promise<SearchDocument[]> }): Promise<SegmentData[] | void>;
+  drop(blogSlug: string): Promise<void>;
+  /** Loads what the blog's next write reads (the index, the post ids of its segments). */
+  warm?(blogSlug: string): Promise<void>;
+  /** Runs the CPU side of an upsert of these documents, writing nothing (the warm-up's dry run). */
+  rehearse?(docs: readonly SearchDocument[]): Promise<void>;
+}
+
+export interface SearchIndexesDeps {
+  site: Pick<SiteRepo, 'publishedIdsAfter' | 'publishedByIds'>;
+  urls: Pick<SiteUrls, 'post'>;
+  search: SearchIndexUpdater;
+  /** Plain text of stored HTML for the index, off the event loop for large posts. */
+  content: Pick<ContentRenderer, 'searchText'>;
+  /** The index the `/search/` page reads in the browser. */
+  staticSearch: StaticSearchIndex;
+  /** Keys of the static index that its background upkeep changed: the purge stage's turn. */
+  onBackgroundChange: (blog: BlogWithDomain, changedKeys: readonly string[]) => Promise<void>;
+  logger: Logger;
+}
+
+export class SearchIndexes {
+  private readonly documents: SearchDocuments;
+  private readonly staticSearch: StaticSearchSync;
+
+  constructor(private readonly deps: SearchIndexesDeps) {
+    this.documents = new SearchDocuments(deps);
+    this.staticSearch = new StaticSearchSync({
+      index: deps.staticSearch,
+      allDocs: (blog) => this.documents.all(blog),
+      onBackgroundChange: deps.onBackgroundChange,
+      onBackgroundError: (err, blog) => deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
+    });
+  }
+
+  /** Loads what the blog's next index writes read: the static index's state, the API index's segment ids. */
+  async warm(blogSlug: string): Promise<void> {
+    await Promise.all([this.deps.staticSearch.warm(blogSlug), this.deps.search.warm?.(blogSlug)]);
+  }
+
+  /** What postChanged would compute for this post, written nowhere: its search text, and the CPU side of both upserts. */
+  async rehearse(blog: BlogWithDomain, live: SitePost): Promise<void> {
+    const doc = await this.documents.of(blog, live);
+    await this.deps.search.rehearse?.([doc]);
+    await this.deps.staticSearch.rehearse([doc]);
+  }
+
+  /** Resolves once background upkeep (static index merges) and the static index's writes are done. */
+  async idle(): Promise<void> {
+    await this.staticSearch.idle();
+    await this.deps.staticSearch.idle();
+  }
+
+  /** A post was published or edited (`live`), or left the site (`live` null). Returns the static index's changed keys. */
+  async postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null): Promise<string[]> {
+    const doc = live ? await this.documents.of(blog, live) : null;
+    if (doc) await this.deps.search.upsert(blog.slug, [doc]);
+    else await this.deps.search.remove(blog.slug, [postId]);
+    return this.staticSearch.postChanged(blog, postId, doc);
+  }
+
+  /**
+   * Both indexes afresh from the database: the API index from every published post, their text
+   * read a run at a time as the index workers take it and let go once indexed, so a reindex never
+   * holds every post's text; the static index laid out from the new segments, which needs only
+   * what it lists of each post. Returns how many posts they hold and the static index's changed keys.
+   */
+  async rebuild(blog: BlogWithDomain): Promise<{ count: number; changedKeys: string[] }> {
+    const ids = await this.documents.ids(blog);
+    const listed = new Map<string, ListedDocument>();
+    const built = await this.deps.search.rebuildFrom(blog.slug, {
+      count: ids.length,
+      read: async (from, to) => {
+        const docs = await this.documents.ofIds(blog, ids.slice(from, to));
+        for (const { body: _body, code: _code, ...rest } of docs) listed.set(rest.id, rest);
+        return docs;
+      },
+    });
+    const listedDocs = [...listed.values()];
+    const changedKeys = await this.staticSearch.rebuild(blog, built ? { listed: listedDocs, built } : undefined);
+    return { count: listedDocs.length, changedKeys };
+  }
+
+  /** Builds the static index of a blog that has none yet (made before it existed); returns the keys it changed. */
+  ensureStatic(blog: BlogWithDomain): Promise<string[]> {
+    return this.staticSearch.ensure(blog);
+  }
+
+  /** Drops the API index; the static index's files go with the rest of the blog's objects. */
+  drop(blogSlug: string): Promise<void> {
+    return this.deps.search.drop(blogSlug);
+  }
+}

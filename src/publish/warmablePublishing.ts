@@ -1,0 +1,84 @@
+/**
+ * The one interface through which the warm-up after a restart (src/warmup/) reaches publishing:
+ * it loads ahead and rehearses, never writes. A client that publishes right after a restart then
+ * finds its blog's listing, indexes and render code ready.
+ */
+import type { AccountsRepo } from '../db/accountsRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { SiteUrls } from '../services/siteUrls.js';
+import type { ListingCache } from './listing/listingCache.js';
+import { listedByNextPost, renderPostChange } from './postChange.js';
+import { blogLanguage } from './render/renderContext.js';
+import { tagCollator } from './render/renderIndexPages.js';
+import type { Theme } from './render/renderTheme.js';
+import { LANGUAGE_TIPPED, type PostChangeLoader } from './stages/loadPostChange.js';
+import { planOf, toSiteBlog } from './stages/loadSite.js';
+import type { SearchIndexes } from './stages/searchIndexes.js';
+
+export interface WarmablePublishing {
+  /** Blog ids whose listings are in memory, most recently used first. */
+  recentListings(): string[];
+  /** Saves the listings that changed since last time (listing/listingCache.ts); returns how many. */
+  saveListings(now: string): Promise<number>;
+  /**
+   * Loads what a blog's first publish would otherwise wait for: its listing and the rows its
+   * pages list, the state of both search indexes, the theme (compiled on first use), the collator
+   * its tag index sorts with. False when the blog is gone.
+   */
+  prepareForPublishing(blogId: string): Promise<boolean>;
+  /**
+   * A dry run of the blog's next publish: an edit of its newest post loaded, rendered and thrown
+   * away, and its search document built and encoded, written nowhere, so that the real one finds
+   * the code compiled. Skipped once the blog has published since the start.
+   */
+  dryRunPublish(blogId: string): Promise<void>;
+}
+
+export interface WarmablePublishingDeps {
+  blogs: Pick<BlogsRepo, 'findById'>;
+  accounts: Pick<AccountsRepo, 'findById'>;
+  urls: SiteUrls;
+  theme: Theme;
+  listings: Pick<ListingCache, 'get' | 'recent' | 'save'>;
+  load: Pick<PostChangeLoader, 'load'>;
+  indexes: Pick<SearchIndexes, 'warm' | 'rehearse'>;
+  /** Whether the blog ran a post job in this process: nothing is left to compile for it. */
+  publishedSinceStart: (blogId: string) => boolean;
+}
+
+export function createWarmablePublishing(deps: WarmablePublishingDeps): WarmablePublishing {
+  const { blogs, listings } = deps;
+  return {
+    recentListings: () => listings.recent(),
+    saveListings: (now) => listings.save(now),
+
+    async prepareForPublishing(blogId) {
+      const blog = blogs.findById(blogId);
+      if (!blog) return false;
+      void deps.theme.assets;
+      // The reads first, all at once: they go on while the listing is restored (synchronous work).
+      const read = deps.indexes.warm(blog.slug);
+      // Handled here too: a failed read must not be an unhandled rejection while the listing loads.
+      read.catch(() => undefined);
+      const listing = await listings.get(blogId);
+      tagCollator(blogLanguage(toSiteBlog(blog, planOf(deps.accounts, blog), deps.urls), listing.titleCounts));
+      // The rows its pages list, by their places in the summary index.
+      listing.prefetch(listedByNextPost(listing.posts, (segment) => listing.tagged(segment)));
+      await read;
+      return true;
+    },
+
+    async dryRunPublish(blogId) {
+      const blog = blogs.findById(blogId);
+      if (!blog || deps.publishedSinceStart(blogId)) return;
+      // The listing object is kept current in place; the load brings it up to date again.
+      const listing = await listings.get(blogId);
+      const newest = listing.posts[listing.posts.length - 1];
+      if (!newest) return;
+      const loaded = await deps.load.load(blog, newest.id, { postId: newest.id, wasLive: true });
+      if (loaded === LANGUAGE_TIPPED) return;
+      renderPostChange(loaded.input);
+      if (loaded.live) await deps.indexes.rehearse(blog, loaded.live);
+    },
+  };
+}
