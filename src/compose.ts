@@ -3,9 +3,9 @@
  * dependencies, so tests build the same graph with a temp data dir, a fake clock or a test store.
  */
 import { join } from 'node:path';
-import type { Config } from './config.js';
-import { serviceHostname } from './config.js';
-import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config/config.js';
+import { serviceHostname } from './config/config.js';
+import { systemClock, type Clock } from './lib/clock.js';
 import { openDatabase, SERVER_BUSY_TIMEOUT_MS, type Db } from './db/database.js';
 import { startCheckpointer } from './db/checkpointer.js';
 import { AccountsRepo } from './db/accountsRepo.js';
@@ -37,7 +37,7 @@ import { systemLookup } from './webhooks/addressGuard.js';
 import { WebhooksService } from './services/webhooks.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { searchRoutes } from './http/routes/search.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './lib/logger.js';
 import { JobRunner, type JobHandler } from './publish/jobRunner.js';
 import { Publisher } from './publish/publisher.js';
 import { cachePolicy } from './publish/render/renderHeaders.js';
@@ -47,7 +47,7 @@ import { ObjectHashesRepo } from './db/objectHashesRepo.js';
 import { SiteRepo } from './db/siteRepo.js';
 import { ListingSnapshotsRepo } from './db/listingSnapshotsRepo.js';
 import { siteServer } from './http/siteServer.js';
-import { templatesDir } from './paths.js';
+import { templatesDir } from './lib/paths.js';
 import type { SiteStore } from './storage/siteStore.js';
 import { SearchIndexCache } from './search/searchIndexCache.js';
 import { SearchIndexWriter } from './search/searchIndexWriter.js';

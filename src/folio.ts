@@ -1,7 +1,7 @@
 /** What compose() takes and what it builds: the object graph of one Folio process (compose.ts). */
-import type { Config } from './config.js';
-import type { Clock } from './clock.js';
-import type { Logger } from './logger.js';
+import type { Config } from './config/config.js';
+import type { Clock } from './lib/clock.js';
+import type { Logger } from './lib/logger.js';
 import type { SiteStore } from './storage/siteStore.js';
 import type { JobHandler, JobRunner } from './publish/jobRunner.js';
 import type { BlogSearcher } from './http/routes/search.js';

@@ -1,7 +1,7 @@
 /** Process entry: config → compose → first-start account → listen → catch-up + scheduler. */
-import './threadPool.js';
-import './sdkWarnings.js';
-import { ConfigError, loadConfig } from './config.js';
+import './runtime/threadPool.js';
+import './runtime/sdkWarnings.js';
+import { ConfigError, loadConfig } from './config/config.js';
 import { compose, databaseFile, type Folio } from './compose.js';
 import { databaseOpenFailure } from './db/databaseFailure.js';
 import { StoreMismatchError } from './services/storeSettings.js';
@@ -10,11 +10,11 @@ import { RequestActivity, runWhenIdle } from './http/idleSteps.js';
 import { jsonParser } from './http/middleware/jsonBody.js';
 import { schemaWarmUpSteps, validators } from './http/middleware/validate.js';
 import { loadMarkdownPipeline } from './content/markdown.js';
-import { createLogger, flushLogs } from './logger.js';
+import { createLogger, flushLogs } from './lib/logger.js';
 import { planSummary } from './services/plans.js';
-import { startScheduler } from './scheduler.js';
-import { createShutdown } from './shutdown.js';
-import { removeServerPid, writeServerPid } from './serverPidFile.js';
+import { startScheduler } from './runtime/scheduler.js';
+import { createShutdown } from './runtime/shutdown.js';
+import { removeServerPid, writeServerPid } from './runtime/serverPidFile.js';
 
 /**
  * Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser, prom-client)

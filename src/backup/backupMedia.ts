@@ -10,7 +10,7 @@
  * logged, and a restore checks that the bucket still has every object.
  */
 import Database from 'better-sqlite3';
-import { forEachConcurrently } from '../concurrently.js';
+import { forEachConcurrently } from '../lib/concurrently.js';
 import { MEDIA_DIR } from '../media/mediaNames.js';
 import type { Media } from '../db/mediaRepo.js';
 import { mediaNames } from '../services/media.js';

@@ -4,7 +4,7 @@
  * the URL a reader asked for, so a page is purged under each of its addresses.
  */
 import { encodeSegment } from '../publish/render/renderPaths.js';
-import { TimeSlice } from '../timeSlice.js';
+import { TimeSlice } from '../lib/timeSlice.js';
 
 /** `<blog>/index.html` → `/`; `<blog>/x/index.html` → `/x`, `/x/`; `<blog>/rss.xml` → `/rss.xml`. */
 export function publicPaths(blogSlug: string, key: string): string[] {

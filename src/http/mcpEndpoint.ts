@@ -10,7 +10,7 @@
  * `GET` and `DELETE` answer 405 as the protocol describes (app.ts).
  */
 import type { Middleware } from 'koa';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError } from '../domain/errors.js';
 import { MCP_GRANT_HEADER, type McpGrants } from './mcpGrants.js';
 import type { AppState } from './state.js';
 

@@ -7,9 +7,9 @@
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
-import { forEachConcurrently } from '../concurrently.js';
+import { forEachConcurrently } from '../lib/concurrently.js';
 import { MEDIA_DIR } from '../media/mediaNames.js';
-import { templatesDir } from '../paths.js';
+import { templatesDir } from '../lib/paths.js';
 import type { Plan } from '../services/plans.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteStore } from '../storage/siteStore.js';

@@ -11,7 +11,7 @@ import type { MediaRepo } from '../db/mediaRepo.js';
 import { verifyMedia } from './verifyMedia.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import type { Plan } from '../services/plans.js';
 import type { SiteUrls } from '../services/siteUrls.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packageRoot } from '../paths.js';
+import { packageRoot } from '../lib/paths.js';
 
 /**
  * The publish pipeline's modules: their TypeScript sources under vitest, else the dist/src/publish

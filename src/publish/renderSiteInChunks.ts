@@ -12,7 +12,7 @@
  * compiled worker the post pages render in-process, yielding to the event loop between pages.
  */
 import { availableParallelism } from 'node:os';
-import { TimeSlice } from '../timeSlice.js';
+import { TimeSlice } from '../lib/timeSlice.js';
 import { compiledScript } from '../workers/compiledScript.js';
 import type { SiteObject } from '../storage/siteStore.js';
 import type { PostLink } from './render/renderPostPage.js';

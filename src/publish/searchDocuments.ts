@@ -4,7 +4,7 @@
  * address on the blog.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { TimeSlice } from '../timeSlice.js';
+import { TimeSlice } from '../lib/timeSlice.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { Post } from '../db/postsRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';

@@ -5,7 +5,7 @@
  */
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import type { ListedDocument, SearchDocument } from '../search/searchTypes.js';
 import type { SegmentData } from '../search/segmentData.js';

@@ -6,11 +6,11 @@
  * of accounts with large posts held the loop 129–410 ms with pages of twenty 1 MB posts.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { TimeSlice } from '../timeSlice.js';
+import { TimeSlice } from '../lib/timeSlice.js';
 import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import type { Post, PostsRepo } from '../db/postsRepo.js';
-import { isoNow, type Clock } from '../clock.js';
+import { isoNow, type Clock } from '../lib/clock.js';
 import { CONTENT_TYPES, MEDIA_DIR, originalName } from '../media/mediaNames.js';
 import { fromMediaRefs, mediaRefUrl } from '../media/mediaRefs.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportedBlog, type ExportedMedia, type ExportedPost } from './exportFormat.js';

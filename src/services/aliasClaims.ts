@@ -1,6 +1,6 @@
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { Post, PostsRepo } from '../db/postsRepo.js';
-import { BadRequestError, ConflictError } from '../errors.js';
+import { BadRequestError, ConflictError } from '../domain/errors.js';
 import { slugOfAlias } from './aliases.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { Db } from '../db/database.js';
 import type { JobPayload, JobsRepo } from '../db/jobsRepo.js';
 import type { Post, PostsRepo } from '../db/postsRepo.js';
@@ -7,7 +7,7 @@ import type { WebhookEvents } from '../webhooks/webhookEvents.js';
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { JobRunner } from '../publish/jobRunner.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../domain/errors.js';
 
 /** What the post services share; built once in compose.ts. */
 export interface PostDeps {

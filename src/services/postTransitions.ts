@@ -1,9 +1,9 @@
 import type { BlogWithDomain } from '../db/blogsRepo.js';
 import type { Post } from '../db/postsRepo.js';
 import type { Account } from '../db/accountsRepo.js';
-import type { Logger } from '../logger.js';
-import { isoNow } from '../clock.js';
-import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
+import type { Logger } from '../lib/logger.js';
+import { isoNow } from '../lib/clock.js';
+import { BadRequestError, ConflictError, ForbiddenError } from '../domain/errors.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { minimumPlan, planIncludes } from './plans.js';
 import { writeTransaction } from '../db/writeTransaction.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import { planLimits, type Plan } from './plans.js';
 
 export interface RateDecision {

@@ -10,8 +10,8 @@ import type { Db } from '../db/database.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { RENDERER_CHANGED, SEARCH_TEXT_CHANGED, type JobsRepo } from '../db/jobsRepo.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
-import type { Logger } from '../logger.js';
-import { isoNow, type Clock } from '../clock.js';
+import type { Logger } from '../lib/logger.js';
+import { isoNow, type Clock } from '../lib/clock.js';
 
 const KEY = 'render_fingerprint';
 const SEARCH_KEY = 'search_text_version';

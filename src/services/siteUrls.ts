@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 
 /** Public addresses of blogs and posts (api.md §1): the custom domain once it is active. */
 export class SiteUrls {

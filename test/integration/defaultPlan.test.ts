@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { PLANS, planIncludes, planLimits, type Plan } from '../../src/services/plans.js';
 import { runCliCaptured } from '../support/runCliCaptured.js';
 import { spawnServer } from '../support/spawnedServer.js';

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError } from '../../domain/errors.js';
 import type { PostsService } from '../../services/posts.js';
 import type { MediaService } from '../../services/media.js';
 import type { BlogWithDomain } from '../../db/blogsRepo.js';

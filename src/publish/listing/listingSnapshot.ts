@@ -13,7 +13,7 @@
  */
 import { countText, emptyCounts, type TextCounts } from '../../content/language.js';
 import type { SitePostSummary } from '../render/siteTypes.js';
-import { TextColumn } from '../../textColumn.js';
+import { TextColumn } from '../../lib/textColumn.js';
 
 const FORMAT = 2;
 

@@ -9,7 +9,7 @@ import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
 import { ListingCache, type ListingSource, type SnapshotStore } from '../../../src/publish/listing/listingCache.js';
 import { plainSummary } from '../../../src/publish/listing/lazySummary.js';
 import { decodeListing, encodeListing, titleCountsOfPost } from '../../../src/publish/listing/listingSnapshot.js';
-import { TextColumn } from '../../../src/textColumn.js';
+import { TextColumn } from '../../../src/lib/textColumn.js';
 import { ListingSnapshotsRepo } from '../../../src/db/listingSnapshotsRepo.js';
 import { collectTags } from '../../../src/publish/render/archive.js';
 import { listedByNextPost } from '../../../src/publish/postChange.js';

@@ -59,11 +59,11 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'folio-search-worker-'));
-    for (const folder of ['search', 'workers']) mkdirSync(join(dir, 'dist', 'src', folder), { recursive: true });
-    // src/search and the modules outside it that it imports: timeSlice.ts, and compiledScript.ts
-    // with paths.ts, which find the worker in dist/src from the package root (package.json and
+    for (const folder of ['search', 'workers', 'lib']) mkdirSync(join(dir, 'dist', 'src', folder), { recursive: true });
+    // src/search and the modules outside it that it imports: lib/timeSlice.ts, and compiledScript.ts
+    // with lib/paths.ts, which find the worker in dist/src from the package root (package.json and
     // templates/ mark it).
-    const sources = [...readdirSync(join(ROOT, 'src', 'search')).filter((f) => f.endsWith('.ts')).map((f) => join('search', f)), 'timeSlice.ts', join('workers', 'compiledScript.ts'), 'paths.ts'];
+    const sources = [...readdirSync(join(ROOT, 'src', 'search')).filter((f) => f.endsWith('.ts')).map((f) => join('search', f)), join('lib', 'timeSlice.ts'), join('workers', 'compiledScript.ts'), join('lib', 'paths.ts')];
     for (const file of sources) {
       const source = readFileSync(join(ROOT, 'src', file), 'utf8');
       const { outputText } = ts.transpileModule(source, {

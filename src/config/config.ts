@@ -2,9 +2,9 @@
  * Reads process.env once into a frozen, typed Config (decisions.md "Names and configuration").
  * A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
  */
-import { parseBackupInterval, type BackupSchedule } from './backup/backupInterval.js';
+import { parseBackupInterval, type BackupSchedule } from '../backup/backupInterval.js';
 import { resolve } from 'node:path';
-import { PLANS, type Plan } from './services/plans.js';
+import { PLANS, type Plan } from '../services/plans.js';
 
 export type StorageKind = 'fs' | 's3';
 export type PublicScheme = 'http' | 'https';
