@@ -2,7 +2,7 @@
 import { Resolver } from 'node:dns/promises';
 import { join } from 'node:path';
 import type { Config } from './config/config.js';
-import { cachePolicy, type CachePolicy } from './publish/render/renderHeaders.js';
+import { cachePolicy, type CachePolicy } from './domain/cacheHeaders.js';
 import type { DomainResolver } from './services/domains.js';
 import { FsSiteStore } from './storage/fsSiteStore.js';
 import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';

@@ -11,7 +11,7 @@ import { jsonParser } from './http/middleware/jsonBody.js';
 import { schemaWarmUpSteps, validators } from './http/middleware/validate.js';
 import { loadMarkdownPipeline } from './content/markdown.js';
 import { createLogger, flushLogs } from './lib/logger.js';
-import { planSummary } from './services/plans.js';
+import { planSummary } from './domain/plans.js';
 import { startScheduler } from './runtime/scheduler.js';
 import { createShutdown } from './runtime/shutdown.js';
 import { removeServerPid, writeServerPid } from './runtime/serverPidFile.js';

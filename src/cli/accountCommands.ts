@@ -7,7 +7,7 @@ import { ApiKeysRepo } from '../db/apiKeysRepo.js';
 import { BlogsRepo } from '../db/blogsRepo.js';
 import { JobsRepo } from '../db/jobsRepo.js';
 import { AccountsService } from '../services/accounts.js';
-import { isPlan, planSummary, PLANS } from '../services/plans.js';
+import { isPlan, planSummary, PLANS } from '../domain/plans.js';
 import { systemClock } from '../lib/clock.js';
 import { CommandFailed, UsageError } from './cliErrors.js';
 import type { Invocation } from './invocation.js';

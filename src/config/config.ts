@@ -4,10 +4,10 @@
  */
 import { parseBackupInterval, type BackupSchedule } from '../backup/backupInterval.js';
 import { resolve } from 'node:path';
-import { PLANS, type Plan } from '../services/plans.js';
+import { PLANS, type Plan } from '../domain/plans.js';
+import type { PublicScheme } from '../domain/siteUrls.js';
 
 export type StorageKind = 'fs' | 's3';
-export type PublicScheme = 'http' | 'https';
 
 export interface Config {
   readonly port: number;

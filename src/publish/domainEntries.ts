@@ -2,7 +2,8 @@
  * The routing entries under `_domains/<hostname>` (text: the blog slug) that the site server, or
  * a CDN worker, reads to map a custom host to its blog.
  */
-import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 import type { SiteStore } from '../storage/siteStore.js';
 
 export class DomainEntries {

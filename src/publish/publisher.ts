@@ -4,7 +4,8 @@
  * twice, late, or after a crash gives the same store (decisions.md "Publishing").
  */
 import type { AccountsRepo } from '../db/accountsRepo.js';
-import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 import { IMPORTED, SEARCH_TEXT_CHANGED, URLS_CHANGED, type JobPayload, type JobsRepo, type PublishJob } from '../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
@@ -12,16 +13,17 @@ import { verifyMedia } from './verifyMedia.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from '../lib/logger.js';
-import type { Plan } from '../services/plans.js';
-import type { SiteUrls } from '../services/siteUrls.js';
+import type { Plan } from '../domain/plans.js';
+import type { SiteUrls } from '../domain/siteUrls.js';
 import type { SiteObject, SiteStore } from '../storage/siteStore.js';
 import { FEED_SIZE, indexOfPost, positionOf } from './render/archive.js';
-import type { CachePolicy } from './render/renderHeaders.js';
+import type { CachePolicy } from '../domain/cacheHeaders.js';
 import type { CdnPurger } from '../cdn/cdnPurger.js';
 import { CdnSync } from './cdnSync.js';
 import { DomainEntries } from './domainEntries.js';
 import type { StaticSearchIndex } from './staticSearchSync.js';
-import { SearchUpkeep, type SearchIndexUpdater } from './searchUpkeep.js';
+import { SearchUpkeep } from './searchUpkeep.js';
+import type { SearchIndexUpdater } from '../search/ports.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from './render/feeds.js';
 import { toSiteBlog, toSitePost } from './loadSite.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
@@ -29,14 +31,13 @@ import { listedByNextPost, renderPostChange, type PostChangeOutput } from './pos
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { blogLanguage, createRenderContext } from './render/renderContext.js';
 import type { Theme } from './render/renderTheme.js';
-import type { SitePost } from './render/siteTypes.js';
+import type { SitePost } from '../domain/siteTypes.js';
 import { recordedHashes, writeSite, type WriteResult } from './writeSite.js';
 import { FullSite, type VerifyReport } from './fullSite.js';
 import { tagCollator } from './render/renderIndexPages.js';
 import { RenderSlots } from './renderSlots.js';
 
 export type { VerifyReport };
-export type { SearchIndexUpdater };
 
 /** renderChange's answer when a change turned the blog's language. */
 const LANGUAGE_TIPPED = Symbol('language tipped');

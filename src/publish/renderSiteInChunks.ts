@@ -18,7 +18,7 @@ import type { SiteObject } from '../storage/siteStore.js';
 import type { PostLink } from './render/renderPostPage.js';
 import { renderPostPage } from './render/renderPostPage.js';
 import { siteRenders, type SitePlan, type SiteRenders } from './render/renderSite.js';
-import type { SitePost, SitePostSummary } from './render/siteTypes.js';
+import type { SitePost, SitePostSummary } from '../domain/siteTypes.js';
 import { RenderPool } from './renderPool.js';
 import type { RenderedPage, RenderRequest } from './renderWorker.js';
 

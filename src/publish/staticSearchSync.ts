@@ -4,7 +4,7 @@
  * pages. A blog without one (created before it existed) gets it built from the database at its
  * next post change or whole-blog render.
  */
-import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 import type { StaticIndexChange } from '../search/static/staticIndexWriter.js';
 import type { ListedDocument, SearchDocument } from '../search/searchTypes.js';
 import type { CdnSync } from './cdnSync.js';

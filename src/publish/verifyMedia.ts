@@ -7,8 +7,7 @@
 import type { Media } from '../db/mediaRepo.js';
 import { forEachConcurrently } from '../lib/concurrently.js';
 import { hasImageSignature, SIGNATURE_BYTES } from '../media/imageSignature.js';
-import { MEDIA_DIR, ogName, originalName, variantsOf, type ImageFormat } from '../media/mediaNames.js';
-import { imageOf } from '../services/media.js';
+import { MEDIA_DIR, ogName, originalName, variantsOf, type ImageFormat, imageOf } from '../media/mediaNames.js';
 import type { SiteStore } from '../storage/siteStore.js';
 
 /** Stored image objects read at once. */

@@ -7,7 +7,7 @@ import type { JobsRepo } from '../db/jobsRepo.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { CreatedKey } from './apiKeys.js';
 import { mintKey } from './keyMaterial.js';
-import type { Plan } from './plans.js';
+import type { Plan } from '../domain/plans.js';
 
 /** Name of the key `create` makes, and the default for new account keys (CLI and API). */
 export const ACCOUNT_KEY_NAME = 'Account key';

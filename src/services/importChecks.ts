@@ -5,8 +5,8 @@
  * are the functions PostsService runs (postChecks.ts, timestamps.ts).
  */
 import { AppError } from '../domain/errors.js';
-import type { Plan } from './plans.js';
-import { minimumPlan, planIncludes, themeKeyCapability } from './plans.js';
+import type { Plan } from '../domain/plans.js';
+import { minimumPlan, planIncludes, themeKeyCapability } from '../domain/plans.js';
 import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from './postChecks.js';
 import { parseTimestamp } from './timestamps.js';
 import type { ExportedBlog, ExportedPost } from './exportFormat.js';

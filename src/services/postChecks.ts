@@ -3,7 +3,7 @@
  * `folio import` and in `folio push --dry-run`, so all three refuse the same things.
  */
 import { BadRequestError } from '../domain/errors.js';
-import type { Post } from '../db/postsRepo.js';
+import type { Post } from '../domain/post.js';
 import { normalizeAliases } from './aliases.js';
 import { isReservedSlug } from './slugs.js';
 

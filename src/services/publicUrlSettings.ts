@@ -12,7 +12,8 @@ import { URLS_CHANGED, type JobsRepo } from '../db/jobsRepo.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
 import type { Logger } from '../lib/logger.js';
 import { isoNow, type Clock } from '../lib/clock.js';
-import { defaultPublicScheme, withPublicUrls, type Config, type PublicScheme } from '../config/config.js';
+import { defaultPublicScheme, withPublicUrls, type Config } from '../config/config.js';
+import type { PublicScheme } from '../domain/siteUrls.js';
 
 /** `server` records and may change the settings; `cli` only reads what the server recorded. */
 export type PublicUrlMode = 'server' | 'cli';

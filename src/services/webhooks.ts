@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 import type { Db } from '../db/database.js';
 import type { AttemptView, Webhook, WebhooksRepo } from '../db/webhooksRepo.js';
 import { writeTransaction } from '../db/writeTransaction.js';

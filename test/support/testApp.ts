@@ -8,11 +8,11 @@ import { compose, type ComposeOptions, type Folio } from '../../src/compose.js';
 import { createLogger, type Logger } from '../../src/lib/logger.js';
 import { createHttpServer } from '../../src/http/httpServer.js';
 import type { PublishJob } from '../../src/db/jobsRepo.js';
-import type { Plan } from '../../src/services/plans.js';
-import type { BlogSearcher } from '../../src/http/routes/search.js';
+import type { Plan } from '../../src/domain/plans.js';
+import type { BlogSearcher } from '../../src/search/ports.js';
 import { FakeClock } from './fakeClock.js';
 import { OpenApiContract } from './openApiContract.js';
-import type { SearchIndexUpdater } from '../../src/publish/publisher.js';
+import type { SearchIndexUpdater } from '../../src/search/ports.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
 
 export interface TestResponse<T = any> {

@@ -1,5 +1,5 @@
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
 
 /** The only code that knows the blog JSON field names (api.md §2.2, §4.2). */
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planSite, renderSite, type SiteInput } from '../../../src/publish/render/renderSite.js';
-import type { SitePost, SitePostSummary } from '../../../src/publish/render/siteTypes.js';
+import type { SitePost, SitePostSummary } from '../../../src/domain/siteTypes.js';
 import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../../../src/publish/renderSiteInChunks.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { buildBlog, defaultTheme, fixturePosts, numberedPosts, templatesDir } from './siteFixtures.js';

@@ -6,7 +6,7 @@
 import { templatesDir } from '../../../src/lib/paths.js';
 import { renderMarkdown } from '../../../src/content/markdown.js';
 import { loadTheme, type Theme } from '../../../src/publish/render/renderTheme.js';
-import type { SiteBlog, SitePost } from '../../../src/publish/render/siteTypes.js';
+import type { SiteBlog, SitePost } from '../../../src/domain/siteTypes.js';
 
 export { templatesDir };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BlogSearcher } from '../../../src/http/routes/search.js';
-import type { SearchIndexUpdater } from '../../../src/publish/publisher.js';
+import type { BlogSearcher } from '../../../src/search/ports.js';
+import type { SearchIndexUpdater } from '../../../src/search/ports.js';
 import { manifestKey, segmentKey } from '../../../src/search/manifest.js';
 import { SearchIndexCache } from '../../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../../src/search/searchIndexWriter.js';

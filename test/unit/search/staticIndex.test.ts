@@ -22,8 +22,8 @@ import { MemorySiteStore } from '../../support/memorySiteStore.js';
 import { noCdn } from '../../../src/cdn/cdnPurger.js';
 import { CdnSync } from '../../../src/publish/cdnSync.js';
 import { StaticSearchSync } from '../../../src/publish/staticSearchSync.js';
-import { SiteUrls } from '../../../src/services/siteUrls.js';
-import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
+import { SiteUrls } from '../../../src/domain/siteUrls.js';
+import type { BlogWithDomain } from '../../../src/domain/blog.js';
 
 const dirs: string[] = [];
 function store(): FsSiteStore {
