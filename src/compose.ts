@@ -62,7 +62,7 @@ import { DomainsService } from './services/domains.js';
 import { PostsService } from './services/posts.js';
 import { PostTransitions } from './services/postTransitions.js';
 import { PooledContentRenderer } from './content/contentRenderer.js';
-import { HeavyWork } from './workers/heavyWork.js';
+import { HeavyWork } from './heavyWork/heavyWork.js';
 import { RateLimiter } from './services/rateLimiter.js';
 import { SiteUrls } from './domain/siteUrls.js';
 import { blogForHost } from './services/siteHosts.js';
@@ -233,6 +233,7 @@ export function compose(options: ComposeOptions): Folio {
     corsOrigins: config.corsOrigins,
     metrics,
     metricsToken: config.metricsToken,
+    mcpServer: () => import('./mcp/mcpServer.js'),
   });
 
   // Images in an S3 bucket stay there: every backup copying them into the same bucket would

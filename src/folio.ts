@@ -29,7 +29,7 @@ import type { PostsService } from './services/posts.js';
 import type { MediaService } from './services/media.js';
 import type { PostTransitions } from './services/postTransitions.js';
 import type { SiteUrls } from './domain/siteUrls.js';
-import type { HeavyWork } from './workers/heavyWork.js';
+import type { HeavyWork } from './heavyWork/heavyWork.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { createApp } from './http/app.js';
 import type { WarmUp } from './services/warmUp.js';
