@@ -37,7 +37,7 @@ COPY --from=build /app/dist/src ./dist/src
 COPY bin ./bin
 COPY templates ./templates
 COPY LICENSE ./
-# Migrations are read at run time from src/db/migrations (src/paths.ts).
+# Migrations are read at run time from src/db/migrations (src/lib/paths.ts).
 COPY src/db/migrations ./src/db/migrations
 RUN mkdir -p /app/data && chown node:node /app/data && ln -s /app/bin/folio.js /usr/local/bin/folio
 USER node

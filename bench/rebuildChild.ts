@@ -3,10 +3,10 @@
  * index) of a blog into the folder store, printing wall time and peak RSS as JSON. With
  * `--with-search` it then builds the blog's search index from the database, timed apart.
  */
-import '../src/threadPool.js';
+import '../src/runtime/threadPool.js';
 import { compose } from '../src/compose.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/lib/logger.js';
 
 const [dataDir, slug] = process.argv.slice(2);
 const folio = compose({ config: loadConfig({ FOLIO_DATA_DIR: dataDir }), logger: createLogger('warn') });

@@ -28,7 +28,7 @@ import type { SearchDocument } from '../src/search/searchTypes.js';
 import { tokenize } from '../src/search/tokenize.js';
 import { FsSiteStore } from '../src/storage/fsSiteStore.js';
 import { pooledSearchWork } from '../src/search/pooledSearchWork.js';
-import { HeavyWork } from '../src/workers/heavyWork.js';
+import { HeavyWork } from '../src/heavyWork/heavyWork.js';
 import type { BenchRow } from './table.js';
 import { Fts5Anchor } from './anchors/fts5Search.js';
 

@@ -22,7 +22,7 @@ import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { launchChromium } from './harness/chromium.js';
 import { percentile } from './harness/stats.js';
-import { templatesDir } from '../src/paths.js';
+import { templatesDir } from '../src/lib/paths.js';
 import { siteAssets } from '../src/publish/render/assets.js';
 import { createRenderContext } from '../src/publish/render/renderContext.js';
 import { renderSearchPage } from '../src/publish/render/renderSearchPage.js';

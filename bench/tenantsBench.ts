@@ -20,7 +20,7 @@ import { SearchIndexWriter } from '../src/search/searchIndexWriter.js';
 import type { SearchDocument } from '../src/search/searchTypes.js';
 import { FsSiteStore } from '../src/storage/fsSiteStore.js';
 import { pooledSearchWork } from '../src/search/pooledSearchWork.js';
-import { HeavyWork } from '../src/workers/heavyWork.js';
+import { HeavyWork } from '../src/heavyWork/heavyWork.js';
 import { percentile } from './harness/stats.js';
 import { generateQueries, loadCorpus } from './searchBench.js';
 import type { BenchRow } from './table.js';

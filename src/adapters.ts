@@ -1,8 +1,8 @@
 /** The concrete adapters the configuration names: the site store, the DNS resolver, the database file. */
 import { Resolver } from 'node:dns/promises';
 import { join } from 'node:path';
-import type { Config } from './config.js';
-import { cachePolicy, type CachePolicy } from './publish/render/renderHeaders.js';
+import type { Config } from './config/config.js';
+import { cachePolicy, type CachePolicy } from './domain/cacheHeaders.js';
 import type { DomainResolver } from './services/domains.js';
 import { FsSiteStore } from './storage/fsSiteStore.js';
 import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';

@@ -3,9 +3,9 @@
  * dependencies, so tests build the same graph with a temp data dir, a fake clock or a test store.
  */
 import { join } from 'node:path';
-import type { Config } from './config.js';
-import { serviceHostname } from './config.js';
-import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config/config.js';
+import { serviceHostname } from './config/config.js';
+import { systemClock, type Clock } from './lib/clock.js';
 import { openDatabase, SERVER_BUSY_TIMEOUT_MS, type Db } from './db/database.js';
 import { startCheckpointer } from './db/checkpointer.js';
 import { AccountsRepo } from './db/accountsRepo.js';
@@ -37,16 +37,16 @@ import { systemLookup } from './webhooks/addressGuard.js';
 import { WebhooksService } from './services/webhooks.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { searchRoutes } from './http/routes/search.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './lib/logger.js';
 import { createPublishing } from './publish/publishing.js';
-import { cachePolicy } from './publish/render/renderHeaders.js';
+import { cachePolicy } from './domain/cacheHeaders.js';
 import { createCdnPurger } from './cdn/createCdnPurger.js';
 import { lazyTheme } from './publish/render/renderTheme.js';
 import { ObjectHashesRepo } from './db/objectHashesRepo.js';
 import { SiteRepo } from './db/siteRepo.js';
 import { ListingSnapshotsRepo } from './db/listingSnapshotsRepo.js';
 import { siteServer } from './http/siteServer.js';
-import { templatesDir } from './paths.js';
+import { templatesDir } from './lib/paths.js';
 import type { SiteStore } from './storage/siteStore.js';
 import { SearchIndexCache } from './search/searchIndexCache.js';
 import { SearchIndexWriter } from './search/searchIndexWriter.js';
@@ -61,9 +61,9 @@ import { DomainsService } from './services/domains.js';
 import { PostsService } from './services/posts.js';
 import { PostTransitions } from './services/postTransitions.js';
 import { PooledContentRenderer } from './content/contentRenderer.js';
-import { HeavyWork } from './workers/heavyWork.js';
+import { HeavyWork } from './heavyWork/heavyWork.js';
 import { RateLimiter } from './services/rateLimiter.js';
-import { SiteUrls } from './services/siteUrls.js';
+import { SiteUrls } from './domain/siteUrls.js';
 import { blogForHost } from './services/siteHosts.js';
 import { AddressRateLimiter } from './services/addressRateLimiter.js';
 import { tlsRoutes, TLS_ASK_LIMIT } from './http/routes/tls.js';
@@ -232,6 +232,7 @@ export function compose(options: ComposeOptions): Folio {
     corsOrigins: config.corsOrigins,
     metrics,
     metricsToken: config.metricsToken,
+    mcpServer: () => import('./mcp/mcpServer.js'),
   });
 
   // Images in an S3 bucket stay there: every backup copying them into the same bucket would

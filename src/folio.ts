@@ -1,12 +1,11 @@
 /** What compose() takes and what it builds: the object graph of one Folio process (compose.ts). */
-import type { Config } from './config.js';
-import type { Clock } from './clock.js';
-import type { Logger } from './logger.js';
+import type { Config } from './config/config.js';
+import type { Clock } from './lib/clock.js';
+import type { Logger } from './lib/logger.js';
 import type { SiteStore } from './storage/siteStore.js';
 import type { JobHandler, JobRunner } from './publish/jobs/jobRunner.js';
-import type { BlogSearcher } from './http/routes/search.js';
 import type { Publishing } from './publish/publishing.js';
-import type { SearchIndexUpdater } from './publish/stages/searchIndexes.js';
+import type { SearchIndexUpdater } from './search/ports.js';
 import type { DomainResolver, DomainsService } from './services/domains.js';
 import type { CdnPurger } from './cdn/cdnPurger.js';
 import type { Lookup } from './webhooks/addressGuard.js';
@@ -28,12 +27,13 @@ import type { BlogsService } from './services/blogs.js';
 import type { PostsService } from './services/posts.js';
 import type { MediaService } from './services/media.js';
 import type { PostTransitions } from './services/postTransitions.js';
-import type { SiteUrls } from './services/siteUrls.js';
-import type { HeavyWork } from './workers/heavyWork.js';
+import type { SiteUrls } from './domain/siteUrls.js';
+import type { HeavyWork } from './heavyWork/heavyWork.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { createApp } from './http/app.js';
 import type { WarmUp } from './warmup/warmUp.js';
 import type { Backups } from './backup/backups.js';
+import type { BlogSearcher } from './search/ports.js';
 
 export interface ComposeOptions {
   config: Config;

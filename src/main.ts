@@ -1,18 +1,18 @@
 /** Process entry: config → compose → first-start account → listen → catch-up + scheduler. */
-import './threadPool.js';
-import './sdkWarnings.js';
-import { ConfigError, loadConfig } from './config.js';
+import './runtime/threadPool.js';
+import './runtime/sdkWarnings.js';
+import { ConfigError, loadConfig } from './config/config.js';
 import { compose, databaseFile, type Folio } from './compose.js';
 import { databaseOpenFailure } from './db/databaseFailure.js';
 import { StoreMismatchError } from './services/storeSettings.js';
 import { createHttpServer } from './http/httpServer.js';
 import { RequestActivity } from './warmup/idleSteps.js';
 import { warmUpAfterFirstRequest } from './warmup/startupWarmUp.js';
-import { createLogger, flushLogs } from './logger.js';
-import { planSummary } from './services/plans.js';
-import { startScheduler } from './scheduler.js';
-import { createShutdown } from './shutdown.js';
-import { removeServerPid, writeServerPid } from './serverPidFile.js';
+import { createLogger, flushLogs } from './lib/logger.js';
+import { planSummary } from './domain/plans.js';
+import { startScheduler } from './runtime/scheduler.js';
+import { createShutdown } from './runtime/shutdown.js';
+import { removeServerPid, writeServerPid } from './runtime/serverPidFile.js';
 
 async function main(): Promise<void> {
   let config;

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.js';
-import { packageRoot } from '../../src/paths.js';
+import { packageRoot } from '../../src/lib/paths.js';
 
 export const VARNISHD = '/usr/sbin/varnishd';
 export const SHIPPED_VCL = join(packageRoot, 'deploy', 'varnish', 'folio.vcl');

@@ -10,7 +10,7 @@
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { processAlive } from '../processAlive.js';
+import { processAlive } from '../lib/processAlive.js';
 import { errnoCode } from '../storage/fsFiles.js';
 
 const PARTIAL = /^\.\d+-(\d+)\.folio-backup\.partial/;

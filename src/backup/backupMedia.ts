@@ -10,10 +10,9 @@
  * logged, and a restore checks that the bucket still has every object.
  */
 import Database from 'better-sqlite3';
-import { forEachConcurrently } from '../concurrently.js';
-import { MEDIA_DIR } from '../media/mediaNames.js';
+import { forEachConcurrently } from '../lib/concurrently.js';
+import { MEDIA_DIR, mediaNames } from '../media/mediaNames.js';
 import type { Media } from '../db/mediaRepo.js';
-import { mediaNames } from '../services/media.js';
 import { missingKeys } from '../storage/missingKeys.js';
 import type { SiteStore } from '../storage/siteStore.js';
 
@@ -53,7 +52,7 @@ function mediaKeys(db: Database.Database): string[] {
   const rows = db
     .prepare('SELECT b.slug AS slug, m.hash AS hash, m.width AS width, m.height AS height, m.format AS format FROM media m JOIN blogs b ON b.id = m.blog_id ORDER BY b.slug, m.hash')
     .all() as (Pick<Media, 'hash' | 'width' | 'height' | 'format'> & { slug: string })[];
-  return rows.flatMap((row) => mediaNames({ ...row, id: '', blogId: '', bytes: 0, storedBytes: 0, createdAt: '' }).map((name) => `${row.slug}/${MEDIA_DIR}/${name}`));
+  return rows.flatMap((row) => mediaNames(row).map((name) => `${row.slug}/${MEDIA_DIR}/${name}`));
 }
 
 /**

@@ -6,8 +6,8 @@
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import { addMediaToSnapshot, type MediaCopyResult, type MediaPlan } from './backupMedia.js';
 import { BACKUP_CACHE_CONTROL, BACKUP_CONTENT_TYPE, BACKUP_PREFIX, backupKey, expiredBackups } from './backupKeys.js';

@@ -7,7 +7,7 @@ export type SnapshotMessage =
   | { ok: true; result: ReturnType<typeof makeSnapshot> }
   | { ok: false; message: string; code: string | undefined };
 
-// As the heavy pool's workers do (src/workers/heavyWorker.ts): the event loop gets a core first.
+// As the heavy pool's workers do (src/heavyWork/heavyWorker.ts): the event loop gets a core first.
 try {
   setPriority(constants.priority.PRIORITY_LOW);
 } catch {

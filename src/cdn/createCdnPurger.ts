@@ -1,5 +1,5 @@
 /** The purger FOLIO_CDN names (the composition root's choice; nothing else reads it). */
-import type { CdnConfig } from '../config.js';
+import type { CdnConfig } from '../config/config.js';
 import { noCdn, type CdnPurger } from './cdnPurger.js';
 import { CloudflarePurger } from './cloudflarePurger.js';
 import { cloudFrontSdk, CloudFrontPurger } from './cloudFrontPurger.js';

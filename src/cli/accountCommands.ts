@@ -1,5 +1,5 @@
 /** `folio account …`: accounts, their plans and their keys (the operator's side; the API has no account creation). */
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
 import { databaseFile } from '../compose.js';
 import { AccountsRepo } from '../db/accountsRepo.js';
@@ -7,8 +7,8 @@ import { ApiKeysRepo } from '../db/apiKeysRepo.js';
 import { BlogsRepo } from '../db/blogsRepo.js';
 import { JobsRepo } from '../db/jobsRepo.js';
 import { AccountsService } from '../services/accounts.js';
-import { isPlan, planSummary, PLANS } from '../services/plans.js';
-import { systemClock } from '../clock.js';
+import { isPlan, planSummary, PLANS } from '../domain/plans.js';
+import { systemClock } from '../lib/clock.js';
 import { CommandFailed, UsageError } from './cliErrors.js';
 import type { Invocation } from './invocation.js';
 

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { createSiteStore, databaseFile, storeLabel } from '../compose.js';
 import { backupToFile } from '../backup/backups.js';
 import { describeKeys } from '../backup/backupMedia.js';

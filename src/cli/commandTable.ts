@@ -5,7 +5,7 @@
  * command cannot miss them.
  */
 import type { ParseArgsConfig } from 'node:util';
-import { PLANS } from '../services/plans.js';
+import { PLANS } from '../domain/plans.js';
 
 interface OptionSpec {
   type: 'string' | 'boolean';

@@ -3,15 +3,15 @@
  * them); the work is done by the same services the API uses, on the same FOLIO_DATA_DIR (SQLite
  * in WAL mode, so a running server is fine).
  */
-import '../threadPool.js';
+import '../runtime/threadPool.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../paths.js';
-import { ConfigError, debugRequested, loadConfig, type Config } from '../config.js';
+import { packageRoot } from '../lib/paths.js';
+import { ConfigError, debugRequested, loadConfig, type Config } from '../config/config.js';
 import { CLI_BUSY_TIMEOUT_MS } from '../db/database.js';
 import { compose } from '../compose.js';
-import { createLogger } from '../logger.js';
-import { StorageError } from '../errors.js';
+import { createLogger } from '../lib/logger.js';
+import { StorageError } from '../domain/errors.js';
 import { PublicUrlConflictError } from '../services/publicUrlSettings.js';
 import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
 import { commandHelp, commandName, findCommand, groupCommands, groupHelp, HELP_FLAGS, usage, type CommandName } from './commandTable.js';
@@ -27,7 +27,7 @@ import { progressBar } from './progressBar.js';
 import { migrateStoreCommand } from './storeCommands.js';
 import { DatabaseOpenError } from '../db/databaseFailure.js';
 import { StoreMismatchError } from '../services/storeSettings.js';
-import { isDiskFull } from '../errors.js';
+import { isDiskFull } from '../domain/errors.js';
 import { RestoreError } from '../backup/restore.js';
 import { SnapshotError } from '../backup/snapshotCopy.js';
 

@@ -1,19 +1,18 @@
 /** `folio site migrate-store` (docs/configuration.md, "Moving to another store"). */
 import { parseArgs } from 'node:util';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { createSiteStore, databaseFile } from '../compose.js';
 import { openDatabase } from '../db/database.js';
 import { SettingsRepo } from '../db/settingsRepo.js';
-import { systemClock } from '../clock.js';
+import { systemClock } from '../lib/clock.js';
 import { copyStore } from '../storage/copyStore.js';
 import { configForStore, describeStore, readStoreRecord, sameStore, storeRecordOf, writeStoreRecord } from '../services/storeSettings.js';
 import { MediaRepo } from '../db/mediaRepo.js';
 import { BlogsRepo } from '../db/blogsRepo.js';
-import { MEDIA_DIR } from '../media/mediaNames.js';
-import { mediaNames } from '../services/media.js';
+import { MEDIA_DIR, mediaNames } from '../media/mediaNames.js';
 import { missingKeys } from '../storage/missingKeys.js';
 import { describeKeys } from '../backup/backupMedia.js';
-import { liveServerPid } from '../serverPidFile.js';
+import { liveServerPid } from '../runtime/serverPidFile.js';
 import { progressBar } from './progressBar.js';
 import { CommandFailed, UsageError } from './cliErrors.js';
 

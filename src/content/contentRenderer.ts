@@ -6,9 +6,17 @@
  * below the event loop's 100 ms budget; larger ones go to the shared worker pool.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { HeavyWork } from '../workers/heavyWork.js';
+import type { TaskRunner } from '../workers/taskRunner.js';
 import { htmlToSearchText, type SearchText } from './markdown.js';
 import { derivePostContent, type PostContent, type PostContentInput } from './postContent.js';
+
+/** The kinds of work this renderer hands to the shared worker pool (src/heavyWork/heavyTasks.ts runs them). */
+export interface ContentTasks {
+  /** Markdown → sanitised HTML, description and prose counts. */
+  postContent: { request: PostContentInput; result: PostContent };
+  /** Stored HTML → the prose and code text the search index takes. */
+  searchText: { request: string; result: SearchText };
+}
 
 /** `tenant` is the account the work is done for; it decides the fair share of the workers. */
 export interface ContentRenderer {
@@ -31,7 +39,7 @@ export const INLINE_MAX_HTML_CHARS = 64 * 1024;
 
 export class PooledContentRenderer implements ContentRenderer {
   constructor(
-    private readonly heavy: HeavyWork,
+    private readonly heavy: TaskRunner<ContentTasks>,
     private readonly inlineMaxChars = INLINE_MAX_CHARS,
     private readonly inlineMaxHtmlChars = INLINE_MAX_HTML_CHARS,
   ) {}

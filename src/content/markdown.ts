@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type MarkdownIt from 'markdown-it';
 import type sanitizeHtml from 'sanitize-html';
 import { pictureHtml } from '../media/pictureHtml.js';
-import { escapeHtml } from './escapeHtml.js';
+import { escapeHtml } from '../lib/escapeHtml.js';
 import { highlightCode } from './highlighter.js';
 
 /**

@@ -4,7 +4,7 @@
  * from. Pure and synchronous; the ContentRenderer runs it on a worker thread for anything but
  * small posts, because a megabyte of valid Markdown can take seconds to render.
  */
-import { countPostText, type TextCounts } from './language.js';
+import { countPostText, type TextCounts } from '../domain/language.js';
 import { descriptionFromHtml, renderMarkdown } from './markdown.js';
 import { mediaRefsAsPaths } from '../media/mediaRefs.js';
 

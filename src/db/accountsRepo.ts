@@ -1,5 +1,5 @@
 import type { Db } from './database.js';
-import type { Plan } from '../services/plans.js';
+import type { Plan } from '../domain/plans.js';
 
 export interface Account {
   id: string;

@@ -1,7 +1,7 @@
 import type { Db } from './database.js';
 import { DbVersion, VersionedCache } from './versionedCache.js';
 import type { Account } from './accountsRepo.js';
-import type { Plan } from '../services/plans.js';
+import type { Plan } from '../domain/plans.js';
 
 export interface ApiKey {
   id: string;

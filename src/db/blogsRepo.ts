@@ -1,23 +1,7 @@
 import type { Db } from './database.js';
 import { DbVersion, VersionedCache } from './versionedCache.js';
-import type { ThemeConfig } from '../publish/render/siteTypes.js';
-
-export interface Blog {
-  id: string;
-  accountId: string;
-  slug: string;
-  name: string;
-  description: string;
-  themeConfig: ThemeConfig;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** A blog with its custom domain, as the API presents it. */
-export interface BlogWithDomain extends Blog {
-  customDomain: string | null;
-  domainActive: boolean;
-}
+import type { Blog, BlogWithDomain } from '../domain/blog.js';
+import type { ThemeConfig } from '../domain/siteTypes.js';
 
 interface BlogRow {
   id: string;

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { migrationsDir } from '../paths.js';
+import { migrationsDir } from '../lib/paths.js';
 import { DatabaseOpenError, databaseOpenFailure } from './databaseFailure.js';
 
 export type Db = Database.Database;

@@ -5,7 +5,7 @@
  * call stack of better-sqlite3.
  */
 import { dirname } from 'node:path';
-import { isDiskFull } from '../errors.js';
+import { isDiskFull } from '../domain/errors.js';
 
 /** Opening the database failed for a reason the operator can fix; the message says how. */
 export class DatabaseOpenError extends Error {

@@ -1,9 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
-import { SUMMARY_COLUMNS, toParams, toPost, toSummary, type Post, type PostListQuery, type PostRow, type PostSortField, type PostSummary, type PostVersion, type SummaryRow, type ExportRow } from './postRows.js';
-
-// The post's types live with their row mapping; importers of this repository keep finding them here.
-export type { Post, PostListQuery, PostSortField, PostStatus, PostSummary, PostVersion } from './postRows.js';
+import { SUMMARY_COLUMNS, toParams, toPost, toSummary, type PostRow, type SummaryRow, type ExportRow } from './postRows.js';
+import type { Post, PostListQuery, PostSortField, PostSummary, PostVersion } from '../domain/post.js';
 
 // Whitelisted: the sort column is the only SQL built from input, so it comes from this map.
 const SORT_COLUMNS: Record<PostSortField, string> = {

@@ -1,8 +1,9 @@
 import type { Db } from './database.js';
-import { toPost, type Post } from './postRows.js';
-import type { SitePostSummary } from '../publish/render/siteTypes.js';
-import { countPostText, type TextCounts } from '../content/language.js';
-import { minutesFromCounts } from '../content/readingTime.js';
+import { toPost } from './postRows.js';
+import type { Post } from '../domain/post.js';
+import type { SitePostSummary } from '../domain/siteTypes.js';
+import { countPostText, type TextCounts } from '../domain/language.js';
+import { minutesFromCounts } from '../domain/readingTime.js';
 
 /** A published post without its body: what listings, tag pages and the sitemap need. */
 export type PublishedSummary = SitePostSummary;

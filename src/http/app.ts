@@ -3,8 +3,8 @@ import Router from '@koa/router';
 import cors from '@koa/cors';
 import type { Db } from '../db/database.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
-import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../domain/errors.js';
+import type { Logger } from '../lib/logger.js';
 import type { ApiKeysService } from '../services/apiKeys.js';
 import type { RateLimiter } from '../services/rateLimiter.js';
 import { authenticate } from './middleware/authenticate.js';
@@ -24,7 +24,7 @@ import { idempotency } from './middleware/idempotency.js';
 import type { IdempotencyService } from '../services/idempotency.js';
 import { uploadRoute } from './bodyLimits.js';
 import { buildOpenApi } from './openapi/document.js';
-import { mcpEndpoint } from './mcpEndpoint.js';
+import { mcpEndpoint, type McpServerLoader } from './mcpEndpoint.js';
 import { McpGrants } from './mcpGrants.js';
 import { registerDocsPage } from './openapi/docsPage.js';
 import type { RouteDef } from './routeDef.js';
@@ -51,6 +51,8 @@ export interface AppDeps {
   metricsToken: string | null;
   /** Browser origins allowed to call the API (FOLIO_CORS_ORIGINS): none, a list, or `*`. */
   corsOrigins?: readonly string[];
+  /** The MCP server behind POST /mcp, loaded on its first request (src/http/mcpEndpoint.ts). */
+  mcpServer: McpServerLoader;
 }
 
 /** Builds the Koa app; never listens (tests use app.callback()). */
@@ -85,7 +87,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // A tools/call costs one request, its API calls none (mcpGrants.ts); the protocol's other
   // messages cost none but are refused like any request once the budget is spent.
   const toolCalls = rateLimit(deps.rateLimiter, { cost: (ctx) => ((ctx.request.body as { method?: unknown } | undefined)?.method === 'tools/call' ? 1 : 0) });
-  router.post('/mcp', named('/mcp'), auth, toolCalls, mcpEndpoint(grants));
+  router.post('/mcp', named('/mcp'), auth, toolCalls, mcpEndpoint(grants, deps.mcpServer));
   const perAddress = addressRateLimit(deps.addressLimiter);
   const blog = resolveBlog(deps.blogs);
   for (const route of deps.routes) {

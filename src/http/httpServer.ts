@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, maxHeaderSize, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import { bodyLimit } from './bodyLimits.js';
 
 export const SERVER_TIMEOUTS = {

@@ -9,8 +9,10 @@
  * send the caller's key elsewhere. Stateless mode: no session, no server-initiated stream, so
  * `GET` and `DELETE` answer 405 as the protocol describes (app.ts).
  */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Middleware } from 'koa';
-import { BadRequestError } from '../errors.js';
+import type { FolioClient } from '../client/folioClient.js';
+import { BadRequestError } from '../domain/errors.js';
 import { MCP_GRANT_HEADER, type McpGrants } from './mcpGrants.js';
 import type { AppState } from './state.js';
 
@@ -18,11 +20,17 @@ import type { AppState } from './state.js';
  * The SDK (with its own ajv, zod and HTTP stacks) and the API client are loaded on the first /mcp request, not at
  * start-up: most servers never see one (test/integration/lazyDependencies.test.ts).
  */
-async function mcpModules() {
+/**
+ * Loads the MCP server's module (src/mcp/mcpServer.ts). The composition root passes it in:
+ * mcp/ reads the API's own schemas from http/, so http/ does not import mcp/.
+ */
+export type McpServerLoader = () => Promise<{ createMcpServer(client: FolioClient): Server }>;
+
+async function mcpModules(loadMcpServer: McpServerLoader) {
   const [{ StreamableHTTPServerTransport }, { JSONRPCMessageSchema }, { createMcpServer }, { createFolioClient }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
-    import('../mcp/mcpServer.js'),
+    loadMcpServer(),
     import('../client/folioClient.js'),
   ]);
   return { StreamableHTTPServerTransport, JSONRPCMessageSchema, createMcpServer, createFolioClient };
@@ -49,9 +57,9 @@ function checkMessage(body: unknown, schema: McpModules['JSONRPCMessageSchema'])
   throw new BadRequestError(`the body is not a JSON-RPC 2.0 message the MCP server takes (${where}${issue?.message ?? 'invalid'}): an object with jsonrpc "2.0", method, an optional integer or string id and an optional params object, nothing else`);
 }
 
-export function mcpEndpoint(grants: McpGrants): Middleware<AppState> {
+export function mcpEndpoint(grants: McpGrants, loadMcpServer: McpServerLoader): Middleware<AppState> {
   return async (ctx) => {
-    const { StreamableHTTPServerTransport, JSONRPCMessageSchema, createMcpServer, createFolioClient } = await mcpModules();
+    const { StreamableHTTPServerTransport, JSONRPCMessageSchema, createMcpServer, createFolioClient } = await mcpModules(loadMcpServer);
     checkMessage(ctx.request.body, JSONRPCMessageSchema);
     // Answers are always JSON here (enableJsonResponse); a client that also takes an event
     // stream, or says nothing, is served the same.

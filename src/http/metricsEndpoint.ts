@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { UnauthorizedError } from '../errors.js';
+import { UnauthorizedError } from '../domain/errors.js';
 import type { AppState } from './state.js';
 
 export interface MetricsSource {

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { StorageError } from '../errors.js';
+import { StorageError } from '../domain/errors.js';
 import type { SiteStore, StoredObject } from '../storage/siteStore.js';
 import type { AppState } from './state.js';
 import { chooseEncoding, compressible, CompressedBodies, encodedEtag } from './siteCompression.js';

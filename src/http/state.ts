@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 import type { AuthContext } from '../services/authContext.js';
 
 /** The raw body of an upload route, as middleware/uploadBody.ts read it. */

@@ -5,7 +5,7 @@
  * items waiting; past that only that tenant is refused (ServiceUnavailableError), never another.
  * `totalWaiting` bounds the memory all waiting uploads hold together.
  */
-import { ServiceUnavailableError } from '../errors.js';
+import { ServiceUnavailableError } from '../domain/errors.js';
 
 export interface FairQueueOptions {
   concurrency: number;

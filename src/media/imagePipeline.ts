@@ -17,7 +17,7 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import type Sharp from 'sharp';
-import { BadRequestError, UnsupportedMediaTypeError } from '../errors.js';
+import { BadRequestError, UnsupportedMediaTypeError } from '../domain/errors.js';
 import { FairQueue } from './fairQueue.js';
 import { gifIsComplete } from './gifStructure.js';
 import { CONTENT_TYPES, OG_HEIGHT, OG_WIDTH, ogName, originalName, variantsOf, type ImageFormat, type MediaImage } from './mediaNames.js';

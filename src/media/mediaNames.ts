@@ -124,3 +124,12 @@ export function thumbnailOf(url: string): string {
   const own = variantsOf(media.image).find((v) => v.format === media.image.format)!;
   return `${media.prefix}${own.name}`;
 }
+
+/** The image fields of a stored media row (or anything else carrying them), without the rest. */
+export const imageOf = (media: MediaImage): MediaImage => ({ hash: media.hash, width: media.width, height: media.height, format: media.format });
+
+/** Every object stored for an image, as names under the blog's `media/`. */
+export function mediaNames(media: MediaImage): string[] {
+  const image = imageOf(media);
+  return [originalName(image), ...variantsOf(image).map((v) => v.name), ogName(image)];
+}

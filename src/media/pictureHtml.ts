@@ -4,7 +4,7 @@
  * stored for it, and the image's size as `width`/`height` so the page does not shift while it
  * loads. All of it follows from the URL (mediaNames.ts), so rendering needs no lookup.
  */
-import { escapeHtml } from '../content/escapeHtml.js';
+import { escapeHtml } from '../lib/escapeHtml.js';
 import { parseMediaUrl, variantFormats, variantsOf, CONTENT_TYPES, type MediaImage } from './mediaNames.js';
 
 /** The post column: 68ch of body text (778 px in the theme's font, about 49rem), or the window less its gutters. */

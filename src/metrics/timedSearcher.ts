@@ -1,4 +1,4 @@
-import type { BlogSearcher } from '../http/routes/search.js';
+import type { BlogSearcher } from '../search/ports.js';
 
 /** A BlogSearcher that reports each query's duration (folio_search_duration_seconds), failed ones too. */
 export function timedSearcher(inner: BlogSearcher, observe: (seconds: number) => void): BlogSearcher {

@@ -16,7 +16,7 @@ import { monthOf, postsInMonth, renderArchiveIndexPage, renderMonthPage, renderT
 import { renderPostPage } from './render/renderPostPage.js';
 import { renderRedirect } from './render/renderRedirect.js';
 import { SITEMAP_CHUNK_SIZE, fileKeyOfSitemapChunk, renderSitemapChunk, renderSitemapIndex, renderSitemapPages, sitemapChunkCount, sitemapChunkSlice } from './render/sitemap.js';
-import type { SitePost, SitePostSummary } from './render/siteTypes.js';
+import type { SitePost, SitePostSummary } from '../domain/siteTypes.js';
 
 export interface PostChangeInput {
   ctx: RenderContext;

@@ -4,18 +4,18 @@
  * the background. Built once by the composition root; each stage and pipeline below receives
  * only what it uses.
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { AccountsRepo } from '../db/accountsRepo.js';
-import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
 import type { CdnPurger } from '../cdn/cdnPurger.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import type { JobMetrics } from '../metrics/metricTypes.js';
-import type { SiteUrls } from '../services/siteUrls.js';
+import type { SiteUrls } from '../domain/siteUrls.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import { dispatchJob } from './jobs/dispatchJob.js';
 import { JobRunner, type JobHandler } from './jobs/jobRunner.js';
@@ -25,16 +25,18 @@ import { SiteDeletion } from './pipelines/deleteSite.js';
 import { PostChangePipeline } from './pipelines/publishPostChange.js';
 import { BlogReindex } from './pipelines/reindexBlog.js';
 import { SiteRebuild, type RebuildOptions } from './pipelines/rebuildSite.js';
-import type { CachePolicy } from './render/renderHeaders.js';
+import type { CachePolicy } from '../domain/cacheHeaders.js';
 import type { Theme } from './render/renderTheme.js';
 import { CdnSync } from './stages/cdnSync.js';
 import { DomainEntries } from './stages/domainEntries.js';
 import { FullSite, type VerifyReport } from './stages/fullSite.js';
 import { PostChangeLoader } from './stages/loadPostChange.js';
-import { SearchIndexes, type SearchIndexUpdater } from './stages/searchIndexes.js';
+import { SearchIndexes } from './stages/searchIndexes.js';
+import type { SearchIndexUpdater } from '../search/ports.js';
 import type { StaticSearchIndex } from './stages/staticSearchSync.js';
 import type { WriteResult } from './stages/writeSite.js';
 import { createWarmablePublishing, type WarmablePublishing } from './warmablePublishing.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 
 /** Whole-blog work at once (full renders and reindexes): each already keeps the cores of a small VM busy. */
 const WHOLE_BLOG_SLOTS = 2;

@@ -12,13 +12,13 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packageRoot } from '../paths.js';
+import { packageRoot } from '../lib/paths.js';
 import type { Db } from '../db/database.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { RENDERER_CHANGED, SEARCH_TEXT_CHANGED, type JobsRepo } from '../db/jobsRepo.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
-import type { Logger } from '../logger.js';
-import { isoNow, type Clock } from '../clock.js';
+import type { Logger } from '../lib/logger.js';
+import { isoNow, type Clock } from '../lib/clock.js';
 
 /**
  * The publish pipeline's modules: their TypeScript sources under vitest, else the dist/src/publish

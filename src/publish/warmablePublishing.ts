@@ -5,7 +5,7 @@
  */
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
-import type { SiteUrls } from '../services/siteUrls.js';
+import type { SiteUrls } from '../domain/siteUrls.js';
 import type { ListingCache } from './listing/listingCache.js';
 import { listedByNextPost, renderPostChange } from './postChange.js';
 import { blogLanguage } from './render/renderContext.js';

@@ -1,12 +1,12 @@
 /**
- * The search index's heavy steps on the shared worker pool (src/workers/heavyWork.ts), as the
+ * The search index's heavy steps on the shared worker pool (src/heavyWork/heavyWork.ts), as the
  * server wires them into SearchIndexWriter and SearchIndexCache: indexing the documents of an
  * upsert, merging segments and decoding a stored segment, each of which can hold the event loop
  * far past its budget on a large input. Small
  * inputs are handled in place, where they cost a few milliseconds. Fairness is per blog here.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { HeavyWork } from '../workers/heavyWork.js';
+import type { TaskRunner } from '../workers/taskRunner.js';
 import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
 import { decodeSegment, SearchIndexFormatError } from './segmentCodec.js';
 import { buildSegmentData, postingsOf, type MergeInput, type SegmentData } from './segmentData.js';
@@ -19,6 +19,24 @@ export const INLINE_MAX_MERGE_POSTINGS = 50_000;
 /** Compressed bytes of a segment decoded in place. */
 export const INLINE_MAX_DECODE_BYTES = 64 * 1024;
 
+/** The kinds of work the search index hands to the shared worker pool (src/heavyWork/heavyTasks.ts runs them). */
+export interface SearchTasks {
+  /** Search documents → one index segment. */
+  searchSegment: { request: SearchDocument[]; result: SegmentData };
+  /** Segments → one merged segment, its ordinal maps, and its stored (gzip) form. */
+  segmentMerge: { request: MergeInput[]; result: MergedOnWorker };
+  /** A stored segment → its data; a format problem comes back as text, not as a thrown error. */
+  segmentDecode: { request: { key: string; body: Uint8Array }; result: SegmentData | { formatError: string } };
+}
+
+/** A merge done on a worker: MergedSegment with its stored form as bytes that can cross threads. */
+export interface MergedOnWorker {
+  data: SegmentData;
+  ordinalMaps: Int32Array[];
+  body: Uint8Array;
+  rawBytes: number;
+}
+
 export interface PooledSearchWork {
   buildSegment(blogSlug: string, docs: SearchDocument[]): Promise<SegmentData>;
   mergeSegments(blogSlug: string, parts: MergeInput[]): Promise<MergedSegment>;
@@ -27,7 +45,7 @@ export interface PooledSearchWork {
 
 const tenantOf = (blogSlug: string): string => `blog:${blogSlug}`;
 
-export function pooledSearchWork(heavy: HeavyWork): PooledSearchWork {
+export function pooledSearchWork(heavy: TaskRunner<SearchTasks>): PooledSearchWork {
   return {
     buildSegment: async (blogSlug, docs) => {
       let chars = 0;

@@ -6,7 +6,7 @@
  * reused, so a cached segment is never stale). A writer in this process calls `install` so
  * its own change is visible at once (read-your-writes).
  */
-import { StorageError } from '../errors.js';
+import { StorageError } from '../domain/errors.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import { IndexSnapshot } from './indexSnapshot.js';
 import { LoadedSegment, SegmentView } from './loadedSegment.js';

@@ -6,16 +6,17 @@
  * posts is no longer than a page of small ones.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { TimeSlice } from '../timeSlice.js';
-import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import { TimeSlice } from '../lib/timeSlice.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
-import type { Post, PostsRepo } from '../db/postsRepo.js';
-import { isoNow, type Clock } from '../clock.js';
-import { CONTENT_TYPES, MEDIA_DIR, originalName } from '../media/mediaNames.js';
+import type { PostsRepo } from '../db/postsRepo.js';
+import type { Post } from '../domain/post.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { CONTENT_TYPES, MEDIA_DIR, originalName, imageOf } from '../media/mediaNames.js';
 import { fromMediaRefs, mediaRefUrl } from '../media/mediaRefs.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportedBlog, type ExportedMedia, type ExportedPost } from './exportFormat.js';
-import { imageOf } from './media.js';
-import type { SiteUrls } from './siteUrls.js';
+import type { SiteUrls } from '../domain/siteUrls.js';
 
 /** Posts read per page, and the Markdown a page stops at (one 1 MB post is still read whole). */
 const POSTS_PER_PAGE = 20;

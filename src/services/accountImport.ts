@@ -12,21 +12,23 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import type { Account } from '../db/accountsRepo.js';
-import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 import type { Db } from '../db/database.js';
 import { IMPORTED, type JobsRepo } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
-import type { Post, PostsRepo } from '../db/postsRepo.js';
+import type { PostsRepo } from '../db/postsRepo.js';
+import type { Post } from '../domain/post.js';
 import { writeTransaction } from '../db/writeTransaction.js';
-import type { Clock } from '../clock.js';
-import { isoNow } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
+import { isoNow } from '../lib/clock.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import { MAX_CONTENT_HTML_BYTES, type PostContent } from '../content/postContent.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
 import { slugOfAlias } from './aliases.js';
 import { exportDocumentSchema, type ExportDocument, type ExportedBlog } from './exportFormat.js';
 import { checkBlog, checkPost, ImportRefusal, themeForPlan, type BodyCheck, type CheckedPost } from './importChecks.js';
-import { planLimits } from './plans.js';
+import { planLimits } from '../domain/plans.js';
 
 export class ImportError extends Error {
   constructor(message: string) {

@@ -4,10 +4,10 @@ import type { Account, AccountsRepo } from '../db/accountsRepo.js';
 import type { AccountKeyEntry, ApiKeysRepo, KeyRevocation } from '../db/apiKeysRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
-import { isoNow, type Clock } from '../clock.js';
+import { isoNow, type Clock } from '../lib/clock.js';
 import type { CreatedKey } from './apiKeys.js';
 import { mintKey } from './keyMaterial.js';
-import type { Plan } from './plans.js';
+import type { Plan } from '../domain/plans.js';
 
 /** Name of the key `create` makes, and the default for new account keys (CLI and API). */
 export const ACCOUNT_KEY_NAME = 'Account key';

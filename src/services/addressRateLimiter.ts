@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { RateDecision } from './rateLimiter.js';
 
 /** Addresses tracked per window; past this, new addresses share one budget (a flood of sources). */

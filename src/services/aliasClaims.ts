@@ -1,6 +1,7 @@
-import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { Post, PostsRepo } from '../db/postsRepo.js';
-import { BadRequestError, ConflictError } from '../errors.js';
+import type { BlogWithDomain } from '../domain/blog.js';
+import type { PostsRepo } from '../db/postsRepo.js';
+import type { Post } from '../domain/post.js';
+import { BadRequestError, ConflictError } from '../domain/errors.js';
 import { slugOfAlias } from './aliases.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { ApiKey, ApiKeysRepo } from '../db/apiKeysRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { isDatabaseBusy } from '../db/database.js';
-import { isoNow, type Clock } from '../clock.js';
-import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../domain/errors.js';
 import { hasScope, type AuthContext, type Scope } from './authContext.js';
 import { hashKey, KEY_PREFIX, mintKey } from './keyMaterial.js';
 

@@ -2,16 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { WebhookEvents } from '../webhooks/webhookEvents.js';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/database.js';
-import type { Blog, BlogWithDomain, BlogsRepo } from '../db/blogsRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { Blog, BlogWithDomain } from '../domain/blog.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
-import type { JobRunner } from '../publish/jobs/jobRunner.js';
-import type { ThemeConfig } from '../publish/render/siteTypes.js';
-import { isoNow, type Clock } from '../clock.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { ThemeConfig } from '../domain/siteTypes.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.js';
 import { checkPrecondition, type Precondition } from './precondition.js';
 import type { AuthContext } from './authContext.js';
-import { minimumPlan, planIncludes, planLimits, PLANS, themeKeyCapability } from './plans.js';
+import { minimumPlan, planIncludes, planLimits, PLANS, themeKeyCapability } from '../domain/plans.js';
 import { writeTransaction } from '../db/writeTransaction.js';
+import type { PublishQueue } from '../domain/publishQueue.js';
 
 export interface CreateBlogInput {
   slug: string;
@@ -33,7 +34,7 @@ export class BlogsService {
     private readonly db: Db,
     private readonly blogs: BlogsRepo,
     private readonly jobs: JobsRepo,
-    private readonly runner: JobRunner,
+    private readonly runner: PublishQueue,
     private readonly clock: Clock,
     /** Records blog.updated for webhooks, in the update's transaction. */
     private readonly events?: WebhookEvents,

@@ -1,19 +1,20 @@
 import type { Db } from '../db/database.js';
 import type { WebhookEvents } from '../webhooks/webhookEvents.js';
 import { isUniqueViolation } from '../db/database.js';
-import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 import type { Domain, DomainsRepo, RegistrationKey } from '../db/domainsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
-import type { JobRunner } from '../publish/jobs/jobRunner.js';
-import type { Logger } from '../logger.js';
-import { isoNow, type Clock } from '../clock.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { Logger } from '../lib/logger.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.js';
 import type { AuthContext } from './authContext.js';
 import { challengeName, challengeProblems, challengeValue, newChallengeToken, type DomainResolver } from './domainChallenge.js';
-import { minimumPlan, planIncludes } from './plans.js';
+import { minimumPlan, planIncludes } from '../domain/plans.js';
 import { writeTransaction } from '../db/writeTransaction.js';
 
 export type { DomainResolver } from './domainChallenge.js';
+import type { PublishQueue } from '../domain/publishQueue.js';
 
 export interface DomainView extends Domain {
   cnameTarget: string;
@@ -42,7 +43,7 @@ export class DomainsService {
     private readonly blogs: BlogsRepo,
     private readonly domains: DomainsRepo,
     private readonly jobs: JobsRepo,
-    private readonly runner: JobRunner,
+    private readonly runner: PublishQueue,
     private readonly resolver: DomainResolver,
     private readonly clock: Clock,
     private readonly logger: Logger,

@@ -15,8 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../db/database.js';
 import type { IdempotencyOwner, IdempotencyRepo } from '../db/idempotencyRepo.js';
 import { writeTransaction } from '../db/writeTransaction.js';
-import { isoNow, type Clock } from '../clock.js';
-import { ConflictError, IdempotencyKeyReusedError } from '../errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { ConflictError, IdempotencyKeyReusedError } from '../domain/errors.js';
 
 export type { IdempotencyOwner };
 

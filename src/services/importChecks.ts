@@ -4,9 +4,9 @@
  * by its validator and handed in by the command (services never import the HTTP layer); the rest
  * are the functions PostsService runs (postChecks.ts, timestamps.ts).
  */
-import { AppError } from '../errors.js';
-import type { Plan } from './plans.js';
-import { minimumPlan, planIncludes, themeKeyCapability } from './plans.js';
+import { AppError } from '../domain/errors.js';
+import type { Plan } from '../domain/plans.js';
+import { minimumPlan, planIncludes, themeKeyCapability } from '../domain/plans.js';
 import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from './postChecks.js';
 import { parseTimestamp } from './timestamps.js';
 import type { ExportedBlog, ExportedPost } from './exportFormat.js';

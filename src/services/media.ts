@@ -1,17 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { BlogWithDomain } from '../db/blogsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 import type { Db } from '../db/database.js';
 import type { Media, MediaRepo } from '../db/mediaRepo.js';
 import { writeTransaction } from '../db/writeTransaction.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
-import type { JobRunner } from '../publish/jobs/jobRunner.js';
-import { isoNow, type Clock } from '../clock.js';
-import { BadRequestError, ConflictError, NotFoundError, UnsupportedMediaTypeError } from '../errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { BadRequestError, ConflictError, NotFoundError, UnsupportedMediaTypeError } from '../domain/errors.js';
 import type { EncodedImage, ImagePipeline } from '../media/imagePipeline.js';
-import { formatOfContentType, MEDIA_DIR, ogName, originalName, variantsOf, type MediaImage } from '../media/mediaNames.js';
-import { CACHE_CONTROL_ASSET } from '../publish/render/renderHeaders.js';
+import { formatOfContentType, MEDIA_DIR, mediaNames } from '../media/mediaNames.js';
+import { CACHE_CONTROL_ASSET } from '../domain/cacheHeaders.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import type { MediaRemoval } from './mediaRemoval.js';
+import type { PublishQueue } from '../domain/publishQueue.js';
 
 export interface MediaDeps {
   db: Db;
@@ -20,17 +20,9 @@ export interface MediaDeps {
   pipeline: ImagePipeline;
   /** Records the removal of a deleted image's objects (a `media_delete` job). */
   jobs: Pick<JobsRepo, 'insert'>;
-  runner: Pick<JobRunner, 'runNow'>;
+  runner: Pick<PublishQueue, 'runNow'>;
   removal: Pick<MediaRemoval, 'exclusive'>;
   clock: Clock;
-}
-
-export const imageOf = (media: Media): MediaImage => ({ hash: media.hash, width: media.width, height: media.height, format: media.format });
-
-/** Every object stored for an image, as names under the blog's `media/`. */
-export function mediaNames(media: Media): string[] {
-  const image = imageOf(media);
-  return [originalName(image), ...variantsOf(image).map((v) => v.name), ogName(image)];
 }
 
 /**

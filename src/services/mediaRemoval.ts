@@ -10,7 +10,7 @@ import type { PublishJob } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import { MEDIA_DIR } from '../media/mediaNames.js';
 import type { SiteStore } from '../storage/siteStore.js';
-import type { SiteUrls } from './siteUrls.js';
+import type { SiteUrls } from '../domain/siteUrls.js';
 
 export interface MediaRemovalDeps {
   media: Pick<MediaRepo, 'findByHash'>;

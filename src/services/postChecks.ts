@@ -2,8 +2,8 @@
  * The checks of a post write that need no database: the same functions run in PostsService, in
  * `folio import` and in `folio push --dry-run`, so all three refuse the same things.
  */
-import { BadRequestError } from '../errors.js';
-import type { Post } from '../db/postsRepo.js';
+import { BadRequestError } from '../domain/errors.js';
+import type { Post } from '../domain/post.js';
 import { normalizeAliases } from './aliases.js';
 import { isReservedSlug } from './slugs.js';
 

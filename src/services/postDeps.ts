@@ -1,13 +1,14 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { Db } from '../db/database.js';
 import type { JobPayload, JobsRepo } from '../db/jobsRepo.js';
-import type { Post, PostsRepo } from '../db/postsRepo.js';
+import type { PostsRepo } from '../db/postsRepo.js';
+import type { Post } from '../domain/post.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import type { WebhookEvents } from '../webhooks/webhookEvents.js';
-import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { JobRunner } from '../publish/jobs/jobRunner.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../domain/errors.js';
+import type { BlogWithDomain } from '../domain/blog.js';
+import type { PublishQueue } from '../domain/publishQueue.js';
 
 /** What the post services share; built once in compose.ts. */
 export interface PostDeps {
@@ -18,7 +19,7 @@ export interface PostDeps {
   media: MediaRepo;
   /** Webhook events, recorded in the change's own transaction. */
   events: WebhookEvents;
-  runner: JobRunner;
+  runner: PublishQueue;
   clock: Clock;
   /** Markdown → HTML, description and counts, off the event loop for large posts. */
   content: ContentRenderer;

@@ -1,11 +1,11 @@
-import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { Post } from '../db/postsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
+import type { Post } from '../domain/post.js';
 import type { Account } from '../db/accountsRepo.js';
-import type { Logger } from '../logger.js';
-import { isoNow } from '../clock.js';
-import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
+import type { Logger } from '../lib/logger.js';
+import { isoNow } from '../lib/clock.js';
+import { BadRequestError, ConflictError, ForbiddenError } from '../domain/errors.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
-import { minimumPlan, planIncludes } from './plans.js';
+import { minimumPlan, planIncludes } from '../domain/plans.js';
 import { writeTransaction } from '../db/writeTransaction.js';
 
 /** The post state machine of decisions.md "Posts": publish, schedule, unpublish, and due schedules. */

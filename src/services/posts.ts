@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation } from '../db/database.js';
 import { writeTransaction } from '../db/writeTransaction.js';
-import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { Post, PostListQuery, PostSummary, PostVersion } from '../db/postsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
+import type { Post, PostListQuery, PostSummary, PostVersion } from '../domain/post.js';
 import { MAX_CONTENT_HTML_BYTES, type PostContent } from '../content/postContent.js';
 import { TaskTimeoutError } from '../workers/fairWorkerPool.js';
-import { isoNow } from '../clock.js';
-import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '../errors.js';
+import { isoNow } from '../lib/clock.js';
+import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '../domain/errors.js';
 import { checkPrecondition, type Precondition } from './precondition.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';

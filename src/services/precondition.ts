@@ -1,4 +1,4 @@
-import { PreconditionFailedError } from '../errors.js';
+import { PreconditionFailedError } from '../domain/errors.js';
 
 /**
  * A condition a resource must meet when it is written (If-Match: it is still the version the

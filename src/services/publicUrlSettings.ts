@@ -10,9 +10,10 @@ import type { Db } from '../db/database.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { URLS_CHANGED, type JobsRepo } from '../db/jobsRepo.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
-import type { Logger } from '../logger.js';
-import { isoNow, type Clock } from '../clock.js';
-import { defaultPublicScheme, withPublicUrls, type Config, type PublicScheme } from '../config.js';
+import type { Logger } from '../lib/logger.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { defaultPublicScheme, withPublicUrls, type Config } from '../config/config.js';
+import type { PublicScheme } from '../domain/siteUrls.js';
 
 /** `server` records and may change the settings; `cli` only reads what the server recorded. */
 export type PublicUrlMode = 'server' | 'cli';

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.js';
-import { planLimits, type Plan } from './plans.js';
+import type { Clock } from '../lib/clock.js';
+import { planLimits, type Plan } from '../domain/plans.js';
 
 export interface RateDecision {
   allowed: boolean;

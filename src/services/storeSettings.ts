@@ -9,10 +9,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config, StorageKind } from '../config.js';
+import type { Config, StorageKind } from '../config/config.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
-import type { Logger } from '../logger.js';
-import { isoNow, type Clock } from '../clock.js';
+import type { Logger } from '../lib/logger.js';
+import { isoNow, type Clock } from '../lib/clock.js';
 
 const KEY = 'site_store';
 

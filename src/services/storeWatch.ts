@@ -5,9 +5,9 @@
  * notices on its scheduler tick (one settings read) and before each publish job, logs it once,
  * and fails its publish jobs with a retryable error until it is restarted with the new settings.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import { describeStore, readStoreRecord, sameStore, storeRecordOf } from './storeSettings.js';
 
 /** Thrown at a publish job while the recorded store is not this process's: the job stays pending. */

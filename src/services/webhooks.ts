@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { BlogsRepo, BlogWithDomain } from '../db/blogsRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 import type { Db } from '../db/database.js';
 import type { AttemptView, Webhook, WebhooksRepo } from '../db/webhooksRepo.js';
 import { writeTransaction } from '../db/writeTransaction.js';
-import { isoNow, type Clock } from '../clock.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors.js';
 import { BlockedAddressError, resolveAllowed, type Lookup } from '../webhooks/addressGuard.js';
 import type { AuthContext } from './authContext.js';
 

@@ -3,8 +3,8 @@
  * (`folio site migrate-store`): pages, images, search indexes and backups alike, so nothing the
  * database names is left behind in the old store.
  */
-import { forEachConcurrently } from '../concurrently.js';
-import { StorageError } from '../errors.js';
+import { forEachConcurrently } from '../lib/concurrently.js';
+import { StorageError } from '../domain/errors.js';
 import type { SiteStore } from './siteStore.js';
 
 /** Copies in flight: enough to keep S3's sockets busy without holding many bodies in memory. */

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { open, rmdir, unlink } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
-import { StorageError } from '../errors.js';
+import { StorageError } from '../domain/errors.js';
 
 /** Why a key is refused, or null when it is a valid key. */
 export function keyProblem(key: string): string | null {

@@ -8,7 +8,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { processAlive } from '../processAlive.js';
+import { processAlive } from '../lib/processAlive.js';
 import { isNoSuchObject } from './fsFiles.js';
 import { livePrefixes, TEMP_NAME } from './fsTempFiles.js';
 

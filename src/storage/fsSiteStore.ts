@@ -4,7 +4,7 @@ import { open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { StorageError } from '../errors.js';
+import { StorageError } from '../domain/errors.js';
 import { fsError, isNoSuchObject, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, readRangeOrNull, unlinkIfPresent } from './fsFiles.js';
 import { FALLBACK_CACHE_CONTROL, FALLBACK_TYPES, isImmutable, isMeta, type Meta } from './fsMeta.js';
 import { TempFiles } from './fsTempFiles.js';

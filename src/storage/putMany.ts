@@ -5,7 +5,7 @@
  * reindex wait on the disk; S3 gains as much from the puts in flight.
  */
 import type { PutOptions, SiteStore } from './siteStore.js';
-import { forEachConcurrently } from '../concurrently.js';
+import { forEachConcurrently } from '../lib/concurrently.js';
 
 /** Puts in flight: enough to keep the file system's thread pool or S3's sockets busy. */
 const CONCURRENCY = 16;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { ListObjectsV2CommandOutput, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
-import { StorageError, StoreTimeoutError } from '../errors.js';
+import { StorageError, StoreTimeoutError } from '../domain/errors.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
 
 /**

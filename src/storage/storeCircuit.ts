@@ -8,7 +8,7 @@
  *
  * Only timeouts open it: a store that refuses connections or answers errors already fails fast.
  */
-import { StoreTimeoutError } from '../errors.js';
+import { StoreTimeoutError } from '../domain/errors.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
 
 /** How long calls fail at once after a timeout, before one is let through to try again. */

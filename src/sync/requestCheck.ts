@@ -7,7 +7,7 @@
  */
 import { compileSchema, validationError } from '../http/middleware/validate.js';
 import { createPostBody, updatePostBody, type PostBodyInput } from '../http/routes/posts.schema.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../domain/errors.js';
 import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from '../services/postChecks.js';
 import { parseTimestamp } from '../services/timestamps.js';
 

@@ -11,7 +11,7 @@ import type { Server, ServerResponse } from 'node:http';
 import { loadMarkdownPipeline } from '../content/markdown.js';
 import { jsonParser } from '../http/middleware/jsonBody.js';
 import { schemaWarmUpSteps, validators } from '../http/middleware/validate.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import { runWhenIdle, type RequestActivity } from './idleSteps.js';
 import type { WarmUp } from './warmUp.js';
 

@@ -22,8 +22,8 @@
  * (SearchIndexCache).
  */
 import type { SettingsRepo } from '../db/settingsRepo.js';
-import type { Logger } from '../logger.js';
-import { isoNow, type Clock } from '../clock.js';
+import type { Logger } from '../lib/logger.js';
+import { isoNow, type Clock } from '../lib/clock.js';
 import type { WarmablePublishing } from '../publish/warmablePublishing.js';
 
 const KEY = 'search_recent_blogs';

@@ -10,11 +10,11 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook as Signer } from 'standardwebhooks';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { Db } from '../db/database.js';
 import type { Delivery, DueDelivery, WebhooksRepo } from '../db/webhooksRepo.js';
 import { writeTransaction } from '../db/writeTransaction.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../lib/logger.js';
 import { resolveAllowed, type Lookup } from './addressGuard.js';
 
 /** Waits after the 1st, 2nd, … failed attempt; the last repeats until 24 hours have passed. */

@@ -2,10 +2,10 @@
  * The events webhooks receive, recorded by the services inside the transaction of the change
  * they describe. The body follows Standard Webhooks' recommended shape: `{type, timestamp, data}`.
  */
-import type { BlogWithDomain } from '../db/blogsRepo.js';
-import type { Post } from '../db/postsRepo.js';
+import type { BlogWithDomain } from '../domain/blog.js';
+import type { Post } from '../domain/post.js';
 import type { WebhooksRepo } from '../db/webhooksRepo.js';
-import type { SiteUrls } from '../services/siteUrls.js';
+import type { SiteUrls } from '../domain/siteUrls.js';
 
 export const WEBHOOK_EVENTS = ['post.published', 'post.updated', 'post.unpublished', 'post.deleted', 'post.scheduled', 'blog.updated', 'domain.activated'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { packageRoot } from '../paths.js';
+import { packageRoot } from '../lib/paths.js';
 
 /** `path` is the worker's module under src/, without extension: `publish/parallel/renderWorker`. */
 export function compiledScript(path: string): URL | null {

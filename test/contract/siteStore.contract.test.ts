@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
-import { StorageError } from '../../src/errors.js';
+import { StorageError } from '../../src/domain/errors.js';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import type { PutOptions, SiteStore } from '../../src/storage/siteStore.js';

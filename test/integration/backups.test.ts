@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { BACKUP_PREFIX } from '../../src/backup/backupKeys.js';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import { runCliCaptured, type CliRun } from '../support/runCliCaptured.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { allPublicPathsOf, publicPaths, publicPathsOf } from '../../src/cdn/publicPaths.js';
+import { allPublicPathsOf, publicPaths, publicPathsOf } from '../../src/publish/publicPaths.js';
 import { keyForPath } from '../../src/http/siteServer.js';
-import { CACHE_CONTROL_PAGE, CACHE_CONTROL_PAGE_PURGED } from '../../src/publish/render/renderHeaders.js';
+import { CACHE_CONTROL_PAGE, CACHE_CONTROL_PAGE_PURGED } from '../../src/domain/cacheHeaders.js';
 import { startRecordingServer, type RecordingServer } from '../support/recordingServer.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';

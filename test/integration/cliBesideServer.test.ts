@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { manifestKey } from '../../src/search/manifest.js';
 import { stateKey } from '../../src/search/static/staticFormat.js';
 import { createSiteStore } from '../../src/compose.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import type { PutOptions, SiteStore, StoredObject } from '../../src/storage/siteStore.js';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';

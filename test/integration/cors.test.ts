@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, ConfigError } from '../../src/config.js';
+import { loadConfig, ConfigError } from '../../src/config/config.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog } from '../support/factories.js';
 

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { PLANS, planIncludes, planLimits, type Plan } from '../../src/services/plans.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { PLANS, planIncludes, planLimits, type Plan } from '../../src/domain/plans.js';
 import { runCliCaptured } from '../support/runCliCaptured.js';
 import { spawnServer } from '../support/spawnedServer.js';
 
@@ -71,7 +71,7 @@ describe('FOLIO_DEFAULT_PLAN', () => {
 });
 
 describe('the plan table in docs/cli.md', () => {
-  it('says what src/services/plans.ts says', () => {
+  it('says what src/domain/plans.ts says', () => {
     const readme = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
     const yes = (plan: Plan, capability: Parameters<typeof planIncludes>[1]): string => (planIncludes(plan, capability) ? 'yes' : 'no');
     for (const plan of PLANS) {

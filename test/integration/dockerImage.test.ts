@@ -107,7 +107,7 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
     expect(workers.length).toBeGreaterThanOrEqual(4);
     for (const worker of workers) expect(existsSync(join(app, worker)), worker).toBe(true);
 
-    // src/paths.ts finds the package root by package.json + templates/ and reads migrations from src/db/migrations.
+    // src/lib/paths.ts finds the package root by package.json + templates/ and reads migrations from src/db/migrations.
     expect(existsSync(join(app, 'package.json'))).toBe(true);
     expect(filesUnder(join(app, 'templates')).sort()).toEqual(filesUnder(join(ROOT, 'templates')).sort());
     expect(filesUnder(join(app, 'src', 'db', 'migrations')).sort()).toEqual(filesUnder(join(ROOT, 'src', 'db', 'migrations')).sort());

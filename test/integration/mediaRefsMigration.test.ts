@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, type Db } from '../../src/db/database.js';
-import { migrationsDir } from '../../src/paths.js';
+import { migrationsDir } from '../../src/lib/paths.js';
 
 /**
  * Migration 017 rewrites the blog's own media URLs stored by earlier builds (issue 27 item A2):

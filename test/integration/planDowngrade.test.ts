@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
-import type { Plan } from '../../src/services/plans.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';
 import { buildAccount, buildBlog, buildPost, postPath, type BuiltBlog } from '../support/factories.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { PLANS, type Plan } from '../../src/services/plans.js';
+import { PLANS, type Plan } from '../../src/domain/plans.js';
 import { buildAccount, buildBlog, buildPost, expectError, expectPlanError, postPath, uniqueSlug } from '../support/factories.js';
 
 let t: TestApp;

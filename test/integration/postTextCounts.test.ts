@@ -3,7 +3,7 @@
  * are rendered from: they must follow every write of the title or the Markdown.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countPostText } from '../../src/content/language.js';
+import { countPostText } from '../../src/domain/language.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';
 

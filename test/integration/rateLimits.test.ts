@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
 import { FakeClock } from '../support/fakeClock.js';
-import { PLANS, type Plan } from '../../src/services/plans.js';
+import { PLANS, type Plan } from '../../src/domain/plans.js';
 import { buildAccount, buildBlog, createKey, expectError, type Actor } from '../support/factories.js';
 
 const HOUR = 3_600_000;

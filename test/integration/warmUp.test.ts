@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../src/db/database.js';
 import { SettingsRepo } from '../../src/db/settingsRepo.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { SearchIndexCache } from '../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../src/search/searchIndexWriter.js';
 import { WarmUp } from '../../src/warmup/warmUp.js';

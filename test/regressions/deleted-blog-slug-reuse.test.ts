@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { CACHE_CONTROL_PAGE } from '../../src/publish/render/renderHeaders.js';
+import { CACHE_CONTROL_PAGE } from '../../src/domain/cacheHeaders.js';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';

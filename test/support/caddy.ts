@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/paths.js';
+import { packageRoot } from '../../src/lib/paths.js';
 import { freePort } from '../../bench/harness/ports.js';
 
 export const CADDY = '/usr/bin/caddy';

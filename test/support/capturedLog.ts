@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/lib/logger.js';
 
 export interface CapturedLog {
   logger: Logger;

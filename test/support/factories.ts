@@ -3,7 +3,7 @@
  * keys it needs, through the public API (accounts through the service, as the CLI does).
  */
 import { expect } from 'vitest';
-import type { Plan } from '../../src/services/plans.js';
+import type { Plan } from '../../src/domain/plans.js';
 import type { RequestOptions, TestApp, TestResponse } from './testApp.js';
 
 /** ISO 8601 UTC with milliseconds (decisions.md "Posts"). */

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/lib/clock.js';
 
 /** A clock tests move by hand, so schedules and rate windows need no sleeping. */
 export class FakeClock implements Clock {

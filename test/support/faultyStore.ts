@@ -1,4 +1,4 @@
-import { StorageError } from '../../src/errors.js';
+import { StorageError } from '../../src/domain/errors.js';
 import type { PutOptions, SiteStore, StoredObject } from '../../src/storage/siteStore.js';
 
 /**

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/paths.js';
+import { packageRoot } from '../../src/lib/paths.js';
 import { freePort } from '../../bench/harness/ports.js';
 import type { EdgeBackends } from '../../bench/harness/varnish.js';
 

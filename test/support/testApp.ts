@@ -3,17 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { compose, type ComposeOptions, type Folio } from '../../src/compose.js';
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/lib/logger.js';
 import { createHttpServer } from '../../src/http/httpServer.js';
 import type { PublishJob } from '../../src/db/jobsRepo.js';
-import type { Plan } from '../../src/services/plans.js';
-import type { BlogSearcher } from '../../src/http/routes/search.js';
+import type { Plan } from '../../src/domain/plans.js';
+import type { BlogSearcher } from '../../src/search/ports.js';
 import { FakeClock } from './fakeClock.js';
 import { OpenApiContract } from './openApiContract.js';
-import type { SearchIndexUpdater } from '../../src/publish/stages/searchIndexes.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
+import type { SearchIndexUpdater } from '../../src/search/ports.js';
 
 export interface TestResponse<T = any> {
   status: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, defaultPublicScheme, loadConfig, serviceHostname, withPublicUrls } from '../../src/config.js';
+import { ConfigError, defaultPublicScheme, loadConfig, serviceHostname, withPublicUrls } from '../../src/config/config.js';
 
 describe('loadConfig', () => {
   it('has the defaults of decisions.md', () => {

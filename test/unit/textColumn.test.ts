@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TextColumn } from '../../src/textColumn.js';
+import { TextColumn } from '../../src/lib/textColumn.js';
 
 const valuesOf = (column: TextColumn): string[] => Array.from({ length: column.length }, (_, i) => column.at(i));
 

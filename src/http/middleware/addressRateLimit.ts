@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { RateLimitError } from '../../errors.js';
+import { RateLimitError } from '../../domain/errors.js';
 import type { AddressRateLimiter } from '../../services/addressRateLimiter.js';
 import type { AppState } from '../state.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { AppError, InsufficientStorageError, isDiskFull, ServiceUnavailableError, StorageError } from '../../errors.js';
+import { AppError, InsufficientStorageError, isDiskFull, ServiceUnavailableError, StorageError } from '../../domain/errors.js';
 import { isDatabaseBusy } from '../../db/database.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../lib/logger.js';
 import type { AppState } from '../state.js';
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;

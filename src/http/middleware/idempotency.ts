@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { BadRequestError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
+import { BadRequestError } from '../../domain/errors.js';
+import type { Logger } from '../../lib/logger.js';
 import type { IdempotencyService, SecretField } from '../../services/idempotency.js';
 import { authOf, type AppContext, type AppState } from '../state.js';
 

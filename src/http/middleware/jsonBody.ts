@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type bodyParser from 'koa-bodyparser';
 import type { Middleware } from 'koa';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.js';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../domain/errors.js';
 import { DISCARD_LIMITS, discardRequestBody } from '../discardRequestBody.js';
 import type { AppState } from '../state.js';
 import { MAX_BODY_BYTES, uploadRoute } from '../bodyLimits.js';

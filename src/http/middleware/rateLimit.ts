@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { RateLimitError } from '../../errors.js';
+import { RateLimitError } from '../../domain/errors.js';
 import type { RateLimiter } from '../../services/rateLimiter.js';
 import { MCP_GRANT_HEADER, type McpGrants } from '../mcpGrants.js';
 import type { AppState, AppContext } from '../state.js';

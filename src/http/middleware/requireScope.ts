@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { ForbiddenError } from '../../errors.js';
+import { ForbiddenError } from '../../domain/errors.js';
 import { hasScope, type Scope } from '../../services/authContext.js';
 import type { AppState } from '../state.js';
 

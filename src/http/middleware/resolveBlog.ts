@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { BlogsRepo } from '../../db/blogsRepo.js';
-import { BadRequestError, NotFoundError } from '../../errors.js';
+import { BadRequestError, NotFoundError } from '../../domain/errors.js';
 import type { AppState } from '../state.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.js';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../domain/errors.js';
 import type { UploadRoute } from '../bodyLimits.js';
 import { discardRequestBody } from '../discardRequestBody.js';
 import type { AppState } from '../state.js';

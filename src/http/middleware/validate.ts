@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Middleware } from 'koa';
-import { BadRequestError, type FieldIssue } from '../../errors.js';
+import { BadRequestError, type FieldIssue } from '../../domain/errors.js';
 import type { AppState } from '../state.js';
 
 export type JsonSchema = Record<string, unknown>;

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { NotFoundError } from '../../errors.js';
+import { NotFoundError } from '../../domain/errors.js';
 import { chooseEncoding, CompressedBodies, compressible } from '../siteCompression.js';
 import type { AppState } from '../state.js';
 

@@ -1,5 +1,5 @@
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
 
 /** The blog JSON of the API's answers, as the OpenAPI document describes it. */
 

@@ -1,6 +1,5 @@
 import type { Media } from '../../db/mediaRepo.js';
-import { CONTENT_TYPES, MEDIA_DIR, OG_HEIGHT, OG_WIDTH, ogName, originalName, variantsOf } from '../../media/mediaNames.js';
-import { imageOf } from '../../services/media.js';
+import { CONTENT_TYPES, MEDIA_DIR, OG_HEIGHT, OG_WIDTH, ogName, originalName, variantsOf, imageOf } from '../../media/mediaNames.js';
 
 /** `origin`: the blog's public origin (its custom domain once active). */
 export function presentMedia(media: Media, origin: string) {

@@ -1,6 +1,6 @@
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
-import type { Post, PostSummary } from '../../db/postsRepo.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
+import type { Post, PostSummary } from '../../domain/post.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
 import { absoluteMediaUrls, fromMediaRefs, mediaRefUrl } from '../../media/mediaRefs.js';
 
 /**

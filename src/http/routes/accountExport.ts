@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { ForbiddenError } from '../../errors.js';
+import { ForbiddenError } from '../../domain/errors.js';
 import { hasScope } from '../../services/authContext.js';
 import type { AccountExporter } from '../../services/accountExport.js';
 import { exportDocumentSchema } from '../../services/exportFormat.js';

@@ -1,10 +1,10 @@
 import type { JobsRepo } from '../../db/jobsRepo.js';
 import type { BlogsService } from '../../services/blogs.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
 import { presentBlog, presentBlogCreated, presentBlogListEntry, presentBlogUpdated } from '../presenters/blog.js';
 import { presentPublishing } from '../presenters/publishing.js';
 import type { RouteDef } from '../routeDef.js';
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
 import { etagOf, ifMatch, sendWithEtag } from '../etag.js';
 import { authOf } from '../state.js';
 import {

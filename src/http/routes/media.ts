@@ -1,5 +1,5 @@
 import type { MediaService } from '../../services/media.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
 import { presentPagination } from '../presenters/pagination.js';
 import { presentMedia } from '../presenters/media.js';
 import type { RouteDef } from '../routeDef.js';

@@ -1,13 +1,12 @@
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError } from '../../domain/errors.js';
 import type { PostsService } from '../../services/posts.js';
 import type { MediaService } from '../../services/media.js';
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
 import { MEDIA_ID } from './media.schema.js';
 import { MEDIA_REF, toMediaRefs } from '../../media/mediaRefs.js';
-import { originalName } from '../../media/mediaNames.js';
-import { imageOf } from '../../services/media.js';
+import { originalName, imageOf } from '../../media/mediaNames.js';
 import type { PostTransitions } from '../../services/postTransitions.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
 import { presentPagination } from '../presenters/pagination.js';
 import {
   presentPost,

@@ -1,15 +1,10 @@
-import type { SiteUrls } from '../../services/siteUrls.js';
-import type { SearchHit } from '../../search/searchTypes.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
+import type { BlogSearcher } from '../../search/ports.js';
 import type { RouteDef } from '../routeDef.js';
 import { blogOf } from '../state.js';
 import { presentPagination } from '../presenters/pagination.js';
 import { paginationSchema, timestamp } from './schemaParts.js';
 import { searchQuery } from './search.schema.js';
-
-/** What the search route needs from the search engine (src/search). */
-export interface BlogSearcher {
-  search(blogSlug: string, q: string, options: { page: number; perPage: number }): Promise<{ hits: SearchHit[]; total: number }>;
-}
 
 interface SearchQuery {
   q: string;

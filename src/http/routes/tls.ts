@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../errors.js';
+import { NotFoundError } from '../../domain/errors.js';
 import type { HostBlog } from '../../services/siteHosts.js';
 import type { RouteDef } from '../routeDef.js';
 

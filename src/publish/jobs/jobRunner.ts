@@ -1,8 +1,8 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../lib/clock.js';
 import type { JobsRepo, PublishJob } from '../../db/jobsRepo.js';
 import { KeyedQueue } from '../../lib/keyedQueue.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../lib/logger.js';
 import type { JobMetrics } from '../../metrics/metricTypes.js';
 
 /** Carries out one job. Throwing leaves the job pending for a later retry. */

@@ -4,10 +4,10 @@
  * dates and tags come from the snapshot's bytes, their slugs and titles are read when a page
  * needs them, a run of neighbours per query.
  */
-import { countText, emptyCounts, type TextCounts } from '../../content/language.js';
+import { countText, emptyCounts, type TextCounts } from '../../domain/language.js';
 import { indexOfPost, positionOf, type Ordered, type TagGroup } from '../render/archive.js';
 import { tagSegment } from '../render/renderPaths.js';
-import type { SitePostSummary } from '../render/siteTypes.js';
+import type { SitePostSummary } from '../../domain/siteTypes.js';
 import { LazySummary, type SummaryFiller } from './lazySummary.js';
 import { decodeListing, type DecodedListing } from './listingSnapshot.js';
 

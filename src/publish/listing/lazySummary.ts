@@ -6,8 +6,8 @@
  * 50,000-post blog (its neighbours, one or two archive pages, the newest posts, a sitemap chunk),
  * so the first publish after a restart reads those, not every row.
  */
-import type { TextCounts } from '../../content/language.js';
-import type { SitePostSummary } from '../render/siteTypes.js';
+import type { TextCounts } from '../../domain/language.js';
+import type { SitePostSummary } from '../../domain/siteTypes.js';
 import type { DecodedListing } from './listingSnapshot.js';
 
 /** Reads the summaries of posts not read yet, usually a run of them at once (BlogListing). */

@@ -16,7 +16,7 @@
  * that changed (the server calls it every minute and at shutdown).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { SitePostSummary } from '../render/siteTypes.js';
+import type { SitePostSummary } from '../../domain/siteTypes.js';
 import { BlogListing, titleCountsOf, type Listing, type SummaryReader } from './blogListing.js';
 import { encodeListing } from './listingSnapshot.js';
 

@@ -8,12 +8,12 @@
  *   header: { v, n, titleCounts, tags: distinct tags, ids, at, updated: each "\n"-joined }
  *   words, per post, oldest first: tag count, tag indexes…, hangulWords, latinWords, hangulChars, otherWords
  *
- * Bump FORMAT when this layout changes, or when countText (content/language.ts) counts titles
+ * Bump FORMAT when this layout changes, or when countText (src/domain/language.ts) counts titles
  * differently: a snapshot of another format is ignored and the listing read from the rows.
  */
-import { countText, emptyCounts, type TextCounts } from '../../content/language.js';
-import type { SitePostSummary } from '../render/siteTypes.js';
-import { TextColumn } from '../../textColumn.js';
+import { countText, emptyCounts, type TextCounts } from '../../domain/language.js';
+import type { SitePostSummary } from '../../domain/siteTypes.js';
+import { TextColumn } from '../../lib/textColumn.js';
 
 const FORMAT = 2;
 

@@ -11,13 +11,13 @@
  * in-process, yielding to the event loop between pages.
  */
 import { availableParallelism } from 'node:os';
-import { TimeSlice } from '../../timeSlice.js';
+import { TimeSlice } from '../../lib/timeSlice.js';
 import { compiledScript } from '../../workers/compiledScript.js';
 import type { SiteObject } from '../../storage/siteStore.js';
 import type { PostLink } from '../render/renderPostPage.js';
 import { renderPostPage } from '../render/renderPostPage.js';
 import { siteRenders, type SitePlan, type SiteRenders } from '../render/renderSite.js';
-import type { SitePost, SitePostSummary } from '../render/siteTypes.js';
+import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 import { RenderPool } from './renderPool.js';
 import type { RenderedPage, RenderRequest } from './renderWorker.js';
 

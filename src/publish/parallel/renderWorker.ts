@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { RenderContext } from '../render/renderContext.js';
 import { renderPostPage, type PostLink } from '../render/renderPostPage.js';
 import { loadTheme } from '../render/renderTheme.js';
-import type { SitePost } from '../render/siteTypes.js';
+import type { SitePost } from '../../domain/siteTypes.js';
 
 export interface RenderWorkerData {
   /** The templates folder the caller's theme was loaded from. */

@@ -6,7 +6,7 @@
 import type { BlogsRepo } from '../../db/blogsRepo.js';
 import type { PublishJob } from '../../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../lib/logger.js';
 import type { SiteStore } from '../../storage/siteStore.js';
 import type { ListingCache } from '../listing/listingCache.js';
 import type { CdnSync } from '../stages/cdnSync.js';

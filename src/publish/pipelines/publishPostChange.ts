@@ -5,18 +5,19 @@
  * current state, so running it twice, late, or after a crash gives the same store
  * (docs/publishing.md).
  */
-import type { BlogsRepo, BlogWithDomain } from '../../db/blogsRepo.js';
+import type { BlogsRepo } from '../../db/blogsRepo.js';
 import type { PublishJob } from '../../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
 import type { SiteStore } from '../../storage/siteStore.js';
 import { renderPostChange } from '../postChange.js';
-import type { SitePost } from '../render/siteTypes.js';
+import type { SitePost } from '../../domain/siteTypes.js';
 import type { CdnSync } from '../stages/cdnSync.js';
 import { LANGUAGE_TIPPED, type PostChangeLoader } from '../stages/loadPostChange.js';
 import { livePost } from '../stages/loadSite.js';
 import type { SearchIndexes } from '../stages/searchIndexes.js';
 import { writeSite } from '../stages/writeSite.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
 
 export interface PostChangePipelineDeps {
   blogs: Pick<BlogsRepo, 'findById'>;

@@ -5,7 +5,7 @@
  * edge, run again the post jobs recorded meanwhile, then rebuild the search indexes when asked.
  */
 import type { AccountsRepo } from '../../db/accountsRepo.js';
-import type { BlogsRepo, BlogWithDomain } from '../../db/blogsRepo.js';
+import type { BlogsRepo } from '../../db/blogsRepo.js';
 import { IMPORTED, SEARCH_TEXT_CHANGED, URLS_CHANGED, type JobsRepo, type PublishJob } from '../../db/jobsRepo.js';
 import type { MediaRepo } from '../../db/mediaRepo.js';
 import type { SiteStore } from '../../storage/siteStore.js';
@@ -16,6 +16,7 @@ import { planOf } from '../stages/loadSite.js';
 import type { SearchIndexes } from '../stages/searchIndexes.js';
 import { verifyMedia } from '../stages/verifyMedia.js';
 import type { WriteResult } from '../stages/writeSite.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
 
 export interface RebuildOptions {
   /** Uploads even objects whose hash matches what was last written. */

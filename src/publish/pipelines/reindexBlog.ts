@@ -3,13 +3,13 @@
  * jobs that ask for it): both indexes afresh, the static index's files purged, then the posts
  * changed meanwhile applied again.
  */
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
 import type { RenderSlots } from '../parallel/renderSlots.js';
-import type { SitePost } from '../render/siteTypes.js';
+import type { SitePost } from '../../domain/siteTypes.js';
 import type { CdnSync } from '../stages/cdnSync.js';
 import { postsChangedSince } from '../stages/loadSite.js';
 import type { SearchIndexes } from '../stages/searchIndexes.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
 
 export interface ReindexDeps {
   site: Pick<SiteRepo, 'latestChange' | 'changesSince' | 'publishedByIds'>;

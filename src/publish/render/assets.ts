@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
 import type { SiteObject } from '../../storage/siteStore.js';
-import { CACHE_CONTROL_ASSET, CONTENT_TYPES } from './renderHeaders.js';
+import { CACHE_CONTROL_ASSET, CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { assetKey } from './renderPaths.js';
 
 export interface ThemeAsset {

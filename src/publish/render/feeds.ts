@@ -6,12 +6,12 @@ import type { SiteObject } from '../../storage/siteStore.js';
 import { socialImageOf } from '../../media/mediaNames.js';
 import { absoluteMediaUrls } from '../../media/mediaRefs.js';
 import { FEED_SIZE, sortNewestFirst } from './archive.js';
-import { detectPostLanguage, languageOf } from '../../content/language.js';
+import { detectPostLanguage, languageOf } from '../../domain/language.js';
 import type { RenderContext } from './renderContext.js';
-import { CONTENT_TYPES } from './renderHeaders.js';
+import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { oneLine } from './renderLayout.js';
 import { SITE_FILES, absoluteUrl, fileKey, filePath, homePath, postImageUrl, postPath } from './renderPaths.js';
-import type { SitePost, SitePostSummary } from './siteTypes.js';
+import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 
 const socialUrl = (url: string | null): string | null => (url ? socialImageOf(url).url : null);
 

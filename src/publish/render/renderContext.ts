@@ -2,11 +2,11 @@
  * What every page of one blog shares, computed once per blog and passed to each render
  * function, so that re-rendering a single page costs only that page.
  */
-import { countText, emptyCounts, languageOf, type Language, type TextCounts } from '../../content/language.js';
+import { countText, emptyCounts, languageOf, type Language, type TextCounts } from '../../domain/language.js';
 import { assetPath, safeHttpUrl } from './renderPaths.js';
 import type { Theme } from './renderTheme.js';
-import { cachePolicy, type CachePolicy } from './renderHeaders.js';
-import type { SiteBlog } from './siteTypes.js';
+import { cachePolicy, type CachePolicy } from '../../domain/cacheHeaders.js';
+import type { SiteBlog } from '../../domain/siteTypes.js';
 
 export interface RenderContext {
   readonly theme: Theme;

@@ -7,12 +7,12 @@
 import type { SiteObject } from '../../storage/siteStore.js';
 import { sortNewestFirst, type TagGroup } from './archive.js';
 import type { RenderContext } from './renderContext.js';
-import { CONTENT_TYPES } from './renderHeaders.js';
+import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { collectionPageJsonLd } from './renderJsonLd.js';
 import { labelsFor } from './renderLabels.js';
 import { renderHtmlPage } from './renderLayout.js';
 import { archiveIndexKey, archiveIndexPath, monthKey, monthPath, postPath, tagIndexKey, tagIndexPath, tagPath } from './renderPaths.js';
-import type { SitePostSummary } from './siteTypes.js';
+import type { SitePostSummary } from '../../domain/siteTypes.js';
 
 type Dated = Pick<SitePostSummary, 'publishedAt'>;
 

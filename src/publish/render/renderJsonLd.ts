@@ -1,9 +1,9 @@
 /** schema.org data for every page type, and the one safe way to put JSON inside a `<script>`. */
-import type { Language } from '../../content/language.js';
+import type { Language } from '../../domain/language.js';
 import { socialImageOf } from '../../media/mediaNames.js';
 import type { RenderContext } from './renderContext.js';
 import { absoluteUrl, homePath, postImageUrl, postPath } from './renderPaths.js';
-import type { SitePost } from './siteTypes.js';
+import type { SitePost } from '../../domain/siteTypes.js';
 
 const socialUrl = (url: string | null): string | null => (url ? socialImageOf(url).url : null);
 

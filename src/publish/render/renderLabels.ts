@@ -1,5 +1,5 @@
 /** The theme's own words and date format, in the page's language. */
-import type { Language } from '../../content/language.js';
+import type { Language } from '../../domain/language.js';
 
 export interface Labels {
   skipToContent: string;

@@ -2,7 +2,7 @@
  * Wraps a page's view in the layout: head (title, description, canonical, Open Graph, Twitter
  * card, feeds, stylesheets, JSON-LD) and the site chrome with the owner's header and footer.
  */
-import type { Language } from '../../content/language.js';
+import type { Language } from '../../domain/language.js';
 import { socialImageOf } from '../../media/mediaNames.js';
 import type { RenderContext } from './renderContext.js';
 import { jsonForScript } from './renderJsonLd.js';

@@ -7,7 +7,7 @@ import type { SiteObject } from '../../storage/siteStore.js';
 import { thumbnailOf } from '../../media/mediaNames.js';
 import { HOME_PAGE_SIZE, TAG_PAGE_SIZE, newestListing, sortNewestFirst } from './archive.js';
 import type { RenderContext } from './renderContext.js';
-import { CONTENT_TYPES } from './renderHeaders.js';
+import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { labelsFor, type Labels } from './renderLabels.js';
 import { blogJsonLd, collectionPageJsonLd } from './renderJsonLd.js';
 import { renderHtmlPage } from './renderLayout.js';
@@ -23,9 +23,9 @@ import {
   tagKey,
   tagPath,
 } from './renderPaths.js';
-import type { SitePostSummary } from './siteTypes.js';
-import { countPostText, type TextCounts } from '../../content/language.js';
-import { minutesFromCounts } from '../../content/readingTime.js';
+import type { SitePostSummary } from '../../domain/siteTypes.js';
+import { countPostText, type TextCounts } from '../../domain/language.js';
+import { minutesFromCounts } from '../../domain/readingTime.js';
 
 type ListedPost = Pick<SitePostSummary, 'id' | 'slug' | 'title' | 'metaDescription' | 'publishedAt' | 'ogImageUrl' | 'tags' | 'readingMinutes'> & {
   // A full render lists whole posts: their reading time comes from these.

@@ -1,7 +1,7 @@
 /** `<blog>/404.html`, served for every missing path of the blog. */
 import type { SiteObject } from '../../storage/siteStore.js';
 import type { RenderContext } from './renderContext.js';
-import { CONTENT_TYPES } from './renderHeaders.js';
+import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { labelsFor } from './renderLabels.js';
 import { renderHtmlPage } from './renderLayout.js';
 import { SITE_FILES, fileKey, homePath } from './renderPaths.js';

@@ -2,15 +2,15 @@
 import { enhancePostHtml, type Heading } from './postHtml.js';
 import { randomBytes } from 'node:crypto';
 import type { SiteObject } from '../../storage/siteStore.js';
-import { countPostText, languageOf } from '../../content/language.js';
-import { minutesFromCounts } from '../../content/readingTime.js';
+import { countPostText, languageOf } from '../../domain/language.js';
+import { minutesFromCounts } from '../../domain/readingTime.js';
 import type { RenderContext } from './renderContext.js';
-import { CONTENT_TYPES } from './renderHeaders.js';
+import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { blogPostingJsonLd, breadcrumbJsonLd } from './renderJsonLd.js';
 import { labelsFor } from './renderLabels.js';
 import { renderHtmlPage } from './renderLayout.js';
 import { postKey, postPath, tagPath } from './renderPaths.js';
-import type { SitePost } from './siteTypes.js';
+import type { SitePost } from '../../domain/siteTypes.js';
 
 export interface PostLink {
   slug: string;

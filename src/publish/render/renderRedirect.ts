@@ -4,7 +4,7 @@
  */
 import type { SiteObject } from '../../storage/siteStore.js';
 import type { RenderContext } from './renderContext.js';
-import { CONTENT_TYPES } from './renderHeaders.js';
+import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { labelsFor } from './renderLabels.js';
 import { absoluteUrl, postPath, redirectKey } from './renderPaths.js';
 

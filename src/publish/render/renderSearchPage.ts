@@ -6,7 +6,7 @@
  */
 import type { SiteObject } from '../../storage/siteStore.js';
 import type { RenderContext } from './renderContext.js';
-import { CONTENT_TYPES } from './renderHeaders.js';
+import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { labelsFor } from './renderLabels.js';
 import { renderHtmlPage } from './renderLayout.js';
 import { archiveIndexPath, assetPath, searchKey, searchPath, tagIndexPath } from './renderPaths.js';

@@ -8,7 +8,7 @@ import { ARCHIVE_PAGE_SIZE, FEED_SIZE, HOME_LIST_MAX, TAG_LIST_MAX, archivePageC
 import { siteAssets } from './assets.js';
 import { LLMS_POST_COUNT, renderJsonFeed, renderLlmsTxt, renderRobots, renderRss } from './feeds.js';
 import { createRenderContext, type RenderContext } from './renderContext.js';
-import type { CachePolicy } from './renderHeaders.js';
+import type { CachePolicy } from '../../domain/cacheHeaders.js';
 import { renderArchivePage, renderHomePage, renderTagArchivePage, renderTagPage } from './renderListPages.js';
 import { renderNotFoundPage } from './renderNotFoundPage.js';
 import { renderPostPage } from './renderPostPage.js';
@@ -16,7 +16,7 @@ import { renderSearchPage } from './renderSearchPage.js';
 import { renderRedirect } from './renderRedirect.js';
 import { sitemapRenders } from './sitemap.js';
 import type { Theme } from './renderTheme.js';
-import type { SiteBlog, SitePost, SitePostSummary } from './siteTypes.js';
+import type { SiteBlog, SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 
 export interface SiteRedirect {
   /** The old slug, or an alias path (starting with `/`). */

@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../paths.js';
+import { packageRoot } from '../../lib/paths.js';
 
 /** Dependencies first: each file may use what the ones before it define. */
 const SHARED_MODULES = ['koreanStems.js', 'tokenize.js', 'bm25.js', 'static/staticQuery.js'];

@@ -16,9 +16,9 @@ import type { SiteObject } from '../../storage/siteStore.js';
 import { ARCHIVE_PAGE_SIZE, HOME_PAGE_SIZE, TAG_PAGE_SIZE, archivePageCount, type TagGroup } from './archive.js';
 import { escapeXml, latest, textObject } from './feeds.js';
 import type { RenderContext } from './renderContext.js';
-import { CONTENT_TYPES } from './renderHeaders.js';
+import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { SITE_FILES, absoluteUrl, archivePath, fileKey, filePath, homePath, postPath, tagPath, archiveIndexPath, tagIndexPath } from './renderPaths.js';
-import type { SitePostSummary } from './siteTypes.js';
+import type { SitePostSummary } from '../../domain/siteTypes.js';
 
 /** Posts per child sitemap: a multiple of ARCHIVE_PAGE_SIZE so an archive page sits in its posts' chunk. */
 export const SITEMAP_CHUNK_SIZE = 1000;

@@ -6,8 +6,8 @@
  * match and nothing counts as changed, so a retry purges everything the job rendered.
  */
 import type { CdnPurger } from '../../cdn/cdnPurger.js';
-import { allPublicPathsOf, publicPathsOf } from '../../cdn/publicPaths.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
+import { allPublicPathsOf, publicPathsOf } from '../publicPaths.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
 
 interface BlogAddress {
   slug: string;

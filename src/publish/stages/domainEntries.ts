@@ -2,8 +2,9 @@
  * The routing entries under `_domains/<hostname>` (text: the blog slug) that the site server, or
  * a CDN worker, reads to map a custom host to its blog.
  */
-import type { BlogsRepo, BlogWithDomain } from '../../db/blogsRepo.js';
+import type { BlogsRepo } from '../../db/blogsRepo.js';
 import type { SiteStore } from '../../storage/siteStore.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
 
 export class DomainEntries {
   constructor(private readonly deps: { store: SiteStore; blogs: Pick<BlogsRepo, 'findByActiveDomain'> }) {}

@@ -4,14 +4,13 @@
  * handled a chunk at a time (parallel/renderSiteInChunks.ts), so the memory a rebuild takes
  * follows the chunk, not the blog.
  */
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
 import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
-import { forEachConcurrently } from '../../concurrently.js';
+import { forEachConcurrently } from '../../lib/concurrently.js';
 import { MEDIA_DIR } from '../../media/mediaNames.js';
-import { templatesDir } from '../../paths.js';
-import type { Plan } from '../../services/plans.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
+import { templatesDir } from '../../lib/paths.js';
+import type { Plan } from '../../domain/plans.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
 import type { SiteStore } from '../../storage/siteStore.js';
 import type { ListingCache } from '../listing/listingCache.js';
 import { plainSummary } from '../listing/lazySummary.js';
@@ -19,15 +18,16 @@ import { toSiteBlog, toSitePost } from './loadSite.js';
 import { FEED_SIZE } from '../render/archive.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from '../render/feeds.js';
 import { createRenderContext } from '../render/renderContext.js';
-import type { CachePolicy } from '../render/renderHeaders.js';
+import type { CachePolicy } from '../../domain/cacheHeaders.js';
 import { searchKey } from '../render/renderPaths.js';
 import { siteRenders, type SitePlan } from '../render/renderSite.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Theme } from '../render/renderTheme.js';
-import type { SitePost, SitePostSummary } from '../render/siteTypes.js';
+import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../parallel/renderSiteInChunks.js';
 import { SiteWriter, type WriteOptions, type WriteResult } from './writeSite.js';
 import type { RenderSlots } from '../parallel/renderSlots.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
 
 export interface FullSiteDeps {
   site: Pick<SiteRepo, 'newestPublished' | 'redirects' | 'htmlBytes' | 'publishedByIds'>;

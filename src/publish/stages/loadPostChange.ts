@@ -5,19 +5,19 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { AccountsRepo } from '../../db/accountsRepo.js';
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
 import type { JobPayload } from '../../db/jobsRepo.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
 import type { ListingCache } from '../listing/listingCache.js';
 import type { PostChangeInput } from '../postChange.js';
 import { FEED_SIZE, indexOfPost, positionOf } from '../render/archive.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from '../render/feeds.js';
 import { blogLanguage, createRenderContext } from '../render/renderContext.js';
-import type { CachePolicy } from '../render/renderHeaders.js';
+import type { CachePolicy } from '../../domain/cacheHeaders.js';
 import type { Theme } from '../render/renderTheme.js';
-import type { SitePost } from '../render/siteTypes.js';
+import type { SitePost } from '../../domain/siteTypes.js';
 import { planOf, toSiteBlog, toSitePost } from './loadSite.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
 
 /** The answer when the change turned the blog's language: every page's `<html lang>` and labels change. */
 export const LANGUAGE_TIPPED = Symbol('language tipped');

@@ -1,11 +1,11 @@
 /** Database rows → the plain data the renderer works on. */
 import type { AccountsRepo } from '../../db/accountsRepo.js';
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
-import type { Post } from '../../db/postsRepo.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
-import { allowedTheme, type Plan } from '../../services/plans.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
-import type { SiteBlog, SitePost } from '../render/siteTypes.js';
+import { allowedTheme, type Plan } from '../../domain/plans.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
+import type { SiteBlog, SitePost } from '../../domain/siteTypes.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
+import type { Post } from '../../domain/post.js';
 
 /**
  * `plan` is the owning account's current plan: pages carry only the theme keys it includes, so

@@ -4,15 +4,15 @@
  * address on the blog.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { TimeSlice } from '../../timeSlice.js';
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
-import type { Post } from '../../db/postsRepo.js';
+import { TimeSlice } from '../../lib/timeSlice.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
 import type { ContentRenderer } from '../../content/contentRenderer.js';
 import type { SearchText } from '../../content/markdown.js';
 import type { SearchDocument } from '../../search/searchTypes.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
-import type { SitePost } from '../render/siteTypes.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
+import type { SitePost } from '../../domain/siteTypes.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
+import type { Post } from '../../domain/post.js';
 
 /** Rows read at a time when collecting a blog's search documents. */
 const READ_PAGE = 200;

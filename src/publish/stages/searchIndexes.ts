@@ -4,32 +4,17 @@
  * (StaticSearchSync). Pipelines call it after the purge of their pages; it purges nothing
  * itself, and answers the static index's changed keys for the purge stage instead.
  */
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../lib/logger.js';
 import type { ContentRenderer } from '../../content/contentRenderer.js';
 import type { ListedDocument, SearchDocument } from '../../search/searchTypes.js';
 import type { SegmentData } from '../../search/segmentData.js';
-import type { SiteUrls } from '../../services/siteUrls.js';
-import type { SitePost } from '../render/siteTypes.js';
+import type { SiteUrls } from '../../domain/siteUrls.js';
+import type { SitePost } from '../../domain/siteTypes.js';
 import { SearchDocuments } from './searchDocuments.js';
 import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
-
-/** What publishing needs from the search index writer (src/search). */
-export interface SearchIndexUpdater {
-  upsert(blogSlug: string, docs: SearchDocument[]): Promise<void>;
-  remove(blogSlug: string, postIds: string[]): Promise<void>;
-  /**
-   * Replaces the index with one of `count` documents read by position, a run at a time, while it
-   * is built. May return the new index's segment data, which the static index then reuses.
-   */
-  rebuildFrom(blogSlug: string, source: { count: number; read: (from: number, to: number) => Promise<SearchDocument[]> }): Promise<SegmentData[] | void>;
-  drop(blogSlug: string): Promise<void>;
-  /** Loads what the blog's next write reads (the index, the post ids of its segments). */
-  warm?(blogSlug: string): Promise<void>;
-  /** Runs the CPU side of an upsert of these documents, writing nothing (the warm-up's dry run). */
-  rehearse?(docs: readonly SearchDocument[]): Promise<void>;
-}
+import type { BlogWithDomain } from '../../domain/blog.js';
+import type { SearchIndexUpdater } from '../../search/ports.js';
 
 export interface SearchIndexesDeps {
   site: Pick<SiteRepo, 'publishedIdsAfter' | 'publishedByIds'>;

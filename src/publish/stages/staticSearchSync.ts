@@ -4,11 +4,11 @@
  * changed for the purge stage. A blog without one (created before it existed) gets it built from
  * the database at its next post change or whole-blog render.
  */
-import type { BlogWithDomain } from '../../db/blogsRepo.js';
 import { SingleFlight } from '../../lib/singleFlight.js';
 import type { StaticIndexChange } from '../../search/static/staticIndexWriter.js';
 import type { ListedDocument, SearchDocument } from '../../search/searchTypes.js';
 import type { SegmentData } from '../../search/segmentData.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
 
 /** What this needs of src/search/static/staticIndexWriter.ts. */
 export interface StaticSearchIndex {

@@ -5,7 +5,7 @@
  * a time, so a blog with thousands of images is checked in about one small read per object.
  */
 import type { Media } from '../../db/mediaRepo.js';
-import { forEachConcurrently } from '../../concurrently.js';
+import { forEachConcurrently } from '../../lib/concurrently.js';
 import { hasImageSignature, SIGNATURE_BYTES } from '../../media/imageSignature.js';
 import { MEDIA_DIR, ogName, originalName, variantsOf, type ImageFormat, type MediaImage } from '../../media/mediaNames.js';
 import type { SiteStore } from '../../storage/siteStore.js';

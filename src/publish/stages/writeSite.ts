@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
 import type { SiteObject, SiteStore } from '../../storage/siteStore.js';
-import { forEachConcurrently } from '../../concurrently.js';
+import { forEachConcurrently } from '../../lib/concurrently.js';
 
 /**
  * Concurrent puts are bounded: a burst of thousands of writes helps neither disk nor S3. 32
- * keeps the file system's thread pool (src/threadPool.ts) busy while each write waits for its
+ * keeps the file system's thread pool (src/runtime/threadPool.ts) busy while each write waits for its
  * flush, and stays within the S3 client's socket pool.
  */
 const CONCURRENCY = 32;

@@ -6,7 +6,7 @@
  * collect than to parse. Ordinals handed out since the state was read are kept apart until the
  * next write joins them on.
  */
-import { TextColumn } from '../../textColumn.js';
+import { TextColumn } from '../../lib/textColumn.js';
 
 export class OrdinalIds {
   private constructor(

@@ -4,7 +4,7 @@
  */
 import { WEIGHT_UNIT } from '../lunrSetup.js';
 import type { SegmentData } from '../segmentData.js';
-import { TimeSlice } from '../../timeSlice.js';
+import { TimeSlice } from '../../lib/timeSlice.js';
 import { encodePostings, type ChunkFile } from './staticFormat.js';
 
 /** How long mapping terms runs before the event loop gets a turn. */

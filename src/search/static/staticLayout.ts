@@ -3,7 +3,7 @@
  * fragments that hold them. A rebuild lays out posts afresh, a compaction the live posts it reads
  * back from the stored files (staticIndexWriter.ts writes both and commits them).
  */
-import { TimeSlice } from '../../timeSlice.js';
+import { TimeSlice } from '../../lib/timeSlice.js';
 import type { SegmentData } from '../segmentData.js';
 import type { ListedDocument } from '../searchTypes.js';
 import type { FragmentEdits } from './fragmentEdits.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHttpServer, SERVER_TIMEOUTS } from '../../../src/http/httpServer.js';
 import { compileSchema, validate } from '../../../src/http/middleware/validate.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/lib/logger.js';
 
 describe('createHttpServer', () => {
   it('keeps idle connections longer than load balancers (65 s) and bounds slow requests', () => {

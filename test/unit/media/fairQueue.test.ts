@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FairQueue } from '../../../src/media/fairQueue.js';
-import { ServiceUnavailableError } from '../../../src/errors.js';
+import { ServiceUnavailableError } from '../../../src/domain/errors.js';
 
 /** A job the test finishes by hand, recording when it started. */
 function gate(started: string[], name: string) {

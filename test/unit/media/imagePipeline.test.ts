@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ImagePipeline } from '../../../src/media/imagePipeline.js';
 import { gifIsComplete } from '../../../src/media/gifStructure.js';
 import { avifBomb, gifBomb, image, truncatedGif } from '../../support/images.js';
-import { BadRequestError } from '../../../src/errors.js';
+import { BadRequestError } from '../../../src/domain/errors.js';
 
 describe('ImagePipeline budgets', () => {
   it('stops an image that takes longer than its time budget, with a 400 that says so', async () => {

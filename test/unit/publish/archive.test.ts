@@ -16,7 +16,7 @@ import {
 } from '../../../src/publish/render/archive.js';
 import { createRenderContext } from '../../../src/publish/render/renderContext.js';
 import { renderArchivePage } from '../../../src/publish/render/renderListPages.js';
-import type { SitePost } from '../../../src/publish/render/siteTypes.js';
+import type { SitePost } from '../../../src/domain/siteTypes.js';
 import { buildBlog, defaultTheme, numberedPosts } from './siteFixtures.js';
 
 /** Every archive page of a blog, as key → body. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashedFileName, siteAssets } from '../../../src/publish/render/assets.js';
 import { createRenderContext } from '../../../src/publish/render/renderContext.js';
-import { CACHE_CONTROL_ASSET } from '../../../src/publish/render/renderHeaders.js';
+import { CACHE_CONTROL_ASSET } from '../../../src/domain/cacheHeaders.js';
 import { renderHomePage } from '../../../src/publish/render/renderListPages.js';
 import { loadTheme } from '../../../src/publish/render/renderTheme.js';
 import { buildBlog, defaultTheme, templatesDir } from './siteFixtures.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../../src/content/markdown.js';
 import { createRenderContext } from '../../../src/publish/render/renderContext.js';
 import { renderSite } from '../../../src/publish/render/renderSite.js';
-import type { SitePost } from '../../../src/publish/render/siteTypes.js';
+import type { SitePost } from '../../../src/domain/siteTypes.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { scanHtml, splitCdata } from './htmlScan.js';
 import { buildBlog, buildPost, defaultTheme } from './siteFixtures.js';

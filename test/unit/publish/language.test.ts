@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectLanguage, detectPostLanguage } from '../../../src/content/language.js';
-import { readingMinutes } from '../../../src/content/readingTime.js';
+import { detectLanguage, detectPostLanguage } from '../../../src/domain/language.js';
+import { readingMinutes } from '../../../src/domain/readingTime.js';
 import { cachingPost, helloPost, koreanPost } from './siteFixtures.js';
 
 describe('detectLanguage', () => {

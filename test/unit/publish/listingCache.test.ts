@@ -5,17 +5,17 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SiteRepo, SUMMARY_AT_SQL, SUMMARY_COLUMN_NAMES, SUMMARY_PAGE_SQL } from '../../../src/db/siteRepo.js';
-import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
+import type { BlogWithDomain } from '../../../src/domain/blog.js';
 import { ListingCache, type ListingSource, type SnapshotStore } from '../../../src/publish/listing/listingCache.js';
 import { plainSummary } from '../../../src/publish/listing/lazySummary.js';
 import { decodeListing, encodeListing, titleCountsOfPost } from '../../../src/publish/listing/listingSnapshot.js';
-import { TextColumn } from '../../../src/textColumn.js';
+import { TextColumn } from '../../../src/lib/textColumn.js';
 import { ListingSnapshotsRepo } from '../../../src/db/listingSnapshotsRepo.js';
 import { collectTags } from '../../../src/publish/render/archive.js';
 import { listedByNextPost } from '../../../src/publish/postChange.js';
 import { titleCountsOf } from '../../../src/publish/render/renderContext.js';
 import { startTestApp, type TestApp } from '../../support/testApp.js';
-import type { SitePostSummary } from '../../../src/publish/render/siteTypes.js';
+import type { SitePostSummary } from '../../../src/domain/siteTypes.js';
 
 describe('ListingCache', () => {
   let t: TestApp;

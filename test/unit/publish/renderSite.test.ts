@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { countPostText } from '../../../src/content/language.js';
+import { countPostText } from '../../../src/domain/language.js';
 import { createRenderContext } from '../../../src/publish/render/renderContext.js';
-import { CACHE_CONTROL_ASSET, CACHE_CONTROL_PAGE } from '../../../src/publish/render/renderHeaders.js';
+import { CACHE_CONTROL_ASSET, CACHE_CONTROL_PAGE } from '../../../src/domain/cacheHeaders.js';
 import { renderPostPage } from '../../../src/publish/render/renderPostPage.js';
 import { renderSite } from '../../../src/publish/render/renderSite.js';
 import { scanHtml } from './htmlScan.js';

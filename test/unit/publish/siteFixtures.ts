@@ -3,10 +3,10 @@
  * and an image; a Korean post; a short first post. Bodies go through the real Markdown
  * pipeline so the pages hold what production would.
  */
-import { templatesDir } from '../../../src/paths.js';
+import { templatesDir } from '../../../src/lib/paths.js';
 import { renderMarkdown } from '../../../src/content/markdown.js';
 import { loadTheme, type Theme } from '../../../src/publish/render/renderTheme.js';
-import type { SiteBlog, SitePost } from '../../../src/publish/render/siteTypes.js';
+import type { SiteBlog, SitePost } from '../../../src/domain/siteTypes.js';
 
 export { templatesDir };
 

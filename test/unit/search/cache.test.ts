@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { BlogSearcher } from '../../../src/http/routes/search.js';
-import type { SearchIndexUpdater } from '../../../src/publish/stages/searchIndexes.js';
 import { manifestKey, segmentKey } from '../../../src/search/manifest.js';
 import { SearchIndexCache } from '../../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../../src/search/searchIndexWriter.js';
 import type { StoredObject } from '../../../src/storage/siteStore.js';
 import { MemorySiteStore } from '../../support/memorySiteStore.js';
 import { searchDoc } from './docFactory.js';
+import type { BlogSearcher } from '../../../src/search/ports.js';
+import type { SearchIndexUpdater } from '../../../src/search/ports.js';
 
 const PAGE = { page: 1, perPage: 20 };
 

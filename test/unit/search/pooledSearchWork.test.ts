@@ -10,7 +10,7 @@ import { mergeInPlace } from '../../../src/search/segmentMerge.js';
 import { decodeSegment, SearchIndexFormatError } from '../../../src/search/segmentCodec.js';
 import { legacySegment } from '../../support/legacySegment.js';
 import { buildSegmentData } from '../../../src/search/segmentData.js';
-import { HeavyWork } from '../../../src/workers/heavyWork.js';
+import { HeavyWork } from '../../../src/heavyWork/heavyWork.js';
 import { searchDoc } from './docFactory.js';
 
 const heavy = new HeavyWork({ workers: 2 });

@@ -20,7 +20,7 @@ import { matchingPaths, readStaticIndex } from '../../support/staticSearchIndex.
 import { searchDoc } from './docFactory.js';
 import { MemorySiteStore } from '../../support/memorySiteStore.js';
 import { StaticSearchSync } from '../../../src/publish/stages/staticSearchSync.js';
-import type { BlogWithDomain } from '../../../src/db/blogsRepo.js';
+import type { BlogWithDomain } from '../../../src/domain/blog.js';
 
 const dirs: string[] = [];
 function store(): FsSiteStore {

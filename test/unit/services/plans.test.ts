@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allowedTheme, themeKeyCapability, PLANS, type Plan } from '../../../src/services/plans.js';
-import type { ThemeConfig } from '../../../src/publish/render/siteTypes.js';
+import { allowedTheme, themeKeyCapability, PLANS, type Plan } from '../../../src/domain/plans.js';
+import type { ThemeConfig } from '../../../src/domain/siteTypes.js';
 
 const FULL: Required<ThemeConfig> = {
   customCss: 'a{}',

@@ -3,7 +3,7 @@
  * once with a Retry-After, after the pause one call is let through alone, and its answer decides.
  */
 import { describe, expect, it } from 'vitest';
-import { StorageError, StoreTimeoutError } from '../../../src/errors.js';
+import { StorageError, StoreTimeoutError } from '../../../src/domain/errors.js';
 import { StoreCircuit } from '../../../src/storage/storeCircuit.js';
 import { MemorySiteStore } from '../../support/memorySiteStore.js';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../../src/http/httpServer.js';
 import { RequestActivity, runWhenIdle } from '../../../src/warmup/idleSteps.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/lib/logger.js';
 
 let server: Server | null = null;
 afterEach(async () => {

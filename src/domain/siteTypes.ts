@@ -2,7 +2,7 @@
  * Plain data the renderer works on. Loaded from the database by the publisher, never by the
  * renderer itself, so rendering stays a pure function of these values.
  */
-import type { TextCounts } from '../../content/language.js';
+import type { TextCounts } from './language.js';
 
 export interface ThemeConfig {
   customCss?: string;

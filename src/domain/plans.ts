@@ -1,5 +1,5 @@
 /** One table of plan capabilities and limits, the plan table of docs/cli.md; every plan check reads it. */
-import type { ThemeConfig } from '../publish/render/siteTypes.js';
+import type { ThemeConfig } from './siteTypes.js';
 
 export const PLANS = ['free', 'starter', 'creator', 'scale', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];

@@ -3,8 +3,8 @@
  * keyForPath (src/http/siteServer.ts) and of the shipped edge configurations. A CDN caches by
  * the URL a reader asked for, so a page is purged under each of its addresses.
  */
-import { encodeSegment } from '../publish/render/renderPaths.js';
-import { TimeSlice } from '../timeSlice.js';
+import { encodeSegment } from './render/renderPaths.js';
+import { TimeSlice } from '../lib/timeSlice.js';
 
 /** `<blog>/index.html` → `/`; `<blog>/x/index.html` → `/x`, `/x/`; `<blog>/rss.xml` → `/rss.xml`. */
 export function publicPaths(blogSlug: string, key: string): string[] {

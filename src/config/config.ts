@@ -2,12 +2,12 @@
  * Reads process.env once into a frozen, typed Config (the settings of docs/configuration.md).
  * A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
  */
-import { parseBackupInterval, type BackupSchedule } from './backup/backupInterval.js';
+import { parseBackupInterval, type BackupSchedule } from '../backup/backupInterval.js';
 import { resolve } from 'node:path';
-import { PLANS, type Plan } from './services/plans.js';
+import { PLANS, type Plan } from '../domain/plans.js';
+import type { PublicScheme } from '../domain/siteUrls.js';
 
 export type StorageKind = 'fs' | 's3';
-export type PublicScheme = 'http' | 'https';
 
 export interface Config {
   readonly port: number;

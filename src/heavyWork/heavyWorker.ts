@@ -1,6 +1,6 @@
 /** Worker thread of the shared pool (heavyWork.ts). */
 import { constants, setPriority } from 'node:os';
-import { serveTasks } from './taskWorker.js';
+import { serveTasks } from '../workers/taskWorker.js';
 import { heavyTransferList, runHeavyTask } from './heavyTasks.js';
 
 // On Linux a nice value belongs to the thread that sets it (setpriority on pid 0): this lowers

@@ -7,7 +7,7 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { processAlive } from './processAlive.js';
+import { processAlive } from '../lib/processAlive.js';
 
 const FILE = 'server.pid';
 

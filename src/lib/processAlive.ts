@@ -1,5 +1,3 @@
-import { errnoCode } from './storage/fsFiles.js';
-
 /** Whether a process with this pid exists (for telling a killed writer's leftovers from files in use). */
 export function processAlive(pid: number): boolean {
   try {
@@ -7,6 +5,6 @@ export function processAlive(pid: number): boolean {
     return true;
   } catch (err) {
     // EPERM: it exists, it is only not ours to signal.
-    return errnoCode(err) === 'EPERM';
+    return (err as NodeJS.ErrnoException | undefined)?.code === 'EPERM';
   }
 }

@@ -3,32 +3,16 @@
  * and would otherwise run on the event loop (see heavyWork.ts). Each kind is a pure function of
  * plain data, so it runs the same in place or on a worker thread.
  */
-import { htmlToSearchText, type SearchText } from '../content/markdown.js';
-import { derivePostContent, type PostContent, type PostContentInput } from '../content/postContent.js';
-import { buildSegmentData, concatSegments, segmentTransferList, type MergeInput, type SegmentData } from '../search/segmentData.js';
+import type { ContentTasks } from '../content/contentRenderer.js';
+import { htmlToSearchText } from '../content/markdown.js';
+import { derivePostContent } from '../content/postContent.js';
+import type { SearchTasks } from '../search/pooledSearchWork.js';
+import { buildSegmentData, concatSegments, segmentTransferList } from '../search/segmentData.js';
 import { decodedParts } from '../search/segmentMerge.js';
 import { decodeSegmentSync, encodeSegmentSync, SearchIndexFormatError } from '../search/segmentCodec.js';
-import type { SearchDocument } from '../search/searchTypes.js';
 
-export interface HeavyTasks {
-  /** Markdown → sanitised HTML, description and prose counts. */
-  postContent: { request: PostContentInput; result: PostContent };
-  /** Stored HTML → the prose and code text the search index takes. */
-  searchText: { request: string; result: SearchText };
-  /** Search documents → one index segment. */
-  searchSegment: { request: SearchDocument[]; result: SegmentData };
-  /** Segments → one merged segment, its ordinal maps, and its stored (gzip) form. */
-  segmentMerge: { request: MergeInput[]; result: MergedSegment };
-  /** A stored segment → its data; a format problem comes back as text, not as a thrown error. */
-  segmentDecode: { request: { key: string; body: Uint8Array }; result: SegmentData | { formatError: string } };
-}
-
-export interface MergedSegment {
-  data: SegmentData;
-  ordinalMaps: Int32Array[];
-  body: Uint8Array;
-  rawBytes: number;
-}
+/** Every kind the pool runs: each caller declares its own (ContentTasks, SearchTasks). */
+export interface HeavyTasks extends ContentTasks, SearchTasks {}
 
 export type HeavyKind = keyof HeavyTasks;
 

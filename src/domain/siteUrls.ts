@@ -1,8 +1,9 @@
-import type { Config } from '../config.js';
+/** How public URLs start (FOLIO_PUBLIC_SCHEME). */
+export type PublicScheme = 'http' | 'https';
 
 /** Public addresses of blogs and posts: `<slug>.<service domain>`, or the custom domain once it is active. */
 export class SiteUrls {
-  constructor(private readonly config: Pick<Config, 'publicScheme' | 'serviceDomain'>) {}
+  constructor(private readonly config: { readonly publicScheme: PublicScheme; readonly serviceDomain: string }) {}
 
   /** Origin of a blog, without a trailing slash. */
   origin(blog: { slug: string; customDomain?: string | null; domainActive?: boolean }): string {

@@ -4,7 +4,7 @@
  * log lines, exit 0. A second signal exits at once.
  */
 import type { Server } from 'node:http';
-import { flushLogs, type Logger } from './logger.js';
+import { flushLogs, type Logger } from '../lib/logger.js';
 
 export interface ShutdownOptions {
   server: Server;

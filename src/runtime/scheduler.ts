@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ScheduledTask } from 'node-cron';
-import type { Logger } from './logger.js';
+import type { Logger } from '../lib/logger.js';
 
 // node-cron is required only when a backup schedule is configured: loading it and scheduling
 // with it costs about 30 ms of a blocked event loop, right when the first requests arrive.

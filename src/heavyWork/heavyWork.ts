@@ -8,8 +8,8 @@
  * heavy work together and the VM's cores are not oversubscribed.
  */
 import { availableParallelism } from 'node:os';
-import { compiledScript } from './compiledScript.js';
-import { FairWorkerPool } from './fairWorkerPool.js';
+import { compiledScript } from '../workers/compiledScript.js';
+import { FairWorkerPool } from '../workers/fairWorkerPool.js';
 import type { HeavyKind, HeavyRequest, HeavyResult, HeavyTasks } from './heavyTasks.js';
 
 export interface HeavyWorkOptions {
@@ -26,7 +26,7 @@ export class HeavyWork {
   private readonly pool: FairWorkerPool<HeavyRequest, HeavyResult> | null;
 
   constructor(options: HeavyWorkOptions = {}) {
-    const script = compiledScript('workers/heavyWorker');
+    const script = compiledScript('heavyWork/heavyWorker');
     const size = options.workers ?? Math.min(4, Math.max(2, availableParallelism()));
     this.pool = script && size > 0 ? new FairWorkerPool({ script, size, timeoutMs: options.timeoutMs ?? HEAVY_TASK_TIMEOUT_MS }) : null;
   }
