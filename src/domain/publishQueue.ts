@@ -1,5 +1,5 @@
 /**
- * What the services need of the publish job runner (src/publish/jobRunner.ts): run the jobs a
+ * What the services need of the publish job runner (src/publish/jobs/jobRunner.ts): run the jobs a
  * request has just recorded. Declared here so that services/ does not import publish/.
  */
 export interface PublishQueue {
