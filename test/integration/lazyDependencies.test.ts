@@ -30,9 +30,9 @@ const seen = new Set();
 const { port1, port2 } = new MessageChannel();
 port1.on('message', (name) => seen.add(name));
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}), { data: { port: port2 }, transferList: [port2] });
-const { compose } = await import('../../src/compose.js');
-const { loadConfig } = await import('../../src/config/config.js');
-const { createLogger } = await import('../../src/lib/logger.js');
+const { compose } = await import('./dist/src/compose.js');
+const { loadConfig } = await import('./dist/src/config/config.js');
+const { createLogger } = await import('./dist/src/lib/logger.js');
 const folio = compose({ config: loadConfig(${JSON.stringify(env)}), logger: createLogger('silent') });
 // CommonJS loads (createRequire) are not seen by the hook: they are in require.cache.
 for (const key of Object.keys(createRequire(import.meta.url).cache)) {

@@ -4,7 +4,7 @@
  * attribute of every rendered page must be a valid URL: no raw whitespace.
  */
 import { describe, expect, it } from 'vitest';
-import { renderSite } from '../../src/publish/render/renderSite.js';
+import { renderSite } from '../../src/publish/pages/fullRender.js';
 import { scanHtml } from '../unit/publish/htmlScan.js';
 import { buildBlog, defaultTheme, fixturePosts } from '../unit/publish/siteFixtures.js';
 

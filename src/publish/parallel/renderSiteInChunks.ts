@@ -16,7 +16,7 @@ import { compiledScript } from '../../workers/compiledScript.js';
 import type { SiteObject } from '../../storage/siteStore.js';
 import type { PostLink } from '../render/renderPostPage.js';
 import { renderPostPage } from '../render/renderPostPage.js';
-import { siteRenders, type SitePlan, type SiteRenders } from '../render/renderSite.js';
+import { siteRenders, type SitePlan, type SiteRenders } from '../pages/fullRender.js';
 import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 import { RenderPool } from './renderPool.js';
 import type { RenderedPage, RenderRequest } from './renderWorker.js';

@@ -1,8 +1,7 @@
 /**
  * `<blog>/search/index.html`: the form and the script that answers it in the browser from the
  * static index (src/search/static). Without JavaScript the form still shows, and the page says
- * why nothing happens and where to browse instead. The page does not depend on the posts: a
- * publish never re-renders it, only a whole-blog render does.
+ * why nothing happens and where to browse instead. The page does not depend on the posts.
  */
 import type { SiteObject } from '../../storage/siteStore.js';
 import type { RenderContext } from './renderContext.js';

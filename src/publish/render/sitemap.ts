@@ -96,16 +96,3 @@ export function renderSitemapChunk(ctx: RenderContext, chunk: number, posts: rea
 export function sitemapChunkSlice<T>(oldestFirst: readonly T[], chunk: number): T[] {
   return oldestFirst.slice((chunk - 1) * SITEMAP_CHUNK_SIZE, chunk * SITEMAP_CHUNK_SIZE);
 }
-
-/**
- * Every sitemap of a blog, each rendered when its function is called (a full render of a big
- * blog renders and writes a few objects at a time): `oldestFirst` is all its published posts,
- * `tags` its tag groups.
- */
-export function sitemapRenders(ctx: RenderContext, oldestFirst: readonly SitePostSummary[], tags: readonly TagGroup<SitePostSummary>[]): (() => SiteObject)[] {
-  const renders = [() => renderSitemapIndex(ctx, oldestFirst.length), () => renderSitemapPages(ctx, oldestFirst.slice(-HOME_PAGE_SIZE).reverse(), tags)];
-  for (let chunk = 1; chunk <= sitemapChunkCount(oldestFirst.length); chunk += 1) {
-    renders.push(() => renderSitemapChunk(ctx, chunk, sitemapChunkSlice(oldestFirst, chunk)));
-  }
-  return renders;
-}

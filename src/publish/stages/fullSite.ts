@@ -20,7 +20,7 @@ import { FEED_ITEM_MAX_HTML_BYTES } from '../render/feeds.js';
 import { createRenderContext } from '../render/renderContext.js';
 import type { CachePolicy } from '../../domain/cacheHeaders.js';
 import { searchKey } from '../render/renderPaths.js';
-import { siteRenders, type SitePlan } from '../render/renderSite.js';
+import { siteRenders, type SitePlan } from '../pages/fullRender.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Theme } from '../render/renderTheme.js';
 import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';

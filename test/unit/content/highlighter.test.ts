@@ -17,7 +17,7 @@ const SAMPLE = [
 ].join('\n');
 
 const script = `
-const { highlightCode } = await import('../../../src/content/highlighter.js');
+const { highlightCode } = await import('./dist/src/content/highlighter.js');
 const full = (await import('highlight.js')).default;
 const names = new Set();
 for (const name of full.listLanguages()) {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../../src/content/markdown.js';
 import { createRenderContext } from '../../../src/publish/render/renderContext.js';
-import { renderSite } from '../../../src/publish/render/renderSite.js';
+import { renderSite } from '../../../src/publish/pages/fullRender.js';
 import type { SitePost } from '../../../src/domain/siteTypes.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { scanHtml, splitCdata } from './htmlScan.js';

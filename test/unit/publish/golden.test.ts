@@ -18,7 +18,7 @@ import { renderNotFoundPage } from '../../../src/publish/render/renderNotFoundPa
 import { renderPostPage } from '../../../src/publish/render/renderPostPage.js';
 import { renderRedirect } from '../../../src/publish/render/renderRedirect.js';
 import { renderSearchPage } from '../../../src/publish/render/renderSearchPage.js';
-import { sitemapRenders } from '../../../src/publish/render/sitemap.js';
+import { sitemapRenders } from '../../../src/publish/pages/sitemap.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { buildBlog, cachingPost, defaultTheme, fixturePosts, helloPost, koreanPost, numberedPosts } from './siteFixtures.js';
 

@@ -5,7 +5,7 @@
  * which repeated up to 19 posts already on the home page.
  */
 import { describe, expect, it } from 'vitest';
-import { renderSite } from '../../../src/publish/render/renderSite.js';
+import { renderSite } from '../../../src/publish/pages/fullRender.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { scanHtml } from './htmlScan.js';
 import { buildBlog, defaultTheme, numberedPosts } from './siteFixtures.js';

@@ -3,7 +3,7 @@ import { countPostText } from '../../../src/domain/language.js';
 import { createRenderContext } from '../../../src/publish/render/renderContext.js';
 import { CACHE_CONTROL_ASSET, CACHE_CONTROL_PAGE } from '../../../src/domain/cacheHeaders.js';
 import { renderPostPage } from '../../../src/publish/render/renderPostPage.js';
-import { renderSite } from '../../../src/publish/render/renderSite.js';
+import { renderSite } from '../../../src/publish/pages/fullRender.js';
 import { scanHtml } from './htmlScan.js';
 import { buildBlog, cachingPost, defaultTheme, fixturePosts, helloPost, koreanPost, numberedPosts } from './siteFixtures.js';
 

@@ -5,7 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planSite, renderSite, type SiteInput } from '../../../src/publish/render/renderSite.js';
+import { planSite, renderSite, type SiteInput } from '../../../src/publish/pages/fullRender.js';
 import type { SitePost, SitePostSummary } from '../../../src/domain/siteTypes.js';
 import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../../../src/publish/parallel/renderSiteInChunks.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
@@ -79,9 +79,9 @@ describe('renderSiteInChunks on worker threads (compiled JavaScript)', () => {
       join(dir, 'run.mjs'),
       `
       import { readFileSync } from 'node:fs';
-      import { loadTheme } from '../../../src/publish/render/renderTheme.js';
-      import { planSite } from '../../../src/publish/render/renderSite.js';
-      import { renderSiteInChunks, renderWorkerScript } from '../../../src/publish/parallel/renderSiteInChunks.js';
+      import { loadTheme } from './src/publish/render/renderTheme.js';
+      import { planSite } from './src/publish/pages/fullRender.js';
+      import { renderSiteInChunks, renderWorkerScript } from './src/publish/parallel/renderSiteInChunks.js';
       const [themeDir] = process.argv.slice(2);
       const input = { ...JSON.parse(readFileSync('input.json', 'utf8')), theme: loadTheme('templates') };
       const byId = new Map(input.posts.map((post) => [post.id, post]));

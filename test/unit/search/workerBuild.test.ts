@@ -82,7 +82,7 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
     const docs = Array.from({ length: 600 }, (_, i) => searchDoc({ id: `w${i}`, title: `t ${i % 4}`, body: `word${i % 7}`, publishedAt: '2024-01-01T00:00:00.000Z' }));
     const script = `
       import { readFileSync } from 'node:fs';
-      import { buildSegmentsFrom } from '../../../src/search/parallelBuild.js';
+      import { buildSegmentsFrom } from './dist/src/search/parallelBuild.js';
       const docs = JSON.parse(readFileSync(process.argv[2], 'utf8'));
       let held = 0, mostHeld = 0, reads = 0;
       const [data] = await buildSegmentsFrom({
@@ -113,7 +113,7 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
     // Three runs of 16 pieces of 8 (the workers join each run; this thread joins the runs).
     const docs = Array.from({ length: 300 }, (_, i) => searchDoc({ id: `p${i}`, title: `제목 ${i % 4}`, body: `서버를 word${i % 7} koa로`, publishedAt: '2024-01-01T00:00:00.000Z' }));
     const script = `
-      import { buildSegments, workerScript } from '../../../src/search/parallelBuild.js';
+      import { buildSegments, workerScript } from './dist/src/search/parallelBuild.js';
       const docs = JSON.parse(process.argv[2]);
       const [data] = await buildSegments([docs], { workers: 2, pieceDocs: 8 });
       const plain = { ...data, offsets: [...data.offsets], postingDocs: [...data.postingDocs], postingTfs: [...data.postingTfs], docs: { ...data.docs, lengths: [...data.docs.lengths] } };

@@ -1,0 +1,49 @@
+/**
+ * Where a post's change falls in an oldest-first list (the blog's posts, or one tag's), and so
+ * which numbered pages of that list it touches: archive pages and sitemap chunks alike.
+ */
+import { ARCHIVE_PAGE_SIZE, archivePageCount, archivePagesAffected, indexOfPost, positionOf } from '../render/archive.js';
+import type { SitePostSummary } from '../../domain/siteTypes.js';
+import type { PostChangeInput } from './siteView.js';
+
+export interface ListChange {
+  position: number | null;
+  totalBefore: number;
+  totalAfter: number;
+}
+
+/** Numbered pages to render and to remove; all of them when the change cannot be placed. */
+export function pagesFor(change: ListChange, total: number, pageSize = ARCHIVE_PAGE_SIZE): { render: number[]; remove: number[] } {
+  if (change.position === null) {
+    const count = archivePageCount(total, pageSize);
+    return { render: Array.from({ length: count }, (_, i) => i + 1), remove: [count + 1] };
+  }
+  return archivePagesAffected({ position: change.position, totalBefore: change.totalBefore, totalAfter: change.totalAfter }, pageSize);
+}
+
+/** Where in an oldest-first list the post is, or was, and how the list's length changed. */
+export function locate(list: readonly SitePostSummary[], change: PostChangeInput): ListChange {
+  const index = change.post ? indexIn(list, change.post) : -1;
+  if (index >= 0) {
+    const inserted = change.wasLive === false;
+    return { position: index, totalBefore: inserted ? list.length - 1 : list.length, totalAfter: list.length };
+  }
+  if (!change.previousPublishedAt) return { position: null, totalBefore: list.length + 1, totalAfter: list.length };
+  const position = positionOf(list, { id: change.postId, publishedAt: change.previousPublishedAt });
+  return { position, totalBefore: list.length + 1, totalAfter: list.length };
+}
+
+/**
+ * Where a live post sits in an oldest-first list: a binary search by its (publishedAt, id), so a
+ * publish in a big blog does not walk the list. The walk stays as the answer should the list's
+ * copy of the post carry another date than the post read for rendering.
+ */
+export function indexIn(list: readonly SitePostSummary[], post: { id: string; publishedAt: string }): number {
+  const at = indexOfPost(list, post);
+  return at >= 0 ? at : list.findIndex((p) => p.id === post.id);
+}
+
+/** The numbered pages of a change within 1..count, and the keys of those beyond it. */
+export function numberedPages(pages: { render: number[]; remove: number[] }, count: number, keyOf: (page: number) => string): { render: number[]; remove: string[] } {
+  return { render: pages.render.filter((page) => page >= 1 && page <= count), remove: pages.remove.filter((page) => page > count).map(keyOf) };
+}
