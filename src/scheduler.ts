@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { ScheduledTask } from 'node-cron';
+import { SingleFlight } from './lib/singleFlight.js';
 import type { Logger } from './logger.js';
 
 // node-cron is required only when a backup schedule is configured: loading it and scheduling
@@ -21,13 +22,10 @@ export interface SchedulerJobs {
  * tick that is still running when the next one fires is skipped rather than stacked.
  */
 export function startScheduler(jobs: SchedulerJobs, logger: Logger): { stop: () => Promise<void> } {
-  const running = new Map<string, Promise<unknown>>();
+  const running = new SingleFlight<string, unknown>();
   const guard = (name: string, fn: () => Promise<unknown>) => () => {
     if (running.has(name)) return;
-    const run = fn()
-      .catch((err: unknown) => logger.error({ err, tick: name }, 'scheduler tick failed'))
-      .finally(() => running.delete(name));
-    running.set(name, run);
+    void running.load(name, () => fn().catch((err: unknown) => logger.error({ err, tick: name }, 'scheduler tick failed')));
   };
   const intervals = [setInterval(guard('second', jobs.everySecond), 1000), setInterval(guard('minute', jobs.everyMinute), 60_000)];
   let backup: ScheduledTask | undefined;
@@ -39,7 +37,7 @@ export function startScheduler(jobs: SchedulerJobs, logger: Logger): { stop: () 
     stop: async () => {
       for (const interval of intervals) clearInterval(interval);
       await backup?.stop();
-      await Promise.all(running.values());
+      await running.idle();
     },
   };
 }

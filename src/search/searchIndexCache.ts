@@ -7,6 +7,7 @@
  * its own change is visible at once (read-your-writes).
  */
 import { StorageError } from '../errors.js';
+import { SingleFlight } from '../lib/singleFlight.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import { IndexSnapshot } from './indexSnapshot.js';
 import { LoadedSegment, SegmentView } from './loadedSegment.js';
@@ -45,7 +46,7 @@ const LOAD_ATTEMPTS = 3;
 
 export class SearchIndexCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly loading = new Map<string, Promise<IndexSnapshot | null>>();
+  private readonly loading = new SingleFlight<string, IndexSnapshot | null>();
   /** Bumped by every `install`, so loads can tell whether they were overtaken. */
   private readonly epochs = new Map<string, number>();
   /** The memory budget (FOLIO_SEARCH_CACHE_MB). */
@@ -88,11 +89,7 @@ export class SearchIndexCache {
    */
   async snapshot(blogSlug: string, options: { fresh?: boolean } = {}): Promise<IndexSnapshot | null> {
     if (options.fresh) return this.revalidate(blogSlug);
-    const pending = this.loading.get(blogSlug);
-    if (pending) return pending;
-    const load = this.revalidate(blogSlug).finally(() => this.loading.delete(blogSlug));
-    this.loading.set(blogSlug, load);
-    return load;
+    return this.loading.load(blogSlug, () => this.revalidate(blogSlug));
   }
 
   /** Makes a writer's new state current without a store round trip. */

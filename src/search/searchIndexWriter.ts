@@ -38,6 +38,8 @@ import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
 import { buildSegmentData, concatSegments, type MergeInput, type SegmentData } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
 import { WriteBases, type WriteBase } from './writeBase.js';
+import { KeyedQueue } from '../lib/keyedQueue.js';
+import { SingleFlight } from '../lib/singleFlight.js';
 
 export interface SearchIndexWriterOptions extends Partial<MergePolicy>, ParallelBuildOptions {
   /** Shared with the searcher so its next query sees this writer's changes at once. */
@@ -81,9 +83,12 @@ interface NewSegment {
 export class SearchIndexWriter {
   private readonly cache: SearchIndexCache;
   private readonly policy: MergePolicy;
-  private readonly chains = new Map<string, Promise<unknown>>();
-  private readonly mergeChains = new Map<string, Promise<unknown>>();
-  private readonly background = new Map<string, Promise<void>>();
+  /** Writes to one blog, one at a time. */
+  private readonly writes = new KeyedQueue();
+  /** Merges of one blog, one at a time (their heavy part runs outside `writes`). */
+  private readonly merges = new KeyedQueue();
+  /** The background merge of each blog, at most one at a time. */
+  private readonly background = new SingleFlight<string, void>();
   /** What upserts and removes read of an index not in memory (writeBase.ts). */
   private readonly bases: WriteBases;
 
@@ -187,15 +192,7 @@ export class SearchIndexWriter {
 
   /** Merges until the policy is satisfied. Safe to call at any time; merges of a blog never overlap. */
   async merge(blogSlug: string): Promise<MergeReport> {
-    const previous = this.mergeChains.get(blogSlug) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(() => this.mergeNow(blogSlug));
-    const tail = run.catch(() => undefined);
-    this.mergeChains.set(blogSlug, tail);
-    void tail.then(() => {
-      // The chain is only bookkeeping; its failures are reported through `run`.
-      if (this.mergeChains.get(blogSlug) === tail) this.mergeChains.delete(blogSlug);
-    });
-    return run;
+    return this.merges.run(blogSlug, () => this.mergeNow(blogSlug));
   }
 
   /**
@@ -256,7 +253,7 @@ export class SearchIndexWriter {
 
   /** Resolves when background merges started so far have finished (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.background.size > 0) await Promise.all(this.background.values());
+    await this.background.idle();
   }
 
   private async current(blogSlug: string): Promise<IndexSnapshot> {
@@ -269,15 +266,7 @@ export class SearchIndexWriter {
   }
 
   private exclusive<T>(blogSlug: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.chains.get(blogSlug) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(task);
-    const tail = run.catch(() => undefined);
-    this.chains.set(blogSlug, tail);
-    void tail.then(() => {
-      // Bookkeeping only: the caller receives `run` and with it any failure.
-      if (this.chains.get(blogSlug) === tail) this.chains.delete(blogSlug);
-    });
-    return run;
+    return this.writes.run(blogSlug, task);
   }
 
   /** Encodes a segment under a new id of `manifest`; the object is not written yet. */
@@ -345,11 +334,12 @@ export class SearchIndexWriter {
     if (!planMerge(manifest, this.policy)) return;
     const onError = this.options.onBackgroundError ?? ((err: unknown, blog: string) => process.emitWarning(`search index merge of ${blog} failed: ${String(err)}`));
     // The failure is handed to onBackgroundError; the index stays correct without the merge.
-    const task = this.merge(blogSlug)
-      .then(() => undefined)
-      .catch((err: unknown) => onError(err, blogSlug))
-      .finally(() => this.background.delete(blogSlug));
-    this.background.set(blogSlug, task);
+    void this.background.load(blogSlug, () =>
+      this.merge(blogSlug).then(
+        () => undefined,
+        (err: unknown) => onError(err, blogSlug),
+      ),
+    );
   }
 
   private async mergeNow(blogSlug: string): Promise<MergeReport> {

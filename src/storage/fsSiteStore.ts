@@ -5,6 +5,7 @@ import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { StorageError } from '../errors.js';
+import { KeyedQueue } from '../lib/keyedQueue.js';
 import { fsError, isNoSuchObject, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, readRangeOrNull, unlinkIfPresent } from './fsFiles.js';
 import { FALLBACK_CACHE_CONTROL, FALLBACK_TYPES, isImmutable, isMeta, type Meta } from './fsMeta.js';
 import { TempFiles } from './fsTempFiles.js';
@@ -39,8 +40,8 @@ const DELETE_CONCURRENCY = 16;
 export class FsSiteStore implements SiteStore {
   private readonly root: string;
   private readonly metaRoot: string;
-  /** Tail of the queue of puts and deletes per key; see `exclusive`. */
-  private readonly pending = new Map<string, Promise<void>>();
+  /** Puts and deletes per key, one at a time; see `exclusive`. */
+  private readonly pending = new KeyedQueue();
   private readonly temps = new TempFiles();
   /** Files written with `deferSync` since the last flush. */
   private unsynced = new Set<string>();
@@ -335,16 +336,8 @@ export class FsSiteStore implements SiteStore {
    * interleave as meta A, meta B, body B, body A and leave the pair mismatched for good. This
    * only covers one process, which is the only writer Folio runs.
    */
-  private async exclusive(key: string, task: () => Promise<void>): Promise<void> {
-    const previous = this.pending.get(key) ?? Promise.resolve();
-    const run = previous.then(task);
-    const tail = run.catch(() => undefined);
-    this.pending.set(key, tail);
-    try {
-      await run;
-    } finally {
-      if (this.pending.get(key) === tail) this.pending.delete(key);
-    }
+  private exclusive(key: string, task: () => Promise<void>): Promise<void> {
+    return this.pending.run(key, task);
   }
 
   private bodyPath(key: string): string {

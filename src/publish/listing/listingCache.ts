@@ -16,6 +16,7 @@
  * that changed (the server calls it every minute and at shutdown).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { SingleFlight } from '../../lib/singleFlight.js';
 import type { SitePostSummary } from '../render/siteTypes.js';
 import { BlogListing, titleCountsOf, type Listing, type SummaryReader } from './blogListing.js';
 import { encodeListing } from './listingSnapshot.js';
@@ -57,7 +58,7 @@ const MAX_REPLAY = 5000;
 
 export class ListingCache {
   private readonly entries = new Map<string, BlogListing>();
-  private readonly loading = new Map<string, Promise<BlogListing>>();
+  private readonly loading = new SingleFlight<string, BlogListing>();
   private readonly maxPosts: number;
   private readonly keepChanges: number;
   private readonly loadPage: number;
@@ -133,13 +134,10 @@ export class ListingCache {
   }
 
   private load(blogId: string): Promise<BlogListing> {
-    let pending = this.loading.get(blogId);
-    if (!pending) {
+    return this.loading.load(blogId, () => {
       const restored = this.restore(blogId);
-      pending = (restored ? Promise.resolve(restored) : this.readAll(blogId)).finally(() => this.loading.delete(blogId));
-      this.loading.set(blogId, pending);
-    }
-    return pending;
+      return restored ? Promise.resolve(restored) : this.readAll(blogId);
+    });
   }
 
   /** The blog's saved listing when the log reaches back to it and replaying it is cheap. */

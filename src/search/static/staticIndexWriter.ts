@@ -25,6 +25,7 @@ import type { SiteStore } from '../../storage/siteStore.js';
 import { buildSegmentData, type SegmentData } from '../segmentData.js';
 import { buildSegments, type ParallelBuildOptions } from '../parallelBuild.js';
 import { putMany } from '../../storage/putMany.js';
+import { KeyedQueue } from '../../lib/keyedQueue.js';
 import { lazyPostingsOf, postingsOf, serialiseChunk, type PostingList } from './postingLists.js';
 import type { ListedDocument, SearchDocument } from '../searchTypes.js';
 import { FragmentEdits } from './fragmentEdits.js';
@@ -74,7 +75,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const PRIVATE_CACHE = 'private, no-store';
 
 export class StaticIndexWriter {
-  private readonly locks = new Map<string, Promise<unknown>>();
+  /** Writes and upkeep of one blog, one at a time. */
+  private readonly locks = new KeyedQueue();
   /**
    * The state each blog's last write committed. The state names every live post (2 MB at 50,000
    * posts): reading and parsing it again was a fifth of a publish in a large blog. It is used
@@ -353,18 +355,11 @@ export class StaticIndexWriter {
 
   /** Resolves once no write or upkeep of any blog is running or queued. */
   async idle(): Promise<void> {
-    while (this.locks.size > 0) await Promise.all([...this.locks.values()]);
+    await this.locks.idle();
   }
 
   private locked<T>(blogSlug: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(blogSlug) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const settled = next.catch(() => undefined);
-    this.locks.set(blogSlug, settled);
-    void settled.then(() => {
-      if (this.locks.get(blogSlug) === settled) this.locks.delete(blogSlug);
-    });
-    return next;
+    return this.locks.run(blogSlug, work);
   }
 }
 
