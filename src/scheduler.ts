@@ -4,7 +4,7 @@ import { SingleFlight } from './lib/singleFlight.js';
 import type { Logger } from './logger.js';
 
 // node-cron is required only when a backup schedule is configured: loading it and scheduling
-// with it costs about 30 ms of a blocked event loop, right when the first requests arrive.
+// with it block the event loop, right when the first requests arrive.
 const requireModule = createRequire(import.meta.url);
 
 export interface SchedulerJobs {
