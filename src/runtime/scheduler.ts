@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
 import type { ScheduledTask } from 'node-cron';
+import { SingleFlight } from '../lib/singleFlight.js';
 import type { Logger } from '../lib/logger.js';
 
 // node-cron is required only when a backup schedule is configured: loading it and scheduling
-// with it costs about 30 ms of a blocked event loop, right when the first requests arrive.
+// with it block the event loop, right when the first requests arrive.
 const requireModule = createRequire(import.meta.url);
 
 export interface SchedulerJobs {
@@ -21,13 +22,10 @@ export interface SchedulerJobs {
  * tick that is still running when the next one fires is skipped rather than stacked.
  */
 export function startScheduler(jobs: SchedulerJobs, logger: Logger): { stop: () => Promise<void> } {
-  const running = new Map<string, Promise<unknown>>();
+  const running = new SingleFlight<string, unknown>();
   const guard = (name: string, fn: () => Promise<unknown>) => () => {
     if (running.has(name)) return;
-    const run = fn()
-      .catch((err: unknown) => logger.error({ err, tick: name }, 'scheduler tick failed'))
-      .finally(() => running.delete(name));
-    running.set(name, run);
+    void running.load(name, () => fn().catch((err: unknown) => logger.error({ err, tick: name }, 'scheduler tick failed')));
   };
   const intervals = [setInterval(guard('second', jobs.everySecond), 1000), setInterval(guard('minute', jobs.everyMinute), 60_000)];
   let backup: ScheduledTask | undefined;
@@ -39,7 +37,7 @@ export function startScheduler(jobs: SchedulerJobs, logger: Logger): { stop: () 
     stop: async () => {
       for (const interval of intervals) clearInterval(interval);
       await backup?.stop();
-      await Promise.all(running.values());
+      await running.idle();
     },
   };
 }

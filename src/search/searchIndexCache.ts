@@ -7,6 +7,7 @@
  * its own change is visible at once (read-your-writes).
  */
 import { StorageError } from '../domain/errors.js';
+import { SingleFlight } from '../lib/singleFlight.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import { IndexSnapshot } from './indexSnapshot.js';
 import { LoadedSegment, SegmentView } from './loadedSegment.js';
@@ -17,7 +18,7 @@ import { StoredSegment } from './segmentV3.js';
 import type { SegmentData } from './segmentData.js';
 import type { SearchPage, SearchResult } from './searchTypes.js';
 
-/** Sized for a 1 GB VM: the index of a 10,000-post blog is about 30 MB opened (40-60 MB decoded, as this process writes it). */
+/** Sized for a 1 GB VM, which also runs the rest of the server. */
 export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
 
 export interface SearchIndexCacheOptions {
@@ -26,8 +27,8 @@ export interface SearchIndexCacheOptions {
   executor?: MatchExecutor;
   /**
    * Turns a stored segment of an older format (1 or 2, decoded whole) into its data. The default
-   * does it in place; the server uses worker threads for large segments (a 10,000-post blog's
-   * biggest takes hundreds of milliseconds). Current segments open lazily, without it.
+   * does it in place; the server uses worker threads for large segments, so decoding one does
+   * not hold the event loop. Current segments open lazily, without it.
    */
   decode?: (key: string, body: Buffer) => Promise<SegmentData>;
 }
@@ -45,7 +46,7 @@ const LOAD_ATTEMPTS = 3;
 
 export class SearchIndexCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly loading = new Map<string, Promise<IndexSnapshot | null>>();
+  private readonly loading = new SingleFlight<string, IndexSnapshot | null>();
   /** Bumped by every `install`, so loads can tell whether they were overtaken. */
   private readonly epochs = new Map<string, number>();
   /** The memory budget (FOLIO_SEARCH_CACHE_MB). */
@@ -88,11 +89,7 @@ export class SearchIndexCache {
    */
   async snapshot(blogSlug: string, options: { fresh?: boolean } = {}): Promise<IndexSnapshot | null> {
     if (options.fresh) return this.revalidate(blogSlug);
-    const pending = this.loading.get(blogSlug);
-    if (pending) return pending;
-    const load = this.revalidate(blogSlug).finally(() => this.loading.delete(blogSlug));
-    this.loading.set(blogSlug, load);
-    return load;
+    return this.loading.load(blogSlug, () => this.revalidate(blogSlug));
   }
 
   /** Makes a writer's new state current without a store round trip. */
@@ -113,7 +110,7 @@ export class SearchIndexCache {
   }
 
   /**
-   * Loads the blog's index ahead of its first query (after a restart, services/searchWarmUp.ts)
+   * Loads the blog's index ahead of its first query (the warm-up after a restart)
    * if it fits in what the budget leaves, as the least recently used entry: warming never
    * evicts anything, and blogs warmed in most-recent-first order end in their old order.
    * Returns whether the index is in memory now.

@@ -4,40 +4,28 @@
  * - `upsert` rewrites only the small head segment and the manifest; an older version of the
  *   post elsewhere gets a tombstone. Its cost depends on the head (≤ headMaxDocs), not the blog.
  * - `remove` only adds tombstones to the manifest.
- * - `merge` applies the tiered policy (mergePolicy.ts); the heavy part runs outside the blog's
- *   lock, so publishes are not held up by it, and deletions made meanwhile are carried over.
- * - `rebuild` indexes everything afresh on worker threads; `drop` deletes every index object.
+ * - `merge` applies the tiered policy (indexMerger.ts), outside the blog's write lock.
+ * - `rebuild` indexes everything afresh on worker threads; `drop` deletes every index object
+ *   (indexRebuild.ts).
  *
- * Writes to one blog are serialised by a promise chain, so two publishes in this process cannot
- * lose each other's update. One writer per process is assumed; the manifest is the commit
- * point, written after the segments it names, and replaced segments are deleted after it.
+ * Every write of a blog goes through its lock and commit (indexCommit.ts).
  */
 import type { SiteStore } from '../storage/siteStore.js';
-import { IndexSnapshot } from './indexSnapshot.js';
-import { LoadedSegment, SegmentView } from './loadedSegment.js';
-import {
-  addTombstone,
-  allocateSegmentId,
-  emptyManifest,
-  manifestKey,
-  nextManifest,
-  searchPrefix,
-  segmentIdOf,
-  setTombstones,
-  segmentKey,
-  segmentKeysOf,
-  serializeManifest,
-  type Manifest,
-  type SegmentEntry,
-} from './manifest.js';
-import { DEFAULT_MERGE_POLICY, planMerge, rebuildLayout, type MergePolicy } from './mergePolicy.js';
-import { buildSegmentsFrom, type DocumentRuns, type ParallelBuildOptions } from './parallelBuild.js';
+import { IndexCommitter } from './indexCommit.js';
+import { IndexMerger, type MergeReport } from './indexMerger.js';
+import { dropIndex, rebuildIndex, type IndexRebuildDeps } from './indexRebuild.js';
+import { LoadedSegment } from './loadedSegment.js';
+import { addTombstone, nextManifest, setTombstones } from './manifest.js';
+import { DEFAULT_MERGE_POLICY, type MergePolicy } from './mergePolicy.js';
+import type { DocumentRuns, ParallelBuildOptions } from './parallelBuild.js';
 import { SearchIndexCache } from './searchIndexCache.js';
-import { encodeSegment, SEGMENT_FORMAT_VERSION, type EncodedSegment } from './segmentCodec.js';
-import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
+import { encodeSegment } from './segmentCodec.js';
+import type { MergedSegment } from './segmentMerge.js';
 import { buildSegmentData, concatSegments, type MergeInput, type SegmentData } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
-import { WriteBases, type WriteBase } from './writeBase.js';
+import { WriteBases } from './writeBase.js';
+
+export type { MergeReport };
 
 export interface SearchIndexWriterOptions extends Partial<MergePolicy>, ParallelBuildOptions {
   /** Shared with the searcher so its next query sees this writer's changes at once. */
@@ -48,56 +36,44 @@ export interface SearchIndexWriterOptions extends Partial<MergePolicy>, Parallel
   onBackgroundError?: (err: unknown, blogSlug: string) => void;
   /**
    * Indexes the documents of an upsert. The default does it in place; the server hands large
-   * documents to worker threads (indexing 1 MB of words takes hundreds of milliseconds).
+   * documents to worker threads, so indexing a long post does not hold the event loop.
    */
   buildSegment?: (blogSlug: string, docs: SearchDocument[]) => Promise<SegmentData>;
   /**
    * Joins and encodes the segments of a merge. The default does it in place; the server uses
-   * worker threads (a merge of four 2,500-post segments takes about half a second to join and
-   * two to encode).
+   * worker threads, since both scale with the segments merged.
    */
   mergeSegments?: (blogSlug: string, parts: MergeInput[]) => Promise<MergedSegment>;
 }
 
-export interface MergeReport {
-  /** Merge steps committed (each replaced one group of segments). */
-  merges: number;
-  segments: number;
-}
-
-const SEGMENT_OBJECT = { contentType: 'application/octet-stream', cacheControl: 'private, max-age=31536000, immutable' };
-const MANIFEST_OBJECT = { contentType: 'application/json', cacheControl: 'no-cache' };
-/** Safety net: a merge pass stops after this many steps even if the policy still asks for more. */
-const MAX_MERGE_STEPS = 64;
-
-interface NewSegment {
-  entry: SegmentEntry;
-  segment: LoadedSegment;
-  body: Buffer;
-  /** Already in the store (a merge writes its output before taking the lock). */
-  written?: boolean;
-}
-
 export class SearchIndexWriter {
-  private readonly cache: SearchIndexCache;
   private readonly policy: MergePolicy;
-  private readonly chains = new Map<string, Promise<unknown>>();
-  private readonly mergeChains = new Map<string, Promise<unknown>>();
-  private readonly background = new Map<string, Promise<void>>();
-  /** What upserts and removes read of an index not in memory (writeBase.ts). */
-  private readonly bases: WriteBases;
+  private readonly commits: IndexCommitter;
+  private readonly merger: IndexMerger;
+  private readonly rebuilds: IndexRebuildDeps;
 
   constructor(
-    private readonly store: SiteStore,
+    store: SiteStore,
     private readonly options: SearchIndexWriterOptions = {},
   ) {
-    this.cache = options.cache ?? new SearchIndexCache(store);
-    this.bases = new WriteBases(store, this.cache);
+    const cache = options.cache ?? new SearchIndexCache(store);
+    const bases = new WriteBases(store, cache);
     this.policy = {
       headMaxDocs: options.headMaxDocs ?? DEFAULT_MERGE_POLICY.headMaxDocs,
       mergeFactor: options.mergeFactor ?? DEFAULT_MERGE_POLICY.mergeFactor,
       maxDeletedRatio: options.maxDeletedRatio ?? DEFAULT_MERGE_POLICY.maxDeletedRatio,
     };
+    this.commits = new IndexCommitter({ store, cache, bases });
+    this.merger = new IndexMerger({
+      store,
+      commits: this.commits,
+      bases,
+      policy: this.policy,
+      autoMerge: options.autoMerge,
+      onBackgroundError: options.onBackgroundError,
+      mergeSegments: options.mergeSegments,
+    });
+    this.rebuilds = { store, cache, commits: this.commits, policy: this.policy, parallel: options };
   }
 
   /**
@@ -106,7 +82,7 @@ export class SearchIndexWriter {
    * publishing). Its queries load the rest when they come.
    */
   async warm(blogSlug: string): Promise<void> {
-    await this.exclusive(blogSlug, () => this.base(blogSlug));
+    await this.commits.exclusive(blogSlug, () => this.commits.base(blogSlug));
   }
 
   /**
@@ -127,8 +103,9 @@ export class SearchIndexWriter {
   /** Adds or replaces posts (matched by id). */
   async upsert(blogSlug: string, docs: readonly SearchDocument[]): Promise<void> {
     if (docs.length === 0) return;
-    const manifest = await this.exclusive(blogSlug, async () => {
-      const base = await this.base(blogSlug);
+    const { commits } = this;
+    const manifest = await commits.exclusive(blogSlug, async () => {
+      const base = await commits.base(blogSlug);
       const latest = latestById(docs);
       const next = nextManifest(base.manifest);
       const headView = next.head ? base.view(next.head) : undefined;
@@ -157,19 +134,20 @@ export class SearchIndexWriter {
           setTombstones(next, headView.segment.id, headDrop);
         }
       }
-      const head = await this.prepare(next, headData);
+      const head = await commits.prepare(next, headData);
       next.head = head.entry.id;
-      await this.commit(blogSlug, base.snapshot, next, [head], replaced);
+      await commits.commit(blogSlug, base.snapshot, next, [head], replaced);
       return next;
     });
-    this.mergeLater(blogSlug, manifest);
+    this.merger.mergeLater(blogSlug, manifest);
   }
 
   /** Removes posts (unpublished or deleted); unknown ids are ignored. */
   async remove(blogSlug: string, postIds: readonly string[]): Promise<void> {
     if (postIds.length === 0) return;
-    const manifest = await this.exclusive(blogSlug, async () => {
-      const base = await this.base(blogSlug);
+    const { commits } = this;
+    const manifest = await commits.exclusive(blogSlug, async () => {
+      const base = await commits.base(blogSlug);
       const next = nextManifest(base.manifest);
       let changed = false;
       for (const id of new Set(postIds)) {
@@ -179,23 +157,15 @@ export class SearchIndexWriter {
         changed = true;
       }
       if (!changed) return null;
-      await this.commit(blogSlug, base.snapshot, next, [], []);
+      await commits.commit(blogSlug, base.snapshot, next, [], []);
       return next;
     });
-    if (manifest) this.mergeLater(blogSlug, manifest);
+    if (manifest) this.merger.mergeLater(blogSlug, manifest);
   }
 
   /** Merges until the policy is satisfied. Safe to call at any time; merges of a blog never overlap. */
-  async merge(blogSlug: string): Promise<MergeReport> {
-    const previous = this.mergeChains.get(blogSlug) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(() => this.mergeNow(blogSlug));
-    const tail = run.catch(() => undefined);
-    this.mergeChains.set(blogSlug, tail);
-    void tail.then(() => {
-      // The chain is only bookkeeping; its failures are reported through `run`.
-      if (this.mergeChains.get(blogSlug) === tail) this.mergeChains.delete(blogSlug);
-    });
-    return run;
+  merge(blogSlug: string): Promise<MergeReport> {
+    return this.merger.merge(blogSlug);
   }
 
   /**
@@ -211,199 +181,18 @@ export class SearchIndexWriter {
    * rebuild, reading the documents a run at a time while the index is built (DocumentRuns), so
    * a large blog's text is never all in memory: `count` documents, read by position.
    */
-  async rebuildFrom(blogSlug: string, source: { count: number; read: DocumentRuns['read'] }): Promise<SegmentData[]> {
-    return this.exclusive(blogSlug, async () => {
-      const layout = rebuildLayout(source.count, this.policy);
-      const built = await buildSegmentsFrom({ groupSizes: [...layout.sealed, layout.head], read: source.read }, this.options);
-      // The old index is replaced without being read: rebuild is the way out of a corrupt or
-      // unknown-format index.
-      const previous = await this.store.get(manifestKey(blogSlug));
-      const next = emptyManifest();
-      const oldIds = new Set<string>();
-      if (previous) {
-        try {
-          const old = JSON.parse(previous.body.toString('utf8')) as Partial<Manifest>;
-          if (typeof old.nextSegment === 'number' && Number.isInteger(old.nextSegment)) next.nextSegment = old.nextSegment;
-          if (typeof old.generation === 'number' && Number.isInteger(old.generation)) next.generation = old.generation + 1;
-        } catch {
-          // Unreadable: start the counters afresh; segment ids stay unique by their random part.
-        }
-      }
-      // Ids are taken in order first; the encodings then compress in parallel (zlib's threads).
-      const prepared = await Promise.all(built.filter((data) => data.docs.ids.length > 0).map((data) => this.prepare(next, data)));
-      next.segments = prepared.map((p) => p.entry);
-      // The last group is the head unless it came out empty (its posts left while being read).
-      const head = layout.head > 0 && built[built.length - 1]!.docs.ids.length > 0;
-      next.head = head ? (prepared[prepared.length - 1]?.entry.id ?? null) : null;
-      for (const key of await this.store.list(searchPrefix(blogSlug))) {
-        const id = segmentIdOf(blogSlug, key);
-        if (id) oldIds.add(id);
-      }
-      await this.commit(blogSlug, IndexSnapshot.empty(), next, prepared, [...oldIds]);
-      return built;
-    });
+  rebuildFrom(blogSlug: string, source: { count: number; read: DocumentRuns['read'] }): Promise<SegmentData[]> {
+    return rebuildIndex(this.rebuilds, blogSlug, source);
   }
 
   /** Deletes every index object of the blog. */
-  async drop(blogSlug: string): Promise<void> {
-    await this.exclusive(blogSlug, async () => {
-      // Manifest first: readers stop seeing the index before its segments disappear.
-      await this.store.delete(manifestKey(blogSlug));
-      await this.store.deleteMany(await this.store.list(searchPrefix(blogSlug)));
-      this.cache.install(blogSlug, null);
-    });
+  drop(blogSlug: string): Promise<void> {
+    return dropIndex(this.rebuilds, blogSlug);
   }
 
   /** Resolves when background merges started so far have finished (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.background.size > 0) await Promise.all(this.background.values());
-  }
-
-  private async current(blogSlug: string): Promise<IndexSnapshot> {
-    return (await this.cache.snapshot(blogSlug, { fresh: true })) ?? IndexSnapshot.empty();
-  }
-
-  /** What an upsert or a remove reads: the index in memory, or only the parts it needs (writeBase.ts). */
-  private base(blogSlug: string): Promise<WriteBase> {
-    return this.bases.open(blogSlug, () => this.current(blogSlug));
-  }
-
-  private exclusive<T>(blogSlug: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.chains.get(blogSlug) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(task);
-    const tail = run.catch(() => undefined);
-    this.chains.set(blogSlug, tail);
-    void tail.then(() => {
-      // Bookkeeping only: the caller receives `run` and with it any failure.
-      if (this.chains.get(blogSlug) === tail) this.chains.delete(blogSlug);
-    });
-    return run;
-  }
-
-  /** Encodes a segment under a new id of `manifest`; the object is not written yet. */
-  private async prepare(manifest: Manifest, data: SegmentData, done?: EncodedSegment): Promise<NewSegment> {
-    const id = allocateSegmentId(manifest);
-    const encoded = done ?? (await encodeSegment(data));
-    return {
-      entry: { id, docs: data.docs.ids.length, deleted: [], bytes: encoded.body.length, rawBytes: encoded.rawBytes, format: SEGMENT_FORMAT_VERSION },
-      segment: LoadedSegment.fromData(id, data),
-      body: encoded.body,
-    };
-  }
-
-  /**
-   * Writes new segments, then the manifest (the commit), then deletes segments it no longer
-   * names, and makes the new state current in the cache.
-   */
-  private async commit(blogSlug: string, base: IndexSnapshot | null, next: Manifest, added: readonly NewSegment[], replaced: readonly string[]): Promise<void> {
-    const gone = new Set(replaced);
-    for (const s of added) if (!next.segments.some((e) => e.id === s.entry.id)) next.segments.push(s.entry);
-    // A segment whose documents are all deleted carries nothing; drop it now.
-    next.segments = next.segments.filter((s) => {
-      if (s.deleted.length < s.docs) return true;
-      gone.add(s.id);
-      return false;
-    });
-    if (next.head && !next.segments.some((s) => s.id === next.head)) next.head = null;
-
-    const kept = added.filter((s) => next.segments.some((e) => e.id === s.entry.id));
-    await Promise.all(kept.filter((s) => !s.written).map((s) => this.store.put(segmentKey(blogSlug, s.entry), s.body, SEGMENT_OBJECT)));
-    await this.store.put(manifestKey(blogSlug), serializeManifest(next), MANIFEST_OBJECT);
-
-    if (base) {
-      const loaded = new Map<string, LoadedSegment>([...base.views.map((v) => [v.segment.id, v.segment] as const), ...kept.map((s) => [s.entry.id, s.segment] as const)]);
-      const views = next.segments.map((entry) => SegmentView.of(loaded.get(entry.id)!, entry.deleted));
-      this.cache.install(blogSlug, new IndexSnapshot(next, views));
-    } else {
-      // Written from the parts a write needs: whatever the cache held is older than this
-      // state, and the next query reads the index as the new manifest names it.
-      this.cache.install(blogSlug, null);
-      this.bases.wrote(blogSlug, kept.filter((s) => s.entry.id === next.head).map((s) => s.segment));
-    }
-
-    const stale = [...gone].filter((id) => !next.segments.some((s) => s.id === id));
-    if (stale.length > 0) await this.store.deleteMany(stale.flatMap((id) => segmentKeysOf(blogSlug, id)));
-  }
-
-  /**
-   * Deletes segment objects the manifest does not name: leftovers of a write that failed after
-   * storing its segment. Under the lock, so no write is between its segment and its manifest.
-   */
-  private async sweep(blogSlug: string): Promise<void> {
-    await this.exclusive(blogSlug, async () => {
-      const named = new Set((await this.base(blogSlug)).manifest.segments.map((s) => s.id));
-      const orphans = (await this.store.list(searchPrefix(blogSlug))).filter((key) => {
-        const id = segmentIdOf(blogSlug, key);
-        return id !== null && !named.has(id);
-      });
-      if (orphans.length > 0) await this.store.deleteMany(orphans);
-    });
-  }
-
-  private mergeLater(blogSlug: string, manifest: Manifest): void {
-    if (this.options.autoMerge === false || this.background.has(blogSlug)) return;
-    if (!planMerge(manifest, this.policy)) return;
-    const onError = this.options.onBackgroundError ?? ((err: unknown, blog: string) => process.emitWarning(`search index merge of ${blog} failed: ${String(err)}`));
-    // The failure is handed to onBackgroundError; the index stays correct without the merge.
-    const task = this.merge(blogSlug)
-      .then(() => undefined)
-      .catch((err: unknown) => onError(err, blogSlug))
-      .finally(() => this.background.delete(blogSlug));
-    this.background.set(blogSlug, task);
-  }
-
-  private async mergeNow(blogSlug: string): Promise<MergeReport> {
-    let merges = 0;
-    for (let step = 0; step < MAX_MERGE_STEPS; step++) {
-      const base = await this.exclusive(blogSlug, () => this.base(blogSlug));
-      const group = planMerge(base.manifest, this.policy);
-      if (!group) {
-        await this.sweep(blogSlug);
-        return { merges, segments: base.manifest.segments.length };
-      }
-      // Only the segments merged are read whole, not every segment of the blog.
-      const views = await this.bases.views(blogSlug, base, group);
-      if (!views) continue; // one went meanwhile (another process merged): plan again
-      // The expensive part, outside the lock: publishes continue meanwhile.
-      const joined = await (this.options.mergeSegments ?? mergeInPlace)(blogSlug, views.map((v) => v.segment.mergePart(v.deleted)));
-      const { data, ordinalMaps } = joined;
-      const draft = nextManifest(base.manifest);
-      const merged = data.docs.ids.length > 0 ? await this.prepare(draft, data, joined.encoded) : null;
-      if (merged) await this.store.put(segmentKey(blogSlug, merged.entry), merged.body, SEGMENT_OBJECT);
-
-      const committed = await this.exclusive(blogSlug, async () => {
-        const now = await this.base(blogSlug);
-        const next = nextManifest(now.manifest);
-        if (!group.every((id) => next.segments.some((s) => s.id === id))) return false;
-        next.nextSegment = Math.max(next.nextSegment, draft.nextSegment);
-        // Deletions that happened while merging, translated to the merged segment.
-        const deleted: number[] = [];
-        group.forEach((id, g) => {
-          const before = new Set(base.manifest.segments.find((s) => s.id === id)!.deleted);
-          for (const ordinal of next.segments.find((s) => s.id === id)!.deleted) {
-            const moved = ordinalMaps[g]![ordinal]!;
-            if (!before.has(ordinal) && moved >= 0) deleted.push(moved);
-          }
-        });
-        const position = next.segments.findIndex((s) => group.includes(s.id));
-        next.segments = next.segments.filter((s) => !group.includes(s.id));
-        if (merged) {
-          merged.entry.deleted = deleted.sort((a, b) => a - b);
-          next.segments.splice(position, 0, merged.entry);
-        }
-        // Already written above; commit only publishes the manifest that names it.
-        await this.commit(blogSlug, now.snapshot, next, merged ? [{ ...merged, written: true }] : [], group);
-        return true;
-      });
-      if (!committed) {
-        // A rebuild or drop replaced the segments meanwhile; the merged copy is an orphan.
-        if (merged) await this.store.delete(segmentKey(blogSlug, merged.entry));
-        return { merges, segments: base.manifest.segments.length };
-      }
-      merges++;
-    }
-    const last = await this.base(blogSlug);
-    return { merges, segments: last.manifest.segments.length };
+  idle(): Promise<void> {
+    return this.merger.idle();
   }
 }
 

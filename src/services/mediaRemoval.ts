@@ -5,6 +5,7 @@
  * good (the row was gone, so nothing ever tried again).
  */
 import type { CdnPurger } from '../cdn/cdnPurger.js';
+import { KeyedQueue } from '../lib/keyedQueue.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { PublishJob } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
@@ -21,8 +22,8 @@ export interface MediaRemovalDeps {
 }
 
 export class MediaRemoval {
-  /** Tail of the work on each image (`<blog id>:<hash>`): uploads of its bytes and removals of its objects. */
-  private readonly tails = new Map<string, Promise<unknown>>();
+  /** The work on each image (`<blog id>:<hash>`): uploads of its bytes and removals of its objects. */
+  private readonly images = new KeyedQueue();
 
   constructor(private readonly deps: MediaRemovalDeps) {}
 
@@ -32,16 +33,8 @@ export class MediaRemoval {
    * objects is still due get the same names, and the removal must not take the new upload's
    * objects. Uploads and jobs run in the server process only, so a lock in memory suffices.
    */
-  async exclusive<T>(blogId: string, hash: string, work: () => Promise<T>): Promise<T> {
-    const id = `${blogId}:${hash}`;
-    const run = (this.tails.get(id) ?? Promise.resolve()).then(work);
-    const tail = run.catch(() => undefined);
-    this.tails.set(id, tail);
-    try {
-      return await run;
-    } finally {
-      if (this.tails.get(id) === tail) this.tails.delete(id);
-    }
+  exclusive<T>(blogId: string, hash: string, work: () => Promise<T>): Promise<T> {
+    return this.images.run(`${blogId}:${hash}`, work);
   }
 
   /** The `media_delete` job. Throwing leaves it pending for a retry (JobRunner). */

@@ -1,12 +1,13 @@
-import { execFile } from 'node:child_process';
 import type { Dirent } from 'node:fs';
-import { open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { StorageError } from '../domain/errors.js';
+import { KeyedQueue } from '../lib/keyedQueue.js';
 import { fsError, isNoSuchObject, keyProblem, md5Hex, pruneEmptyDirs, readOrNull, readRangeOrNull, unlinkIfPresent } from './fsFiles.js';
 import { FALLBACK_CACHE_CONTROL, FALLBACK_TYPES, isImmutable, isMeta, type Meta } from './fsMeta.js';
+import { MetaFolderNames } from './fsMetaNames.js';
+import { DeferredSyncs } from './fsSync.js';
 import { TempFiles } from './fsTempFiles.js';
 import { removeLeftoverTemps } from './fsLeftovers.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
@@ -35,30 +36,24 @@ const META_DIR = '.meta';
 const CONSISTENT_READ_ATTEMPTS = 5;
 const DELETE_CONCURRENCY = 16;
 
-
 export class FsSiteStore implements SiteStore {
   private readonly root: string;
   private readonly metaRoot: string;
-  /** Tail of the queue of puts and deletes per key; see `exclusive`. */
-  private readonly pending = new Map<string, Promise<void>>();
+  /** Puts and deletes per key, one at a time; see `exclusive`. */
+  private readonly pending = new KeyedQueue();
   private readonly temps = new TempFiles();
   /** Files written with `deferSync` since the last flush. */
-  private unsynced = new Set<string>();
+  private readonly unsynced: DeferredSyncs;
   private readonly plainCacheControl: string;
-  /**
-   * The entries of each metadata folder read so far, kept up to date by this store's own writes:
-   * a plain put removes a metadata file only where one exists, without a system call per put. A
-   * folder is read on the first plain put into it, and only when its parent lists it: a post's
-   * folder rarely has metadata, and reading its parent once answers for all 50,000 of them. Read
-   * per folder, not the whole tree: a 50,000-post blog has 10,000 metadata files (its search
-   * chunks), which a restarted server's first publish had to walk.
-   */
-  private readonly metaNames = new Map<string, Promise<Set<string>>>();
+  /** Which metadata files exist, so a plain put need not look for one (fsMetaNames.ts). */
+  private readonly metaNames: MetaFolderNames;
 
   constructor(options: FsSiteStoreOptions) {
     this.root = resolve(options.root);
     this.metaRoot = join(this.root, META_DIR);
     this.plainCacheControl = options.plainCacheControl ?? FALLBACK_CACHE_CONTROL;
+    this.unsynced = new DeferredSyncs(this.root);
+    this.metaNames = new MetaFolderNames(this.metaRoot);
   }
 
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
@@ -83,9 +78,9 @@ export class FsSiteStore implements SiteStore {
         // Metadata first: a crash in between leaves a new meta beside the old (or no) body,
         // never a new body without its meta.
         await rename(metaTemp.value, metaFile);
-        await this.metaAdded(metaFile);
+        await this.metaNames.added(metaFile);
         await rename(bodyTemp.value, file);
-        if (options.deferSync) this.unsynced.add(file).add(metaFile);
+        if (options.deferSync) this.unsynced.add(file, metaFile);
       } catch (error) {
         // Removing a temp that was already renamed is a no-op (force).
         await Promise.all(
@@ -98,8 +93,8 @@ export class FsSiteStore implements SiteStore {
 
   /**
    * Almost every object of a site is a plain HTML page. Writing it without a metadata file
-   * halves the files, renames and disk blocks of a rebuild (12,000 small files fewer for a
-   * 10,000-post blog), which is what a full rebuild waits on. A metadata file left by an
+   * halves the files, renames and disk blocks of a rebuild, which is what a full rebuild waits
+   * on. A metadata file left by an
    * earlier version of the object is removed after the new body is in place; until then the
    * two do not match (md5) and `get` reads again, then ignores it.
    */
@@ -107,7 +102,7 @@ export class FsSiteStore implements SiteStore {
     // Queued at once, like every put of the key, so puts of one key land in the order they were made.
     await this.exclusive(key, async () => {
       const metaFile = this.metaPath(key);
-      const metaNames = await this.metaNamesIn(dirname(metaFile));
+      const metaNames = await this.metaNames.of(dirname(metaFile));
       const metaName = basename(metaFile);
       const temp = await this.temps.write(file, bytes, !options.deferSync).catch((error: unknown) => {
         throw fsError('put', key, error);
@@ -130,70 +125,9 @@ export class FsSiteStore implements SiteStore {
     return options.redirectTo === undefined && options.cacheControl === this.plainCacheControl && options.contentType === FALLBACK_TYPES[extname(key).toLowerCase()];
   }
 
-  /** The entries of a metadata folder; null when its parent does not list it (nothing remembered). */
-  private async metaNamesIn(dir: string): Promise<Set<string> | null> {
-    if (!this.metaNames.has(dir) && dir !== this.metaRoot) {
-      const parent = await this.metaNamesIn(dirname(dir));
-      if (!parent?.has(basename(dir))) return null;
-    }
-    let names = this.metaNames.get(dir);
-    if (!names) {
-      names = readdir(dir).then(
-        // Temp files of writes in flight are listed too; they never match a key's name.
-        (entries) => new Set(entries),
-        (error: unknown) => {
-          // Gone (pruned since its parent was read): empty, and kept current like any other.
-          if (isNoSuchObject(error)) return new Set<string>();
-          this.metaNames.delete(dir); // unreadable now: the next put into it tries again
-          throw error;
-        },
-      );
-      this.metaNames.set(dir, names);
-    }
-    return names;
-  }
-
-  /**
-   * A metadata file was put: the folders read so far learn its name, and the names of the folders
-   * its put may have created on the way (TempFiles creates them).
-   */
-  private async metaAdded(metaFile: string): Promise<void> {
-    for (let entry = metaFile; entry.length > this.metaRoot.length; entry = dirname(entry)) {
-      (await this.metaNames.get(dirname(entry)))?.add(basename(entry));
-    }
-  }
-
-  /**
-   * Makes the deferred writes durable with one `syncfs` of the store's file system (`sync -f`,
-   * GNU coreutils): a bulk write of thousands of objects then waits for the disk once instead
-   * of once per object, and metadata is flushed too. Where that command is missing, each file
-   * is flushed on its own.
-   */
-  async flush(): Promise<void> {
-    if (this.unsynced.size === 0) return;
-    const files = [...this.unsynced];
-    this.unsynced = new Set();
-    try {
-      await promisify(execFile)('sync', ['-f', this.root]);
-      return;
-    } catch {
-      // No coreutils `sync -f` here: flush file by file below.
-    }
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < files.length) {
-        const handle = await open(files[next++]!, 'r').catch(() => null); // deleted since: nothing to flush
-        if (!handle) continue;
-        try {
-          await handle.datasync();
-        } catch (error) {
-          throw fsError('flush', this.root, error);
-        } finally {
-          await handle.close();
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, files.length) }, worker));
+  /** Makes the files written with `deferSync` durable (fsSync.ts). */
+  flush(): Promise<void> {
+    return this.unsynced.flush();
   }
 
   /** Removes temp files killed writers left (fsLeftovers.ts); returns their paths under the root. */
@@ -219,8 +153,8 @@ export class FsSiteStore implements SiteStore {
       if (meta !== null && isImmutable(meta.cacheControl)) {
         // An immutable object's key names one content for good (a search segment, a hashed
         // asset, a media variant): it is never replaced, so body and metadata cannot come from
-        // two different puts, and the md5 recorded by its put is its etag. Hashing it again on
-        // every read cost a first search of a 50,000-post blog about 100 ms (69 MB).
+        // two different puts, and the md5 recorded by its put is its etag. Not hashing it again
+        // keeps a read of a large search segment at the cost of reading it.
         return { body, contentType: meta.contentType, cacheControl: meta.cacheControl, etag: `"${meta.md5}"`, ...(meta.redirectTo === undefined ? {} : { redirectTo: meta.redirectTo }) };
       }
       const md5 = await md5Hex(body);
@@ -261,7 +195,7 @@ export class FsSiteStore implements SiteStore {
         // Body first, the mirror image of put: no body is ever left with a meta that is not its own.
         await unlinkIfPresent(file);
         await unlinkIfPresent(metaFile);
-        (await this.metaNames.get(dirname(metaFile)))?.delete(basename(metaFile));
+        await this.metaNames.removed(metaFile);
       } catch (error) {
         throw fsError('delete', key, error);
       }
@@ -335,16 +269,8 @@ export class FsSiteStore implements SiteStore {
    * interleave as meta A, meta B, body B, body A and leave the pair mismatched for good. This
    * only covers one process, which is the only writer Folio runs.
    */
-  private async exclusive(key: string, task: () => Promise<void>): Promise<void> {
-    const previous = this.pending.get(key) ?? Promise.resolve();
-    const run = previous.then(task);
-    const tail = run.catch(() => undefined);
-    this.pending.set(key, tail);
-    try {
-      await run;
-    } finally {
-      if (this.pending.get(key) === tail) this.pending.delete(key);
-    }
+  private exclusive(key: string, task: () => Promise<void>): Promise<void> {
+    return this.pending.run(key, task);
   }
 
   private bodyPath(key: string): string {

@@ -1,21 +1,22 @@
 /**
  * The published posts of recently published blogs (summaries, oldest first), kept in memory so
- * that a publish in a blog of 10,000 posts does not re-read 10,000 rows. Each use replays the
- * post_changes log (migration 004: triggers record every change to a published post in the
- * same transaction) since the entry's last sequence number, re-reading only the posts it names.
- * Replaying is idempotent — an entry is made to match the row as it is now — so a change seen
- * twice, or a row read newer than its log entry, does no harm.
+ * that a publish does not re-read every row of its blog. Each use replays the post_changes log
+ * (migration 004: triggers record every change to a published post in the same transaction)
+ * since the entry's last sequence number, re-reading only the posts it names. Replaying is
+ * idempotent — an entry is made to match the row as it is now — so a change seen twice, or a
+ * row read newer than its log entry, does no harm.
  *
  * A blog not in memory (after a restart, or evicted) is restored from its saved snapshot
- * (migration 014, listingSnapshot.ts): ids, dates, tags and title counts, a few milliseconds for
- * 50,000 posts, then the log since the snapshot's position is replayed. Only without a usable
+ * (migration 014, listingSnapshot.ts): ids, dates, tags and title counts, much cheaper to read
+ * than the rows, then the log since the snapshot's position is replayed. Only without a usable
  * snapshot — none yet, another format, or the log pruned past it — are the rows read: a page per
- * turn of the event loop (50,000 summaries read at once held it for hundreds of milliseconds),
- * then the changes committed meanwhile are replayed, which also settles a post read twice or not
- * at all because it moved while the pages were read. `save` writes the snapshots of listings
- * that changed (the server calls it every minute and at shutdown).
+ * turn of the event loop, so a large blog's load does not hold it for other requests. The
+ * changes committed meanwhile are then replayed, which also settles a post read twice or not at
+ * all because it moved while the pages were read. `save` writes the snapshots of listings that
+ * changed (the server calls it every minute and at shutdown).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { SingleFlight } from '../../lib/singleFlight.js';
 import type { SitePostSummary } from '../../domain/siteTypes.js';
 import { BlogListing, titleCountsOf, type Listing, type SummaryReader } from './blogListing.js';
 import { encodeListing } from './listingSnapshot.js';
@@ -57,7 +58,7 @@ const MAX_REPLAY = 5000;
 
 export class ListingCache {
   private readonly entries = new Map<string, BlogListing>();
-  private readonly loading = new Map<string, Promise<BlogListing>>();
+  private readonly loading = new SingleFlight<string, BlogListing>();
   private readonly maxPosts: number;
   private readonly keepChanges: number;
   private readonly loadPage: number;
@@ -102,7 +103,7 @@ export class ListingCache {
 
   /**
    * Saves the snapshot of every listing that changed since it was last saved; returns how many.
-   * Encoding a 50,000-post listing takes 20-40 ms: one listing per turn of the event loop.
+   * A large listing is slow to encode, so one listing is saved per turn of the event loop.
    */
   async save(now: string): Promise<number> {
     if (!this.snapshots) return 0;
@@ -133,13 +134,10 @@ export class ListingCache {
   }
 
   private load(blogId: string): Promise<BlogListing> {
-    let pending = this.loading.get(blogId);
-    if (!pending) {
+    return this.loading.load(blogId, () => {
       const restored = this.restore(blogId);
-      pending = (restored ? Promise.resolve(restored) : this.readAll(blogId)).finally(() => this.loading.delete(blogId));
-      this.loading.set(blogId, pending);
-    }
-    return pending;
+      return restored ? Promise.resolve(restored) : this.readAll(blogId);
+    });
   }
 
   /** The blog's saved listing when the log reaches back to it and replaying it is cheap. */

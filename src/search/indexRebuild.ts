@@ -1,0 +1,72 @@
+/**
+ * Replacing a blog's stored index whole: a rebuild from its published posts (indexed afresh on
+ * worker threads), or a drop. Both run under the blog's write lock (indexCommit.ts).
+ */
+import type { SiteStore } from '../storage/siteStore.js';
+import type { IndexCommitter } from './indexCommit.js';
+import { IndexSnapshot } from './indexSnapshot.js';
+import { emptyManifest, manifestKey, searchPrefix, segmentIdOf, type Manifest } from './manifest.js';
+import { rebuildLayout, type MergePolicy } from './mergePolicy.js';
+import { buildSegmentsFrom, type DocumentRuns, type ParallelBuildOptions } from './parallelBuild.js';
+import type { SearchIndexCache } from './searchIndexCache.js';
+import type { SegmentData } from './segmentData.js';
+
+export interface IndexRebuildDeps {
+  store: SiteStore;
+  cache: SearchIndexCache;
+  commits: IndexCommitter;
+  policy: MergePolicy;
+  parallel: ParallelBuildOptions;
+}
+
+/** The documents of a rebuild: `count` of them, read by position a run at a time (DocumentRuns). */
+export interface RebuildSource {
+  count: number;
+  read: DocumentRuns['read'];
+}
+
+/** Builds the blog's index from `source` and makes it the only one; returns the segments' data. */
+export function rebuildIndex(deps: IndexRebuildDeps, blogSlug: string, source: RebuildSource): Promise<SegmentData[]> {
+  const { store, commits, policy } = deps;
+  return commits.exclusive(blogSlug, async () => {
+    const layout = rebuildLayout(source.count, policy);
+    const built = await buildSegmentsFrom({ groupSizes: [...layout.sealed, layout.head], read: source.read }, deps.parallel);
+    // The old index is replaced without being read: rebuild is the way out of a corrupt or
+    // unknown-format index.
+    const previous = await store.get(manifestKey(blogSlug));
+    const next = emptyManifest();
+    const oldIds = new Set<string>();
+    if (previous) {
+      try {
+        const old = JSON.parse(previous.body.toString('utf8')) as Partial<Manifest>;
+        if (typeof old.nextSegment === 'number' && Number.isInteger(old.nextSegment)) next.nextSegment = old.nextSegment;
+        if (typeof old.generation === 'number' && Number.isInteger(old.generation)) next.generation = old.generation + 1;
+      } catch {
+        // Unreadable: start the counters afresh; segment ids stay unique by their random part.
+      }
+    }
+    // Ids are taken in order first; the encodings then compress in parallel (zlib's threads).
+    const prepared = await Promise.all(built.filter((data) => data.docs.ids.length > 0).map((data) => commits.prepare(next, data)));
+    next.segments = prepared.map((p) => p.entry);
+    // The last group is the head unless it came out empty (its posts left while being read).
+    const head = layout.head > 0 && built[built.length - 1]!.docs.ids.length > 0;
+    next.head = head ? (prepared[prepared.length - 1]?.entry.id ?? null) : null;
+    for (const key of await store.list(searchPrefix(blogSlug))) {
+      const id = segmentIdOf(blogSlug, key);
+      if (id) oldIds.add(id);
+    }
+    await commits.commit(blogSlug, IndexSnapshot.empty(), next, prepared, [...oldIds]);
+    return built;
+  });
+}
+
+/** Deletes every index object of the blog. */
+export function dropIndex(deps: Pick<IndexRebuildDeps, 'store' | 'cache' | 'commits'>, blogSlug: string): Promise<void> {
+  const { store, cache, commits } = deps;
+  return commits.exclusive(blogSlug, async () => {
+    // Manifest first: readers stop seeing the index before its segments disappear.
+    await store.delete(manifestKey(blogSlug));
+    await store.deleteMany(await store.list(searchPrefix(blogSlug)));
+    cache.install(blogSlug, null);
+  });
+}

@@ -1,0 +1,192 @@
+/**
+ * The stored files of a blog's static search index as its writes read and commit them
+ * (StaticIndexWriter for the writes, staticUpkeep.ts for delta merges and compactions). Files
+ * are written before meta.json, which names the layout; the private state is written last.
+ */
+import { randomBytes } from 'node:crypto';
+import type { SiteStore } from '../../storage/siteStore.js';
+import { putMany } from '../../storage/putMany.js';
+import { serialiseChunk, type PostingList } from './postingLists.js';
+import type { FragmentEdits } from './fragmentEdits.js';
+import { idsOf, layoutFiles, totalLength, type LaidOutDoc } from './staticLayout.js';
+import {
+  DELTA_CHUNKS,
+  DELTA_MAX,
+  dataPrefixes,
+  decodePostings,
+  FRAGMENT_SIZE,
+  liveCount,
+  metaKey,
+  POSTING_STRIDE,
+  storedState,
+  STATIC_FORMAT,
+  STATIC_FORMAT_VERSION,
+  stateKey,
+  stateFromStored,
+  type ChunkFile,
+  type StaticMeta,
+  type StaticState,
+} from './staticFormat.js';
+
+/** What a write changed: the keys the CDN must forget, and the upkeep it left due. */
+export interface StaticIndexChange {
+  written: string[];
+  deleted: string[];
+  /** Call `maintain` (in the background): a delta merge or a compaction is due. */
+  due?: boolean;
+}
+
+export interface StaticIndexFilesDeps {
+  store: SiteStore;
+  /** Cache-Control of the public files: they change in place, so as pages (purged by the publisher). */
+  cacheControl: string;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PRIVATE_CACHE = 'private, no-store';
+
+export class StaticIndexFiles {
+  /**
+   * The state each blog's last write committed. It names every live post, so reading and parsing
+   * it again would cost a large blog's publish as much as the rest of it. It is used while
+   * meta.json still carries its revision, so a write by another process (the CLI) is seen.
+   */
+  private readonly states = new Map<string, StaticState>();
+
+  constructor(private readonly deps: StaticIndexFilesDeps) {}
+
+  get store(): SiteStore {
+    return this.deps.store;
+  }
+
+  /** Whether the state of the blog's last write is still held. */
+  holds(blogSlug: string): boolean {
+    return this.states.has(blogSlug);
+  }
+
+  /** Keeps a state read ahead of the blog's first write (the warm-up after a restart). */
+  keep(blogSlug: string, state: StaticState): void {
+    this.states.set(blogSlug, state);
+  }
+
+  async readState(blogSlug: string): Promise<StaticState | null> {
+    // Taken out while a write edits it in place: it is kept again only once committed.
+    const kept = this.states.get(blogSlug);
+    this.states.delete(blogSlug);
+    if (kept?.revision !== undefined && (await this.readJson<StaticMeta>(metaKey(blogSlug)))?.revision === kept.revision) return kept;
+    // Another format is rebuilt, as a missing index is.
+    return stateFromStored(await this.readJson<unknown>(stateKey(blogSlug)), STATIC_FORMAT_VERSION);
+  }
+
+  async readJson<T>(key: string): Promise<T | null> {
+    const body = await this.deps.store.getBody(key);
+    return body ? (JSON.parse(body.toString('utf8')) as T) : null;
+  }
+
+  /**
+   * Adds postings to the files `fileOf` assigns their terms to, shedding the dead from every
+   * file it rewrites (they never come back, so nothing else needs them); `alsoWrite` are written
+   * even without an addition. Returns the keys written.
+   */
+  async rewrite(
+    additions: readonly [string, number[]][],
+    fileOf: (term: string) => string,
+    drop: { existing: ReadonlySet<number>; added: ReadonlySet<number> },
+    alsoWrite: readonly string[] = [],
+  ): Promise<string[]> {
+    const byFile = new Map<string, [string, number[]][]>(alsoWrite.map((key) => [key, []]));
+    for (const addition of additions) {
+      const key = fileOf(addition[0]);
+      let list = byFile.get(key);
+      if (!list) byFile.set(key, (list = []));
+      list.push(addition);
+    }
+    const written: string[] = [];
+    for (const [key, terms] of [...byFile].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const file = (await this.readJson<ChunkFile>(key)) ?? {};
+      for (const term of Object.keys(file)) file[term] = withoutDead(decodePostings(file[term]!), drop.existing);
+      // Ordinals only grow, so appending keeps every list sorted.
+      for (const [term, list] of terms) file[term] = [...(file[term] ?? []), ...withoutDead(list, drop.added)];
+      await this.putPublic(key, serialiseChunk(file));
+      written.push(key);
+    }
+    return written;
+  }
+
+  /** Writes the edited fragments, then meta.json and the state; says whether upkeep is due. */
+  async finish(blogSlug: string, state: StaticState, fragments: FragmentEdits, change: StaticIndexChange): Promise<StaticIndexChange> {
+    const written = [...change.written];
+    const deleted = [...change.deleted];
+    for (const [key, file] of fragments.edited()) {
+      if (Object.keys(file).length === 0) {
+        await this.deps.store.delete(key);
+        deleted.push(key);
+      } else {
+        await this.putPublic(key, JSON.stringify(file));
+        written.push(key);
+      }
+    }
+    written.push(await this.commit(blogSlug, state));
+    return { written, deleted, due: compactionDue(state) || state.delta.length > DELTA_MAX };
+  }
+
+  /** Writes a complete layout, deletes what the previous one had beyond it, then commits. */
+  async writeLayout(blogSlug: string, docs: readonly LaidOutDoc[], terms: Iterable<[string, PostingList]>, postings: number): Promise<StaticIndexChange> {
+    const { store } = this.deps;
+    const { chunks, keys, objects } = await layoutFiles(blogSlug, docs, terms, postings);
+    await putMany(store, objects, { contentType: JSON_TYPE, cacheControl: this.deps.cacheControl });
+    const state: StaticState = {
+      version: STATIC_FORMAT_VERSION,
+      chunks,
+      next: docs.length,
+      laidOutFor: docs.length,
+      ids: idsOf(docs),
+      dead: [],
+      delta: [],
+      length: totalLength(docs),
+    };
+    const written = [...keys, await this.commit(blogSlug, state)];
+    const keep = new Set(written);
+    const deleted: string[] = [];
+    for (const prefix of dataPrefixes(blogSlug)) for (const key of await store.list(prefix)) if (!keep.has(key)) deleted.push(key);
+    await store.deleteMany(deleted);
+    return { written, deleted };
+  }
+
+  private async commit(blogSlug: string, state: StaticState): Promise<string> {
+    state.dead.sort((a, b) => a - b);
+    state.revision = randomBytes(8).toString('hex');
+    const meta: StaticMeta = {
+      format: STATIC_FORMAT,
+      version: STATIC_FORMAT_VERSION,
+      chunks: state.chunks,
+      fragment: FRAGMENT_SIZE,
+      delta: state.delta.length > 0 ? DELTA_CHUNKS : 0,
+      docs: liveCount(state),
+      length: state.length,
+      dead: state.dead,
+      revision: state.revision,
+    };
+    await this.putPublic(metaKey(blogSlug), JSON.stringify(meta));
+    await this.deps.store.put(stateKey(blogSlug), JSON.stringify(storedState(state)), { contentType: JSON_TYPE, cacheControl: PRIVATE_CACHE });
+    this.states.set(blogSlug, state);
+    return metaKey(blogSlug);
+  }
+
+  private putPublic(key: string, body: string): Promise<void> {
+    return this.deps.store.put(key, body, { contentType: JSON_TYPE, cacheControl: this.deps.cacheControl });
+  }
+}
+
+/** Dead posts past a quarter of the live ones, or a blog grown four times past its layout. */
+export function compactionDue(state: StaticState): boolean {
+  const live = liveCount(state);
+  return state.dead.length > Math.max(64, live / 4) || live > 4 * Math.max(state.laidOutFor, 256);
+}
+
+function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {
+  if (dead.size === 0) return list;
+  const kept: number[] = [];
+  for (let i = 0; i < list.length; i += POSTING_STRIDE) if (!dead.has(list[i]!)) kept.push(list[i]!, list[i + 1]!, list[i + 2]!);
+  return kept;
+}
