@@ -1,4 +1,4 @@
-/** Content types and Cache-Control values of rendered objects (decisions.md "Publishing"). */
+/** Content types and Cache-Control values of rendered objects (docs/publishing.md). */
 
 /**
  * HTML, feeds and text files change on publish: browsers revalidate after a minute, a CDN keeps

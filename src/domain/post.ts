@@ -26,7 +26,7 @@ export interface Post {
   revision?: number;
 }
 
-/** A post without its bodies: what the list endpoint shows (api.md §4.1 "post summary"). */
+/** A post without its bodies: what the list endpoint shows (the post summary of the OpenAPI document). */
 export type PostSummary = Pick<Post, 'id' | 'title' | 'slug' | 'status' | 'tags' | 'metaDescription' | 'publishedAt' | 'createdAt' | 'updatedAt'>;
 
 export type PostSortField = 'created_at' | 'published_at' | 'updated_at';

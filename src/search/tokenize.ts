@@ -1,6 +1,6 @@
 /**
  * The one tokenizer of the search index, used when indexing AND when querying
- * (decisions.md "Search": the `simple` configuration — no stemming, no stop words).
+ * (the `simple` configuration: no stemming, no stop words; docs/search.md).
  *
  * NFKC, lower case, split on anything that is not a Unicode letter, digit or combining mark,
  * and split again where Latin (or any other non-Hangul script) meets Hangul, so `SQLite에서`
