@@ -19,7 +19,7 @@ export interface RenderContext {
   readonly stylesheets: readonly string[];
   /** The owner's `customCss`, made safe to sit inside a `<style>` element; null when empty. */
   readonly customCss: string | null;
-  /** The owner's own HTML, printed raw (plan-gated theme fields; post content never reaches it). */
+  /** The owner's own HTML, printed raw (plan-gated theme fields the owner sets on the blog). */
   readonly headerHtml: string;
   readonly footerHtml: string;
   readonly adCode: string;
