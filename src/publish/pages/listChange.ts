@@ -21,11 +21,15 @@ export function pagesFor(change: ListChange, total: number, pageSize = ARCHIVE_P
   return archivePagesAffected({ position: change.position, totalBefore: change.totalBefore, totalAfter: change.totalAfter }, pageSize);
 }
 
-/** Where in an oldest-first list the post is, or was, and how the list's length changed. */
-export function locate(list: readonly SitePostSummary[], change: PostChangeInput): ListChange {
+/**
+ * Where in an oldest-first list the post is, or was, and how the list's length changed.
+ * `joined`: the post is new to this list though it was live before (it joined a tag), so the
+ * list grew and every page after it shifts.
+ */
+export function locate(list: readonly SitePostSummary[], change: PostChangeInput, joined = false): ListChange {
   const index = change.post ? indexIn(list, change.post) : -1;
   if (index >= 0) {
-    const inserted = change.wasLive === false;
+    const inserted = change.wasLive === false || joined;
     return { position: index, totalBefore: inserted ? list.length - 1 : list.length, totalAfter: list.length };
   }
   if (!change.previousPublishedAt) return { position: null, totalBefore: list.length + 1, totalAfter: list.length };

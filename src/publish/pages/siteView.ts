@@ -46,6 +46,8 @@ export interface PostChangeInput {
   /** Slug the post had before, if it changed or the post left the site. */
   previousSlug?: string | undefined;
   previousTags?: readonly string[] | undefined;
+  /** True when a live post's tags changed in this change: `previousTags` then holds the tags it had. */
+  tagsChanged?: boolean | undefined;
   /** True when the post was live before (an edit in place); false for a first publication. */
   wasLive?: boolean | undefined;
   /** published_at of a post that left the site, to find the page it leaves. */

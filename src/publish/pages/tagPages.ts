@@ -39,7 +39,8 @@ export const tagPages: PageType<TagPage> = {
       }
       const name = tagged[tagged.length - 1]!.tags.find((t) => tagSegment(t) === segment) ?? fallbackName;
       render.push({ name, segment, page: null });
-      const pages = numberedPages(pagesFor(locate(tagged, change), tagged.length), archivePageCount(tagged.length), (page) => tagArchiveKey(blog, name, page));
+      const joined = change.wasLive === true && change.tagsChanged === true && !(change.previousTags ?? []).some((tag) => tagSegment(tag) === segment);
+      const pages = numberedPages(pagesFor(locate(tagged, change, joined), tagged.length), archivePageCount(tagged.length), (page) => tagArchiveKey(blog, name, page));
       render.push(...pages.render.map((page) => ({ name, segment, page })));
       remove.push(...pages.remove);
     }

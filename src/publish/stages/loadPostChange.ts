@@ -82,6 +82,7 @@ export class PostChangeLoader {
       newest,
       previousSlug: payload.previousSlug ?? (live ? undefined : row?.slug),
       previousTags: [...(payload.previousTags ?? []), ...(row && !live ? row.tags : [])],
+      tagsChanged: payload.previousTags !== undefined,
       wasLive: payload.wasLive,
       previousPublishedAt: payload.previousPublishedAt,
       postId,
