@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { manifestKey } from '../../src/search/manifest.js';
 import { stateKey } from '../../src/search/static/staticFormat.js';
-import { createSiteStore } from '../../src/compose.js';
+import { createSiteStore } from '../../src/compose/adapters.js';
 import { loadConfig } from '../../src/config.js';
 import type { PutOptions, SiteStore, StoredObject } from '../../src/storage/siteStore.js';
 import { buildBlog, buildPost } from '../support/factories.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { databaseFile } from '../../src/compose.js';
+import { databaseFile } from '../../src/compose/adapters.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { runCliCaptured, type CliRun } from '../support/runCliCaptured.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDomainResolver } from '../../src/compose.js';
+import { createDomainResolver } from '../../src/compose/adapters.js';
 import { startDnsServer, type TestDnsServer } from '../support/dnsServer.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 

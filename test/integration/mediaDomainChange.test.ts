@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { visit } from '../../bench/harness/visit.js';
-import { databaseFile } from '../../src/compose.js';
+import { databaseFile } from '../../src/compose/adapters.js';
 import { image } from '../support/images.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
