@@ -41,7 +41,7 @@ describe('folio CLI failures', () => {
     const blog = await buildBlog(t, { slug: 'clierr' });
     const post = await buildPost(blog, { title: 'Only post' });
     expect((await blog.actor.request('POST', `/v1/posts/${post.slug}/publish`, { blogId: blog.id })).status).toBe(200);
-    await t.folio.runner.idle();
+    await t.folio.idle();
   });
   afterAll(async () => {
     await t.close();

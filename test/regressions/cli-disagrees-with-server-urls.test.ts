@@ -45,7 +45,7 @@ async function publishedBlog(t: TestApp, slug: string): Promise<BuiltBlog> {
   const post = await buildPost(blog, { title: 'Hello there', content: 'Words about *things*.', tags: ['news'] });
   const res = await blog.actor.request('POST', `/v1/posts/${post.slug}/publish`, { blogId: blog.id });
   expect(res.status, res.text).toBe(200);
-  await t.folio.runner.idle();
+  await t.folio.idle();
   return blog;
 }
 
@@ -131,7 +131,7 @@ describe('public URL settings are the same for the server and the CLI', () => {
     ]);
 
     await folio.tick();
-    await folio.runner.idle();
+    await folio.idle();
     expect(folio.repos.jobs.countByStatus('pending')).toBe(0);
     for (const blog of blogs) {
       for (const key of [`${blog.slug}/index.html`, `${blog.slug}/hello-there/index.html`, `${blog.slug}/feed.json`]) {
