@@ -56,7 +56,7 @@ async function worstDelay(work: () => Promise<void>): Promise<number> {
   histogram.enable();
   try {
     await work();
-    await t.folio.idle();
+    await t.folio.runner.idle();
   } finally {
     histogram.disable();
   }
