@@ -1,6 +1,6 @@
 /**
- * Composition root without the HTTP app: the only code besides compose/http.ts that picks
- * concrete classes. Everything else receives its dependencies, so tests build the same graph
+ * The composition root without the HTTP app. src/compose/ is the only folder that picks
+ * concrete classes; everything else receives its dependencies, so tests build the same graph
  * with a temp data dir, a fake clock or a test store, and a CLI command builds no Koa app.
  */
 import { systemClock } from '../clock.js';
