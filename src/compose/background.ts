@@ -30,8 +30,8 @@ export interface Background {
 }
 
 /**
- * Resolves once nothing runs in the background. In this order because each may start work for
- * the ones after it: a publish job starts static search and index writes, never the reverse.
+ * Resolves once nothing runs in the background. Publish jobs first: a job starts static search
+ * and index writes, never the reverse.
  */
 export async function idle(parts: Background): Promise<void> {
   await parts.runner.idle();
