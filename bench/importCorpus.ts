@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../src/lib/clock.js';
-import { compose } from '../src/compose.js';
+import { compose } from '../src/compose/compose.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/lib/logger.js';
 import type { CorpusPost } from './corpus.js';

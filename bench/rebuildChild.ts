@@ -4,7 +4,7 @@
  * `--with-search` it then builds the blog's search index from the database, timed apart.
  */
 import '../src/runtime/threadPool.js';
-import { compose } from '../src/compose.js';
+import { compose } from '../src/compose/compose.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/lib/logger.js';
 

@@ -297,7 +297,7 @@ function collectGarbage(): void {
 async function readerMain(request: ReaderRequest): Promise<ReaderReport> {
   const store = new FsSiteStore({ root: request.root });
   const first = request.queries[0] ?? 'server';
-  // Wired as compose.ts wires the server: large segments are decoded on the worker pool.
+  // Wired as compose/search.ts wires the server: large segments are decoded on the worker pool.
   const heavy = new HeavyWork();
   let cache: SearchIndexCache | null = new SearchIndexCache(store, { decode: pooledSearchWork(heavy).decode });
   const started = performance.now();

@@ -67,7 +67,7 @@ export async function runTenantsBench(opts: TenantsBenchOptions): Promise<BenchR
     await builder.rebuild(BIG, corpus);
     rows.push({ area, measure: 'index every blog (rebuild)', value: `${((performance.now() - started) / 1000).toFixed(1)} s` });
 
-    // Wired as compose.ts wires the server: large segments decoded, built and merged on the
+    // Wired as compose/search.ts wires the server: large segments decoded, built and merged on the
     // shared worker pool.
     const heavy = new HeavyWork();
     const work = pooledSearchWork(heavy);

@@ -2,7 +2,9 @@
 import './runtime/threadPool.js';
 import './runtime/sdkWarnings.js';
 import { ConfigError, loadConfig } from './config/config.js';
-import { compose, databaseFile, type Folio } from './compose.js';
+import { compose } from './compose/compose.js';
+import { databaseFile } from './compose/adapters.js';
+import type { Folio } from './compose/folio.js';
 import { databaseOpenFailure } from './db/databaseFailure.js';
 import { StoreMismatchError } from './services/storeSettings.js';
 import { createHttpServer } from './http/httpServer.js';

@@ -1,12 +1,10 @@
 /** `folio account …`: accounts, their plans and their keys (the operator's side; the API has no account creation). */
 import type { Config } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
-import { databaseFile } from '../compose.js';
-import { AccountsRepo } from '../db/accountsRepo.js';
-import { ApiKeysRepo } from '../db/apiKeysRepo.js';
-import { BlogsRepo } from '../db/blogsRepo.js';
-import { JobsRepo } from '../db/jobsRepo.js';
-import { AccountsService } from '../services/accounts.js';
+import { databaseFile } from '../compose/adapters.js';
+import { createAccounts } from '../compose/services.js';
+import { createRepos } from '../compose/storage.js';
+import type { AccountsService } from '../services/accounts.js';
 import { isPlan, planSummary, PLANS } from '../domain/plans.js';
 import { systemClock } from '../lib/clock.js';
 import { CommandFailed, UsageError } from './cliErrors.js';
@@ -18,7 +16,7 @@ const out = (line: string): void => void process.stdout.write(`${line}\n`);
 function withAccounts<T>(config: Config, work: (accounts: AccountsService) => T): T {
   const db = openDatabase(databaseFile(config));
   try {
-    return work(new AccountsService(db, new AccountsRepo(db), new ApiKeysRepo(db), new BlogsRepo(db), new JobsRepo(db), systemClock));
+    return work(createAccounts({ db, repos: createRepos(db), clock: systemClock }));
   } finally {
     db.close();
   }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
-import { createSiteStore, databaseFile, storeLabel } from '../compose.js';
+import { createSiteStore, databaseFile, storeLabel } from '../compose/adapters.js';
 import { backupToFile } from '../backup/backups.js';
 import { describeKeys } from '../backup/backupMedia.js';
 import { BACKUP_PREFIX, backupKeys, backupTime } from '../backup/backupKeys.js';

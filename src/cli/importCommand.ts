@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
-import { compose } from '../compose.js';
+import { composeCore } from '../compose/core.js';
 import { CLI_BUSY_TIMEOUT_MS } from '../db/database.js';
 import { IMPORTED } from '../db/jobsRepo.js';
 import { compileSchema, validationError } from '../http/middleware/validate.js';
@@ -40,7 +40,7 @@ export async function importCommand(config: Config, args: string[], busyTimeoutM
   } catch (err) {
     throw new CommandError(`${file} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const folio = compose({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
+  const folio = composeCore({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
   try {
     const account = folio.repos.accounts.findById(values.account);
     if (!account) throw new CommandError(`no account ${values.account} (folio account list shows them)`);

@@ -8,12 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../lib/paths.js';
 import { ConfigError, debugRequested, loadConfig, type Config } from '../config/config.js';
-import { CLI_BUSY_TIMEOUT_MS } from '../db/database.js';
-import { compose } from '../compose.js';
-import { createLogger } from '../lib/logger.js';
 import { StorageError } from '../domain/errors.js';
 import { PublicUrlConflictError } from '../services/publicUrlSettings.js';
 import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
+import { rebuildAll, siteCommand } from './siteCommands.js';
 import { commandHelp, commandName, findCommand, groupCommands, groupHelp, HELP_FLAGS, usage, type CommandName } from './commandTable.js';
 import { asksForHelp, parseInvocation, type Invocation } from './invocation.js';
 import { accountCreate, accountCreateKey, accountKeys, accountList, accountRevokeKey, accountSetPlan } from './accountCommands.js';
@@ -23,7 +21,6 @@ import { importCommand } from './importCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { FolioApiError } from '../client/folioClient.js';
 import { syncCommand } from './syncCommands.js';
-import { progressBar } from './progressBar.js';
 import { migrateStoreCommand } from './storeCommands.js';
 import { DatabaseOpenError } from '../db/databaseFailure.js';
 import { StoreMismatchError } from '../services/storeSettings.js';
@@ -36,64 +33,6 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** SQLite busy timeout (default 5 s); tests of a locked database shorten it. */
   busyTimeoutMs?: number;
-}
-
-async function siteCommand(config: Config, group: 'site' | 'search', args: string[], options: CliOptions): Promise<number> {
-  const [sub, slug, ...extra] = args;
-  if (!slug || extra.length > 0) throw new UsageError(`${group} ${sub ?? '<command>'} takes <blog-slug>`);
-  const valid = group === 'site' ? ['rebuild', 'verify'] : ['reindex'];
-  if (!sub || !valid.includes(sub)) throw new UsageError(`unknown command "${group} ${sub ?? ''}"`);
-  // Renders with the public URL settings the server recorded, never this shell's defaults.
-  const folio = compose({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
-  try {
-    const blog = folio.repos.blogs.findBySlug(slug);
-    if (!blog) throw new CommandError(`no blog with slug "${slug}"`);
-    if (group === 'search') {
-      const started = performance.now();
-      const count = await folio.publisher.reindex(blog);
-      process.stdout.write(`Reindexed ${count} published posts of ${slug} in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
-      return 0;
-    }
-    if (sub === 'rebuild') {
-      const started = performance.now();
-      const result = await folio.publisher.rebuild(blog, { force: true, withSearch: true, onProgress: progressBar(`rebuilding ${slug}`) });
-      process.stdout.write(
-        `Rebuilt ${slug}: ${result.written} objects written, ${result.deleted} stale removed, search index rebuilt, in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
-      );
-      return 0;
-    }
-    const report = await folio.publisher.verify(blog);
-    const problems = report.missing.length + report.different.length + report.extra.length;
-    const counts = [`${report.missing.length} missing`, `${report.different.length} different`, `${report.extra.length} extra`].join(', ');
-    process.stdout.write(`Checked ${report.checked} objects of ${slug}: ${problems === 0 ? 'the store matches the database.' : `${counts}.`}\n`);
-    for (const key of report.missing) process.stdout.write(`missing    ${key}\n`);
-    for (const key of report.different) process.stdout.write(`different  ${key}\n`);
-    for (const key of report.extra) process.stdout.write(`extra      ${key}\n`);
-    if (report.missingMedia?.length) {
-      process.stdout.write(`${report.missingMedia.length} of the missing objects are uploaded images: a rebuild cannot make them; restore them from a backup (see folio restore) or upload them again.\n`);
-    }
-    return problems === 0 ? 0 : 1;
-  } finally {
-    await folio.close();
-  }
-}
-
-/** `folio site rebuild --all`: every blog's pages and search index from the database (after a restore). */
-async function rebuildAll(config: Config, options: CliOptions): Promise<number> {
-  const folio = compose({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
-  try {
-    const started = performance.now();
-    const blogs = folio.repos.blogs.listAll();
-    let written = 0;
-    for (const [i, blog] of blogs.entries()) {
-      const result = await folio.publisher.rebuild(blog, { force: true, withSearch: true, onProgress: progressBar(`rebuilding ${blog.slug} (${i + 1}/${blogs.length})`) });
-      written += result.written;
-    }
-    process.stdout.write(`Rebuilt ${blogs.length} blogs: ${written} objects written, search indexes rebuilt, in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
-    return 0;
-  } finally {
-    await folio.close();
-  }
 }
 
 type Handler = (run: { config: () => Config; invocation: Invocation; rest: string[]; env: Record<string, string | undefined>; options: CliOptions }) => number | Promise<number>;

@@ -1,7 +1,7 @@
 /** `folio site migrate-store` (docs/configuration.md, "Moving to another store"). */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
-import { createSiteStore, databaseFile } from '../compose.js';
+import { createSiteStore, databaseFile } from '../compose/adapters.js';
 import { openDatabase } from '../db/database.js';
 import { SettingsRepo } from '../db/settingsRepo.js';
 import { systemClock } from '../lib/clock.js';

@@ -25,32 +25,34 @@ export interface PlanChange {
   jobIds: number[];
 }
 
+export interface AccountsDeps {
+  db: Db;
+  accounts: AccountsRepo;
+  keys: ApiKeysRepo;
+  blogs: Pick<BlogsRepo, 'listByAccount'>;
+  jobs: Pick<JobsRepo, 'insert'>;
+  clock: Clock;
+}
+
 /** Accounts are managed from the CLI (decisions.md "Accounts and the first key"), not the API. */
 export class AccountsService {
-  constructor(
-    private readonly db: Db,
-    private readonly accounts: AccountsRepo,
-    private readonly keys: ApiKeysRepo,
-    private readonly blogs: Pick<BlogsRepo, 'listByAccount'>,
-    private readonly jobs: Pick<JobsRepo, 'insert'>,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: AccountsDeps) {}
 
   create(input: { email?: string; plan: Plan }): CreatedAccount {
-    const now = isoNow(this.clock);
+    const now = isoNow(this.deps.clock);
     const account: Account = { id: randomUUID(), email: input.email ?? null, plan: input.plan, createdAt: now, updatedAt: now };
     const { row, secret } = mintKey({ accountId: account.id, blogId: null, name: ACCOUNT_KEY_NAME, scopes: ['*'], createdAt: now });
-    this.db
+    this.deps.db
       .transaction(() => {
-        this.accounts.insert(account);
-        this.keys.insert(row);
+        this.deps.accounts.insert(account);
+        this.deps.keys.insert(row);
       })
       .immediate();
     return { account, apiKey: secret };
   }
 
   list(): Account[] {
-    return this.accounts.list();
+    return this.deps.accounts.list();
   }
 
   /**
@@ -62,16 +64,16 @@ export class AccountsService {
    * Returns null when no such account exists.
    */
   setPlan(accountId: string, plan: Plan): PlanChange | null {
-    return this.db
+    return this.deps.db
       .transaction((): PlanChange | null => {
-        const account = this.accounts.findById(accountId);
+        const account = this.deps.accounts.findById(accountId);
         if (!account) return null;
         if (account.plan === plan) return { previous: plan, jobIds: [] };
-        const now = isoNow(this.clock);
-        this.accounts.setPlan(accountId, plan, now);
-        const jobIds = this.blogs
+        const now = isoNow(this.deps.clock);
+        this.deps.accounts.setPlan(accountId, plan, now);
+        const jobIds = this.deps.blogs
           .listByAccount(accountId)
-          .map((blog) => this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'plan_changed' }, now }));
+          .map((blog) => this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'plan_changed' }, now }));
         return { previous: account.plan, jobIds };
       })
       .immediate();
@@ -79,8 +81,8 @@ export class AccountsService {
 
   /** Every active key of the account, blog-bound ones included; null when no such account exists. */
   listKeys(accountId: string): AccountKeyEntry[] | null {
-    if (!this.accounts.findById(accountId)) return null;
-    return this.keys.listActiveForAccount(accountId);
+    if (!this.deps.accounts.findById(accountId)) return null;
+    return this.deps.keys.listActiveForAccount(accountId);
   }
 
   /**
@@ -88,9 +90,9 @@ export class AccountsService {
    * revoked, or when one leaked. Null when no such account exists.
    */
   createKey(accountId: string, name: string = ACCOUNT_KEY_NAME): CreatedKey | null {
-    if (!this.accounts.findById(accountId)) return null;
-    const { row, key, secret } = mintKey({ accountId, blogId: null, name, scopes: ['*'], createdAt: isoNow(this.clock) });
-    this.keys.insert(row);
+    if (!this.deps.accounts.findById(accountId)) return null;
+    const { row, key, secret } = mintKey({ accountId, blogId: null, name, scopes: ['*'], createdAt: isoNow(this.deps.clock) });
+    this.deps.keys.insert(row);
     return { key, secret };
   }
 
@@ -99,7 +101,7 @@ export class AccountsService {
    * refused unless `force`, so an account is not locked out by a slip.
    */
   revokeKey(keyId: string, options: { force: boolean }): KeyRevocation {
-    return this.keys.revokeChecked(keyId, isoNow(this.clock), { accountKeysOnly: false, keepLastAccountKey: !options.force });
+    return this.deps.keys.revokeChecked(keyId, isoNow(this.deps.clock), { accountKeysOnly: false, keepLastAccountKey: !options.force });
   }
 
   /**
@@ -107,7 +109,7 @@ export class AccountsService {
    * alone gives a working key. Returns null when accounts already exist.
    */
   bootstrap(plan: Plan): CreatedAccount | null {
-    const existing = this.db.transaction(() => this.accounts.count()).immediate();
+    const existing = this.deps.db.transaction(() => this.deps.accounts.count()).immediate();
     if (existing > 0) return null;
     return this.create({ plan });
   }

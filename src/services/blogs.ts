@@ -11,7 +11,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.j
 import { checkPrecondition, type Precondition } from './precondition.js';
 import type { AuthContext } from './authContext.js';
 import { minimumPlan, planIncludes, planLimits, PLANS, themeKeyCapability } from '../domain/plans.js';
-import { writeTransaction } from '../db/writeTransaction.js';
+import { commitThenPublish } from './commitThenPublish.js';
 import type { PublishQueue } from '../domain/publishQueue.js';
 
 export interface CreateBlogInput {
@@ -29,19 +29,21 @@ export interface UpdateBlogInput {
 
 export type BlogPrecondition = Precondition<BlogWithDomain>;
 
+export interface BlogsDeps {
+  db: Db;
+  blogs: BlogsRepo;
+  jobs: JobsRepo;
+  runner: PublishQueue;
+  clock: Clock;
+  /** Records blog.updated for webhooks, in the update's transaction. */
+  events?: WebhookEvents;
+}
+
 export class BlogsService {
-  constructor(
-    private readonly db: Db,
-    private readonly blogs: BlogsRepo,
-    private readonly jobs: JobsRepo,
-    private readonly runner: PublishQueue,
-    private readonly clock: Clock,
-    /** Records blog.updated for webhooks, in the update's transaction. */
-    private readonly events?: WebhookEvents,
-  ) {}
+  constructor(private readonly deps: BlogsDeps) {}
 
   async create(auth: AuthContext, input: CreateBlogInput): Promise<BlogWithDomain> {
-    const now = isoNow(this.clock);
+    const now = isoNow(this.deps.clock);
     const blog: Blog = {
       id: randomUUID(),
       accountId: auth.account.id,
@@ -52,10 +54,11 @@ export class BlogsService {
       createdAt: now,
       updatedAt: now,
     };
-    let jobId = 0;
-    await writeTransaction(this.db, () => {
+    // A handful of small objects, written before the answer as a publish's are; a failure stays
+    // on the job and the background tick retries it.
+    await commitThenPublish(this.deps, (record) => {
       // Counted inside the write transaction so two parallel creates cannot both pass.
-      const count = this.blogs.countByAccount(auth.account.id);
+      const count = this.deps.blogs.countByAccount(auth.account.id);
       const { maxBlogs } = planLimits(auth.account.plan);
       if (count >= maxBlogs) {
         const upgrade = PLANS.find((plan) => planLimits(plan).maxBlogs > count);
@@ -63,84 +66,76 @@ export class BlogsService {
           ...(upgrade ? { requiredPlan: upgrade } : {}),
         });
       }
-      if (this.blogs.findBySlug(input.slug)) throw new ConflictError(`blog slug "${input.slug}" is taken`);
-      if (this.blogs.isSlugRetired(input.slug)) {
+      if (this.deps.blogs.findBySlug(input.slug)) throw new ConflictError(`blog slug "${input.slug}" is taken`);
+      if (this.deps.blogs.isSlugRetired(input.slug)) {
         throw new ConflictError(`blog slug "${input.slug}" belonged to a deleted blog whose site is still being removed; try again in a minute`);
       }
       try {
-        this.blogs.insert(blog);
+        this.deps.blogs.insert(blog);
       } catch (err) {
         if (isUniqueViolation(err)) throw new ConflictError(`blog slug "${input.slug}" is taken`, { cause: err });
         throw err;
       }
       // The answer's `url` works at once: the home page ("No posts yet"), the 404 and search
       // pages, the feeds, robots.txt. It answered 404 until the first post was published.
-      jobId = this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_created' }, now });
+      record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_created' }, now }));
     });
-    // A handful of small objects, written before the answer as a publish's are; a failure stays
-    // on the job and the background tick retries it.
-    await this.runner.runNow([jobId]);
     return { ...blog, customDomain: null, domainActive: false };
   }
 
   list(auth: AuthContext): BlogWithDomain[] {
-    return this.blogs.listByAccount(auth.account.id);
+    return this.deps.blogs.listByAccount(auth.account.id);
   }
 
   get(auth: AuthContext, blogId: string): BlogWithDomain {
-    const blog = this.blogs.findOwned(auth.account.id, blogId);
+    const blog = this.deps.blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');
     return blog;
   }
 
   async update(auth: AuthContext, blogId: string, input: UpdateBlogInput, precondition?: BlogPrecondition): Promise<BlogWithDomain> {
     if (input.themeConfig) this.assertThemeAllowed(auth, input.themeConfig);
-    const jobIds: number[] = [];
-    const updated = await writeTransaction(this.db, () => {
-      const blog = this.get(auth, blogId);
-      checkPrecondition(precondition, blog, `blog "${blog.slug}"`);
-      const themeConfig = input.themeConfig ? mergeTheme(blog.themeConfig, input.themeConfig) : blog.themeConfig;
-      const next: BlogWithDomain = {
-        ...blog,
-        name: input.name ?? blog.name,
-        description: input.description ?? blog.description,
-        themeConfig,
-        updatedAt: isoNow(this.clock),
-      };
-      this.blogs.update(next);
-      this.events?.blog(next, next.updatedAt);
-      // Name, description and theme appear on every page: the whole site is re-rendered.
-      const visibleChange =
-        next.name !== blog.name || next.description !== blog.description || JSON.stringify(themeConfig) !== JSON.stringify(blog.themeConfig);
-      if (visibleChange) {
-        jobIds.push(this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_updated' }, now: next.updatedAt }));
-      }
-      return next;
-    });
-    this.runner.runInBackground(jobIds);
-    return updated;
+    return commitThenPublish(
+      this.deps,
+      (record) => {
+        const blog = this.get(auth, blogId);
+        checkPrecondition(precondition, blog, `blog "${blog.slug}"`);
+        const themeConfig = input.themeConfig ? mergeTheme(blog.themeConfig, input.themeConfig) : blog.themeConfig;
+        const next: BlogWithDomain = {
+          ...blog,
+          name: input.name ?? blog.name,
+          description: input.description ?? blog.description,
+          themeConfig,
+          updatedAt: isoNow(this.deps.clock),
+        };
+        this.deps.blogs.update(next);
+        this.deps.events?.blog(next, next.updatedAt);
+        // Name, description and theme appear on every page: the whole site is re-rendered.
+        const visibleChange =
+          next.name !== blog.name || next.description !== blog.description || JSON.stringify(themeConfig) !== JSON.stringify(blog.themeConfig);
+        if (visibleChange) {
+          record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_updated' }, now: next.updatedAt }));
+        }
+        return next;
+      },
+      'background',
+    );
   }
 
   async delete(auth: AuthContext, blogId: string, precondition?: BlogPrecondition): Promise<void> {
-    const jobIds: number[] = [];
-    await writeTransaction(this.db, () => {
-      const blog = this.get(auth, blogId);
-      checkPrecondition(precondition, blog, `blog "${blog.slug}"`);
-      const now = isoNow(this.clock);
-      this.blogs.delete(blog.id);
-      // The slug stays reserved until the job below has removed the site (migration 007).
-      this.blogs.retireSlug(blog.slug, blog.id, now);
-      jobIds.push(
-        this.jobs.insert({
-          blogId: blog.id,
-          blogSlug: blog.slug,
-          kind: 'site_delete',
-          payload: blog.customDomain ? { hostname: blog.customDomain } : {},
-          now,
-        }),
-      );
-    });
-    this.runner.runInBackground(jobIds);
+    await commitThenPublish(
+      this.deps,
+      (record) => {
+        const blog = this.get(auth, blogId);
+        checkPrecondition(precondition, blog, `blog "${blog.slug}"`);
+        const now = isoNow(this.deps.clock);
+        this.deps.blogs.delete(blog.id);
+        // The slug stays reserved until the job below has removed the site (migration 007).
+        this.deps.blogs.retireSlug(blog.slug, blog.id, now);
+        record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site_delete', payload: blog.customDomain ? { hostname: blog.customDomain } : {}, now }));
+      },
+      'background',
+    );
   }
 
   private assertThemeAllowed(auth: AuthContext, theme: UpdateBlogInput['themeConfig'] & object): void {

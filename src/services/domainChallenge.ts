@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 
-/** The lookups the check needs; node:dns/promises `Resolver` has both (compose.ts). */
+/** The lookups the check needs; node:dns/promises `Resolver` has both (compose/adapters.ts). */
 export interface DomainResolver {
   resolveCname(hostname: string): Promise<string[]>;
   /** Each record as its character strings (one record may be split into several). */

@@ -12,6 +12,7 @@ import type { AuthContext } from './authContext.js';
 import { challengeName, challengeProblems, challengeValue, newChallengeToken, type DomainResolver } from './domainChallenge.js';
 import { minimumPlan, planIncludes } from '../domain/plans.js';
 import { writeTransaction } from '../db/writeTransaction.js';
+import { commitThenPublish } from './commitThenPublish.js';
 
 export type { DomainResolver } from './domainChallenge.js';
 import type { PublishQueue } from '../domain/publishQueue.js';
@@ -37,24 +38,26 @@ const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 const keyOf = (d: Domain): RegistrationKey => ({ blogId: d.blogId, hostname: d.hostname, challengeToken: d.challengeToken });
 
+export interface DomainsDeps {
+  db: Db;
+  blogs: BlogsRepo;
+  domains: DomainsRepo;
+  jobs: JobsRepo;
+  runner: PublishQueue;
+  resolver: DomainResolver;
+  clock: Clock;
+  logger: Logger;
+  /** FOLIO_SERVICE_DOMAIN without its port. */
+  serviceHost: string;
+  /** Records domain.activated for webhooks, in the activation's transaction. */
+  events?: WebhookEvents;
+}
+
 export class DomainsService {
-  constructor(
-    private readonly db: Db,
-    private readonly blogs: BlogsRepo,
-    private readonly domains: DomainsRepo,
-    private readonly jobs: JobsRepo,
-    private readonly runner: PublishQueue,
-    private readonly resolver: DomainResolver,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    /** FOLIO_SERVICE_DOMAIN without its port. */
-    private readonly serviceHost: string,
-    /** Records domain.activated for webhooks, in the activation's transaction. */
-    private readonly events?: WebhookEvents,
-  ) {}
+  constructor(private readonly deps: DomainsDeps) {}
 
   cnameTarget(blog: { slug: string }): string {
-    return `${blog.slug}.${this.serviceHost}`;
+    return `${blog.slug}.${this.deps.serviceHost}`;
   }
 
   /**
@@ -65,13 +68,13 @@ export class DomainsService {
   async register(auth: AuthContext, blogId: string, hostname: string): Promise<DomainView> {
     const blog = this.ownedBlog(auth, blogId);
     this.assertHostname(hostname);
-    const now = this.clock.now();
-    const domain = await writeTransaction(this.db, () => {
-      const existing = this.domains.findByBlog(blog.id);
+    const now = this.deps.clock.now();
+    const domain = await writeTransaction(this.deps.db, () => {
+      const existing = this.deps.domains.findByBlog(blog.id);
       if (existing && !this.isExpired(existing, now)) throw new ConflictError('this blog already has a custom domain; delete it first');
       // A lapsed registration of this blog is dropped, as the background check would.
-      if (existing) this.domains.delete(blog.id);
-      if (this.domains.findActiveByHostname(hostname)) throw new ConflictError(`hostname "${hostname}" is already in use by another blog`);
+      if (existing) this.deps.domains.delete(blog.id);
+      if (this.deps.domains.findActiveByHostname(hostname)) throw new ConflictError(`hostname "${hostname}" is already in use by another blog`);
       const row = {
         blogId: blog.id,
         hostname,
@@ -80,13 +83,13 @@ export class DomainsService {
         expiresAt: new Date(now.getTime() + PENDING_TTL_MS).toISOString(),
       };
       try {
-        this.domains.insert(row);
+        this.deps.domains.insert(row);
       } catch (err) {
         // The transaction is IMMEDIATE, so only the primary key (one domain per blog) can clash here.
         if (isUniqueViolation(err)) throw new ConflictError('this blog already has a custom domain; delete it first', { cause: err });
         throw err;
       }
-      return this.domains.findByBlog(blog.id)!;
+      return this.deps.domains.findByBlog(blog.id)!;
     });
     return this.view(blog, domain);
   }
@@ -97,14 +100,14 @@ export class DomainsService {
    */
   async get(auth: AuthContext, blogId: string): Promise<DomainView> {
     const blog = this.ownedBlog(auth, blogId);
-    const domain = this.domains.findByBlog(blog.id);
+    const domain = this.deps.domains.findByBlog(blog.id);
     if (!domain) throw new NotFoundError('this blog has no custom domain');
     if (domain.status === 'pending_verification') {
       await this.check(blog, domain);
-      const current = this.domains.findByBlog(blog.id);
+      const current = this.deps.domains.findByBlog(blog.id);
       if (!current) {
         throw new NotFoundError(
-          this.isExpired(domain, this.clock.now())
+          this.isExpired(domain, this.deps.clock.now())
             ? `the registration of "${domain.hostname}" expired at ${domain.expiresAt} without being verified; register it again (with a new token)`
             : 'this blog has no custom domain',
         );
@@ -116,19 +119,19 @@ export class DomainsService {
 
   async remove(auth: AuthContext, blogId: string): Promise<void> {
     const blog = this.ownedBlog(auth, blogId);
-    const jobIds: number[] = [];
-    await writeTransaction(this.db, () => {
-      const domain = this.domains.findByBlog(blog.id);
-      if (!domain) throw new NotFoundError('this blog has no custom domain');
-      this.domains.delete(blog.id);
-      if (domain.status === 'active') {
-        // Canonical URLs go back to the subdomain and the routing entry must disappear.
-        jobIds.push(
-          this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_removed', hostname: domain.hostname }, now: isoNow(this.clock) }),
-        );
-      }
-    });
-    this.runner.runInBackground(jobIds);
+    await commitThenPublish(
+      this.deps,
+      (record) => {
+        const domain = this.deps.domains.findByBlog(blog.id);
+        if (!domain) throw new NotFoundError('this blog has no custom domain');
+        this.deps.domains.delete(blog.id);
+        if (domain.status === 'active') {
+          // Canonical URLs go back to the subdomain and the routing entry must disappear.
+          record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_removed', hostname: domain.hostname }, now: isoNow(this.deps.clock) }));
+        }
+      },
+      'background',
+    );
   }
 
   /**
@@ -136,11 +139,11 @@ export class DomainsService {
    * recently checked first. Returns how many became active.
    */
   async checkPending(limit = 50): Promise<number> {
-    const expired = this.domains.deleteExpired(isoNow(this.clock));
-    if (expired > 0) this.logger.info({ count: expired }, 'removed expired custom domain registrations');
+    const expired = this.deps.domains.deleteExpired(isoNow(this.deps.clock));
+    if (expired > 0) this.deps.logger.info({ count: expired }, 'removed expired custom domain registrations');
     let activated = 0;
-    for (const domain of this.domains.listPendingForChecks(limit)) {
-      const blog = this.blogs.findById(domain.blogId);
+    for (const domain of this.deps.domains.listPendingForChecks(limit)) {
+      const blog = this.deps.blogs.findById(domain.blogId);
       if (blog && (await this.check(blog, domain))) activated += 1;
     }
     return activated;
@@ -154,44 +157,46 @@ export class DomainsService {
   private async check(blog: BlogWithDomain, domain: Domain): Promise<boolean> {
     // No lookups when they cannot change the outcome: the registration has lapsed (it is
     // removed below), or another blog has the hostname.
-    const lapsed = this.isExpired(domain, this.clock.now());
-    const taken = !lapsed && this.domains.findActiveByHostname(domain.hostname) !== null;
-    const dnsProblems = lapsed ? ['expired'] : taken ? [TAKEN] : await challengeProblems(this.resolver, domain, this.cnameTarget(blog));
-    const jobIds: number[] = [];
-    const outcome = await writeTransaction(this.db, (): 'active' | 'pending' | 'gone' => {
-      const now = this.clock.now();
-      const current = this.domains.findByBlog(blog.id);
-      // Removed, replaced or verified while DNS was answering: nothing to record.
-      if (!current || current.challengeToken !== domain.challengeToken || current.status !== 'pending_verification') return 'gone';
-      // Past its expiry a registration is never activated, whatever DNS says now.
-      if (this.isExpired(current, now)) {
-        this.domains.deleteRegistration(keyOf(current));
-        return 'gone';
-      }
-      const checkedAt = now.toISOString();
-      let problems = dnsProblems;
-      // Re-checked under the write lock: another blog may have verified during the lookups.
-      if (problems.length === 0 && this.domains.findActiveByHostname(current.hostname)) problems = [TAKEN];
-      if (problems.length === 0) {
-        try {
-          this.domains.activate({ ...keyOf(current), checkedAt });
-        } catch (err) {
-          // The partial unique index (one active row per hostname) is the last guard.
-          if (!isUniqueViolation(err)) throw err;
-          problems = [TAKEN];
+    const lapsed = this.isExpired(domain, this.deps.clock.now());
+    const taken = !lapsed && this.deps.domains.findActiveByHostname(domain.hostname) !== null;
+    const dnsProblems = lapsed ? ['expired'] : taken ? [TAKEN] : await challengeProblems(this.deps.resolver, domain, this.cnameTarget(blog));
+    const outcome = await commitThenPublish(
+      this.deps,
+      (record): 'active' | 'pending' | 'gone' => {
+        const now = this.deps.clock.now();
+        const current = this.deps.domains.findByBlog(blog.id);
+        // Removed, replaced or verified while DNS was answering: nothing to record.
+        if (!current || current.challengeToken !== domain.challengeToken || current.status !== 'pending_verification') return 'gone';
+        // Past its expiry a registration is never activated, whatever DNS says now.
+        if (this.isExpired(current, now)) {
+          this.deps.domains.deleteRegistration(keyOf(current));
+          return 'gone';
         }
-      }
-      if (problems.length > 0) {
-        this.domains.recordCheck({ ...keyOf(current), checkedAt, lastError: problems.join('; ') });
-        return 'pending';
-      }
-      this.domains.markLost(current.hostname, blog.id, TAKEN);
-      jobIds.push(this.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_active', hostname: current.hostname }, now: checkedAt }));
-      this.events?.domain(blog, current.hostname, checkedAt);
-      return 'active';
-    });
-    if (outcome === 'active') this.logger.info({ blog: blog.slug, hostname: domain.hostname }, 'custom domain verified');
-    this.runner.runInBackground(jobIds);
+        const checkedAt = now.toISOString();
+        let problems = dnsProblems;
+        // Re-checked under the write lock: another blog may have verified during the lookups.
+        if (problems.length === 0 && this.deps.domains.findActiveByHostname(current.hostname)) problems = [TAKEN];
+        if (problems.length === 0) {
+          try {
+            this.deps.domains.activate({ ...keyOf(current), checkedAt });
+          } catch (err) {
+            // The partial unique index (one active row per hostname) is the last guard.
+            if (!isUniqueViolation(err)) throw err;
+            problems = [TAKEN];
+          }
+        }
+        if (problems.length > 0) {
+          this.deps.domains.recordCheck({ ...keyOf(current), checkedAt, lastError: problems.join('; ') });
+          return 'pending';
+        }
+        this.deps.domains.markLost(current.hostname, blog.id, TAKEN);
+        record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_active', hostname: current.hostname }, now: checkedAt }));
+        this.deps.events?.domain(blog, current.hostname, checkedAt);
+        return 'active';
+      },
+      'background',
+    );
+    if (outcome === 'active') this.deps.logger.info({ blog: blog.slug, hostname: domain.hostname }, 'custom domain verified');
     return outcome === 'active';
   }
 
@@ -208,7 +213,7 @@ export class DomainsService {
   }
 
   private ownedBlog(auth: AuthContext, blogId: string): BlogWithDomain {
-    const blog = this.blogs.findOwned(auth.account.id, blogId);
+    const blog = this.deps.blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');
     if (!planIncludes(auth.account.plan, 'domains')) {
       throw new ForbiddenError(`custom domains need the ${minimumPlan('domains')} plan or higher`, { requiredPlan: minimumPlan('domains') });
@@ -226,6 +231,6 @@ export class DomainsService {
     if (labels.length < 2) fail('must have at least two labels, like blog.example.com');
     if (!labels.every((label) => LABEL.test(label))) fail('must be a valid DNS name (letters, digits and hyphens, dot-separated)');
     if (/^\d+$/.test(labels[labels.length - 1]!)) fail('must not be an IP address');
-    if (hostname === this.serviceHost || hostname.endsWith(`.${this.serviceHost}`)) fail(`must not be under ${this.serviceHost}`);
+    if (hostname === this.deps.serviceHost || hostname.endsWith(`.${this.deps.serviceHost}`)) fail(`must not be under ${this.deps.serviceHost}`);
   }
 }

@@ -33,29 +33,27 @@ export interface SecretField {
   resource: string;
 }
 
-export interface IdempotencyOptions {
+export interface IdempotencyDeps {
+  db: Db;
+  repo: IdempotencyRepo;
+  clock: Clock;
   /** How long a retry waits for the first request to finish before giving up with 409. */
   waitMs?: number;
   pollMs?: number;
 }
 
 export class IdempotencyService {
-  constructor(
-    private readonly db: Db,
-    private readonly repo: IdempotencyRepo,
-    private readonly clock: Clock,
-    private readonly options: IdempotencyOptions = {},
-  ) {}
+  constructor(private readonly deps: IdempotencyDeps) {}
 
   /** `fingerprint` identifies the request (method, path, blog, body). */
   async start(owner: IdempotencyOwner, key: string, fingerprint: string, secret?: SecretField): Promise<IdempotencyStart> {
-    const deadline = Date.now() + (this.options.waitMs ?? 30_000);
+    const deadline = Date.now() + (this.deps.waitMs ?? 30_000);
     for (;;) {
-      const outcome = await writeTransaction(this.db, (): IdempotencyStart | { kind: 'wait' } => {
-        const now = this.clock.now();
+      const outcome = await writeTransaction(this.deps.db, (): IdempotencyStart | { kind: 'wait' } => {
+        const now = this.deps.clock.now();
         const nowIso = now.toISOString();
-        this.repo.purgeExpired(nowIso);
-        const record = this.repo.find(owner, key);
+        this.deps.repo.purgeExpired(nowIso);
+        const record = this.deps.repo.find(owner, key);
         if (record && record.expiresAt > nowIso) {
           if (record.fingerprint !== fingerprint) {
             throw new IdempotencyKeyReusedError('this Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request');
@@ -67,18 +65,18 @@ export class IdempotencyService {
           }
           if (record.lockedUntil! > nowIso) return { kind: 'wait' };
         }
-        this.repo.claim(owner, {
+        this.deps.repo.claim(owner, {
           key,
           fingerprint,
           lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS).toISOString(),
-          createdAt: isoNow(this.clock),
+          createdAt: isoNow(this.deps.clock),
           expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
         });
         return { kind: 'run' };
       });
       if (outcome.kind !== 'wait') return outcome;
       if (Date.now() >= deadline) throw new ConflictError('a request with this Idempotency-Key is still running; retry it later', { headers: { 'Retry-After': '5' } });
-      await sleep(this.options.pollMs ?? 20);
+      await sleep(this.deps.pollMs ?? 20);
     }
   }
 
@@ -92,12 +90,12 @@ export class IdempotencyService {
       withheld = secret.field;
     }
     const text = JSON.stringify(kept);
-    await writeTransaction(this.db, () => this.repo.complete(owner, key, status, text, withheld));
+    await writeTransaction(this.deps.db, () => this.deps.repo.complete(owner, key, status, text, withheld));
   }
 
   /** The request failed: the key is free for a retry. */
   async failed(owner: IdempotencyOwner, key: string): Promise<void> {
-    await writeTransaction(this.db, () => this.repo.release(owner, key));
+    await writeTransaction(this.deps.db, () => this.deps.repo.release(owner, key));
   }
 }
 

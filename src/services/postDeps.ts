@@ -10,7 +10,7 @@ import { NotFoundError } from '../domain/errors.js';
 import type { BlogWithDomain } from '../domain/blog.js';
 import type { PublishQueue } from '../domain/publishQueue.js';
 
-/** What the post services share; built once in compose.ts. */
+/** What the post services share; built once in compose/services.ts. */
 export interface PostDeps {
   db: Db;
   posts: PostsRepo;
@@ -31,21 +31,22 @@ export function findPostOrThrow(deps: PostDeps, blog: BlogWithDomain, slug: stri
   return post;
 }
 
-/** Re-render a live post and everything that lists it. Call inside the change's transaction. */
-export function recordPostJob(deps: PostDeps, blog: BlogWithDomain, post: Post, before: Post | null, now: string, removedAliases: readonly string[] = []): number {
+/**
+ * Re-render a live post and everything that lists it. Call inside the change's transaction; a
+ * post going live also needs its post.published event, which the caller records.
+ */
+export function recordPostJob(deps: Pick<PostDeps, 'jobs'>, blog: BlogWithDomain, post: Post, before: Post | null, now: string, removedAliases: readonly string[] = []): number {
   const payload: JobPayload = { postId: post.id, wasLive: before?.status === 'published' };
   if (before && before.slug !== post.slug) payload.previousSlug = before.slug;
   // A live post given another date moves in every list: the publisher renders the whole blog.
   if (before?.status === 'published' && before.publishedAt && before.publishedAt !== post.publishedAt) payload.previousPublishedAt = before.publishedAt;
   if (removedAliases.length > 0) payload.removedRedirects = [...removedAliases];
   if (before && before.tags.join('\n') !== post.tags.join('\n')) payload.previousTags = before.tags;
-  // Going live (created as published, published, a schedule come due): post.published.
-  if (before?.status !== 'published') deps.events.post(blog, 'post.published', post, now);
   return deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'post', payload, now });
 }
 
 /** Take a post that was live off the site (unpublish or delete). */
-export function recordRemovalJob(deps: PostDeps, blog: BlogWithDomain, before: Post, now: string, redirects: string[]): number {
+export function recordRemovalJob(deps: Pick<PostDeps, 'jobs'>, blog: BlogWithDomain, before: Post, now: string, redirects: string[]): number {
   const payload: JobPayload = { postId: before.id, previousSlug: before.slug, previousTags: before.tags };
   if (before.publishedAt) payload.previousPublishedAt = before.publishedAt;
   if (redirects.length > 0) payload.removedRedirects = redirects;

@@ -7,6 +7,7 @@ import { BadRequestError, ConflictError, ForbiddenError } from '../domain/errors
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { minimumPlan, planIncludes } from '../domain/plans.js';
 import { writeTransaction } from '../db/writeTransaction.js';
+import { commitThenPublish } from './commitThenPublish.js';
 
 /** The post state machine of decisions.md "Posts": publish, schedule, unpublish, and due schedules. */
 export class PostTransitions {
@@ -17,28 +18,28 @@ export class PostTransitions {
 
   /** draft/scheduled → published; published → published again (re-render, first date kept). */
   async publish(blog: BlogWithDomain, slug: string): Promise<Post> {
-    const jobIds: number[] = [];
-    const post = await writeTransaction(this.deps.db, () => {
+    return commitThenPublish(this.deps, (record) => {
       const before = findPostOrThrow(this.deps, blog, slug);
       const now = isoNow(this.deps.clock);
       const next: Post =
         before.status === 'published'
           ? before
           : { ...before, status: 'published', publishedAt: now, scheduledAt: null, updatedAt: now };
-      if (next !== before) this.deps.posts.update(next);
-      jobIds.push(recordPostJob(this.deps, blog, next, before, now));
+      if (next !== before) {
+        this.deps.posts.update(next);
+        this.deps.events.post(blog, 'post.published', next, now);
+      }
+      record(recordPostJob(this.deps, blog, next, before, now));
       return next;
     });
-    await this.deps.runner.runNow(jobIds);
-    return post;
   }
 
   async schedule(account: Account, blog: BlogWithDomain, slug: string, scheduledAt: Date): Promise<Post> {
     if (!planIncludes(account.plan, 'schedule')) {
       throw new ForbiddenError(`scheduling needs the ${minimumPlan('schedule')} plan or higher`, { requiredPlan: minimumPlan('schedule') });
     }
-    const jobIds: number[] = [];
-    const post = await writeTransaction(this.deps.db, () => {
+    // Nothing to render: a scheduled post is not on the site until publishDue publishes it.
+    return writeTransaction(this.deps.db, () => {
       const before = findPostOrThrow(this.deps, blog, slug);
       if (before.status === 'published') {
         throw new ConflictError('a published post cannot be scheduled; unpublish it first');
@@ -52,30 +53,27 @@ export class PostTransitions {
       this.deps.events.post(blog, 'post.scheduled', next, next.updatedAt);
       return next;
     });
-    await this.deps.runner.runNow(jobIds);
-    return post;
   }
 
   /** published/scheduled → draft: the public page and its search entry disappear. */
   async unpublish(blog: BlogWithDomain, slug: string): Promise<Post> {
-    const jobIds: number[] = [];
-    const post = await writeTransaction(this.deps.db, () => {
+    return commitThenPublish(this.deps, (record) => {
       const before = findPostOrThrow(this.deps, blog, slug);
       if (before.status === 'draft') throw new ConflictError('the post is already a draft');
       const now = isoNow(this.deps.clock);
       const next: Post = { ...before, status: 'draft', publishedAt: null, scheduledAt: null, updatedAt: now };
       this.deps.posts.update(next);
       this.deps.events.post(blog, 'post.unpublished', next, now);
-      if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, []));
+      if (before.status === 'published') record(recordRemovalJob(this.deps, blog, before, now, []));
       return next;
     });
-    await this.deps.runner.runNow(jobIds);
-    return post;
   }
 
   /**
    * Publishes every scheduled post whose time has come, including any that fell due while the
    * server was down. The scheduler tick and start-up both call this; returns how many moved.
+   * Batches commit one by one and every job runs after the last, so this one does not use
+   * commitThenPublish.
    */
   async publishDue(blogs: { findById(id: string): BlogWithDomain | null }): Promise<number> {
     const jobIds: number[] = [];
@@ -95,6 +93,7 @@ export class PostTransitions {
           // The post goes out dated as intended, even when published late after downtime.
           const next: Post = { ...post, status: 'published', publishedAt: post.scheduledAt, scheduledAt: null, updatedAt: now };
           this.deps.posts.update(next);
+          this.deps.events.post(blog, 'post.published', next, now);
           jobIds.push(recordPostJob(this.deps, blog, next, post, now));
           moved += 1;
         }

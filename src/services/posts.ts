@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation } from '../db/database.js';
-import { writeTransaction } from '../db/writeTransaction.js';
-import type { BlogWithDomain } from '../domain/blog.js';
-import type { Post, PostListQuery, PostSummary, PostVersion } from '../domain/post.js';
+import { commitThenPublish } from './commitThenPublish.js';
 import { MAX_CONTENT_HTML_BYTES, type PostContent } from '../content/postContent.js';
 import { TaskTimeoutError } from '../workers/fairWorkerPool.js';
 import { isoNow } from '../lib/clock.js';
@@ -13,6 +11,8 @@ import { mediaHashesIn } from '../media/mediaNames.js';
 import { firstFreeSlug, slugify } from './slugs.js';
 import { claimAliases } from './aliasClaims.js';
 import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from './postChecks.js';
+import type { Post, PostListQuery, PostSummary, PostVersion } from '../domain/post.js';
+import type { BlogWithDomain } from '../domain/blog.js';
 
 export interface CreatePostInput {
   title: string;
@@ -58,13 +58,11 @@ export class PostsService {
    * writes: a 1 MB post used to hold every other writer for as long as it took to render.
    */
   async create(blog: BlogWithDomain, input: CreatePostInput): Promise<Post> {
-    const { db, runner } = this.deps;
     const status = input.status ?? 'draft';
     checkPublishedAt(input.publishedAt, status, this.deps.clock.now());
     const aliases = input.aliases === undefined ? [] : checkedAliases(input.aliases);
     const content = await this.derive(blog, input.title, input.contentMd);
-    const jobIds: number[] = [];
-    const post = await writeTransaction(db, () => {
+    return commitThenPublish(this.deps, (record) => {
       const now = isoNow(this.deps.clock);
       const slug = this.claimSlug(blog, input.slug, input.title, null);
       const created: Post = {
@@ -88,11 +86,12 @@ export class PostsService {
       this.insertOrConflict(created);
       if (aliases.length > 0) claimAliases(this.deps.posts, blog, created, aliases, now);
       this.recordMedia(blog, created);
-      if (status === 'published') jobIds.push(recordPostJob(this.deps, blog, created, null, now));
+      if (status === 'published') {
+        record(recordPostJob(this.deps, blog, created, null, now));
+        this.deps.events.post(blog, 'post.published', created, now);
+      }
       return created;
     });
-    await runner.runNow(jobIds);
-    return post;
   }
 
   get(blog: BlogWithDomain, slug: string): Post {
@@ -138,10 +137,9 @@ export class PostsService {
 
   /** The write transaction of `update`; null when the post changed since `base` was read. */
   private async applyUpdate(blog: BlogWithDomain, slug: string, input: UpdatePostInput, base: Post, content: PostContent | null, precondition?: PostPrecondition): Promise<Post | null> {
-    const { db, posts, runner } = this.deps;
+    const { posts } = this.deps;
     const aliases = input.aliases === undefined ? undefined : checkedAliases(input.aliases);
-    const jobIds: number[] = [];
-    const post = await writeTransaction(db, () => {
+    return commitThenPublish(this.deps, (record): Post | null => {
       const before = findPostOrThrow(this.deps, blog, slug);
       checkPrecondition(precondition, before, `post \"${before.slug}\"`);
       checkPublishedAt(input.publishedAt, input.status ?? before.status, this.deps.clock.now());
@@ -186,22 +184,18 @@ export class PostsService {
       if (aliases !== undefined || next.slug !== before.slug) claimAliases(posts, blog, next, aliases ?? aliasesBefore, now);
       posts.update(next);
       if (next.contentMd !== before.contentMd || next.ogImageUrl !== before.ogImageUrl) this.recordMedia(blog, next);
-      if (next.status === 'published') jobIds.push(recordPostJob(this.deps, blog, next, before, now, removedAliases));
-      else if (before.status === 'published') jobIds.push(recordRemovalJob(this.deps, blog, before, now, aliasesBefore));
-      // recordPostJob said post.published if it went live; anything else is an update or an unpublish.
-      if (next.status === 'draft' && before.status !== 'draft') this.deps.events.post(blog, 'post.unpublished', next, now);
-      else if (!(next.status === 'published' && before.status !== 'published')) this.deps.events.post(blog, 'post.updated', next, now);
+      if (next.status === 'published') record(recordPostJob(this.deps, blog, next, before, now, removedAliases));
+      else if (before.status === 'published') record(recordRemovalJob(this.deps, blog, before, now, aliasesBefore));
+      if (next.status === 'published' && before.status !== 'published') this.deps.events.post(blog, 'post.published', next, now);
+      else if (next.status === 'draft' && before.status !== 'draft') this.deps.events.post(blog, 'post.unpublished', next, now);
+      else this.deps.events.post(blog, 'post.updated', next, now);
       return next;
     });
-    if (!post) return null;
-    await runner.runNow(jobIds);
-    return post;
   }
 
   async delete(blog: BlogWithDomain, slug: string, precondition?: PostPrecondition): Promise<void> {
-    const { db, posts, runner } = this.deps;
-    const jobIds: number[] = [];
-    await writeTransaction(db, () => {
+    const { posts } = this.deps;
+    await commitThenPublish(this.deps, (record) => {
       const before = findPostOrThrow(this.deps, blog, slug);
       checkPrecondition(precondition, before, `post \"${before.slug}\"`);
       // Its aliases go with it: their rows cascade, their objects are the job's to remove.
@@ -209,10 +203,9 @@ export class PostsService {
       posts.delete(before.id);
       this.deps.events.post(blog, 'post.deleted', before, isoNow(this.deps.clock));
       if (before.status === 'published' || redirects.length > 0) {
-        jobIds.push(recordRemovalJob(this.deps, blog, before, isoNow(this.deps.clock), redirects));
+        record(recordRemovalJob(this.deps, blog, before, isoNow(this.deps.clock), redirects));
       }
     });
-    await runner.runNow(jobIds);
   }
 
   /**

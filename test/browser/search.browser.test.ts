@@ -32,7 +32,7 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     for (let i = 1; i <= 14; i++) {
       await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: `Lantern note ${i}`, slug: `lantern-${i}`, content: `Lanterns, part ${i}.`, status: 'published' } });
     }
-    await t.folio.runner.idle();
+    await t.folio.idle();
     origin = `http://reader.localhost:${new URL(t.baseUrl).port}`;
     browser = await launchChromium();
   });
@@ -189,12 +189,12 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
       const content = `${'비가 옵니다. '.repeat(1 + (i % 4))}${i % 3 === 0 ? '새로 시작했습니다. ' : ''}${filler(20 + i * 15)}`;
       await t.request('POST', '/v1/posts', { blogId: ranks.id, body: { title: `오래된 글 ${i}`, slug: `old-${i}`, content, status: 'published' } });
     }
-    await t.folio.runner.idle();
+    await t.folio.idle();
     await t.folio.publisher.reindex(t.folio.repos.blogs.findById(ranks.id)!);
     for (let i = 1; i <= 4; i++) {
       await t.request('POST', '/v1/posts', { blogId: ranks.id, body: { title: `새 글 ${i}`, slug: `new-${i}`, content: `비 ${i % 2 ? '시작' : ''} ${filler(i)}`, status: 'published' } });
     }
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const meta = JSON.parse((await t.folio.store.get('ranks/search/meta.json'))!.body.toString()) as { delta: number };
     expect(meta.delta).toBeGreaterThan(0);
 

@@ -55,7 +55,7 @@ beforeAll(async () => {
   const other = (await t.request('POST', '/v1/blogs', { body: { slug: 'other', name: 'Pending' } })).body;
   pendingHost = 'pending.example.com';
   expect((await t.request('POST', `/v1/blogs/${other.id}/domain`, { body: { hostname: pendingHost } })).status).toBe(201);
-  await t.folio.runner.idle();
+  await t.folio.idle();
 
   const folio = new URL(t.baseUrl).host;
   caddy = await startCaddy({ env: { FOLIO_SERVICE_DOMAIN: DOMAIN, FOLIO_API_ADDRESS: folio, FOLIO_SITES_ADDRESS: folio } });

@@ -22,7 +22,7 @@ beforeAll(async () => {
   t = f.t;
   nginx = await startNginx({ port: f.port, backends: f.backends });
   blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'edge', name: 'Edge of nginx' } })).body.id;
-  await t.folio.runner.idle();
+  await t.folio.idle();
   await t.request('POST', '/v1/posts', { blogId, body: { title: 'First light', content: 'The first words.', status: 'published' } });
 }, 60_000);
 
@@ -83,12 +83,12 @@ describe('deploy/nginx/folio.conf in front of the bucket', () => {
     await cached('/');
     await cached('/first-light');
     await t.request('PUT', `/v1/blogs/${blogId}`, { body: { theme_config: { customCss: 'body{color:#123456}' } } });
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect((await edge('/first-light')).text).toContain('#123456');
 
     await cached('/first-light');
     await t.request('DELETE', `/v1/blogs/${blogId}`);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect((await edge('/first-light')).status).toBe(404);
     expect((await edge('/')).status).toBe(404);
   });

@@ -23,7 +23,7 @@ beforeAll(async () => {
   t = f.t;
   varnish = await startVarnish({ port: f.port, vcl: shippedVclFor(f.backends) });
   blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'edge', name: 'Edge of the cache' } })).body.id;
-  await t.folio.runner.idle();
+  await t.folio.idle();
   await t.request('POST', '/v1/posts', { blogId, body: { title: 'First light', content: 'The first words.', tags: ['sky'], status: 'published' } });
 }, 60_000);
 
@@ -128,7 +128,7 @@ describe('deploy/varnish/folio.vcl in front of the bucket', () => {
     await cached('/');
     await cached('/first-light');
     await t.request('PUT', `/v1/blogs/${blogId}`, { body: { theme_config: { customCss: 'body{color:#123456}' } } });
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect((await edge('/')).text).toContain('#123456');
     expect((await edge('/first-light')).text).toContain('#123456');
   });
@@ -137,7 +137,7 @@ describe('deploy/varnish/folio.vcl in front of the bucket', () => {
     const registration = (await t.request('POST', `/v1/blogs/${blogId}/domain`, { body: { hostname: 'edge.example.com' } })).body;
     t.satisfyDomainChallenge(registration);
     expect((await t.request('GET', `/v1/blogs/${blogId}/domain`)).body.status).toBe('active');
-    await t.folio.runner.idle();
+    await t.folio.idle();
 
     expect((await cached('/', 'edge.example.com')).text).toContain('First light');
     await t.request('POST', '/v1/posts', { blogId, body: { title: 'Third light', content: 'On the domain.', status: 'published' } });
@@ -162,7 +162,7 @@ describe('deploy/varnish/folio.vcl in front of the bucket', () => {
     await cached('/');
     await cached('/first-light');
     expect((await t.request('DELETE', `/v1/blogs/${blogId}`)).status).toBe(200);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect((await edge('/')).status).toBe(404);
     expect((await edge('/first-light')).status).toBe(404);
     expect((await edge('/', { host: 'edge.example.com' })).status).toBe(404);

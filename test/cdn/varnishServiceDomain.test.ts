@@ -25,7 +25,7 @@ beforeAll(async () => {
     env: { FOLIO_SERVICE_DOMAIN: `${DOMAIN.toUpperCase()}:${f.port}` },
   });
   blogId = (await f.t.request('POST', '/v1/blogs', { body: { slug: 'edge', name: 'On a real domain' } })).body.id;
-  await f.t.folio.runner.idle();
+  await f.t.folio.idle();
   await f.t.request('POST', '/v1/posts', { blogId, body: { title: 'Far light', content: 'Words from afar.', status: 'published' } });
 }, 60_000);
 

@@ -231,7 +231,7 @@ describe('folio backup and folio restore', () => {
       const blogId = (await t.request('POST', '/v1/blogs', { body: { slug, name: slug } })).body.id;
       await t.request('POST', '/v1/posts', { blogId, body: { title: `Hello from ${slug}`, content: 'x', status: 'published' } });
     }
-    await t.folio.runner.idle();
+    await t.folio.idle();
     // The store is lost (a restore onto a new VM with the folder store).
     rmSync(join(t.dataDir, 'public'), { recursive: true, force: true });
     mkdirSync(join(t.dataDir, 'public'));
@@ -274,7 +274,7 @@ describe('a backup holds the uploaded images', () => {
       const res = await t.request('POST', '/v1/posts', { blogId, body: { title: `Photo ${i}`, content, tags: ['photos'], status: 'published', meta: { og_image: upload.url } } });
       expect(res.status, res.text).toBe(201);
     }
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const mediaKeys = await t.folio.store.list('photos/media/');
     expect(mediaKeys.length).toBeGreaterThan(20);
 

@@ -169,7 +169,7 @@ describe('DELETE /v1/blogs/:id', () => {
     expectError(await t.request('GET', '/v1/posts', { key: bound.key }), 401, 'unauthorized');
     expectError(await blog.actor.request('DELETE', `/v1/blogs/${blog.id}`), 404, 'not_found');
     // The slug is reserved until the background job has removed the old site (migration 007).
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const again = await buildBlog(t, { actor: blog.actor, slug: blog.slug });
     expect(again.slug).toBe(blog.slug);
   });

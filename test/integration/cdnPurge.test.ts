@@ -24,7 +24,7 @@ describe('CDN purge as a step of every publish job', () => {
     cache = await startRecordingServer({ anyMethod: true });
     t = await startTestApp({ env: { FOLIO_CDN: 'http-purge', FOLIO_CDN_PURGE_URL: cache.url } });
     blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'edge', name: 'Edge' } })).body.id;
-    await t.folio.runner.idle();
+    await t.folio.idle();
   });
   afterAll(async () => {
     await t.close();
@@ -86,7 +86,7 @@ describe('CDN purge as a step of every publish job', () => {
 
   it('a theme change bans everything of the blog’s host once its job ran', async () => {
     await t.request('PUT', `/v1/blogs/${blogId}`, { body: { theme_config: { customCss: 'body{color:#123456}' } } });
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(sent()).toContain(`BAN ${HOST} /`);
   });
 
@@ -94,7 +94,7 @@ describe('CDN purge as a step of every publish job', () => {
     const registration = (await t.request('POST', `/v1/blogs/${blogId}/domain`, { body: { hostname: 'edge.example.com' } })).body;
     t.satisfyDomainChallenge(registration);
     expect((await t.request('GET', `/v1/blogs/${blogId}/domain`)).body.status).toBe('active');
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(sent()).toEqual(expect.arrayContaining([`BAN ${HOST} /`, 'BAN edge.example.com /']));
 
     cache.requests.length = 0;
@@ -103,7 +103,7 @@ describe('CDN purge as a step of every publish job', () => {
 
     cache.requests.length = 0;
     await t.request('DELETE', `/v1/blogs/${blogId}/domain`);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(sent()).toEqual(expect.arrayContaining([`BAN ${HOST} /`, 'BAN edge.example.com /']));
   });
 
@@ -142,7 +142,7 @@ describe('CDN purge as a step of every publish job', () => {
 
   it('deleting the blog bans its host before the slug is released', async () => {
     await t.request('DELETE', `/v1/blogs/${blogId}`);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(sent()).toContain(`BAN ${HOST} /`);
   });
 });
@@ -157,13 +157,13 @@ describe('FOLIO_CDN_PURGE_WHOLE=paths (caches without host-wide bans)', () => {
       await t.request('POST', '/v1/posts', { blogId, body: { title: 'Kept page', content: 'x', status: 'published' } });
       cache.requests.length = 0;
       await t.request('PUT', `/v1/blogs/${blogId}`, { body: { theme_config: { customCss: 'body{color:#654321}' } } });
-      await t.folio.runner.idle();
+      await t.folio.idle();
       expect(sent()).toEqual(expect.arrayContaining(['PURGE wide.localhost:3000 /', 'PURGE wide.localhost:3000 /kept-page', 'PURGE wide.localhost:3000 /kept-page/', 'PURGE wide.localhost:3000 /rss.xml']));
       expect(sent().some((line) => line.startsWith('BAN'))).toBe(false);
 
       cache.respond = () => ({ status: 500 });
       await t.request('DELETE', `/v1/blogs/${blogId}`);
-      await t.folio.runner.idle();
+      await t.folio.idle();
       expect((await t.request('GET', `/v1/blogs/${blogId}/publishing`)).status).toBe(404);
       // The objects are gone from the store, the purge failed: the slug stays reserved.
       expect(await t.folio.store.list('wide/')).toEqual([]);

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { manifestKey } from '../../src/search/manifest.js';
 import { stateKey } from '../../src/search/static/staticFormat.js';
-import { createSiteStore } from '../../src/compose.js';
+import { createSiteStore } from '../../src/compose/adapters.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { PutOptions, SiteStore, StoredObject } from '../../src/storage/siteStore.js';
 import { buildBlog, buildPost } from '../support/factories.js';
@@ -92,7 +92,7 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     await buildPost(blog, { title: 'Already here', slug: 'already-here', content: 'Steady words.', status: 'published' });
     const leaving = await buildPost(blog, { title: 'Leaving soon', slug: 'leaving-soon', content: 'The word ocelotgone is here.', status: 'published' });
     const edited = await buildPost(blog, { title: 'Edited later', slug: 'edited-later', content: 'The word tapirbefore is here.', status: 'published' });
-    await server.folio.runner.idle();
+    await server.folio.idle();
 
     const store = new GatedStore(storeOf(server.dataDir), (key) => key === manifestKey('beside'));
     const cli = await startTestApp({ dataDir: server.dataDir, store });
@@ -104,7 +104,7 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     const added = await buildPost(blog, { title: 'Published meanwhile', slug: 'published-meanwhile', content: 'The word quokkaflux appears only here.', status: 'published' });
     expect((await blog.actor.request('PUT', `/v1/posts/${edited.slug}`, { blogId: blog.id, body: { content: 'The word tapirafter is here now.' } })).status).toBe(200);
     expect((await blog.actor.request('POST', `/v1/posts/${leaving.slug}/unpublish`, { blogId: blog.id })).status).toBe(200);
-    await server.folio.runner.idle();
+    await server.folio.idle();
     const found = async (app: TestApp, q: string) => ((await app.request('GET', `/v1/search?q=${q}`, { key: blog.actor.key, blogId: blog.id })).body.data as { slug: string }[]).map((hit) => hit.slug);
     expect(await found(server, 'quokkaflux')).toEqual(['published-meanwhile']);
 
@@ -132,7 +132,7 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     const blog = await buildBlog(server, { slug: 'rebuilt' });
     for (let i = 1; i <= 12; i++) await buildPost(blog, { title: `Post ${i}`, slug: `post-${i}`, content: `Text ${i}.`, status: 'published', tags: ['series'] });
     const leaving = await buildPost(blog, { title: 'Leaving soon', slug: 'leaving-soon', content: 'Gone soon.', status: 'published', tags: ['series'] });
-    await server.folio.runner.idle();
+    await server.folio.idle();
 
     // Held at the render's first write: it has planned the site from the posts as they are now.
     const store = new GatedStore(storeOf(server.dataDir), (key) => key.startsWith('rebuilt/'));
@@ -143,7 +143,7 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     await store.reached;
     await buildPost(blog, { title: 'Published meanwhile', slug: 'published-meanwhile', content: 'New.', status: 'published', tags: ['series'] });
     expect((await blog.actor.request('POST', `/v1/posts/${leaving.slug}/unpublish`, { blogId: blog.id })).status).toBe(200);
-    await server.folio.runner.idle();
+    await server.folio.idle();
     store.open();
     await rebuilding;
 

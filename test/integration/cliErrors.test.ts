@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import { databaseFile } from '../../src/compose.js';
+import { databaseFile } from '../../src/compose/adapters.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { runCliCaptured, type CliRun } from '../support/runCliCaptured.js';
@@ -41,7 +41,7 @@ describe('folio CLI failures', () => {
     const blog = await buildBlog(t, { slug: 'clierr' });
     const post = await buildPost(blog, { title: 'Only post' });
     expect((await blog.actor.request('POST', `/v1/posts/${post.slug}/publish`, { blogId: blog.id })).status).toBe(200);
-    await t.folio.runner.idle();
+    await t.folio.idle();
   });
   afterAll(async () => {
     await t.close();

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost, expectError, postPath } from '../support/factories.js';
 import { openDatabase } from '../../src/db/database.js';
 import { PostsRepo } from '../../src/db/postsRepo.js';
-import { databaseFile } from '../../src/compose.js';
+import { databaseFile } from '../../src/compose/adapters.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -48,7 +48,7 @@ beforeAll(async () => {
   // Active, so that the hostname is A's (a pending registration reserves nothing).
   t.satisfyDomainChallenge(domain.body);
   expect((await a.actor.request('GET', `/v1/blogs/${a.id}/domain`)).body.status).toBe('active');
-  await t.folio.runner.idle();
+  await t.folio.idle();
   b = await buildBlog(t, { plan: 'enterprise' });
   bBound = actorFor(t, (await createKey(b.actor, b.id)).key, b.actor.accountId, 'enterprise');
   expect((await a.actor.request('POST', '/v1/account/api-keys', { body: { name: 'A second account key' } })).status).toBe(201);

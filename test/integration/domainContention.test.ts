@@ -46,7 +46,7 @@ describe('competing registrations of one hostname', () => {
     t.satisfyDomainChallenge(mine.body);
     expect((await getDomain(squatter)).body).toMatchObject({ status: 'pending_verification' });
     expect((await getDomain(owner)).body).toEqual({ hostname: host, status: 'active', cname_target: `${owner.slug}.localhost` });
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await entry(t, host)).toBe(owner.slug);
 
     // The squatter learns why at once, without a check of its own.
@@ -58,7 +58,7 @@ describe('competing registrations of one hostname', () => {
     expect(await t.folio.domains.checkPending()).toBe(0);
     expect((await getDomain(squatter)).body).toMatchObject({ status: 'pending_verification', last_error: TAKEN });
     expect((await getDomain(owner)).body.status).toBe('active');
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await entry(t, host)).toBe(owner.slug);
     expect((await squatter.actor.request('GET', `/v1/blogs/${squatter.id}`)).body.url).toBe(`http://${squatter.slug}.localhost:3000/`);
 
@@ -79,7 +79,7 @@ describe('competing registrations of one hostname', () => {
     expect((await first.actor.request('DELETE', `/v1/blogs/${first.id}/domain`)).status).toBe(200);
     t.satisfyDomainChallenge(b.body);
     expect((await getDomain(second)).body.status).toBe('active');
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await entry(t, host)).toBe(second.slug);
   });
 
@@ -156,7 +156,7 @@ describe('expiry of pending registrations', () => {
     expect(t.folio.repos.domains.findByBlog(blog.id)).toBeNull();
     expectError(await getDomain(blog), 404, 'not_found');
     expect((await blog.actor.request('GET', `/v1/blogs/${blog.id}`)).body.custom_domain).toBeNull();
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(t.handledJobs.length).toBe(jobs);
     expect(await entry(t, host)).toBeNull();
   });
@@ -243,7 +243,7 @@ describe('the _domains/<hostname> routing entry with competing registrations', (
     const b = await register(second, host);
     t.satisfyDomainChallenge(a.body);
     expect((await getDomain(first)).body.status).toBe('active');
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await entry(t, host)).toBe(first.slug);
     return { first, second, secondRegistration: b.body };
   }
@@ -255,18 +255,18 @@ describe('the _domains/<hostname> routing entry with competing registrations', (
     // The store is down when first removes its domain: the re-render fails and waits for a retry.
     store.down = true;
     expect((await first.actor.request('DELETE', `/v1/blogs/${first.id}/domain`)).status).toBe(200);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect((await first.actor.request('GET', `/v1/blogs/${first.id}/publishing`)).body.failed).toBe(1);
     store.down = false;
     // Meanwhile second verifies and its own job writes the entry.
     t.satisfyDomainChallenge(secondRegistration);
     expect((await getDomain(second)).body.status).toBe('active');
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await entry(t, host)).toBe(second.slug);
     // Now first's job is retried.
     t.clock.advance(60_000);
     await t.folio.runner.runDue();
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect((await first.actor.request('GET', `/v1/blogs/${first.id}/publishing`)).body.pending).toBe(0);
     expect(await entry(t, host)).toBe(second.slug);
   });
@@ -286,7 +286,7 @@ describe('the _domains/<hostname> routing entry with competing registrations', (
       },
     };
     expect((await first.actor.request('DELETE', `/v1/blogs/${first.id}/domain`)).status).toBe(200);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(store.beforeReturn).toBeNull();
     expect(await entry(t, host)).toBe(second.slug);
   });
@@ -296,7 +296,7 @@ describe('the _domains/<hostname> routing entry with competing registrations', (
     const host = hostname();
     const { first, second } = await contested(t, host);
     expect((await second.actor.request('DELETE', `/v1/blogs/${second.id}`)).status).toBe(200);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await entry(t, host)).toBe(first.slug);
     expect((await getDomain(first)).body.status).toBe('active');
   });
@@ -306,7 +306,7 @@ describe('the _domains/<hostname> routing entry with competing registrations', (
     const host = hostname();
     const { first } = await contested(t, host);
     expect((await first.actor.request('DELETE', `/v1/blogs/${first.id}/domain`)).status).toBe(200);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await entry(t, host)).toBeNull();
   });
 });

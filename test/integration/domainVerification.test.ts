@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDomainResolver } from '../../src/compose.js';
+import { createDomainResolver } from '../../src/compose/adapters.js';
 import { startDnsServer, type TestDnsServer } from '../support/dnsServer.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -61,7 +61,7 @@ describe('custom domain verification against a DNS server on loopback', () => {
     dns.setTxt(challenge.name, ['v=spf1 -all', [challenge.value.slice(0, 20), challenge.value.slice(20)]]);
     const jobsBefore = t.handledJobs.length;
     expect(await t.folio.domains.checkPending()).toBe(1);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const got = await t.request('GET', `/v1/blogs/${blogId}/domain`, { key });
     expect(got.body).toEqual({ hostname: 'blog.example.org', status: 'active', cname_target: 'dnsblog.localhost' });
     const job = t.handledJobs.slice(jobsBefore).find((j) => j.kind === 'site');
@@ -75,7 +75,7 @@ describe('custom domain verification against a DNS server on loopback', () => {
     const jobsBefore = t.handledJobs.length;
     const del = await t.request('DELETE', `/v1/blogs/${blogId}/domain`, { key });
     expect(del.body).toEqual({ deleted: true });
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const job = t.handledJobs.slice(jobsBefore).find((j) => j.kind === 'site');
     expect(job?.payload).toMatchObject({ reason: 'domain_removed', hostname: 'blog.example.org' });
     const blog = await t.request('GET', `/v1/blogs/${blogId}`, { key });

@@ -165,7 +165,7 @@ describe('GET /v1/blogs/:id/domain', () => {
     const before = t.handledJobs.length;
     const res = await blog.actor.request('GET', `/v1/blogs/${blog.id}/domain`);
     expect(res.body).toEqual({ hostname: host, status: 'active', cname_target: `${blog.slug}.localhost` });
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(jobsSince(t, before)).toEqual([{ kind: 'site', blogId: blog.id, payload: expect.objectContaining({ hostname: host }) }]);
     expect((await blog.actor.request('GET', `/v1/blogs/${blog.id}`)).body.url).toBe(`http://${host}/`);
     const post = await buildPost(blog, { title: 'On my domain' });
@@ -197,11 +197,11 @@ describe('DELETE /v1/blogs/:id/domain', () => {
     const host = hostname();
     t.satisfyDomainChallenge((await blog.actor.request('POST', `/v1/blogs/${blog.id}/domain`, { body: { hostname: host } })).body);
     expect((await blog.actor.request('GET', `/v1/blogs/${blog.id}/domain`)).body.status).toBe('active');
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const before = t.handledJobs.length;
     await blog.actor.request('DELETE', `/v1/blogs/${blog.id}/domain`);
     // Whole-site work runs in the background, after the request answered.
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(jobsSince(t, before)).toEqual([{ kind: 'site', blogId: blog.id, payload: expect.objectContaining({ hostname: host }) }]);
     expect((await blog.actor.request('GET', `/v1/blogs/${blog.id}`)).body.url).toBe(`http://${blog.slug}.localhost:3000/`);
   });

@@ -112,7 +112,7 @@ describe('Idempotency-Key on POST', () => {
 
   it('a key whose first request died (a crash) is taken over once its lock lapses, not before', async () => {
     const blog = await buildBlog(t);
-    const service = new IdempotencyService(t.folio.db, new IdempotencyRepo(t.folio.db), t.clock, { waitMs: 100 });
+    const service = new IdempotencyService({ db: t.folio.db, repo: new IdempotencyRepo(t.folio.db), clock: t.clock, waitMs: 100 });
     const account = { accountId: blog.actor.accountId, keyId: 'key-of-the-crashed-request' };
     expect(await service.start(account, 'crashed', 'fp')).toEqual({ kind: 'run' });
     // Never completed. A retry within the lock waits, then gives up with a 409 to retry later.

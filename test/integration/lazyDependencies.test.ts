@@ -30,7 +30,7 @@ const seen = new Set();
 const { port1, port2 } = new MessageChannel();
 port1.on('message', (name) => seen.add(name));
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}), { data: { port: port2 }, transferList: [port2] });
-const { compose } = await import('./dist/src/compose.js');
+const { compose } = await import('./dist/src/compose/compose.js');
 const { loadConfig } = await import('./dist/src/config/config.js');
 const { createLogger } = await import('./dist/src/lib/logger.js');
 const folio = compose({ config: loadConfig(${JSON.stringify(env)}), logger: createLogger('silent') });

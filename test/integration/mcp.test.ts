@@ -111,7 +111,7 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
       expect((await call('schedule_post', { blog_id: blog.id, slug: laterSlug, scheduled_at: at })).structuredContent).toMatchObject({ status: 'scheduled', scheduled_at: at });
       t.clock.advance(60_000);
       await t.folio.tick();
-      await t.folio.runner.idle();
+      await t.folio.idle();
       expect((await call('get_post', { blog_id: blog.id, slug: laterSlug })).structuredContent?.status).toBe('published');
       expect((await call('list_posts', { blog_id: blog.id, status: 'published' })).structuredContent?.pagination).toMatchObject({ total: 2 });
 

@@ -33,7 +33,7 @@ async function drainJobs(t: TestApp): Promise<void> {
   for (let round = 0; round < 20 && t.folio.repos.jobs.countByStatus('pending') > 0; round++) {
     t.clock.advance(10 * 60_000);
     await t.folio.tick();
-    await t.folio.runner.idle();
+    await t.folio.idle();
   }
 }
 

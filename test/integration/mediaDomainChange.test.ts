@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { visit } from '../../bench/harness/visit.js';
-import { databaseFile } from '../../src/compose.js';
+import { databaseFile } from '../../src/compose/adapters.js';
 import { image } from '../support/images.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -75,7 +75,7 @@ async function authoredBlog(t: TestApp, slug: string): Promise<{ blog: Blog; pho
     expect(res.status, res.text).toBe(201);
     slugs.push(res.body.slug);
   }
-  await t.folio.runner.idle();
+  await t.folio.idle();
   return { blog, photo, chart, posts: slugs };
 }
 
@@ -132,7 +132,7 @@ describe('changing FOLIO_SERVICE_DOMAIN keeps every image of every post', () => 
 
     const second = await startServer(dataDir, NEW);
     await second.folio.tick();
-    await second.folio.runner.idle();
+    await second.folio.idle();
     expect(second.folio.repos.jobs.countByStatus('pending')).toBe(0);
     await expectEveryImageServed(second, dataDir, blog, `pictures.${NEW}`, OLD);
 
@@ -191,7 +191,7 @@ describe('changing FOLIO_SERVICE_DOMAIN keeps every image of every post', () => 
 
     const second = await startServer(dataDir, NEW);
     await second.folio.tick();
-    await second.folio.runner.idle();
+    await second.folio.idle();
     await expectEveryImageServed(second, dataDir, blog, `legacy.${NEW}`, OLD);
     for (const slug of posts) {
       const res = await second.request('GET', `/v1/posts/${slug}`, { key: blog.key, blogId: blog.id });

@@ -68,7 +68,7 @@ describe('GET /metrics', () => {
     expect((await t.request('GET', '/no/such/path', { key: null })).status).toBe(404);
     expect((await visit(t.baseUrl, 'herons.localhost:3000', '/grey-heron')).status).toBe(200);
     expect((await visit(t.baseUrl, 'herons.localhost:3000', '/not-a-post')).status).toBe(404);
-    await t.folio.runner.idle();
+    await t.folio.idle();
 
     const { text, samples } = await scrape(t);
     const requests = (labels: Record<string, string>) => sampleValue(samples, 'folio_http_requests_total', labels);
@@ -136,10 +136,10 @@ describe('GET /metrics', () => {
     const store = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
     t = await startTestApp({ store });
     const blog = await buildBlog(t);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     store.down = true;
     await buildPost(blog, { status: 'published' });
-    await t.folio.runner.idle();
+    await t.folio.idle();
 
     const { samples } = await scrape(t);
     expect(sampleValue(samples, 'folio_store_errors_total', { operation: 'put' })).toBeGreaterThanOrEqual(1);
@@ -153,7 +153,7 @@ describe('GET /metrics', () => {
     try {
       t = await startTestApp({ env: { FOLIO_CDN: 'http-purge', FOLIO_CDN_PURGE_URL: cache.url } });
       const blog = await buildBlog(t);
-      await t.folio.runner.idle();
+      await t.folio.idle();
       await buildPost(blog, { status: 'published' });
       const { samples } = await scrape(t);
       expect(sampleValue(samples, 'folio_cdn_purge_errors_total', { provider: 'http-purge' })).toBeGreaterThanOrEqual(1);

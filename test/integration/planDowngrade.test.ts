@@ -82,7 +82,7 @@ async function themedBlog(plan: Plan = 'creator'): Promise<{ blog: BuiltBlog; po
   const blog = await buildBlog(t, { actor });
   const put = await actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: THEME } });
   expect(put.status, put.text).toBe(200);
-  await t.folio.runner.idle();
+  await t.folio.idle();
   const post = await buildPost(blog, { title: 'Themed post' });
   expect((await actor.request('POST', postPath(post.slug, '/publish'), { blogId: blog.id })).status).toBe(200);
   await expectPagesRender(blog, [post.slug], ALL_KEYS);
@@ -95,7 +95,7 @@ async function changePlan(blog: BuiltBlog, plan: Plan): Promise<number[]> {
   const change = t.folio.accounts.setPlan(blog.actor.accountId, plan);
   expect(change).not.toBeNull();
   await t.folio.tick();
-  await t.folio.runner.idle();
+  await t.folio.idle();
   return change!.jobIds;
 }
 
@@ -158,7 +158,7 @@ describe('a plan change re-renders the account’s sites', () => {
       const post = await buildPost(blog);
       await actor.request('POST', postPath(post.slug, '/publish'), { blogId: blog.id });
     }
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const before = t.folio.db.prepare('SELECT COUNT(*) AS n FROM publish_jobs').get() as { n: number };
     expect(t.folio.accounts.setPlan(actor.accountId, 'creator')).toEqual({ previous: 'creator', jobIds: [] });
     expect((t.folio.db.prepare('SELECT COUNT(*) AS n FROM publish_jobs').get() as { n: number }).n).toBe(before.n);
@@ -167,7 +167,7 @@ describe('a plan change re-renders the account’s sites', () => {
     expect(change?.previous).toBe('creator');
     expect(change?.jobIds.map((id) => t.folio.repos.jobs.findById(id)?.blogId).sort()).toEqual(blogs.map((b) => b.id).sort());
     await t.folio.tick();
-    await t.folio.runner.idle();
+    await t.folio.idle();
     for (const blog of blogs) expect(await marksIn(`${blog.slug}/index.html`)).toEqual([]);
   });
 
@@ -196,7 +196,7 @@ describe('folio account set-plan (the command line, in its own process)', () => 
     // The server's clock is the wall clock, as the CLI's is (the test app starts on a fixed date).
     t.clock.set(new Date());
     await t.folio.tick();
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(t.folio.repos.jobs.listOpenForBlog(blog.id)).toEqual([]);
     await expectPagesRender(blog, [postSlug], []);
     await expectStoreMatchesDatabase(blog);

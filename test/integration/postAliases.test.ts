@@ -40,7 +40,7 @@ describe('published_at on create and update', () => {
     const res = await blog.actor.request('PUT', postPath('old-one'), { blogId: blog.id, body: { published_at: '2020-07-04T12:00:00Z' } });
     expect(res.status, res.text).toBe(200);
     expect(res.body.published_at).toBe('2020-07-04T12:00:00.000Z');
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect((await visit('/archive/2020/07/')).text).toContain('Written in 2019');
     expect((await visit('/archive/2019/05/')).status).toBe(404);
     const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blog.id)!);

@@ -17,7 +17,7 @@ describe('durable publish jobs', () => {
     const handled = t.handledJobs.length;
     const rows = countRows(t, 'publish_jobs');
     await action();
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const jobs = jobsSince(t, handled);
     expect(countRows(t, 'publish_jobs') - rows).toBe(jobs.length);
     return jobs;

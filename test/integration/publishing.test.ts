@@ -120,7 +120,7 @@ describe('publishing lifecycle into the folder store', () => {
     await t.request('POST', '/v1/posts', { blogId, body: { title: 'Second', content: 'Two.', status: 'published' } });
     await t.request('PUT', `/v1/blogs/${blogId}`, { body: { theme_config: { customCss: 'body{color:#123456}' } } });
     // Whole-site re-renders run in the background, after the request answered.
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect((await visit(t, 'life', '/second')).text).toContain('#123456');
     expect((await visit(t, 'life', '/')).text).toContain('#123456');
   });
@@ -154,7 +154,7 @@ describe('publishing lifecycle into the folder store', () => {
 
   it('deleting the blog deletes every object under its prefix', async () => {
     await t.request('DELETE', `/v1/blogs/${blogId}`);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await store.list('life/')).toEqual([]);
     expect((await visit(t, 'life', '/')).status).toBe(404);
   });

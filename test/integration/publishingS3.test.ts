@@ -41,7 +41,7 @@ describe('publishing into an S3-compatible store (s3rver on loopback)', () => {
 
   it('deleting the blog empties its prefix in the bucket', async () => {
     await t.request('DELETE', `/v1/blogs/${blogId}`);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await store.list('s3blog/')).toEqual([]);
   });
 });

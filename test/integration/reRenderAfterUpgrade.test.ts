@@ -35,7 +35,7 @@ describe('re-rendering after an upgrade', () => {
     expect(t.folio.reRenderAfterUpgrade()).toBe(2);
     expect(pendingJobs('search_text_changed').map((job) => job.kind)).toEqual(['site', 'site']);
     await t.folio.tick();
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(pendingJobs('search_text_changed')).toEqual([]);
     expect(t.folio.reRenderAfterUpgrade()).toBe(0);
   });
@@ -49,11 +49,11 @@ describe('re-rendering after an upgrade', () => {
 
   it('reindexes every blog when what the index takes of a post changed: code words of an index written before become findable', async () => {
     await t.folio.tick();
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const blog = await buildBlog(t, { name: 'third' });
     await buildPost(blog, { title: 'Check', content: 'Run:\n\n```sh\ncurl -fsS https://example.com/\n```', status: 'published' });
     await t.folio.tick();
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const search = async () => (await blog.actor.request('GET', '/v1/search?q=curl', { blogId: blog.id })).body.pagination.total;
     expect(await search()).toBe(1);
     // The blog's indexes as a build that did not index code left them: without the word.
@@ -64,7 +64,7 @@ describe('re-rendering after an upgrade', () => {
     expect(reRenderAfterUpgrade(deps(), settings.get('render_fingerprint')!, SEARCH_TEXT_VERSION)).toBe(3);
     expect(pendingJobs('search_text_changed')).toHaveLength(3);
     await t.folio.tick();
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await search()).toBe(1);
     expect(reRenderAfterUpgrade(deps(), settings.get('render_fingerprint')!, SEARCH_TEXT_VERSION)).toBe(0);
   });

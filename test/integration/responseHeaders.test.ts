@@ -49,7 +49,7 @@ describe('security headers of API answers', () => {
 
     const blog = await buildBlog(t);
     await buildPost(blog, { slug: 'hello', status: 'published' });
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const page = await visit(t.baseUrl, new URL(blog.url).host, '/hello');
     expect(page.status, page.text.slice(0, 200)).toBe(200);
     expect(page.headers['content-security-policy']).not.toBe(JSON_POLICY);

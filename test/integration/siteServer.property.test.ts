@@ -36,7 +36,7 @@ expect((await blog.actor.request('PUT', '/v1/posts/old-name', { blogId: blog.id,
 const customHost = `${uniqueSlug('www')}.example.org`;
 t.satisfyDomainChallenge((await blog.actor.request('POST', `/v1/blogs/${blog.id}/domain`, { body: { hostname: customHost } })).body);
 expect((await blog.actor.request('GET', `/v1/blogs/${blog.id}/domain`)).body.status).toBe('active');
-await t.folio.runner.idle();
+await t.folio.idle();
 
 const blogHost = `${blog.slug}.localhost:3000`;
 const home = await visit(t.baseUrl, blogHost, '/');

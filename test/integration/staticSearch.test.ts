@@ -21,7 +21,7 @@ describe('search on the static site', () => {
   beforeAll(async () => {
     t = await startTestApp();
     blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'finds', name: 'Finds' } })).body.id;
-    await t.folio.runner.idle();
+    await t.folio.idle();
     await t.request('POST', '/v1/posts', { blogId, body: { title: '블로그를 시작하며', slug: 'start', content: '정적 사이트로 블로그를 만들었습니다.', tags: ['블로그'], status: 'published' } });
     await t.request('POST', '/v1/posts', { blogId, body: { title: 'Caching at the edge', slug: 'edge', content: 'A CDN keeps pages close to readers.', status: 'published' } });
     await t.request('POST', '/v1/posts', { blogId, body: { title: '비빔밥 만들기', slug: 'bibimbap', content: '비가 오는 날에는 비빔밥.', status: 'published' } });
@@ -82,7 +82,7 @@ describe('search on the static site', () => {
       const res = await t.request('POST', '/v1/posts', { blogId, body: { title: `Harbour ${i}`, slug: `harbour-${i}`, content: `lamp${i % 4} harbour`, status: 'published' } });
       expect(res.status).toBe(201);
     }
-    await t.folio.publisher.idle();
+    await t.folio.idle();
     const meta = JSON.parse((await t.folio.store.get(metaKey('finds')))!.body.toString()) as { delta: number; docs: number };
     expect(meta).toMatchObject({ delta: 0, docs: 2 + DELTA_MAX + 1 });
     expect(await t.folio.store.list('finds/search/x/')).toEqual([]);
@@ -106,7 +106,7 @@ describe('search on the static site', () => {
 
   it('goes with the blog when the blog is deleted', async () => {
     await t.request('DELETE', `/v1/blogs/${blogId}`);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await t.folio.store.list('finds/')).toEqual([]);
     expect((await page('/search/meta.json')).status).toBe(404);
   });

@@ -53,7 +53,7 @@ describe('a hung store (s3rver paused with SIGSTOP)', () => {
     const media = await owner.request('POST', '/v1/media', { blogId, raw: await image('png', 40, 30), headers: { 'content-type': 'image/png' } });
     expect(media.status, media.text).toBe(201);
     mediaId = media.body.id;
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect((await visit(t.baseUrl, 'hang.localhost:3000', '/first')).status).toBe(200);
   });
 
@@ -115,7 +115,7 @@ describe('a hung store (s3rver paused with SIGSTOP)', () => {
     for (let round = 0; round < 60 && t.folio.repos.jobs.countByStatus('pending') > 0; round++) {
       t.clock.advance(10 * 60_000);
       await t.folio.tick();
-      await t.folio.runner.idle();
+      await t.folio.idle();
       if (t.folio.repos.jobs.countByStatus('pending') > 0) await new Promise((resolve) => setTimeout(resolve, 500));
     }
     expect(t.folio.repos.jobs.countByStatus('pending')).toBe(0);

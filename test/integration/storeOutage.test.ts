@@ -109,7 +109,7 @@ describe('a store outage (s3rver stopped and restarted)', () => {
     for (let round = 0; round < 20 && t.folio.repos.jobs.countByStatus('pending') > 0; round++) {
       t.clock.advance(10 * 60_000);
       await t.folio.tick();
-      await t.folio.runner.idle();
+      await t.folio.idle();
     }
     expect(t.folio.repos.jobs.countByStatus('pending')).toBe(0);
 

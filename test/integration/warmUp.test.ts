@@ -42,7 +42,7 @@ describe('warm-up after a restart', () => {
     const blogs = [await buildBlog(first), await buildBlog(first)];
     for (const blog of blogs) await buildPost(blog, { title: `Post of ${blog.slug}`, content: 'Words to find.', status: 'published' });
     await first.folio.tick();
-    await first.folio.runner.idle();
+    await first.folio.idle();
     // Searched in this order: the second blog is the most recently used.
     for (const blog of blogs) expect((await blog.actor.request('GET', '/v1/search?q=words', { blogId: blog.id })).body.pagination.total).toBe(1);
     await first.close();

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config/config.js';
-import { compose, databaseFile, type Folio } from '../../src/compose.js';
+import { compose, type Folio } from '../../src/compose/compose.js';
+import { databaseFile } from '../../src/compose/adapters.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost, type BuiltBlog } from '../support/factories.js';
@@ -44,7 +45,7 @@ async function publishedBlog(t: TestApp, slug: string): Promise<BuiltBlog> {
   const post = await buildPost(blog, { title: 'Hello there', content: 'Words about *things*.', tags: ['news'] });
   const res = await blog.actor.request('POST', `/v1/posts/${post.slug}/publish`, { blogId: blog.id });
   expect(res.status, res.text).toBe(200);
-  await t.folio.runner.idle();
+  await t.folio.idle();
   return blog;
 }
 
@@ -130,7 +131,7 @@ describe('public URL settings are the same for the server and the CLI', () => {
     ]);
 
     await folio.tick();
-    await folio.runner.idle();
+    await folio.idle();
     expect(folio.repos.jobs.countByStatus('pending')).toBe(0);
     for (const blog of blogs) {
       for (const key of [`${blog.slug}/index.html`, `${blog.slug}/hello-there/index.html`, `${blog.slug}/feed.json`]) {

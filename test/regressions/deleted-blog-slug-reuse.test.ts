@@ -122,7 +122,7 @@ describe.each(Object.keys(stores))('a deleted blog\'s slug, %s store', (kind) =>
 
     store.down = true;
     expect((await a.request('DELETE', `/v1/blogs/${blogA.id}`)).status).toBe(200);
-    await t.folio.runner.idle();
+    await t.folio.idle();
     // The deletion job failed against the store: the slug is still reserved.
     const refused = await b.request('POST', '/v1/blogs', { body: { slug, name: 'B' } });
     expectError(refused, 409, 'conflict');
@@ -131,7 +131,7 @@ describe.each(Object.keys(stores))('a deleted blog\'s slug, %s store', (kind) =>
     store.down = false;
     t.clock.advance(10 * 60_000);
     await t.folio.tick();
-    await t.folio.runner.idle();
+    await t.folio.idle();
     expect(await store.list(`${slug}/`)).toEqual([]);
     const blogB = await createBlog(b, slug);
     await expectNothingOfA(t, store, slug, b, blogB.id);
@@ -164,7 +164,7 @@ describe.each(Object.keys(stores))('a deleted blog\'s slug, %s store', (kind) =>
 
     // B's own site and search hold B's post only.
     await publishPosts(b, blogB!.id, 1, 'kestrel');
-    await t.folio.runner.idle();
+    await t.folio.idle();
     const page = await visit(t.baseUrl, `${slug}.localhost:3000`, '/post-1');
     expect(page.status).toBe(200);
     expect(page.text).toContain('kestrel');

@@ -3,7 +3,7 @@
  * document, for suites that must cover every route, including routes added later.
  */
 import type Router from '@koa/router';
-import type { Folio } from '../../src/compose.js';
+import type { Folio } from '../../src/compose/compose.js';
 import { toOpenApiPath } from '../../src/http/openapi/document.js';
 import type { SchemaLike } from './hostileArbitraries.js';
 

@@ -92,11 +92,9 @@ export class RouteFixtures {
     await this.settle();
   }
 
-  /** Waits for the background work requests start: publish jobs, then webhook sends (woken on the next turn). */
+  /** Waits for the background work requests start: publish jobs and what they write, webhook sends. */
   async settle(): Promise<void> {
-    await this.t.folio.runner.idle();
-    await new Promise((resolve) => setImmediate(resolve));
-    await this.t.folio.webhooks.idle();
+    await this.t.folio.idle();
   }
 
   private async created(key: string, path: string, body: Record<string, unknown>, blogId?: string): Promise<Record<string, string>> {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
-import { compose, type ComposeOptions, type Folio } from '../../src/compose.js';
+import { compose, type ComposeOptions, type Folio } from '../../src/compose/compose.js';
 import { createLogger, type Logger } from '../../src/lib/logger.js';
 import { createHttpServer } from '../../src/http/httpServer.js';
 import type { PublishJob } from '../../src/db/jobsRepo.js';

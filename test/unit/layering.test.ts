@@ -20,15 +20,8 @@ function srcImports(file: string): string[] {
     .filter((target) => !target.startsWith('..'));
 }
 
-/**
- * The composition files still at the src/ root on this branch are on their way to src/compose/
- * and count as that folder; once they are there this list names nothing.
- */
-const COMPOSITION_FILES = new Set(['compose.ts', 'folio.ts', 'adapters.ts']);
-
 /** The top-level folder of a path under src/; files at the root are folder `.`. */
 function folderOf(rel: string): string {
-  if (COMPOSITION_FILES.has(rel)) return 'compose';
   return rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : '.';
 }
 

@@ -1,39 +1,50 @@
-/** What compose() takes and what it builds: the object graph of one Folio process (compose.ts). */
-import type { Config } from './config/config.js';
-import type { Clock } from './lib/clock.js';
-import type { Logger } from './lib/logger.js';
-import type { SiteStore } from './storage/siteStore.js';
-import type { JobHandler, JobRunner } from './publish/jobs/jobRunner.js';
-import type { Publishing } from './publish/publishing.js';
-import type { SearchIndexUpdater } from './search/ports.js';
-import type { DomainResolver, DomainsService } from './services/domains.js';
-import type { CdnPurger } from './cdn/cdnPurger.js';
-import type { Lookup } from './webhooks/addressGuard.js';
-import type { DeliveryLimits, WebhookDispatcher } from './webhooks/dispatcher.js';
-import type { ContentRenderer } from './content/contentRenderer.js';
-import type { PublicUrlMode } from './services/publicUrlSettings.js';
-import type { Db } from './db/database.js';
-import type { AccountsRepo } from './db/accountsRepo.js';
-import type { ApiKeysRepo } from './db/apiKeysRepo.js';
-import type { BlogsRepo } from './db/blogsRepo.js';
-import type { PostsRepo } from './db/postsRepo.js';
-import type { DomainsRepo } from './db/domainsRepo.js';
-import type { JobsRepo } from './db/jobsRepo.js';
-import type { MediaRepo } from './db/mediaRepo.js';
-import type { WebhooksRepo } from './db/webhooksRepo.js';
-import type { AccountsService } from './services/accounts.js';
-import type { ApiKeysService } from './services/apiKeys.js';
-import type { BlogsService } from './services/blogs.js';
-import type { PostsService } from './services/posts.js';
-import type { MediaService } from './services/media.js';
-import type { PostTransitions } from './services/postTransitions.js';
-import type { SiteUrls } from './domain/siteUrls.js';
-import type { HeavyWork } from './heavyWork/heavyWork.js';
-import type { Metrics } from './metrics/metrics.js';
-import type { createApp } from './http/app.js';
-import type { WarmUp } from './warmup/warmUp.js';
-import type { Backups } from './backup/backups.js';
-import type { BlogSearcher } from './search/ports.js';
+/** What compose() takes and what it builds: the object graph of one Folio process (compose/compose.ts). */
+import type { Config } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { SiteStore } from '../storage/siteStore.js';
+import type { JobHandler, JobRunner } from '../publish/jobs/jobRunner.js';
+import type { Publishing } from '../publish/publishing.js';
+import type { SearchIndexUpdater } from '../search/ports.js';
+import type { DomainResolver, DomainsService } from '../services/domains.js';
+import type { CdnPurger } from '../cdn/cdnPurger.js';
+import type { Lookup } from '../webhooks/addressGuard.js';
+import type { DeliveryLimits, WebhookDispatcher } from '../webhooks/dispatcher.js';
+import type { ContentRenderer } from '../content/contentRenderer.js';
+import type { PublicUrlMode } from '../services/publicUrlSettings.js';
+import type { Db } from '../db/database.js';
+import type { AccountsService } from '../services/accounts.js';
+import type { ApiKeysService } from '../services/apiKeys.js';
+import type { BlogsService } from '../services/blogs.js';
+import type { PostsService } from '../services/posts.js';
+import type { MediaService } from '../services/media.js';
+import type { PostTransitions } from '../services/postTransitions.js';
+import type { SiteUrls } from '../domain/siteUrls.js';
+import type { HeavyWork } from '../heavyWork/heavyWork.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { createApp } from '../http/app.js';
+import type { WarmUp } from '../warmup/warmUp.js';
+import type { Backups } from '../backup/backups.js';
+import type { AccountsRepo } from '../db/accountsRepo.js';
+import type { ApiKeysRepo } from '../db/apiKeysRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { PostsRepo } from '../db/postsRepo.js';
+import type { DomainsRepo } from '../db/domainsRepo.js';
+import type { JobsRepo } from '../db/jobsRepo.js';
+import type { MediaRepo } from '../db/mediaRepo.js';
+import type { WebhooksRepo } from '../db/webhooksRepo.js';
+import type { BlogSearcher } from '../search/ports.js';
+
+export interface Repos {
+  accounts: AccountsRepo;
+  keys: ApiKeysRepo;
+  blogs: BlogsRepo;
+  posts: PostsRepo;
+  domains: DomainsRepo;
+  jobs: JobsRepo;
+  media: MediaRepo;
+  webhooks: WebhooksRepo;
+}
 
 export interface ComposeOptions {
   config: Config;
@@ -63,18 +74,19 @@ export interface ComposeOptions {
   publicUrls?: PublicUrlMode;
 }
 
-export interface Folio {
+/** A Folio process without its HTTP app: what the CLI composes (compose/core.ts). */
+export interface FolioCore {
   config: Config;
   db: Db;
   clock: Clock;
   logger: Logger;
-  repos: { accounts: AccountsRepo; keys: ApiKeysRepo; blogs: BlogsRepo; posts: PostsRepo; domains: DomainsRepo; jobs: JobsRepo; media: MediaRepo; webhooks: WebhooksRepo };
+  repos: Repos;
   accounts: AccountsService;
   apiKeys: ApiKeysService;
   blogs: BlogsService;
   posts: PostsService;
   media: MediaService;
-  /** Sends webhook deliveries (tests wait for it with `idle()`). */
+  /** Sends webhook deliveries (`idle()` waits for them too). */
   webhooks: WebhookDispatcher;
   transitions: PostTransitions;
   domains: DomainsService;
@@ -88,8 +100,6 @@ export interface Folio {
   heavy: HeavyWork;
   /** Prometheus series of this instance (GET /metrics); `countPurgeError` is the CDN purger's hook. */
   metrics: Metrics;
-  /** The Koa app (built in src/http; nothing outside src/http imports Koa). */
-  app: ReturnType<typeof createApp>;
   /** Records the render fingerprint; a changed theme or renderer queues every blog's re-render. */
   reRenderAfterUpgrade(): number;
   /** Search indexes and listings of recently used blogs: recorded (every minute, at close) and loaded again after a start. */
@@ -105,7 +115,18 @@ export interface Folio {
   removeLeftovers(): Promise<{ backups: string[]; temps: string[] }>;
   /** The scheduler's per-second work, callable directly. */
   tick(): Promise<void>;
+  /**
+   * Resolves once no background work is left: publish jobs, the search index and static search
+   * writes they started, backups, webhook deliveries (tests wait with it before they look).
+   */
+  idle(): Promise<void>;
   /** At server start: refuses a store other than the recorded one, records it on a new data dir (storeSettings.ts). */
   settleStore(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The whole process: the core and the HTTP app (compose/compose.ts). */
+export interface Folio extends FolioCore {
+  /** The Koa app (built in src/http; nothing outside src/http imports Koa). */
+  app: ReturnType<typeof createApp>;
 }

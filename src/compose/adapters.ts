@@ -1,12 +1,12 @@
 /** The concrete adapters the configuration names: the site store, the DNS resolver, the database file. */
 import { Resolver } from 'node:dns/promises';
 import { join } from 'node:path';
-import type { Config } from './config/config.js';
-import { cachePolicy, type CachePolicy } from './domain/cacheHeaders.js';
-import type { DomainResolver } from './services/domains.js';
-import { FsSiteStore } from './storage/fsSiteStore.js';
-import { createS3Client, S3SiteStore } from './storage/s3SiteStore.js';
-import type { SiteStore } from './storage/siteStore.js';
+import type { Config } from '../config/config.js';
+import { cachePolicy, type CachePolicy } from '../domain/cacheHeaders.js';
+import type { DomainResolver } from '../services/domains.js';
+import { FsSiteStore } from '../storage/fsSiteStore.js';
+import { createS3Client, S3SiteStore } from '../storage/s3SiteStore.js';
+import type { SiteStore } from '../storage/siteStore.js';
 
 /** The store FOLIO_STORAGE names: a folder under the data dir, or an S3-compatible bucket. */
 export function createSiteStore(config: Config, cache: CachePolicy = cachePolicy(config.cdn.kind !== 'none')): SiteStore {

@@ -1,0 +1,53 @@
+/** What a Folio process does besides answering: the scheduler's tick, waiting for background work, closing. */
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { JobRunner } from '../publish/jobs/jobRunner.js';
+import type { Publishing } from '../publish/publishing.js';
+import type { PostTransitions } from '../services/postTransitions.js';
+import type { StoreWatch } from '../services/storeWatch.js';
+import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import type { SearchIndexWriter } from '../search/searchIndexWriter.js';
+import type { Backups } from '../backup/backups.js';
+import type { WarmUp } from '../warmup/warmUp.js';
+import type { HeavyWork } from '../heavyWork/heavyWork.js';
+import type { Checkpointer } from '../db/checkpointer.js';
+import type { Db } from '../db/database.js';
+
+/** The scheduler's per-second work: due schedules, due webhook retries, due job retries. */
+export async function tick(parts: { storeWatch: StoreWatch; transitions: PostTransitions; blogs: BlogsRepo; dispatcher: WebhookDispatcher; runner: JobRunner }): Promise<void> {
+  parts.storeWatch.check();
+  await parts.transitions.publishDue(parts.blogs);
+  // Retries come due with time; sends run in the background, never holding the tick.
+  parts.dispatcher.deliverDue();
+  await parts.runner.runDue();
+}
+
+export interface Background {
+  publisher: Pick<Publishing, 'idle'>;
+  backups: Pick<Backups, 'idle'>;
+  searchWriter: Pick<SearchIndexWriter, 'idle'>;
+  dispatcher: Pick<WebhookDispatcher, 'idle'>;
+}
+
+/**
+ * Resolves once nothing runs in the background. Publishing first (its jobs, then the static
+ * search writes they start): a job starts index writes, never the reverse.
+ */
+export async function idle(parts: Background): Promise<void> {
+  await parts.publisher.idle();
+  await parts.backups.idle();
+  await parts.searchWriter.idle();
+  await parts.dispatcher.idle();
+}
+
+/**
+ * Deliveries get their grace period, then are cut off (they stay pending for the next start);
+ * every other piece of background work finishes before the worker threads and the database go.
+ */
+export async function close(parts: Background & { dispatcher: Pick<WebhookDispatcher, 'close'>; warmUp: Pick<WarmUp, 'remember'>; heavy: Pick<HeavyWork, 'close'>; checkpointer: Checkpointer; db: Db }): Promise<void> {
+  await parts.dispatcher.close();
+  await idle(parts);
+  await parts.warmUp.remember();
+  await parts.heavy.close();
+  await parts.checkpointer.stop();
+  parts.db.close();
+}

@@ -1,0 +1,106 @@
+/**
+ * The composition root without the HTTP app. src/compose/ is the only folder that picks
+ * concrete classes; everything else receives its dependencies, so tests build the same graph
+ * with a temp data dir, a fake clock or a test store, and a CLI command builds no Koa app.
+ */
+import { systemClock } from '../lib/clock.js';
+import { startCheckpointer } from '../db/checkpointer.js';
+import { PooledContentRenderer } from '../content/contentRenderer.js';
+import { HeavyWork } from '../heavyWork/heavyWork.js';
+import { SiteUrls } from '../domain/siteUrls.js';
+import { WarmUp } from '../warmup/warmUp.js';
+import { Metrics } from '../metrics/metrics.js';
+import { Backups } from '../backup/backups.js';
+import { databaseFile, storeLabel } from './adapters.js';
+import { close, idle, tick } from './background.js';
+import type { ComposeOptions, FolioCore } from './folio.js';
+import { composePublishing, reRenderIfUpgraded } from './publishing.js';
+import { composeSearch } from './search.js';
+import { composeServices } from './services.js';
+import { composeStores, openData, removeLeftovers, settleStore } from './storage.js';
+import type { BlogSearcher } from '../search/ports.js';
+
+/** The core and what only the HTTP part needs besides it. */
+export interface Core {
+  folio: FolioCore;
+  /** What /search asks (the search cache unless a test replaced it). */
+  searcher: BlogSearcher;
+}
+
+export function buildCore(options: ComposeOptions): Core {
+  const { logger } = options;
+  const clock = options.clock ?? systemClock;
+  const data = openData(options, clock);
+  const { db, repos, config } = data;
+  const checkpointer = startCheckpointer(db, databaseFile(config));
+  const urls = new SiteUrls(config);
+  // Worker threads for work that grows with a post's size; shared fairly by accounts.
+  const heavy = new HeavyWork();
+  const metrics = new Metrics();
+  const stores = composeStores(config, options, metrics, logger);
+  const { store, cache } = stores;
+  const search = composeSearch({ config, store, heavy, logger }, options.search);
+  const content = options.content ?? new PooledContentRenderer(heavy);
+  const publishing = composePublishing({
+    ...data,
+    ...stores,
+    urls,
+    content,
+    search: search.updater,
+    buildSegment: search.work.buildSegment,
+    clock,
+    logger,
+    metrics,
+    jobHandler: options.jobHandler,
+  });
+  const { publisher } = publishing;
+  const { runner } = publisher;
+  const services = composeServices({ config, db, repos, clock, logger, urls, store, content, runner, mediaRemoval: publishing.mediaRemoval }, options);
+  const { dispatcher } = services;
+  metrics.watch({ pendingJobs: () => repos.jobs.countByStatus('pending'), searchCache: () => search.cache.stats(), heavy: () => heavy.stats() });
+
+  // Images in an S3 bucket stay there: every backup copying them into the same bucket would
+  // only multiply it (README "Backups and restore"; main.ts says so at start).
+  const backups = new Backups({ dbFile: databaseFile(config), store, clock, logger, keep: config.backupKeep, media: { copy: config.storage !== 's3', store: storeLabel(config) } });
+  const warmUp = new WarmUp({ settings: data.settings, cache: search.cache, listings: publisher, clock, logger });
+  const background = { publisher, backups, searchWriter: search.writer, dispatcher };
+
+  const folio: FolioCore = {
+    config,
+    db,
+    clock,
+    logger,
+    repos,
+    accounts: services.accounts,
+    apiKeys: services.apiKeys,
+    blogs: services.blogs,
+    posts: services.posts,
+    media: services.media,
+    webhooks: dispatcher,
+    transitions: services.transitions,
+    domains: services.domains,
+    runner,
+    handleJob: publisher.handle,
+    urls,
+    store,
+    publisher,
+    content,
+    heavy,
+    metrics,
+    backups,
+    warmUp,
+    reRenderAfterUpgrade: () => reRenderIfUpgraded({ ...data, clock, logger }, cache),
+    removeLeftovers: () => removeLeftovers(backups, stores.baseStore),
+    tick: () => tick({ storeWatch: publishing.storeWatch, transitions: services.transitions, blogs: repos.blogs, dispatcher, runner }),
+    idle: () => idle(background),
+    settleStore: () => settleStore(data, stores, clock, logger),
+    searchCacheStats: () => search.cache.stats(),
+    close: () => close({ ...background, warmUp, heavy, checkpointer, db }),
+  };
+  return { folio, searcher: search.searcher };
+}
+
+/** Everything but the HTTP app: what a CLI command uses. */
+export function composeCore(options: ComposeOptions): FolioCore {
+  return buildCore(options).folio;
+}

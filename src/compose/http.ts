@@ -1,0 +1,68 @@
+/** The HTTP part of the composition root: the Koa app over the core's services (never listens). */
+import { serviceHostname } from '../config/config.js';
+import { createApp } from '../http/app.js';
+import { accountKeyRoutes } from '../http/routes/accountKeys.js';
+import { apiKeyRoutes } from '../http/routes/apiKeys.js';
+import { blogRoutes } from '../http/routes/blogs.js';
+import { domainRoutes } from '../http/routes/domains.js';
+import { postRoutes } from '../http/routes/posts.js';
+import { mediaRoutes } from '../http/routes/media.js';
+import { accountExportRoutes } from '../http/routes/accountExport.js';
+import { webhookRoutes } from '../http/routes/webhooks.js';
+import { searchRoutes } from '../http/routes/search.js';
+import { tlsRoutes, TLS_ASK_LIMIT } from '../http/routes/tls.js';
+import { siteServer } from '../http/siteServer.js';
+import { IdempotencyRepo } from '../db/idempotencyRepo.js';
+import { IdempotencyService } from '../services/idempotency.js';
+import { AccountExporter } from '../services/accountExport.js';
+import { WebhooksService } from '../services/webhooks.js';
+import { RateLimiter } from '../services/rateLimiter.js';
+import { AddressRateLimiter } from '../services/addressRateLimiter.js';
+import { blogForHost } from '../services/siteHosts.js';
+import { systemLookup } from '../webhooks/addressGuard.js';
+import { timedSearcher } from '../metrics/timedSearcher.js';
+import type { ComposeOptions, Folio, FolioCore } from './folio.js';
+import type { BlogSearcher } from '../search/ports.js';
+
+export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pick<ComposeOptions, 'webhookLookup'>): Folio['app'] {
+  const { config, db, clock, logger, repos, urls, metrics } = core;
+  const { posts, transitions, media, blogs, domains, apiKeys } = core;
+  const hosts = blogForHost(repos.blogs, serviceHostname(config));
+  const webhooks = new WebhooksService({
+    db,
+    blogs: repos.blogs,
+    webhooks: repos.webhooks,
+    clock,
+    lookup: options.webhookLookup ?? systemLookup,
+    allowPrivate: config.webhooksAllowPrivate,
+  });
+  return createApp({
+    logger,
+    db,
+    keys: apiKeys,
+    blogs: repos.blogs,
+    rateLimiter: config.rateLimits ? new RateLimiter(clock) : null,
+    // Not a plan limit (no account to count by): on even with FOLIO_RATE_LIMITS=off.
+    addressLimiter: new AddressRateLimiter(clock, TLS_ASK_LIMIT.requests, TLS_ASK_LIMIT.windowMs),
+    idempotency: new IdempotencyService({ db, repo: new IdempotencyRepo(db), clock }),
+    routes: [
+      ...postRoutes({ posts, transitions, urls, media }),
+      ...blogRoutes({ blogs, jobs: repos.jobs, urls }),
+      ...apiKeyRoutes({ keys: apiKeys }),
+      ...accountKeyRoutes({ keys: apiKeys }),
+      ...domainRoutes({ domains }),
+      ...mediaRoutes({ media, urls }),
+      ...webhookRoutes({ webhooks }),
+      ...accountExportRoutes({ exporter: new AccountExporter({ blogs: repos.blogs, posts: repos.posts, media: repos.media, urls, clock }) }),
+      ...searchRoutes({ searcher: timedSearcher(searcher, (seconds) => metrics.observeSearch(seconds)), urls }),
+      ...tlsRoutes({ blogForHost: hosts }),
+    ],
+    ...(config.serveSites ? { siteServer: siteServer({ store: core.store, blogForHost: hosts }) } : {}),
+    apiBaseUrl: config.publicApiUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
+    corsOrigins: config.corsOrigins,
+    metrics,
+    metricsToken: config.metricsToken,
+    // Loaded on the first MCP request only; http/ never imports mcp/.
+    mcpServer: () => import('../mcp/mcpServer.js'),
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * The publishing part of the composition root: publishing itself (its job runner, pipelines and
+ * stages), and what a job needs besides (removing a deleted image, the store guard).
+ */
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { Db } from '../db/database.js';
+import type { SettingsRepo } from '../db/settingsRepo.js';
+import { ObjectHashesRepo } from '../db/objectHashesRepo.js';
+import { SiteRepo } from '../db/siteRepo.js';
+import { ListingSnapshotsRepo } from '../db/listingSnapshotsRepo.js';
+import type { JobHandler } from '../publish/jobs/jobRunner.js';
+import { createPublishing, type Publishing } from '../publish/publishing.js';
+import type { SearchIndexUpdater } from '../search/ports.js';
+import type { CachePolicy } from '../domain/cacheHeaders.js';
+import { lazyTheme } from '../publish/render/renderTheme.js';
+import { renderFingerprint, reRenderAfterUpgrade } from '../publish/reRenderAfterUpgrade.js';
+import { SEARCH_TEXT_VERSION } from '../search/searchTypes.js';
+import type { PooledSearchWork } from '../search/pooledSearchWork.js';
+import { StaticIndexWriter } from '../search/static/staticIndexWriter.js';
+import type { CdnPurger } from '../cdn/cdnPurger.js';
+import type { SiteStore } from '../storage/siteStore.js';
+import type { ContentRenderer } from '../content/contentRenderer.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { SiteUrls } from '../domain/siteUrls.js';
+import { MediaRemoval } from '../services/mediaRemoval.js';
+import { StoreWatch } from '../services/storeWatch.js';
+import { templatesDir } from '../lib/paths.js';
+import type { Config } from '../config/config.js';
+import type { Repos } from './folio.js';
+
+interface PublishingParts {
+  config: Config;
+  db: Db;
+  repos: Repos;
+  settings: SettingsRepo;
+  store: SiteStore;
+  cdn: CdnPurger;
+  cache: CachePolicy;
+  urls: SiteUrls;
+  content: ContentRenderer;
+  search: SearchIndexUpdater;
+  /** Builds the static search index's segments on the worker threads. */
+  buildSegment: PooledSearchWork['buildSegment'];
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** Replaces the job handler (tests of the job mechanics). */
+  jobHandler: JobHandler | undefined;
+}
+
+export interface PublishingPart {
+  publisher: Publishing;
+  mediaRemoval: MediaRemoval;
+  /** Stops publishing into a store the data dir no longer publishes to (moved under a running server). */
+  storeWatch: StoreWatch;
+}
+
+/** The one place publishing is built: a change to what publishing needs lands here only. */
+export function composePublishing(parts: PublishingParts): PublishingPart {
+  const { db, repos, store, cache, cdn, urls, logger } = parts;
+  const mediaRemoval = new MediaRemoval({ media: repos.media, blogs: repos.blogs, store, cdn, urls });
+  const storeWatch = new StoreWatch({ settings: parts.settings, config: parts.config, logger });
+  const publisher = createPublishing({
+    blogs: repos.blogs,
+    jobs: repos.jobs,
+    accounts: repos.accounts,
+    site: new SiteRepo(db),
+    hashes: new ObjectHashesRepo(db),
+    store,
+    urls,
+    theme: lazyTheme(templatesDir),
+    search: parts.search,
+    content: parts.content,
+    logger,
+    clock: parts.clock,
+    metrics: parts.metrics,
+    cache,
+    cdn,
+    staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: parts.buildSegment }),
+    listingSnapshots: new ListingSnapshotsRepo(db),
+    media: repos.media,
+    removeMedia: (job) => mediaRemoval.handle(job),
+    beforeJob: () => storeWatch.assertOwnStore(),
+    ...(parts.jobHandler ? { jobHandler: parts.jobHandler } : {}),
+  });
+  return { publisher, mediaRemoval, storeWatch };
+}
+
+/** Records the render fingerprint; a changed theme, renderer or search text queues every blog's re-render. */
+export function reRenderIfUpgraded(deps: { db: Db; settings: SettingsRepo; repos: Repos; clock: Clock; logger: Logger }, cache: CachePolicy): number {
+  const { db, settings, repos, clock, logger } = deps;
+  return reRenderAfterUpgrade({ db, settings, blogs: repos.blogs, jobs: repos.jobs, clock, logger }, renderFingerprint(templatesDir, [cache.page]), SEARCH_TEXT_VERSION);
+}

@@ -1,0 +1,83 @@
+/** The services part of the composition root: what the API and the CLI call, and the webhook events they record. */
+import type { Config } from '../config/config.js';
+import { serviceHostname } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { Db } from '../db/database.js';
+import type { JobRunner } from '../publish/jobs/jobRunner.js';
+import type { SiteStore } from '../storage/siteStore.js';
+import type { ContentRenderer } from '../content/contentRenderer.js';
+import { ImagePipeline } from '../media/imagePipeline.js';
+import { WebhookEvents } from '../webhooks/webhookEvents.js';
+import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { systemLookup } from '../webhooks/addressGuard.js';
+import { AccountsService } from '../services/accounts.js';
+import { ApiKeysService } from '../services/apiKeys.js';
+import { BlogsService } from '../services/blogs.js';
+import { DomainsService } from '../services/domains.js';
+import { PostsService } from '../services/posts.js';
+import { PostTransitions } from '../services/postTransitions.js';
+import { MediaService } from '../services/media.js';
+import type { MediaRemoval } from '../services/mediaRemoval.js';
+import type { SiteUrls } from '../domain/siteUrls.js';
+import { createDomainResolver } from './adapters.js';
+import type { ComposeOptions } from './folio.js';
+import type { Repos } from './folio.js';
+
+export interface Services {
+  accounts: AccountsService;
+  apiKeys: ApiKeysService;
+  blogs: BlogsService;
+  posts: PostsService;
+  transitions: PostTransitions;
+  media: MediaService;
+  domains: DomainsService;
+  /** Sends the webhook deliveries the services record. */
+  dispatcher: WebhookDispatcher;
+}
+
+/** The accounts service alone: the CLI's `account` commands need no more. */
+export function createAccounts(deps: { db: Db; repos: Repos; clock: Clock }): AccountsService {
+  const { db, repos, clock } = deps;
+  return new AccountsService({ db, accounts: repos.accounts, keys: repos.keys, blogs: repos.blogs, jobs: repos.jobs, clock });
+}
+
+export function composeServices(
+  deps: { config: Config; db: Db; repos: Repos; clock: Clock; logger: Logger; urls: SiteUrls; store: SiteStore; content: ContentRenderer; runner: JobRunner; mediaRemoval: MediaRemoval },
+  options: Pick<ComposeOptions, 'resolver' | 'webhookLookup' | 'webhookLimits'>,
+): Services {
+  const { config, db, repos, clock, logger, urls, runner } = deps;
+  const dispatcher = new WebhookDispatcher({
+    db,
+    repo: repos.webhooks,
+    clock,
+    logger,
+    lookup: options.webhookLookup ?? systemLookup,
+    allowPrivate: config.webhooksAllowPrivate,
+    ...(options.webhookLimits ? { limits: options.webhookLimits } : {}),
+  });
+  const events = new WebhookEvents(repos.webhooks, urls, () => dispatcher.deliverDue());
+  const postDeps = { db, posts: repos.posts, jobs: repos.jobs, media: repos.media, events, runner, clock, content: deps.content };
+  const pipeline = new ImagePipeline({ maxPixels: config.mediaMaxPixels, timeLimitMs: config.mediaTimeLimitMs });
+  return {
+    accounts: createAccounts(deps),
+    apiKeys: new ApiKeysService(repos.keys, repos.blogs, clock),
+    blogs: new BlogsService({ db, blogs: repos.blogs, jobs: repos.jobs, runner, clock, events }),
+    posts: new PostsService(postDeps),
+    transitions: new PostTransitions(postDeps, logger),
+    media: new MediaService({ db, media: repos.media, store: deps.store, pipeline, jobs: repos.jobs, runner, removal: deps.mediaRemoval, clock }),
+    domains: new DomainsService({
+      db,
+      blogs: repos.blogs,
+      domains: repos.domains,
+      jobs: repos.jobs,
+      runner,
+      resolver: options.resolver ?? createDomainResolver(config.dnsServers),
+      clock,
+      logger,
+      serviceHost: serviceHostname(config),
+      events,
+    }),
+    dispatcher,
+  };
+}

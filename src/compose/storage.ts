@@ -1,0 +1,124 @@
+/**
+ * The storage part of the composition root: the database with its repositories and the settled
+ * configuration, and the site store and CDN purger every publish writes through.
+ */
+import type { Config } from '../config/config.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import { openDatabase, SERVER_BUSY_TIMEOUT_MS, type Db } from '../db/database.js';
+import { AccountsRepo } from '../db/accountsRepo.js';
+import { ApiKeysRepo } from '../db/apiKeysRepo.js';
+import { BlogsRepo } from '../db/blogsRepo.js';
+import { DbVersion } from '../db/versionedCache.js';
+import { DomainsRepo } from '../db/domainsRepo.js';
+import { JobsRepo } from '../db/jobsRepo.js';
+import { PostsRepo } from '../db/postsRepo.js';
+import { MediaRepo } from '../db/mediaRepo.js';
+import { WebhooksRepo } from '../db/webhooksRepo.js';
+import { SettingsRepo } from '../db/settingsRepo.js';
+import { resolvePublicUrlSettings } from '../services/publicUrlSettings.js';
+import { checkStoreForCommand, settleStoreForServer } from '../services/storeSettings.js';
+import { cachePolicy, type CachePolicy } from '../domain/cacheHeaders.js';
+import { createCdnPurger } from '../cdn/createCdnPurger.js';
+import type { CdnPurger } from '../cdn/cdnPurger.js';
+import type { SiteStore } from '../storage/siteStore.js';
+import { FsSiteStore } from '../storage/fsSiteStore.js';
+import { OPEN_FOR_MS, StoreCircuit } from '../storage/storeCircuit.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { CountedSiteStore } from '../metrics/countedStore.js';
+import { CountedPurger } from '../metrics/countedPurger.js';
+import type { Backups } from '../backup/backups.js';
+import { createSiteStore, databaseFile } from './adapters.js';
+import type { ComposeOptions, Repos } from './folio.js';
+
+export function createRepos(db: Db): Repos {
+  // One version for every cache, so a request asks SQLite once whether anything changed.
+  const dbVersion = new DbVersion(db);
+  return {
+    accounts: new AccountsRepo(db),
+    keys: new ApiKeysRepo(db, dbVersion),
+    blogs: new BlogsRepo(db, dbVersion),
+    posts: new PostsRepo(db),
+    domains: new DomainsRepo(db),
+    jobs: new JobsRepo(db),
+    media: new MediaRepo(db),
+    webhooks: new WebhooksRepo(db),
+  };
+}
+
+/** The open database and what this process settled from it. */
+export interface Data {
+  db: Db;
+  repos: Repos;
+  settings: SettingsRepo;
+  /** `options.config` with the public URL settings the database recorded (ComposeOptions.publicUrls). */
+  config: Config;
+}
+
+/** Opens the database (running its migrations) and settles the configuration against it. */
+export function openData(options: Pick<ComposeOptions, 'config' | 'logger' | 'busyTimeoutMs' | 'publicUrls' | 'store'>, clock: Clock): Data {
+  const { logger } = options;
+  const db = openDatabase(databaseFile(options.config), {
+    busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS,
+    onMigrated: (names) => logger.info({ migrations: names }, `applied ${names.length} database migration${names.length === 1 ? '' : 's'}: ${names.join(', ')}`),
+  });
+  const repos = createRepos(db);
+  const settings = new SettingsRepo(db);
+  // Settled before anything uses it: every URL this process builds comes from this config.
+  try {
+    const settle = { db, settings, blogs: repos.blogs, jobs: repos.jobs, clock, logger };
+    const config = options.publicUrls ? resolvePublicUrlSettings(settle, options.config, options.publicUrls) : options.config;
+    // A command never writes into another store than the server's (the server checks at start: settleStore).
+    if (options.publicUrls === 'cli' && !options.store) checkStoreForCommand(settings, config);
+    return { db, repos, settings, config };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+export interface Stores {
+  /** With a purger the edge may keep pages long: every publish tells it what changed. */
+  cache: CachePolicy;
+  /** The store the configuration (or a test) names, without the circuit and the counting. */
+  baseStore: SiteStore;
+  store: SiteStore;
+  cdn: CdnPurger;
+}
+
+export function composeStores(config: Config, options: Pick<ComposeOptions, 'store' | 'cdn'>, metrics: Metrics, logger: Logger): Stores {
+  const cache = cachePolicy(config.cdn.kind !== 'none');
+  const baseStore = options.store ?? createSiteStore(config, cache);
+  // A hung store fails fast once a call timed out, instead of every call waiting out its deadline.
+  const circuit = new StoreCircuit(baseStore, {
+    onChange: (open, cause) =>
+      open
+        ? logger.warn({ err: cause }, `the site store stopped answering: its calls fail at once (503 with Retry-After, publish jobs retry) for ${OPEN_FOR_MS / 1000} s at a time, until one succeeds`)
+        : logger.info('the site store answers again'),
+  });
+  const store = new CountedSiteStore(circuit, (operation) => metrics.countStoreError(operation));
+  const cdn = new CountedPurger(options.cdn ?? createCdnPurger(config.cdn), (provider) => metrics.countPurgeError(provider));
+  return { cache, baseStore, store, cdn };
+}
+
+/** What killed processes left: scratch copies of backups in the data dir, the folder store's temp files. */
+export async function removeLeftovers(backups: Backups, baseStore: SiteStore): Promise<{ backups: string[]; temps: string[] }> {
+  return {
+    backups: await backups.removeLeftovers(),
+    temps: baseStore instanceof FsSiteStore ? await baseStore.removeLeftoverTemps() : [],
+  };
+}
+
+/** At server start: refuses a store other than the recorded one, records it on a new data dir. */
+export function settleStore(data: Data, stores: Pick<Stores, 'store'>, clock: Clock, logger: Logger): Promise<void> {
+  return settleStoreForServer(
+    {
+      settings: data.settings,
+      clock,
+      logger,
+      blogSlugs: () => data.repos.blogs.listAll().slice(0, 5).map((blog) => blog.slug),
+      storeHas: async (key) => (await stores.store.getBody(key)) !== null,
+    },
+    data.config,
+  );
+}
