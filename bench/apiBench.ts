@@ -31,7 +31,14 @@ export async function runApiBench(seconds = 10): Promise<BenchRow[]> {
     const owner = keys[0]!;
     const blog = await call(server.baseUrl, owner, 'POST', '/v1/blogs', { slug: 'bench', name: 'Bench' });
     for (let i = 0; i < 50; i += 1) {
-      await call(server.baseUrl, owner, 'POST', '/v1/posts', { title: `Bench post ${i}`, content: `# Post ${i}\n\n${'Some text. '.repeat(200)}`, tags: ['bench'] }, blog.id);
+      await call(
+        server.baseUrl,
+        owner,
+        'POST',
+        '/v1/posts',
+        { title: `Bench post ${i}`, content: `# Post ${i}\n\n${'Some text. '.repeat(200)}`, tags: ['bench'] },
+        blog.id,
+      );
     }
     // Other accounts reach the blog through keys bound to it (same account, separate budgets
     // need separate accounts, so each gets its own blog with the same posts).
@@ -41,7 +48,11 @@ export async function runApiBench(seconds = 10): Promise<BenchRow[]> {
       await call(server.baseUrl, key, 'POST', '/v1/posts', { title: 'Bench post 0', content: `# Post\n\n${'Some text. '.repeat(200)}` }, other.id);
       targets.push({ key, blogId: other.id });
     }
-    const headersFor = (t: { key: string; blogId: string }) => ({ authorization: `Bearer ${t.key}`, 'x-blog-id': t.blogId, 'content-type': 'application/json' });
+    const headersFor = (t: { key: string; blogId: string }) => ({
+      authorization: `Bearer ${t.key}`,
+      'x-blog-id': t.blogId,
+      'content-type': 'application/json',
+    });
     const scenarios: { name: string; requests: autocannon.Request[] }[] = [
       { name: 'GET /v1/posts/:slug', requests: targets.map((t) => ({ method: 'GET', path: '/v1/posts/bench-post-0', headers: headersFor(t) })) },
       { name: 'GET /v1/posts', requests: targets.map((t) => ({ method: 'GET', path: '/v1/posts?per_page=20', headers: headersFor(t) })) },
@@ -58,8 +69,18 @@ export async function runApiBench(seconds = 10): Promise<BenchRow[]> {
     for (const scenario of scenarios) {
       const result = await run({ url: server.baseUrl, connections: 50, duration: seconds, requests: scenario.requests });
       const errors = result.non2xx + result.errors + result.timeouts;
-      rows.push({ area: 'api', measure: `${scenario.name} req/s`, value: result.requests.average.toFixed(0), target: scenario.name.startsWith('GET /v1/posts/:slug') ? '≥ 12,000' : '' });
-      rows.push({ area: 'api', measure: `${scenario.name} p50 / p99 ms`, value: `${result.latency.p50} / ${result.latency.p99}`, target: scenario.name.startsWith('GET /v1/posts/:slug') ? 'p99 ≤ 10' : '' });
+      rows.push({
+        area: 'api',
+        measure: `${scenario.name} req/s`,
+        value: result.requests.average.toFixed(0),
+        target: scenario.name.startsWith('GET /v1/posts/:slug') ? '≥ 12,000' : '',
+      });
+      rows.push({
+        area: 'api',
+        measure: `${scenario.name} p50 / p99 ms`,
+        value: `${result.latency.p50} / ${result.latency.p99}`,
+        target: scenario.name.startsWith('GET /v1/posts/:slug') ? 'p99 ≤ 10' : '',
+      });
       if (errors > 0) rows.push({ area: 'api', measure: `${scenario.name} non-2xx/errors`, value: String(errors) });
     }
     rows.push({ area: 'api', measure: 'server RSS after load MB', value: ((await server.rss()) / 1048576).toFixed(0) });

@@ -63,7 +63,11 @@ export async function runApiReadBench(seconds = 5): Promise<BenchRow[]> {
     for (let i = 0; i < ROUNDS; i++) {
       const key = createBenchAccount(server.dataDir);
       const post = async (path: string, body: unknown, blogId?: string) => {
-        const res = await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(blogId ? { 'x-blog-id': blogId } : {}) }, body: JSON.stringify(body) });
+        const res = await fetch(`${server.baseUrl}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(blogId ? { 'x-blog-id': blogId } : {}) },
+          body: JSON.stringify(body),
+        });
         if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
         return (await res.json()) as { id: string };
       };
@@ -75,7 +79,9 @@ export async function runApiReadBench(seconds = 5): Promise<BenchRow[]> {
 
     // Same body from both, byte for byte.
     const first = targets[0]!;
-    const folioBody = await (await fetch(`${server.baseUrl}/v1/posts/the-post`, { headers: { authorization: `Bearer ${first.key}`, 'x-blog-id': first.blogId } })).text();
+    const folioBody = await (
+      await fetch(`${server.baseUrl}/v1/posts/the-post`, { headers: { authorization: `Bearer ${first.key}`, 'x-blog-id': first.blogId } })
+    ).text();
     const anchorBody = await (await fetch(`${anchor.url}/v1/posts/the-post`, { headers: { 'x-blog-id': first.blogId } })).text();
     if (folioBody !== anchorBody) throw new Error(`the anchor answers another body (${anchorBody.length} vs ${folioBody.length} bytes)`);
 
@@ -85,21 +91,34 @@ export async function runApiReadBench(seconds = 5): Promise<BenchRow[]> {
       // Alternate which goes first, so neither always runs on the warmer machine.
       const pair = [
         async () => bare.push(await wrk(`${anchor!.url}/v1/posts/the-post`, { 'X-Blog-Id': target.blogId }, seconds)),
-        async () => folio.push(await wrk(`${server.baseUrl}/v1/posts/the-post`, { Authorization: `Bearer ${target.key}`, 'X-Blog-Id': target.blogId }, seconds)),
+        async () =>
+          folio.push(await wrk(`${server.baseUrl}/v1/posts/the-post`, { Authorization: `Bearer ${target.key}`, 'X-Blog-Id': target.blogId }, seconds)),
       ];
       for (const step of i % 2 === 0 ? pair : pair.reverse()) await step();
     }
     const errors = folio.reduce((n, r) => n + r.non2xx, 0) + bare.reduce((n, r) => n + r.non2xx, 0);
     if (errors > 0) throw new Error(`${errors} non-2xx answers during the runs`);
-    const load = loadavg().map((l) => l.toFixed(1)).join(' / ');
+    const load = loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ');
     const rps = median(folio.map((r) => r.rps));
     const anchorRps = median(bare.map((r) => r.rps));
     const p99 = median(folio.map((r) => r.p99));
     const anchorP99 = median(bare.map((r) => r.p99));
     return [
-      { area, measure: `body ${(folioBody.length / 1024).toFixed(1)} KB; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} × ${seconds} s interleaved, medians; load ${load}`, value: `${rps.toFixed(0)} req/s`, target: `anchor ${anchorRps.toFixed(0)} req/s` },
+      {
+        area,
+        measure: `body ${(folioBody.length / 1024).toFixed(1)} KB; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} × ${seconds} s interleaved, medians; load ${load}`,
+        value: `${rps.toFixed(0)} req/s`,
+        target: `anchor ${anchorRps.toFixed(0)} req/s`,
+      },
       { area, measure: 'throughput / bare Koa + one SQLite read (same body)', value: `${(rps / anchorRps).toFixed(2)}×`, target: '≥ 0.6×' },
-      { area, measure: 'p99 latency, Folio / bare Koa', value: `${p99.toFixed(1)} / ${anchorP99.toFixed(1)} ms`, target: `${(p99 / anchorP99).toFixed(1)}× (≤ 3×)` },
+      {
+        area,
+        measure: 'p99 latency, Folio / bare Koa',
+        value: `${p99.toFixed(1)} / ${anchorP99.toFixed(1)} ms`,
+        target: `${(p99 / anchorP99).toFixed(1)}× (≤ 3×)`,
+      },
     ];
   } finally {
     anchor?.child.kill('SIGTERM');

@@ -18,7 +18,10 @@ const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 
 function timed(args: string[], env: Record<string, string>): { ms: number; out: string } {
   const started = performance.now();
-  const out = execFileSync(process.execPath, ['--openssl-legacy-provider', CLI, ...args], { env: { ...process.env, FOLIO_LOG_LEVEL: 'warn', ...env }, maxBuffer: 1 << 24 }).toString();
+  const out = execFileSync(process.execPath, ['--openssl-legacy-provider', CLI, ...args], {
+    env: { ...process.env, FOLIO_LOG_LEVEL: 'warn', ...env },
+    maxBuffer: 1 << 24,
+  }).toString();
   return { ms: performance.now() - started, out };
 }
 
@@ -40,9 +43,17 @@ export async function runBackupBench(blog: ImportedBlog, posts: number): Promise
   const rebuild = timed(['site', 'rebuild', '--all'], { FOLIO_DATA_DIR: target });
 
   const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(0)} MB`;
-  rows.push({ area: 'backup', measure: `database of ${posts} posts / its gzip backup`, value: `${mb(statSync(join(dir, 'anchor.db')).size)} / ${mb(statSync(file).size)}` });
+  rows.push({
+    area: 'backup',
+    measure: `database of ${posts} posts / its gzip backup`,
+    value: `${mb(statSync(join(dir, 'anchor.db')).size)} / ${mb(statSync(file).size)}`,
+  });
   rows.push({ area: 'backup', measure: 'anchor: SQLite VACUUM INTO (no check, no gzip)', value: `${(anchorMs / 1000).toFixed(1)} s` });
-  rows.push({ area: 'backup', measure: 'folio backup file.gz (copy, integrity check, gzip)', value: `${(backup.ms / 1000).toFixed(1)} s (${(backup.ms / anchorMs).toFixed(1)}× anchor)` });
+  rows.push({
+    area: 'backup',
+    measure: 'folio backup file.gz (copy, integrity check, gzip)',
+    value: `${(backup.ms / 1000).toFixed(1)} s (${(backup.ms / anchorMs).toFixed(1)}× anchor)`,
+  });
   rows.push({ area: 'backup', measure: 'folio restore file.gz (gunzip, check)', value: `${(restore.ms / 1000).toFixed(1)} s` });
   rows.push({ area: 'backup', measure: `folio site rebuild --all (${posts} posts, fs, with search)`, value: `${(rebuild.ms / 1000).toFixed(1)} s` });
   rows.push({ area: 'backup', measure: 'load average during the section (1 min)', value: loadavg()[0]!.toFixed(2) });

@@ -29,7 +29,9 @@ export function corpusDir(n: number): string {
 /** The corpus's posts, sorted by file name. */
 export function loadCorpus(n: number): CorpusPost[] {
   const dir = corpusDir(n);
-  const files = readdirSync(join(dir, 'posts')).filter((f) => f.endsWith('.md')).sort();
+  const files = readdirSync(join(dir, 'posts'))
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   return files.map((file) => parsePost(readFileSync(join(dir, 'posts', file), 'utf8')));
 }
 
@@ -43,7 +45,11 @@ function parsePost(text: string): CorpusPost {
     title: rawTitle.startsWith('"') ? (JSON.parse(rawTitle) as string) : rawTitle,
     slug: field('slug'),
     date: field('date'),
-    tags: field('tags').replace(/^\[|\]$/g, '').split(',').map((t) => t.trim()).filter(Boolean),
+    tags: field('tags')
+      .replace(/^\[|\]$/g, '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
     lang: field('lang') === 'ko' ? 'ko' : 'en',
     body,
   };

@@ -38,7 +38,9 @@ async function api(server: BenchServer, blog: ImportedBlog, method: string, path
 }
 
 function counters(varnish: VarnishHandle): { hit: number; miss: number } {
-  const out = JSON.parse(execFileSync('varnishstat', ['-n', varnish.workdir, '-1', '-j']).toString()) as { counters?: Record<string, { value: number }> } & Record<string, { value: number }>;
+  const out = JSON.parse(execFileSync('varnishstat', ['-n', varnish.workdir, '-1', '-j']).toString()) as {
+    counters?: Record<string, { value: number }>;
+  } & Record<string, { value: number }>;
   const all = out.counters ?? out;
   return { hit: all['MAIN.cache_hit']?.value ?? 0, miss: (all['MAIN.cache_miss']?.value ?? 0) + (all['MAIN.cache_hitmiss']?.value ?? 0) };
 }
@@ -56,7 +58,12 @@ function wrk(varnish: VarnishHandle, host: string, paths: string[], dir: string)
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.on('exit', (code) => {
       const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-      process.stderr.write(`bench: wrk ${out.split('\n').filter((l) => /Requests\/sec|requests in|Latency/.test(l)).join(' | ')}\n`);
+      process.stderr.write(
+        `bench: wrk ${out
+          .split('\n')
+          .filter((l) => /Requests\/sec|requests in|Latency/.test(l))
+          .join(' | ')}\n`,
+      );
       if (code !== 0 || !rps) reject(new Error(`wrk failed (${code}): ${out.slice(0, 300)}`));
       else resolve(Number(rps[1]));
     });
@@ -88,10 +95,17 @@ export async function runEdgeBench(blog: ImportedBlog, corpus: readonly CorpusPo
     server = await startBenchServer(env);
     const bucket = new URL(s3.endpoint);
     const app = new URL(server.baseUrl);
-    varnish = await startVarnish({ port, storageMb: 512, vcl: shippedVclFor({ bucket: { host: bucket.hostname, port: Number(bucket.port) }, folio: { host: app.hostname, port: Number(app.port) } }) });
+    varnish = await startVarnish({
+      port,
+      storageMb: 512,
+      vcl: shippedVclFor({ bucket: { host: bucket.hostname, port: Number(bucket.port) }, folio: { host: app.hostname, port: Number(app.port) } }),
+    });
     // The whole blog into the bucket, as an operator would after moving to S3.
     const started = performance.now();
-    execFileSync(process.execPath, ['--openssl-legacy-provider', CLI, 'site', 'rebuild', blog.blogSlug], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, ['--openssl-legacy-provider', CLI, 'site', 'rebuild', blog.blogSlug], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     rows.push({ area: 'edge', measure: `site rebuild into s3rver, ${corpus.length} posts`, value: `${((performance.now() - started) / 1000).toFixed(1)} s` });
 
     // Publish → visible through the cache.
@@ -103,7 +117,11 @@ export async function runEdgeBench(blog: ImportedBlog, corpus: readonly CorpusPo
       if (warm.headers['x-cache'] !== 'HIT') throw new Error('the home page was not cached before the publish');
       const title = `Edge bench ${i} ${Date.now()}`;
       const t0 = performance.now();
-      const created = await api(server, blog, 'POST', '/v1/posts', { title, content: `Published through the edge. ${'Words. '.repeat(200)}`, status: 'published' });
+      const created = await api(server, blog, 'POST', '/v1/posts', {
+        title,
+        content: `Published through the edge. ${'Words. '.repeat(200)}`,
+        status: 'published',
+      });
       if (created.status !== 201) throw new Error(`publish answered ${created.status}`);
       answered.push(performance.now() - t0);
       for (;;) {
@@ -114,8 +132,17 @@ export async function runEdgeBench(blog: ImportedBlog, corpus: readonly CorpusPo
       visible.push(performance.now() - t0);
     }
     const ratio = percentile(visible, 95) / percentile(answered, 95);
-    rows.push({ area: 'edge', measure: `anchor: publish answered (page in the store) p50 / p95, ${corpus.length} posts`, value: `${percentile(answered, 50).toFixed(0)} / ${percentile(answered, 95).toFixed(0)} ms` });
-    rows.push({ area: 'edge', measure: 'publish → visible through Varnish p50 / p95', value: `${percentile(visible, 50).toFixed(0)} / ${percentile(visible, 95).toFixed(0)} ms (p95 ${ratio.toFixed(2)}× anchor)`, target: 'p95 ≤ 150 ms' });
+    rows.push({
+      area: 'edge',
+      measure: `anchor: publish answered (page in the store) p50 / p95, ${corpus.length} posts`,
+      value: `${percentile(answered, 50).toFixed(0)} / ${percentile(answered, 95).toFixed(0)} ms`,
+    });
+    rows.push({
+      area: 'edge',
+      measure: 'publish → visible through Varnish p50 / p95',
+      value: `${percentile(visible, 50).toFixed(0)} / ${percentile(visible, 95).toFixed(0)} ms (p95 ${ratio.toFixed(2)}× anchor)`,
+      target: 'p95 ≤ 150 ms',
+    });
 
     // Reads through the cache: the home page, feeds and 1,000 post pages, warmed first.
     const paths = ['/', '/rss.xml', '/feed.json', '/sitemap.xml', ...corpus.slice(0, 1000).map((p) => `/${encodeURIComponent(p.slug)}`)];
@@ -127,7 +154,12 @@ export async function runEdgeBench(blog: ImportedBlog, corpus: readonly CorpusPo
     const writer = (async () => {
       while (writing) {
         const next = performance.now() + 1000;
-        await api(server!, blog, 'POST', '/v1/posts', { title: `Writer ${published} ${Date.now()}`, content: 'Written during the read benchmark.', tags: [corpus[0]!.tags[0] ?? 'x'], status: 'published' });
+        await api(server!, blog, 'POST', '/v1/posts', {
+          title: `Writer ${published} ${Date.now()}`,
+          content: 'Written during the read benchmark.',
+          tags: [corpus[0]!.tags[0] ?? 'x'],
+          status: 'published',
+        });
         published++;
         await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
       }
@@ -139,8 +171,17 @@ export async function runEdgeBench(blog: ImportedBlog, corpus: readonly CorpusPo
     const hits = after.hit - before.hit;
     const misses = after.miss - before.miss;
     rows.push({ area: 'edge', measure: `anchor: reads/s through Varnish, no writer (wrk -t2 -c32, ${paths.length} paths)`, value: quiet.toFixed(0) });
-    rows.push({ area: 'edge', measure: `reads/s through Varnish while publishing once a second (${published} posts)`, value: `${busy.toFixed(0)} (${(busy / quiet).toFixed(2)}× anchor)` });
-    rows.push({ area: 'edge', measure: 'cache hit ratio while publishing once a second', value: `${((100 * hits) / Math.max(1, hits + misses)).toFixed(2)} % (${misses} misses)`, target: '≥ 99 %' });
+    rows.push({
+      area: 'edge',
+      measure: `reads/s through Varnish while publishing once a second (${published} posts)`,
+      value: `${busy.toFixed(0)} (${(busy / quiet).toFixed(2)}× anchor)`,
+    });
+    rows.push({
+      area: 'edge',
+      measure: 'cache hit ratio while publishing once a second',
+      value: `${((100 * hits) / Math.max(1, hits + misses)).toFixed(2)} % (${misses} misses)`,
+      target: '≥ 99 %',
+    });
     rows.push({ area: 'edge', measure: 'load average during the section (1 min)', value: loadavg()[0]!.toFixed(2) });
   } finally {
     await varnish?.stop();

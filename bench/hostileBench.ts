@@ -32,7 +32,9 @@ export async function runHostileBench(): Promise<BenchRow[]> {
   try {
     const key = createBenchAccount(server.dataDir);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const blog = (await (await fetch(`${server.baseUrl}/v1/blogs`, { method: 'POST', headers, body: JSON.stringify({ slug: 'hostile', name: 'Hostile' }) })).json()) as { id: string };
+    const blog = (await (
+      await fetch(`${server.baseUrl}/v1/blogs`, { method: 'POST', headers, body: JSON.stringify({ slug: 'hostile', name: 'Hostile' }) })
+    ).json()) as { id: string };
     const blogHeaders = { ...headers, 'x-blog-id': blog.id };
     const call = async (method: string, path: string, body?: unknown): Promise<number> => {
       const res = await fetch(`${server.baseUrl}${path}`, { method, headers: blogHeaders, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -64,9 +66,20 @@ export async function runHostileBench(): Promise<BenchRow[]> {
         target: `≤ ${TARGET_MS}`,
       });
     }
-    rows.push({ area: 'hostile', measure: `worst over ${hostileInputs(MIB).length} inputs (${worst.what}), ms`, value: worst.ms.toFixed(0), target: `≤ ${TARGET_MS}` });
+    rows.push({
+      area: 'hostile',
+      measure: `worst over ${hostileInputs(MIB).length} inputs (${worst.what}), ms`,
+      value: worst.ms.toFixed(0),
+      target: `≤ ${TARGET_MS}`,
+    });
     rows.push({ area: 'hostile', measure: 'worst / idle anchor', value: `${(worst.ms / Math.max(idle, 1)).toFixed(1)}x` });
-    rows.push({ area: 'hostile', measure: 'answers by status', value: Object.entries(statuses).map(([s, n]) => `${s}: ${n}`).join(', ') });
+    rows.push({
+      area: 'hostile',
+      measure: 'answers by status',
+      value: Object.entries(statuses)
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(', '),
+    });
     rows.push(...(await hostileImageRows(server, TARGET_MS)));
     rows.push({ area: 'hostile', measure: 'load average (1 min) at the end', value: loadavg()[0]!.toFixed(2) });
   } finally {

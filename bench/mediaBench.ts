@@ -22,8 +22,13 @@ const UPLOADS = 5;
 /** A photo-like 4000 × 3000 JPEG: sky gradient, sun, hills, and sensor-like noise (never the same bytes twice). */
 async function cameraJpeg(seed: number): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="3000"><defs><linearGradient id="s" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="hsl(${(seed * 47) % 360},60%,55%)"/><stop offset="1" stop-color="#fdf6e3"/></linearGradient></defs><rect width="4000" height="3000" fill="url(#s)"/><circle cx="3000" cy="700" r="300" fill="#f5c542"/><ellipse cx="1500" cy="3200" rx="2800" ry="1200" fill="#3d7a3a"/><ellipse cx="3300" cy="3300" rx="1800" ry="900" fill="#2f5f2d"/></svg>`;
-  const noise = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 12 } } }).png().toBuffer();
-  return sharp(Buffer.from(svg)).composite([{ input: noise, blend: 'overlay' }]).jpeg({ quality: 92 }).toBuffer();
+  const noise = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 12 } } })
+    .png()
+    .toBuffer();
+  return sharp(Buffer.from(svg))
+    .composite([{ input: noise, blend: 'overlay' }])
+    .jpeg({ quality: 92 })
+    .toBuffer();
 }
 
 /** The server's event-loop delay maximum since the last call, in ms. */
@@ -54,7 +59,13 @@ export async function runMediaBench(): Promise<BenchRow[]> {
   try {
     const key = createBenchAccount(server.dataDir);
     const auth = { authorization: `Bearer ${key}` };
-    const blog = (await (await fetch(`${server.baseUrl}/v1/blogs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'photos', name: 'Photos' }) })).json()) as { id: string };
+    const blog = (await (
+      await fetch(`${server.baseUrl}/v1/blogs`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ slug: 'photos', name: 'Photos' }),
+      })
+    ).json()) as { id: string };
 
     const idleProbe = probe(server.baseUrl);
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -69,7 +80,11 @@ export async function runMediaBench(): Promise<BenchRow[]> {
     const probing = probe(server.baseUrl);
     for (const photo of photos) {
       const started = performance.now();
-      const res = await fetch(`${server.baseUrl}/v1/media`, { method: 'POST', headers: { ...auth, 'x-blog-id': blog.id, 'content-type': 'image/jpeg' }, body: new Uint8Array(photo) });
+      const res = await fetch(`${server.baseUrl}/v1/media`, {
+        method: 'POST',
+        headers: { ...auth, 'x-blog-id': blog.id, 'content-type': 'image/jpeg' },
+        body: new Uint8Array(photo),
+      });
       if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
       times.push(performance.now() - started);
       last = (await res.json()) as typeof last;
@@ -88,13 +103,45 @@ export async function runMediaBench(): Promise<BenchRow[]> {
     const fallback = await sizeOf(variant(1600, 'image/jpeg').url);
     const original = last!.bytes;
 
-    const load = loadavg().map((l) => l.toFixed(1)).join(' / ');
-    rows.push({ area, measure: `upload → 201 (full size, 9 variants, og crop), p50 / max of ${UPLOADS}`, value: `${percentile(times, 0.5).toFixed(0)} / ${Math.max(...times).toFixed(0)} ms`, target: `load ${load}` });
-    rows.push({ area, measure: 'anchor: sharp in process, one 1600 px JPEG, p50', value: `${percentile(anchor, 0.5).toFixed(0)} ms`, target: `upload / anchor ${(percentile(times, 0.5) / percentile(anchor, 0.5)).toFixed(1)}x` });
-    rows.push({ area, measure: 'worst /healthz latency while uploading / idle anchor', value: `${worst.toFixed(0)} / ${idle.toFixed(0)} ms`, target: '≤ 100 ms' });
-    rows.push({ area, measure: 'longest event-loop stall of the server while uploading (its own monitor, 10 ms resolution)', value: `${stall.toFixed(0)} ms`, target: '≤ 100 ms' });
-    rows.push({ area, measure: 'bytes: upload → desktop reader (960 px AVIF)', value: `${mb(original)} → ${kb(desktop)}`, target: `${((1 - desktop / original) * 100).toFixed(1)}% saved` });
-    rows.push({ area, measure: 'bytes: phone reader (480 px AVIF); no-AVIF browser (1600 px JPEG)', value: `${kb(phone)}; ${kb(fallback)}`, target: `${((1 - phone / original) * 100).toFixed(1)}%; ${((1 - fallback / original) * 100).toFixed(1)}% saved` });
+    const load = loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ');
+    rows.push({
+      area,
+      measure: `upload → 201 (full size, 9 variants, og crop), p50 / max of ${UPLOADS}`,
+      value: `${percentile(times, 0.5).toFixed(0)} / ${Math.max(...times).toFixed(0)} ms`,
+      target: `load ${load}`,
+    });
+    rows.push({
+      area,
+      measure: 'anchor: sharp in process, one 1600 px JPEG, p50',
+      value: `${percentile(anchor, 0.5).toFixed(0)} ms`,
+      target: `upload / anchor ${(percentile(times, 0.5) / percentile(anchor, 0.5)).toFixed(1)}x`,
+    });
+    rows.push({
+      area,
+      measure: 'worst /healthz latency while uploading / idle anchor',
+      value: `${worst.toFixed(0)} / ${idle.toFixed(0)} ms`,
+      target: '≤ 100 ms',
+    });
+    rows.push({
+      area,
+      measure: 'longest event-loop stall of the server while uploading (its own monitor, 10 ms resolution)',
+      value: `${stall.toFixed(0)} ms`,
+      target: '≤ 100 ms',
+    });
+    rows.push({
+      area,
+      measure: 'bytes: upload → desktop reader (960 px AVIF)',
+      value: `${mb(original)} → ${kb(desktop)}`,
+      target: `${((1 - desktop / original) * 100).toFixed(1)}% saved`,
+    });
+    rows.push({
+      area,
+      measure: 'bytes: phone reader (480 px AVIF); no-AVIF browser (1600 px JPEG)',
+      value: `${kb(phone)}; ${kb(fallback)}`,
+      target: `${((1 - phone / original) * 100).toFixed(1)}%; ${((1 - fallback / original) * 100).toFixed(1)}% saved`,
+    });
     rows.push({ area, measure: 'stored per image (all objects)', value: mb(last!.stored_bytes) });
     return rows;
   } finally {

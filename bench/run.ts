@@ -32,7 +32,9 @@ const { values } = parseArgs({
     minutes: { type: 'string' },
   },
 });
-const only = new Set((values.only ?? 'api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start,soak').split(',').map((s) => s.trim()));
+const only = new Set(
+  (values.only ?? 'api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start,soak').split(',').map((s) => s.trim()),
+);
 const seconds = Number(values.seconds ?? 10);
 
 const rows: BenchRow[] = [];

@@ -95,7 +95,10 @@ function parsePost(text: string, url: string): SearchDocument {
     body,
     code: codeText(markdown),
     metaDescription: cut.length < 160 ? cut : cut.slice(0, cut.lastIndexOf(' ')),
-    tags: field('tags').replace(/^\[|\]$/g, '').split(', ').filter(Boolean),
+    tags: field('tags')
+      .replace(/^\[|\]$/g, '')
+      .split(', ')
+      .filter(Boolean),
     createdAt: date,
     publishedAt: date,
     url: `${url}/${slug}/`,
@@ -105,7 +108,11 @@ function parsePost(text: string, url: string): SearchDocument {
 /** The text of the fenced code blocks, as the publisher's htmlToSearchText takes it apart. */
 function codeText(md: string): string {
   const blocks = md.match(/^```[^\n]*\n[\s\S]*?^```/gm) ?? [];
-  return blocks.map((block) => block.replace(/^```.*$/gm, ' ')).join(' ').replace(/\s+/g, ' ').trim();
+  return blocks
+    .map((block) => block.replace(/^```.*$/gm, ' '))
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Roughly what the publisher's htmlToPlainText gives: code blocks out, markup off. */
@@ -233,7 +240,12 @@ export async function runSearchBench(opts: { posts: number; corpusDir: string })
 
     const codeQueries = generateCodeQueries(docs, 200);
     const reader = await runReader({ root, ftsPath, queries, codeQueries });
-    rows.push({ area, measure: 'first query after restart (load + query)', value: ms(reader.firstQueryMs), target: opts.posts >= 50_000 ? '≤ 1 s' : '≤ 300 ms' });
+    rows.push({
+      area,
+      measure: 'first query after restart (load + query)',
+      value: ms(reader.firstQueryMs),
+      target: opts.posts >= 50_000 ? '≤ 1 s' : '≤ 300 ms',
+    });
     const fast = reader.warm.postings;
     rows.push({
       area,
@@ -241,7 +253,11 @@ export async function runSearchBench(opts: { posts: number; corpusDir: string })
       value: `${ms(fast.p50)} / ${ms(fast.p95)} / ${ms(fast.max)}`,
     });
     const { fts5, fts5Top } = reader;
-    rows.push({ area, measure: `FTS5 top 20 + count, p50 / p95 / max, same queries, alternating`, value: `${ms(fts5.p50)} / ${ms(fts5.p95)} / ${ms(fts5.max)}` });
+    rows.push({
+      area,
+      measure: `FTS5 top 20 + count, p50 / p95 / max, same queries, alternating`,
+      value: `${ms(fts5.p50)} / ${ms(fts5.p95)} / ${ms(fts5.max)}`,
+    });
     rows.push({ area, measure: `FTS5 top 20 alone, p50 / p95 / max`, value: `${ms(fts5Top.p50)} / ${ms(fts5Top.p95)} / ${ms(fts5Top.max)}` });
     rows.push({
       area,
@@ -263,7 +279,13 @@ export async function runSearchBench(opts: { posts: number; corpusDir: string })
       value: `${reader.heapMb.toFixed(0)} + ${reader.arrayBuffersMb.toFixed(0)} / ${reader.rssMb.toFixed(0)} MB`,
       target: `RSS ≤ 500 MB (cache estimate ${reader.estimatedMb.toFixed(0)} MB)`,
     });
-    rows.push({ area, measure: 'load average (1 / 5 / 15 min) after the queries', value: loadavg().map((l) => l.toFixed(1)).join(' / ') });
+    rows.push({
+      area,
+      measure: 'load average (1 / 5 / 15 min) after the queries',
+      value: loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' / '),
+    });
 
     // Publishing: the index update part, on a warm writer (as in the server process).
     const cache = new SearchIndexCache(store);
@@ -281,7 +303,12 @@ export async function runSearchBench(opts: { posts: number; corpusDir: string })
     }
     await publisher.idle();
     times.sort((a, b) => a - b);
-    rows.push({ area, measure: `single-post upsert p50 / p95 (${UPSERTS} publishes)`, value: `${ms(percentile(times, 0.5))} / ${ms(percentile(times, 0.95))}`, target: 'p95 ≪ 150 ms' });
+    rows.push({
+      area,
+      measure: `single-post upsert p50 / p95 (${UPSERTS} publishes)`,
+      value: `${ms(percentile(times, 0.5))} / ${ms(percentile(times, 0.95))}`,
+      target: 'p95 ≪ 150 ms',
+    });
     return rows;
   } finally {
     rmSync(root, { recursive: true, force: true });

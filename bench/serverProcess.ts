@@ -18,7 +18,9 @@ const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 
 /** A new enterprise account on the data dir (through the real CLI); returns its API key. */
 export function createBenchAccount(dataDir: string): string {
-  const out = execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'enterprise', '--json'], { env: { ...process.env, FOLIO_DATA_DIR: dataDir } });
+  const out = execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'enterprise', '--json'], {
+    env: { ...process.env, FOLIO_DATA_DIR: dataDir },
+  });
   return (JSON.parse(out.toString()) as { api_key: string }).api_key;
 }
 
@@ -26,7 +28,11 @@ export function createBenchAccount(dataDir: string): string {
  * Runs the real server (dist/server/main.js) in its own process, so the load generator and the
  * server do not share one event loop.
  */
-export async function startBenchServer(env: Record<string, string> = {}, port = 3900 + Math.floor(Math.random() * 500), nodeArgs: readonly string[] = []): Promise<BenchServer> {
+export async function startBenchServer(
+  env: Record<string, string> = {},
+  port = 3900 + Math.floor(Math.random() * 500),
+  nodeArgs: readonly string[] = [],
+): Promise<BenchServer> {
   const dataDir = env.FOLIO_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'folio-bench-'));
   const child: ChildProcess = spawn(process.execPath, ['--openssl-legacy-provider', ...nodeArgs, MAIN], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'info', ...env },

@@ -54,7 +54,10 @@ async function serverSample(baseUrl: string): Promise<ServerSample> {
   return {
     delay: value(/^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m) * 1000,
     cpu: value(/^process_cpu_seconds_total(?:\{[^}]*\})? ([0-9.e+-]+)$/m),
-    majorGc: (/^nodejs_gc_duration_seconds_sum\{[^}]*kind="major"[^}]*\} ([0-9.e+-]+)$/m.exec(text) ? value(/^nodejs_gc_duration_seconds_sum\{[^}]*kind="major"[^}]*\} ([0-9.e+-]+)$/m) : 0) * 1000,
+    majorGc:
+      (/^nodejs_gc_duration_seconds_sum\{[^}]*kind="major"[^}]*\} ([0-9.e+-]+)$/m.exec(text)
+        ? value(/^nodejs_gc_duration_seconds_sum\{[^}]*kind="major"[^}]*\} ([0-9.e+-]+)$/m)
+        : 0) * 1000,
     heapUsed: value(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([0-9.e+-]+)$/m),
   };
 }
@@ -106,7 +109,10 @@ class IdleAnchor {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' / ');
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ');
 
 interface Blog {
   id: string;
@@ -120,7 +126,11 @@ class Api {
     private readonly key: string,
   ) {}
 
-  async call(method: string, path: string, options: { blogId?: string; body?: unknown; raw?: Uint8Array; type?: string } = {}): Promise<{ status: number; body: any }> {
+  async call(
+    method: string,
+    path: string,
+    options: { blogId?: string; body?: unknown; raw?: Uint8Array; type?: string } = {},
+  ): Promise<{ status: number; body: any }> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.key}` };
     if (options.blogId) headers['x-blog-id'] = options.blogId;
     let body: string | Uint8Array<ArrayBuffer> | undefined;
@@ -151,7 +161,9 @@ async function images(): Promise<Buffer[]> {
       [1200, 800],
       [320, 320],
     ].map(([width, height], i) =>
-      sharp({ create: { width: width!, height: height!, channels: 3, background: { r: 40 * i, g: 120, b: 200 }, noise: { type: 'gaussian', mean: 128, sigma: 20 } } })
+      sharp({
+        create: { width: width!, height: height!, channels: 3, background: { r: 40 * i, g: 120, b: 200 }, noise: { type: 'gaussian', mean: 128, sigma: 20 } },
+      })
         .png()
         .toBuffer(),
     ),
@@ -204,7 +216,7 @@ async function client(api: Api, blogs: Blog[], corpus: CorpusPost[], photos: Buf
     state = (Math.imul(state, 1103515245) + 12345) >>> 0;
     return state / 4294967296;
   };
-  const pick = <T,>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
   const port = new URL(api.baseUrl).port;
   let made = 0;
   while (Date.now() < until) {
@@ -222,7 +234,9 @@ async function client(api: Api, blogs: Blog[], corpus: CorpusPost[], photos: Buf
         const res = await api.call('GET', '/v1/posts?per_page=50', { blogId: blog.id });
         tally.add('post list', res.status === 200, res.status);
       } else if (r < 0.72) {
-        const words = pick(corpus).title.split(/\s+/).slice(0, 1 + Math.floor(rand() * 2));
+        const words = pick(corpus)
+          .title.split(/\s+/)
+          .slice(0, 1 + Math.floor(rand() * 2));
         const res = await api.call('GET', `/v1/search?q=${encodeURIComponent(words.join(' '))}`, { blogId: blog.id });
         tally.add('search', res.status === 200, res.status);
       } else if (r < 0.8) {
@@ -271,7 +285,12 @@ export async function runSoakBench(opts: { minutes: number; corpusPosts?: number
     await sleep(Math.max(0, 1500 - (performance.now() - startedAt)));
     const firstSeconds = await loopMax(server.baseUrl);
     rows.push({ area, measure: `start of the seeded server: spawn → /healthz answered`, value: `${upAfter.toFixed(0)} ms` });
-    rows.push({ area, measure: 'worst event-loop delay until the first answer / in the 1.5 s after start', value: `${untilUp.toFixed(0)} / ${firstSeconds.toFixed(0)} ms`, target: `≤ ${TARGET_MS} ms` });
+    rows.push({
+      area,
+      measure: 'worst event-loop delay until the first answer / in the 1.5 s after start',
+      value: `${untilUp.toFixed(0)} / ${firstSeconds.toFixed(0)} ms`,
+      target: `≤ ${TARGET_MS} ms`,
+    });
 
     const api = new Api(server.baseUrl, key);
     const tally = new Tally();

@@ -49,13 +49,22 @@ export async function runStartBench(blog: ImportedBlog, posts: number): Promise<
   for (let i = 0; i < ROUNDS; i++) {
     const port = await freePort();
     const runFolio = async () =>
-      folio.push(await timeToFirstAnswer([MAIN], { FOLIO_DATA_DIR: blog.dataDir, PORT: String(port), HOST: '127.0.0.1', FOLIO_LOG_LEVEL: 'info' }, port, '/healthz'));
+      folio.push(
+        await timeToFirstAnswer([MAIN], { FOLIO_DATA_DIR: blog.dataDir, PORT: String(port), HOST: '127.0.0.1', FOLIO_LOG_LEVEL: 'info' }, port, '/healthz'),
+      );
     const runBare = async () => bare.push(await timeToFirstAnswer([ANCHOR, join(blog.dataDir, 'folio.db'), String(port)], {}, port, '/v1/posts/none'));
     for (const step of i % 2 === 0 ? [runFolio, runBare] : [runBare, runFolio]) await step();
   }
-  const load = loadavg().map((l) => l.toFixed(1)).join(' / ');
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
   return [
-    { area, measure: `spawn → first HTTP answer, median of ${ROUNDS} interleaved; load ${load}`, value: `${median(folio).toFixed(0)} ms`, target: `bare Koa ${median(bare).toFixed(0)} ms` },
+    {
+      area,
+      measure: `spawn → first HTTP answer, median of ${ROUNDS} interleaved; load ${load}`,
+      value: `${median(folio).toFixed(0)} ms`,
+      target: `bare Koa ${median(bare).toFixed(0)} ms`,
+    },
     { area, measure: 'Folio / bare Koa + better-sqlite3', value: `${(median(folio) / median(bare)).toFixed(2)}×`, target: '≤ 1.5×' },
   ];
 }

@@ -74,8 +74,11 @@ async function filesOf(store: FsSiteStore, meta: StaticMeta, q: string): Promise
     return object ? (JSON.parse(object.body.toString()) as unknown) : null;
   };
   const dead = new Set(meta.dead);
-  const lists = await Promise.all(queryTerms(q).map(async (term) => livePostings((await Promise.all(chunkPathsOf(meta, term).map(read))) as (ChunkFile | null)[], term, dead)));
-  const entryOf = async (ordinal: number): Promise<FragmentEntry | undefined> => ((await read(`d/${Math.floor(ordinal / FRAGMENT_SIZE)}.json`)) as Record<string, FragmentEntry> | null)?.[ordinal];
+  const lists = await Promise.all(
+    queryTerms(q).map(async (term) => livePostings((await Promise.all(chunkPathsOf(meta, term).map(read))) as (ChunkFile | null)[], term, dead)),
+  );
+  const entryOf = async (ordinal: number): Promise<FragmentEntry | undefined> =>
+    ((await read(`d/${Math.floor(ordinal / FRAGMENT_SIZE)}.json`)) as Record<string, FragmentEntry> | null)?.[ordinal];
   for (const ordinal of await new RankedMatches(scoreMatches(meta, lists), entryOf).slice(0, PAGE_SIZE)) await entryOf(ordinal);
   return [...loaded];
 }
@@ -96,7 +99,9 @@ function serve(store: FsSiteStore): Promise<{ server: Server; origin: string }> 
       res.writeHead(200, { 'content-type': object.contentType, ...(gzip ? { 'content-encoding': 'gzip' } : {}) }).end(body);
     })();
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as { port: number }).port}` })),
+  );
 }
 
 interface QueryTime {
@@ -142,9 +147,13 @@ async function typeAndTime(page: Page, query: string): Promise<QueryTime> {
         }
       });
       observer.observe(list, { attributes: true, attributeFilter: ['aria-busy'], childList: true, subtree: true });
-      input.addEventListener('keydown', (event) => {
-        if (event.key === 'Enter' && !started) started = (window as unknown as { folioEnter: number }).folioEnter = performance.now();
-      }, { capture: true, once: true });
+      input.addEventListener(
+        'keydown',
+        (event) => {
+          if (event.key === 'Enter' && !started) started = (window as unknown as { folioEnter: number }).folioEnter = performance.now();
+        },
+        { capture: true, once: true },
+      );
     });
   });
   await page.keyboard.press('Enter');
@@ -155,7 +164,14 @@ async function typeAndTime(page: Page, query: string): Promise<QueryTime> {
 function resourceTimes(page: Page): Promise<unknown[]> {
   return page.evaluate(() => {
     const enter = (window as unknown as { folioEnter?: number }).folioEnter ?? 0;
-    return performance.getEntriesByType('resource').map((e) => [e.name.replace(/^.*\/search\//, ''), Math.round(e.startTime - enter), Math.round((e as PerformanceResourceTiming).responseEnd - enter), (e as PerformanceResourceTiming).transferSize]);
+    return performance
+      .getEntriesByType('resource')
+      .map((e) => [
+        e.name.replace(/^.*\/search\//, ''),
+        Math.round(e.startTime - enter),
+        Math.round((e as PerformanceResourceTiming).responseEnd - enter),
+        (e as PerformanceResourceTiming).transferSize,
+      ]);
   });
 }
 
@@ -228,7 +244,12 @@ export async function runStaticSearchBench(opts: { posts: number; corpusDir: str
       value: `${percentile(upserts, 0.5).toFixed(0)} / ${percentile(upserts, 0.95).toFixed(0)} / ${Math.max(...upserts).toFixed(0)} ms`,
       target: `term chunks rewritten p50 ${percentile(chunksWritten, 0.5)}, max ${Math.max(...chunksWritten)} of ${meta.chunks}`,
     });
-    rows.push({ area, measure: `background upkeep: the delta merge due after ${DELTA_MAX} publishes`, value: `${(upkeepMs / 1000).toFixed(1)} s`, target: 'off the publish path' });
+    rows.push({
+      area,
+      measure: `background upkeep: the delta merge due after ${DELTA_MAX} publishes`,
+      value: `${(upkeepMs / 1000).toFixed(1)} s`,
+      target: 'off the publish path',
+    });
 
     const keys = await store.list(`${BLOG}/search/`);
     const wire = new WireSizes(store);
@@ -238,14 +259,23 @@ export async function runStaticSearchBench(opts: { posts: number; corpusDir: str
       raw += (await store.get(key))!.body.length;
       gz += await wire.of(key);
     }
-    rows.push({ area, measure: `index size (${keys.length} files, ${meta.chunks} term chunks)`, value: `${(gz / 1e6).toFixed(1)} MB gzip`, target: `${(raw / 1e6).toFixed(1)} MB raw` });
+    rows.push({
+      area,
+      measure: `index size (${keys.length} files, ${meta.chunks} term chunks)`,
+      value: `${(gz / 1e6).toFixed(1)} MB gzip`,
+      target: `${(raw / 1e6).toFixed(1)} MB raw`,
+    });
 
     // The page itself and its script, as the publisher writes them.
     const theme = loadTheme(templatesDir);
-    const ctx = createRenderContext({ theme, blog: { id: 'b', slug: BLOG, name: 'Bench', description: '', baseUrl: 'https://bench.example.com', themeConfig: {}, updatedAt: new Date().toISOString() } });
+    const ctx = createRenderContext({
+      theme,
+      blog: { id: 'b', slug: BLOG, name: 'Bench', description: '', baseUrl: 'https://bench.example.com', themeConfig: {}, updatedAt: new Date().toISOString() },
+    });
     const pageObject = renderSearchPage(ctx);
     await store.put(pageObject.key, pageObject.body, { contentType: pageObject.contentType, cacheControl: pageObject.cacheControl });
-    for (const asset of siteAssets(BLOG, theme.assets)) await store.put(asset.key, asset.body, { contentType: asset.contentType, cacheControl: asset.cacheControl });
+    for (const asset of siteAssets(BLOG, theme.assets))
+      await store.put(asset.key, asset.body, { contentType: asset.contentType, cacheControl: asset.cacheControl });
     const scriptKey = `${BLOG}/assets/${theme.searchScript}`;
     const pageBytes = (await wire.of(pageObject.key)) + (await wire.of(`${BLOG}/assets/${theme.stylesheet}`));
     const scriptBytes = await wire.of(scriptKey);
@@ -265,8 +295,18 @@ export async function runStaticSearchBench(opts: { posts: number; corpusDir: str
       further.push(extra);
       previous = new Set(files);
     }
-    rows.push({ area, measure: `first query: page + CSS + script + index, median / p95 (${QUERIES} queries)`, value: `${kb(percentile(first, 0.5))} / ${kb(percentile(first, 0.95))}`, target: '≤ 150 KB (Pagefind: < 300 KB)' });
-    rows.push({ area, measure: `further query: index files not yet loaded, median / p95`, value: `${kb(percentile(further, 0.5))} / ${kb(percentile(further, 0.95))}`, target: '≤ 50 KB' });
+    rows.push({
+      area,
+      measure: `first query: page + CSS + script + index, median / p95 (${QUERIES} queries)`,
+      value: `${kb(percentile(first, 0.5))} / ${kb(percentile(first, 0.95))}`,
+      target: '≤ 150 KB (Pagefind: < 300 KB)',
+    });
+    rows.push({
+      area,
+      measure: `further query: index files not yet loaded, median / p95`,
+      value: `${kb(percentile(further, 0.5))} / ${kb(percentile(further, 0.95))}`,
+      target: '≤ 50 KB',
+    });
 
     const times = await browserTimes(store, queries.slice(0, BROWSER_QUERIES));
     for (const which of ['first', 'all'] as const) {

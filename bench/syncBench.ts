@@ -32,7 +32,16 @@ export async function runSyncBench(posts: number): Promise<BenchRow[]> {
     for (const post of loadCorpus(posts).slice(0, posts)) {
       // A few generated slugs hold `--`, which the API refuses (push names those files).
       const slug = post.slug.replace(/-{2,}/g, '-');
-      const file = formatPostFile({ title: post.title, slug, tags: post.tags, description: undefined, ogImage: undefined, status: 'published', scheduledAt: undefined, content: post.body });
+      const file = formatPostFile({
+        title: post.title,
+        slug,
+        tags: post.tags,
+        description: undefined,
+        ogImage: undefined,
+        status: 'published',
+        scheduledAt: undefined,
+        content: post.body,
+      });
       writeFileSync(join(dir, `${slug}.md`), file);
     }
     const key = createBenchAccount(server.dataDir);
@@ -47,9 +56,21 @@ export async function runSyncBench(posts: number): Promise<BenchRow[]> {
     const second = await run(['push', dir, '--blog', 'pushed'], env);
     const line = (out: string): string => out.trim().split('\n').pop() ?? '';
     return [
-      { area, measure: 'first push into an empty blog (creates and publishes every post)', value: `${(first.ms / 1000).toFixed(1)} s`, target: line(first.stdout) },
+      {
+        area,
+        measure: 'first push into an empty blog (creates and publishes every post)',
+        value: `${(first.ms / 1000).toFixed(1)} s`,
+        target: line(first.stdout),
+      },
       { area, measure: 'second push of the same folder', value: `${(second.ms / 1000).toFixed(2)} s`, target: line(second.stdout) },
-      { area, measure: 'load average (1 / 5 min)', value: loadavg().slice(0, 2).map((l) => l.toFixed(1)).join(' / ') },
+      {
+        area,
+        measure: 'load average (1 / 5 min)',
+        value: loadavg()
+          .slice(0, 2)
+          .map((l) => l.toFixed(1))
+          .join(' / '),
+      },
     ];
   } finally {
     await server.stop();

@@ -97,9 +97,22 @@ export async function runTenantsBench(opts: TenantsBenchOptions): Promise<BenchR
     cold.sort((a, b) => a - b);
     warm.sort((a, b) => a - b);
     const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(0)} MB`;
-    rows.push({ area, measure: `search cache, largest estimate over ${QUERIES} queries`, value: `${mb(maxBytes)} of ${mb(budget)}`, target: '≤ FOLIO_SEARCH_CACHE_MB' });
-    rows.push({ area, measure: `query of a small blog not in memory (${cold.length}), p50 / p95`, value: `${ms(percentile(cold, 0.5))} / ${ms(percentile(cold, 0.95))}` });
-    rows.push({ area, measure: `query of a blog in memory (${warm.length}), p50 / p95`, value: `${ms(percentile(warm, 0.5))} / ${ms(percentile(warm, 0.95))}` });
+    rows.push({
+      area,
+      measure: `search cache, largest estimate over ${QUERIES} queries`,
+      value: `${mb(maxBytes)} of ${mb(budget)}`,
+      target: '≤ FOLIO_SEARCH_CACHE_MB',
+    });
+    rows.push({
+      area,
+      measure: `query of a small blog not in memory (${cold.length}), p50 / p95`,
+      value: `${ms(percentile(cold, 0.5))} / ${ms(percentile(cold, 0.95))}`,
+    });
+    rows.push({
+      area,
+      measure: `query of a blog in memory (${warm.length}), p50 / p95`,
+      value: `${ms(percentile(warm, 0.5))} / ${ms(percentile(warm, 0.95))}`,
+    });
     rows.push({ area, measure: `query of the large blog not in memory (${bigCold.length}×), worst`, value: ms(Math.max(...bigCold, 0)), target: '≤ 1 s' });
 
     // Publishing into t0 alone, then while readers search the other blogs.
@@ -141,7 +154,14 @@ export async function runTenantsBench(opts: TenantsBenchOptions): Promise<BenchR
       target: 'flat',
     });
     await heavy.close();
-    rows.push({ area, measure: 'RSS at the end; load average (1 / 5 min)', value: `${(process.memoryUsage().rss / 1e6).toFixed(0)} MB; ${loadavg().slice(0, 2).map((l) => l.toFixed(1)).join(' / ')}` });
+    rows.push({
+      area,
+      measure: 'RSS at the end; load average (1 / 5 min)',
+      value: `${(process.memoryUsage().rss / 1e6).toFixed(0)} MB; ${loadavg()
+        .slice(0, 2)
+        .map((l) => l.toFixed(1))
+        .join(' / ')}`,
+    });
     return rows;
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -15,7 +15,6 @@ import { percentile } from './harness/stats.js';
 
 const POSTS = 200;
 
-
 export async function runWebhookBench(): Promise<BenchRow[]> {
   const area = 'webhooks';
   let secret = '';
@@ -46,11 +45,23 @@ export async function runWebhookBench(): Promise<BenchRow[]> {
   try {
     const key = createBenchAccount(server.dataDir);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const blog = (await (await fetch(`${server.baseUrl}/v1/blogs`, { method: 'POST', headers, body: JSON.stringify({ slug: 'hooks', name: 'Hooks' }) })).json()) as { id: string };
-    const hook = (await (await fetch(`${server.baseUrl}/v1/blogs/${blog.id}/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: hookUrl, events: ['post.published'] }) })).json()) as { secret: string };
+    const blog = (await (
+      await fetch(`${server.baseUrl}/v1/blogs`, { method: 'POST', headers, body: JSON.stringify({ slug: 'hooks', name: 'Hooks' }) })
+    ).json()) as { id: string };
+    const hook = (await (
+      await fetch(`${server.baseUrl}/v1/blogs/${blog.id}/webhooks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: hookUrl, events: ['post.published'] }),
+      })
+    ).json()) as { secret: string };
     secret = hook.secret;
     for (let i = 0; i < POSTS; i++) {
-      const res = await fetch(`${server.baseUrl}/v1/posts`, { method: 'POST', headers: { ...headers, 'x-blog-id': blog.id }, body: JSON.stringify({ title: `Post ${i}`, content: `Body of post ${i}.`, status: 'published' }) });
+      const res = await fetch(`${server.baseUrl}/v1/posts`, {
+        method: 'POST',
+        headers: { ...headers, 'x-blog-id': blog.id },
+        body: JSON.stringify({ title: `Post ${i}`, content: `Body of post ${i}.`, status: 'published' }),
+      });
       if (res.status !== 201) throw new Error(`create answered ${res.status}`);
       await res.arrayBuffer();
     }
@@ -64,10 +75,21 @@ export async function runWebhookBench(): Promise<BenchRow[]> {
       await (await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: lastBody })).arrayBuffer();
       anchor.push(performance.now() - started);
     }
-    const load = loadavg().map((l) => l.toFixed(1)).join(' / ');
+    const load = loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ');
     return [
-      { area, measure: `change committed → receiver got it, p50 / p95 / max (${latencies.length} of ${POSTS} verified)`, value: `${percentile(latencies, 0.5)} / ${percentile(latencies, 0.95)} / ${Math.max(...latencies)} ms`, target: `load ${load}` },
-      { area, measure: 'anchor: a bare loopback POST of the same body, p50 / p95', value: `${percentile(anchor, 0.5).toFixed(1)} / ${percentile(anchor, 0.95).toFixed(1)} ms` },
+      {
+        area,
+        measure: `change committed → receiver got it, p50 / p95 / max (${latencies.length} of ${POSTS} verified)`,
+        value: `${percentile(latencies, 0.5)} / ${percentile(latencies, 0.95)} / ${Math.max(...latencies)} ms`,
+        target: `load ${load}`,
+      },
+      {
+        area,
+        measure: 'anchor: a bare loopback POST of the same body, p50 / p95',
+        value: `${percentile(anchor, 0.5).toFixed(1)} / ${percentile(anchor, 0.95).toFixed(1)} ms`,
+      },
       { area, measure: 'deliveries failing signature verification', value: String(unverified), target: '0' },
     ];
   } finally {

@@ -91,7 +91,10 @@ async function main(): Promise<void> {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
   });
-  logger.info({ host: config.host, port: config.port, storage: config.storage, serviceDomain: folio.config.serviceDomain, publicScheme: folio.config.publicScheme }, 'folio listening');
+  logger.info(
+    { host: config.host, port: config.port, storage: config.storage, serviceDomain: folio.config.serviceDomain, publicScheme: folio.config.publicScheme },
+    'folio listening',
+  );
   // Written now, not at the next periodic flush: this is the line a new user waits for.
   logger.flush();
 

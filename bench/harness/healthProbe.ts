@@ -37,4 +37,3 @@ export function probe(baseUrl: string): { stop: () => Promise<number> } {
     },
   };
 }
-

@@ -96,6 +96,8 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//,
   // Over all of them: where the held time went, by our function (inclusive), most first.
   const total = new Map<string, number>();
   for (const task of tasks) for (const [name, ms] of task.ours) total.set(name, (total.get(name) ?? 0) + ms);
-  console.log(`\n${tasks.length} stretches of ${Number(process.argv[3] ?? 50)} ms or more, ${tasks.reduce((sum, t) => sum + t.ms, 0).toFixed(0)} ms in all; ours, inclusive:`);
+  console.log(
+    `\n${tasks.length} stretches of ${Number(process.argv[3] ?? 50)} ms or more, ${tasks.reduce((sum, t) => sum + t.ms, 0).toFixed(0)} ms in all; ours, inclusive:`,
+  );
   for (const [name, ms] of [...total].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${ms.toFixed(0).padStart(6)} ms  ${name}`);
 }

@@ -151,10 +151,7 @@ async function killChild(child: ChildProcess): Promise<void> {
  * production leaves to the SDK's default chain.
  */
 export async function createTestS3Client(endpoint: string, overrides: Partial<S3ClientConfig> = {}): Promise<S3Client> {
-  const [{ S3Client }, { s3ClientConfig }] = await Promise.all([
-    import('@aws-sdk/client-s3'),
-    import('../../src/storage/s3SiteStore.js'),
-  ]);
+  const [{ S3Client }, { s3ClientConfig }] = await Promise.all([import('@aws-sdk/client-s3'), import('../../src/storage/s3SiteStore.js')]);
   return new S3Client({
     ...s3ClientConfig({ endpoint, region: 'us-east-1', forcePathStyle: true }),
     credentials: TEST_CREDENTIALS,

@@ -12,11 +12,23 @@ export interface Visit {
  * A GET (or HEAD) with a chosen Host header, as a browser on `<blog>.localhost` sends it.
  * fetch cannot set Host, so this uses node:http.
  */
-export function visit(baseUrl: string, host: string, path: string, options: { method?: string; headers?: Record<string, string>; localAddress?: string } = {}): Promise<Visit> {
+export function visit(
+  baseUrl: string,
+  host: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; localAddress?: string } = {},
+): Promise<Visit> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = request(
-      { hostname: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: { host, ...options.headers }, ...(options.localAddress ? { localAddress: options.localAddress } : {}) },
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path,
+        method: options.method ?? 'GET',
+        headers: { host, ...options.headers },
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -50,7 +50,9 @@ function mediaKeys(db: Database.Database): string[] {
   // A database from before images (migration 009) names none.
   if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'media'").get()) return [];
   const rows = db
-    .prepare('SELECT b.slug AS slug, m.hash AS hash, m.width AS width, m.height AS height, m.format AS format FROM media m JOIN blogs b ON b.id = m.blog_id ORDER BY b.slug, m.hash')
+    .prepare(
+      'SELECT b.slug AS slug, m.hash AS hash, m.width AS width, m.height AS height, m.format AS format FROM media m JOIN blogs b ON b.id = m.blog_id ORDER BY b.slug, m.hash',
+    )
     .all() as (Pick<Media, 'hash' | 'width' | 'height' | 'format'> & { slug: string })[];
   return rows.flatMap((row) => mediaNames(row).map((name) => `${row.slug}/${MEDIA_DIR}/${name}`));
 }
@@ -113,7 +115,9 @@ export async function restoreMedia(file: string, store: SiteStore): Promise<Medi
   try {
     const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
     const info = new Map(
-      tables.has(INFO_TABLE) ? (db.prepare(`SELECT name, value FROM ${INFO_TABLE}`).all() as { name: string; value: string }[]).map((r) => [r.name, r.value]) : [],
+      tables.has(INFO_TABLE)
+        ? (db.prepare(`SELECT name, value FROM ${INFO_TABLE}`).all() as { name: string; value: string }[]).map((r) => [r.name, r.value])
+        : [],
     );
     const media = info.get('media');
     const result: MediaRestoreResult = {

@@ -75,9 +75,7 @@ export interface StoreBackupResult {
 export class Backups {
   private running: Promise<StoreBackupResult> | null = null;
 
-  constructor(
-    private readonly deps: { dbFile: string; store: SiteStore; clock: Clock; logger: Logger; keep: number; media: MediaPlan },
-  ) {}
+  constructor(private readonly deps: { dbFile: string; store: SiteStore; clock: Clock; logger: Logger; keep: number; media: MediaPlan }) {}
 
   /**
    * One compressed snapshot into the store, then retention. A backup still running when the
@@ -107,7 +105,10 @@ export class Backups {
         'backup written to the store',
       );
       if (media.missing.length > 0) {
-        this.deps.logger.warn({ missing: media.missing.length, first: media.missing.slice(0, 5) }, 'backup: image objects the database names are missing from the store; `folio site verify` lists them');
+        this.deps.logger.warn(
+          { missing: media.missing.length, first: media.missing.slice(0, 5) },
+          'backup: image objects the database names are missing from the store; `folio site verify` lists them',
+        );
       }
     } catch (err) {
       this.deps.logger.error({ err }, 'backup failed; the next one runs at its time');

@@ -41,7 +41,9 @@ export function assertEmptyDataDir(dataDir: string): void {
   if (!existsSync(dataDir)) return;
   const present = readdirSync(dataDir).filter((name) => !REBUILT_FROM_DATABASE.has(name));
   if (present.length > 0) {
-    throw new RestoreError(`${dataDir} is not empty (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); restore only into an empty data dir, so nothing is overwritten`);
+    throw new RestoreError(
+      `${dataDir} is not empty (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); restore only into an empty data dir, so nothing is overwritten`,
+    );
   }
 }
 
@@ -65,7 +67,8 @@ export async function restoreDatabase(source: BackupSource, dataDir: string, dbF
     const gzip = head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
     const input = (): Readable => ('file' in source ? createReadStream(source.file) : Readable.from([source.bytes]));
     await write(input(), gzip, createWriteStream(partial, { flags: 'wx' }));
-    if ((await firstBytes(partial, 16)).toString('latin1') !== SQLITE_MAGIC) throw new RestoreError('not a Folio backup: neither an SQLite database nor a gzip of one');
+    if ((await firstBytes(partial, 16)).toString('latin1') !== SQLITE_MAGIC)
+      throw new RestoreError('not a Folio backup: neither an SQLite database nor a gzip of one');
     const counts = check(partial);
     const media = await restoreMedia(partial, store);
     const db = new Database(partial, { fileMustExist: true });
@@ -107,7 +110,8 @@ function check(file: string): Omit<RestoreSummary, 'media'> {
   }
   try {
     const rows = db.pragma('integrity_check') as { integrity_check: string }[];
-    if (rows.length !== 1 || rows[0]?.integrity_check !== 'ok') throw new RestoreError(`the backup fails SQLite's integrity check: ${rows[0]?.integrity_check ?? 'no answer'}`);
+    if (rows.length !== 1 || rows[0]?.integrity_check !== 'ok')
+      throw new RestoreError(`the backup fails SQLite's integrity check: ${rows[0]?.integrity_check ?? 'no answer'}`);
     const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
     for (const table of ['schema_migrations', 'accounts', 'api_keys', 'blogs', 'posts']) {
       if (!tables.has(table)) throw new RestoreError(`not a Folio database: it has no ${table} table`);

@@ -73,7 +73,12 @@ export function makeSnapshot(job: SnapshotJob, step: SnapshotStep = 'whole'): Sn
   try {
     const rows = copy.pragma('integrity_check') as { integrity_check: string }[];
     if (rows.length !== 1 || rows[0]?.integrity_check !== 'ok') {
-      throw new SnapshotError(`the copy failed SQLite's integrity check: ${rows.slice(0, 3).map((r) => r.integrity_check).join('; ')}`);
+      throw new SnapshotError(
+        `the copy failed SQLite's integrity check: ${rows
+          .slice(0, 3)
+          .map((r) => r.integrity_check)
+          .join('; ')}`,
+      );
     }
     // One self-contained file: no -wal beside it when someone opens it with sqlite3.
     copy.pragma('journal_mode = DELETE');

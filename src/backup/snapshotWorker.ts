@@ -3,9 +3,7 @@ import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { makeSnapshot, SnapshotError, type SnapshotJob, type SnapshotStep } from './snapshotCopy.js';
 
-export type SnapshotMessage =
-  | { ok: true; result: ReturnType<typeof makeSnapshot> }
-  | { ok: false; message: string; code: string | undefined };
+export type SnapshotMessage = { ok: true; result: ReturnType<typeof makeSnapshot> } | { ok: false; message: string; code: string | undefined };
 
 // As the heavy pool's workers do (src/heavyWork/heavyWorker.ts): the event loop gets a core first.
 try {

@@ -13,7 +13,8 @@ import type { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 
 /** Loaded on first use: only FOLIO_CDN=cloudfront needs the SDK (a fifth of a second to load). */
 const requireModule = createRequire(import.meta.url);
-export const cloudFrontSdk = (): typeof import('@aws-sdk/client-cloudfront') => requireModule('@aws-sdk/client-cloudfront') as typeof import('@aws-sdk/client-cloudfront');
+export const cloudFrontSdk = (): typeof import('@aws-sdk/client-cloudfront') =>
+  requireModule('@aws-sdk/client-cloudfront') as typeof import('@aws-sdk/client-cloudfront');
 import { batches, CdnPurgeError, type CdnPurger } from './cdnPurger.js';
 
 /** Paths per CreateInvalidation (AWS: up to 3,000 in progress per distribution). */
@@ -46,7 +47,10 @@ export class CloudFrontPurger implements CdnPurger {
         }),
       );
     } catch (err) {
-      throw new CdnPurgeError(`CloudFront invalidation of ${paths.length} paths in ${this.distributionId} failed: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`, { cause: err });
+      throw new CdnPurgeError(
+        `CloudFront invalidation of ${paths.length} paths in ${this.distributionId} failed: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`,
+        { cause: err },
+      );
     }
   }
 }

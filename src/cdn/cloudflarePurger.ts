@@ -13,9 +13,7 @@ const TIMEOUT_MS = 15_000;
 export class CloudflarePurger implements CdnPurger {
   readonly name = 'cloudflare';
 
-  constructor(
-    private readonly options: { zoneId: string; apiToken: string; apiUrl: string },
-  ) {}
+  constructor(private readonly options: { zoneId: string; apiToken: string; apiUrl: string }) {}
 
   async purgePaths(origins: readonly string[], paths: readonly string[]): Promise<void> {
     const urls = origins.flatMap((origin) => paths.map((path) => `${origin}${path}`));

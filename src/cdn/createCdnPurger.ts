@@ -13,7 +13,10 @@ export function createCdnPurger(cdn: CdnConfig): CdnPurger {
       return new HttpPurger(cdn.purgeUrl, cdn.wholeHost);
     case 'cloudfront':
       // CloudFront's API lives in us-east-1 whatever the bucket's region; credentials come from the SDK's chain.
-      return new CloudFrontPurger(new (cloudFrontSdk().CloudFrontClient)({ region: 'us-east-1', ...(cdn.endpoint ? { endpoint: cdn.endpoint } : {}) }), cdn.distributionId);
+      return new CloudFrontPurger(
+        new (cloudFrontSdk().CloudFrontClient)({ region: 'us-east-1', ...(cdn.endpoint ? { endpoint: cdn.endpoint } : {}) }),
+        cdn.distributionId,
+      );
     case 'cloudflare':
       return new CloudflarePurger({ zoneId: cdn.zoneId, apiToken: cdn.apiToken, apiUrl: cdn.apiUrl });
   }

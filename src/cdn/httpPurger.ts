@@ -54,7 +54,15 @@ export class HttpPurger implements CdnPurger {
       const fail = (why: string, cause?: unknown): void =>
         reject(new CdnPurgeError(`${method} ${path} for ${host} at ${this.cache.origin}: ${why}`, cause === undefined ? undefined : { cause }));
       const req = send(
-        { protocol: this.cache.protocol, hostname: this.cache.hostname, port: this.cache.port, method, path: `${base}${path}`, headers: { host }, timeout: TIMEOUT_MS },
+        {
+          protocol: this.cache.protocol,
+          hostname: this.cache.hostname,
+          port: this.cache.port,
+          method,
+          path: `${base}${path}`,
+          headers: { host },
+          timeout: TIMEOUT_MS,
+        },
         (res) => {
           res.resume();
           res.on('end', () => {

@@ -35,7 +35,12 @@ export function accountCreate(config: Config, { values }: Invocation): number {
     out(JSON.stringify({ account_id: account.id, plan: account.plan, api_key: apiKey }));
     return 0;
   }
-  const why = values.string('plan') !== undefined ? '--plan' : config.explicitDefaultPlan ? 'FOLIO_DEFAULT_PLAN' : 'the default; FOLIO_DEFAULT_PLAN or --plan choose another';
+  const why =
+    values.string('plan') !== undefined
+      ? '--plan'
+      : config.explicitDefaultPlan
+        ? 'FOLIO_DEFAULT_PLAN'
+        : 'the default; FOLIO_DEFAULT_PLAN or --plan choose another';
   out(`Created account ${account.id} on the ${account.plan} plan (${why}): ${planSummary(account.plan)}.`);
   out(`API key (shown once, store it now): ${apiKey}`);
   return 0;
@@ -65,7 +70,9 @@ export function accountSetPlan(config: Config, { positionals }: Invocation): num
   // The re-render jobs are recorded with the change; this process does not render (docs/cli.md).
   const blogs = change.jobIds.length;
   out(`Account ${accountId} is now on the ${plan} plan (was ${change.previous}).`);
-  out(blogs === 0 ? 'It has no blogs to re-render.' : `${blogs} blog${blogs === 1 ? '' : 's'} will be re-rendered by the running server, or at its next start.`);
+  out(
+    blogs === 0 ? 'It has no blogs to re-render.' : `${blogs} blog${blogs === 1 ? '' : 's'} will be re-rendered by the running server, or at its next start.`,
+  );
   return 0;
 }
 
@@ -91,7 +98,9 @@ export function accountKeys(config: Config, { values, positionals }: Invocation)
   } else {
     for (const { key, blogSlug } of entries) {
       const bound = key.blogId === null ? 'account' : `blog ${blogSlug ?? key.blogId}`;
-      out(`${key.id}  ${key.keyPrefix}  ${bound.padEnd(20)}  ${key.scopes.join(',').padEnd(12)}  used ${(key.lastUsedAt ?? 'never').padEnd(24)}  created ${key.createdAt}  ${key.name}`);
+      out(
+        `${key.id}  ${key.keyPrefix}  ${bound.padEnd(20)}  ${key.scopes.join(',').padEnd(12)}  used ${(key.lastUsedAt ?? 'never').padEnd(24)}  created ${key.createdAt}  ${key.name}`,
+      );
     }
   }
   return 0;

@@ -53,9 +53,14 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
   out(`Backed up ${dbFile} to ${file}: ${mb(size)}${result.gzipBytes === null ? '' : ` (gzip of ${mb(result.dbBytes)})`} in ${seconds(started)}.`);
   const { media } = result;
   if (media.copiedToBackup) out(`Images: ${media.copied} objects (${mb(media.bytes)}) from ${where} are in the backup.`);
-  else process.stderr.write(`folio: warning: images NOT in this backup (--no-media): their ${media.objects} objects stay in ${where}; keep that store safe, restore checks them\n`);
+  else
+    process.stderr.write(
+      `folio: warning: images NOT in this backup (--no-media): their ${media.objects} objects stay in ${where}; keep that store safe, restore checks them\n`,
+    );
   if (media.missing.length > 0) {
-    process.stderr.write(`folio: warning: ${media.missing.length} image objects the database names are missing from ${where}, so not in the backup: ${describeKeys(media.missing)}\n`);
+    process.stderr.write(
+      `folio: warning: ${media.missing.length} image objects the database names are missing from ${where}, so not in the backup: ${describeKeys(media.missing)}\n`,
+    );
   }
   return 0;
 }
@@ -108,9 +113,13 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
   );
   if (media.inBackup === 'copied') out(`Images: ${media.restored} objects put into ${where}.`);
   else {
-    const why = media.inBackup === 'not_copied' ? `the backup left them in ${media.backupStore ?? 'the store'}` : 'the backup is from a Folio that did not copy them';
+    const why =
+      media.inBackup === 'not_copied' ? `the backup left them in ${media.backupStore ?? 'the store'}` : 'the backup is from a Folio that did not copy them';
     // "has all" only when it does: otherwise the failure below names what is missing.
-    const checked = media.missing.length === 0 ? `checked that ${where} has all ${media.objects} objects the database names` : `checked ${where} for the ${media.objects} objects the database names`;
+    const checked =
+      media.missing.length === 0
+        ? `checked that ${where} has all ${media.objects} objects the database names`
+        : `checked ${where} for the ${media.objects} objects the database names`;
     process.stderr.write(`folio: warning: images are not in this backup (${why}); ${checked}\n`);
   }
   out('Next: start the server (npm start), then run `folio site rebuild --all` to re-render every blog and its search index.');

@@ -80,8 +80,14 @@ export const COMMANDS = [
   {
     path: ['site', 'migrate-store'],
     args: '[--no-copy]',
-    summary: 'move this data dir to the store FOLIO_STORAGE/FOLIO_S3_* name: copy every object from the\nrecorded store, check the new store lists them all, then record it (stop the server first)',
-    options: { 'no-copy': { type: 'boolean', help: 'only record the new store (its objects were copied by hand, or the old store is gone),\nthen name the image objects it lacks (exit 1)' } },
+    summary:
+      'move this data dir to the store FOLIO_STORAGE/FOLIO_S3_* name: copy every object from the\nrecorded store, check the new store lists them all, then record it (stop the server first)',
+    options: {
+      'no-copy': {
+        type: 'boolean',
+        help: 'only record the new store (its objects were copied by hand, or the old store is gone),\nthen name the image objects it lacks (exit 1)',
+      },
+    },
     positionals: { min: 0, max: 0 },
   },
   { path: ['search', 'reindex'], args: '<blog-slug>', summary: "rebuild only the blog's search index", options: {}, positionals: { min: 1, max: 1 } },
@@ -102,7 +108,8 @@ export const COMMANDS = [
   {
     path: ['restore'],
     args: '<file | _backups/key>',
-    summary: 'make a backup (a file, or a key of the site store: see folio backup list) the database\nof an empty FOLIO_DATA_DIR and put its images into the store; then start and run\nsite rebuild --all',
+    summary:
+      'make a backup (a file, or a key of the site store: see folio backup list) the database\nof an empty FOLIO_DATA_DIR and put its images into the store; then start and run\nsite rebuild --all',
     options: {},
     positionals: { min: 1, max: 1 },
   },
@@ -142,7 +149,11 @@ export const COMMANDS = [
 ] as const satisfies readonly CommandSpec[];
 
 export type CommandName = JoinWords<(typeof COMMANDS)[number]['path']>;
-type JoinWords<P extends readonly string[]> = P extends readonly [infer A extends string] ? A : P extends readonly [infer A extends string, ...infer R extends string[]] ? `${A} ${JoinWords<R>}` : never;
+type JoinWords<P extends readonly string[]> = P extends readonly [infer A extends string]
+  ? A
+  : P extends readonly [infer A extends string, ...infer R extends string[]]
+    ? `${A} ${JoinWords<R>}`
+    : never;
 
 /** Accepted by every command: help, and the stack of an unexpected error. */
 export const HELP_FLAGS = ['--help', '-h'];
@@ -174,7 +185,11 @@ function usageLine(spec: CommandSpec): string {
   return `folio ${spec.path.join(' ')}${spec.args ? ` ${spec.args}` : ''}`;
 }
 
-const indent = (text: string, by: string): string => text.split('\n').map((line) => `${by}${line}`).join('\n');
+const indent = (text: string, by: string): string =>
+  text
+    .split('\n')
+    .map((line) => `${by}${line}`)
+    .join('\n');
 
 /** `folio <command> --help`. */
 export function commandHelp(spec: CommandSpec): string {
@@ -184,7 +199,9 @@ export function commandHelp(spec: CommandSpec): string {
   });
   options.push(`  ${'--help, -h'.padEnd(28)}print this help and do nothing else`);
   // A command that is also a group (`backup`, `backup list`) names its subcommands too.
-  const under = (COMMANDS as readonly CommandSpec[]).filter((other) => other.path.length > spec.path.length && spec.path.every((word, i) => other.path[i] === word));
+  const under = (COMMANDS as readonly CommandSpec[]).filter(
+    (other) => other.path.length > spec.path.length && spec.path.every((word, i) => other.path[i] === word),
+  );
   const more = under.length === 0 ? '' : `\nAlso:\n${under.map((other) => `  ${usageLine(other)}\n${indent(other.summary, '      ')}`).join('\n')}\n`;
   return `Usage: ${usageLine(spec)}\n\n${indent(spec.summary, '  ')}\n\nOptions:\n${options.join('\n')}\n${more}`;
 }

@@ -45,7 +45,16 @@ export async function importCommand(config: Config, args: string[], busyTimeoutM
     const account = folio.repos.accounts.findById(values.account);
     if (!account) throw new CommandError(`no account ${values.account} (folio account list shows them)`);
     const { repos } = folio;
-    const importer = new AccountImporter({ db: folio.db, blogs: repos.blogs, posts: repos.posts, media: repos.media, jobs: repos.jobs, content: folio.content, clock: folio.clock, checkBody });
+    const importer = new AccountImporter({
+      db: folio.db,
+      blogs: repos.blogs,
+      posts: repos.posts,
+      media: repos.media,
+      jobs: repos.jobs,
+      content: folio.content,
+      clock: folio.clock,
+      checkBody,
+    });
     const started = performance.now();
     let result;
     try {
@@ -71,11 +80,16 @@ export async function importCommand(config: Config, args: string[], busyTimeoutM
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const nothing = result.blogs.length === 0 ? ' Nothing was imported.' : '';
     process.stdout.write(`Imported ${result.blogs.length} blogs and ${result.posts} posts into account ${account.id} in ${seconds} s.${nothing}\n`);
-    if (unrendered.length > 0) process.stdout.write(`Rendered ${unrendered.length} blog${unrendered.length === 1 ? '' : 's'} an earlier import wrote: ${unrendered.map((job) => job.blogSlug).join(', ')}\n`);
+    if (unrendered.length > 0)
+      process.stdout.write(
+        `Rendered ${unrendered.length} blog${unrendered.length === 1 ? '' : 's'} an earlier import wrote: ${unrendered.map((job) => job.blogSlug).join(', ')}\n`,
+      );
     for (const note of result.notes) process.stdout.write(`note: ${note}\n`);
     for (const item of result.skipped) process.stderr.write(`folio: not imported: ${describe(item)}\n`);
     for (const job of pending) {
-      process.stderr.write(`folio: blog "${job!.blogSlug}" was imported but its pages are not written yet (${job!.lastError ?? 'pending'}); the server retries, or run: folio site rebuild ${job!.blogSlug}\n`);
+      process.stderr.write(
+        `folio: blog "${job!.blogSlug}" was imported but its pages are not written yet (${job!.lastError ?? 'pending'}); the server retries, or run: folio site rebuild ${job!.blogSlug}\n`,
+      );
     }
     return result.skipped.length > 0 || pending.length > 0 ? 1 : 0;
   } finally {

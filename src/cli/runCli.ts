@@ -35,7 +35,13 @@ export interface CliOptions {
   busyTimeoutMs?: number;
 }
 
-type Handler = (run: { config: () => Config; invocation: Invocation; rest: string[]; env: Record<string, string | undefined>; options: CliOptions }) => number | Promise<number>;
+type Handler = (run: {
+  config: () => Config;
+  invocation: Invocation;
+  rest: string[];
+  env: Record<string, string | undefined>;
+  options: CliOptions;
+}) => number | Promise<number>;
 
 /** What each command of the table does; the type makes a row without a handler a compile error. */
 const HANDLERS: Record<CommandName, Handler> = {
@@ -162,14 +168,23 @@ function reportFailure(err: unknown, debug: boolean, dataDir: string | null): nu
   if (err instanceof UsageError) return fail(err.message, 2, err.usage ?? `${usage()}\n`);
   if (err instanceof CommandFailed) return fail(err.message, err.exitCode);
   if (err instanceof DatabaseOpenError) return fail(err.message, err.busy ? 75 : 2);
-  if (err instanceof ConfigError || err instanceof CommandError || err instanceof PublicUrlConflictError || err instanceof StoreMismatchError || err instanceof RestoreError || err instanceof SnapshotError) return fail(err.message, 2);
+  if (
+    err instanceof ConfigError ||
+    err instanceof CommandError ||
+    err instanceof PublicUrlConflictError ||
+    err instanceof StoreMismatchError ||
+    err instanceof RestoreError ||
+    err instanceof SnapshotError
+  )
+    return fail(err.message, 2);
   if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) return fail(err.message, 2);
   if (err instanceof FolioApiError) return fail(err.status === 0 ? err.message : `the Folio API answered ${err.status} ${err.code}: ${err.message}`, 2);
   const chain = causes(err);
   if (chain.some(isBusy)) return fail('the database is busy (another folio process is writing); try again', 75);
   if (isDiskFull(err)) return fail(`the disk${dataDir === null ? '' : ` holding ${dataDir}`} is full; free some space, then run the command again`, 2);
   const purge = chain.find((e) => e instanceof CdnPurgeError);
-  if (purge instanceof CdnPurgeError) return fail(`the store is up to date, but the CDN purge failed: ${purge.message}; run the command again once the CDN answers`, 2);
+  if (purge instanceof CdnPurgeError)
+    return fail(`the store is up to date, but the CDN purge failed: ${purge.message}; run the command again once the CDN answers`, 2);
   const storage = chain.find((e) => e instanceof StorageError);
   if (storage instanceof StorageError) return fail(`the site store failed: ${storage.message}`, 2, debug ? `${storage.stack ?? ''}\n` : '');
   const message = err instanceof Error ? err.message : String(err);

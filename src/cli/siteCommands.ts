@@ -38,7 +38,9 @@ export async function siteCommand(config: Config, group: 'site' | 'search', args
     for (const key of report.different) process.stdout.write(`different  ${key}\n`);
     for (const key of report.extra) process.stdout.write(`extra      ${key}\n`);
     if (report.missingMedia?.length) {
-      process.stdout.write(`${report.missingMedia.length} of the missing objects are uploaded images: a rebuild cannot make them; restore them from a backup (see folio restore) or upload them again.\n`);
+      process.stdout.write(
+        `${report.missingMedia.length} of the missing objects are uploaded images: a rebuild cannot make them; restore them from a backup (see folio restore) or upload them again.\n`,
+      );
     }
     return problems === 0 ? 0 : 1;
   } finally {
@@ -54,10 +56,16 @@ export async function rebuildAll(config: Config, options: { busyTimeoutMs?: numb
     const blogs = folio.repos.blogs.listAll();
     let written = 0;
     for (const [i, blog] of blogs.entries()) {
-      const result = await folio.publisher.rebuild(blog, { force: true, withSearch: true, onProgress: progressBar(`rebuilding ${blog.slug} (${i + 1}/${blogs.length})`) });
+      const result = await folio.publisher.rebuild(blog, {
+        force: true,
+        withSearch: true,
+        onProgress: progressBar(`rebuilding ${blog.slug} (${i + 1}/${blogs.length})`),
+      });
       written += result.written;
     }
-    process.stdout.write(`Rebuilt ${blogs.length} blogs: ${written} objects written, search indexes rebuilt, in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
+    process.stdout.write(
+      `Rebuilt ${blogs.length} blogs: ${written} objects written, search indexes rebuilt, in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
+    );
     return 0;
   } finally {
     await folio.close();

@@ -51,7 +51,9 @@ export async function migrateStoreCommand(config: Config, args: string[]): Promi
       // Pages can be rendered again, uploaded images cannot: say which the new store lacks.
       const blogs = new BlogsRepo(db);
       const media = new MediaRepo(db);
-      const keys = blogs.listAll().flatMap((blog) => media.allOfBlog(blog.id).flatMap((row) => mediaNames(row).map((name) => `${blog.slug}/${MEDIA_DIR}/${name}`)));
+      const keys = blogs
+        .listAll()
+        .flatMap((blog) => media.allOfBlog(blog.id).flatMap((row) => mediaNames(row).map((name) => `${blog.slug}/${MEDIA_DIR}/${name}`)));
       const missing = await missingKeys(createSiteStore(config), keys);
       if (missing.length > 0) {
         throw new CommandFailed(

@@ -33,7 +33,10 @@ function summary(report: PushReport, dryRun: boolean, seconds: string): string {
     `${report.failures.length} failed`,
   ];
   const head = changed === 0 && report.failures.length === 0 ? 'no changes' : parts.join(', ');
-  const orphans = report.orphans.length > 0 ? `\n${report.orphans.length} posts of the blog have no file (kept; --delete-missing deletes them): ${report.orphans.slice(0, 10).join(', ')}${report.orphans.length > 10 ? ', …' : ''}` : '';
+  const orphans =
+    report.orphans.length > 0
+      ? `\n${report.orphans.length} posts of the blog have no file (kept; --delete-missing deletes them): ${report.orphans.slice(0, 10).join(', ')}${report.orphans.length > 10 ? ', …' : ''}`
+      : '';
   return `${head}${dryRun ? ' (dry run: nothing was sent)' : ''} (${seconds} s)${orphans}`;
 }
 
@@ -45,7 +48,8 @@ export async function syncCommand(command: 'push' | 'pull', args: string[], env:
   });
   const dir = positionals[0];
   if (!dir || positionals.length > 1) throw new UsageError(`folio ${command} takes one folder`);
-  if (command === 'pull' && (values['dry-run'] || values['delete-missing'] || values.verbose)) throw new UsageError('--dry-run, --delete-missing and --verbose are options of push');
+  if (command === 'pull' && (values['dry-run'] || values['delete-missing'] || values.verbose))
+    throw new UsageError('--dry-run, --delete-missing and --verbose are options of push');
   const { client, blogId } = apiClientFromEnv(env);
   const blog = await resolveBlog(client, values.blog ?? blogId);
   const started = performance.now();

@@ -133,7 +133,8 @@ export function createFolioClient(options: FolioClientOptions) {
     getBlog: (id: string) => settle(api.GET('/v1/blogs/{id}', { params: { path: { id } } })),
     getBlogVersion: (id: string) => withEtag(api.GET('/v1/blogs/{id}', { params: { path: { id } } })),
     createBlog: (body: BlogInput, write: WriteOptions = {}) => settle(api.POST('/v1/blogs', { params: { header: idempotent(write) }, body })),
-    updateBlog: (id: string, body: BlogUpdate, write: WriteOptions = {}) => settle(api.PUT('/v1/blogs/{id}', { params: { path: { id }, header: ifMatch(write) }, body })),
+    updateBlog: (id: string, body: BlogUpdate, write: WriteOptions = {}) =>
+      settle(api.PUT('/v1/blogs/{id}', { params: { path: { id }, header: ifMatch(write) }, body })),
     deleteBlog: (id: string, write: WriteOptions = {}) => settle(api.DELETE('/v1/blogs/{id}', { params: { path: { id }, header: ifMatch(write) } })),
     getPublishingStatus: (id: string) => settle(api.GET('/v1/blogs/{id}/publishing', { params: { path: { id } } })),
 
@@ -147,7 +148,8 @@ export function createFolioClient(options: FolioClientOptions) {
     deletePost: (slug: string, blogId?: string, write: WriteOptions = {}) =>
       settle(api.DELETE('/v1/posts/{slug}', { params: { path: { slug }, header: { ...blogHeader(blogId), ...ifMatch(write) } } })),
     publishPost: (slug: string, blogId?: string) => settle(api.POST('/v1/posts/{slug}/publish', { params: { path: { slug }, header: blogHeader(blogId) } })),
-    unpublishPost: (slug: string, blogId?: string) => settle(api.POST('/v1/posts/{slug}/unpublish', { params: { path: { slug }, header: blogHeader(blogId) } })),
+    unpublishPost: (slug: string, blogId?: string) =>
+      settle(api.POST('/v1/posts/{slug}/unpublish', { params: { path: { slug }, header: blogHeader(blogId) } })),
     schedulePost: (slug: string, scheduledAt: string, blogId?: string) =>
       settle(api.POST('/v1/posts/{slug}/schedule', { params: { path: { slug }, header: blogHeader(blogId) }, body: { scheduled_at: scheduledAt } })),
     search: (q: string, page: { page?: number; per_page?: number } = {}, blogId?: string) =>
@@ -162,7 +164,8 @@ export function createFolioClient(options: FolioClientOptions) {
           bodySerializer: (body) => body,
         }),
       ),
-    listMedia: (query: { page?: number; per_page?: number } = {}, blogId?: string) => settle(api.GET('/v1/media', { params: { query, header: blogHeader(blogId) } })),
+    listMedia: (query: { page?: number; per_page?: number } = {}, blogId?: string) =>
+      settle(api.GET('/v1/media', { params: { query, header: blogHeader(blogId) } })),
     getMedia: (id: string, blogId?: string) => settle(api.GET('/v1/media/{id}', { params: { path: { id }, header: blogHeader(blogId) } })),
     deleteMedia: (id: string, blogId?: string) => settle(api.DELETE('/v1/media/{id}', { params: { path: { id }, header: blogHeader(blogId) } })),
 
@@ -182,7 +185,8 @@ export function createFolioClient(options: FolioClientOptions) {
     createWebhook: (blogId: string, body: WebhookInput, write: WriteOptions = {}) =>
       settle(api.POST('/v1/blogs/{id}/webhooks', { params: { path: { id: blogId }, header: idempotent(write) }, body })),
     listWebhooks: (blogId: string) => settle(api.GET('/v1/blogs/{id}/webhooks', { params: { path: { id: blogId } } })),
-    deleteWebhook: (blogId: string, webhookId: string) => settle(api.DELETE('/v1/blogs/{id}/webhooks/{webhookId}', { params: { path: { id: blogId, webhookId } } })),
+    deleteWebhook: (blogId: string, webhookId: string) =>
+      settle(api.DELETE('/v1/blogs/{id}/webhooks/{webhookId}', { params: { path: { id: blogId, webhookId } } })),
     listWebhookDeliveries: (blogId: string, webhookId: string) =>
       settle(api.GET('/v1/blogs/{id}/webhooks/{webhookId}/deliveries', { params: { path: { id: blogId, webhookId } } })),
   };

@@ -13,7 +13,13 @@ import type { Checkpointer } from '../db/checkpointer.js';
 import type { Db } from '../db/database.js';
 
 /** The scheduler's per-second work: due schedules, due webhook retries, due job retries. */
-export async function tick(parts: { storeWatch: StoreWatch; transitions: PostTransitions; blogs: BlogsRepo; dispatcher: WebhookDispatcher; runner: JobRunner }): Promise<void> {
+export async function tick(parts: {
+  storeWatch: StoreWatch;
+  transitions: PostTransitions;
+  blogs: BlogsRepo;
+  dispatcher: WebhookDispatcher;
+  runner: JobRunner;
+}): Promise<void> {
   parts.storeWatch.check();
   await parts.transitions.publishDue(parts.blogs);
   // Retries come due with time; sends run in the background, never holding the tick.
@@ -43,7 +49,15 @@ export async function idle(parts: Background): Promise<void> {
  * Deliveries get their grace period, then are cut off (they stay pending for the next start);
  * every other piece of background work finishes before the worker threads and the database go.
  */
-export async function close(parts: Background & { dispatcher: Pick<WebhookDispatcher, 'close'>; warmUp: Pick<WarmUp, 'remember'>; heavy: Pick<HeavyWork, 'close'>; checkpointer: Checkpointer; db: Db }): Promise<void> {
+export async function close(
+  parts: Background & {
+    dispatcher: Pick<WebhookDispatcher, 'close'>;
+    warmUp: Pick<WarmUp, 'remember'>;
+    heavy: Pick<HeavyWork, 'close'>;
+    checkpointer: Checkpointer;
+    db: Db;
+  },
+): Promise<void> {
   await parts.dispatcher.close();
   await idle(parts);
   await parts.warmUp.remember();

@@ -61,7 +61,14 @@ export function buildCore(options: ComposeOptions): Core {
 
   // Images in an S3 bucket stay there: every backup copying them into the same bucket would
   // only multiply it (README "Backups and restore"; main.ts says so at start).
-  const backups = new Backups({ dbFile: databaseFile(config), store, clock, logger, keep: config.backupKeep, media: { copy: config.storage !== 's3', store: storeLabel(config) } });
+  const backups = new Backups({
+    dbFile: databaseFile(config),
+    store,
+    clock,
+    logger,
+    keep: config.backupKeep,
+    media: { copy: config.storage !== 's3', store: storeLabel(config) },
+  });
   const warmUp = new WarmUp({ settings: data.settings, cache: search.cache, listings: publisher, clock, logger });
   const background = { publisher, backups, searchWriter: search.writer, dispatcher };
 

@@ -90,5 +90,9 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
 /** Records the render fingerprint; a changed theme, renderer or search text queues every blog's re-render. */
 export function reRenderIfUpgraded(deps: { db: Db; settings: SettingsRepo; repos: Repos; clock: Clock; logger: Logger }, cache: CachePolicy): number {
   const { db, settings, repos, clock, logger } = deps;
-  return reRenderAfterUpgrade({ db, settings, blogs: repos.blogs, jobs: repos.jobs, clock, logger }, renderFingerprint(templatesDir, [cache.page]), SEARCH_TEXT_VERSION);
+  return reRenderAfterUpgrade(
+    { db, settings, blogs: repos.blogs, jobs: repos.jobs, clock, logger },
+    renderFingerprint(templatesDir, [cache.page]),
+    SEARCH_TEXT_VERSION,
+  );
 }

@@ -43,7 +43,18 @@ export function createAccounts(deps: { db: Db; repos: Repos; clock: Clock }): Ac
 }
 
 export function composeServices(
-  deps: { config: Config; db: Db; repos: Repos; clock: Clock; logger: Logger; urls: SiteUrls; store: SiteStore; content: ContentRenderer; runner: JobRunner; mediaRemoval: MediaRemoval },
+  deps: {
+    config: Config;
+    db: Db;
+    repos: Repos;
+    clock: Clock;
+    logger: Logger;
+    urls: SiteUrls;
+    store: SiteStore;
+    content: ContentRenderer;
+    runner: JobRunner;
+    mediaRemoval: MediaRemoval;
+  },
   options: Pick<ComposeOptions, 'resolver' | 'webhookLookup' | 'webhookLimits'>,
 ): Services {
   const { config, db, repos, clock, logger, urls, runner } = deps;

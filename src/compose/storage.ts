@@ -60,7 +60,8 @@ export function openData(options: Pick<ComposeOptions, 'config' | 'logger' | 'bu
   const { logger } = options;
   const db = openDatabase(databaseFile(options.config), {
     busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS,
-    onMigrated: (names) => logger.info({ migrations: names }, `applied ${names.length} database migration${names.length === 1 ? '' : 's'}: ${names.join(', ')}`),
+    onMigrated: (names) =>
+      logger.info({ migrations: names }, `applied ${names.length} database migration${names.length === 1 ? '' : 's'}: ${names.join(', ')}`),
   });
   const repos = createRepos(db);
   const settings = new SettingsRepo(db);
@@ -93,7 +94,10 @@ export function composeStores(config: Config, options: Pick<ComposeOptions, 'sto
   const circuit = new StoreCircuit(baseStore, {
     onChange: (open, cause) =>
       open
-        ? logger.warn({ err: cause }, `the site store stopped answering: its calls fail at once (503 with Retry-After, publish jobs retry) for ${OPEN_FOR_MS / 1000} s at a time, until one succeeds`)
+        ? logger.warn(
+            { err: cause },
+            `the site store stopped answering: its calls fail at once (503 with Retry-After, publish jobs retry) for ${OPEN_FOR_MS / 1000} s at a time, until one succeeds`,
+          )
         : logger.info('the site store answers again'),
   });
   const store = new CountedSiteStore(circuit, (operation) => metrics.countStoreError(operation));
@@ -116,7 +120,11 @@ export function settleStore(data: Data, stores: Pick<Stores, 'store'>, clock: Cl
       settings: data.settings,
       clock,
       logger,
-      blogSlugs: () => data.repos.blogs.listAll().slice(0, 5).map((blog) => blog.slug),
+      blogSlugs: () =>
+        data.repos.blogs
+          .listAll()
+          .slice(0, 5)
+          .map((blog) => blog.slug),
       storeHas: async (key) => (await stores.store.getBody(key)) !== null,
     },
     data.config,

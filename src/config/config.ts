@@ -202,7 +202,10 @@ function readPublicApiUrl(env: Env): string | null {
 
 /** `*`, or a comma-separated list of origins (`https://editor.example.com`), each scheme://host[:port]. */
 function readCorsOrigins(env: Env): string[] {
-  const items = (env.FOLIO_CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const items = (env.FOLIO_CORS_ORIGINS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length === 1 && items[0] === '*') return ['*'];
   return items.map((item) => {
     let url: URL | null = null;
@@ -272,11 +275,21 @@ function readCdn(env: Env): CdnConfig {
     case 'none':
       return { kind };
     case 'http-purge':
-      return { kind, purgeUrl: readUrl(env, 'FOLIO_CDN_PURGE_URL', 'FOLIO_CDN=http-purge')!, wholeHost: readEnum(env, 'FOLIO_CDN_PURGE_WHOLE', 'ban', ['ban', 'paths'] as const) };
+      return {
+        kind,
+        purgeUrl: readUrl(env, 'FOLIO_CDN_PURGE_URL', 'FOLIO_CDN=http-purge')!,
+        wholeHost: readEnum(env, 'FOLIO_CDN_PURGE_WHOLE', 'ban', ['ban', 'paths'] as const),
+      };
     case 'cloudfront':
       return {
         kind,
-        distributionId: readRequired(env, 'FOLIO_CLOUDFRONT_DISTRIBUTION_ID', 'FOLIO_CDN=cloudfront', /^[A-Z0-9]{1,64}$/, 'a CloudFront distribution id (upper-case letters and digits)'),
+        distributionId: readRequired(
+          env,
+          'FOLIO_CLOUDFRONT_DISTRIBUTION_ID',
+          'FOLIO_CDN=cloudfront',
+          /^[A-Z0-9]{1,64}$/,
+          'a CloudFront distribution id (upper-case letters and digits)',
+        ),
         endpoint: readUrl(env, 'FOLIO_CLOUDFRONT_ENDPOINT', null),
       };
     case 'cloudflare': {

@@ -49,7 +49,10 @@ function languageIndex(): LanguageIndex {
     const source = readFileSync(join(LIB, 'languages', `${file!}.js`), 'utf8');
     byName.set(name!.toLowerCase(), file!);
     for (const [, list] of source.matchAll(/aliases\s*[:=]\s*\[([^\]]*)\]/g)) for (const alias of quoted(list!)) byName.set(alias.toLowerCase(), file!);
-    embeds.set(file!, [...source.matchAll(/subLanguage:\s*(\[[^\]]*\]|'[^']*'|"[^"]*")/g)].flatMap((m) => quoted(m[1]!)));
+    embeds.set(
+      file!,
+      [...source.matchAll(/subLanguage:\s*(\[[^\]]*\]|'[^']*'|"[^"]*")/g)].flatMap((m) => quoted(m[1]!)),
+    );
   }
   index = { byName, embeds };
   return index;

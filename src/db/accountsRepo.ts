@@ -33,9 +33,7 @@ export class AccountsRepo {
   private readonly countStmt;
 
   constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      'INSERT INTO accounts (id, email, plan, created_at, updated_at) VALUES (@id, @email, @plan, @createdAt, @updatedAt)',
-    );
+    this.insertStmt = db.prepare('INSERT INTO accounts (id, email, plan, created_at, updated_at) VALUES (@id, @email, @plan, @createdAt, @updatedAt)');
     this.byIdStmt = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE id = ?');
     this.listStmt = db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY created_at, id');
     this.setPlanStmt = db.prepare('UPDATE accounts SET plan = ?, updated_at = ? WHERE id = ?');

@@ -95,12 +95,8 @@ export class ApiKeysRepo {
          FROM api_keys k JOIN accounts a ON a.id = k.account_id
         WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     );
-    this.listByBlogStmt = db.prepare<[string], KeyRow>(
-      'SELECT * FROM api_keys WHERE blog_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id',
-    );
-    this.revokeStmt = db.prepare(
-      'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND blog_id = ? AND revoked_at IS NULL',
-    );
+    this.listByBlogStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE blog_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id');
+    this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND blog_id = ? AND revoked_at IS NULL');
     this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
     // `blog_id IS NULL` can use api_keys_by_blog (blog_id, created_at); account keys are few.
     this.listAccountKeysStmt = db.prepare<[string], KeyRow>(

@@ -57,9 +57,7 @@ export class BlogsRepo {
     this.byIdStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.id = ?`);
     this.bySlugStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.slug = ?`);
     // rowid breaks ties between blogs created in the same millisecond in creation order.
-    this.listByAccountStmt = db.prepare<[string], BlogRow>(
-      `${SELECT} WHERE b.account_id = ? ORDER BY b.created_at DESC, b.rowid DESC`,
-    );
+    this.listByAccountStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.account_id = ? ORDER BY b.created_at DESC, b.rowid DESC`);
     this.countByAccountStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM blogs WHERE account_id = ?');
     this.updateStmt = db.prepare(
       'UPDATE blogs SET name = @name, description = @description, theme_config = @themeConfig, updated_at = @updatedAt WHERE id = @id',

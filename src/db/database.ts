@@ -82,11 +82,7 @@ export function migrate(db: Db, file = db.name): string[] {
     const sql = readFileSync(join(migrationsDir, name), 'utf8');
     db.transaction(() => {
       db.exec(sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-        version,
-        name,
-        new Date().toISOString(),
-      );
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, name, new Date().toISOString());
     }).immediate();
     done.push(name);
   }
@@ -95,15 +91,16 @@ export function migrate(db: Db, file = db.name): string[] {
 
 /** True when SQLite could not get a lock another connection holds (SQLITE_BUSY and its variants). */
 export function isDatabaseBusy(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && (err.code === 'SQLITE_BUSY' || err.code.startsWith('SQLITE_BUSY_'));
-}
-
-/** True when better-sqlite3 reports a UNIQUE or PRIMARY KEY violation (matched on the code). */
-export function isUniqueViolation(err: unknown): boolean {
   return (
     typeof err === 'object' &&
     err !== null &&
     'code' in err &&
-    (err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+    typeof err.code === 'string' &&
+    (err.code === 'SQLITE_BUSY' || err.code.startsWith('SQLITE_BUSY_'))
   );
+}
+
+/** True when better-sqlite3 reports a UNIQUE or PRIMARY KEY violation (matched on the code). */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && (err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY');
 }

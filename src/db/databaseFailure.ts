@@ -32,7 +32,11 @@ export function databaseOpenFailure(err: unknown, file: string): DatabaseOpenErr
   const options = { cause: err };
   const fix = 'set FOLIO_DATA_DIR to a writable folder, or create this one and give the user running folio write access to it';
   if (isDiskFull(err)) {
-    return new DatabaseOpenError(`the disk holding ${dir} is full (${code}); free some space (or move FOLIO_DATA_DIR to a bigger disk), then try again`, false, options);
+    return new DatabaseOpenError(
+      `the disk holding ${dir} is full (${code}); free some space (or move FOLIO_DATA_DIR to a bigger disk), then try again`,
+      false,
+      options,
+    );
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new DatabaseOpenError(

@@ -68,9 +68,7 @@ export class DomainsRepo {
     this.byBlogStmt = db.prepare<[string], DomainRow>('SELECT * FROM domains WHERE blog_id = ?');
     this.activeByHostStmt = db.prepare<[string], DomainRow>(`SELECT * FROM domains WHERE hostname = ? AND status = 'active'`);
     this.deleteStmt = db.prepare('DELETE FROM domains WHERE blog_id = ?');
-    this.deleteRegistrationStmt = db.prepare(
-      `DELETE FROM domains WHERE blog_id = @blogId AND hostname = @hostname AND challenge_token = @challengeToken`,
-    );
+    this.deleteRegistrationStmt = db.prepare(`DELETE FROM domains WHERE blog_id = @blogId AND hostname = @hostname AND challenge_token = @challengeToken`);
     this.deleteExpiredStmt = db.prepare(`DELETE FROM domains WHERE status = 'pending_verification' AND expires_at <= ?`);
     this.recordCheckStmt = db.prepare(
       `UPDATE domains SET last_checked_at = @checkedAt, last_error = @lastError

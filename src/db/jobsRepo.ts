@@ -100,9 +100,7 @@ export class JobsRepo {
        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
     );
     this.byIdStmt = db.prepare<[number], JobRow>('SELECT * FROM publish_jobs WHERE id = ?');
-    this.dueStmt = db.prepare<[string, number], JobRow>(
-      `SELECT * FROM publish_jobs WHERE status = 'pending' AND run_after <= ? ORDER BY id LIMIT ?`,
-    );
+    this.dueStmt = db.prepare<[string, number], JobRow>(`SELECT * FROM publish_jobs WHERE status = 'pending' AND run_after <= ? ORDER BY id LIMIT ?`);
     this.doneStmt = db.prepare(
       `UPDATE publish_jobs SET status = 'done', attempts = attempts + 1, last_error = NULL, updated_at = ? WHERE id = ? AND status = 'pending'`,
     );
@@ -110,9 +108,7 @@ export class JobsRepo {
       `UPDATE publish_jobs SET status = @status, attempts = attempts + 1, last_error = @error, run_after = @runAfter, updated_at = @now
         WHERE id = @id AND status = 'pending'`,
     );
-    this.openByBlogStmt = db.prepare<[string], JobRow>(
-      `SELECT * FROM publish_jobs WHERE blog_id = ? AND status IN ('pending', 'failed') ORDER BY id`,
-    );
+    this.openByBlogStmt = db.prepare<[string], JobRow>(`SELECT * FROM publish_jobs WHERE blog_id = ? AND status IN ('pending', 'failed') ORDER BY id`);
     this.countStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM publish_jobs WHERE status = ?');
     this.latestIdStmt = db.prepare<[], { id: number }>('SELECT COALESCE(MAX(id), 0) AS id FROM publish_jobs');
     // A range of the rowid, newest jobs only: never a scan of the blog's whole history.

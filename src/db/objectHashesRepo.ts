@@ -13,9 +13,7 @@ export class ObjectHashesRepo {
 
   constructor(db: Db) {
     this.getStmt = db.prepare<[string, string], { hash: string }>('SELECT hash FROM object_hashes WHERE blog_id = ? AND key = ?');
-    this.setStmt = db.prepare(
-      'INSERT INTO object_hashes (blog_id, key, hash) VALUES (?, ?, ?) ON CONFLICT (blog_id, key) DO UPDATE SET hash = excluded.hash',
-    );
+    this.setStmt = db.prepare('INSERT INTO object_hashes (blog_id, key, hash) VALUES (?, ?, ?) ON CONFLICT (blog_id, key) DO UPDATE SET hash = excluded.hash');
     this.deleteStmt = db.prepare('DELETE FROM object_hashes WHERE blog_id = ? AND key = ?');
     this.clearStmt = db.prepare('DELETE FROM object_hashes WHERE blog_id = ?');
     this.allStmt = db.prepare<[string], { key: string; hash: string }>('SELECT key, hash FROM object_hashes WHERE blog_id = ?');

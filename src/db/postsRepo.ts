@@ -60,9 +60,7 @@ export class PostsRepo {
        ON CONFLICT (blog_id, old_slug) DO UPDATE SET post_id = excluded.post_id, created_at = excluded.created_at`,
     );
     this.deleteRedirectStmt = db.prepare('DELETE FROM post_redirects WHERE blog_id = ? AND old_slug = ?');
-    this.findRedirectStmt = db.prepare<[string, string], { post_id: string }>(
-      'SELECT post_id FROM post_redirects WHERE blog_id = ? AND old_slug = ?',
-    );
+    this.findRedirectStmt = db.prepare<[string, string], { post_id: string }>('SELECT post_id FROM post_redirects WHERE blog_id = ? AND old_slug = ?');
     // `base` and `base-…` as two probes of the (blog_id, slug) unique index. Written with OR,
     // SQLite would scan every post of the blog instead.
     this.numberedSlugsStmt = db.prepare<[string, string, string, string, string], { id: string; slug: string }>(
@@ -76,9 +74,7 @@ export class PostsRepo {
               published_at, scheduled_at, created_at, updated_at, NULL AS text_counts, revision
          FROM posts WHERE rowid IN (SELECT rowid FROM posts WHERE blog_id = ? AND rowid > ? ORDER BY rowid LIMIT ?) ORDER BY rowid`,
     );
-    this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>(
-      'SELECT old_slug FROM post_redirects WHERE post_id = ? ORDER BY old_slug',
-    );
+    this.redirectsOfPostStmt = db.prepare<[string], { old_slug: string }>('SELECT old_slug FROM post_redirects WHERE post_id = ? ORDER BY old_slug');
     this.aliasesOfPostStmt = db.prepare<[string], { path: string }>('SELECT path FROM post_aliases WHERE post_id = ? ORDER BY position');
     this.aliasHolderStmt = db.prepare<[string, string], { post_id: string }>('SELECT post_id FROM post_aliases WHERE blog_id = ? AND path = ?');
     this.deleteAliasesStmt = db.prepare('DELETE FROM post_aliases WHERE post_id = ?');
@@ -176,7 +172,9 @@ export class PostsRepo {
     let statements = this.listStatements.get(cacheKey);
     if (!statements) {
       statements = {
-        rows: this.db.prepare<unknown[], SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE ${filters.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`),
+        rows: this.db.prepare<unknown[], SummaryRow>(
+          `SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE ${filters.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`,
+        ),
         count: this.db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM posts p WHERE ${filters.join(' AND ')}`),
       };
       this.listStatements.set(cacheKey, statements);

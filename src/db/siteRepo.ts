@@ -34,11 +34,25 @@ const toSummary = (row: SummaryRow): PublishedSummary => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   // As the post page counts it, so a list and the post always agree.
-  readingMinutes: minutesFromCounts(row.text_counts ? (JSON.parse(row.text_counts) as TextCounts) : countPostText({ title: row.title, contentMd: row.content_md })),
+  readingMinutes: minutesFromCounts(
+    row.text_counts ? (JSON.parse(row.text_counts) as TextCounts) : countPostText({ title: row.title, contentMd: row.content_md }),
+  ),
 });
 
 /** Columns of a summary row; all but content_md are in the posts_published_summary index (migration 013). */
-export const SUMMARY_COLUMN_NAMES = ['id', 'slug', 'title', 'meta_description', 'og_image_url', 'tags', 'published_at', 'created_at', 'updated_at', 'text_counts', 'content_md'] as const;
+export const SUMMARY_COLUMN_NAMES = [
+  'id',
+  'slug',
+  'title',
+  'meta_description',
+  'og_image_url',
+  'tags',
+  'published_at',
+  'created_at',
+  'updated_at',
+  'text_counts',
+  'content_md',
+] as const;
 
 /** The columns of a summary, of table `t` when given (a join). */
 const summaryColumns = (t = ''): string =>
@@ -122,9 +136,7 @@ export class SiteRepo {
       'SELECT seq, post_id FROM post_changes WHERE blog_id = ? AND seq > ? ORDER BY seq',
     );
     this.pruneChangesStmt = db.prepare<[number]>('DELETE FROM post_changes WHERE seq < ?');
-    this.byIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
-      `SELECT ${PAGE_COLUMNS} FROM posts WHERE id = ?`,
-    );
+    this.byIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(`SELECT ${PAGE_COLUMNS} FROM posts WHERE id = ?`);
     this.publishedByIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
       `SELECT ${PAGE_COLUMNS} FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND status = 'published'`,
     );

@@ -45,7 +45,14 @@ interface WebhookRow {
   created_at: string;
 }
 
-const toWebhook = (row: WebhookRow): Webhook => ({ id: row.id, blogId: row.blog_id, url: row.url, events: JSON.parse(row.events) as string[], secret: row.secret, createdAt: row.created_at });
+const toWebhook = (row: WebhookRow): Webhook => ({
+  id: row.id,
+  blogId: row.blog_id,
+  url: row.url,
+  events: JSON.parse(row.events) as string[],
+  secret: row.secret,
+  createdAt: row.created_at,
+});
 
 interface DeliveryRow {
   id: string;
@@ -82,7 +89,9 @@ export class WebhooksRepo {
   private readonly attemptsStmt;
 
   constructor(db: Db) {
-    this.insertStmt = db.prepare('INSERT INTO webhooks (id, blog_id, url, events, secret, created_at) VALUES (@id, @blogId, @url, @events, @secret, @createdAt)');
+    this.insertStmt = db.prepare(
+      'INSERT INTO webhooks (id, blog_id, url, events, secret, created_at) VALUES (@id, @blogId, @url, @events, @secret, @createdAt)',
+    );
     this.byBlogStmt = db.prepare<[string], WebhookRow>('SELECT * FROM webhooks WHERE blog_id = ? ORDER BY created_at, id');
     this.byIdStmt = db.prepare<[string], WebhookRow>('SELECT * FROM webhooks WHERE id = ?');
     this.deleteStmt = db.prepare('DELETE FROM webhooks WHERE id = ?');
@@ -99,9 +108,23 @@ export class WebhooksRepo {
           AND b.account_id NOT IN (SELECT value FROM json_each(@skipAccounts))
         ORDER BY d.next_attempt_at, d.created_at LIMIT @limit`,
     );
-    this.recordAttemptStmt = db.prepare('INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, at, response_code, duration_ms, error) VALUES (?, ?, ?, ?, ?, ?)');
+    this.recordAttemptStmt = db.prepare(
+      'INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, at, response_code, duration_ms, error) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     this.finishStmt = db.prepare('UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ? WHERE id = ?');
-    this.attemptsStmt = db.prepare<[string, number], { delivery_id: string; event_type: string; status: Delivery['status']; attempt: number; at: string; response_code: number | null; duration_ms: number; error: string | null }>(
+    this.attemptsStmt = db.prepare<
+      [string, number],
+      {
+        delivery_id: string;
+        event_type: string;
+        status: Delivery['status'];
+        attempt: number;
+        at: string;
+        response_code: number | null;
+        duration_ms: number;
+        error: string | null;
+      }
+    >(
       `SELECT a.delivery_id, d.event_type, d.status, a.attempt, a.at, a.response_code, a.duration_ms, a.error
          FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
         WHERE d.webhook_id = ? ORDER BY a.at DESC, a.attempt DESC LIMIT ?`,
@@ -139,7 +162,11 @@ export class WebhooksRepo {
   }
 
   /** Records an attempt and the delivery's next state, together. */
-  recordAttempt(delivery: Delivery, attempt: { at: string; responseCode: number | null; durationMs: number; error: string | null }, next: { status: Delivery['status']; nextAttemptAt: string }): void {
+  recordAttempt(
+    delivery: Delivery,
+    attempt: { at: string; responseCode: number | null; durationMs: number; error: string | null },
+    next: { status: Delivery['status']; nextAttemptAt: string },
+  ): void {
     const number = delivery.attempts + 1;
     this.recordAttemptStmt.run(delivery.id, number, attempt.at, attempt.responseCode, attempt.durationMs, attempt.error);
     this.finishStmt.run(next.status, number, next.nextAttemptAt, delivery.id);

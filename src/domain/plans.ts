@@ -44,7 +44,14 @@ export function planSummary(plan: Plan): string {
   const { maxBlogs, requestsPerHour } = LIMITS[plan];
   const blogs = Number.isFinite(maxBlogs) ? `${maxBlogs} blog${maxBlogs === 1 ? '' : 's'}` : 'unlimited blogs';
   const yes = (capability: Capability, what: string): string => `${planIncludes(plan, capability) ? '' : 'no '}${what}`;
-  return [blogs, yes('domains', 'custom domains'), yes('schedule', 'scheduling'), yes('theme:basic', 'custom CSS'), yes('theme:html', 'header/footer HTML'), `${requestsPerHour.toLocaleString('en-US')} API requests/hour`].join(', ');
+  return [
+    blogs,
+    yes('domains', 'custom domains'),
+    yes('schedule', 'scheduling'),
+    yes('theme:basic', 'custom CSS'),
+    yes('theme:html', 'header/footer HTML'),
+    `${requestsPerHour.toLocaleString('en-US')} API requests/hour`,
+  ].join(', ');
 }
 
 export function planIncludes(plan: Plan, capability: Capability): boolean {

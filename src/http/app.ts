@@ -63,10 +63,12 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.silent = true;
 
   const router = new Router<AppState>();
-  const named = (route: string): Middleware<AppState> => (ctx, next) => {
-    ctx.state.route = route;
-    return next();
-  };
+  const named =
+    (route: string): Middleware<AppState> =>
+    (ctx, next) => {
+      ctx.state.route = route;
+      return next();
+    };
   router.get('/healthz', named('/healthz'), (ctx) => {
     deps.db.prepare('SELECT 1').get();
     ctx.body = { status: 'ok' };

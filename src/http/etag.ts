@@ -49,6 +49,11 @@ export function ifMatch<T>(ctx: AppContext, tagOf: (current: T) => string): ((cu
   const header = ctx.get('if-match').trim();
   if (header === '') return undefined;
   if (header === '*') return () => true;
-  const wanted = new Set(header.split(',').map((tag) => tag.trim()).filter((tag) => !tag.startsWith('W/')));
+  const wanted = new Set(
+    header
+      .split(',')
+      .map((tag) => tag.trim())
+      .filter((tag) => !tag.startsWith('W/')),
+  );
   return (current) => wanted.has(tagOf(current));
 }

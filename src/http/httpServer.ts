@@ -117,7 +117,13 @@ export function createHttpServer(handler: RequestListener, logger: Logger): Serv
     const requestId = randomUUID();
     const body = JSON.stringify({ error: 'expectation_failed', message: 'the Expect header can only ask for 100-continue' });
     logger.info({ requestId, status: 417 }, 'request refused: unsupported Expect header');
-    res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, 'X-Content-Type-Options': 'nosniff', Connection: 'close' });
+    res.writeHead(417, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Request-Id': requestId,
+      'X-Content-Type-Options': 'nosniff',
+      Connection: 'close',
+    });
     res.end(body);
   });
 
@@ -131,7 +137,11 @@ export function createHttpServer(handler: RequestListener, logger: Logger): Serv
     linger.unref();
     socket.once('close', () => clearTimeout(linger));
     socket.once('end', () => socket.destroy());
-    socket.end(responseBytes({ status: 405, error: 'method_not_allowed', message: 'CONNECT is not supported: this server is not a proxy' }, requestId, ['Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS']));
+    socket.end(
+      responseBytes({ status: 405, error: 'method_not_allowed', message: 'CONNECT is not supported: this server is not a proxy' }, requestId, [
+        'Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS',
+      ]),
+    );
     socket.resume();
   });
 

@@ -49,12 +49,15 @@ function loopbackUrl(address: string | undefined, port: number | undefined, secu
  * error form (the route fuzzer holds every answer to the API's).
  */
 function checkMessage(body: unknown, schema: McpModules['JSONRPCMessageSchema']): void {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError('the body must be one JSON-RPC 2.0 message (an object; batches are not supported)');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new BadRequestError('the body must be one JSON-RPC 2.0 message (an object; batches are not supported)');
   const parsed = schema.safeParse(body);
   if (parsed.success) return;
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
-  throw new BadRequestError(`the body is not a JSON-RPC 2.0 message the MCP server takes (${where}${issue?.message ?? 'invalid'}): an object with jsonrpc "2.0", method, an optional integer or string id and an optional params object, nothing else`);
+  throw new BadRequestError(
+    `the body is not a JSON-RPC 2.0 message the MCP server takes (${where}${issue?.message ?? 'invalid'}): an object with jsonrpc "2.0", method, an optional integer or string id and an optional params object, nothing else`,
+  );
 }
 
 export function mcpEndpoint(grants: McpGrants, loadMcpServer: McpServerLoader): Middleware<AppState> {
@@ -69,7 +72,11 @@ export function mcpEndpoint(grants: McpGrants, loadMcpServer: McpServerLoader): 
     const socket = ctx.req.socket;
     // The tool's API calls were paid for by this request (the rate limit counted it).
     const grant = ctx.state.auth ? grants.issue(ctx.state.auth.key.id) : '';
-    const client = createFolioClient({ baseUrl: loopbackUrl(socket.localAddress, socket.localPort, 'encrypted' in socket), apiKey, headers: { [MCP_GRANT_HEADER]: grant } });
+    const client = createFolioClient({
+      baseUrl: loopbackUrl(socket.localAddress, socket.localPort, 'encrypted' in socket),
+      apiKey,
+      headers: { [MCP_GRANT_HEADER]: grant },
+    });
     const server = createMcpServer(client);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

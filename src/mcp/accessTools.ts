@@ -12,7 +12,8 @@ const blogKey = (args: Record<string, unknown>): string | undefined => (typeof a
 export const ACCESS_TOOLS: readonly FolioTool[] = [
   {
     name: 'create_api_key',
-    description: 'Creates an API key: bound to the blog given as blog_id, else an account key. The full key is in this answer only. A key can only grant scopes this key holds.',
+    description:
+      'Creates an API key: bound to the blog given as blog_id, else an account key. The full key is in this answer only. A key can only grant scopes this key holds.',
     inputSchema: input(createKeyBody, { blog_id: keyBlog, idempotency_key: idempotencyKeyArg }),
     annotations: annotations('Create an API key', 'write'),
     run: (client, args) => {
@@ -43,7 +44,8 @@ export const ACCESS_TOOLS: readonly FolioTool[] = [
   },
   {
     name: 'create_webhook',
-    description: "Subscribes a URL to the blog's events (post.published and others); deliveries are signed per Standard Webhooks with the secret in this answer only.",
+    description:
+      "Subscribes a URL to the blog's events (post.published and others); deliveries are signed per Standard Webhooks with the secret in this answer only.",
     inputSchema: input(createWebhookBody, { blog_id: blogPathArg, idempotency_key: idempotencyKeyArg }),
     annotations: annotations('Create a webhook', 'write'),
     run: (client, args) => client.createWebhook(blogPathOf(client, args), without(args, 'blog_id', 'idempotency_key') as WebhookInput, writeOf(args)),

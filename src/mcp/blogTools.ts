@@ -2,7 +2,20 @@
 import type { BlogInput, BlogUpdate } from '../client/folioClient.js';
 import { createBlogBody, updateBlogBody } from '../http/routes/blogs.schema.js';
 import { registerDomainBody } from '../http/routes/domains.js';
-import { annotations, blogPathArg, blogPathOf, idempotencyKeyArg, idsOnly, ifMatchArg, input, str, withEtag, without, writeOf, type FolioTool } from './toolKit.js';
+import {
+  annotations,
+  blogPathArg,
+  blogPathOf,
+  idempotencyKeyArg,
+  idsOnly,
+  ifMatchArg,
+  input,
+  str,
+  withEtag,
+  without,
+  writeOf,
+  type FolioTool,
+} from './toolKit.js';
 
 export const BLOG_TOOLS: readonly FolioTool[] = [
   {
@@ -28,7 +41,8 @@ export const BLOG_TOOLS: readonly FolioTool[] = [
   },
   {
     name: 'update_blog',
-    description: "Changes a blog's name, description or theme_config (merged into the current one; null removes a key); every published page is rendered again.",
+    description:
+      "Changes a blog's name, description or theme_config (merged into the current one; null removes a key); every published page is rendered again.",
     inputSchema: input(updateBlogBody, { blog_id: blogPathArg, if_match: ifMatchArg }),
     annotations: annotations('Edit a blog', 'destructive', true),
     run: (client, args) => client.updateBlog(blogPathOf(client, args), without(args, 'blog_id', 'if_match') as BlogUpdate, writeOf(args)),
@@ -49,7 +63,8 @@ export const BLOG_TOOLS: readonly FolioTool[] = [
   },
   {
     name: 'register_domain',
-    description: 'Serves the blog on your own hostname: answers the CNAME and TXT records to create; the domain becomes active once get_domain (or the periodic check) sees them. Needs the Starter plan or higher.',
+    description:
+      'Serves the blog on your own hostname: answers the CNAME and TXT records to create; the domain becomes active once get_domain (or the periodic check) sees them. Needs the Starter plan or higher.',
     inputSchema: input(registerDomainBody, { blog_id: blogPathArg, idempotency_key: idempotencyKeyArg }),
     annotations: annotations('Register a custom domain', 'write'),
     run: (client, args) => client.registerDomain(blogPathOf(client, args), str(args, 'hostname'), writeOf(args)),

@@ -38,8 +38,18 @@ function toolError(err: unknown, tool?: FolioTool): CallToolResult {
     field: tool?.bodyArgument ? `${tool.bodyArgument}.${problem.field}` : problem.field,
     message: inArguments(problem.message),
   }));
-  const structured = { error: code, message, ...(details ? { details } : {}), ...(extra.required_plan ? { required_plan: extra.required_plan } : {}), ...(extra.retry_after !== undefined ? { retry_after: extra.retry_after } : {}) };
-  const lines = [`${code}: ${message}`, ...(details ?? []).map((d) => `- ${d.field}: ${d.message}`), ...(extra.required_plan ? [`required plan: ${extra.required_plan}`] : [])];
+  const structured = {
+    error: code,
+    message,
+    ...(details ? { details } : {}),
+    ...(extra.required_plan ? { required_plan: extra.required_plan } : {}),
+    ...(extra.retry_after !== undefined ? { retry_after: extra.retry_after } : {}),
+  };
+  const lines = [
+    `${code}: ${message}`,
+    ...(details ?? []).map((d) => `- ${d.field}: ${d.message}`),
+    ...(extra.required_plan ? [`required plan: ${extra.required_plan}`] : []),
+  ];
   return { isError: true, content: [{ type: 'text', text: lines.join('\n') }], structuredContent: structured };
 }
 

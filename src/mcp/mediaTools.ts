@@ -7,7 +7,8 @@ const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'ima
 export const MEDIA_TOOLS: readonly FolioTool[] = [
   {
     name: 'upload_media',
-    description: "Uploads an image (JPEG, PNG, WebP, AVIF or GIF, at most 10 MB) to the blog's media; answers with its URL and variants, usable in posts' Markdown and as meta.og_image.",
+    description:
+      "Uploads an image (JPEG, PNG, WebP, AVIF or GIF, at most 10 MB) to the blog's media; answers with its URL and variants, usable in posts' Markdown and as meta.og_image.",
     inputSchema: idsOnly(
       {
         blog_id: blogIdArg,

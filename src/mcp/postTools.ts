@@ -22,7 +22,12 @@ import {
 const postSlug = { type: 'string', minLength: 1, maxLength: 100, description: 'The slug of the post (list_posts gives them)' } as const;
 
 /** A tool that names one post and sends nothing else. */
-function postTool(name: string, description: string, notes: ToolAnnotations, run: (client: FolioClient, slug: string, blogId: string | undefined) => Promise<unknown>): FolioTool {
+function postTool(
+  name: string,
+  description: string,
+  notes: ToolAnnotations,
+  run: (client: FolioClient, slug: string, blogId: string | undefined) => Promise<unknown>,
+): FolioTool {
   return {
     name,
     description,
@@ -42,23 +47,30 @@ export const POST_TOOLS: readonly FolioTool[] = [
   },
   {
     name: 'get_post',
-    description: 'Returns one post in full: Markdown source, rendered HTML, tags, status and dates, and its etag (pass it as if_match to update_post or delete_post to change only this version).',
+    description:
+      'Returns one post in full: Markdown source, rendered HTML, tags, status and dates, and its etag (pass it as if_match to update_post or delete_post to change only this version).',
     inputSchema: idsOnly({ blog_id: blogIdArg, slug: postSlug }, ['slug']),
     annotations: annotations('Read a post', 'read'),
     run: async (client, args) => withEtag(await client.getPostVersion(str(args, 'slug'), blogOf(args))),
   },
   {
     name: 'create_post',
-    description: 'Creates a post from Markdown. A draft unless status is "published"; the slug is made from the title when omitted. Images: upload_media first and use its url in the Markdown.',
+    description:
+      'Creates a post from Markdown. A draft unless status is "published"; the slug is made from the title when omitted. Images: upload_media first and use its url in the Markdown.',
     inputSchema: input(createPostBody, { blog_id: blogIdArg, idempotency_key: idempotencyKeyArg }),
     annotations: annotations('Create a post', 'write'),
     run: (client, args) => client.createPost(without(args, 'blog_id', 'idempotency_key') as PostInput, blogOf(args), writeOf(args)),
   },
   {
     name: 'update_post',
-    description: 'Changes a post: only the fields given in `changes` change (title, content, slug, tags, status, meta). A published post is re-published; a changed slug leaves a redirect.',
+    description:
+      'Changes a post: only the fields given in `changes` change (title, content, slug, tags, status, meta). A published post is re-published; a changed slug leaves a redirect.',
     inputSchema: input(
-      { type: 'object', additionalProperties: false, properties: { changes: { ...(publicSchema(updatePostBody) as object), description: 'The fields to change, at least one' } } },
+      {
+        type: 'object',
+        additionalProperties: false,
+        properties: { changes: { ...(publicSchema(updatePostBody) as object), description: 'The fields to change, at least one' } },
+      },
       { blog_id: blogIdArg, slug: postSlug, if_match: ifMatchArg },
       ['slug', 'changes'],
     ),
@@ -66,8 +78,11 @@ export const POST_TOOLS: readonly FolioTool[] = [
     bodyArgument: 'changes',
     run: (client, args) => client.updatePost(str(args, 'slug'), args.changes as PostUpdate, blogOf(args), writeOf(args)),
   },
-  postTool('publish_post', 'Publishes a draft or scheduled post now; answers with its public URL once the page is written.', annotations('Publish a post', 'write', true), (client, slug, blog) =>
-    client.publishPost(slug, blog),
+  postTool(
+    'publish_post',
+    'Publishes a draft or scheduled post now; answers with its public URL once the page is written.',
+    annotations('Publish a post', 'write', true),
+    (client, slug, blog) => client.publishPost(slug, blog),
   ),
   {
     name: 'schedule_post',
@@ -76,8 +91,11 @@ export const POST_TOOLS: readonly FolioTool[] = [
     annotations: annotations('Schedule a post', 'write', true),
     run: (client, args) => client.schedulePost(str(args, 'slug'), str(args, 'scheduled_at'), blogOf(args)),
   },
-  postTool('unpublish_post', 'Takes a published or scheduled post off the blog; it stays as a draft.', annotations('Unpublish a post', 'destructive'), (client, slug, blog) =>
-    client.unpublishPost(slug, blog),
+  postTool(
+    'unpublish_post',
+    'Takes a published or scheduled post off the blog; it stays as a draft.',
+    annotations('Unpublish a post', 'destructive'),
+    (client, slug, blog) => client.unpublishPost(slug, blog),
   ),
   {
     name: 'delete_post',

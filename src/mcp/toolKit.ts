@@ -38,13 +38,15 @@ export const blogPathArg = {
 } as const;
 export const ifMatchArg = {
   type: 'string',
-  description: 'The etag of the version you read (get_post, get_blog): the change happens only if nobody changed it since, else precondition_failed and nothing changes',
+  description:
+    'The etag of the version you read (get_post, get_blog): the change happens only if nobody changed it since, else precondition_failed and nothing changes',
 } as const;
 export const idempotencyKeyArg = {
   type: 'string',
   minLength: 1,
   maxLength: 255,
-  description: 'Any unique string (a UUID) that makes a retry safe: the same key with the same arguments within 24 hours answers the first result again without doing the work twice',
+  description:
+    'Any unique string (a UUID) that makes a retry safe: the same key with the same arguments within 24 hours answers the first result again without doing the work twice',
 } as const;
 export const pageArgs = {
   page: { type: 'integer', minimum: 1, description: 'Page to return, from 1' },
@@ -64,7 +66,12 @@ export function input(schema: object, extra: Json = {}, required: string[] = [])
 }
 
 /** A tool input of identifiers only. */
-export const idsOnly = (properties: Json, required: string[] = []): Json & { type: 'object' } => ({ type: 'object', additionalProperties: false, properties, required });
+export const idsOnly = (properties: Json, required: string[] = []): Json & { type: 'object' } => ({
+  type: 'object',
+  additionalProperties: false,
+  properties,
+  required,
+});
 
 export function annotations(title: string, kind: 'read' | 'write' | 'destructive', idempotent = kind !== 'write'): ToolAnnotations {
   return { title, readOnlyHint: kind === 'read', destructiveHint: kind === 'destructive', idempotentHint: idempotent, openWorldHint: false };
@@ -76,7 +83,8 @@ export const blogOf = (args: Json): string | undefined => (typeof args.blog_id =
 /** The blog of a call whose API path names one: the argument, else the client's default. */
 export function blogPathOf(client: FolioClient, args: Json): string {
   const id = blogOf(args) ?? client.defaultBlogId;
-  if (!id) throw new FolioApiError(400, 'bad_request', 'blog_id is required: list_blogs gives the ids', { details: [{ field: 'blog_id', message: 'is required' }] });
+  if (!id)
+    throw new FolioApiError(400, 'bad_request', 'blog_id is required: list_blogs gives the ids', { details: [{ field: 'blog_id', message: 'is required' }] });
   return id;
 }
 

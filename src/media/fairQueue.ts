@@ -35,7 +35,8 @@ export class FairQueue {
       if (queue.length >= this.options.perTenantWaiting) {
         throw new ServiceUnavailableError(`this account already has ${queue.length} images waiting to be processed; try again shortly`, { retryAfter: 5 });
       }
-      if (this.waitingCount >= this.options.totalWaiting) throw new ServiceUnavailableError('too many images are being processed; try again shortly', { retryAfter: 5 });
+      if (this.waitingCount >= this.options.totalWaiting)
+        throw new ServiceUnavailableError('too many images are being processed; try again shortly', { retryAfter: 5 });
       // A finishing item hands its slot straight to the next tenant in turn.
       await new Promise<void>((start) => {
         queue.push({ start });

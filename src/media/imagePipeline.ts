@@ -109,7 +109,11 @@ export class ImagePipeline {
    * event loop always finds a free core (on two cores, one thread).
    */
   constructor(private readonly options: ImagePipelineOptions = {}) {
-    this.queue = new FairQueue({ concurrency: options.concurrency ?? 1, perTenantWaiting: options.perAccountWaiting ?? 4, totalWaiting: options.totalWaiting ?? 32 });
+    this.queue = new FairQueue({
+      concurrency: options.concurrency ?? 1,
+      perTenantWaiting: options.perAccountWaiting ?? 4,
+      totalWaiting: options.totalWaiting ?? 32,
+    });
     this.maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
     this.timeLimitMs = options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
   }
@@ -164,7 +168,9 @@ export class ImagePipeline {
     const actual = formatOf(metadata);
     if (metadata.format === 'svg') throw new UnsupportedMediaTypeError('SVG images are not accepted: they can carry script');
     if (actual !== declared) {
-      throw new BadRequestError(`Content-Type says ${CONTENT_TYPES[declared]} but the body is ${actual ? `a ${describe(actual)}` : `not a JPEG, PNG, WebP, GIF or AVIF`} image`);
+      throw new BadRequestError(
+        `Content-Type says ${CONTENT_TYPES[declared]} but the body is ${actual ? `a ${describe(actual)}` : `not a JPEG, PNG, WebP, GIF or AVIF`} image`,
+      );
     }
     const rotated = (metadata.orientation ?? 1) >= 5;
     const frameHeight = metadata.pageHeight ?? metadata.height;
@@ -220,16 +226,22 @@ export class ImagePipeline {
       source = () => sharp(data, { raw });
       firstFrame = source;
     }
-    const animation: Animation | null = frames > 1 ? { ...(metadata.delay ? { delay: metadata.delay } : {}), ...(metadata.loop !== undefined ? { loop: metadata.loop } : {}) } : null;
+    const animation: Animation | null =
+      frames > 1 ? { ...(metadata.delay ? { delay: metadata.delay } : {}), ...(metadata.loop !== undefined ? { loop: metadata.loop } : {}) } : null;
 
     // One encoding at a time, on libvips threads sized by the constructor: all at once would
     // oversubscribe the cores and leave the event loop waiting for CPU.
     const objects: EncodedObject[] = [];
     const add = async (name: string, pipeline: Sharp.Sharp, contentType: string) => objects.push({ name, body: await timed(pipeline).toBuffer(), contentType });
     await add(originalName(image), encoder(source(), image.format, animation), CONTENT_TYPES[image.format]);
-    for (const variant of variantsOf(image)) await add(variant.name, encoder(source().resize({ width: variant.width }), variant.format, animation), CONTENT_TYPES[variant.format]);
+    for (const variant of variantsOf(image))
+      await add(variant.name, encoder(source().resize({ width: variant.width }), variant.format, animation), CONTENT_TYPES[variant.format]);
     // The og:image is the first frame.
-    await add(ogName(image), firstFrame().resize(OG_WIDTH, OG_HEIGHT, { fit: 'cover', position: 'attention' }).flatten({ background: '#ffffff' }).jpeg({ quality: 82, mozjpeg: true }), 'image/jpeg');
+    await add(
+      ogName(image),
+      firstFrame().resize(OG_WIDTH, OG_HEIGHT, { fit: 'cover', position: 'attention' }).flatten({ background: '#ffffff' }).jpeg({ quality: 82, mozjpeg: true }),
+      'image/jpeg',
+    );
     return objects;
   }
 }

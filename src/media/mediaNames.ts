@@ -100,7 +100,10 @@ export function parseMediaUrl(url: string): { prefix: string; image: MediaImage 
   const match = NAME.exec(url.slice(at + MEDIA_DIR.length + 2));
   if (!match) return null;
   const [, hash, width, height, ext] = match;
-  return { prefix: url.slice(0, at + MEDIA_DIR.length + 2), image: { hash: hash!, width: Number(width), height: Number(height), format: BY_EXTENSION.get(ext!)! } };
+  return {
+    prefix: url.slice(0, at + MEDIA_DIR.length + 2),
+    image: { hash: hash!, width: Number(width), height: Number(height), format: BY_EXTENSION.get(ext!)! },
+  };
 }
 
 /** Hashes of the media images a post's Markdown or og_image names (for the post_media table). */

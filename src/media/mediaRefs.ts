@@ -24,7 +24,10 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 
 /** A host of `https://host[:port]` or `host[:port]`, lowercased. */
 function hostOf(originOrHost: string): string {
-  return originOrHost.replace(/^[a-z]+:\/\//i, '').replace(/\/+$/, '').toLowerCase();
+  return originOrHost
+    .replace(/^[a-z]+:\/\//i, '')
+    .replace(/\/+$/, '')
+    .toLowerCase();
 }
 
 /**

@@ -142,7 +142,16 @@ export function createPublishing(deps: PublishingDeps): Publishing {
   const runner = new JobRunner({ jobs: deps.jobs, handler: deps.jobHandler ?? handle, clock: deps.clock, logger, metrics: deps.metrics });
 
   return {
-    ...createWarmablePublishing({ blogs, accounts, urls, theme, listings, load, indexes, publishedSinceStart: (blogId) => postChange.publishedSinceStart(blogId) }),
+    ...createWarmablePublishing({
+      blogs,
+      accounts,
+      urls,
+      theme,
+      listings,
+      load,
+      indexes,
+      publishedSinceStart: (blogId) => postChange.publishedSinceStart(blogId),
+    }),
     runner,
     handle,
     rebuild: (blog, options) => rebuild.rebuild(blog, options),

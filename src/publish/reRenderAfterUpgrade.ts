@@ -90,7 +90,9 @@ export function reRenderAfterUpgrade(deps: ReRenderDeps, fingerprint: string, se
     })
     .immediate();
   if (blogs > 0) {
-    const what = searchChanged ? 'what the search index takes of a post changed: re-rendering and reindexing' : 'the theme or renderer changed since the last start: re-rendering';
+    const what = searchChanged
+      ? 'what the search index takes of a post changed: re-rendering and reindexing'
+      : 'the theme or renderer changed since the last start: re-rendering';
     deps.logger.info({ blogs }, `${what} all ${blogs} blogs in the background`);
   }
   return blogs;

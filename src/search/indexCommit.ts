@@ -82,14 +82,20 @@ export class IndexCommitter {
     await store.put(manifestKey(blogSlug), serializeManifest(next), MANIFEST_OBJECT);
 
     if (base) {
-      const loaded = new Map<string, LoadedSegment>([...base.views.map((v) => [v.segment.id, v.segment] as const), ...kept.map((s) => [s.entry.id, s.segment] as const)]);
+      const loaded = new Map<string, LoadedSegment>([
+        ...base.views.map((v) => [v.segment.id, v.segment] as const),
+        ...kept.map((s) => [s.entry.id, s.segment] as const),
+      ]);
       const views = next.segments.map((entry) => SegmentView.of(loaded.get(entry.id)!, entry.deleted));
       cache.install(blogSlug, new IndexSnapshot(next, views));
     } else {
       // Written from the parts a write needs: whatever the cache held is older than this
       // state, and the next query reads the index as the new manifest names it.
       cache.install(blogSlug, null);
-      bases.wrote(blogSlug, kept.filter((s) => s.entry.id === next.head).map((s) => s.segment));
+      bases.wrote(
+        blogSlug,
+        kept.filter((s) => s.entry.id === next.head).map((s) => s.segment),
+      );
     }
 
     const stale = [...gone].filter((id) => !next.segments.some((s) => s.id === id));

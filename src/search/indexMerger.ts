@@ -52,7 +52,8 @@ export class IndexMerger {
   mergeLater(blogSlug: string, manifest: Manifest): void {
     if (this.deps.autoMerge === false || this.background.has(blogSlug)) return;
     if (!planMerge(manifest, this.deps.policy)) return;
-    const onError = this.deps.onBackgroundError ?? ((err: unknown, blog: string) => process.emitWarning(`search index merge of ${blog} failed: ${String(err)}`));
+    const onError =
+      this.deps.onBackgroundError ?? ((err: unknown, blog: string) => process.emitWarning(`search index merge of ${blog} failed: ${String(err)}`));
     // The failure is handed to onBackgroundError; the index stays correct without the merge.
     void this.background.load(blogSlug, () =>
       this.merge(blogSlug).then(
@@ -81,7 +82,10 @@ export class IndexMerger {
       const views = await bases.views(blogSlug, base, group);
       if (!views) continue; // one went meanwhile (another process merged): plan again
       // The expensive part, outside the lock: publishes continue meanwhile.
-      const joined = await (this.deps.mergeSegments ?? mergeInPlace)(blogSlug, views.map((v) => v.segment.mergePart(v.deleted)));
+      const joined = await (this.deps.mergeSegments ?? mergeInPlace)(
+        blogSlug,
+        views.map((v) => v.segment.mergePart(v.deleted)),
+      );
       const { data, ordinalMaps } = joined;
       const draft = nextManifest(base.manifest);
       const merged = data.docs.ids.length > 0 ? await commits.prepare(draft, data, joined.encoded) : null;

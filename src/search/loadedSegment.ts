@@ -92,7 +92,15 @@ export class LoadedSegment {
   doc(ordinal: number): DocRecord {
     const t = this.table;
     if (!t) return this.stored!.doc(ordinal);
-    return { slug: t.slugs[ordinal]!, title: t.titles[ordinal]!, description: t.descriptions[ordinal]!, tags: t.tags[ordinal]!, createdAt: t.createdAt[ordinal]!, publishedAt: t.publishedAt[ordinal]!, url: t.urls[ordinal]! };
+    return {
+      slug: t.slugs[ordinal]!,
+      title: t.titles[ordinal]!,
+      description: t.descriptions[ordinal]!,
+      tags: t.tags[ordinal]!,
+      createdAt: t.createdAt[ordinal]!,
+      publishedAt: t.publishedAt[ordinal]!,
+      url: t.urls[ordinal]!,
+    };
   }
 
   private readonly slugs = new Map<number, string>();

@@ -60,7 +60,15 @@ export function segmentKeysOf(blogSlug: string, segmentId: string): string[] {
 }
 
 export function emptyManifest(): Manifest {
-  return { format: 'folio-search-manifest', formatVersion: MANIFEST_FORMAT_VERSION, revision: newRevision(), generation: 0, nextSegment: 1, head: null, segments: [] };
+  return {
+    format: 'folio-search-manifest',
+    formatVersion: MANIFEST_FORMAT_VERSION,
+    revision: newRevision(),
+    generation: 0,
+    nextSegment: 1,
+    head: null,
+    segments: [],
+  };
 }
 
 export function newRevision(): string {
@@ -110,7 +118,10 @@ export function parseManifest(key: string, body: Buffer): Manifest {
   const m = value as Partial<Manifest> | null;
   if (typeof m !== 'object' || m === null || m.format !== 'folio-search-manifest') throw new SearchIndexFormatError(key, 'not a search manifest');
   if (m.formatVersion !== MANIFEST_FORMAT_VERSION) {
-    throw new SearchIndexFormatError(key, `manifest format version ${String(m.formatVersion)} is not supported (this build reads version ${MANIFEST_FORMAT_VERSION})`);
+    throw new SearchIndexFormatError(
+      key,
+      `manifest format version ${String(m.formatVersion)} is not supported (this build reads version ${MANIFEST_FORMAT_VERSION})`,
+    );
   }
   const valid =
     typeof m.revision === 'string' &&

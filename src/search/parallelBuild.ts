@@ -100,7 +100,13 @@ export async function buildSegmentsFrom(source: DocumentRuns, options: ParallelB
 }
 
 /** Each worker is sent the next run as soon as it is free; a run's documents are read just before. */
-async function buildOnWorkers(script: URL, runs: readonly Run[], read: (run: Run) => Promise<SearchDocument[]>, pieceDocs: number, count: number): Promise<SegmentData[]> {
+async function buildOnWorkers(
+  script: URL,
+  runs: readonly Run[],
+  read: (run: Run) => Promise<SearchDocument[]>,
+  pieceDocs: number,
+  count: number,
+): Promise<SegmentData[]> {
   const results: SegmentData[] = new Array<SegmentData>(runs.length);
   let next = 0;
   const pool = Array.from({ length: count }, () => new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } }));

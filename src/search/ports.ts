@@ -18,6 +18,7 @@ export interface SearchIndexUpdater {
    * Replaces the index with one of `count` documents read by position, a run at a time, while it
    * is built. May return the new index's segment data, which the static index then reuses.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: an implementation that returns nothing (a test's stub) fits too.
   rebuildFrom(blogSlug: string, source: { count: number; read: (from: number, to: number) => Promise<SearchDocument[]> }): Promise<SegmentData[] | void>;
   drop(blogSlug: string): Promise<void>;
   /** Loads what the blog's next write reads (the index, the post ids of its segments). */

@@ -66,7 +66,13 @@ export function runSearch(snapshot: IndexSnapshot, q: string, page: SearchPage, 
     else for (const d of lunrMatches(view, ids, terms)) top.offer(scorer.score(view, ids, d), v, d);
   });
   if (start >= top.total) return { hits: [], total: top.total };
-  return { hits: top.best().slice(start).map(({ view, ordinal }) => hitOf(views[view]!, ordinal)), total: top.total };
+  return {
+    hits: top
+      .best()
+      .slice(start)
+      .map(({ view, ordinal }) => hitOf(views[view]!, ordinal)),
+    total: top.total,
+  };
 }
 
 /** BM25 of one document, from the stored field-weighted frequencies (docs/search.md, "Scoring"). */

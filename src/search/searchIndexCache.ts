@@ -183,9 +183,7 @@ export class SearchIndexCache {
   /** Builds the snapshot of `manifest`, reusing segments the previous snapshot had loaded. */
   private async load(blogSlug: string, manifest: Manifest, previous: IndexSnapshot | undefined): Promise<IndexSnapshot> {
     const known = new Map(previous?.views.map((v) => [v.segment.id, v.segment]));
-    const segments = await Promise.all(
-      manifest.segments.map(async (entry) => known.get(entry.id) ?? (await this.fetchSegment(blogSlug, entry))),
-    );
+    const segments = await Promise.all(manifest.segments.map(async (entry) => known.get(entry.id) ?? (await this.fetchSegment(blogSlug, entry))));
     const views = segments.map((segment, i) => SegmentView.of(segment, manifest.segments[i]!.deleted));
     return new IndexSnapshot(manifest, views);
   }
@@ -209,7 +207,8 @@ export class SearchIndexCache {
     // A version 3 segment opens in place, reading only its term list and two numbers per
     // document (loadedSegment.ts); an older one is decoded whole.
     if (entry.format !== 3) return LoadedSegment.fromData(entry.id, await this.decode(key, object.body));
-    if (segmentVersion(key, object.body) !== SEGMENT_FORMAT_VERSION) throw new SearchIndexFormatError(key, 'segment is not in the format its manifest entry names');
+    if (segmentVersion(key, object.body) !== SEGMENT_FORMAT_VERSION)
+      throw new SearchIndexFormatError(key, 'segment is not in the format its manifest entry names');
     return LoadedSegment.fromStored(entry.id, new StoredSegment(key, object.body));
   }
 

@@ -13,7 +13,10 @@ export interface MergedSegment {
 export function decodedParts(parts: readonly MergeInput[]): SegmentPart[] {
   return parts.map((part) =>
     'stored' in part
-      ? { data: decodeRawSegment(part.stored.key, Buffer.from(part.stored.raw.buffer, part.stored.raw.byteOffset, part.stored.raw.byteLength)), drop: part.drop }
+      ? {
+          data: decodeRawSegment(part.stored.key, Buffer.from(part.stored.raw.buffer, part.stored.raw.byteOffset, part.stored.raw.byteLength)),
+          drop: part.drop,
+        }
       : part,
   );
 }

@@ -67,12 +67,21 @@ export function publishedMsOf(publishedAt: readonly string[]): Float64Array {
  * the header: headerEnd tells how many that is). Throws SearchIndexFormatError when malformed.
  */
 export function readHeaderV3(key: string, raw: Buffer): { header: HeaderV3; headerEnd: number } {
-  if (raw.length < PREFIX_BYTES || raw.toString('latin1', 0, 4) !== MAGIC || raw.readUInt16LE(4) !== V3) throw new SearchIndexFormatError(key, 'not a version 3 search segment');
+  if (raw.length < PREFIX_BYTES || raw.toString('latin1', 0, 4) !== MAGIC || raw.readUInt16LE(4) !== V3)
+    throw new SearchIndexFormatError(key, 'not a version 3 search segment');
   const headerEnd = PREFIX_BYTES + raw.readUInt32LE(6);
   if (raw.length < headerEnd) throw new SearchIndexFormatError(key, 'segment header is cut short');
   const header = parseBlock(key, raw, PREFIX_BYTES, headerEnd, 'header') as HeaderV3 | null;
   const blocks = header?.blocks;
-  if (!header || !isCount(header.docs) || !isCount(header.terms) || !isCount(header.postings) || !Array.isArray(blocks) || blocks.length !== 4 || !blocks.every(isCount)) {
+  if (
+    !header ||
+    !isCount(header.docs) ||
+    !isCount(header.terms) ||
+    !isCount(header.postings) ||
+    !Array.isArray(blocks) ||
+    blocks.length !== 4 ||
+    !blocks.every(isCount)
+  ) {
     throw new SearchIndexFormatError(key, 'segment header is malformed');
   }
   return { header, headerEnd };
@@ -137,7 +146,8 @@ export class StoredSegment {
       this.byteOffsets[t] = raw.readUInt32LE(byteOffsetsAt + 4 * t);
       if (t > 0 && (this.offsets[t]! < this.offsets[t - 1]! || this.byteOffsets[t]! < this.byteOffsets[t - 1]!)) fail('segment term offsets are out of order');
     }
-    if (this.offsets[0] !== 0 || this.offsets[terms] !== header.postings || this.byteOffsets[terms] !== blocks[3]) fail('segment term offsets do not match its postings');
+    if (this.offsets[0] !== 0 || this.offsets[terms] !== header.postings || this.byteOffsets[terms] !== blocks[3])
+      fail('segment term offsets do not match its postings');
     this.docOffsets = new Uint32Array(docs + 1);
     for (let i = 0; i <= docs; i++) {
       this.docOffsets[i] = raw.readUInt32LE(docOffsetsAt + 4 * i);
@@ -170,7 +180,17 @@ export class StoredSegment {
   docTable(): DocTable {
     const records = this.json(this.docsAt, this.docsEnd, 'document table');
     if (!Array.isArray(records) || records.length !== this.docCount) throw new SearchIndexFormatError(this.key, 'segment document table is malformed');
-    const table: DocTable = { ids: this.ids(), slugs: [], titles: [], descriptions: [], tags: [], createdAt: [], publishedAt: [], urls: [], lengths: this.lengths };
+    const table: DocTable = {
+      ids: this.ids(),
+      slugs: [],
+      titles: [],
+      descriptions: [],
+      tags: [],
+      createdAt: [],
+      publishedAt: [],
+      urls: [],
+      lengths: this.lengths,
+    };
     for (const value of records) {
       const r = this.record(value);
       table.slugs.push(r.slug);

@@ -10,7 +10,6 @@ function u32Block(values: ArrayLike<number>): Buffer {
   return out;
 }
 
-
 /** The uncompressed stored form of `data` in version 3. */
 export function encodeV3(data: SegmentData): Buffer {
   return runSteps(encodeV3Steps(data));
@@ -69,12 +68,29 @@ function* encodeV3Steps(data: SegmentData): Generator<void, Buffer> {
   const publishedMs = publishedMsOf(data.docs.publishedAt);
   const publishedBlock = Buffer.allocUnsafe(8 * docCount);
   for (let i = 0; i < docCount; i++) publishedBlock.writeDoubleLE(publishedMs[i]!, 8 * i);
-  const header: HeaderV3 = { docs: docCount, terms: termCount, postings: data.postingDocs.length, blocks: [termsBlock.length, idsBlock.length, docsBlock.length, at] };
+  const header: HeaderV3 = {
+    docs: docCount,
+    terms: termCount,
+    postings: data.postingDocs.length,
+    blocks: [termsBlock.length, idsBlock.length, docsBlock.length, at],
+  };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   yield;
   const prefix = Buffer.alloc(PREFIX_BYTES);
   prefix.write(MAGIC, 0, 'latin1');
   prefix.writeUInt16LE(V3, 4);
   prefix.writeUInt32LE(headerBytes.length, 6);
-  return Buffer.concat([prefix, headerBytes, termsBlock, idsBlock, docsBlock, u32Block(data.offsets), u32Block(byteOffsets), u32Block(docOffsets), u32Block(d.lengths), publishedBlock, postings.subarray(0, at)]);
+  return Buffer.concat([
+    prefix,
+    headerBytes,
+    termsBlock,
+    idsBlock,
+    docsBlock,
+    u32Block(data.offsets),
+    u32Block(byteOffsets),
+    u32Block(docOffsets),
+    u32Block(d.lengths),
+    publishedBlock,
+    postings.subarray(0, at),
+  ]);
 }

@@ -97,7 +97,8 @@ export class AccountImporter {
       for (const checked of posts) {
         const content = await this.deps.content.derive(account.id, { title: checked.post.title, contentMd: checked.post.content });
         onProgress?.(++done, total);
-        if (content.htmlBytes > MAX_CONTENT_HTML_BYTES) result.skipped.push({ blog: blog.slug, post: checked.post.slug, reason: 'content renders to more than 3 MB of HTML' });
+        if (content.htmlBytes > MAX_CONTENT_HTML_BYTES)
+          result.skipped.push({ blog: blog.slug, post: checked.post.slug, reason: 'content renders to more than 3 MB of HTML' });
         else rendered.push({ checked, content });
       }
       try {
@@ -110,8 +111,10 @@ export class AccountImporter {
         result.skipped.push({ blog: blog.slug, reason: err.message });
         continue;
       }
-      if (blog.custom_domain) result.notes.push(`${blog.slug}: custom domain ${blog.custom_domain} not carried over; register it again (POST /v1/blogs/:id/domain)`);
-      if (blog.media.length > 0) result.notes.push(`${blog.slug}: ${blog.media.length} images stay at their old URLs; upload them again to serve them from here`);
+      if (blog.custom_domain)
+        result.notes.push(`${blog.slug}: custom domain ${blog.custom_domain} not carried over; register it again (POST /v1/blogs/:id/domain)`);
+      if (blog.media.length > 0)
+        result.notes.push(`${blog.slug}: ${blog.media.length} images stay at their old URLs; upload them again to serve them from here`);
     }
     return result;
   }
@@ -178,13 +181,27 @@ export class AccountImporter {
     return posts;
   }
 
-  private writeBlog(account: Account, blog: ExportedBlog, theme: Record<string, unknown>, rendered: { checked: CheckedPost; content: PostContent }[]): { created: BlogWithDomain; jobId: number } {
+  private writeBlog(
+    account: Account,
+    blog: ExportedBlog,
+    theme: Record<string, unknown>,
+    rendered: { checked: CheckedPost; content: PostContent }[],
+  ): { created: BlogWithDomain; jobId: number } {
     const { blogs, posts, media, jobs } = this.deps;
     // Checked again under the write lock: the slug may have been taken since plan().
     if (blogs.findBySlug(blog.slug) || blogs.isSlugRetired(blog.slug)) throw new ImportRefusal('the slug was taken while importing');
     const id = randomUUID();
     const now = isoNow(this.deps.clock);
-    blogs.insert({ id, accountId: account.id, slug: blog.slug, name: blog.name, description: blog.description, themeConfig: theme, createdAt: blog.created_at, updatedAt: blog.updated_at });
+    blogs.insert({
+      id,
+      accountId: account.id,
+      slug: blog.slug,
+      name: blog.name,
+      description: blog.description,
+      themeConfig: theme,
+      createdAt: blog.created_at,
+      updatedAt: blog.updated_at,
+    });
     for (const { checked, content } of rendered) {
       const { post } = checked;
       const row: Post = {

@@ -18,7 +18,9 @@ export function claimAliases(posts: PostsRepo, blog: BlogWithDomain, post: Post,
     const holder = posts.aliasHolder(blog.id, path);
     const slugHolder = slug === null ? null : posts.versionBySlug(blog.id, slug);
     if ((holder !== null && holder !== post.id) || (slugHolder && slugHolder.id !== post.id)) {
-      throw new ConflictError(`the path "${path}" is already used by another post of this blog`, { details: [{ field: `aliases[${i}]`, message: 'is used by another post' }] });
+      throw new ConflictError(`the path "${path}" is already used by another post of this blog`, {
+        details: [{ field: `aliases[${i}]`, message: 'is used by another post' }],
+      });
     }
     if (slug !== null) posts.removeRedirect(blog.id, slug);
   });

@@ -32,8 +32,12 @@ export function normalizeAlias(raw: string): AliasCheck {
   }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
   if (/[\s\\\u0000-\u001f\u007f?#]/u.test(decoded)) return { problem: 'must not contain spaces, control characters, backslashes, ? or #' };
-  const segments = decoded.normalize('NFC').split('/').filter((s) => s !== '');
-  if (segments.some((s) => s === '.' || s === '..' || s.startsWith('.'))) return { problem: 'must not contain "." or ".." segments or names starting with "."' };
+  const segments = decoded
+    .normalize('NFC')
+    .split('/')
+    .filter((s) => s !== '');
+  if (segments.some((s) => s === '.' || s === '..' || s.startsWith('.')))
+    return { problem: 'must not contain "." or ".." segments or names starting with "."' };
   let folder = decoded.endsWith('/');
   if (segments[segments.length - 1] === 'index.html') {
     segments.pop();

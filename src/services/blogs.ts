@@ -132,7 +132,15 @@ export class BlogsService {
         this.deps.blogs.delete(blog.id);
         // The slug stays reserved until the job below has removed the site (migration 007).
         this.deps.blogs.retireSlug(blog.slug, blog.id, now);
-        record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site_delete', payload: blog.customDomain ? { hostname: blog.customDomain } : {}, now }));
+        record(
+          this.deps.jobs.insert({
+            blogId: blog.id,
+            blogSlug: blog.slug,
+            kind: 'site_delete',
+            payload: blog.customDomain ? { hostname: blog.customDomain } : {},
+            now,
+          }),
+        );
       },
       'background',
     );

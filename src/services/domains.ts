@@ -127,7 +127,15 @@ export class DomainsService {
         this.deps.domains.delete(blog.id);
         if (domain.status === 'active') {
           // Canonical URLs go back to the subdomain and the routing entry must disappear.
-          record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_removed', hostname: domain.hostname }, now: isoNow(this.deps.clock) }));
+          record(
+            this.deps.jobs.insert({
+              blogId: blog.id,
+              blogSlug: blog.slug,
+              kind: 'site',
+              payload: { reason: 'domain_removed', hostname: domain.hostname },
+              now: isoNow(this.deps.clock),
+            }),
+          );
         }
       },
       'background',
@@ -190,7 +198,15 @@ export class DomainsService {
           return 'pending';
         }
         this.deps.domains.markLost(current.hostname, blog.id, TAKEN);
-        record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'domain_active', hostname: current.hostname }, now: checkedAt }));
+        record(
+          this.deps.jobs.insert({
+            blogId: blog.id,
+            blogSlug: blog.slug,
+            kind: 'site',
+            payload: { reason: 'domain_active', hostname: current.hostname },
+            now: checkedAt,
+          }),
+        );
         this.deps.events?.domain(blog, current.hostname, checkedAt);
         return 'active';
       },

@@ -101,7 +101,15 @@ export const exportDocumentSchema = {
             items: {
               type: 'object',
               required: ['id', 'url', 'width', 'height', 'content_type', 'bytes', 'created_at'],
-              properties: { id: { type: 'string' }, url: { type: 'string' }, width: { type: 'integer' }, height: { type: 'integer' }, content_type: { type: 'string' }, bytes: { type: 'integer' }, created_at: timestamp },
+              properties: {
+                id: { type: 'string' },
+                url: { type: 'string' },
+                width: { type: 'integer' },
+                height: { type: 'integer' },
+                content_type: { type: 'string' },
+                bytes: { type: 'integer' },
+                created_at: timestamp,
+              },
             },
           },
         },

@@ -75,7 +75,8 @@ export class IdempotencyService {
         return { kind: 'run' };
       });
       if (outcome.kind !== 'wait') return outcome;
-      if (Date.now() >= deadline) throw new ConflictError('a request with this Idempotency-Key is still running; retry it later', { headers: { 'Retry-After': '5' } });
+      if (Date.now() >= deadline)
+        throw new ConflictError('a request with this Idempotency-Key is still running; retry it later', { headers: { 'Retry-After': '5' } });
       await sleep(this.deps.pollMs ?? 20);
     }
   }

@@ -43,7 +43,8 @@ export function themeForPlan(theme: Record<string, unknown>, plan: Plan): { them
   const dropped: string[] = [];
   for (const [key, value] of Object.entries(theme)) {
     const capability = themeKeyCapability(key);
-    if (value !== null && value !== undefined && capability !== null && !planIncludes(plan, capability)) dropped.push(`theme_config.${key} needs the ${minimumPlan(capability)} plan`);
+    if (value !== null && value !== undefined && capability !== null && !planIncludes(plan, capability))
+      dropped.push(`theme_config.${key} needs the ${minimumPlan(capability)} plan`);
     else kept[key] = value;
   }
   return { theme: kept, dropped };

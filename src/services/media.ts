@@ -46,7 +46,8 @@ export class MediaService {
     const { media, pipeline } = this.deps;
     const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 20);
     const existing = media.findByHash(blog.id, hash);
-    if (existing && existing.format !== format) throw new BadRequestError(`Content-Type says ${contentType} but the body is an ${existing.format.toUpperCase()} image`);
+    if (existing && existing.format !== format)
+      throw new BadRequestError(`Content-Type says ${contentType} but the body is an ${existing.format.toUpperCase()} image`);
     if (existing) return { media: existing, created: false };
 
     // Fair between accounts: one account's uploads never hold another's up (imagePipeline.ts).
@@ -114,7 +115,13 @@ export class MediaService {
       const user = media.liveUser(blog.id, row.hash);
       if (user) throw new ConflictError(`this image is used by the post "${user}", which is published or scheduled; remove it from that post first`);
       media.delete(row.id);
-      return jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'media_delete', payload: { mediaHash: row.hash, mediaNames: mediaNames(row) }, now: isoNow(clock) });
+      return jobs.insert({
+        blogId: blog.id,
+        blogSlug: blog.slug,
+        kind: 'media_delete',
+        payload: { mediaHash: row.hash, mediaNames: mediaNames(row) },
+        now: isoNow(clock),
+      });
     });
     await runner.runNow([jobId]);
   }

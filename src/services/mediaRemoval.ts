@@ -48,7 +48,10 @@ export class MediaRemoval {
       // Uploaded again since the delete: the objects belong to the new row now.
       if (this.deps.media.findByHash(blog.id, hash)) return;
       await this.deps.store.deleteMany(names.map((name) => `${blog.slug}/${MEDIA_DIR}/${name}`));
-      await this.deps.cdn.purgePaths(this.deps.urls.origins(blog), names.map((name) => `/${MEDIA_DIR}/${name}`));
+      await this.deps.cdn.purgePaths(
+        this.deps.urls.origins(blog),
+        names.map((name) => `/${MEDIA_DIR}/${name}`),
+      );
     });
   };
 }

@@ -11,7 +11,9 @@ import { isReservedSlug } from './slugs.js';
 export function checkPublishedAt(publishedAt: Date | undefined, status: Post['status'], now: Date): void {
   if (publishedAt === undefined) return;
   if (status !== 'published') {
-    throw new BadRequestError('published_at can only be set on a published post: send status "published" with it', { details: [{ field: 'published_at', message: 'needs status published' }] });
+    throw new BadRequestError('published_at can only be set on a published post: send status "published" with it', {
+      details: [{ field: 'published_at', message: 'needs status published' }],
+    });
   }
   if (publishedAt.getTime() > now.getTime()) {
     throw new BadRequestError('published_at must not be in the future; to publish later, use POST /posts/:slug/schedule with scheduled_at', {
@@ -32,5 +34,6 @@ export function checkedAliases(raw: readonly string[]): string[] {
 
 /** An explicit slug the site's own pages use is a 400 (PostsService.claimSlug). */
 export function checkSlugNotReserved(slug: string): void {
-  if (isReservedSlug(slug)) throw new BadRequestError(`slug "${slug}" is reserved for the site's own pages`, { details: [{ field: 'slug', message: 'is reserved' }] });
+  if (isReservedSlug(slug))
+    throw new BadRequestError(`slug "${slug}" is reserved for the site's own pages`, { details: [{ field: 'slug', message: 'is reserved' }] });
 }

@@ -35,7 +35,14 @@ export function findPostOrThrow(deps: PostDeps, blog: BlogWithDomain, slug: stri
  * Re-render a live post and everything that lists it. Call inside the change's transaction; a
  * post going live also needs its post.published event, which the caller records.
  */
-export function recordPostJob(deps: Pick<PostDeps, 'jobs'>, blog: BlogWithDomain, post: Post, before: Post | null, now: string, removedAliases: readonly string[] = []): number {
+export function recordPostJob(
+  deps: Pick<PostDeps, 'jobs'>,
+  blog: BlogWithDomain,
+  post: Post,
+  before: Post | null,
+  now: string,
+  removedAliases: readonly string[] = [],
+): number {
   const payload: JobPayload = { postId: post.id, wasLive: before?.status === 'published' };
   if (before && before.slug !== post.slug) payload.previousSlug = before.slug;
   // A live post given another date moves in every list: the publisher renders the whole blog.

@@ -21,10 +21,7 @@ export class PostTransitions {
     return commitThenPublish(this.deps, (record) => {
       const before = findPostOrThrow(this.deps, blog, slug);
       const now = isoNow(this.deps.clock);
-      const next: Post =
-        before.status === 'published'
-          ? before
-          : { ...before, status: 'published', publishedAt: now, scheduledAt: null, updatedAt: now };
+      const next: Post = before.status === 'published' ? before : { ...before, status: 'published', publishedAt: now, scheduledAt: null, updatedAt: now };
       if (next !== before) {
         this.deps.posts.update(next);
         this.deps.events.post(blog, 'post.published', next, now);

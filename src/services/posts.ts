@@ -123,7 +123,7 @@ export class PostsService {
     for (let attempt = 1; ; attempt++) {
       const base = findPostOrThrow(this.deps, blog, slug);
       // Early, so a stale edit is refused before its Markdown is rendered; again in the transaction.
-      checkPrecondition(precondition, base, `post \"${base.slug}\"`);
+      checkPrecondition(precondition, base, `post "${base.slug}"`);
       checkPublishedAt(input.publishedAt, input.status ?? base.status, this.deps.clock.now());
       const title = input.title ?? base.title;
       const contentMd = input.contentMd ?? base.contentMd;
@@ -136,12 +136,19 @@ export class PostsService {
   }
 
   /** The write transaction of `update`; null when the post changed since `base` was read. */
-  private async applyUpdate(blog: BlogWithDomain, slug: string, input: UpdatePostInput, base: Post, content: PostContent | null, precondition?: PostPrecondition): Promise<Post | null> {
+  private async applyUpdate(
+    blog: BlogWithDomain,
+    slug: string,
+    input: UpdatePostInput,
+    base: Post,
+    content: PostContent | null,
+    precondition?: PostPrecondition,
+  ): Promise<Post | null> {
     const { posts } = this.deps;
     const aliases = input.aliases === undefined ? undefined : checkedAliases(input.aliases);
     return commitThenPublish(this.deps, (record): Post | null => {
       const before = findPostOrThrow(this.deps, blog, slug);
-      checkPrecondition(precondition, before, `post \"${before.slug}\"`);
+      checkPrecondition(precondition, before, `post "${before.slug}"`);
       checkPublishedAt(input.publishedAt, input.status ?? before.status, this.deps.clock.now());
       if (content && (before.title !== base.title || before.contentMd !== base.contentMd)) return null;
       const now = isoNow(this.deps.clock);
@@ -197,7 +204,7 @@ export class PostsService {
     const { posts } = this.deps;
     await commitThenPublish(this.deps, (record) => {
       const before = findPostOrThrow(this.deps, blog, slug);
-      checkPrecondition(precondition, before, `post \"${before.slug}\"`);
+      checkPrecondition(precondition, before, `post "${before.slug}"`);
       // Its aliases go with it: their rows cascade, their objects are the job's to remove.
       const redirects = [...posts.redirectsOf(before.id), ...posts.aliasesOf(before.id)];
       posts.delete(before.id);
@@ -253,9 +260,12 @@ export class PostsService {
     }
     if (content.htmlBytes > MAX_CONTENT_HTML_BYTES) {
       const mb = (content.htmlBytes / (1024 * 1024)).toFixed(1);
-      throw new BadRequestError(`content renders to ${mb} MB of HTML; the limit is 3 MB (long runs of characters HTML must escape, such as & or <, or very wide tables, grow the most)`, {
-        details: [{ field: 'content', message: 'must render to at most 3 MB (3,145,728 bytes) of HTML' }],
-      });
+      throw new BadRequestError(
+        `content renders to ${mb} MB of HTML; the limit is 3 MB (long runs of characters HTML must escape, such as & or <, or very wide tables, grow the most)`,
+        {
+          details: [{ field: 'content', message: 'must render to at most 3 MB (3,145,728 bytes) of HTML' }],
+        },
+      );
     }
     return content;
   }

@@ -18,7 +18,20 @@ export const BLOG_SLUG_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 
 /** Paths the site itself uses; a post there would shadow them. */
 export const RESERVED_SLUGS = new Set([
-  'page', 'tags', 'archive', 'search', 'assets', 'media', 'rss.xml', 'feed.json', 'sitemap.xml', 'robots.txt', 'llms.txt', '404', '_search', '_domains',
+  'page',
+  'tags',
+  'archive',
+  'search',
+  'assets',
+  'media',
+  'rss.xml',
+  'feed.json',
+  'sitemap.xml',
+  'robots.txt',
+  'llms.txt',
+  '404',
+  '_search',
+  '_domains',
 ]);
 
 export function isValidSlug(slug: string): boolean {

@@ -37,7 +37,13 @@ export class StoreMismatchError extends Error {
 
 export function storeRecordOf(config: Config): StoreRecord {
   if (config.storage === 'fs') return { kind: 'fs' };
-  return { kind: 's3', bucket: config.s3.bucket, endpoint: normalEndpoint(config.s3.endpoint), region: config.s3.region, forcePathStyle: config.s3.forcePathStyle };
+  return {
+    kind: 's3',
+    bucket: config.s3.bucket,
+    endpoint: normalEndpoint(config.s3.endpoint),
+    region: config.s3.region,
+    forcePathStyle: config.s3.forcePathStyle,
+  };
 }
 
 function normalEndpoint(endpoint: string | undefined | null): string | null {
@@ -174,6 +180,6 @@ export async function settleStoreForServer(deps: StoreSettleDeps, config: Config
   deps.logger.warn(
     { store: describeStore(configured, config.dataDir), blogs: slugs.length },
     `none of the blogs' pages are in ${describeStore(configured, config.dataDir)}: after a restore, run \`folio site rebuild --all\`; ` +
-      'if this data dir published to another store, stop and start with that store\'s settings',
+      "if this data dir published to another store, stop and start with that store's settings",
   );
 }

@@ -14,9 +14,7 @@ export const MAX_WEBHOOKS_PER_BLOG = 10;
 
 /** Webhook registrations of a blog (delivery: src/webhooks/dispatcher.ts). */
 export class WebhooksService {
-  constructor(
-    private readonly deps: { db: Db; blogs: BlogsRepo; webhooks: WebhooksRepo; clock: Clock; lookup: Lookup; allowPrivate: boolean },
-  ) {}
+  constructor(private readonly deps: { db: Db; blogs: BlogsRepo; webhooks: WebhooksRepo; clock: Clock; lookup: Lookup; allowPrivate: boolean }) {}
 
   async create(auth: AuthContext, blogId: string, input: { url: string; events: string[] }): Promise<Webhook> {
     const blog = this.blog(auth, blogId);
@@ -27,7 +25,9 @@ export class WebhooksService {
       throw new BadRequestError('url must be an absolute http(s) URL', { details: [{ field: 'url', message: 'must be an absolute http(s) URL' }] });
     }
     if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password) {
-      throw new BadRequestError('url must be an http(s) URL without credentials', { details: [{ field: 'url', message: 'must be an http(s) URL without credentials' }] });
+      throw new BadRequestError('url must be an http(s) URL without credentials', {
+        details: [{ field: 'url', message: 'must be an http(s) URL without credentials' }],
+      });
     }
     try {
       await resolveAllowed(url, { lookup: this.deps.lookup, allowPrivate: this.deps.allowPrivate });
@@ -36,7 +36,8 @@ export class WebhooksService {
       throw err;
     }
     return writeTransaction(this.deps.db, () => {
-      if (this.deps.webhooks.listByBlog(blog.id).length >= MAX_WEBHOOKS_PER_BLOG) throw new ConflictError(`a blog can have at most ${MAX_WEBHOOKS_PER_BLOG} webhooks; delete one first`);
+      if (this.deps.webhooks.listByBlog(blog.id).length >= MAX_WEBHOOKS_PER_BLOG)
+        throw new ConflictError(`a blog can have at most ${MAX_WEBHOOKS_PER_BLOG} webhooks; delete one first`);
       const webhook: Webhook = {
         id: randomUUID(),
         blogId: blog.id,

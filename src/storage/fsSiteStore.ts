@@ -71,7 +71,10 @@ export class FsSiteStore implements SiteStore {
       };
       // Both temp files are written at the same time; the renames then run in order. Only the
       // body is synced, see TempFiles.write.
-      const [metaTemp, bodyTemp] = await Promise.allSettled([this.temps.write(metaFile, JSON.stringify(meta), false), this.temps.write(file, bytes, !options.deferSync)]);
+      const [metaTemp, bodyTemp] = await Promise.allSettled([
+        this.temps.write(metaFile, JSON.stringify(meta), false),
+        this.temps.write(file, bytes, !options.deferSync),
+      ]);
       try {
         if (metaTemp.status === 'rejected') throw metaTemp.reason;
         if (bodyTemp.status === 'rejected') throw bodyTemp.reason;
@@ -122,7 +125,9 @@ export class FsSiteStore implements SiteStore {
   }
 
   private isPlain(key: string, options: PutOptions): boolean {
-    return options.redirectTo === undefined && options.cacheControl === this.plainCacheControl && options.contentType === FALLBACK_TYPES[extname(key).toLowerCase()];
+    return (
+      options.redirectTo === undefined && options.cacheControl === this.plainCacheControl && options.contentType === FALLBACK_TYPES[extname(key).toLowerCase()]
+    );
   }
 
   /** Makes the files written with `deferSync` durable (fsSync.ts). */
@@ -155,7 +160,13 @@ export class FsSiteStore implements SiteStore {
         // asset, a media variant): it is never replaced, so body and metadata cannot come from
         // two different puts, and the md5 recorded by its put is its etag. Not hashing it again
         // keeps a read of a large search segment at the cost of reading it.
-        return { body, contentType: meta.contentType, cacheControl: meta.cacheControl, etag: `"${meta.md5}"`, ...(meta.redirectTo === undefined ? {} : { redirectTo: meta.redirectTo }) };
+        return {
+          body,
+          contentType: meta.contentType,
+          cacheControl: meta.cacheControl,
+          etag: `"${meta.md5}"`,
+          ...(meta.redirectTo === undefined ? {} : { redirectTo: meta.redirectTo }),
+        };
       }
       const md5 = await md5Hex(body);
       // A mismatch means a put landed between the two reads (or crashed between its two

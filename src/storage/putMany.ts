@@ -10,7 +10,11 @@ import { forEachConcurrently } from '../lib/concurrently.js';
 /** Puts in flight: enough to keep the file system's thread pool or S3's sockets busy. */
 const CONCURRENCY = 16;
 
-export async function putMany(store: SiteStore, objects: Iterable<{ key: string; body: string | Buffer }>, options: Omit<PutOptions, 'deferSync'>): Promise<void> {
+export async function putMany(
+  store: SiteStore,
+  objects: Iterable<{ key: string; body: string | Buffer }>,
+  options: Omit<PutOptions, 'deferSync'>,
+): Promise<void> {
   // After a failure no new put starts, and the puts in flight end before the caller hears of it.
   await forEachConcurrently(objects, CONCURRENCY, (object) => store.put(object.key, object.body, { ...options, deferSync: true }));
   await store.flush();

@@ -99,7 +99,9 @@ export class S3SiteStore implements SiteStore {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const timeout = new StoreTimeoutError(`S3 ${operation} of ${subject} in bucket ${this.bucket} got no answer within ${Math.round(deadline / 1000)} s`, { retryAfter: 5 });
+        const timeout = new StoreTimeoutError(`S3 ${operation} of ${subject} in bucket ${this.bucket} got no answer within ${Math.round(deadline / 1000)} s`, {
+          retryAfter: 5,
+        });
         // Rejected before the abort, so the race ends with the timeout rather than the SDK's AbortError.
         reject(timeout);
         controller.abort(timeout);
@@ -168,7 +170,10 @@ export class S3SiteStore implements SiteStore {
     try {
       // An empty range still asks for one byte: S3 has no empty ranges, and the answer tells whether the object exists.
       const bytes = await this.timed('get', key, async (abortSignal) => {
-        const response = await this.client.send(new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${Math.max(start, end - 1)}` }), { abortSignal });
+        const response = await this.client.send(
+          new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${Math.max(start, end - 1)}` }),
+          { abortSignal },
+        );
         if (!response.Body) throw new Error('GetObject returned no body');
         return response.Body.transformToByteArray();
       });
@@ -224,7 +229,10 @@ export class S3SiteStore implements SiteStore {
       }
       // DeleteObjects answers 200 even when single keys fail, so a failure is only in the body.
       if (failed.length > 0) {
-        const sample = failed.slice(0, 3).map((f) => `${f.key} (${f.code})`).join(', ');
+        const sample = failed
+          .slice(0, 3)
+          .map((f) => `${f.key} (${f.code})`)
+          .join(', ');
         throw new StorageError(`S3 deleteMany failed for ${failed.length} keys in bucket ${this.bucket}: ${sample}`);
       }
     }

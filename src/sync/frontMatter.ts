@@ -55,7 +55,22 @@ export class FrontMatterError extends Error {
   }
 }
 
-const KNOWN = new Set(['title', 'slug', 'tags', 'description', 'og_image', 'status', 'draft', 'scheduled_at', 'date', 'published', 'aliases', 'permalink', 'redirect_from', 'layout']);
+const KNOWN = new Set([
+  'title',
+  'slug',
+  'tags',
+  'description',
+  'og_image',
+  'status',
+  'draft',
+  'scheduled_at',
+  'date',
+  'published',
+  'aliases',
+  'permalink',
+  'redirect_from',
+  'layout',
+]);
 
 /**
  * Fields that Hugo, Jekyll and other generators write, with what to do instead: a folder moved
@@ -79,7 +94,8 @@ const CLOSING = /^---[ \t]*$/m;
 
 export function parsePostFile(file: string, text: string): ParsedPostFile {
   const source = text.replace(/^\uFEFF/, '');
-  if (!OPENING.test(source)) throw new FrontMatterError(file, 1, 'the file must start with front matter: a line "---", YAML fields (title at least), and "---"');
+  if (!OPENING.test(source))
+    throw new FrontMatterError(file, 1, 'the file must start with front matter: a line "---", YAML fields (title at least), and "---"');
   const afterOpening = source.replace(OPENING, '');
   const closing = CLOSING.exec(afterOpening);
   if (!closing) throw new FrontMatterError(file, 1, 'the front matter is not closed by a line "---"');
@@ -121,13 +137,15 @@ export function parsePostFile(file: string, text: string): ParsedPostFile {
   const title = text_('title');
   if (title === undefined || title.trim() === '') throw new FrontMatterError(file, 2, 'title is required');
   const tagsValue = fields.tags ?? [];
-  if (!Array.isArray(tagsValue) || !tagsValue.every((t) => typeof t === 'string' || typeof t === 'number')) fail('tags', 'tags must be a list of words, e.g. [tools, how-to]');
+  if (!Array.isArray(tagsValue) || !tagsValue.every((t) => typeof t === 'string' || typeof t === 'number'))
+    fail('tags', 'tags must be a list of words, e.g. [tools, how-to]');
   const tags = (tagsValue as (string | number)[]).map(String);
 
   let status: SyncStatus = 'published';
   const statusValue = text_('status');
   if (statusValue !== undefined) {
-    if (statusValue !== 'draft' && statusValue !== 'published' && statusValue !== 'scheduled') fail('status', `status must be draft, published or scheduled, not "${statusValue}"`);
+    if (statusValue !== 'draft' && statusValue !== 'published' && statusValue !== 'scheduled')
+      fail('status', `status must be draft, published or scheduled, not "${statusValue}"`);
     status = statusValue as SyncStatus;
   }
   if (fields.draft !== undefined) {
@@ -187,9 +205,11 @@ function addressesOf(fields: Record<string, unknown>, fail: (key: string, proble
     const value = fields[key];
     if (value === undefined || value === null) continue;
     const list = Array.isArray(value) ? value : [value];
-    if (!list.every((entry) => typeof entry === 'string' && entry.trim() !== '')) fail(key, `${key} must be a path or a list of paths, e.g. [/2019/05/old-post/]`);
+    if (!list.every((entry) => typeof entry === 'string' && entry.trim() !== ''))
+      fail(key, `${key} must be a path or a list of paths, e.g. [/2019/05/old-post/]`);
     for (const entry of list as string[]) {
-      if (key === 'permalink' && /(^|\/):[a-z_]+/.test(entry)) fail(key, `permalink "${entry}" has placeholders; write the post's own old address, e.g. /2019/05/01/old-post.html`);
+      if (key === 'permalink' && /(^|\/):[a-z_]+/.test(entry))
+        fail(key, `permalink "${entry}" has placeholders; write the post's own old address, e.g. /2019/05/01/old-post.html`);
       const trimmed = entry.trim();
       const path = key === 'aliases' ? hugoAliasPath(trimmed, aliasBase) : trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
       found ??= [];

@@ -46,7 +46,14 @@ export async function writeState(dir: string, state: SyncState): Promise<void> {
 export async function markdownFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.md') && !relative(dir, join(e.parentPath, e.name)).split(sep).some((part) => part.startsWith('.')))
+    .filter(
+      (e) =>
+        e.isFile() &&
+        e.name.endsWith('.md') &&
+        !relative(dir, join(e.parentPath, e.name))
+          .split(sep)
+          .some((part) => part.startsWith('.')),
+    )
     .map((e) => relative(dir, join(e.parentPath, e.name)))
     .sort();
 }
@@ -55,7 +62,9 @@ export async function markdownFiles(dir: string): Promise<string[]> {
 export function postHash(post: PostFile & { slug: string }): string {
   const { title, slug, tags, description, ogImage, status, scheduledAt, publishedAt, aliases, content } = post;
   return createHash('sha256')
-    .update(JSON.stringify([title, slug, tags, description ?? null, ogImage ?? null, status, scheduledAt ?? null, content, publishedAt ?? null, aliases ?? null]))
+    .update(
+      JSON.stringify([title, slug, tags, description ?? null, ogImage ?? null, status, scheduledAt ?? null, content, publishedAt ?? null, aliases ?? null]),
+    )
     .digest('base64url');
 }
 
@@ -75,7 +84,14 @@ export interface LocalImage {
   path: string;
 }
 
-const IMAGE_TYPES: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.gif': 'image/gif', '.avif': 'image/avif' };
+const IMAGE_TYPES: Record<string, string> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.avif': 'image/avif',
+};
 
 export function imageType(path: string): string | undefined {
   return IMAGE_TYPES[extname(path).toLowerCase()];

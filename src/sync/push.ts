@@ -20,7 +20,18 @@ import { pathMeaning, unrenderedTags } from './generatorFields.js';
 import { refusalOf } from './requestCheck.js';
 import { normalizeAlias } from '../services/aliases.js';
 import type { PostBodyInput } from '../http/routes/posts.schema.js';
-import { fileHash, imageType, localImages, markdownFiles, postHash, readState, slugFromFileName, withMediaUrls, writeState, type SyncState } from './localFolder.js';
+import {
+  fileHash,
+  imageType,
+  localImages,
+  markdownFiles,
+  postHash,
+  readState,
+  slugFromFileName,
+  withMediaUrls,
+  writeState,
+  type SyncState,
+} from './localFolder.js';
 import { listAllPosts, toPostFile } from './remotePosts.js';
 
 export interface PushOptions {
@@ -136,7 +147,12 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
       if (options.dryRun) {
         // A change of status alone sends no PUT, only the transition, which has no body.
         const body = current ? updateBody(current, changes ?? {}) : null;
-        const refusal = body === null ? refusalOf('create', createBody(local), local.status === 'scheduled' ? 'draft' : local.status) : Object.keys(body).length === 0 ? null : refusalOf('update', body, local.status);
+        const refusal =
+          body === null
+            ? refusalOf('create', createBody(local), local.status === 'scheduled' ? 'draft' : local.status)
+            : Object.keys(body).length === 0
+              ? null
+              : refusalOf('update', body, local.status);
         // A file the API would refuse is listed once, as failing, not also as planned.
         if (refusal) throw new DryRunRefusal(refusal);
         say(`would ${change}`);
@@ -152,7 +168,14 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
     } catch (err) {
       report.failures.push({
         file,
-        message: err instanceof FrontMatterError ? `line ${err.line}: ${err.problem}` : err instanceof FolioApiError ? `${err.code}: ${err.message}` : err instanceof DryRunRefusal ? `the API would refuse it: ${err.message}` : String(err),
+        message:
+          err instanceof FrontMatterError
+            ? `line ${err.line}: ${err.problem}`
+            : err instanceof FolioApiError
+              ? `${err.code}: ${err.message}`
+              : err instanceof DryRunRefusal
+                ? `the API would refuse it: ${err.message}`
+                : String(err),
       });
       if (err instanceof FolioApiError && err.status === 0) break; // the API is gone: the rest would fail the same way
     }
@@ -184,7 +207,10 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
 
 /** The body of the post's creation. */
 function createBody(local: Desired): PostBodyInput & { title: string; content: string } {
-  const meta = { ...(local.description !== undefined ? { description: local.description } : {}), ...(local.ogImage !== undefined ? { og_image: local.ogImage } : {}) };
+  const meta = {
+    ...(local.description !== undefined ? { description: local.description } : {}),
+    ...(local.ogImage !== undefined ? { og_image: local.ogImage } : {}),
+  };
   const published = local.status === 'published';
   return {
     title: local.title,
@@ -245,7 +271,8 @@ function claimAliases(
     const holder = taken.get(path);
     if (holder !== undefined && holder !== file) return `alias "${path}" is also an alias of ${holder}`;
     const aliasSlug = /^\/([^/]+)\/$/.exec(path)?.[1];
-    if (aliasSlug !== undefined && aliasSlug !== slug && (slugs.has(aliasSlug) || remote.has(aliasSlug))) return `alias "${path}" is the address of the post "${aliasSlug}"`;
+    if (aliasSlug !== undefined && aliasSlug !== slug && (slugs.has(aliasSlug) || remote.has(aliasSlug)))
+      return `alias "${path}" is the address of the post "${aliasSlug}"`;
     taken.set(path, file);
   }
   return null;

@@ -81,7 +81,12 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Resolves once every step ran (or threw: `onError` hears of it and the next step runs). */
-export async function runWhenIdle(activity: RequestActivity, steps: readonly (() => void)[], onError: (err: unknown) => void, options: IdleStepsOptions = {}): Promise<void> {
+export async function runWhenIdle(
+  activity: RequestActivity,
+  steps: readonly (() => void)[],
+  onError: (err: unknown) => void,
+  options: IdleStepsOptions = {},
+): Promise<void> {
   const maxWaitMs = options.maxWaitMs ?? MAX_WAIT_MS;
   const quietMs = options.quietMs ?? QUIET_MS;
   for (const step of steps) {

@@ -41,7 +41,9 @@ export function warmUpAfterFirstRequest(deps: StartupWarmUpDeps): void {
     waiting = undefined;
     server.off('request', onFirstRequest);
     loadLazyParts(deps);
-    deps.warmUp.warm({ whenQuiet: () => activity.whenIdle(QUIET_WAIT_MS, QUIET_MS) }).catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));
+    deps.warmUp
+      .warm({ whenQuiet: () => activity.whenIdle(QUIET_WAIT_MS, QUIET_MS) })
+      .catch((err: unknown) => logger.warn({ err }, 'warm-up failed; indexes and listings load on first use'));
   };
   const onFirstRequest = (_req: unknown, res: ServerResponse): void => {
     res.once('close', () => setImmediate(start));
@@ -57,7 +59,15 @@ function loadLazyParts(deps: StartupWarmUpDeps): void {
     deps.metrics.load().catch((err: unknown) => logger.warn({ err }, 'loading the metrics failed; GET /metrics tries again'));
   };
   // prom-client first: until it loads, request observations wait in a bounded queue (metrics/metrics.ts).
-  const steps = [loadMetrics, () => void validators(), ...schemaWarmUpSteps(), loadMarkdownPipeline, () => void jsonParser(), () => deps.heavy.prestart(), () => deps.media.loadPipeline()];
+  const steps = [
+    loadMetrics,
+    () => void validators(),
+    ...schemaWarmUpSteps(),
+    loadMarkdownPipeline,
+    () => void jsonParser(),
+    () => deps.heavy.prestart(),
+    () => deps.media.loadPipeline(),
+  ];
   // runWhenIdle never rejects: each step's failure goes to the callback.
   void runWhenIdle(deps.activity, steps, (err) => logger.warn({ err }, 'warm-up step failed; it runs again on first use'));
 }

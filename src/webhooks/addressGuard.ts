@@ -96,7 +96,10 @@ export async function resolveAllowed(url: URL, options: { lookup: Lookup; allowP
   if (addresses.length === 0) throw new BlockedAddressError(`${host} does not resolve`);
   if (!options.allowPrivate) {
     const blocked = addresses.find((a) => !isPublicAddress(a.address));
-    if (blocked) throw new BlockedAddressError(`${host} resolves to ${blocked.address}, a private, loopback or link-local address (set FOLIO_WEBHOOKS_ALLOW_PRIVATE=true to allow)`);
+    if (blocked)
+      throw new BlockedAddressError(
+        `${host} resolves to ${blocked.address}, a private, loopback or link-local address (set FOLIO_WEBHOOKS_ALLOW_PRIVATE=true to allow)`,
+      );
   }
   return addresses[0]!;
 }

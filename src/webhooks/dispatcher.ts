@@ -51,7 +51,14 @@ class StoppedError extends Error {}
  * POSTs `body` to `url`, connecting to the checked `address`; resolves with the status code once
  * the whole answer has arrived (or its first 64 KB), rejects when `deadlineMs` passes first.
  */
-function send(url: URL, address: { address: string; family: number }, headers: Record<string, string>, body: string, deadlineMs: number, stop: AbortSignal): Promise<number> {
+function send(
+  url: URL,
+  address: { address: string; family: number },
+  headers: Record<string, string>,
+  body: string,
+  deadlineMs: number,
+  stop: AbortSignal,
+): Promise<number> {
   const lookup: LookupFunction = (_hostname, options, callback) => {
     if (options.all) (callback as (err: null, addresses: { address: string; family: number }[]) => void)(null, [address]);
     else callback(null, address.address, address.family);
@@ -75,18 +82,22 @@ function send(url: URL, address: { address: string; family: number }, headers: R
     const onStop = (): void => settle({ error: new StoppedError('the server is shutting down') });
     stop.addEventListener('abort', onStop);
     // agent: false: a connection per send, closed after it, never reused for another address.
-    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, agent: false }, (res: IncomingMessage) => {
-      const status = res.statusCode ?? 0;
-      // The answer's body is not needed: read a little, then let it go.
-      let read = 0;
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > 64 * 1024) settle({ status });
-      });
-      res.on('end', () => settle({ status }));
-      res.on('close', () => settle({ error: new Error(`answered ${status}, then the connection closed before the answer was complete`) }));
-      res.on('error', () => undefined);
-    });
+    const req = request(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, agent: false },
+      (res: IncomingMessage) => {
+        const status = res.statusCode ?? 0;
+        // The answer's body is not needed: read a little, then let it go.
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > 64 * 1024) settle({ status });
+        });
+        res.on('end', () => settle({ status }));
+        res.on('close', () => settle({ error: new Error(`answered ${status}, then the connection closed before the answer was complete`) }));
+        res.on('error', () => undefined);
+      },
+    );
     req.on('error', (err) => settle({ error: err }));
     if (stop.aborted) onStop();
     else req.end(body);
@@ -193,13 +204,20 @@ export class WebhookDispatcher {
       // The signature's timestamp is the wall clock: receivers check it against theirs.
       const signature = new Signer(webhook.secret).sign(delivery.id, new Date(), delivery.payload);
       const sentAt = Math.floor(Date.now() / 1000);
-      responseCode = await send(url, address, {
-        'content-type': 'application/json',
-        'user-agent': 'Folio-Webhooks/1',
-        'webhook-id': delivery.id,
-        'webhook-timestamp': String(sentAt),
-        'webhook-signature': signature,
-      }, delivery.payload, this.limits.timeoutMs, this.stop.signal);
+      responseCode = await send(
+        url,
+        address,
+        {
+          'content-type': 'application/json',
+          'user-agent': 'Folio-Webhooks/1',
+          'webhook-id': delivery.id,
+          'webhook-timestamp': String(sentAt),
+          'webhook-signature': signature,
+        },
+        delivery.payload,
+        this.limits.timeoutMs,
+        this.stop.signal,
+      );
       if (responseCode < 200 || responseCode >= 300) error = `answered ${responseCode}`;
     } catch (err) {
       if (err instanceof StoppedError) return;

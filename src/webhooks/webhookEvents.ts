@@ -7,7 +7,15 @@ import type { Post } from '../domain/post.js';
 import type { WebhooksRepo } from '../db/webhooksRepo.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
 
-export const WEBHOOK_EVENTS = ['post.published', 'post.updated', 'post.unpublished', 'post.deleted', 'post.scheduled', 'blog.updated', 'domain.activated'] as const;
+export const WEBHOOK_EVENTS = [
+  'post.published',
+  'post.updated',
+  'post.unpublished',
+  'post.deleted',
+  'post.scheduled',
+  'blog.updated',
+  'domain.activated',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 export class WebhookEvents {
@@ -47,7 +55,11 @@ export class WebhookEvents {
   }
 
   private record(blog: BlogWithDomain, type: WebhookEventType, now: string, data: Record<string, unknown>): void {
-    const payload = JSON.stringify({ type, timestamp: now, data: { blog: { id: blog.id, slug: blog.slug, name: blog.name, url: this.urls.blog(blog) }, ...data } });
+    const payload = JSON.stringify({
+      type,
+      timestamp: now,
+      data: { blog: { id: blog.id, slug: blog.slug, name: blog.name, url: this.urls.blog(blog) }, ...data },
+    });
     if (this.repo.enqueue(blog.id, type, payload, now) > 0) setImmediate(this.queued);
   }
 }

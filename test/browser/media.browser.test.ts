@@ -37,9 +37,16 @@ describe('uploaded images on a post page in headless Chromium', () => {
     // The page is served here on the test server's port, not the configured :3000 of the
     // absolute URLs: the post names its images by path, as an author may.
     const paths = uploaded.map((m) => new URL(m.url).pathname);
-    const filler = Array.from({ length: 90 }, (_, i) => `Paragraph ${i + 1} of text between the two pictures, so that the second one starts far below the first screen (Chromium fetches lazy images up to 2,500 px ahead).`).join('\n\n');
+    const filler = Array.from(
+      { length: 90 },
+      (_, i) =>
+        `Paragraph ${i + 1} of text between the two pictures, so that the second one starts far below the first screen (Chromium fetches lazy images up to 2,500 px ahead).`,
+    ).join('\n\n');
     const content = `A walk in two pictures.\n\n![A blue morning](${paths[0]})\n\n${filler}\n\n![An orange evening](${paths[1]})\n\nThe end.`;
-    const post = await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Two pictures', content, status: 'published', meta: { og_image: uploaded[0]!.id } } });
+    const post = await t.request('POST', '/v1/posts', {
+      blogId: blog.id,
+      body: { title: 'Two pictures', content, status: 'published', meta: { og_image: uploaded[0]!.id } },
+    });
     expect(post.status, post.text).toBe(201);
     origin = `http://photos.localhost:${new URL(t.baseUrl).port}`;
     browser = await launchChromium();
@@ -65,7 +72,15 @@ describe('uploaded images on a post page in headless Chromium', () => {
         tab.evaluate(() =>
           Array.from(document.querySelectorAll('article picture img')).map((img) => {
             const el = img as HTMLImageElement;
-            return { currentSrc: el.currentSrc, complete: el.complete, naturalWidth: el.naturalWidth, width: el.getAttribute('width'), height: el.getAttribute('height'), loading: el.getAttribute('loading'), shown: el.getBoundingClientRect().width };
+            return {
+              currentSrc: el.currentSrc,
+              complete: el.complete,
+              naturalWidth: el.naturalWidth,
+              width: el.getAttribute('width'),
+              height: el.getAttribute('height'),
+              loading: el.getAttribute('loading'),
+              shown: el.getBoundingClientRect().width,
+            };
           }),
         );
       const first = await images();

@@ -42,9 +42,15 @@ describe('reader page layout in headless Chromium', () => {
   beforeAll(async () => {
     t = await startTestApp();
     const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'layout', name: '배치', description: '한국어 블로그' } })).body;
-    await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: LONG_TITLE, slug: 'guide', content: KOREAN_GUIDE, tags: ['안내', '한국어'], status: 'published' } });
+    await t.request('POST', '/v1/posts', {
+      blogId: blog.id,
+      body: { title: LONG_TITLE, slug: 'guide', content: KOREAN_GUIDE, tags: ['안내', '한국어'], status: 'published' },
+    });
     for (const n of [1, 2, 3]) {
-      await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: `짧은 글 ${n}`, content: '본문입니다.', tags: [`태그${n}`], status: 'published' } });
+      await t.request('POST', '/v1/posts', {
+        blogId: blog.id,
+        body: { title: `짧은 글 ${n}`, content: '본문입니다.', tags: [`태그${n}`], status: 'published' },
+      });
     }
     origin = `http://layout.localhost:${new URL(t.baseUrl).port}`;
     browser = await launchChromium();
@@ -64,10 +70,12 @@ describe('reader page layout in headless Chromium', () => {
   it('nests h3 entries under their h2 in the contents box, numbered 1, 2, 3', async () => {
     const page = await open('/guide', 1280);
     const outline = await page.$$eval('.toc ol > li', (items) =>
-      items.filter((li) => li.parentElement?.parentElement?.tagName !== 'LI').map((li) => ({
-        text: li.querySelector(':scope > a')?.textContent,
-        children: Array.from(li.querySelectorAll(':scope > ol > li > a'), (a) => a.textContent),
-      })),
+      items
+        .filter((li) => li.parentElement?.parentElement?.tagName !== 'LI')
+        .map((li) => ({
+          text: li.querySelector(':scope > a')?.textContent,
+          children: Array.from(li.querySelectorAll(':scope > ol > li > a'), (a) => a.textContent),
+        })),
     );
     expect(outline).toEqual([
       { text: '첫째 장', children: ['첫째 절', '둘째 절'] },

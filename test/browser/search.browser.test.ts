@@ -30,7 +30,10 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     for (const post of POSTS) await t.request('POST', '/v1/posts', { blogId: blog.id, body: { ...post, status: 'published' } });
     // Enough posts about one word for a second page of results.
     for (let i = 1; i <= 14; i++) {
-      await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: `Lantern note ${i}`, slug: `lantern-${i}`, content: `Lanterns, part ${i}.`, status: 'published' } });
+      await t.request('POST', '/v1/posts', {
+        blogId: blog.id,
+        body: { title: `Lantern note ${i}`, slug: `lantern-${i}`, content: `Lanterns, part ${i}.`, status: 'published' },
+      });
     }
     await t.folio.idle();
     origin = `http://reader.localhost:${new URL(t.baseUrl).port}`;
@@ -90,7 +93,11 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     await typeQuery(page, 'edge');
     const first = await page.evaluate(() => {
       const item = document.querySelector('.search-result')!;
-      return { href: item.querySelector('a')!.getAttribute('href'), meta: item.querySelector('.post-item-meta')!.textContent, time: item.querySelector('time')!.getAttribute('datetime') };
+      return {
+        href: item.querySelector('a')!.getAttribute('href'),
+        meta: item.querySelector('.post-item-meta')!.textContent,
+        time: item.querySelector('time')!.getAttribute('datetime'),
+      };
     });
     expect(first.href).toBe('/edge-caching');
     expect(first.meta).toContain('caching');
@@ -146,7 +153,9 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
   it('reads ?q= from the address, shows ten results, and the rest on request', async () => {
     const { page, errors, close } = await openPage('/search/?q=lanterns');
     // Cards appear one by one as their fragments arrive; the list is settled when it is no longer busy.
-    await page.waitForFunction(() => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.querySelectorAll('.search-result').length > 0);
+    await page.waitForFunction(
+      () => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.querySelectorAll('.search-result').length > 0,
+    );
     expect(await page.inputValue('#search-q')).toBe('lanterns');
     expect(await page.textContent('#search-status')).toBe('14 posts found.');
     expect(await page.locator('.search-result').count()).toBe(10);
@@ -172,7 +181,9 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     // 'lanterns' was finished ~0.4 s ago; no search has run yet.
     expect(chunks.length).toBeGreaterThan(0);
     await page.press('#search-q', 'Enter');
-    await page.waitForFunction(() => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.getElementById('search-status')!.textContent !== '');
+    await page.waitForFunction(
+      () => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.getElementById('search-status')!.textContent !== '',
+    );
     // The query still finds what it should; the finished word's chunk was not fetched twice.
     expect(new Set(chunks).size).toBe(chunks.length);
     expect(errors).toEqual([]);
@@ -192,7 +203,10 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     await t.folio.idle();
     await t.folio.publisher.reindex(t.folio.repos.blogs.findById(ranks.id)!);
     for (let i = 1; i <= 4; i++) {
-      await t.request('POST', '/v1/posts', { blogId: ranks.id, body: { title: `새 글 ${i}`, slug: `new-${i}`, content: `비 ${i % 2 ? '시작' : ''} ${filler(i)}`, status: 'published' } });
+      await t.request('POST', '/v1/posts', {
+        blogId: ranks.id,
+        body: { title: `새 글 ${i}`, slug: `new-${i}`, content: `비 ${i % 2 ? '시작' : ''} ${filler(i)}`, status: 'published' },
+      });
     }
     await t.folio.idle();
     const meta = JSON.parse((await t.folio.store.get('ranks/search/meta.json'))!.body.toString()) as { delta: number };
@@ -228,7 +242,12 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
     const box = await page.evaluate(() => {
       const button = document.querySelector('.search-button')!.getBoundingClientRect();
       const input = document.querySelector('.search-input')!.getBoundingClientRect();
-      return { buttonHeight: button.height, inputHeight: input.height, sameRow: Math.abs(button.top - input.top) < 1, scroll: document.documentElement.scrollWidth };
+      return {
+        buttonHeight: button.height,
+        inputHeight: input.height,
+        sameRow: Math.abs(button.top - input.top) < 1,
+        scroll: document.documentElement.scrollWidth,
+      };
     });
     await context.close();
     expect(box.sameRow).toBe(true);
@@ -281,7 +300,10 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
         const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
         const page = await context.newPage();
         await page.goto(`${origin}${type.path}`, { waitUntil: 'load' });
-        if (type.name.startsWith('search')) await page.waitForFunction(() => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.querySelectorAll('.search-result').length > 0);
+        if (type.name.startsWith('search'))
+          await page.waitForFunction(
+            () => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.querySelectorAll('.search-result').length > 0,
+          );
         const results = await new AxeBuilder({ page }).analyze();
         await context.close();
         const serious = results.violations

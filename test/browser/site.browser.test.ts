@@ -54,8 +54,12 @@ describe('a published blog in headless Chromium', () => {
     await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
     const cover = `http://127.0.0.1:${(images.address() as { port: number }).port}/cover.svg`;
     t = await startTestApp();
-    const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'shots', name: 'Folio Notes', description: 'Notes on building a publishing service' } })).body;
-    await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Rendering static pages', content: ENGLISH, tags: ['folio', 'rendering'], meta: { og_image: cover }, status: 'published' } });
+    const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'shots', name: 'Folio Notes', description: 'Notes on building a publishing service' } }))
+      .body;
+    await t.request('POST', '/v1/posts', {
+      blogId: blog.id,
+      body: { title: 'Rendering static pages', content: ENGLISH, tags: ['folio', 'rendering'], meta: { og_image: cover }, status: 'published' },
+    });
     await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: '비 오는 날의 블로그', content: KOREAN, tags: ['일상'], status: 'published' } });
     origin = `http://shots.localhost:${new URL(t.baseUrl).port}`;
     browser = await launchChromium();
@@ -94,7 +98,10 @@ describe('a published blog in headless Chromium', () => {
           const response = await tab.goto(`${origin}${page.path}`, { waitUntil: 'load' });
           expect(response?.status()).toBe(200);
           // The search page answers its ?q= in the browser: shoot it with its results.
-          if (page.name === 'search') await tab.waitForFunction(() => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.querySelectorAll('.search-result').length > 0);
+          if (page.name === 'search')
+            await tab.waitForFunction(
+              () => !document.getElementById('search-results')!.hasAttribute('aria-busy') && document.querySelectorAll('.search-result').length > 0,
+            );
           const layout = await tab.evaluate(() => ({
             scrollWidth: document.documentElement.scrollWidth,
             clientWidth: document.documentElement.clientWidth,

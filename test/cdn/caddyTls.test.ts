@@ -78,7 +78,7 @@ describe('deploy/caddy/Caddyfile', () => {
     expect(page.body).toContain('Over TLS.');
   });
 
-  it("serves a blog on the service domain under the wildcard certificate", async () => {
+  it('serves a blog on the service domain under the wildcard certificate', async () => {
     await caddy.waitForCertificate(`*.${DOMAIN}`, 30_000);
     const home = await httpsGet(`edge.${DOMAIN}`);
     expect(home.status, caddy.output()).toBe(200);
@@ -97,10 +97,13 @@ describe('deploy/caddy/Caddyfile', () => {
 
   it('redirects plain HTTP to HTTPS', async () => {
     const answer = await new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: caddy.httpPort, path: '/sealed-light', headers: { host: 'shop.example.com' }, agent: false }, (res) => {
-        res.resume();
-        resolve({ status: res.statusCode ?? 0, location: res.headers.location });
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port: caddy.httpPort, path: '/sealed-light', headers: { host: 'shop.example.com' }, agent: false },
+        (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, location: res.headers.location });
+        },
+      );
       req.on('error', reject);
       req.end();
     });

@@ -149,7 +149,10 @@ function siteStoreContract(name: string, makeStore: () => Promise<StoreFixture>)
 
     it('reads a byte range of an object: within it, past its end, empty, and null for a missing key', async () => {
       const body = Buffer.from(Array.from({ length: 300 }, (_, i) => i % 251));
-      await store.put('blog/_search/seg-000001-abcdef01.bin', body, { contentType: 'application/octet-stream', cacheControl: 'private, max-age=31536000, immutable' });
+      await store.put('blog/_search/seg-000001-abcdef01.bin', body, {
+        contentType: 'application/octet-stream',
+        cacheControl: 'private, max-age=31536000, immutable',
+      });
       expect(await store.getRange('blog/_search/seg-000001-abcdef01.bin', 10, 20)).toEqual(body.subarray(10, 20));
       expect(await store.getRange('blog/_search/seg-000001-abcdef01.bin', 0, 300)).toEqual(body);
       expect(await store.getRange('blog/_search/seg-000001-abcdef01.bin', 290, 400)).toEqual(body.subarray(290));
@@ -210,7 +213,15 @@ function siteStoreContract(name: string, makeStore: () => Promise<StoreFixture>)
 
     it('lists the keys under a string prefix in lexicographic order', async () => {
       // Put in shuffled order, with keys whose folder walk order differs from key order.
-      const keys = ['blog/tail.html', 'other/x.txt', 'blog/a/index.html', 'blogger/index.html', 'blog/tags/x/index.html', 'blog/a-b/index.html', 'blog/index.html'];
+      const keys = [
+        'blog/tail.html',
+        'other/x.txt',
+        'blog/a/index.html',
+        'blogger/index.html',
+        'blog/tags/x/index.html',
+        'blog/a-b/index.html',
+        'blog/index.html',
+      ];
       for (const key of keys) await store.put(key, key, HTML);
 
       expect(await store.list('blog/')).toEqual(['blog/a-b/index.html', 'blog/a/index.html', 'blog/index.html', 'blog/tags/x/index.html', 'blog/tail.html']);
@@ -517,7 +528,10 @@ describe('FsSiteStore plain objects (no metadata file)', () => {
     const store = open();
     await store.put('blog/p/index.html', 'current', PAGE);
     await mkdir(join(root, '.meta', 'blog', 'p'), { recursive: true });
-    await writeFile(metaFile('blog/p/index.html'), JSON.stringify({ contentType: 'text/plain', cacheControl: 'no-store', redirectTo: '/x', md5: '0'.repeat(32) }));
+    await writeFile(
+      metaFile('blog/p/index.html'),
+      JSON.stringify({ contentType: 'text/plain', cacheControl: 'no-store', redirectTo: '/x', md5: '0'.repeat(32) }),
+    );
     const object = await store.get('blog/p/index.html');
     expect(object?.body.toString()).toBe('current');
     expect(object?.contentType).toBe(PAGE.contentType);
@@ -617,4 +631,3 @@ describe('S3SiteStore against s3rver', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 });
-

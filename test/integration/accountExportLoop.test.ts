@@ -19,13 +19,21 @@ describe('the account export and the event loop', () => {
     t = await startTestApp();
     const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'big-export', name: 'Big export' } })).body;
     for (let i = 0; i < POSTS; i++) {
-      expect((await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: `Long draft ${i}`, slug: `long-${i}`, content: contentOf(i) } })).status).toBe(201);
+      expect(
+        (await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: `Long draft ${i}`, slug: `long-${i}`, content: contentOf(i) } })).status,
+      ).toBe(201);
     }
   });
   afterAll(async () => t.close());
 
   it('lets a timer fire between the pieces of every few hundred kilobytes, and still exports every post', async () => {
-    const exporter = new AccountExporter({ blogs: t.folio.repos.blogs, posts: t.folio.repos.posts, media: t.folio.repos.media, urls: t.folio.urls, clock: t.folio.clock });
+    const exporter = new AccountExporter({
+      blogs: t.folio.repos.blogs,
+      posts: t.folio.repos.posts,
+      media: t.folio.repos.media,
+      urls: t.folio.urls,
+      clock: t.folio.clock,
+    });
     let turns = 0;
     let ticking = true;
     const tick = (): void => {

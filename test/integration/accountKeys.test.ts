@@ -37,7 +37,9 @@ async function listIds(actor: Actor): Promise<string[]> {
 /** The id of the account key the actor authenticates with (the one `folio account create` made). */
 async function ownKeyId(actor: Actor): Promise<string> {
   const ids = await listIds(actor);
-  const row = t.folio.db.prepare('SELECT id FROM api_keys WHERE account_id = ? AND blog_id IS NULL ORDER BY created_at, id LIMIT 1').get(actor.accountId) as { id: string };
+  const row = t.folio.db.prepare('SELECT id FROM api_keys WHERE account_id = ? AND blog_id IS NULL ORDER BY created_at, id LIMIT 1').get(actor.accountId) as {
+    id: string;
+  };
   expect(ids).toContain(row.id);
   return row.id;
 }

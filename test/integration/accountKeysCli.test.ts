@@ -87,7 +87,13 @@ describe('folio account keys <account_id>', () => {
     expect(json.code, json.stderr).toBe(0);
     const rows = JSON.parse(json.stdout) as ListedKey[];
     expect(rows.map((r) => r.id).sort()).toEqual([own, extra.id, bound.id].sort());
-    expect(rows.find((r) => r.id === bound.id)).toMatchObject({ name: 'bound', blog_id: blog.id, blog_slug: blog.slug, key_prefix: bound.prefix, scopes: ['*'] });
+    expect(rows.find((r) => r.id === bound.id)).toMatchObject({
+      name: 'bound',
+      blog_id: blog.id,
+      blog_slug: blog.slug,
+      key_prefix: bound.prefix,
+      scopes: ['*'],
+    });
     expect(rows.find((r) => r.id === extra.id)).toMatchObject({ name: 'CI', blog_id: null, blog_slug: null, key_prefix: extra.prefix, scopes: ['posts:read'] });
     expect(rows.find((r) => r.id === own)).toMatchObject({ name: 'Account key', blog_id: null });
     for (const secret of [owner.key, extra.key, bound.key, other.key]) expect(json.stdout).not.toContain(secret);
@@ -200,7 +206,10 @@ describe('folio account revoke-key <key_id>', () => {
   });
 
   it('names an unknown or already revoked key on one stderr line and exits 2', async () => {
-    expectOneLineFailure(await folio('account', 'revoke-key', '00000000-0000-4000-8000-00000000beef'), /no active key with id 00000000-0000-4000-8000-00000000beef/);
+    expectOneLineFailure(
+      await folio('account', 'revoke-key', '00000000-0000-4000-8000-00000000beef'),
+      /no active key with id 00000000-0000-4000-8000-00000000beef/,
+    );
     const owner = buildAccount(t);
     const spare = (await owner.request('POST', '/v1/account/api-keys', { body: {} })).body;
     expect((await folio('account', 'revoke-key', spare.id)).code).toBe(0);

@@ -66,7 +66,15 @@ describe('GET /v1/docs', () => {
   });
 
   it('answers a JSON 404 for another file, another version or a path outside the package', async () => {
-    for (const path of ['/v1/docs/0.0.0/swagger-ui-bundle.js', '/v1/docs/5.35.0/package.json', '/v1/docs/5.35.0/..%2F..%2Fpackage.json', '/v1/docs/5.35.0/index.html', '/v1/docs/5.35.0/hasOwnProperty', '/v1/docs/5.35.0/__proto__', '/v1/docs/5.35.0/constructor']) {
+    for (const path of [
+      '/v1/docs/0.0.0/swagger-ui-bundle.js',
+      '/v1/docs/5.35.0/package.json',
+      '/v1/docs/5.35.0/..%2F..%2Fpackage.json',
+      '/v1/docs/5.35.0/index.html',
+      '/v1/docs/5.35.0/hasOwnProperty',
+      '/v1/docs/5.35.0/__proto__',
+      '/v1/docs/5.35.0/constructor',
+    ]) {
       const res = await t.request('GET', path, { key: null });
       expect(res.status, path).toBe(404);
       expect(res.body, path).toMatchObject({ error: 'not_found' });

@@ -60,7 +60,12 @@ describe('POST /v1/blogs/:id/api-keys', () => {
 
   it('answers 400, not 500, for scopes holding objects that carry valueOf or toString', async () => {
     // Found by hostile.property.test.ts: ajv's uniqueItems deep-compared untyped items and threw.
-    for (const scopes of [[{}, { valueOf: 9007199254740992 }], [{ valueOf: 1 }, { valueOf: 1 }], [{ toString: 'x' }, {}], [[], []]]) {
+    for (const scopes of [
+      [{}, { valueOf: 9007199254740992 }],
+      [{ valueOf: 1 }, { valueOf: 1 }],
+      [{ toString: 'x' }, {}],
+      [[], []],
+    ]) {
       expectFieldError(await blog.actor.request('POST', `/v1/blogs/${blog.id}/api-keys`, { body: { scopes } }), 'scopes[0]');
     }
   });

@@ -13,9 +13,7 @@ afterAll(async () => t.close());
 function routerRoutes(app: TestApp): { method: string; path: string }[] {
   const dispatch = app.folio.app.middleware.find((fn) => 'router' in fn) as unknown as { router: Router } | undefined;
   if (!dispatch) throw new Error('no router in the app');
-  return dispatch.router.stack.flatMap((layer) =>
-    layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })),
-  );
+  return dispatch.router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })));
 }
 
 describe('authentication', () => {
@@ -27,11 +25,17 @@ describe('authentication', () => {
 
   it('answers 401 without an Authorization header on every authenticated route', async () => {
     // The open routes: health, the API document and reference, metrics (its own token) and the TLS terminator's ask.
-    const routes = routerRoutes(t).filter((r) => !['/healthz', '/v1/openapi.json', '/metrics', '/v1/tls/allowed'].includes(r.path) && !r.path.startsWith('/v1/docs'));
+    const routes = routerRoutes(t).filter(
+      (r) => !['/healthz', '/v1/openapi.json', '/metrics', '/v1/tls/allowed'].includes(r.path) && !r.path.startsWith('/v1/docs'),
+    );
     expect(routes.length).toBeGreaterThanOrEqual(20);
     for (const route of routes) {
       const path = route.path.replace(':id', blog.id).replace(':slug', 'auth-post').replace(':keyId', '00000000-0000-4000-8000-000000000000');
-      const res = await t.request(route.method, path, { key: null, blogId: blog.id, ...(route.method === 'POST' || route.method === 'PUT' ? { body: {} } : {}) });
+      const res = await t.request(route.method, path, {
+        key: null,
+        blogId: blog.id,
+        ...(route.method === 'POST' || route.method === 'PUT' ? { body: {} } : {}),
+      });
       expectError(res, 401, 'unauthorized');
     }
     expect((await blog.actor.request('GET', '/v1/posts/auth-post', { blogId: blog.id })).body.title).toBe('x');

@@ -128,7 +128,13 @@ describe('folio backup and folio restore', () => {
   it('the server’s scheduled backup goes to the store under _backups/, keeps FOLIO_BACKUP_KEEP, and restores from its key', async () => {
     const { client, bucket } = await createTestBucket(inject('s3Endpoint'));
     const store = new S3SiteStore({ client, bucket });
-    const s3Env = { FOLIO_STORAGE: 's3', FOLIO_S3_BUCKET: bucket, FOLIO_S3_ENDPOINT: inject('s3Endpoint'), AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+    const s3Env = {
+      FOLIO_STORAGE: 's3',
+      FOLIO_S3_BUCKET: bucket,
+      FOLIO_S3_ENDPOINT: inject('s3Endpoint'),
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    };
     const t = await startTestApp({ store, env: { ...s3Env, FOLIO_BACKUP_KEEP: '2' } });
     apps.push(t);
     const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'stored', name: 'Stored' } })).body.id;
@@ -167,7 +173,9 @@ describe('folio backup and folio restore', () => {
     expect(lines[0]).toBe(`2 backups in s3://${bucket}, newest first (restore one with: folio restore <key>):`);
     for (const [i, result] of [third, second].entries()) {
       const at = /folio-(.*)\.db\.gz$/.exec(result.key)![1]!.replace(/T(\d{2})-(\d{2})-(\d{2})/, 'T$1:$2:$3');
-      expect(lines[i + 1]).toBe(`${result.key}  ${at}  ${(result.bytes < 1e6 ? `${(result.bytes / 1e3).toFixed(1)} kB` : `${(result.bytes / 1e6).toFixed(1)} MB`).padStart(10)}`);
+      expect(lines[i + 1]).toBe(
+        `${result.key}  ${at}  ${(result.bytes < 1e6 ? `${(result.bytes / 1e3).toFixed(1)} kB` : `${(result.bytes / 1e6).toFixed(1)} MB`).padStart(10)}`,
+      );
     }
     const asJson = await folio({ ...s3Env, FOLIO_DATA_DIR: freshDir('lister') }, 'backup', 'list', '--json');
     expect(JSON.parse(asJson.stdout)).toEqual({
@@ -178,7 +186,9 @@ describe('folio backup and folio restore', () => {
     const target = freshDir('restored-from-store');
     const restore = await folio({ ...s3Env, FOLIO_DATA_DIR: target }, 'restore', third.key);
     expect(restore.code, restore.stderr).toBe(0);
-    expect(restore.stderr).toContain(`images are not in this backup (the backup left them in s3://${bucket}); checked that s3://${bucket} has all ${imageObjects} objects`);
+    expect(restore.stderr).toContain(
+      `images are not in this backup (the backup left them in s3://${bucket}); checked that s3://${bucket} has all ${imageObjects} objects`,
+    );
     await expectRestoredServer(target, t.key, blogId, committedBefore);
     const missing = await folio({ ...s3Env, FOLIO_DATA_DIR: freshDir('nothing') }, 'restore', '_backups/folio-2000-01-01T00-00-00.000Z.db.gz');
     expect(missing.code).toBe(2);
@@ -215,7 +225,11 @@ describe('folio backup and folio restore', () => {
     const other = new Database(foreign);
     other.exec('CREATE TABLE notes (x TEXT)');
     other.close();
-    for (const [path, why] of [[junk, /not a Folio backup/], [truncated, /not a complete gzip file/], [foreign, /not a Folio database/]] as const) {
+    for (const [path, why] of [
+      [junk, /not a Folio backup/],
+      [truncated, /not a complete gzip file/],
+      [foreign, /not a Folio database/],
+    ] as const) {
       const target = freshDir('target');
       const run = await folio({ FOLIO_DATA_DIR: target }, 'restore', path);
       expect(run.code, path).toBe(2);
@@ -264,14 +278,21 @@ describe('a backup holds the uploaded images', () => {
     apps.push(t);
     const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'photos', name: 'Photos' } })).body.id;
     const uploads = [];
-    for (const [format, width, height] of [['png', 2000, 1000], ['jpeg', 800, 600], ['webp', 300, 200]] as const) {
+    for (const [format, width, height] of [
+      ['png', 2000, 1000],
+      ['jpeg', 800, 600],
+      ['webp', 300, 200],
+    ] as const) {
       const res = await t.request('POST', '/v1/media', { blogId, raw: await image(format, width, height), headers: { 'content-type': `image/${format}` } });
       expect(res.status, res.text).toBe(201);
       uploads.push(res.body as { url: string });
     }
     for (const [i, upload] of uploads.entries()) {
       const content = `A picture.\n\n![photo ${i}](${upload.url})\n\nThe end.`;
-      const res = await t.request('POST', '/v1/posts', { blogId, body: { title: `Photo ${i}`, content, tags: ['photos'], status: 'published', meta: { og_image: upload.url } } });
+      const res = await t.request('POST', '/v1/posts', {
+        blogId,
+        body: { title: `Photo ${i}`, content, tags: ['photos'], status: 'published', meta: { og_image: upload.url } },
+      });
       expect(res.status, res.text).toBe(201);
     }
     await t.folio.idle();

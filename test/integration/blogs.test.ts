@@ -146,7 +146,10 @@ describe('PUT /v1/blogs/:id', () => {
     expectError(await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: {} }), 400, 'bad_request');
     expectFieldError(await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { slug: 'new-slug' } }), 'slug');
     expectFieldError(await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { bodyHtml: 'x' } } }), 'theme_config.bodyHtml');
-    expectFieldError(await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { cssUrl: 'javascript:alert(1)' } } }), 'theme_config.cssUrl');
+    expectFieldError(
+      await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { cssUrl: 'javascript:alert(1)' } } }),
+      'theme_config.cssUrl',
+    );
     expectFieldError(await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: 'red' } }), 'theme_config');
   });
 

@@ -36,19 +36,24 @@ describe('CDN purge as a step of every publish job', () => {
   });
 
   it('publishing a post purges its page under both addresses and every list that shows it, by the time the API answers', async () => {
-    const created = await t.request('POST', '/v1/posts', { blogId, body: { title: 'First light', content: 'Hello, edge.', tags: ['sky'], status: 'published' } });
+    const created = await t.request('POST', '/v1/posts', {
+      blogId,
+      body: { title: 'First light', content: 'Hello, edge.', tags: ['sky'], status: 'published' },
+    });
     expect(created.status).toBe(201);
-    expect(sent()).toEqual(expect.arrayContaining([
-      `PURGE ${HOST} /first-light`,
-      `PURGE ${HOST} /first-light/`,
-      `PURGE ${HOST} /`,
-      `PURGE ${HOST} /rss.xml`,
-      `PURGE ${HOST} /feed.json`,
-      `PURGE ${HOST} /tags/sky`,
-      // The static search index changes in place too: its meta.json and the post's fragment.
-      `PURGE ${HOST} /search/meta.json`,
-      `PURGE ${HOST} /search/d/0.json`,
-    ]));
+    expect(sent()).toEqual(
+      expect.arrayContaining([
+        `PURGE ${HOST} /first-light`,
+        `PURGE ${HOST} /first-light/`,
+        `PURGE ${HOST} /`,
+        `PURGE ${HOST} /rss.xml`,
+        `PURGE ${HOST} /feed.json`,
+        `PURGE ${HOST} /tags/sky`,
+        // The static search index changes in place too: its meta.json and the post's fragment.
+        `PURGE ${HOST} /search/meta.json`,
+        `PURGE ${HOST} /search/d/0.json`,
+      ]),
+    );
     // The post's words: into the delta (search/x/) of the index the blog's creation laid out.
     expect(sent().some((line) => /^PURGE \S+ \/search\/[tx]\/\d+\.json$/.test(line))).toBe(true);
     // Internal objects (the search index) are never served, so never purged.
@@ -158,7 +163,14 @@ describe('FOLIO_CDN_PURGE_WHOLE=paths (caches without host-wide bans)', () => {
       cache.requests.length = 0;
       await t.request('PUT', `/v1/blogs/${blogId}`, { body: { theme_config: { customCss: 'body{color:#654321}' } } });
       await t.folio.idle();
-      expect(sent()).toEqual(expect.arrayContaining(['PURGE wide.localhost:3000 /', 'PURGE wide.localhost:3000 /kept-page', 'PURGE wide.localhost:3000 /kept-page/', 'PURGE wide.localhost:3000 /rss.xml']));
+      expect(sent()).toEqual(
+        expect.arrayContaining([
+          'PURGE wide.localhost:3000 /',
+          'PURGE wide.localhost:3000 /kept-page',
+          'PURGE wide.localhost:3000 /kept-page/',
+          'PURGE wide.localhost:3000 /rss.xml',
+        ]),
+      );
       expect(sent().some((line) => line.startsWith('BAN'))).toBe(false);
 
       cache.respond = () => ({ status: 500 });

@@ -59,7 +59,11 @@ describe('CDN purgers', () => {
 
     it('with wholeHost "paths" (nginx), purges every path of the blog instead of BAN', async () => {
       await new HttpPurger(cache.url, 'paths').purgeOrigins(['http://a.example.test'], ['/', '/x', '/x/']);
-      expect(cache.requests.map((r) => `${r.method} ${r.headers.host} ${r.url}`).sort()).toEqual(['PURGE a.example.test /', 'PURGE a.example.test /x', 'PURGE a.example.test /x/']);
+      expect(cache.requests.map((r) => `${r.method} ${r.headers.host} ${r.url}`).sort()).toEqual([
+        'PURGE a.example.test /',
+        'PURGE a.example.test /x',
+        'PURGE a.example.test /x/',
+      ]);
     });
 
     it('keeps a path prefix of the purge URL and treats 404 (nothing cached) as done', async () => {
@@ -79,7 +83,12 @@ describe('CDN purgers', () => {
 
   describe('cloudfront', () => {
     const client = (): CloudFrontClient =>
-      new CloudFrontClient({ region: 'us-east-1', endpoint: server.url, maxAttempts: 1, credentials: { accessKeyId: 'AKIDFOLIOTEST', secretAccessKey: 'secret' } });
+      new CloudFrontClient({
+        region: 'us-east-1',
+        endpoint: server.url,
+        maxAttempts: 1,
+        credentials: { accessKeyId: 'AKIDFOLIOTEST', secretAccessKey: 'secret' },
+      });
     const created = (body: string): { status: number; body: string; headers: Record<string, string> } => {
       const ref = /<CallerReference>([^<]*)<\/CallerReference>/.exec(body)?.[1] ?? '';
       return {
@@ -131,7 +140,10 @@ describe('CDN purgers', () => {
   describe('cloudflare', () => {
     const zone = '0123456789abcdef0123456789abcdef';
     const purger = (): CloudflarePurger => new CloudflarePurger({ zoneId: zone, apiToken: 'cf-token', apiUrl: `${server.url}/client/v4` });
-    const ok = (): { status: number; body: string } => ({ status: 200, body: JSON.stringify({ success: true, errors: [], messages: [], result: { id: zone } }) });
+    const ok = (): { status: number; body: string } => ({
+      status: 200,
+      body: JSON.stringify({ success: true, errors: [], messages: [], result: { id: zone } }),
+    });
 
     it('purges full URLs of every origin, at most 100 files a request, with the Bearer token', async () => {
       server.respond = ok;
@@ -158,11 +170,29 @@ describe('CDN purgers', () => {
     });
 
     it('fails when Cloudflare answers an error status or success: false', async () => {
-      server.respond = () => ({ status: 429, body: JSON.stringify({ success: false, errors: [{ code: 971, message: 'Please wait and consider throttling your request speed' }], messages: [], result: null }) });
+      server.respond = () => ({
+        status: 429,
+        body: JSON.stringify({
+          success: false,
+          errors: [{ code: 971, message: 'Please wait and consider throttling your request speed' }],
+          messages: [],
+          result: null,
+        }),
+      });
       await expect(purger().purgePaths(['https://a.example.test'], ['/x'])).rejects.toThrow(/429: 971 Please wait/);
-      server.respond = () => ({ status: 200, body: JSON.stringify({ success: false, errors: [{ code: 1012, message: 'Request must contain one of "purge_everything", "files", "tags", "hosts" or "prefixes"' }], messages: [], result: null }) });
+      server.respond = () => ({
+        status: 200,
+        body: JSON.stringify({
+          success: false,
+          errors: [{ code: 1012, message: 'Request must contain one of "purge_everything", "files", "tags", "hosts" or "prefixes"' }],
+          messages: [],
+          result: null,
+        }),
+      });
       await expect(purger().purgeOrigins(['https://a.example.test'], ['/'])).rejects.toThrow(CdnPurgeError);
-      await expect(new CloudflarePurger({ zoneId: zone, apiToken: 't', apiUrl: 'http://127.0.0.1:9' }).purgeOrigins(['https://a.example.test'], ['/'])).rejects.toThrow(/could not reach/);
+      await expect(
+        new CloudflarePurger({ zoneId: zone, apiToken: 't', apiUrl: 'http://127.0.0.1:9' }).purgeOrigins(['https://a.example.test'], ['/']),
+      ).rejects.toThrow(/could not reach/);
     });
   });
 });

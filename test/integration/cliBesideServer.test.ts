@@ -101,11 +101,19 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     await store.reached;
 
     // Meanwhile, through the server: a new post, an edit, a post taken down.
-    const added = await buildPost(blog, { title: 'Published meanwhile', slug: 'published-meanwhile', content: 'The word quokkaflux appears only here.', status: 'published' });
-    expect((await blog.actor.request('PUT', `/v1/posts/${edited.slug}`, { blogId: blog.id, body: { content: 'The word tapirafter is here now.' } })).status).toBe(200);
+    const added = await buildPost(blog, {
+      title: 'Published meanwhile',
+      slug: 'published-meanwhile',
+      content: 'The word quokkaflux appears only here.',
+      status: 'published',
+    });
+    expect(
+      (await blog.actor.request('PUT', `/v1/posts/${edited.slug}`, { blogId: blog.id, body: { content: 'The word tapirafter is here now.' } })).status,
+    ).toBe(200);
     expect((await blog.actor.request('POST', `/v1/posts/${leaving.slug}/unpublish`, { blogId: blog.id })).status).toBe(200);
     await server.folio.idle();
-    const found = async (app: TestApp, q: string) => ((await app.request('GET', `/v1/search?q=${q}`, { key: blog.actor.key, blogId: blog.id })).body.data as { slug: string }[]).map((hit) => hit.slug);
+    const found = async (app: TestApp, q: string) =>
+      ((await app.request('GET', `/v1/search?q=${q}`, { key: blog.actor.key, blogId: blog.id })).body.data as { slug: string }[]).map((hit) => hit.slug);
     expect(await found(server, 'quokkaflux')).toEqual(['published-meanwhile']);
 
     store.open();
@@ -130,7 +138,8 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     const server = await startTestApp();
     apps.push(server);
     const blog = await buildBlog(server, { slug: 'rebuilt' });
-    for (let i = 1; i <= 12; i++) await buildPost(blog, { title: `Post ${i}`, slug: `post-${i}`, content: `Text ${i}.`, status: 'published', tags: ['series'] });
+    for (let i = 1; i <= 12; i++)
+      await buildPost(blog, { title: `Post ${i}`, slug: `post-${i}`, content: `Text ${i}.`, status: 'published', tags: ['series'] });
     const leaving = await buildPost(blog, { title: 'Leaving soon', slug: 'leaving-soon', content: 'Gone soon.', status: 'published', tags: ['series'] });
     await server.folio.idle();
 

@@ -139,7 +139,9 @@ describe('folio CLI failures', () => {
     const bin = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
     // bin/folio.js runs the compiled CLI, which `npm test` (tsc -p .) builds before vitest runs.
     expect(existsSync(fileURLToPath(new URL('../../dist/src/cliMain.js', import.meta.url))), 'run `npx tsc -p .` first').toBe(true);
-    const result = await promisify(execFile)(process.execPath, [bin, 'site', 'verify', 'no-such-blog'], { env: { PATH: process.env.PATH, FOLIO_DATA_DIR: dataDir } }).then(
+    const result = await promisify(execFile)(process.execPath, [bin, 'site', 'verify', 'no-such-blog'], {
+      env: { PATH: process.env.PATH, FOLIO_DATA_DIR: dataDir },
+    }).then(
       () => ({ code: 0, stderr: '' }),
       (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
     );

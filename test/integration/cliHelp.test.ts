@@ -74,14 +74,19 @@ afterAll(() => {
 
 describe('folio <command> --help', () => {
   it('covers a command table with every command in it', () => {
-    expect(specs.map((s) => s.path.join(' '))).toEqual(expect.arrayContaining(['backup', 'restore', 'import', 'account create', 'site rebuild', 'push', 'mcp']));
+    expect(specs.map((s) => s.path.join(' '))).toEqual(
+      expect.arrayContaining(['backup', 'restore', 'import', 'account create', 'site rebuild', 'push', 'mcp']),
+    );
   });
 
   it.each(specs.map((s) => [s.path.join(' '), s] as const))('folio %s --help and -h print its help, exit 0 and write nothing', async (_name, spec) => {
     const before = snapshot();
     for (const flag of ['--help', '-h']) {
       // The flag after an argument, and beside an option the command does not have: still only help.
-      for (const args of [[...spec.path, flag], [...spec.path, 'some-arg', flag, '--no-such-option']]) {
+      for (const args of [
+        [...spec.path, flag],
+        [...spec.path, 'some-arg', flag, '--no-such-option'],
+      ]) {
         const run = await inProcess(...args);
         expect(strayFiles(args)).toEqual([]);
         expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);
@@ -134,15 +139,18 @@ describe('folio <command> --help', () => {
 });
 
 describe('unknown options', () => {
-  it.each(specs.map((s) => [s.path.join(' '), s] as const))('folio %s --no-such-option is one line naming it, exit 2, and nothing written', async (name, spec) => {
-    const before = snapshot();
-    const run = await inProcess(...spec.path, 'x', '--no-such-option');
-    expect(strayFiles(['x', '--no-such-option'])).toEqual([]);
-    expect(run.code).toBe(2);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`folio: unknown option --no-such-option for folio ${name}; see folio ${name} --help\n`);
-    expect(snapshot()).toEqual(before);
-  });
+  it.each(specs.map((s) => [s.path.join(' '), s] as const))(
+    'folio %s --no-such-option is one line naming it, exit 2, and nothing written',
+    async (name, spec) => {
+      const before = snapshot();
+      const run = await inProcess(...spec.path, 'x', '--no-such-option');
+      expect(strayFiles(['x', '--no-such-option'])).toEqual([]);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(`folio: unknown option --no-such-option for folio ${name}; see folio ${name} --help\n`);
+      expect(snapshot()).toEqual(before);
+    },
+  );
 
   it('a short flag is named too', async () => {
     const run = await inProcess('backup', 'out.db', '-x');

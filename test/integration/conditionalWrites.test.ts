@@ -56,7 +56,15 @@ describe('ETag and If-Match on posts', () => {
     const now = await blog.actor.request('GET', postPath('shared'), { blogId: blog.id });
     expect(now.body.content_md).toBe('v2 by another editor');
     // Several tags, one of them current; `*`; no header at all: all as today.
-    expect((await blog.actor.request('PUT', postPath('shared'), { blogId: blog.id, headers: { 'if-match': `${stale}, ${now.headers.get('etag')}` }, body: { tags: ['a'] } })).status).toBe(200);
+    expect(
+      (
+        await blog.actor.request('PUT', postPath('shared'), {
+          blogId: blog.id,
+          headers: { 'if-match': `${stale}, ${now.headers.get('etag')}` },
+          body: { tags: ['a'] },
+        })
+      ).status,
+    ).toBe(200);
     expect((await blog.actor.request('PUT', postPath('shared'), { blogId: blog.id, headers: { 'if-match': '*' }, body: { tags: ['b'] } })).status).toBe(200);
     expect((await blog.actor.request('DELETE', postPath('shared'), { blogId: blog.id })).status).toBe(200);
   });
@@ -67,7 +75,9 @@ describe('ETag and If-Match on posts', () => {
     for (let round = 0; round < 5; round++) {
       const etag = (await blog.actor.request('GET', postPath('race'), { blogId: blog.id })).headers.get('etag')!;
       const edits = await Promise.all(
-        ['editor A', 'editor B', 'editor C'].map((who) => blog.actor.request('PUT', postPath('race'), { blogId: blog.id, headers: { 'if-match': etag }, body: { content: `${who}, round ${round}` } })),
+        ['editor A', 'editor B', 'editor C'].map((who) =>
+          blog.actor.request('PUT', postPath('race'), { blogId: blog.id, headers: { 'if-match': etag }, body: { content: `${who}, round ${round}` } }),
+        ),
       );
       const winners = edits.filter((e) => e.status === 200);
       expect(winners).toHaveLength(1);
@@ -95,7 +105,9 @@ describe('ETag and If-Match on blogs', () => {
   it('lets one of two concurrent renames with the same ETag win', async () => {
     const blog = await buildBlog(t, { name: 'Start' });
     const etag = (await blog.actor.request('GET', `/v1/blogs/${blog.id}`)).headers.get('etag')!;
-    const edits = await Promise.all(['One', 'Two'].map((name) => blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { headers: { 'if-match': etag }, body: { name } })));
+    const edits = await Promise.all(
+      ['One', 'Two'].map((name) => blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { headers: { 'if-match': etag }, body: { name } })),
+    );
     expect(edits.map((e) => e.status).sort()).toEqual([200, 412]);
   });
 });

@@ -38,7 +38,10 @@ describe('CORS for browser tools (FOLIO_CORS_ORIGINS)', () => {
   });
 
   it('gives other origins no CORS headers (their browsers refuse the answer)', async () => {
-    const preflight = await fetch(`${t.baseUrl}/v1/posts`, { method: 'OPTIONS', headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${t.baseUrl}/v1/posts`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     expect(preflight.status).toBe(404);
     const get = await fetch(`${t.baseUrl}/healthz`, { headers: { origin: 'https://evil.example.com' } });
@@ -81,7 +84,10 @@ describe('FOLIO_CORS_ORIGINS=* and /metrics', () => {
       expect(metrics.status).toBe(200);
       expect(metrics.headers.get('access-control-allow-origin')).toBeNull();
       expect(metrics.headers.get('access-control-expose-headers')).toBeNull();
-      const preflight = await fetch(`${t.baseUrl}/metrics`, { method: 'OPTIONS', headers: { origin: EDITOR, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+      const preflight = await fetch(`${t.baseUrl}/metrics`, {
+        method: 'OPTIONS',
+        headers: { origin: EDITOR, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      });
       expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
       expect(preflight.headers.get('access-control-allow-headers')).toBeNull();
     } finally {

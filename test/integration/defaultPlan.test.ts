@@ -23,16 +23,22 @@ describe('FOLIO_DEFAULT_PLAN', () => {
     expect(loadConfig({}).defaultPlan).toBe('enterprise');
     for (const plan of PLANS) expect(loadConfig({ FOLIO_DEFAULT_PLAN: plan }).defaultPlan).toBe(plan);
     expect(() => loadConfig({ FOLIO_DEFAULT_PLAN: 'gold' })).toThrow(ConfigError);
-    expect(() => loadConfig({ FOLIO_DEFAULT_PLAN: 'gold' })).toThrow(/^FOLIO_DEFAULT_PLAN: expected one of free, starter, creator, scale, enterprise, got "gold"$/);
+    expect(() => loadConfig({ FOLIO_DEFAULT_PLAN: 'gold' })).toThrow(
+      /^FOLIO_DEFAULT_PLAN: expected one of free, starter, creator, scale, enterprise, got "gold"$/,
+    );
   });
 
   it('folio account create uses it, says so, and --plan wins', async () => {
     const unset = await runCliCaptured(['account', 'create'], { FOLIO_DATA_DIR: dataDir });
     expect(unset.code, unset.stderr).toBe(0);
-    expect(unset.stdout).toMatch(/^Created account \S+ on the enterprise plan \(the default; FOLIO_DEFAULT_PLAN or --plan choose another\): unlimited blogs, custom domains, scheduling, custom CSS, header\/footer HTML, 100,000 API requests\/hour\.\n/);
+    expect(unset.stdout).toMatch(
+      /^Created account \S+ on the enterprise plan \(the default; FOLIO_DEFAULT_PLAN or --plan choose another\): unlimited blogs, custom domains, scheduling, custom CSS, header\/footer HTML, 100,000 API requests\/hour\.\n/,
+    );
 
     const set = await runCliCaptured(['account', 'create'], { FOLIO_DATA_DIR: dataDir, FOLIO_DEFAULT_PLAN: 'creator' });
-    expect(set.stdout).toMatch(/ on the creator plan \(FOLIO_DEFAULT_PLAN\): 3 blogs, custom domains, scheduling, custom CSS, header\/footer HTML, 1,000 API requests\/hour\.\n/);
+    expect(set.stdout).toMatch(
+      / on the creator plan \(FOLIO_DEFAULT_PLAN\): 3 blogs, custom domains, scheduling, custom CSS, header\/footer HTML, 1,000 API requests\/hour\.\n/,
+    );
 
     const chosen = await runCliCaptured(['account', 'create', '--plan', 'free', '--json'], { FOLIO_DATA_DIR: dataDir, FOLIO_DEFAULT_PLAN: 'creator' });
     expect(JSON.parse(chosen.stdout)).toMatchObject({ plan: 'free' });
@@ -60,7 +66,11 @@ describe('FOLIO_DEFAULT_PLAN', () => {
       expect((JSON.parse(list.stdout) as { plan: string }[]).map((a) => a.plan)).toEqual(['starter']);
       // The key works, on that plan: a second blog is refused with the plan named.
       const make = (slug: string) =>
-        fetch(`${server.baseUrl}/v1/blogs`, { method: 'POST', headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ slug, name: slug }) });
+        fetch(`${server.baseUrl}/v1/blogs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ slug, name: slug }),
+        });
       expect((await make('first')).status).toBe(201);
       const second = await make('second');
       expect(second.status).toBe(403);

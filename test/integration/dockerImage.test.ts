@@ -99,9 +99,7 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
     // Worker threads are started by file path, never imported: name them explicitly.
     const workers = sources.flatMap((file) => {
       const text = readFileSync(join(ROOT, 'src', file), 'utf8');
-      const names = [
-        ...[...text.matchAll(/compiledScript\('([\w/]+)'\)/g)].map((m) => m[1]!),
-      ];
+      const names = [...[...text.matchAll(/compiledScript\('([\w/]+)'\)/g)].map((m) => m[1]!)];
       return names.map((name) => join('dist', 'src', `${name}.js`));
     });
     expect(workers.length).toBeGreaterThanOrEqual(4);
@@ -113,7 +111,11 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
     expect(filesUnder(join(app, 'src', 'db', 'migrations')).sort()).toEqual(filesUnder(join(ROOT, 'src', 'db', 'migrations')).sort());
     expect(existsSync(join(app, 'dist', 'bench')) || existsSync(join(app, 'dist', 'test')) || existsSync(join(app, 'test'))).toBe(false);
 
-    const installed = new Set(readdirSync(join(app, 'node_modules')).flatMap((name) => (name.startsWith('@') ? readdirSync(join(app, 'node_modules', name)).map((n) => `${name}/${n}`) : [name])));
+    const installed = new Set(
+      readdirSync(join(app, 'node_modules')).flatMap((name) =>
+        name.startsWith('@') ? readdirSync(join(app, 'node_modules', name)).map((n) => `${name}/${n}`) : [name],
+      ),
+    );
     const packages = lockfilePackages();
     expect(packages.filter((p) => p.dev && installed.has(p.name)).map((p) => p.name)).toEqual([]);
     expect(packages.filter((p) => !p.dev && !installed.has(p.name)).map((p) => p.name)).toEqual([]);
@@ -128,7 +130,9 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
     expect(runtime.healthcheck).not.toBeNull();
   });
 
-  it('the runtime stage starts: first-start key, /healthz and the HEALTHCHECK, a published page, the folio CLI, clean SIGTERM', { timeout: BUILD_MS }, async () => {
+  it('the runtime stage starts: first-start key, /healthz and the HEALTHCHECK, a published page, the folio CLI, clean SIGTERM', {
+    timeout: BUILD_MS,
+  }, async () => {
     const { runtime } = await buildImage();
     const port = await freePort();
     const dataDir = hostPath(runtime, runtime.env.FOLIO_DATA_DIR!);
@@ -148,8 +152,16 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
       return true;
     };
     try {
-      const key = await waitFor(() => running() && /API key: (\S+)/.exec(output.text)?.[1], 60_000, () => `no first-start key:\n${output.text}`);
-      await waitFor(async () => running() && (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 30_000, () => `no /healthz:\n${output.text}`);
+      const key = await waitFor(
+        () => running() && /API key: (\S+)/.exec(output.text)?.[1],
+        60_000,
+        () => `no first-start key:\n${output.text}`,
+      );
+      await waitFor(
+        async () => running() && (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok,
+        30_000,
+        () => `no /healthz:\n${output.text}`,
+      );
       // The API reference's files come from a production dependency the image must hold.
       const docs = await (await fetch(`http://127.0.0.1:${port}/v1/docs`)).text();
       for (const [, asset] of docs.matchAll(/src="([^"]+)"/g)) expect((await fetch(`http://127.0.0.1:${port}${asset}`)).status, asset).toBe(200);
@@ -193,7 +205,17 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
 
   it('.dockerignore keeps dependencies, build output, local data, tests and benches out of the context', () => {
     const ignore = parseDockerIgnore(dockerIgnoreText());
-    for (const path of ['node_modules', 'node_modules/koa/package.json', 'dist/src/main.js', 'data/folio.db', 'test/unit/config.test.ts', 'bench/run.ts', '.git/HEAD', 'npm-debug.log', 'src/x.log']) {
+    for (const path of [
+      'node_modules',
+      'node_modules/koa/package.json',
+      'dist/src/main.js',
+      'data/folio.db',
+      'test/unit/config.test.ts',
+      'bench/run.ts',
+      '.git/HEAD',
+      'npm-debug.log',
+      'src/x.log',
+    ]) {
       expect(ignore.excludes(path), path).toBe(true);
     }
     for (const path of ['package.json', 'package-lock.json', 'src/main.ts', 'src/db/migrations/001_init.sql', 'templates/layout.eta', 'bin/folio.js']) {
@@ -209,7 +231,11 @@ function collect(child: ChildProcess): { text: string } {
   return sink;
 }
 
-async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number, describe: () => string): Promise<T> {
+async function waitFor<T>(
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs: number,
+  describe: () => string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -82,7 +82,6 @@ describe('competing registrations of one hostname', () => {
     await t.folio.idle();
     expect(await entry(t, host)).toBe(second.slug);
   });
-
 });
 
 describe('registrations checked at the same moment', () => {
@@ -114,8 +113,14 @@ describe('registrations checked at the same moment', () => {
       const host = hostname();
       const regs = await Promise.all(blogs.map((blog) => register(blog, host)));
       // Not a DNS anyone could publish (one name, several CNAMEs), but it lets every check pass its lookups.
-      cnames.set(host, blogs.map((blog) => `${blog.slug}.localhost`));
-      txts.set(`_folio-challenge.${host}`, regs.map((reg) => [reg.body.verification.value]));
+      cnames.set(
+        host,
+        blogs.map((blog) => `${blog.slug}.localhost`),
+      );
+      txts.set(
+        `_folio-challenge.${host}`,
+        regs.map((reg) => [reg.body.verification.value]),
+      );
       const answers = await Promise.all(blogs.map((blog) => getDomain(blog)));
       expect(answers.map((res) => res.status)).toEqual([200, 200, 200]);
       expect(answers.filter((res) => res.body.status === 'active')).toHaveLength(1);

@@ -26,7 +26,9 @@ function databaseAt005(): Db {
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const name of readdirSync(migrationsDir).filter((n) => /^00[1-5]_/.test(n)).sort()) {
+  for (const name of readdirSync(migrationsDir)
+    .filter((n) => /^00[1-5]_/.test(n))
+    .sort()) {
     db.exec(readFileSync(join(migrationsDir, name), 'utf8'));
     db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(Number(name.slice(0, 3)), name, new Date().toISOString());
   }
@@ -34,7 +36,9 @@ function databaseAt005(): Db {
 }
 
 function addBlog(db: Db, id: string): void {
-  db.prepare(`INSERT INTO blogs (id, account_id, slug, name, created_at, updated_at) VALUES (?, 'acc', ?, ?, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`).run(id, id, id);
+  db.prepare(
+    `INSERT INTO blogs (id, account_id, slug, name, created_at, updated_at) VALUES (?, 'acc', ?, ?, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`,
+  ).run(id, id, id);
 }
 
 const code = (fn: () => unknown): string | undefined => {
@@ -49,9 +53,13 @@ const code = (fn: () => unknown): string | undefined => {
 describe('migration 006_domain_challenges', () => {
   it('keeps every registration, gives each a token and pending ones a week, and frees pending hostnames', () => {
     const db = databaseAt005();
-    db.prepare(`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc', 'starter', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`).run();
+    db.prepare(
+      `INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc', 'starter', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`,
+    ).run();
     for (const id of ['live', 'old', 'new', 'other', 'third', 'spare']) addBlog(db, id);
-    const insert = db.prepare('INSERT INTO domains (blog_id, hostname, status, created_at, verified_at, last_checked_at, last_error) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const insert = db.prepare(
+      'INSERT INTO domains (blog_id, hostname, status, created_at, verified_at, last_checked_at, last_error) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
     insert.run('live', 'live.example.com', 'active', '2025-01-01T00:00:00.000Z', '2025-01-02T00:00:00.000Z', '2025-01-02T00:00:00.000Z', null);
     insert.run('old', 'old.example.com', 'pending_verification', '2025-01-01T00:00:00.000Z', null, '2025-03-01T00:00:00.000Z', 'no CNAME record');
     insert.run('new', 'new.example.com', 'pending_verification', new Date().toISOString(), null, null, null);
@@ -80,7 +88,9 @@ describe('migration 006_domain_challenges', () => {
       expect(expires).toBeLessThanOrEqual(after + 1000 + WEEK);
     }
 
-    const add = db.prepare(`INSERT INTO domains (blog_id, hostname, status, challenge_token, created_at, expires_at) VALUES (?, ?, ?, 'x', '2025-01-01T00:00:00.000Z', ?)`);
+    const add = db.prepare(
+      `INSERT INTO domains (blog_id, hostname, status, challenge_token, created_at, expires_at) VALUES (?, ?, ?, 'x', '2025-01-01T00:00:00.000Z', ?)`,
+    );
     // Pending registrations of a hostname no longer clash, with each other or with the active one.
     add.run('other', 'old.example.com', 'pending_verification', '2099-01-01T00:00:00.000Z');
     add.run('third', 'live.example.com', 'pending_verification', '2099-01-01T00:00:00.000Z');
@@ -97,7 +107,12 @@ describe('migration 006_domain_challenges', () => {
     expect(code(() => add.run('no-such-blog', 'z.example.com', 'pending_verification', '2099-01-01T00:00:00.000Z'))).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
     expect(db.pragma('foreign_key_check')).toEqual([]);
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-    expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').all().map((r) => (r as { version: number }).version)).toContain(6);
+    expect(
+      db
+        .prepare('SELECT version FROM schema_migrations ORDER BY version')
+        .all()
+        .map((r) => (r as { version: number }).version),
+    ).toContain(6);
     db.close();
   });
 

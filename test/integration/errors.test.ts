@@ -167,7 +167,11 @@ describe('413 payload_too_large', () => {
     const res = await t.request('POST', '/v1/posts', { blogId: blog.id, raw, headers: { 'content-type': 'application/json' } });
     expectFieldError(res, 'content');
     const over = JSON.stringify({ title: 'big', content: 'a'.repeat(MB2 - envelope.length + 1) });
-    expectError(await t.request('POST', '/v1/posts', { blogId: blog.id, raw: over, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
+    expectError(
+      await t.request('POST', '/v1/posts', { blogId: blog.id, raw: over, headers: { 'content-type': 'application/json' } }),
+      413,
+      'payload_too_large',
+    );
   });
 
   it('answers a chunked body over 2 MB with 413', async () => {

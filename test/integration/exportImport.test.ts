@@ -18,13 +18,38 @@ beforeAll(async () => {
   blog = await buildBlog(source, { slug: `moved-${Date.now()}`, name: 'Moving house', description: 'A blog that moves' });
   expect((await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { footerHtml: '<p>Moved from elsewhere</p>' } } })).status).toBe(200);
   await buildBlog(source, { actor: blog.actor, slug: `empty-${Date.now()}`, name: 'Empty' });
-  const media = (await source.request('POST', '/v1/media', { key: blog.actor.key, blogId: blog.id, raw: await image('png', 64, 48), headers: { 'content-type': 'image/png' } })).body;
+  const media = (
+    await source.request('POST', '/v1/media', {
+      key: blog.actor.key,
+      blogId: blog.id,
+      raw: await image('png', 64, 48),
+      headers: { 'content-type': 'image/png' },
+    })
+  ).body;
   await buildPost(blog, { title: 'Draft idea', slug: 'draft-idea', content: 'Not yet.' });
-  await buildPost(blog, { title: 'Node.js 서버 성능 측정하는 법', content: '## 측정\n\n서버에서 `wrk`로 측정한다.', tags: ['성능', 'node'], status: 'published' });
-  await buildPost(blog, { title: 'With picture', slug: 'with-picture', content: `![x](${media.url})`, status: 'published', meta: { description: 'Chosen words.', og_image: media.id } });
+  await buildPost(blog, {
+    title: 'Node.js 서버 성능 측정하는 법',
+    content: '## 측정\n\n서버에서 `wrk`로 측정한다.',
+    tags: ['성능', 'node'],
+    status: 'published',
+  });
+  await buildPost(blog, {
+    title: 'With picture',
+    slug: 'with-picture',
+    content: `![x](${media.url})`,
+    status: 'published',
+    meta: { description: 'Chosen words.', og_image: media.id },
+  });
   await buildPost(blog, { title: 'Later', slug: 'later' });
   source.clock.advance(1000);
-  expect((await blog.actor.request('POST', postPath('later', '/schedule'), { blogId: blog.id, body: { scheduled_at: new Date(source.clock.now().getTime() + 7 * 86_400_000).toISOString() } })).status).toBe(200);
+  expect(
+    (
+      await blog.actor.request('POST', postPath('later', '/schedule'), {
+        blogId: blog.id,
+        body: { scheduled_at: new Date(source.clock.now().getTime() + 7 * 86_400_000).toISOString() },
+      })
+    ).status,
+  ).toBe(200);
   const res = await fetch(`${source.baseUrl}/v1/account/export`, { headers: { authorization: `Bearer ${blog.actor.key}` } });
   const text = await res.text();
   exported = { text, body: JSON.parse(text), headers: res.headers };
@@ -45,7 +70,12 @@ describe('GET /v1/account/export', () => {
     expect(moving.theme_config).toEqual({ footerHtml: '<p>Moved from elsewhere</p>' });
     expect(moving.posts.map((p: { status: string }) => p.status)).toEqual(['draft', 'published', 'published', 'scheduled']);
     const korean = moving.posts[1];
-    expect(korean).toMatchObject({ title: 'Node.js 서버 성능 측정하는 법', content: '## 측정\n\n서버에서 `wrk`로 측정한다.', tags: ['성능', 'node'], meta: { description: null, og_image: null } });
+    expect(korean).toMatchObject({
+      title: 'Node.js 서버 성능 측정하는 법',
+      content: '## 측정\n\n서버에서 `wrk`로 측정한다.',
+      tags: ['성능', 'node'],
+      meta: { description: null, og_image: null },
+    });
     expect(moving.posts[2].meta).toEqual({ description: 'Chosen words.', og_image: expect.stringMatching(/\/media\/[0-9a-f]{20}-64x48\.png$/) });
     expect(moving.posts[3].scheduled_at).toMatch(/Z$/);
     expect(moving.media).toHaveLength(1);
@@ -67,7 +97,10 @@ describe('folio import', () => {
     writeFileSync(file, exported.text);
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-import-'));
     const env = { FOLIO_DATA_DIR: dataDir };
-    const account = JSON.parse((await runCliCaptured(['account', 'create', '--plan', 'enterprise', '--json'], env)).stdout) as { account_id: string; api_key: string };
+    const account = JSON.parse((await runCliCaptured(['account', 'create', '--plan', 'enterprise', '--json'], env)).stdout) as {
+      account_id: string;
+      api_key: string;
+    };
     const run = await runCliCaptured(['import', file, '--account', account.account_id], env);
     expect(run.stderr.split('\n').filter((l) => l && !l.startsWith('importing') && !l.startsWith('publishing'))).toEqual([]);
     expect(run.code).toBe(0);
@@ -77,7 +110,11 @@ describe('folio import', () => {
     const target = await startTestApp({ dataDir });
     try {
       const again = JSON.parse(await (await fetch(`${target.baseUrl}/v1/account/export`, { headers: { authorization: `Bearer ${account.api_key}` } })).text());
-      const strip = (doc: any) => ({ ...doc, exported_at: null, blogs: doc.blogs.map((b: any) => ({ ...b, media: [] })).sort((a: any, b: any) => a.slug.localeCompare(b.slug)) });
+      const strip = (doc: any) => ({
+        ...doc,
+        exported_at: null,
+        blogs: doc.blogs.map((b: any) => ({ ...b, media: [] })).sort((a: any, b: any) => a.slug.localeCompare(b.slug)),
+      });
       expect(strip(again)).toEqual(strip(exported.body));
       // The published posts are live on the new Folio; the draft is not.
       const host = `${blog.slug}.localhost:3000`;
@@ -99,7 +136,9 @@ describe('folio import', () => {
     expect(taken.code).toBe(1);
     expect(taken.stdout).toContain('Imported 0 blogs and 0 posts');
     expect(taken.stdout).toContain('Nothing was imported.');
-    expect(taken.stderr).toMatch(/folio: not imported: blog "moved-\d+": this account already has a blog with this slug \(imported before\?\); none of its 4 posts were imported/);
+    expect(taken.stderr).toMatch(
+      /folio: not imported: blog "moved-\d+": this account already has a blog with this slug \(imported before\?\); none of its 4 posts were imported/,
+    );
     const broken = join(work, 'broken.json');
     writeFileSync(broken, JSON.stringify({ ...exported.body, blogs: [{ ...exported.body.blogs[0], posts: [{ title: 'no slug' }] }] }));
     const malformed = await runCliCaptured(['import', broken, '--account', blog.actor.accountId], env);
@@ -113,7 +152,17 @@ describe('folio import checks what the API checks, reports what it left out, and
   /** The exported document with one blog of these posts, under a fresh slug. */
   function documentWith(slug: string, posts: Record<string, unknown>[]): string {
     const base = exported.body.blogs.find((b: { name: string }) => b.name === 'Moving house');
-    const post = { title: 'A post', content: 'Words.', tags: [], status: 'published', meta: { description: null, og_image: null }, published_at: '2025-01-02T03:04:05.000Z', scheduled_at: null, created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-01T00:00:00.000Z' };
+    const post = {
+      title: 'A post',
+      content: 'Words.',
+      tags: [],
+      status: 'published',
+      meta: { description: null, og_image: null },
+      published_at: '2025-01-02T03:04:05.000Z',
+      scheduled_at: null,
+      created_at: '2025-01-01T00:00:00.000Z',
+      updated_at: '2025-01-01T00:00:00.000Z',
+    };
     return JSON.stringify({ ...exported.body, blogs: [{ ...base, slug, custom_domain: null, media: [], posts: posts.map((p) => ({ ...post, ...p })) }] });
   }
 
@@ -177,14 +226,18 @@ describe('folio import checks what the API checks, reports what it left out, and
     const first = await runCliCaptured(['import', file, '--account', account.account_id], env);
     expect(first.code).toBe(1);
     expect(first.stdout).toContain('Imported 1 blogs and 1 posts');
-    expect(first.stderr).toMatch(/folio: blog "blocked" was imported but its pages are not written yet \(.+\); the server retries, or run: folio site rebuild blocked/);
+    expect(first.stderr).toMatch(
+      /folio: blog "blocked" was imported but its pages are not written yet \(.+\); the server retries, or run: folio site rebuild blocked/,
+    );
 
     rmSync(join(dataDir, 'public', 'blocked'));
     const again = await runCliCaptured(['import', file, '--account', account.account_id], env);
     expect(again.code).toBe(1);
     expect(again.stdout).toContain('Imported 0 blogs and 0 posts');
     expect(again.stdout).toContain('Rendered 1 blog an earlier import wrote: blocked');
-    expect(again.stderr).toContain('folio: not imported: blog "blocked": this account already has a blog with this slug (imported before?); none of its 1 posts were imported');
+    expect(again.stderr).toContain(
+      'folio: not imported: blog "blocked": this account already has a blog with this slug (imported before?); none of its 1 posts were imported',
+    );
     const target = await startTestApp({ dataDir });
     try {
       expect((await visit(target.baseUrl, 'blocked.localhost:3000', '/live')).status).toBe(200);

@@ -61,7 +61,9 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
     const read = await api.GET('/v1/blogs/{id}', { params: { path: { id: blog.id } } });
     const etag = read.response.headers.get('ETag') ?? '';
     expect(ok(read).theme_config).toEqual({});
-    const updated = ok(await api.PUT('/v1/blogs/{id}', { params: { path: { id: blog.id }, header: { 'If-Match': etag } }, body: { description: 'Through openapi-fetch' } }));
+    const updated = ok(
+      await api.PUT('/v1/blogs/{id}', { params: { path: { id: blog.id }, header: { 'If-Match': etag } }, body: { description: 'Through openapi-fetch' } }),
+    );
     expect(updated.description).toBe('Through openapi-fetch');
     const stale = await api.PUT('/v1/blogs/{id}', { params: { path: { id: blog.id }, header: { 'If-Match': etag } }, body: { name: 'Lost update' } });
     expect(stale.response.status).toBe(412);
@@ -92,11 +94,15 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
     const listed = ok(await api.GET('/v1/posts', { params: { query: { status: 'published', per_page: 10 }, header: blogHeader } }));
     expect(listed.pagination.total).toBe(1);
     expect(ok(await api.POST('/v1/posts/{slug}/unpublish', { params: { path: { slug }, header: blogHeader } })).status).toBe('draft');
-    const scheduled = ok(await api.POST('/v1/posts/{slug}/schedule', { params: { path: { slug }, header: blogHeader }, body: { scheduled_at: '2099-01-01T00:00:00Z' } }));
+    const scheduled = ok(
+      await api.POST('/v1/posts/{slug}/schedule', { params: { path: { slug }, header: blogHeader }, body: { scheduled_at: '2099-01-01T00:00:00Z' } }),
+    );
     expect(scheduled.scheduled_at).toBe('2099-01-01T00:00:00.000Z');
 
     // Media: raw bytes, answered with the variants.
-    const jpeg = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#3a6ea5' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#3a6ea5' } })
+      .jpeg()
+      .toBuffer();
     const upload = await api.POST('/v1/media', {
       params: { header: blogHeader },
       headers: { 'Content-Type': 'image/jpeg' },
@@ -111,7 +117,9 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
     expect(ok(await api.GET('/v1/media', { params: { header: blogHeader } })).data).toHaveLength(1);
 
     // Webhooks, keys, domains, the publishing queue, the export.
-    const hook = ok(await api.POST('/v1/blogs/{id}/webhooks', { params: { path: { id: blog.id } }, body: { url: 'http://127.0.0.1:9/hook', events: ['post.published'] } }));
+    const hook = ok(
+      await api.POST('/v1/blogs/{id}/webhooks', { params: { path: { id: blog.id } }, body: { url: 'http://127.0.0.1:9/hook', events: ['post.published'] } }),
+    );
     expect(hook.secret).toMatch(/^whsec_/);
     expect(ok(await api.GET('/v1/blogs/{id}/webhooks', { params: { path: { id: blog.id } } })).data).toHaveLength(1);
     expect(ok(await api.GET('/v1/blogs/{id}/webhooks/{webhookId}/deliveries', { params: { path: { id: blog.id, webhookId: hook.id } } })).data).toEqual([]);
@@ -151,7 +159,8 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
     const tree = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const casts: string[] = [];
     const visit = (node: ts.Node): void => {
-      if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) || ts.isNonNullExpression(node) || ts.isSatisfiesExpression(node)) casts.push(node.getText(tree));
+      if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) || ts.isNonNullExpression(node) || ts.isSatisfiesExpression(node))
+        casts.push(node.getText(tree));
       ts.forEachChild(node, visit);
     };
     visit(tree);

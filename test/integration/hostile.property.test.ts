@@ -46,12 +46,22 @@ const wellTypedPost = fc
     title: text(300),
     content: fc.oneof(text(5000), fc.constantFrom('# Title\n\nBody.', '<script>alert(1)</script>', '<img src=x onerror=alert(1)> [x](javascript:alert(1))')),
     slug: optional(slugText),
-    tags: optional(fc.array(fc.oneof({ weight: 4, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 50 }) }, { weight: 1, arbitrary: text(60) }), { maxLength: 11 })),
+    tags: optional(
+      fc.array(fc.oneof({ weight: 4, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 50 }) }, { weight: 1, arbitrary: text(60) }), {
+        maxLength: 11,
+      }),
+    ),
     status: optional(fc.constantFrom('draft', 'published', 'published', 'scheduled')),
-    meta: optional(fc.record({ description: optional(fc.oneof(text(300), fc.constant(null))), og_image: optional(fc.oneof(fc.webUrl(), text(50), fc.constant(null))) }).map(defined)),
+    meta: optional(
+      fc
+        .record({ description: optional(fc.oneof(text(300), fc.constant(null))), og_image: optional(fc.oneof(fc.webUrl(), text(50), fc.constant(null))) })
+        .map(defined),
+    ),
   })
   .map(defined);
-const wellTypedPostUpdate = wellTypedPost.chain((post) => fc.subarray(Object.keys(post), { minLength: 1 }).map((keys) => Object.fromEntries(keys.map((k) => [k, post[k]]))));
+const wellTypedPostUpdate = wellTypedPost.chain((post) =>
+  fc.subarray(Object.keys(post), { minLength: 1 }).map((keys) => Object.fromEntries(keys.map((k) => [k, post[k]]))),
+);
 
 const blogFields = {
   slug: fc.oneof(anyString, fc.stringMatching(/^[a-z0-9]{1,20}$/)),
@@ -67,7 +77,11 @@ const blogUpdateFields = {
     .map((entries) => objectOf(entries as Entries)),
 };
 const wellTypedBlog = fc
-  .record({ slug: fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/) }, { weight: 1, arbitrary: slugText }), name: text(200), description: optional(text(1000)) })
+  .record({
+    slug: fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/) }, { weight: 1, arbitrary: slugText }),
+    name: text(200),
+    description: optional(text(1000)),
+  })
   .map(defined);
 const themeValue = (key: string) => (key === 'cssUrl' ? fc.oneof(fc.webUrl(), text(50), fc.constant(null)) : fc.oneof(text(2000), fc.constant(null)));
 const wellTypedBlogUpdate = fc
@@ -105,7 +119,6 @@ const wellTypedDomain = fc.record({
   ),
 });
 
-
 // ---------------------------------------------------------------------------------------------
 
 let t: TestApp;
@@ -125,94 +138,114 @@ const send = (method: string, path: string, body: { raw: string; type: string },
   blog.actor.request(method, path, { raw: body.raw, headers: { 'content-type': body.type }, ...extra });
 
 describe('hostile JSON', () => {
-  it('POST /v1/posts never fails with 500 and stores only valid posts, one per 201', async () => {
-    const before = countRows(t, 'posts');
-    let created = 0;
-    await fc.assert(
-      fc.asyncProperty(bodyFor(postFields, wellTypedPost), async (body) => {
-        const res = await send('POST', '/v1/posts', body, { blogId: blog.id });
-        checkResponse(res, 201, `POST /v1/posts ${body.raw.slice(0, 200)}`);
-        if (res.status === 201) created += 1;
-      }),
-      { numRuns: RUNS },
-    );
-    expect(countRows(t, 'posts') - before).toBe(created);
-    expect(created).toBeGreaterThan(RUNS / 20);
-    checkPostRows(t);
-    expectPrototypeClean();
-  }, hostileTimeout(RUNS));
+  it(
+    'POST /v1/posts never fails with 500 and stores only valid posts, one per 201',
+    async () => {
+      const before = countRows(t, 'posts');
+      let created = 0;
+      await fc.assert(
+        fc.asyncProperty(bodyFor(postFields, wellTypedPost), async (body) => {
+          const res = await send('POST', '/v1/posts', body, { blogId: blog.id });
+          checkResponse(res, 201, `POST /v1/posts ${body.raw.slice(0, 200)}`);
+          if (res.status === 201) created += 1;
+        }),
+        { numRuns: RUNS },
+      );
+      expect(countRows(t, 'posts') - before).toBe(created);
+      expect(created).toBeGreaterThan(RUNS / 20);
+      checkPostRows(t);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
 
-  it('PUT /v1/posts/:slug never fails with 500 and leaves the post valid', async () => {
-    let slug = (await buildPost(blog, { title: 'Target of PUT', slug: 'put-target' })).slug;
-    const before = countRows(t, 'posts');
-    await fc.assert(
-      fc.asyncProperty(bodyFor(postFields, wellTypedPostUpdate), async (body) => {
-        const res = await send('PUT', `/v1/posts/${encodeURIComponent(slug)}`, body, { blogId: blog.id });
-        checkResponse(res, 200, `PUT /v1/posts/${slug} ${body.raw.slice(0, 200)}`);
-        if (res.status === 200) slug = res.body.slug;
-      }),
-      { numRuns: RUNS },
-    );
-    expect(countRows(t, 'posts')).toBe(before);
-    expect((await blog.actor.request('GET', `/v1/posts/${encodeURIComponent(slug)}`, { blogId: blog.id })).status).toBe(200);
-    checkPostRows(t);
-    expectPrototypeClean();
-  }, hostileTimeout(RUNS));
+  it(
+    'PUT /v1/posts/:slug never fails with 500 and leaves the post valid',
+    async () => {
+      let slug = (await buildPost(blog, { title: 'Target of PUT', slug: 'put-target' })).slug;
+      const before = countRows(t, 'posts');
+      await fc.assert(
+        fc.asyncProperty(bodyFor(postFields, wellTypedPostUpdate), async (body) => {
+          const res = await send('PUT', `/v1/posts/${encodeURIComponent(slug)}`, body, { blogId: blog.id });
+          checkResponse(res, 200, `PUT /v1/posts/${slug} ${body.raw.slice(0, 200)}`);
+          if (res.status === 200) slug = res.body.slug;
+        }),
+        { numRuns: RUNS },
+      );
+      expect(countRows(t, 'posts')).toBe(before);
+      expect((await blog.actor.request('GET', `/v1/posts/${encodeURIComponent(slug)}`, { blogId: blog.id })).status).toBe(200);
+      checkPostRows(t);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
 
-  it('POST /v1/blogs never fails with 500 and stores only valid blogs, one per 201', async () => {
-    const before = countRows(t, 'blogs');
-    let created = 0;
-    await fc.assert(
-      fc.asyncProperty(bodyFor(blogFields, wellTypedBlog), async (body) => {
-        const res = await send('POST', '/v1/blogs', body);
-        checkResponse(res, 201, `POST /v1/blogs ${body.raw.slice(0, 200)}`);
-        if (res.status === 201) created += 1;
-      }),
-      { numRuns: RUNS },
-    );
-    expect(countRows(t, 'blogs') - before).toBe(created);
-    expect(created).toBeGreaterThan(RUNS / 20);
-    checkBlogRows(t);
-    expectPrototypeClean();
-  }, hostileTimeout(RUNS));
+  it(
+    'POST /v1/blogs never fails with 500 and stores only valid blogs, one per 201',
+    async () => {
+      const before = countRows(t, 'blogs');
+      let created = 0;
+      await fc.assert(
+        fc.asyncProperty(bodyFor(blogFields, wellTypedBlog), async (body) => {
+          const res = await send('POST', '/v1/blogs', body);
+          checkResponse(res, 201, `POST /v1/blogs ${body.raw.slice(0, 200)}`);
+          if (res.status === 201) created += 1;
+        }),
+        { numRuns: RUNS },
+      );
+      expect(countRows(t, 'blogs') - before).toBe(created);
+      expect(created).toBeGreaterThan(RUNS / 20);
+      checkBlogRows(t);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
 
-  it('PUT /v1/blogs/:id never fails with 500 and leaves the blog valid', async () => {
-    const target = await buildBlog(t, { actor: blog.actor, slug: uniqueSlug('put') });
-    const before = countRows(t, 'blogs');
-    await fc.assert(
-      fc.asyncProperty(bodyFor(blogUpdateFields, wellTypedBlogUpdate), async (body) => {
-        const res = await send('PUT', `/v1/blogs/${target.id}`, body);
-        checkResponse(res, 200, `PUT /v1/blogs/:id ${body.raw.slice(0, 200)}`);
-      }),
-      { numRuns: RUNS },
-    );
-    expect(countRows(t, 'blogs')).toBe(before);
-    const got = await blog.actor.request('GET', `/v1/blogs/${target.id}`);
-    expect(got.status).toBe(200);
-    expect(got.body.slug).toBe(target.slug);
-    checkBlogRows(t);
-    expectPrototypeClean();
-  }, hostileTimeout(RUNS));
+  it(
+    'PUT /v1/blogs/:id never fails with 500 and leaves the blog valid',
+    async () => {
+      const target = await buildBlog(t, { actor: blog.actor, slug: uniqueSlug('put') });
+      const before = countRows(t, 'blogs');
+      await fc.assert(
+        fc.asyncProperty(bodyFor(blogUpdateFields, wellTypedBlogUpdate), async (body) => {
+          const res = await send('PUT', `/v1/blogs/${target.id}`, body);
+          checkResponse(res, 200, `PUT /v1/blogs/:id ${body.raw.slice(0, 200)}`);
+        }),
+        { numRuns: RUNS },
+      );
+      expect(countRows(t, 'blogs')).toBe(before);
+      const got = await blog.actor.request('GET', `/v1/blogs/${target.id}`);
+      expect(got.status).toBe(200);
+      expect(got.body.slug).toBe(target.slug);
+      checkBlogRows(t);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
 
-  it('POST /v1/blogs/:id/api-keys never fails with 500 and stores only valid keys, one per 201', async () => {
-    const before = countRows(t, 'api_keys');
-    let created = 0;
-    await fc.assert(
-      fc.asyncProperty(bodyFor(keyFields, wellTypedKey), async (body) => {
-        const res = await send('POST', `/v1/blogs/${blog.id}/api-keys`, body);
-        checkResponse(res, 201, `POST api-keys ${body.raw.slice(0, 200)}`);
-        if (res.status === 201) {
-          created += 1;
-          expect(res.body.key).toMatch(/^pk_live_[A-Za-z0-9_-]{32,}$/);
-        }
-      }),
-      { numRuns: RUNS },
-    );
-    expect(countRows(t, 'api_keys') - before).toBe(created);
-    expect(created).toBeGreaterThan(RUNS / 20);
-    checkKeyRows(t);
-    expectPrototypeClean();
-  }, hostileTimeout(RUNS));
+  it(
+    'POST /v1/blogs/:id/api-keys never fails with 500 and stores only valid keys, one per 201',
+    async () => {
+      const before = countRows(t, 'api_keys');
+      let created = 0;
+      await fc.assert(
+        fc.asyncProperty(bodyFor(keyFields, wellTypedKey), async (body) => {
+          const res = await send('POST', `/v1/blogs/${blog.id}/api-keys`, body);
+          checkResponse(res, 201, `POST api-keys ${body.raw.slice(0, 200)}`);
+          if (res.status === 201) {
+            created += 1;
+            expect(res.body.key).toMatch(/^pk_live_[A-Za-z0-9_-]{32,}$/);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+      expect(countRows(t, 'api_keys') - before).toBe(created);
+      expect(created).toBeGreaterThan(RUNS / 20);
+      checkKeyRows(t);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
 
   it('POST /v1/account/api-keys never fails with 500 and stores only valid account keys, one per 201', async () => {
     const before = countRows(t, 'api_keys');
@@ -236,57 +269,81 @@ describe('hostile JSON', () => {
     expectPrototypeClean();
   });
 
-  it('POST /v1/blogs/:id/domain never fails with 500 and registers only valid hostnames', async () => {
-    const target = await buildBlog(t, { actor: blog.actor, slug: uniqueSlug('dom') });
-    let registered = 0;
-    await fc.assert(
-      fc.asyncProperty(bodyFor(domainFields, wellTypedDomain), async (body) => {
-        const res = await send('POST', `/v1/blogs/${target.id}/domain`, body);
-        checkResponse(res, 201, `POST domain ${body.raw.slice(0, 200)}`);
-        if (res.status === 201) {
-          registered += 1;
-          expect(isValidHostname(res.body.hostname), res.body.hostname).toBe(true);
-          expect(t.folio.repos.domains.findByBlog(target.id)?.hostname).toBe(res.body.hostname);
-          expect((await blog.actor.request('DELETE', `/v1/blogs/${target.id}/domain`)).status).toBe(200);
-        }
-      }),
-      { numRuns: RUNS },
-    );
-    expect(countRows(t, 'domains')).toBe(0);
-    expect(registered).toBeGreaterThan(0);
-    expectPrototypeClean();
-  }, hostileTimeout(RUNS));
+  it(
+    'POST /v1/blogs/:id/domain never fails with 500 and registers only valid hostnames',
+    async () => {
+      const target = await buildBlog(t, { actor: blog.actor, slug: uniqueSlug('dom') });
+      let registered = 0;
+      await fc.assert(
+        fc.asyncProperty(bodyFor(domainFields, wellTypedDomain), async (body) => {
+          const res = await send('POST', `/v1/blogs/${target.id}/domain`, body);
+          checkResponse(res, 201, `POST domain ${body.raw.slice(0, 200)}`);
+          if (res.status === 201) {
+            registered += 1;
+            expect(isValidHostname(res.body.hostname), res.body.hostname).toBe(true);
+            expect(t.folio.repos.domains.findByBlog(target.id)?.hostname).toBe(res.body.hostname);
+            expect((await blog.actor.request('DELETE', `/v1/blogs/${target.id}/domain`)).status).toBe(200);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+      expect(countRows(t, 'domains')).toBe(0);
+      expect(registered).toBeGreaterThan(0);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
 });
 
 describe('hostile headers and queries', () => {
-  it('GET /v1/posts with random query strings answers 200 or a 400, never 500', async () => {
-    const param = fc.oneof(fc.constantFrom('status', 'tag', 'page', 'per_page', 'sort', 'order', '__proto__', 'constructor', 'page[]'), fc.string({ maxLength: 8 }));
-    const value = fc.oneof(anyString.filter((s) => s.length < 200), fc.integer().map(String), fc.constantFrom('1', '100', '101', '0', '-1', '1e2', 'draft', 'asc'));
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(param, value), { maxLength: 4 }), async (pairs) => {
-        const query = new URLSearchParams(pairs).toString();
-        const res = await blog.actor.request('GET', `/v1/posts?${query}`, { blogId: blog.id });
-        checkResponse(res, 200, `GET /v1/posts?${query}`);
-        if (res.status !== 200) expect(res.status).toBe(400);
-      }),
-      { numRuns: RUNS },
-    );
-    expectPrototypeClean();
-  }, hostileTimeout(RUNS));
+  it(
+    'GET /v1/posts with random query strings answers 200 or a 400, never 500',
+    async () => {
+      const param = fc.oneof(
+        fc.constantFrom('status', 'tag', 'page', 'per_page', 'sort', 'order', '__proto__', 'constructor', 'page[]'),
+        fc.string({ maxLength: 8 }),
+      );
+      const value = fc.oneof(
+        anyString.filter((s) => s.length < 200),
+        fc.integer().map(String),
+        fc.constantFrom('1', '100', '101', '0', '-1', '1e2', 'draft', 'asc'),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(param, value), { maxLength: 4 }), async (pairs) => {
+          const query = new URLSearchParams(pairs).toString();
+          const res = await blog.actor.request('GET', `/v1/posts?${query}`, { blogId: blog.id });
+          checkResponse(res, 200, `GET /v1/posts?${query}`);
+          if (res.status !== 200) expect(res.status).toBe(400);
+        }),
+        { numRuns: RUNS },
+      );
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
 
-  it('random Authorization and X-Blog-Id headers answer 200, 400, 401 or 404, never 500', async () => {
-    const auth = fc.oneof(printable, printable.map((s) => `Bearer ${s}`), printable.map((s) => `Bearer pk_live_${s}`), fc.constant(`Bearer ${blog.actor.key}`));
-    const blogId = fc.oneof(printable, fc.uuid(), fc.constantFrom('', '__proto__', blog.id, ` ${blog.id} `));
-    await fc.assert(
-      fc.asyncProperty(fc.option(auth, { nil: undefined }), fc.option(blogId, { nil: undefined }), async (authorization, xBlogId) => {
-        const headers: Record<string, string> = {};
-        if (authorization !== undefined) headers.authorization = authorization;
-        if (xBlogId !== undefined) headers['x-blog-id'] = xBlogId;
-        const res = await t.request('GET', '/v1/posts', { key: null, headers });
-        checkResponse(res, 200, `headers ${JSON.stringify(headers)}`);
-        expect([200, 400, 401, 404]).toContain(res.status);
-      }),
-      { numRuns: RUNS },
-    );
-  }, hostileTimeout(RUNS));
+  it(
+    'random Authorization and X-Blog-Id headers answer 200, 400, 401 or 404, never 500',
+    async () => {
+      const auth = fc.oneof(
+        printable,
+        printable.map((s) => `Bearer ${s}`),
+        printable.map((s) => `Bearer pk_live_${s}`),
+        fc.constant(`Bearer ${blog.actor.key}`),
+      );
+      const blogId = fc.oneof(printable, fc.uuid(), fc.constantFrom('', '__proto__', blog.id, ` ${blog.id} `));
+      await fc.assert(
+        fc.asyncProperty(fc.option(auth, { nil: undefined }), fc.option(blogId, { nil: undefined }), async (authorization, xBlogId) => {
+          const headers: Record<string, string> = {};
+          if (authorization !== undefined) headers.authorization = authorization;
+          if (xBlogId !== undefined) headers['x-blog-id'] = xBlogId;
+          const res = await t.request('GET', '/v1/posts', { key: null, headers });
+          checkResponse(res, 200, `headers ${JSON.stringify(headers)}`);
+          expect([200, 400, 401, 404]).toContain(res.status);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    hostileTimeout(RUNS),
+  );
 });

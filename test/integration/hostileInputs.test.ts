@@ -72,7 +72,10 @@ async function writeAndRead(input: HostileInput): Promise<void> {
   let status = 0;
   const delays = {
     create: await worstDelay(async () => {
-      const res = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: input.name, slug, content: input.content, status: 'published' } });
+      const res = await blog.actor.request('POST', '/v1/posts', {
+        blogId: blog.id,
+        body: { title: input.name, slug, content: input.content, status: 'published' },
+      });
       status = res.status;
       if (res.status !== 201) {
         // The one refusal an accepted size can meet: HTML that would be over 3 MB.
@@ -119,7 +122,10 @@ describe('the heaviest inputs at the full 1 MB', () => {
     '%s: edit a live post, unpublish and publish it again',
     async (_name, input) => {
       const slug = `edited-${input.name.length}-${sequence++}`;
-      const created = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'To be edited', slug, content: 'Short.', status: 'published' } });
+      const created = await blog.actor.request('POST', '/v1/posts', {
+        blogId: blog.id,
+        body: { title: 'To be edited', slug, content: 'Short.', status: 'published' },
+      });
       expect(created.status).toBe(201);
       const delays: Record<string, number> = {};
       let edited = 0;
@@ -143,18 +149,30 @@ describe('the other write endpoints at their limits', () => {
     const owner = blog.actor;
     const ugly = (n: number) => '<&"\'*/`'.repeat(Math.ceil(n / 7)).slice(0, n);
     const steps: [string, () => Promise<number>][] = [
-      ['create blog', async () => (await owner.request('POST', '/v1/blogs', { body: { slug: 'hostile-limits', name: ugly(200), description: ugly(1000) } })).status],
+      [
+        'create blog',
+        async () => (await owner.request('POST', '/v1/blogs', { body: { slug: 'hostile-limits', name: ugly(200), description: ugly(1000) } })).status,
+      ],
       [
         'theme change',
         async () =>
           (
             await owner.request('PUT', `/v1/blogs/${blog.id}`, {
-              body: { name: ugly(200), description: ugly(1000), theme_config: { customCss: ugly(100_000), headerHtml: '<div>'.repeat(4000), footerHtml: ugly(20_000), adCode: ugly(20_000) } },
+              body: {
+                name: ugly(200),
+                description: ugly(1000),
+                theme_config: { customCss: ugly(100_000), headerHtml: '<div>'.repeat(4000), footerHtml: ugly(20_000), adCode: ugly(20_000) },
+              },
             })
           ).status,
       ],
       ['create key', async () => (await owner.request('POST', `/v1/blogs/${blog.id}/api-keys`, { body: { name: ugly(100) } })).status],
-      ['register domain', async () => (await owner.request('POST', `/v1/blogs/${blog.id}/domain`, { body: { hostname: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.example` } })).status],
+      [
+        'register domain',
+        async () =>
+          (await owner.request('POST', `/v1/blogs/${blog.id}/domain`, { body: { hostname: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.example` } }))
+            .status,
+      ],
     ];
     for (const [step, run] of steps) {
       let status = 0;
@@ -182,7 +200,9 @@ describe('webhook receivers that trickle their answers, with another account bes
       const tenant = buildAccount(app);
       for (const blog of [await buildBlog(app, { actor: tenant }), await buildBlog(app, { actor: tenant })]) {
         for (let i = 0; i < 10; i++) {
-          const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: `${trickler.url}?n=${i}`, events: ['post.published'] } });
+          const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, {
+            body: { url: `${trickler.url}?n=${i}`, events: ['post.published'] },
+          });
           expect(res.status, res.text).toBe(201);
         }
         await buildPost(blog, { status: 'published' });
@@ -211,7 +231,8 @@ describe('webhook receivers that trickle their answers, with another account bes
 });
 
 describe('hostile images (issue 27 item 22)', () => {
-  const upload = (key: string, blogId: string, bytes: Buffer, contentType: string) => t.request('POST', '/v1/media', { key, blogId, raw: bytes, headers: { 'content-type': contentType } });
+  const upload = (key: string, blogId: string, bytes: Buffer, contentType: string) =>
+    t.request('POST', '/v1/media', { key, blogId, raw: bytes, headers: { 'content-type': contentType } });
 
   it('ten tiny 7000 × 7000 AVIFs from one account are refused before decoding; another account’s 64 × 64 upload beside them succeeds', async () => {
     const attacker = await buildBlog(t);

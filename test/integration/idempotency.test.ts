@@ -18,7 +18,8 @@ const postCount = (blogId: string): number => (t.folio.db.prepare('SELECT COUNT(
 describe('Idempotency-Key on POST', () => {
   it('answers a retry with the first response, without creating a second post', async () => {
     const blog = await buildBlog(t);
-    const send = () => blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'retry-1' }, body: { title: 'Once', content: 'Only once.' } });
+    const send = () =>
+      blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'retry-1' }, body: { title: 'Once', content: 'Only once.' } });
     const first = await send();
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
@@ -36,7 +37,11 @@ describe('Idempotency-Key on POST', () => {
     expect((await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: key, body: { title: 'A', content: 'a' } })).status).toBe(201);
     const changedBody = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: key, body: { title: 'B', content: 'b' } });
     expectError(changedBody, 422, 'idempotency_key_reused');
-    expectError(await blog.actor.request('POST', '/v1/posts', { blogId: other.id, headers: key, body: { title: 'A', content: 'a' } }), 422, 'idempotency_key_reused');
+    expectError(
+      await blog.actor.request('POST', '/v1/posts', { blogId: other.id, headers: key, body: { title: 'A', content: 'a' } }),
+      422,
+      'idempotency_key_reused',
+    );
     expectError(await blog.actor.request('POST', '/v1/blogs', { headers: key, body: { slug: `s-${Date.now()}`, name: 'x' } }), 422, 'idempotency_key_reused');
     expect(postCount(blog.id)).toBe(1);
     expect(postCount(other.id)).toBe(0);
@@ -56,7 +61,13 @@ describe('Idempotency-Key on POST', () => {
   it('makes concurrent duplicates wait for the first and get its answer', async () => {
     const blog = await buildBlog(t);
     const answers = await Promise.all(
-      Array.from({ length: 8 }, () => blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'burst' }, body: { title: 'Burst', content: 'x'.repeat(50_000), status: 'published' } })),
+      Array.from({ length: 8 }, () =>
+        blog.actor.request('POST', '/v1/posts', {
+          blogId: blog.id,
+          headers: { 'idempotency-key': 'burst' },
+          body: { title: 'Burst', content: 'x'.repeat(50_000), status: 'published' },
+        }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
@@ -78,7 +89,8 @@ describe('Idempotency-Key on POST', () => {
 
   it('expires keys after 24 hours', async () => {
     const blog = await buildBlog(t);
-    const send = () => blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'day' }, body: { title: 'Daily', content: 'd' } });
+    const send = () =>
+      blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'day' }, body: { title: 'Daily', content: 'd' } });
     expect((await send()).status).toBe(201);
     t.clock.advance(24 * 3600 * 1000 + 1);
     const later = await send();
@@ -98,16 +110,35 @@ describe('Idempotency-Key on POST', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
 
     const png = await image('png', 32, 32);
-    const upload = () => t.request('POST', '/v1/media', { key: blog.actor.key, blogId: blog.id, raw: png, headers: { 'content-type': 'image/png', 'idempotency-key': 'upload-1' } });
+    const upload = () =>
+      t.request('POST', '/v1/media', {
+        key: blog.actor.key,
+        blogId: blog.id,
+        raw: png,
+        headers: { 'content-type': 'image/png', 'idempotency-key': 'upload-1' },
+      });
     expect((await upload()).status).toBe(201);
     const replay = await upload();
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    const otherImage = await t.request('POST', '/v1/media', { key: blog.actor.key, blogId: blog.id, raw: await image('png', 33, 33), headers: { 'content-type': 'image/png', 'idempotency-key': 'upload-1' } });
+    const otherImage = await t.request('POST', '/v1/media', {
+      key: blog.actor.key,
+      blogId: blog.id,
+      raw: await image('png', 33, 33),
+      headers: { 'content-type': 'image/png', 'idempotency-key': 'upload-1' },
+    });
     expectError(otherImage, 422, 'idempotency_key_reused');
 
-    expectError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'x'.repeat(256) }, body: { title: 'a', content: 'b' } }), 400, 'bad_request');
-    expectError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'has space' }, body: { title: 'a', content: 'b' } }), 400, 'bad_request');
+    expectError(
+      await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'x'.repeat(256) }, body: { title: 'a', content: 'b' } }),
+      400,
+      'bad_request',
+    );
+    expectError(
+      await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, headers: { 'idempotency-key': 'has space' }, body: { title: 'a', content: 'b' } }),
+      400,
+      'bad_request',
+    );
   });
 
   it('a key whose first request died (a crash) is taken over once its lock lapses, not before', async () => {
@@ -132,7 +163,7 @@ async function keyWith(actor: Actor, scopes: string[]): Promise<Actor> {
 }
 
 describe('Idempotency-Key and the key that sent the first request', () => {
-  it("replays only to the same API key: another key of the account sending the same request gets its own authorization result", async () => {
+  it('replays only to the same API key: another key of the account sending the same request gets its own authorization result', async () => {
     const blog = await buildBlog(t);
     const keysOnly = await keyWith(blog.actor, ['keys:manage']);
     const mint = { headers: { 'idempotency-key': 'mint-full-key' }, body: { name: 'full', scopes: ['*'] } };

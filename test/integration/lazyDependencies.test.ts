@@ -64,7 +64,8 @@ describe('dependencies the configuration does not use', () => {
       expect(modules).not.toContain('highlight.js/languages');
       // Nor the highlight.js core until the first code block.
       expect(modules).not.toContain('highlight.js');
-      for (const lazy of ['ajv', 'markdown-it', 'sanitize-html', 'koa-bodyparser', 'node-cron', '@modelcontextprotocol/sdk', 'openapi-fetch', 'zod']) expect(modules).not.toContain(lazy);
+      for (const lazy of ['ajv', 'markdown-it', 'sanitize-html', 'koa-bodyparser', 'node-cron', '@modelcontextprotocol/sdk', 'openapi-fetch', 'zod'])
+        expect(modules).not.toContain(lazy);
       // The probe works: what the server does use is seen.
       expect(modules).toContain('better-sqlite3');
     } finally {
@@ -75,7 +76,16 @@ describe('dependencies the configuration does not use', () => {
   it('are loaded when the configuration names them', () => {
     const dir = mkdtempSync(join(tmpdir(), 'folio-lazy-'));
     try {
-      const modules = loadedAtStart({ FOLIO_DATA_DIR: dir, FOLIO_STORAGE: 's3', FOLIO_S3_BUCKET: 'b', FOLIO_S3_ENDPOINT: 'http://127.0.0.1:9', FOLIO_CDN: 'cloudfront', FOLIO_CLOUDFRONT_DISTRIBUTION_ID: 'E123', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y' });
+      const modules = loadedAtStart({
+        FOLIO_DATA_DIR: dir,
+        FOLIO_STORAGE: 's3',
+        FOLIO_S3_BUCKET: 'b',
+        FOLIO_S3_ENDPOINT: 'http://127.0.0.1:9',
+        FOLIO_CDN: 'cloudfront',
+        FOLIO_CLOUDFRONT_DISTRIBUTION_ID: 'E123',
+        AWS_ACCESS_KEY_ID: 'x',
+        AWS_SECRET_ACCESS_KEY: 'y',
+      });
       expect(modules).toContain('@aws-sdk/client-s3');
       expect(modules).toContain('@aws-sdk/client-cloudfront');
     } finally {

@@ -19,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const createPost = (body: Record<string, unknown>) => blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Limits', content: 'x', ...body } });
+const createPost = (body: Record<string, unknown>) =>
+  blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Limits', content: 'x', ...body } });
 const stored = async (slug: string) => (await blog.actor.request('GET', postPath(slug), { blogId: blog.id })).body;
 
 describe('post content: at most 1 MB (1,048,576 bytes of UTF-8)', () => {

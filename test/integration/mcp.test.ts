@@ -15,9 +15,35 @@ import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
 const TOOLS = [
-  'create_api_key', 'create_blog', 'create_post', 'create_webhook', 'delete_blog', 'delete_media', 'delete_post', 'delete_webhook', 'get_blog', 'get_domain', 'get_media',
-  'get_post', 'get_publishing_status', 'list_api_keys', 'list_blogs', 'list_media', 'list_posts', 'list_webhook_deliveries', 'list_webhooks', 'publish_post', 'register_domain',
-  'remove_domain', 'revoke_api_key', 'schedule_post', 'search_posts', 'unpublish_post', 'update_blog', 'update_post', 'upload_media',
+  'create_api_key',
+  'create_blog',
+  'create_post',
+  'create_webhook',
+  'delete_blog',
+  'delete_media',
+  'delete_post',
+  'delete_webhook',
+  'get_blog',
+  'get_domain',
+  'get_media',
+  'get_post',
+  'get_publishing_status',
+  'list_api_keys',
+  'list_blogs',
+  'list_media',
+  'list_posts',
+  'list_webhook_deliveries',
+  'list_webhooks',
+  'publish_post',
+  'register_domain',
+  'remove_domain',
+  'revoke_api_key',
+  'schedule_post',
+  'search_posts',
+  'unpublish_post',
+  'update_blog',
+  'update_post',
+  'upload_media',
 ];
 
 let t: TestApp;
@@ -60,7 +86,8 @@ const transports: Record<string, (key: string) => Transport> = {
 async function connect(kind: string, key: string): Promise<{ call(name: string, args?: Record<string, unknown>): Promise<ToolAnswer>; client: Client }> {
   const client = new Client({ name: 'folio-test', version: '1.0.0' });
   await client.connect(transports[kind]!(key));
-  const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> => (await client.callTool({ name, arguments: args })) as ToolAnswer;
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> =>
+    (await client.callTool({ name, arguments: args })) as ToolAnswer;
   return { call, client };
 }
 
@@ -72,11 +99,15 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
       expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
       expect(byName.get('create_post')!.inputSchema.required).toEqual(['title', 'content']);
-      expect(Object.keys(byName.get('create_post')!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['blog_id', 'title', 'content', 'tags', 'status', 'meta']));
+      expect(Object.keys(byName.get('create_post')!.inputSchema.properties ?? {})).toEqual(
+        expect.arrayContaining(['blog_id', 'title', 'content', 'tags', 'status', 'meta']),
+      );
       expect(JSON.stringify(byName.get('create_post')!.inputSchema)).not.toContain('x-hint');
       expect(byName.get('schedule_post')!.inputSchema.required).toEqual(['slug', 'scheduled_at']);
-      for (const name of ['delete_post', 'unpublish_post', 'update_post', 'delete_blog', 'delete_media', 'revoke_api_key', 'delete_webhook', 'remove_domain']) expect(byName.get(name)!.annotations?.destructiveHint, name).toBe(true);
-      for (const name of ['list_blogs', 'list_posts', 'get_post', 'search_posts', 'list_media', 'get_blog', 'list_webhooks']) expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(true);
+      for (const name of ['delete_post', 'unpublish_post', 'update_post', 'delete_blog', 'delete_media', 'revoke_api_key', 'delete_webhook', 'remove_domain'])
+        expect(byName.get(name)!.annotations?.destructiveHint, name).toBe(true);
+      for (const name of ['list_blogs', 'list_posts', 'get_post', 'search_posts', 'list_media', 'get_blog', 'list_webhooks'])
+        expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(true);
       expect(byName.get('create_post')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     } finally {
       await client.close();
@@ -88,7 +119,12 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
     const { call, client } = await connect(kind, t.key);
     try {
       expect((await call('list_blogs')).structuredContent?.data).toEqual(expect.arrayContaining([expect.objectContaining({ id: blog.id })]));
-      const created = await call('create_post', { blog_id: blog.id, title: '에이전트가 쓴 글', content: '# Hello\n\nWritten by an **agent** through MCP. 블로그를 씁니다.', tags: ['agents'] });
+      const created = await call('create_post', {
+        blog_id: blog.id,
+        title: '에이전트가 쓴 글',
+        content: '# Hello\n\nWritten by an **agent** through MCP. 블로그를 씁니다.',
+        tags: ['agents'],
+      });
       expect(created.isError).toBeFalsy();
       const slug = String(created.structuredContent?.slug);
       expect(created.structuredContent?.status).toBe('draft');
@@ -108,7 +144,10 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
       const later = await call('create_post', { blog_id: blog.id, title: 'Scheduled by an agent', content: 'Comes out later.' });
       const laterSlug = String(later.structuredContent?.slug);
       const at = new Date(t.clock.now().getTime() + 60_000).toISOString();
-      expect((await call('schedule_post', { blog_id: blog.id, slug: laterSlug, scheduled_at: at })).structuredContent).toMatchObject({ status: 'scheduled', scheduled_at: at });
+      expect((await call('schedule_post', { blog_id: blog.id, slug: laterSlug, scheduled_at: at })).structuredContent).toMatchObject({
+        status: 'scheduled',
+        scheduled_at: at,
+      });
       t.clock.advance(60_000);
       await t.folio.tick();
       await t.folio.idle();
@@ -134,7 +173,11 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
       expect(invalid.isError).toBe(true);
       expect(invalid.structuredContent).toMatchObject({ error: 'bad_request' });
       expect(invalid.content[0]?.text).toMatch(/^bad_request: .*content/);
-      expect((await call('publish_post', { blog_id: blog.id })).structuredContent).toEqual({ error: 'bad_request', message: 'slug is required', details: [{ field: 'slug', message: 'is required' }] });
+      expect((await call('publish_post', { blog_id: blog.id })).structuredContent).toEqual({
+        error: 'bad_request',
+        message: 'slug is required',
+        details: [{ field: 'slug', message: 'is required' }],
+      });
       expect((await call('list_posts')).structuredContent).toMatchObject({ error: 'bad_request' }); // no blog: the key is not bound to one
     } finally {
       await client.close();
@@ -155,8 +198,17 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
 
 describe('POST /mcp', () => {
   it('refuses a request without a valid key (401), and GET with 405, with the API error body', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-    const anonymous = await fetch(new URL('/mcp', t.baseUrl), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(init) });
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    const anonymous = await fetch(new URL('/mcp', t.baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(init),
+    });
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toMatchObject({ error: 'unauthorized' });
     const get = await fetch(new URL('/mcp', t.baseUrl), { headers: { authorization: `Bearer ${t.key}` } });
@@ -165,9 +217,17 @@ describe('POST /mcp', () => {
     expect(await get.json()).toMatchObject({ error: 'method_not_allowed' });
   });
 
-  it('answers a message the SDK would refuse (an extra key; params not an object; a batch) with the API error body, not JSON-RPC\'s', async () => {
-    for (const body of [{ jsonrpc: '2.0', method: ' ', '': [] }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: [] }, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]]) {
-      const res = await fetch(new URL('/mcp', t.baseUrl), { method: 'POST', headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  it("answers a message the SDK would refuse (an extra key; params not an object; a batch) with the API error body, not JSON-RPC's", async () => {
+    for (const body of [
+      { jsonrpc: '2.0', method: ' ', '': [] },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: [] },
+      [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+    ]) {
+      const res = await fetch(new URL('/mcp', t.baseUrl), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(await res.json()).toMatchObject({ error: 'bad_request', message: expect.stringMatching(/JSON-RPC 2\.0 message/) });
     }

@@ -35,14 +35,20 @@ interface ToolAnswer {
 
 const transports: Record<string, (key: string) => Transport> = {
   stdio: (key) =>
-    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], env: { PATH: process.env.PATH ?? '', FOLIO_API_URL: t.baseUrl, FOLIO_API_KEY: key }, stderr: 'pipe' }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env: { PATH: process.env.PATH ?? '', FOLIO_API_URL: t.baseUrl, FOLIO_API_KEY: key },
+      stderr: 'pipe',
+    }),
   'streamable HTTP': (key) => new StreamableHTTPClientTransport(new URL('/mcp', t.baseUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
 };
 
 async function connect(kind: string, key: string) {
   const client = new Client({ name: 'folio-test', version: '1.0.0' });
   await client.connect(transports[kind]!(key));
-  const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> => (await client.callTool({ name, arguments: args })) as ToolAnswer;
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> =>
+    (await client.callTool({ name, arguments: args })) as ToolAnswer;
   /** The result of a call that must succeed. */
   const ok = async (name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> => {
     const answer = await call(name, args);
@@ -83,11 +89,15 @@ async function python(schemas: unknown[], instances: [number, unknown][]): Promi
 }
 
 describe('tool schemas', () => {
-  it('describe every input field, and compile in Python jsonschema, the OpenAPI document\'s too (no \\p{…} patterns)', async () => {
+  it("describe every input field, and compile in Python jsonschema, the OpenAPI document's too (no \\p{…} patterns)", async () => {
     const { client } = await connect('streamable HTTP', t.key);
     try {
       const { tools } = await client.listTools();
-      const undescribed = tools.flatMap((tool) => propertiesOf(tool.inputSchema).filter(([, schema]) => typeof schema.description !== 'string' || schema.description.length < 8).map(([path]) => `${tool.name}.${path}`));
+      const undescribed = tools.flatMap((tool) =>
+        propertiesOf(tool.inputSchema)
+          .filter(([, schema]) => typeof schema.description !== 'string' || schema.description.length < 8)
+          .map(([path]) => `${tool.name}.${path}`),
+      );
       expect(undescribed).toEqual([]);
       expect(tools.every((tool) => tool.description && tool.description.length > 20)).toBe(true);
 
@@ -106,12 +116,18 @@ describe('tool schemas', () => {
       const patterns: string[] = [];
       const walk = (node: unknown): void => {
         if (Array.isArray(node)) node.forEach(walk);
-        else if (node && typeof node === 'object') for (const [key, value] of Object.entries(node)) key === 'pattern' && typeof value === 'string' ? patterns.push(value) : walk(value);
+        else if (node && typeof node === 'object')
+          for (const [key, value] of Object.entries(node)) key === 'pattern' && typeof value === 'string' ? patterns.push(value) : walk(value);
       };
       walk(doc);
       expect(patterns.length).toBeGreaterThan(3);
       expect(patterns.filter((pattern) => /\\[pP]\{/.test(pattern))).toEqual([]);
-      expect(await python(patterns.map((pattern) => ({ type: 'string', pattern })), [])).toEqual([]);
+      expect(
+        await python(
+          patterns.map((pattern) => ({ type: 'string', pattern })),
+          [],
+        ),
+      ).toEqual([]);
     } finally {
       await client.close();
     }
@@ -139,7 +155,11 @@ describe.each(Object.keys(transports))('MCP tools over %s', (kind) => {
       expect(stale.structuredContent?.message).not.toMatch(/If-Match/);
 
       // Images: upload, use in a post, list, refuse to delete while shown, delete after.
-      const png = (await sharp({ create: { width: 320, height: 200, channels: 3, background: '#228855' } }).png().toBuffer()).toString('base64');
+      const png = (
+        await sharp({ create: { width: 320, height: 200, channels: 3, background: '#228855' } })
+          .png()
+          .toBuffer()
+      ).toString('base64');
       const image = await ok('upload_media', { blog_id: blog.id, data_base64: png, content_type: 'image/png' });
       expect(image).toMatchObject({ width: 320, height: 200, content_type: 'image/png' });
       expect((await ok('list_media', { blog_id: blog.id })).data.map((m: { id: string }) => m.id)).toEqual([image.id]);
@@ -192,10 +212,15 @@ describe.each(Object.keys(transports))('MCP tools over %s', (kind) => {
       const scheduled = await call('schedule_post', { blog_id: blog.id, slug: post.slug, scheduled_at: '2099-01-01T00:00:00Z' });
       expect(scheduled.structuredContent).toMatchObject({ error: 'forbidden', required_plan: 'creator' });
       expect(scheduled.content[0]?.text).toContain('required plan: creator');
-      expect((await call('register_domain', { blog_id: blog.id, hostname: 'free.example.org' })).structuredContent).toMatchObject({ error: 'forbidden', required_plan: 'starter' });
+      expect((await call('register_domain', { blog_id: blog.id, hostname: 'free.example.org' })).structuredContent).toMatchObject({
+        error: 'forbidden',
+        required_plan: 'starter',
+      });
 
       const invalid = await call('create_post', { blog_id: blog.id, title: ' ', content: 'x', tags: [''] });
-      expect(invalid.structuredContent?.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'title' }), expect.objectContaining({ field: 'tags[0]' })]));
+      expect(invalid.structuredContent?.details).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: 'title' }), expect.objectContaining({ field: 'tags[0]' })]),
+      );
       const badChange = await call('update_post', { blog_id: blog.id, slug: post.slug, changes: { title: ' ' } });
       expect(badChange.structuredContent?.details).toEqual([expect.objectContaining({ field: 'changes.title' })]);
 

@@ -20,19 +20,35 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+};
 const toolCall = (id: number, name: string, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
 /** `folio mcp` fed `messages` at once, its input then closed: every line it wrote, and its exit code. */
 function pipeThrough(key: string, messages: unknown[]): Promise<{ answers: any[]; code: number | null }> {
-  const child = spawn(process.execPath, [BIN, 'mcp'], { env: { PATH: process.env.PATH ?? '', FOLIO_API_URL: t.baseUrl, FOLIO_API_KEY: key }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'mcp'], {
+    env: { PATH: process.env.PATH ?? '', FOLIO_API_URL: t.baseUrl, FOLIO_API_KEY: key },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => (out += chunk));
   child.stdin.end(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', (code) => resolve({ answers: out.split('\n').filter(Boolean).map((line) => JSON.parse(line)), code }));
+    child.once('close', (code) =>
+      resolve({
+        answers: out
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line)),
+        code,
+      }),
+    );
   });
 }
 
@@ -69,7 +85,9 @@ describe('POST /mcp', () => {
     const blog = (await t.request('POST', '/v1/blogs', { key: account.key, body: { slug: 'budget', name: 'Budget' } })).body;
     const before = await remaining(account.key);
     const client = new Client({ name: 'budget', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', t.baseUrl), { requestInit: { headers: { Authorization: `Bearer ${account.key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', t.baseUrl), { requestInit: { headers: { Authorization: `Bearer ${account.key}` } } }),
+    );
     try {
       await client.listTools();
       const created = await client.callTool({ name: 'create_post', arguments: { blog_id: blog.id, title: 'Counted once', content: 'x', status: 'published' } });

@@ -102,15 +102,30 @@ describe('POST /v1/media', () => {
     const blog = await buildBlog(t);
     const png = await image('png', 40, 30);
     for (const encoding of ['x-nosuch', 'gzip', 'br']) {
-      const res = await t.request('POST', '/v1/media', { key: blog.actor.key, blogId: blog.id, raw: png, headers: { 'content-type': 'image/png', 'content-encoding': encoding } });
+      const res = await t.request('POST', '/v1/media', {
+        key: blog.actor.key,
+        blogId: blog.id,
+        raw: png,
+        headers: { 'content-type': 'image/png', 'content-encoding': encoding },
+      });
       expectError(res, 415, 'unsupported_media_type');
       expect(res.body.message).toContain('Content-Encoded');
     }
-    const json = await t.request('POST', '/v1/posts', { key: blog.actor.key, blogId: blog.id, raw: Buffer.from('{}'), headers: { 'content-type': 'application/json', 'content-encoding': 'x-nosuch' } });
+    const json = await t.request('POST', '/v1/posts', {
+      key: blog.actor.key,
+      blogId: blog.id,
+      raw: Buffer.from('{}'),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'x-nosuch' },
+    });
     expectError(json, 415, 'unsupported_media_type');
     expect(await objectKeys(blog)).toEqual([]);
     // Identity is no encoding at all.
-    const plain = await t.request('POST', '/v1/media', { key: blog.actor.key, blogId: blog.id, raw: png, headers: { 'content-type': 'image/png', 'content-encoding': 'identity' } });
+    const plain = await t.request('POST', '/v1/media', {
+      key: blog.actor.key,
+      blogId: blog.id,
+      raw: png,
+      headers: { 'content-type': 'image/png', 'content-encoding': 'identity' },
+    });
     expect(plain.status, plain.text).toBe(201);
   });
 
@@ -158,7 +173,11 @@ describe('POST /v1/media', () => {
     expectError(await upload(blog, bytes, 'image/png', readOnly.key), 403, 'forbidden');
     expect((await t.request('GET', '/v1/media', { key: readOnly.key, blogId: blog.id })).status).toBe(200);
     const stranger = buildAccount(t);
-    expectError(await t.request('POST', '/v1/media', { key: stranger.key, blogId: blog.id, raw: bytes, headers: { 'content-type': 'image/png' } }), 404, 'not_found');
+    expectError(
+      await t.request('POST', '/v1/media', { key: stranger.key, blogId: blog.id, raw: bytes, headers: { 'content-type': 'image/png' } }),
+      404,
+      'not_found',
+    );
     expect(await objectKeys(blog)).toEqual([]);
   });
 });
@@ -167,7 +186,13 @@ describe('media in posts', () => {
   it('draws a media image as <picture> with srcset, sizes and its size; og_image by id uses the 1200 × 630 crop', async () => {
     const blog = await buildBlog(t);
     const media = (await upload(blog, await image('jpeg', 3000, 2000), 'image/jpeg')).body;
-    await buildPost(blog, { title: 'Pictures', slug: 'pictures', status: 'published', content: `Intro.\n\n![First](${media.url})\n\n![Second](${media.url})`, meta: { og_image: media.id } });
+    await buildPost(blog, {
+      title: 'Pictures',
+      slug: 'pictures',
+      status: 'published',
+      content: `Intro.\n\n![First](${media.url})\n\n![Second](${media.url})`,
+      meta: { og_image: media.id },
+    });
     const post = await t.request('GET', postPath('pictures'), { key: blog.actor.key, blogId: blog.id });
     expect(post.body.og_image_url).toBe(media.url);
     const page = (await visitHost(t.baseUrl, `${blog.slug}.localhost:3000`, '/pictures')).text;

@@ -104,7 +104,8 @@ async function expectEveryImageServed(t: TestApp, dataDir: string, blog: Blog, h
   // Posts, home, archive, feeds: the three posts name the images many times over.
   expect(urls.length).toBeGreaterThan(20);
   const files = new Set(urls.map((u) => u.file));
-  for (const file of ['by-url/index.html', 'by-id/index.html', 'a-variant/index.html', 'index.html', 'rss.xml', 'feed.json']) expect([...files]).toContain(file);
+  for (const file of ['by-url/index.html', 'by-id/index.html', 'a-variant/index.html', 'index.html', 'rss.xml', 'feed.json'])
+    expect([...files]).toContain(file);
   for (const { file, url } of urls) expect(url, file).not.toContain(oldHost);
   for (const url of new Set(urls.map((u) => u.url))) {
     const absolute = new URL(url, `http://${host}/`);
@@ -143,9 +144,19 @@ describe('changing FOLIO_SERVICE_DOMAIN keeps every image of every post', () => 
     const byUrl = await second.request('GET', '/v1/posts/by-url', { key: blog.key, blogId: blog.id });
     expect(byUrl.status).toBe(200);
     expect(byUrl.headers.get('etag')).not.toBe(oldTag);
-    const stale = await second.request('PUT', '/v1/posts/by-url', { key: blog.key, blogId: blog.id, headers: { 'if-match': oldTag }, body: { title: 'By URL' } });
+    const stale = await second.request('PUT', '/v1/posts/by-url', {
+      key: blog.key,
+      blogId: blog.id,
+      headers: { 'if-match': oldTag },
+      body: { title: 'By URL' },
+    });
     expect(stale.status).toBe(412);
-    const fresh = await second.request('PUT', '/v1/posts/by-url', { key: blog.key, blogId: blog.id, headers: { 'if-match': byUrl.headers.get('etag')! }, body: { title: 'By URL' } });
+    const fresh = await second.request('PUT', '/v1/posts/by-url', {
+      key: blog.key,
+      blogId: blog.id,
+      headers: { 'if-match': byUrl.headers.get('etag')! },
+      body: { title: 'By URL' },
+    });
     expect(fresh.status, fresh.text).toBe(200);
     expect(byUrl.body.content_md).toBe(`A photo:\n\n![The photo](${newPhoto} "Taken at dawn")\n\n[Full size](${newPhoto})`);
     expect(byUrl.body.og_image_url).toBe(newPhoto);
@@ -183,7 +194,9 @@ describe('changing FOLIO_SERVICE_DOMAIN keeps every image of every post', () => 
        og_image_url = replace(og_image_url, 'folio-media:', @media)`,
     ).run({ media: `${origin}/media/` });
     db.prepare(`UPDATE posts SET content_html = replace(content_html, ', /media/', ', ' || @media)`).run({ media: `${origin}/media/` });
-    const legacy = db.prepare<[], { content_md: string; content_html: string; og_image_url: string | null }>('SELECT content_md, content_html, og_image_url FROM posts').all();
+    const legacy = db
+      .prepare<[], { content_md: string; content_html: string; og_image_url: string | null }>('SELECT content_md, content_html, og_image_url FROM posts')
+      .all();
     expect(legacy.every((row) => !row.content_md.includes('folio-media:') && !row.content_html.includes('"/media/'))).toBe(true);
     expect(legacy.some((row) => row.og_image_url === photo.url)).toBe(true);
     db.prepare('DELETE FROM schema_migrations WHERE name = ?').run('017_media_refs.sql');

@@ -23,7 +23,9 @@ function databaseAt014(): Db {
   const db = new Database(join(dir, 'folio.db'));
   db.pragma('foreign_keys = ON');
   db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  for (const name of readdirSync(migrationsDir).filter((n) => /^0(0\d|1[0-4])_/.test(n)).sort()) {
+  for (const name of readdirSync(migrationsDir)
+    .filter((n) => /^0(0\d|1[0-4])_/.test(n))
+    .sort()) {
     db.exec(readFileSync(join(migrationsDir, name), 'utf8'));
     db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(Number(name.slice(0, 3)), name, new Date().toISOString());
   }
@@ -40,16 +42,27 @@ function addPost(db: Db, blogId: string, id: string, md: string, html: string, o
   ).run(id, blogId, id, md, html, og, T, T, T);
 }
 
-const row = (db: Db, id: string) => db.prepare('SELECT content_md, content_html, og_image_url FROM posts WHERE id = ?').get(id) as { content_md: string; content_html: string; og_image_url: string | null };
+const row = (db: Db, id: string) =>
+  db.prepare('SELECT content_md, content_html, og_image_url FROM posts WHERE id = ?').get(id) as {
+    content_md: string;
+    content_html: string;
+    og_image_url: string | null;
+  };
 
 describe('migration 017_media_refs', () => {
   it('stores the blog’s own media URLs without the host, for its subdomain and its active custom domain only', () => {
     const db = databaseAt014();
     db.prepare(`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES ('acc', 'enterprise', ?, ?)`).run(T, T);
-    for (const slug of ['one', 'two']) db.prepare(`INSERT INTO blogs (id, account_id, slug, name, created_at, updated_at) VALUES (?, 'acc', ?, ?, ?, ?)`).run(slug, slug, slug, T, T);
+    for (const slug of ['one', 'two'])
+      db.prepare(`INSERT INTO blogs (id, account_id, slug, name, created_at, updated_at) VALUES (?, 'acc', ?, ?, ?, ?)`).run(slug, slug, slug, T, T);
     db.prepare(`INSERT INTO settings (key, value, updated_at) VALUES ('service_domain', 'blogs.example.com', ?)`).run(T);
-    db.prepare(`INSERT INTO domains (blog_id, hostname, status, challenge_token, created_at) VALUES ('one', 'www.one.example', 'active', ?, ?)`).run('a'.repeat(32), T);
-    db.prepare(`INSERT INTO domains (blog_id, hostname, status, challenge_token, created_at, expires_at) VALUES ('two', 'www.two.example', 'pending_verification', ?, ?, '2099-01-01T00:00:00.000Z')`).run('b'.repeat(32), T);
+    db.prepare(`INSERT INTO domains (blog_id, hostname, status, challenge_token, created_at) VALUES ('one', 'www.one.example', 'active', ?, ?)`).run(
+      'a'.repeat(32),
+      T,
+    );
+    db.prepare(
+      `INSERT INTO domains (blog_id, hostname, status, challenge_token, created_at, expires_at) VALUES ('two', 'www.two.example', 'pending_verification', ?, ?, '2099-01-01T00:00:00.000Z')`,
+    ).run('b'.repeat(32), T);
 
     addPost(
       db,
@@ -59,7 +72,14 @@ describe('migration 017_media_refs', () => {
       `<img src="https://one.blogs.example.com/media/${NAME}-480.jpg" srcset="https://one.blogs.example.com/media/${NAME}-480.jpg 480w, http://www.one.example/media/${NAME}-960.jpg 960w">`,
       `https://www.one.example/media/${NAME}.jpg`,
     );
-    addPost(db, 'two', 'p2', `![a](https://two.blogs.example.com/media/${NAME}.jpg) ![b](https://www.two.example/media/${NAME}.jpg)`, '<p>x</p>', `https://one.blogs.example.com/media/${NAME}.jpg`);
+    addPost(
+      db,
+      'two',
+      'p2',
+      `![a](https://two.blogs.example.com/media/${NAME}.jpg) ![b](https://www.two.example/media/${NAME}.jpg)`,
+      '<p>x</p>',
+      `https://one.blogs.example.com/media/${NAME}.jpg`,
+    );
 
     migrate(db);
 

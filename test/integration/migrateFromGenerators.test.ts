@@ -52,7 +52,8 @@ const site = (path: string) => visit(t.baseUrl, `${blog.slug}.localhost:3000`, p
 /** Ten Hugo files (bundles, aliases, a draft, shortcodes, a section page) and ten Jekyll files. */
 const SITE: Record<string, string> = {
   'content/posts/_index.md': '---\ntitle: Posts\n---\nThe section page.',
-  'content/posts/first-hugo.md': '---\ntitle: First Hugo post\ndate: 2019-05-01T09:00:00+09:00\ndraft: false\naliases: [/2019/05/first-hugo/, /old/first.html]\n---\nHello from Hugo.',
+  'content/posts/first-hugo.md':
+    '---\ntitle: First Hugo post\ndate: 2019-05-01T09:00:00+09:00\ndraft: false\naliases: [/2019/05/first-hugo/, /old/first.html]\n---\nHello from Hugo.',
   'content/posts/bundle-one/index.md': '---\ntitle: Bundle one\ndate: 2019-06-10\naliases: ["old-bundle-one/"]\n---\nA page bundle.',
   'content/posts/bundle-two/index.md': "---\ntitle: Bundle two\ndate: '2019-07-01 08:00:00 +0000'\n---\nAnother bundle.",
   'content/posts/bundle-three/index.md': '---\ntitle: Bundle three\nslug: chosen-slug\ndate: 2019-08-01T00:00:00Z\n---\nAn explicit slug wins over the folder.',
@@ -61,10 +62,13 @@ const SITE: Record<string, string> = {
   'content/posts/hugo-draft.md': '---\ntitle: Hugo draft\ndate: 2019-10-01\ndraft: true\n---\nNot yet.',
   'content/posts/korean/index.md': '---\ntitle: 서버를 옮긴 이야기\ndate: 2019-11-11T11:11:11+09:00\naliases: [/2019/11/서버-이사/]\n---\n서버를 옮겼다.',
   'content/posts/tagged.md': '---\ntitle: Tagged\ndate: 2019-12-01\ntags: [hugo, moving]\naliases: [/a/, /b/c/, /d.html]\n---\nThree old addresses.',
-  'content/posts/last-hugo.md': '---\ntitle: Last Hugo post\ndate: 2020-01-01T00:00:00Z\naliases: [/2020/01/last-hugo/, ../2020/last.html]\n---\nThe newest of them.',
+  'content/posts/last-hugo.md':
+    '---\ntitle: Last Hugo post\ndate: 2020-01-01T00:00:00Z\naliases: [/2020/01/last-hugo/, ../2020/last.html]\n---\nThe newest of them.',
   '_posts/2018-03-04-jekyll-one.md': '---\nlayout: post\ntitle: Jekyll one\npermalink: /2018/03/04/jekyll-one.html\n---\nDated by its file name.',
-  '_posts/2018-04-05-jekyll-two.md': "---\ntitle: Jekyll two\ndate: '2018-04-05 10:30:00 +0900'\nredirect_from: [/old-jekyll-two/, /blog/jekyll-two/]\n---\nDated by its front matter.",
-  '_posts/2018-05-06-liquid.md': '---\ntitle: Liquid\n---\n{% highlight ruby %}\nputs 1\n{% endhighlight %}\n\n{% include note.html %}\n\nMore at {{ site.url }}/about.',
+  '_posts/2018-04-05-jekyll-two.md':
+    "---\ntitle: Jekyll two\ndate: '2018-04-05 10:30:00 +0900'\nredirect_from: [/old-jekyll-two/, /blog/jekyll-two/]\n---\nDated by its front matter.",
+  '_posts/2018-05-06-liquid.md':
+    '---\ntitle: Liquid\n---\n{% highlight ruby %}\nputs 1\n{% endhighlight %}\n\n{% include note.html %}\n\nMore at {{ site.url }}/about.',
   '_posts/2018-06-07-unpublished.md': '---\ntitle: Unpublished\npublished: false\n---\nKept back.',
   '_posts/2018-07-08-permalink-dir.md': '---\ntitle: Permalink folder\npermalink: /blog/2018/permalink-dir/\n---\nAn old folder address.',
   '_posts/2018-08-09-jekyll-three.md': '---\ntitle: Jekyll three\n---\nPlain.',
@@ -198,7 +202,12 @@ describe('a Hugo/Jekyll folder pushed with folio push', () => {
     expect(dry.stderr).toContain('folio: twice-b.md: line 2: alias "/shared/" is also an alias of twice-a.md');
     expect(dry.stdout).toMatch(/2 would be created, 0 would be updated, 0 would be deleted, 0 images uploaded, 0 unchanged, 4 failed/);
     // A file that fails is listed as failing only, never also as planned.
-    expect(dry.stdout.split('\n').filter((line) => line.startsWith('would ')).sort()).toEqual(['would create fine.md (fine)', 'would create twice-a.md (twice-a)']);
+    expect(
+      dry.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('would '))
+        .sort(),
+    ).toEqual(['would create fine.md (fine)', 'would create twice-a.md (twice-a)']);
     expect(await writesSoFar()).toBe(before);
     // The real push is refused the same way by the API itself.
     const real = await folio('push', bad, '--blog', 'migrated');

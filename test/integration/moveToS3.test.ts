@@ -32,7 +32,10 @@ interface Run {
 /** A process of this package (the server or the `folio` command) run to its end. */
 function run(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -89,11 +92,22 @@ describe('moving a folder-store install to S3 (item A3)', () => {
       const blog = await api('POST', '/v1/blogs', { slug, name: `The ${slug}` });
       const media = await api('POST', '/v1/media', await image('png', 64, 48), { 'content-type': 'image/png', 'x-blog-id': blog.id });
       for (const n of [1, 2]) {
-        const post = await api('POST', '/v1/posts', { title: `${slug} post ${n}`, content: `Words about ${slug}s.\n\n![a bird](${media.url})`, status: 'published', tags: ['birds'] }, { 'x-blog-id': blog.id });
+        const post = await api(
+          'POST',
+          '/v1/posts',
+          { title: `${slug} post ${n}`, content: `Words about ${slug}s.\n\n![a bird](${media.url})`, status: 'published', tags: ['birds'] },
+          { 'x-blog-id': blog.id },
+        );
         pages.push({ host: `${slug}.blogs.test`, path: new URL(post.url).pathname });
       }
       const host = `${slug}.blogs.test`;
-      pages.push({ host, path: '/' }, { host, path: '/rss.xml' }, { host, path: '/tags/birds/' }, { host, path: '/sitemap.xml' }, { host, path: new URL(media.url).pathname });
+      pages.push(
+        { host, path: '/' },
+        { host, path: '/rss.xml' },
+        { host, path: '/tags/birds/' },
+        { host, path: '/sitemap.xml' },
+        { host, path: new URL(media.url).pathname },
+      );
     }
     // Publishing runs in the background: wait until every page answers.
     for (const page of pages) {
@@ -112,7 +126,9 @@ describe('moving a folder-store install to S3 (item A3)', () => {
     expect(refused.code).toBe(1);
     const lines = refused.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^folio: this data dir publishes to the folder store .*\/public \(recorded in the database\), but FOLIO_STORAGE=s3 names S3 bucket "folio-moved" at http:\/\/127\.0\.0\.1:\d+.*folio site migrate-store/);
+    expect(lines[0]).toMatch(
+      /^folio: this data dir publishes to the folder store .*\/public \(recorded in the database\), but FOLIO_STORAGE=s3 names S3 bucket "folio-moved" at http:\/\/127\.0\.0\.1:\d+.*folio site migrate-store/,
+    );
     expect(refused.stdout).toContain('"level":60');
     expect(refused.stdout).not.toContain('folio listening');
   });
@@ -121,7 +137,9 @@ describe('moving a folder-store install to S3 (item A3)', () => {
     const migrated = await run([BIN, 'site', 'migrate-store'], { ...base, ...s3Env });
     expect(migrated.stderr.split('\n').filter((l) => l && !l.startsWith('copying ['))).toEqual([]);
     expect(migrated.code).toBe(0);
-    expect(migrated.stdout).toMatch(/^Copied \d+ objects \([\d.]+ MB\) from the folder store .* to S3 bucket "folio-moved" at http:\/\/127\.0\.0\.1:\d+ in [\d.]+ s\.\n/);
+    expect(migrated.stdout).toMatch(
+      /^Copied \d+ objects \([\d.]+ MB\) from the folder store .* to S3 bucket "folio-moved" at http:\/\/127\.0\.0\.1:\d+ in [\d.]+ s\.\n/,
+    );
 
     // The folder store moved away: whatever answers now comes from the bucket.
     renameSync(join(dataDir, 'public'), join(dataDir, 'public.old'));
@@ -140,7 +158,11 @@ describe('moving a folder-store install to S3 (item A3)', () => {
     const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const blogs = (await (await fetch(`${server.baseUrl}/v1/blogs`, { headers: auth })).json()) as { data: { id: string; slug: string }[] };
     const heron = blogs.data.find((blog) => blog.slug === 'heron')!;
-    const created = await fetch(`${server.baseUrl}/v1/posts`, { method: 'POST', headers: { ...auth, 'x-blog-id': heron.id }, body: JSON.stringify({ title: 'After the move', content: 'In the bucket.', status: 'published' }) });
+    const created = await fetch(`${server.baseUrl}/v1/posts`, {
+      method: 'POST',
+      headers: { ...auth, 'x-blog-id': heron.id },
+      body: JSON.stringify({ title: 'After the move', content: 'In the bucket.', status: 'published' }),
+    });
     expect(created.status).toBe(201);
     for (let i = 0; ; i++) {
       const res = await visit(server.baseUrl, 'heron.blogs.test', '/after-the-move');
@@ -155,7 +177,9 @@ describe('moving a folder-store install to S3 (item A3)', () => {
   it('`folio site rebuild --all` without the S3 variables refuses and writes nothing into the folder', async () => {
     const rebuild = await run([BIN, 'site', 'rebuild', '--all'], base);
     expect(rebuild.code).toBe(2);
-    expect(rebuild.stderr).toMatch(/^folio: this data dir publishes to S3 bucket "folio-moved" at http:\/\/127\.0\.0\.1:\d+ \(recorded by the server\), but this command's environment names the folder store .*folio site migrate-store[^\n]*\n$/);
+    expect(rebuild.stderr).toMatch(
+      /^folio: this data dir publishes to S3 bucket "folio-moved" at http:\/\/127\.0\.0\.1:\d+ \(recorded by the server\), but this command's environment names the folder store .*folio site migrate-store[^\n]*\n$/,
+    );
     expect(existsSync(join(dataDir, 'public'))).toBe(false);
 
     // With the server's settings it runs, into the bucket.
@@ -170,7 +194,11 @@ describe('moving a folder-store install to S3 (item A3)', () => {
     try {
       const first = await spawnServer({ ...base, FOLIO_DATA_DIR: dir });
       const key = /API key: (\S+)/.exec((await first.waitForLine((line) => line.text.includes('API key: '), 5_000)).text)![1]!;
-      const res = await fetch(`${first.baseUrl}/v1/blogs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ slug: 'old', name: 'Old' }) });
+      const res = await fetch(`${first.baseUrl}/v1/blogs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ slug: 'old', name: 'Old' }),
+      });
       expect(res.status).toBe(201);
       for (let i = 0; (await visit(first.baseUrl, 'old.blogs.test', '/')).status !== 200; i++) {
         if (i > 200) throw new Error('the new blog never answered');

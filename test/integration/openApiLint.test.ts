@@ -49,10 +49,14 @@ interface SpectralProblem {
 
 /** `spectral lint` of a document file with the whole `spectral:oas` ruleset (.spectral.yaml). */
 async function spectral(file: string): Promise<SpectralProblem[]> {
-  const out = await run(process.execPath, [spectralCli, 'lint', file, '--ruleset', join(process.cwd(), '.spectral.yaml'), '--format=json', '--quiet', '--fail-severity=hint'], {
-    env: { ...process.env, NO_COLOR: '1' },
-    maxBuffer: 16 * 1024 * 1024,
-  }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  const out = await run(
+    process.execPath,
+    [spectralCli, 'lint', file, '--ruleset', join(process.cwd(), '.spectral.yaml'), '--format=json', '--quiet', '--fail-severity=hint'],
+    {
+      env: { ...process.env, NO_COLOR: '1' },
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
   return JSON.parse(out.stdout) as SpectralProblem[];
 }
 

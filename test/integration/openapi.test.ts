@@ -104,16 +104,38 @@ describe('GET /v1/openapi.json', () => {
   it('is what every answer of the integration suite is checked against, and that check catches drift', () => {
     const contract = new OpenApiContract(doc);
     const json = (extra: Record<string, string> = {}) => new Headers({ 'content-type': 'application/json', 'x-request-id': 'r1', etag: '"v1"', ...extra });
-    const post = { id: 'p', blog_id: 'b', title: 't', slug: 's', content_md: '', content_html: '', meta_description: '', og_image_url: null, tags: [], status: 'draft', published_at: null, scheduled_at: null, aliases: [], created_at: 'x', updated_at: 'x' };
+    const post = {
+      id: 'p',
+      blog_id: 'b',
+      title: 't',
+      slug: 's',
+      content_md: '',
+      content_html: '',
+      meta_description: '',
+      og_image_url: null,
+      tags: [],
+      status: 'draft',
+      published_at: null,
+      scheduled_at: null,
+      aliases: [],
+      created_at: 'x',
+      updated_at: 'x',
+    };
     expect(() => contract.check('GET', '/v1/posts/s', 200, json(), post)).not.toThrow();
     const { title: _title, ...withoutTitle } = post;
     expect(() => contract.check('GET', '/v1/posts/s', 200, json(), withoutTitle)).toThrow(/required property 'title'/);
     expect(() => contract.check('GET', '/v1/posts/s', 418, json(), post)).toThrow(/does not list/);
     expect(() => contract.check('DELETE', '/v1/posts/s', 404, json(), { error: 'not_found' })).toThrow(/required property 'message'/);
     // Headers: the ETag of a read and the request id are required; rate-limit headers are integers.
-    expect(() => contract.check('GET', '/v1/posts/s', 200, new Headers({ 'content-type': 'application/json', 'x-request-id': 'r1' }), post)).toThrow(/no ETag header/);
-    expect(() => contract.check('DELETE', '/v1/posts/s', 404, new Headers({ 'content-type': 'application/json' }), { error: 'not_found', message: 'm' })).toThrow(/no X-Request-Id header/);
-    expect(() => contract.check('GET', '/v1/posts/s', 200, json({ 'x-ratelimit-remaining': 'many' }), post)).toThrow(/X-RateLimit-Remaining: many is not an integer/);
+    expect(() => contract.check('GET', '/v1/posts/s', 200, new Headers({ 'content-type': 'application/json', 'x-request-id': 'r1' }), post)).toThrow(
+      /no ETag header/,
+    );
+    expect(() =>
+      contract.check('DELETE', '/v1/posts/s', 404, new Headers({ 'content-type': 'application/json' }), { error: 'not_found', message: 'm' }),
+    ).toThrow(/no X-Request-Id header/);
+    expect(() => contract.check('GET', '/v1/posts/s', 200, json({ 'x-ratelimit-remaining': 'many' }), post)).toThrow(
+      /X-RateLimit-Remaining: many is not an integer/,
+    );
   });
 
   it('has an example for every request body and success answer, and one for errors', () => {
@@ -169,12 +191,21 @@ describe('GET /v1/openapi.json', () => {
     // A real one, checked against the document as every answer of the suite is.
     const server = new URL(t.baseUrl);
     const answer = await new Promise<{ status: number; headers: Headers; body: unknown }>((resolve, reject) => {
-      request({ hostname: server.hostname, port: server.port, path: '/v1/posts', method: 'POST', headers: { expect: 'teapot', authorization: `Bearer ${t.key}`, 'content-type': 'application/json' } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body: JSON.parse(text) }));
-      })
+      request(
+        {
+          hostname: server.hostname,
+          port: server.port,
+          path: '/v1/posts',
+          method: 'POST',
+          headers: { expect: 'teapot', authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: new Headers(res.headers as Record<string, string>), body: JSON.parse(text) }));
+        },
+      )
         .on('error', reject)
         .end('{}');
     });
@@ -196,7 +227,15 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('declares every path parameter, answers 201 for creations and 200 otherwise, and documents errors', () => {
-    const creations = ['post /v1/posts', 'post /v1/blogs', 'post /v1/blogs/{id}/api-keys', 'post /v1/account/api-keys', 'post /v1/blogs/{id}/domain', 'post /v1/blogs/{id}/webhooks', 'post /v1/media'];
+    const creations = [
+      'post /v1/posts',
+      'post /v1/blogs',
+      'post /v1/blogs/{id}/api-keys',
+      'post /v1/account/api-keys',
+      'post /v1/blogs/{id}/domain',
+      'post /v1/blogs/{id}/webhooks',
+      'post /v1/media',
+    ];
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(item)) {
         const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);

@@ -49,16 +49,37 @@ describe('published_at on create and update', () => {
 
   it('refuses a future date (scheduling is the schedule operation), a draft with a date, and a time without a zone', async () => {
     const future = new Date(t.clock.now().getTime() + 86_400_000).toISOString();
-    const ahead = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Later', content: 'x', status: 'published', published_at: future } });
+    const ahead = await blog.actor.request('POST', '/v1/posts', {
+      blogId: blog.id,
+      body: { title: 'Later', content: 'x', status: 'published', published_at: future },
+    });
     expectFieldError(ahead, 'published_at');
     expect(ahead.body.message).toContain('schedule');
-    expectFieldError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Draft', content: 'x', published_at: '2019-01-01T00:00:00Z' } }), 'published_at');
-    expectFieldError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Zoneless', content: 'x', status: 'published', published_at: '2019-01-01 10:00' } }), 'published_at');
-    expectFieldError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Feb 30', content: 'x', status: 'published', published_at: '2019-02-30T10:00:00Z' } }), 'published_at');
+    expectFieldError(
+      await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Draft', content: 'x', published_at: '2019-01-01T00:00:00Z' } }),
+      'published_at',
+    );
+    expectFieldError(
+      await blog.actor.request('POST', '/v1/posts', {
+        blogId: blog.id,
+        body: { title: 'Zoneless', content: 'x', status: 'published', published_at: '2019-01-01 10:00' },
+      }),
+      'published_at',
+    );
+    expectFieldError(
+      await blog.actor.request('POST', '/v1/posts', {
+        blogId: blog.id,
+        body: { title: 'Feb 30', content: 'x', status: 'published', published_at: '2019-02-30T10:00:00Z' },
+      }),
+      'published_at',
+    );
     expectFieldError(await blog.actor.request('PUT', postPath('today'), { blogId: blog.id, body: { published_at: future } }), 'published_at');
     // A draft published by an update may carry its date.
     await buildPost(blog, { title: 'Was a draft', slug: 'was-draft' });
-    const published = await blog.actor.request('PUT', postPath('was-draft'), { blogId: blog.id, body: { status: 'published', published_at: '2018-12-24T18:00:00Z' } });
+    const published = await blog.actor.request('PUT', postPath('was-draft'), {
+      blogId: blog.id,
+      body: { status: 'published', published_at: '2018-12-24T18:00:00Z' },
+    });
     expect(published.status, published.text).toBe(200);
     expect(published.body.published_at).toBe('2018-12-24T18:00:00.000Z');
   });
@@ -79,7 +100,14 @@ describe('aliases', () => {
     expect(res.status, res.text).toBe(201);
     const post = await get('moved-house');
     expect(post.aliases).toEqual(['/2019/05/moved-house/', '/2019/05/01/moved-house.html', '/blog/moved/', '/이사/']);
-    for (const path of ['/2019/05/moved-house', '/2019/05/moved-house/', '/2019/05/01/moved-house.html', '/blog/moved', '/blog/moved/', '/%EC%9D%B4%EC%82%AC/']) {
+    for (const path of [
+      '/2019/05/moved-house',
+      '/2019/05/moved-house/',
+      '/2019/05/01/moved-house.html',
+      '/blog/moved',
+      '/blog/moved/',
+      '/%EC%9D%B4%EC%82%AC/',
+    ]) {
       const answer = await visit(path);
       expect(answer.status, path).toBe(301);
       expect(answer.headers.location, path).toBe('/moved-house');
@@ -87,7 +115,10 @@ describe('aliases', () => {
   });
 
   it('follow a renamed slug, and an alias removed by an update stops redirecting', async () => {
-    const res = await blog.actor.request('PUT', postPath('moved-house'), { blogId: blog.id, body: { slug: 'settled', aliases: ['/2019/05/moved-house/', '/blog/moved/'] } });
+    const res = await blog.actor.request('PUT', postPath('moved-house'), {
+      blogId: blog.id,
+      body: { slug: 'settled', aliases: ['/2019/05/moved-house/', '/blog/moved/'] },
+    });
     expect(res.status, res.text).toBe(200);
     expect((await visit('/2019/05/moved-house/')).headers.location).toBe('/settled');
     expect((await visit('/moved-house')).headers.location).toBe('/settled');
@@ -96,17 +127,24 @@ describe('aliases', () => {
     expect((await get('settled')).aliases).toEqual(['/2019/05/moved-house/', '/blog/moved/']);
   });
 
-  it('a path another post uses (its slug or alias) is a 409; the site\'s own paths and malformed ones are a 400', async () => {
+  it("a path another post uses (its slug or alias) is a 409; the site's own paths and malformed ones are a 400", async () => {
     const taken = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Other', content: 'x', aliases: ['/blog/moved'] } });
     expectError(taken, 409, 'conflict');
     expect(taken.body.message).toContain('/blog/moved/');
-    expectError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Other', content: 'x', aliases: ['/today/'] } }), 409, 'conflict');
+    expectError(
+      await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Other', content: 'x', aliases: ['/today/'] } }),
+      409,
+      'conflict',
+    );
     // And the other way round: a slug an alias holds is taken; a generated slug goes round it.
     await buildPost(blog, { title: 'Holder', slug: 'holder', aliases: ['/legacy'] });
     expectError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Other', slug: 'legacy', content: 'x' } }), 409, 'conflict');
     expect((await buildPost(blog, { title: 'Legacy' })).slug).toBe('legacy-2');
     for (const bad of ['/tags/x/', '/page/2/', '/rss.xml', '/', 'no-slash/', 'https://example.com/x/', '/x/?a=1', '/x/#top', '/a/../b/', '/_search/x']) {
-      expectFieldError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Other', content: 'x', aliases: [bad] } }), 'aliases[0]');
+      expectFieldError(
+        await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Other', content: 'x', aliases: [bad] } }),
+        'aliases[0]',
+      );
     }
     expectFieldError(await blog.actor.request('PUT', postPath('settled'), { blogId: blog.id, body: { aliases: ['/settled/'] } }), 'aliases[0]');
     const eleven = Array.from({ length: 11 }, (_, i) => `/old/${i}/`);

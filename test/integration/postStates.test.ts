@@ -211,7 +211,10 @@ describe('PUT /v1/posts/:slug status', () => {
 describe('POST /v1/posts with status scheduled', () => {
   it('answers 400 naming status and stores nothing', async () => {
     const before = t.handledJobs.length;
-    const res = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Sched', content: 'x', slug: 'create-scheduled', status: 'scheduled' } });
+    const res = await blog.actor.request('POST', '/v1/posts', {
+      blogId: blog.id,
+      body: { title: 'Sched', content: 'x', slug: 'create-scheduled', status: 'scheduled' },
+    });
     expectFieldError(res, 'status');
     expectError(await blog.actor.request('GET', postPath('create-scheduled'), { blogId: blog.id }), 404, 'not_found');
     expect(jobsSince(t, before)).toEqual([]);

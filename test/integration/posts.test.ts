@@ -1,16 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import {
-  buildBlog,
-  buildPost,
-  expectError,
-  expectFieldError,
-  ISO_MS,
-  jobsSince,
-  postPath,
-  sortedKeys,
-  type BuiltBlog,
-} from '../support/factories.js';
+import { buildBlog, buildPost, expectError, expectFieldError, ISO_MS, jobsSince, postPath, sortedKeys, type BuiltBlog } from '../support/factories.js';
 
 const SUMMARY_KEYS = ['created_at', 'id', 'meta_description', 'published_at', 'slug', 'status', 'tags', 'title', 'updated_at'];
 const FULL_KEYS = [
@@ -419,7 +409,9 @@ describe('content_html sanitising', () => {
   });
 
   it('removes onerror and onclick attributes', async () => {
-    const html = await render('<img src="https://x.example/a.png" onerror="alert(1)"> <a href="https://x.example" onclick="steal()">x</a> <div onmouseover="x()">d</div>');
+    const html = await render(
+      '<img src="https://x.example/a.png" onerror="alert(1)"> <a href="https://x.example" onclick="steal()">x</a> <div onmouseover="x()">d</div>',
+    );
     expect(html).not.toMatch(/\bon[a-z]+\s*=/i);
     expect(html).toContain('<img');
   });

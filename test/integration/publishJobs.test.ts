@@ -42,7 +42,9 @@ describe('durable publish jobs', () => {
   it('records one post_removed job naming the slug and tags when a post is unpublished', async () => {
     const post = await buildPost(blog, { title: 'Going away', status: 'published', tags: ['x'] });
     const jobs = await jobsOf(() => blog.actor.request('POST', postPath(post.slug, '/unpublish'), { blogId: blog.id }));
-    expect(jobs).toEqual([{ kind: 'post_removed', blogId: blog.id, payload: expect.objectContaining({ postId: post.id, previousSlug: post.slug, previousTags: ['x'] }) }]);
+    expect(jobs).toEqual([
+      { kind: 'post_removed', blogId: blog.id, payload: expect.objectContaining({ postId: post.id, previousSlug: post.slug, previousTags: ['x'] }) },
+    ]);
   });
 
   it('records one post_removed job when a published post is PUT back to draft', async () => {
@@ -67,7 +69,9 @@ describe('durable publish jobs', () => {
     const post = await buildPost(blog, { title: 'Renamed then deleted', slug: 'rtd-one', status: 'published' });
     await put('rtd-one', { slug: 'rtd-two' });
     const jobs = await jobsOf(() => blog.actor.request('DELETE', postPath('rtd-two'), { blogId: blog.id }));
-    expect(jobs).toEqual([{ kind: 'post_removed', blogId: blog.id, payload: expect.objectContaining({ postId: post.id, previousSlug: 'rtd-two', removedRedirects: ['rtd-one'] }) }]);
+    expect(jobs).toEqual([
+      { kind: 'post_removed', blogId: blog.id, payload: expect.objectContaining({ postId: post.id, previousSlug: 'rtd-two', removedRedirects: ['rtd-one'] }) },
+    ]);
   });
 
   it('records no job for draft-only work: create, edit, rename, schedule, unpublish a schedule, delete', async () => {
@@ -114,7 +118,7 @@ describe('durable publish jobs', () => {
 
   it('marks carried-out jobs done', async () => {
     const post = await buildPost(blog, { title: 'Done job', status: 'published' });
-    const row = t.folio.db.prepare("SELECT status, attempts FROM publish_jobs WHERE payload LIKE ? ORDER BY id DESC").get(`%${post.id}%`);
+    const row = t.folio.db.prepare('SELECT status, attempts FROM publish_jobs WHERE payload LIKE ? ORDER BY id DESC').get(`%${post.id}%`);
     expect(row).toEqual({ status: 'done', attempts: 1 });
   });
 });

@@ -36,7 +36,10 @@ describe('publishing lifecycle into the folder store', () => {
   });
 
   it('publishing writes the post page, lists, feeds and assets, and the page is served at once', async () => {
-    const created = await t.request('POST', '/v1/posts', { blogId, body: { title: 'First post', content: '# Hello\n\nThe first words.', tags: ['Intro', '서버'] } });
+    const created = await t.request('POST', '/v1/posts', {
+      blogId,
+      body: { title: 'First post', content: '# Hello\n\nThe first words.', tags: ['Intro', '서버'] },
+    });
     const pub = await t.request('POST', `/v1/posts/${created.body.slug}/publish`, { blogId });
     expect(pub.status).toBe(200);
     const all = await keys();

@@ -22,7 +22,10 @@ describe('publishing when the store fails', () => {
     const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'outage', name: 'Outage' } })).body;
 
     store.down = true;
-    const created = await t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Written during an outage', content: 'Still saved.', status: 'published' } });
+    const created = await t.request('POST', '/v1/posts', {
+      blogId: blog.id,
+      body: { title: 'Written during an outage', content: 'Still saved.', status: 'published' },
+    });
     expect(created.status).toBe(201);
     expect(created.body.status).toBe('published');
     expect((await t.request('GET', `/v1/posts/${created.body.slug}`, { blogId: blog.id })).body.status).toBe('published');

@@ -37,7 +37,12 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
     const row = seed.folio.repos.blogs.findById(blogId)!;
     for (let i = 0; i < SEEDED; i += 1) {
       seed.clock.advance(60_000);
-      const post = await seed.folio.posts.create(row, { title: `Post number ${i}`, contentMd: `Body of post ${i}.`, tags: [i % 2 ? 'odd' : 'even', `group-${i % 7}`], status: 'published' });
+      const post = await seed.folio.posts.create(row, {
+        title: `Post number ${i}`,
+        contentMd: `Body of post ${i}.`,
+        tags: [i % 2 ? 'odd' : 'even', `group-${i % 7}`],
+        status: 'published',
+      });
       slugs.push(post.slug);
     }
     await seed.close();
@@ -100,11 +105,15 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
     await expectInStep();
   });
 
-  it("sees a change another server process made to the same database", async () => {
+  it('sees a change another server process made to the same database', async () => {
     const other = await startTestApp({ dataDir: t.dataDir, clock: t.clock });
     try {
       t.clock.advance(60_000);
-      const elsewhere = await other.request('POST', '/v1/posts', { key, blogId, body: { title: 'Written by the other process', content: 'Hi.', status: 'published' } });
+      const elsewhere = await other.request('POST', '/v1/posts', {
+        key,
+        blogId,
+        body: { title: 'Written by the other process', content: 'Hi.', status: 'published' },
+      });
       expect(elsewhere.status).toBe(201);
       t.clock.advance(60_000);
       expect((await api('POST', '/v1/posts', { title: 'Written here afterwards', content: 'Hello.', status: 'published' })).status).toBe(201);

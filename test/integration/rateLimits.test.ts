@@ -32,7 +32,8 @@ describe('rate limits (FOLIO_RATE_LIMITS=on)', () => {
     const seen: number[] = [];
     for (let i = 2; i <= 60; i += 1) {
       // Mixed outcomes: successes and errors alike count and carry the headers.
-      const res = i % 3 === 0 ? await free.request('GET', '/v1/blogs/00000000-0000-4000-8000-000000000000') : await free.request('GET', '/v1/posts', { blogId: blog.id });
+      const res =
+        i % 3 === 0 ? await free.request('GET', '/v1/blogs/00000000-0000-4000-8000-000000000000') : await free.request('GET', '/v1/posts', { blogId: blog.id });
       expect(res.status).toBe(i % 3 === 0 ? 404 : 200);
       const headers = limitHeaders(res);
       expect(headers.limit).toBe(60);

@@ -26,7 +26,14 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const deps = () => ({ db: t.folio.db, settings: new SettingsRepo(t.folio.db), blogs: t.folio.repos.blogs, jobs: t.folio.repos.jobs, clock: t.clock, logger: createLogger('silent') });
+const deps = () => ({
+  db: t.folio.db,
+  settings: new SettingsRepo(t.folio.db),
+  blogs: t.folio.repos.blogs,
+  jobs: t.folio.repos.jobs,
+  clock: t.clock,
+  logger: createLogger('silent'),
+});
 const pendingJobs = (reason: string) => t.folio.repos.jobs.listDue('9999', 1000).filter((job) => job.payload.reason === reason);
 const pendingRenders = () => pendingJobs('renderer_changed');
 

@@ -18,7 +18,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startTestApp } from '../support/testApp.js';
 import { image, pngHeaderOnly } from '../support/images.js';
 import { captureLog } from '../support/capturedLog.js';
-import { hostileBody, hostileRuns, hostileTimeout, objectForSchema, serialise, type FieldHints, type SchemaLike } from '../support/hostileArbitraries.js';
+import { hostileBody, hostileRuns, hostileTimeout, objectForSchema, serialise, type FieldHints } from '../support/hostileArbitraries.js';
 import { describeRequest, sendHostile, type HostileRequest, type HostileResponse } from '../support/hostileHttp.js';
 import {
   checkDatabase,
@@ -85,29 +85,31 @@ const authArb: fc.Arbitrary<Auth | null> = fc.oneof(
   },
   {
     weight: 5,
-    arbitrary: fc.oneof(
-      fc.constantFrom<Template>(
-        ['Bearer ', ref('revokedKey')],
-        [ref('accountKey')],
-        ['Basic ', ref('accountKey')],
-        ['Bearer ', ref('accountKey'), 'x'],
-        ['Bearer ', ref('accountKey'), ' extra'],
-        ['Bearer ', ref('accountKey'), ',Bearer ', ref('otherAccountKey')],
-        ['Bearer'],
-        ['Bearer '],
-        [''],
-        ['Bearer pk_live_'],
-        [`Bearer pk_live_${'A'.repeat(43)}`],
-        ['Basic dXNlcjpwYXNz'],
-        ['Token pk_live_x'],
-        [`Bearer pk_live_${'a'.repeat(8_000)}`],
-        [`Bearer pk_live_${'a'.repeat(20_000)}`],
-      ),
-      printable.map((s): Template => [s]),
-      printable.map((s): Template => [`Bearer ${s}`]),
-      printable.map((s): Template => [`Bearer pk_live_${s}`]),
-      hostileHeaderValue.map((s): Template => [`Bearer ${s}`]),
-    ).map((template): Auth => ({ template, valid: false })),
+    arbitrary: fc
+      .oneof(
+        fc.constantFrom<Template>(
+          ['Bearer ', ref('revokedKey')],
+          [ref('accountKey')],
+          ['Basic ', ref('accountKey')],
+          ['Bearer ', ref('accountKey'), 'x'],
+          ['Bearer ', ref('accountKey'), ' extra'],
+          ['Bearer ', ref('accountKey'), ',Bearer ', ref('otherAccountKey')],
+          ['Bearer'],
+          ['Bearer '],
+          [''],
+          ['Bearer pk_live_'],
+          [`Bearer pk_live_${'A'.repeat(43)}`],
+          ['Basic dXNlcjpwYXNz'],
+          ['Token pk_live_x'],
+          [`Bearer pk_live_${'a'.repeat(8_000)}`],
+          [`Bearer pk_live_${'a'.repeat(20_000)}`],
+        ),
+        printable.map((s): Template => [s]),
+        printable.map((s): Template => [`Bearer ${s}`]),
+        printable.map((s): Template => [`Bearer pk_live_${s}`]),
+        hostileHeaderValue.map((s): Template => [`Bearer ${s}`]),
+      )
+      .map((template): Auth => ({ template, valid: false })),
   },
 );
 
@@ -115,7 +117,17 @@ const authArb: fc.Arbitrary<Auth | null> = fc.oneof(
 const blogIdArb: fc.Arbitrary<Template | null> = fc.oneof(
   { weight: 4, arbitrary: fc.constant(null) },
   { weight: 6, arbitrary: fc.constantFrom('blogId', 'otherBlogId', 'freeBlogId').map((r): Template => [ref(r)]) },
-  { weight: 1, arbitrary: fc.constantFrom<Template>([' ', ref('blogId'), ' '], [ref('blogId'), 'x'], [ref('blogId'), ',', ref('otherBlogId')], ['__proto__'], [''], ['x'.repeat(5_000)]) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Template>(
+      [' ', ref('blogId'), ' '],
+      [ref('blogId'), 'x'],
+      [ref('blogId'), ',', ref('otherBlogId')],
+      ['__proto__'],
+      [''],
+      ['x'.repeat(5_000)],
+    ),
+  },
   { weight: 1, arbitrary: fc.uuid().map((u): Template => [u]) },
   { weight: 2, arbitrary: hostileHeaderValue.map((s): Template => [s]) },
 );
@@ -126,15 +138,32 @@ const contentEncodingArb = fc.oneof(
 );
 
 const EXTRA_HEADERS = [
-  'Accept', 'Accept-Language', 'Cookie', 'Origin', 'Referer', 'User-Agent', 'X-Forwarded-For', 'X-Forwarded-Host',
-  'X-Forwarded-Proto', 'X-HTTP-Method-Override', 'If-None-Match', 'If-Modified-Since', 'Range', 'Expect', 'X-Blog-Id', 'Authorization',
+  'Accept',
+  'Accept-Language',
+  'Cookie',
+  'Origin',
+  'Referer',
+  'User-Agent',
+  'X-Forwarded-For',
+  'X-Forwarded-Host',
+  'X-Forwarded-Proto',
+  'X-HTTP-Method-Override',
+  'If-None-Match',
+  'If-Modified-Since',
+  'Range',
+  'Expect',
+  'X-Blog-Id',
+  'Authorization',
 ] as const;
 const extraHeadersArb = fc.oneof(
   { weight: 6, arbitrary: fc.constant<[string, string][]>([]) },
   {
     weight: 1,
     arbitrary: fc.array(
-      fc.tuple(fc.constantFrom<string>(...EXTRA_HEADERS), fc.oneof(hostileHeaderValue, fc.constantFrom('100-continue', '*', 'bytes=0-1', 'DELETE', 'text/html'))),
+      fc.tuple(
+        fc.constantFrom<string>(...EXTRA_HEADERS),
+        fc.oneof(hostileHeaderValue, fc.constantFrom('100-continue', '*', 'bytes=0-1', 'DELETE', 'text/html')),
+      ),
       { minLength: 1, maxLength: 2 },
     ),
   },
@@ -227,9 +256,26 @@ function mostlySanePlanArb(op: Operation): fc.Arbitrary<Plan> {
     contentEncoding: fc.constant(null),
     requestId: fc.constant(null),
     extra: fc.constant<[string, string][]>([]),
-    body: op.body ? objectForSchema(op.body, 0, true, FIELD_HINTS).map((raw) => Buffer.from(serialise(raw), 'utf8')) : op.upload ? saneUploadArb : fc.constant(undefined),
+    body: op.body
+      ? objectForSchema(op.body, 0, true, FIELD_HINTS).map((raw) => Buffer.from(serialise(raw), 'utf8'))
+      : op.upload
+        ? saneUploadArb
+        : fc.constant(undefined),
   });
-  const parts = ['postState', 'hasDomain', 'method', 'params', 'query', 'auth', 'blogId', 'contentType', 'contentEncoding', 'requestId', 'extra', 'body'] as const;
+  const parts = [
+    'postState',
+    'hasDomain',
+    'method',
+    'params',
+    'query',
+    'auth',
+    'blogId',
+    'contentType',
+    'contentEncoding',
+    'requestId',
+    'extra',
+    'body',
+  ] as const;
   return fc
     .tuple(sane, hostilePlanArb(op), fc.subarray([...parts], { minLength: 0, maxLength: 2 }))
     .map(([base, hostile, swapped]) => ({ ...base, ...Object.fromEntries(swapped.map((part) => [part, hostile[part]])) }) as Plan);
@@ -295,7 +341,10 @@ async function exchange(op: Operation, plan: Plan): Promise<void> {
   // A success of an operation documented with another media type (GET /metrics: text/plain).
   if (matched && res.status === matched.success && !matched.successTypes.some((type) => type.endsWith('json'))) {
     const type = res.headers['content-type'] ?? '';
-    expect(matched.successTypes.some((documented) => type.startsWith(documented)), `${where}: content type ${type}, documented ${matched.successTypes.join(', ')}`).toBe(true);
+    expect(
+      matched.successTypes.some((documented) => type.startsWith(documented)),
+      `${where}: content type ${type}, documented ${matched.successTypes.join(', ')}`,
+    ).toBe(true);
   } else {
     expectApiAnswer(res, where, contract);
   }
@@ -318,14 +367,18 @@ async function exchange(op: Operation, plan: Plan): Promise<void> {
 }
 
 describe.each(operations.map((op) => [op.name, op] as const))('%s', (_name, op) => {
-  it('answers hostile path parameters, queries, headers and bodies soundly, writing only what a 2xx says', async () => {
-    await fc.assert(
-      fc.asyncProperty(planArb(op), (plan) => exchange(op, plan)),
-      { numRuns: RUNS },
-    );
-    checkDatabase(t);
-    expectPrototypeClean();
-  }, hostileTimeout(RUNS));
+  it(
+    'answers hostile path parameters, queries, headers and bodies soundly, writing only what a 2xx says',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(planArb(op), (plan) => exchange(op, plan)),
+        { numRuns: RUNS },
+      );
+      checkDatabase(t);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -335,39 +388,78 @@ const unknownPathArb = fc.oneof(
   fc.array(hostileSegment, { minLength: 1, maxLength: 4 }).map((segments) => `/v1/${segments.join('/')}`),
   fc.array(hostileSegment, { minLength: 0, maxLength: 3 }).map((segments) => `/${segments.join('/')}`),
   fc.constantFrom(
-    '/', '*', '//v1//posts', '/v1', '/v1/', '/v2/posts', '/V1/POSTS', '/v1/posts/', '/v1/posts/x/y/z', '/v1/posts/x/publish/extra',
-    '/healthz/', '/HEALTHZ', '/v1/openapi.json/x', '/v1/openapi.JSON', '/%2e%2e/v1/posts', '/v1/%70osts', '/v1/./posts', '/v1/../v1/posts',
-    `http://127.0.0.1/v1/posts`, '/v1/blogs/%00', '/v1/search%3Fq=x', '/v1/blogs?', '/v1/posts;jsessionid=1',
+    '/',
+    '*',
+    '//v1//posts',
+    '/v1',
+    '/v1/',
+    '/v2/posts',
+    '/V1/POSTS',
+    '/v1/posts/',
+    '/v1/posts/x/y/z',
+    '/v1/posts/x/publish/extra',
+    '/healthz/',
+    '/HEALTHZ',
+    '/v1/openapi.json/x',
+    '/v1/openapi.JSON',
+    '/%2e%2e/v1/posts',
+    '/v1/%70osts',
+    '/v1/./posts',
+    '/v1/../v1/posts',
+    `http://127.0.0.1/v1/posts`,
+    '/v1/blogs/%00',
+    '/v1/search%3Fq=x',
+    '/v1/blogs?',
+    '/v1/posts;jsessionid=1',
   ),
 );
 
 describe('unknown routes and methods', () => {
-  it('answer 404 not_found (or the HTTP layer’s refusal), never a 5xx, writing nothing', async () => {
-    const methodArb = fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'MKCOL', 'PURGE', 'FOO', 'get', 'G\u0001T');
-    await fc.assert(
-      fc.asyncProperty(methodArb, unknownPathArb, hostileQuery([], []), authArb, hostileBody(undefined), async (method, path, query, auth, body) => {
-        await fixtures.ensure();
-        const headers: [string, string][] = [['Host', `127.0.0.1:${port}`]];
-        if (auth) headers.push(['Authorization', resolveTemplate(auth.template, fixtures.values)]);
-        if (body !== undefined) headers.push(['Content-Type', 'application/json']);
-        const request: HostileRequest = { method, target: `${path}${query}`, headers, ...(body !== undefined ? { body } : {}) };
-        const before = markWrites(t);
-        const res = await sendHostile(port, request);
-        await fixtures.settle();
-        const where = `${describeRequest(request)}\n→ ${res.status} ${res.text.slice(0, 300)}\n${log.linesFor(res.headers['x-request-id']).join('\n').slice(0, 3000)}`;
-        expectSoundAnswer(res, where, undefined);
-        expectApiAnswer(res, where, contract);
-        const matched = matchOperation(router, operations, method, request.target);
-        // Paths that still reach a route (`/V1/POSTS`: the router ignores case) are that route's business.
-        if (!matched) {
-          expect([...BEFORE_ROUTING, 404], where).toContain(res.status);
-          expectWritesMatch(before, markWrites(t), 404, where);
-        }
-      }),
-      { numRuns: RUNS * 2 },
-    );
-    checkDatabase(t);
-  }, hostileTimeout(RUNS * 2));
+  it(
+    'answer 404 not_found (or the HTTP layer’s refusal), never a 5xx, writing nothing',
+    async () => {
+      const methodArb = fc.constantFrom(
+        'GET',
+        'HEAD',
+        'POST',
+        'PUT',
+        'DELETE',
+        'PATCH',
+        'OPTIONS',
+        'TRACE',
+        'PROPFIND',
+        'MKCOL',
+        'PURGE',
+        'FOO',
+        'get',
+        'G\u0001T',
+      );
+      await fc.assert(
+        fc.asyncProperty(methodArb, unknownPathArb, hostileQuery([], []), authArb, hostileBody(undefined), async (method, path, query, auth, body) => {
+          await fixtures.ensure();
+          const headers: [string, string][] = [['Host', `127.0.0.1:${port}`]];
+          if (auth) headers.push(['Authorization', resolveTemplate(auth.template, fixtures.values)]);
+          if (body !== undefined) headers.push(['Content-Type', 'application/json']);
+          const request: HostileRequest = { method, target: `${path}${query}`, headers, ...(body !== undefined ? { body } : {}) };
+          const before = markWrites(t);
+          const res = await sendHostile(port, request);
+          await fixtures.settle();
+          const where = `${describeRequest(request)}\n→ ${res.status} ${res.text.slice(0, 300)}\n${log.linesFor(res.headers['x-request-id']).join('\n').slice(0, 3000)}`;
+          expectSoundAnswer(res, where, undefined);
+          expectApiAnswer(res, where, contract);
+          const matched = matchOperation(router, operations, method, request.target);
+          // Paths that still reach a route (`/V1/POSTS`: the router ignores case) are that route's business.
+          if (!matched) {
+            expect([...BEFORE_ROUTING, 404], where).toContain(res.status);
+            expectWritesMatch(before, markWrites(t), 404, where);
+          }
+        }),
+        { numRuns: RUNS * 2 },
+      );
+      checkDatabase(t);
+    },
+    hostileTimeout(RUNS * 2),
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -383,7 +475,11 @@ describe('coverage', () => {
       const total = [...statuses.values()].reduce((a, b) => a + b, 0);
       expect(total, `${op.name} was not fuzzed`).toBeGreaterThan(0);
       // After a full run (not one cut short by a counterexample), requests got past authentication.
-      if (op.secured && total >= RUNS) expect([...statuses.keys()].some((s) => s !== 401 && !BEFORE_ROUTING.includes(s)), `${op.name}: ${JSON.stringify([...statuses])}`).toBe(true);
+      if (op.secured && total >= RUNS)
+        expect(
+          [...statuses.keys()].some((s) => s !== 401 && !BEFORE_ROUTING.includes(s)),
+          `${op.name}: ${JSON.stringify([...statuses])}`,
+        ).toBe(true);
     }
     if (process.env.HOSTILE_VERBOSE) {
       for (const [name, statuses] of seen) console.log(name.padEnd(45), JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b))));

@@ -18,7 +18,10 @@ describe('GET /v1/search reflects every lifecycle operation as soon as it answer
   afterAll(async () => t.close());
 
   it('finds a post right after publish, including a Korean word written with a particle', async () => {
-    await t.request('POST', '/v1/posts', { blogId, body: { title: '비 오는 날', content: '오늘은 비가 와서 블로그를 썼다. SQLite에서 색인을 만든다.', tags: ['일상'] } });
+    await t.request('POST', '/v1/posts', {
+      blogId,
+      body: { title: '비 오는 날', content: '오늘은 비가 와서 블로그를 썼다. SQLite에서 색인을 만든다.', tags: ['일상'] },
+    });
     expect(slugs(await search('블로그'))).toEqual([]);
     await t.request('POST', `/v1/posts/${encodeURIComponent('비-오는-날')}/publish`, { blogId });
     const res = await search('블로그');

@@ -37,9 +37,18 @@ describe('the bundled server', () => {
         ...(body ? { body: JSON.stringify(body) } : {}),
       });
     const blog = (await (await api('POST', '/v1/blogs', { slug: 'bundled', name: 'Bundled' })).json()) as { id: string };
-    const post = await api('POST', '/v1/posts', { title: 'From the bundle', content: '# Heading\n\n```js\nconst answer = 42;\n```\n', status: 'published' }, blog.id);
+    const post = await api(
+      'POST',
+      '/v1/posts',
+      { title: 'From the bundle', content: '# Heading\n\n```js\nconst answer = 42;\n```\n', status: 'published' },
+      blog.id,
+    );
     expect(post.status).toBe(201);
-    await waitUntil(async () => ((await (await api('GET', `/v1/blogs/${blog.id}/publishing`)).json()) as { pending: number }).pending === 0, 20_000, 'the publish did not finish');
+    await waitUntil(
+      async () => ((await (await api('GET', `/v1/blogs/${blog.id}/publishing`)).json()) as { pending: number }).pending === 0,
+      20_000,
+      'the publish did not finish',
+    );
     const page = await visit(bundled.baseUrl, `bundled.localhost:${bundled.port}`, '/from-the-bundle');
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h1');
@@ -48,12 +57,20 @@ describe('the bundled server', () => {
     // The warm-up starts the heavy-work pool's threads from dist/src once the server is idle
     // (none, ever, would mean no worker script was found).
     let metrics = '';
-    await waitUntil(async () => sample((metrics = await (await fetch(`${bundled.baseUrl}/metrics`)).text()), 'folio_heavy_workers') > 0, 10_000, 'no heavy worker started');
+    await waitUntil(
+      async () => sample((metrics = await (await fetch(`${bundled.baseUrl}/metrics`)).text()), 'folio_heavy_workers') > 0,
+      10_000,
+      'no heavy worker started',
+    );
     expect(metrics).toMatch(/^folio_http_requests_total\{method="POST",route="\/v1\/posts",status="201"\} 1$/m);
     const openapi = (await (await fetch(`${bundled.baseUrl}/v1/openapi.json`)).json()) as { openapi: string };
     expect(openapi.openapi).toMatch(/^3\./);
     // A malformed body still gets the JSON parser's clear 400.
-    const malformed = await fetch(`${bundled.baseUrl}/v1/posts`, { method: 'POST', headers: { authorization: `Bearer ${bundled.apiKey}`, 'content-type': 'application/json', 'x-blog-id': blog.id }, body: '{"title":' });
+    const malformed = await fetch(`${bundled.baseUrl}/v1/posts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bundled.apiKey}`, 'content-type': 'application/json', 'x-blog-id': blog.id },
+      body: '{"title":',
+    });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { error: string }).error).toBe('bad_request');
     bundled.child.kill('SIGTERM');

@@ -6,7 +6,11 @@ import { startTestApp, type TestApp } from '../support/testApp.js';
 
 /** The site server compresses text (issue 11: Lighthouse's text-compression audit). */
 
-function get(t: TestApp, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function get(
+  t: TestApp,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   const url = new URL(t.baseUrl);
   return new Promise((resolve, reject) => {
     const req = request({ hostname: url.hostname, port: url.port, path, headers: { host: 'zip.localhost:3000', ...headers } }, (res) => {
@@ -26,7 +30,10 @@ describe('compressed site responses', () => {
   beforeAll(async () => {
     t = await startTestApp();
     const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'zip', name: 'Zip' } })).body.id;
-    await t.request('POST', '/v1/posts', { blogId, body: { title: 'A long read', content: 'Words that repeat compress well. '.repeat(400), status: 'published' } });
+    await t.request('POST', '/v1/posts', {
+      blogId,
+      body: { title: 'A long read', content: 'Words that repeat compress well. '.repeat(400), status: 'published' },
+    });
     plain = (await get(t, '/a-long-read', {})).body;
   });
   afterAll(async () => {

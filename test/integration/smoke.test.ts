@@ -11,7 +11,10 @@ describe('smoke', () => {
   it('creates a blog and a post and publishes it', async () => {
     const blog = await t.request('POST', '/v1/blogs', { body: { slug: 'smoke', name: 'Smoke' } });
     expect(blog.status).toBe(201);
-    const post = await t.request('POST', '/v1/posts', { blogId: blog.body.id, body: { title: '안녕 세상', content: '# Hi\n\nHello <script>alert(1)</script> world.' } });
+    const post = await t.request('POST', '/v1/posts', {
+      blogId: blog.body.id,
+      body: { title: '안녕 세상', content: '# Hi\n\nHello <script>alert(1)</script> world.' },
+    });
     expect(post.status).toBe(201);
     expect(post.body.slug).toBe('안녕-세상');
     const got = await t.request('GET', `/v1/posts/${encodeURIComponent(post.body.slug)}`, { blogId: blog.body.id });

@@ -39,7 +39,11 @@ describe('start-up catch-up', () => {
       });
     const blog = (await (await api(first, 'POST', '/v1/blogs', { slug: 'ready', name: 'Ready' })).json()) as { id: string };
     expect((await api(first, 'POST', '/v1/posts', { title: 'Live', content: 'Text.', status: 'published' }, blog.id)).status).toBe(201);
-    await waitUntil(async () => ((await (await api(first, 'GET', `/v1/blogs/${blog.id}/publishing`)).json()) as { pending: number }).pending === 0, 15_000, 'the first publish did not finish');
+    await waitUntil(
+      async () => ((await (await api(first, 'GET', `/v1/blogs/${blog.id}/publishing`)).json()) as { pending: number }).pending === 0,
+      15_000,
+      'the first publish did not finish',
+    );
     first.child.kill('SIGTERM');
     await first.exited;
 
@@ -56,6 +60,10 @@ describe('start-up catch-up', () => {
     expect(status.pending).toBeGreaterThanOrEqual(1); // the re-render is still waiting on the store
 
     process.kill(s3.pid, 'SIGCONT');
-    await waitUntil(async () => ((await (await api(restarted, 'GET', `/v1/blogs/${blog.id}/publishing`)).json()) as { pending: number; failed: number }).pending === 0, 30_000, 'the catch-up re-render did not finish once the store was back');
+    await waitUntil(
+      async () => ((await (await api(restarted, 'GET', `/v1/blogs/${blog.id}/publishing`)).json()) as { pending: number; failed: number }).pending === 0,
+      30_000,
+      'the catch-up re-render did not finish once the store was back',
+    );
   }, 90_000);
 });

@@ -22,9 +22,18 @@ describe('search on the static site', () => {
     t = await startTestApp();
     blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'finds', name: 'Finds' } })).body.id;
     await t.folio.idle();
-    await t.request('POST', '/v1/posts', { blogId, body: { title: '블로그를 시작하며', slug: 'start', content: '정적 사이트로 블로그를 만들었습니다.', tags: ['블로그'], status: 'published' } });
-    await t.request('POST', '/v1/posts', { blogId, body: { title: 'Caching at the edge', slug: 'edge', content: 'A CDN keeps pages close to readers.', status: 'published' } });
-    await t.request('POST', '/v1/posts', { blogId, body: { title: '비빔밥 만들기', slug: 'bibimbap', content: '비가 오는 날에는 비빔밥.', status: 'published' } });
+    await t.request('POST', '/v1/posts', {
+      blogId,
+      body: { title: '블로그를 시작하며', slug: 'start', content: '정적 사이트로 블로그를 만들었습니다.', tags: ['블로그'], status: 'published' },
+    });
+    await t.request('POST', '/v1/posts', {
+      blogId,
+      body: { title: 'Caching at the edge', slug: 'edge', content: 'A CDN keeps pages close to readers.', status: 'published' },
+    });
+    await t.request('POST', '/v1/posts', {
+      blogId,
+      body: { title: '비빔밥 만들기', slug: 'bibimbap', content: '비가 오는 날에는 비빔밥.', status: 'published' },
+    });
   });
   afterAll(async () => t.close());
 
@@ -79,7 +88,10 @@ describe('search on the static site', () => {
 
   it('merges the delta after the publish that made it due, in the background', async () => {
     for (let i = 0; i <= DELTA_MAX; i++) {
-      const res = await t.request('POST', '/v1/posts', { blogId, body: { title: `Harbour ${i}`, slug: `harbour-${i}`, content: `lamp${i % 4} harbour`, status: 'published' } });
+      const res = await t.request('POST', '/v1/posts', {
+        blogId,
+        body: { title: `Harbour ${i}`, slug: `harbour-${i}`, content: `lamp${i % 4} harbour`, status: 'published' },
+      });
       expect(res.status).toBe(201);
     }
     await t.folio.idle();

@@ -27,7 +27,10 @@ interface Run {
 /** The `folio` command run to its end in its own process; Node's own warnings are left on (the SDK's is one). */
 function folio(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FOLIO_RATE_LIMITS: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FOLIO_RATE_LIMITS: 'off', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -92,7 +95,13 @@ describe('the recorded store guards commands and a running server', () => {
     dirs.push(dataDir);
     base = { FOLIO_DATA_DIR: dataDir, FOLIO_SERVICE_DOMAIN: 'blogs.test', FOLIO_PUBLIC_SCHEME: 'http', FOLIO_RATE_LIMITS: 'off' };
     bucket = (await createTestBucket(inject('s3Endpoint'))).bucket;
-    s3Env = { FOLIO_STORAGE: 's3', FOLIO_S3_BUCKET: bucket, FOLIO_S3_ENDPOINT: inject('s3Endpoint'), AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+    s3Env = {
+      FOLIO_STORAGE: 's3',
+      FOLIO_S3_BUCKET: bucket,
+      FOLIO_S3_ENDPOINT: inject('s3Endpoint'),
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    };
   });
 
   afterAll(async () => {
@@ -116,24 +125,38 @@ describe('the recorded store guards commands and a running server', () => {
 
     const refused = await folio(['site', 'migrate-store'], { ...base, ...s3Env });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toBe(`folio: a Folio server (pid ${server.child.pid}) is running on ${dataDir}; stop the server first, then run site migrate-store again\n`);
+    expect(refused.stderr).toBe(
+      `folio: a Folio server (pid ${server.child.pid}) is running on ${dataDir}; stop the server first, then run site migrate-store again\n`,
+    );
     expect(recordedStore(dataDir)).toEqual({ kind: 'fs' });
 
     // The store moved anyway (a migrate-store of an earlier release): the server notices on its tick.
     const db = new Database(join(dataDir, 'folio.db'));
-    db.prepare("UPDATE settings SET value = ? WHERE key = 'site_store'").run(JSON.stringify({ kind: 's3', bucket, endpoint: inject('s3Endpoint'), region: 'us-east-1', forcePathStyle: true }));
-    const moved = await until('the error line', async () => server.lines.find((line) => line.json?.level === 50 && String(line.json.msg).includes('this server publishes to the folder store')));
-    expect(String(moved.json!.msg)).toMatch(/^this data dir now publishes to S3 bucket ".*" at http:\/\/.*, but this server publishes to the folder store .*: it publishes nothing/);
+    db.prepare("UPDATE settings SET value = ? WHERE key = 'site_store'").run(
+      JSON.stringify({ kind: 's3', bucket, endpoint: inject('s3Endpoint'), region: 'us-east-1', forcePathStyle: true }),
+    );
+    const moved = await until('the error line', async () =>
+      server.lines.find((line) => line.json?.level === 50 && String(line.json.msg).includes('this server publishes to the folder store')),
+    );
+    expect(String(moved.json!.msg)).toMatch(
+      /^this data dir now publishes to S3 bucket ".*" at http:\/\/.*, but this server publishes to the folder store .*: it publishes nothing/,
+    );
     await call('POST', '/v1/posts', { title: 'After the move', content: 'Lost?', status: 'published' }, { 'x-blog-id': blogId });
-    const failed = await until('the failed job', async () =>
-      db.prepare("SELECT status, last_error FROM publish_jobs WHERE last_error IS NOT NULL ORDER BY id DESC LIMIT 1").get() as { status: string; last_error: string } | undefined,
+    const failed = await until(
+      'the failed job',
+      async () =>
+        db.prepare('SELECT status, last_error FROM publish_jobs WHERE last_error IS NOT NULL ORDER BY id DESC LIMIT 1').get() as
+          | { status: string; last_error: string }
+          | undefined,
     );
     expect(failed.status).toBe('pending');
     expect(failed.last_error).toMatch(/this data dir now publishes to S3 bucket/);
     expect(existsSync(join(dataDir, 'public', 'wren', 'after-the-move'))).toBe(false);
     // Logged once, not at every tick.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
-    expect(server.lines.filter((line) => line.json?.level === 50 && String(line.json.msg).includes('this server publishes to the folder store'))).toHaveLength(1);
+    expect(server.lines.filter((line) => line.json?.level === 50 && String(line.json.msg).includes('this server publishes to the folder store'))).toHaveLength(
+      1,
+    );
     db.prepare("UPDATE settings SET value = ? WHERE key = 'site_store'").run(JSON.stringify({ kind: 'fs' }));
     db.close();
 
@@ -151,7 +174,9 @@ describe('the recorded store guards commands and a running server', () => {
     const file = join(dataDir, '..', `${bucket}.db`);
     const backup = await folio(['backup', file], base);
     expect(backup.code).toBe(2);
-    expect(backup.stderr).toMatch(/^folio: this data dir publishes to S3 bucket ".*" at http:\/\/\S+ \(recorded by the server\), but this command's environment names the folder store .*folio site migrate-store[^\n]*\n$/);
+    expect(backup.stderr).toMatch(
+      /^folio: this data dir publishes to S3 bucket ".*" at http:\/\/\S+ \(recorded by the server\), but this command's environment names the folder store .*folio site migrate-store[^\n]*\n$/,
+    );
     expect(existsSync(file)).toBe(false);
     const list = await folio(['backup', 'list'], base);
     expect(list.code).toBe(2);
@@ -172,7 +197,11 @@ describe('the recorded store guards commands and a running server', () => {
     expect(run.stdout).toContain(`now publishes to S3 bucket "${empty}"`);
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^folio: S3 bucket "${empty}" .* is recorded, but ${imageObjects} of the ${imageObjects} image objects the database names are missing from it; .*wren/media/[0-9a-f]{20}-640x400\\.png`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^folio: S3 bucket "${empty}" .* is recorded, but ${imageObjects} of the ${imageObjects} image objects the database names are missing from it; .*wren/media/[0-9a-f]{20}-640x400\\.png`,
+      ),
+    );
     expect(recordedStore(dataDir)).toMatchObject({ kind: 's3', bucket: empty });
   }, 60_000);
 });

@@ -47,7 +47,10 @@ describe('a hung store (s3rver paused with SIGSTOP)', () => {
     blogId = (await owner.request('POST', '/v1/blogs', { body: { slug: 'hang', name: 'Hang' } })).body.id;
     otherBlogId = (await owner.request('POST', '/v1/blogs', { body: { slug: 'hang-other', name: 'Other' } })).body.id;
     for (const slug of ['first', 'second']) {
-      const res = await owner.request('POST', '/v1/posts', { blogId, body: { title: `The ${slug} post`, slug, content: `About herons and ${slug}.`, status: 'published' } });
+      const res = await owner.request('POST', '/v1/posts', {
+        blogId,
+        body: { title: `The ${slug} post`, slug, content: `About herons and ${slug}.`, status: 'published' },
+      });
       expect(res.status, res.text).toBe(201);
     }
     const media = await owner.request('POST', '/v1/media', { blogId, raw: await image('png', 40, 30), headers: { 'content-type': 'image/png' } });
@@ -72,7 +75,13 @@ describe('a hung store (s3rver paused with SIGSTOP)', () => {
     };
     const answers = await Promise.all([
       timed('site read', visit(t.baseUrl, 'hang.localhost:3000', '/first')),
-      timed('publish', owner.request('POST', '/v1/posts', { blogId, body: { title: 'Written during the pause', slug: 'paused', content: 'Egrets and herons.', status: 'published' } })),
+      timed(
+        'publish',
+        owner.request('POST', '/v1/posts', {
+          blogId,
+          body: { title: 'Written during the pause', slug: 'paused', content: 'Egrets and herons.', status: 'published' },
+        }),
+      ),
       timed('edit', owner.request('PUT', '/v1/posts/first', { blogId, body: { content: 'About herons, edited during the pause.' } })),
       timed('search', owner.request('GET', '/v1/search?q=herons', { blogId: otherBlogId })),
       timed('upload', owner.request('POST', '/v1/media', { blogId, raw: await image('png', 20, 20), headers: { 'content-type': 'image/png' } })),

@@ -43,7 +43,10 @@ describe('a store outage (s3rver stopped and restarted)', () => {
     blogId = (await owner.request('POST', '/v1/blogs', { body: { slug: 'outage', name: 'Outage' } })).body.id;
     spareBlogId = (await owner.request('POST', '/v1/blogs', { body: { slug: 'outage-spare', name: 'Spare' } })).body.id;
     for (const slug of ['first', 'second', 'doomed']) {
-      const res = await owner.request('POST', '/v1/posts', { blogId, body: { title: `The ${slug} post`, slug, content: `About herons and ${slug}.`, status: 'published' } });
+      const res = await owner.request('POST', '/v1/posts', {
+        blogId,
+        body: { title: `The ${slug} post`, slug, content: `About herons and ${slug}.`, status: 'published' },
+      });
       expect(res.status, res.text).toBe(201);
     }
     // The blog's index is loaded into memory by a first search, as on any running server.
@@ -59,7 +62,13 @@ describe('a store outage (s3rver stopped and restarted)', () => {
   it('keeps the API answering while the store is down, and never answers 500', async () => {
     await s3.stop();
 
-    const created = record('create published post', await owner.request('POST', '/v1/posts', { blogId, body: { title: 'Written in the dark', slug: 'dark', content: 'Egrets and herons.', status: 'published' } }));
+    const created = record(
+      'create published post',
+      await owner.request('POST', '/v1/posts', {
+        blogId,
+        body: { title: 'Written in the dark', slug: 'dark', content: 'Egrets and herons.', status: 'published' },
+      }),
+    );
     expect(created.status, JSON.stringify(created)).toBe(201);
     expect(record('edit post', await owner.request('PUT', '/v1/posts/first', { blogId, body: { content: 'About herons, edited.' } })).status).toBe(200);
     expect(record('unpublish post', await owner.request('POST', '/v1/posts/second/unpublish', { blogId })).status).toBe(200);

@@ -65,14 +65,19 @@ async function blogPosts(): Promise<{ slug: string; status: string; title: strin
 /** 50 posts: every other one Korean, every fifth a draft, two with a local image. */
 async function writeFolder(dir: string): Promise<void> {
   mkdirSync(join(dir, 'images'));
-  await sharp({ create: { width: 64, height: 48, channels: 3, background: '#804020' } }).png().toFile(join(dir, 'images', 'chart.png'));
+  await sharp({ create: { width: 64, height: 48, channels: 3, background: '#804020' } })
+    .png()
+    .toFile(join(dir, 'images', 'chart.png'));
   for (let i = 0; i < 50; i++) {
     const korean = i % 2 === 1;
     const title = korean ? `서버 운영 일지 ${i}` : `Running a server, part ${i}`;
     const body = korean ? `블로그를 옮긴 지 ${i}일째. 서버를 점검했다.` : `Notes on day ${i} of running the blog's server.`;
     const image = i < 2 ? '\n\n![A chart](images/chart.png)\n' : '';
     const status = i % 5 === 4 ? 'draft: true' : 'status: published';
-    writeFileSync(join(dir, `post-${String(i).padStart(2, '0')}.md`), `---\ntitle: "${title}"\nslug: post-${i}\ntags: [${korean ? '운영' : 'ops'}, notes]\n${status}\n---\n# ${title}\n\n${body}${image}`);
+    writeFileSync(
+      join(dir, `post-${String(i).padStart(2, '0')}.md`),
+      `---\ntitle: "${title}"\nslug: post-${i}\ntags: [${korean ? '운영' : 'ops'}, notes]\n${status}\n---\n# ${title}\n\n${body}${image}`,
+    );
   }
 }
 
@@ -87,7 +92,12 @@ describe('folio push and folio pull', () => {
     expect(run.stderr).toMatch(/pushing to synced \[#+\] 100% \(50\/50\)/);
     const posts = await blogPosts();
     expect(posts).toHaveLength(50);
-    expect(posts.filter((p) => p.status === 'draft').map((p) => p.slug).sort()).toEqual(['post-14', 'post-19', 'post-24', 'post-29', 'post-34', 'post-39', 'post-4', 'post-44', 'post-49', 'post-9'].sort());
+    expect(
+      posts
+        .filter((p) => p.status === 'draft')
+        .map((p) => p.slug)
+        .sort(),
+    ).toEqual(['post-14', 'post-19', 'post-24', 'post-29', 'post-34', 'post-39', 'post-4', 'post-44', 'post-49', 'post-9'].sort());
     const first = (await t.request('GET', '/v1/posts/post-0', { blogId: blog.id })).body;
     expect(first.content_md).toMatch(/!\[A chart\]\(http[^)]+\/media\/[^)]+\)/);
     expect((await t.request('GET', '/v1/search?q=블로그', { blogId: blog.id })).body.pagination.total).toBe(20);
@@ -188,7 +198,10 @@ describe('front matter errors name the file and the line', () => {
     ['categories: [a]', 'unknown field "categories": use tags (known:'],
     ['lang: ko', 'unknown field "lang": Folio tells a post\'s language from its text; remove it (known:'],
     ['toString: x', 'unknown field "toString" (known:'],
-    ['lastmod: 2016-05-07\nlang: en\nlayout: post', 'unknown field "lastmod": Folio records when a post changes; remove it; unknown field "lang": Folio tells a post\'s language from its text; remove it (known:'],
+    [
+      'lastmod: 2016-05-07\nlang: en\nlayout: post',
+      'unknown field "lastmod": Folio records when a post changes; remove it; unknown field "lang": Folio tells a post\'s language from its text; remove it (known:',
+    ],
   ])('a field another generator writes, %j, says what to use instead', (field, message) => {
     expect(() => parsePostFile('p.md', `---\ntitle: A\n${field}\n---\nx`)).toThrow(`p.md:3: ${message}`);
   });

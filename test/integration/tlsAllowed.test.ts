@@ -46,7 +46,16 @@ describe('GET /v1/tls/allowed', () => {
 
   it('answers 404 {error, message} for hosts Folio does not serve', async () => {
     const blog = await buildBlog(t);
-    for (const host of ['no-such-blog.localhost', 'localhost', `a.${blog.slug}.localhost`, 'example.com', '127.0.0.1', '[::1]', `${blog.slug}.localhost.evil.net`, `${blog.slug}`]) {
+    for (const host of [
+      'no-such-blog.localhost',
+      'localhost',
+      `a.${blog.slug}.localhost`,
+      'example.com',
+      '127.0.0.1',
+      '[::1]',
+      `${blog.slug}.localhost.evil.net`,
+      `${blog.slug}`,
+    ]) {
       expectError(await ask(host), 404, 'not_found');
     }
   });

@@ -26,7 +26,9 @@ const dirs: string[] = [];
 async function filesOf(dataDir: string): Promise<string[]> {
   const root = join(dataDir, 'public');
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  const files = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => `${join(e.parentPath, e.name)} ${(await stat(join(e.parentPath, e.name))).mtimeMs}`));
+  const files = await Promise.all(
+    entries.filter((e) => e.isFile()).map(async (e) => `${join(e.parentPath, e.name)} ${(await stat(join(e.parentPath, e.name))).mtimeMs}`),
+  );
   return files.sort();
 }
 
@@ -117,7 +119,19 @@ describe('warm-up after a restart', () => {
     const warmUp = new WarmUp({ settings, cache, listings, clock: new FakeClock(), logger: createLogger('silent') });
     const result = await warmUp.warm({ whenQuiet: async () => void steps.push('quiet') });
     expect(result).toEqual({ search: ['s1', 's2'], listings: ['b1', 'b2'] });
-    expect(steps).toEqual(['prepare gone', 'prepare b2', 'prepare b1', 'quiet', 'dry run b2', 'quiet', 'dry run b1', 'quiet', 'search s1', 'quiet', 'search s2']);
+    expect(steps).toEqual([
+      'prepare gone',
+      'prepare b2',
+      'prepare b1',
+      'quiet',
+      'dry run b2',
+      'quiet',
+      'dry run b1',
+      'quiet',
+      'search s1',
+      'quiet',
+      'search s2',
+    ]);
     db.close();
   });
 });

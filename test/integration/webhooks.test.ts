@@ -30,9 +30,17 @@ describe('webhooks, delivered to a loopback receiver (FOLIO_WEBHOOKS_ALLOW_PRIVA
       expect(created).toMatchObject({ url: receiver.url, events: ['post.published'], secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{32}$/) });
       const list = await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks`);
       expect(list.body.data).toEqual([{ id: created.id, url: receiver.url, events: ['post.published'], created_at: expect.any(String) }]);
-      expectFieldError(await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: receiver.url, events: ['post.exploded'] } }), 'events[0]');
+      expectFieldError(
+        await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: receiver.url, events: ['post.exploded'] } }),
+        'events[0]',
+      );
       // Found by the route fuzzer: objects in `events` once reached ajv's deep comparison (500).
-      expectFieldError(await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: receiver.url, events: [{ toString: 'x', valueOf: null }, { valueOf: 1 }] } }), 'events[0]');
+      expectFieldError(
+        await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, {
+          body: { url: receiver.url, events: [{ toString: 'x', valueOf: null }, { valueOf: 1 }] },
+        }),
+        'events[0]',
+      );
       expect((await blog.actor.request('DELETE', `/v1/blogs/${blog.id}/webhooks/${created.id}`)).status).toBe(200);
       expect((await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks`)).body.data).toEqual([]);
       expectError(await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks/${created.id}/deliveries`), 404, 'not_found');
@@ -65,12 +73,28 @@ describe('webhooks, delivered to a loopback receiver (FOLIO_WEBHOOKS_ALLOW_PRIVA
       await receiver.waitFor(6);
       await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { name: 'Renamed' } });
       const got = await receiver.waitFor(7);
-      expect(got.map((r) => r.type)).toEqual(['post.published', 'post.updated', 'post.unpublished', 'post.deleted', 'post.scheduled', 'post.published', 'blog.updated']);
+      expect(got.map((r) => r.type)).toEqual([
+        'post.published',
+        'post.updated',
+        'post.unpublished',
+        'post.deleted',
+        'post.scheduled',
+        'post.published',
+        'blog.updated',
+      ]);
       expect(got.every((r) => r.verified)).toBe(true);
       expect(new Set(got.map((r) => r.id)).size).toBe(7);
-      expect(got[0]!.body).toMatchObject({ type: 'post.published', data: { blog: { id: blog.id, slug: blog.slug }, post: { slug: 'hello', title: 'Hello', status: 'published', url: `${blog.url}hello` } } });
+      expect(got[0]!.body).toMatchObject({
+        type: 'post.published',
+        data: { blog: { id: blog.id, slug: blog.slug }, post: { slug: 'hello', title: 'Hello', status: 'published', url: `${blog.url}hello` } },
+      });
       expect(got[5]!.body.data.post).toMatchObject({ slug: 'later', status: 'published', published_at: when });
-      const attempts = (await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks/${(await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks`)).body.data[0].id}/deliveries`)).body.data;
+      const attempts = (
+        await blog.actor.request(
+          'GET',
+          `/v1/blogs/${blog.id}/webhooks/${(await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks`)).body.data[0].id}/deliveries`,
+        )
+      ).body.data;
       expect(attempts).toHaveLength(7);
       expect(attempts[0]).toMatchObject({ delivery_status: 'delivered', attempt: 1, response_code: 204, error: null });
     } finally {
@@ -101,11 +125,13 @@ describe('webhooks, delivered to a loopback receiver (FOLIO_WEBHOOKS_ALLOW_PRIVA
       await t.folio.webhooks.idle();
       expect(new Set(got.map((r) => r.id)).size).toBe(1);
       const attempts = (await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks/${hook.id}/deliveries`)).body.data;
-      expect(attempts.map((a: { attempt: number; response_code: number; delivery_status: string }) => [a.attempt, a.response_code, a.delivery_status])).toEqual([
-        [3, 200, 'delivered'],
-        [2, 500, 'delivered'],
-        [1, 500, 'delivered'],
-      ]);
+      expect(attempts.map((a: { attempt: number; response_code: number; delivery_status: string }) => [a.attempt, a.response_code, a.delivery_status])).toEqual(
+        [
+          [3, 200, 'delivered'],
+          [2, 500, 'delivered'],
+          [1, 500, 'delivered'],
+        ],
+      );
       expect(attempts[2].error).toBe('answered 500');
     } finally {
       await receiver.close();
@@ -169,7 +195,9 @@ describe('webhooks to receivers that trickle their answer (one byte at a time, n
       const blogs = [await buildBlog(t, { actor: tenant }), await buildBlog(t, { actor: tenant })];
       for (const blog of blogs) {
         for (let i = 0; i < 10; i++) {
-          const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: `${trickler.url}?n=${i}`, events: ['post.published'] } });
+          const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, {
+            body: { url: `${trickler.url}?n=${i}`, events: ['post.published'] },
+          });
           expect(res.status, res.text).toBe(201);
         }
         await buildPost(blog, { status: 'published' });
@@ -216,7 +244,9 @@ describe('webhooks to receivers that trickle their answer (one byte at a time, n
       await t.folio.webhooks.idle();
       expect(got[1]!.id).toBe(got[0]!.id);
       const attempts = (await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks/${hook.id}/deliveries`)).body.data;
-      expect(attempts.map((a: { attempt: number; response_code: number | null; delivery_status: string }) => [a.attempt, a.response_code, a.delivery_status])).toEqual([
+      expect(
+        attempts.map((a: { attempt: number; response_code: number | null; delivery_status: string }) => [a.attempt, a.response_code, a.delivery_status]),
+      ).toEqual([
         [2, 204, 'delivered'],
         [1, null, 'delivered'],
       ]);
@@ -239,7 +269,10 @@ describe('webhooks to receivers that trickle their answer (one byte at a time, n
       await buildPost(blog, { status: 'published' });
       await receiver.waitFor(1);
       let timer: NodeJS.Timeout | undefined;
-      const closed = await Promise.race([t.close().then(() => 'closed'), new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting'), 20_000)))]);
+      const closed = await Promise.race([
+        t.close().then(() => 'closed'),
+        new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting'), 20_000))),
+      ]);
       clearTimeout(timer);
       expect(closed).toBe('closed');
       await receiver.waitForAbandoned(1);
@@ -260,7 +293,10 @@ describe('webhooks and private addresses (SSRF)', () => {
   let t: TestApp;
   const dns = new Map<string, string>();
   beforeAll(async () => {
-    t = await startTestApp({ webhookLookup: async (host) => (dns.has(host) ? [{ address: dns.get(host)!, family: dns.get(host)!.includes(':') ? 6 : 4 }] : Promise.reject(new Error('ENOTFOUND'))) });
+    t = await startTestApp({
+      webhookLookup: async (host) =>
+        dns.has(host) ? [{ address: dns.get(host)!, family: dns.get(host)!.includes(':') ? 6 : 4 }] : Promise.reject(new Error('ENOTFOUND')),
+    });
   });
   afterAll(async () => t.close());
 
@@ -268,17 +304,35 @@ describe('webhooks and private addresses (SSRF)', () => {
     const blog = await buildBlog(t);
     dns.set('intranet.example.com', '10.1.2.3');
     dns.set('v6local.example.com', 'fd00::1');
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest/meta-data', 'http://192.168.1.1/', 'http://intranet.example.com/hook', 'https://v6local.example.com/', 'http://100.64.0.1/', 'http://nowhere.example.com/', 'http://[::ffff:127.0.0.1]/', 'http://[::127.0.0.1]/', 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data', 'http://[2002:7f00:1::1]/']) {
+    for (const url of [
+      'http://127.0.0.1:8080/hook',
+      'http://[::1]/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://192.168.1.1/',
+      'http://intranet.example.com/hook',
+      'https://v6local.example.com/',
+      'http://100.64.0.1/',
+      'http://nowhere.example.com/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::127.0.0.1]/',
+      'http://[64:ff9b::a9fe:a9fe]/latest/meta-data',
+      'http://[2002:7f00:1::1]/',
+    ]) {
       const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url, events: ['post.published'] } });
       expectFieldError(res, 'url');
     }
-    expectFieldError(await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: 'http://user:pw@hooks.example.com/', events: ['post.published'] } }), 'url');
+    expectFieldError(
+      await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: 'http://user:pw@hooks.example.com/', events: ['post.published'] } }),
+      'url',
+    );
   });
 
   it('checks the address again at delivery: a name that now resolves to a private address gets nothing', async () => {
     const blog = await buildBlog(t);
     dns.set('rebind.example.com', '93.184.216.34');
-    const created = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: 'http://rebind.example.com/hook', events: ['post.published'] } });
+    const created = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, {
+      body: { url: 'http://rebind.example.com/hook', events: ['post.published'] },
+    });
     expect(created.status).toBe(201);
     dns.set('rebind.example.com', '127.0.0.1');
     await buildPost(blog, { status: 'published' });
@@ -299,10 +353,22 @@ describe('webhooks through a crash', () => {
     let second: Awaited<ReturnType<typeof spawnServer>> | null = null;
     try {
       const auth = { authorization: `Bearer ${first.apiKey}`, 'content-type': 'application/json' };
-      const blog = (await (await fetch(`${first.baseUrl}/v1/blogs`, { method: 'POST', headers: auth, body: JSON.stringify({ slug: 'crashing', name: 'Crashing' }) })).json()) as { id: string };
-      const hook = (await (await fetch(`${first.baseUrl}/v1/blogs/${blog.id}/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: receiver.url, events: ['post.published'] }) })).json()) as { secret: string };
+      const blog = (await (
+        await fetch(`${first.baseUrl}/v1/blogs`, { method: 'POST', headers: auth, body: JSON.stringify({ slug: 'crashing', name: 'Crashing' }) })
+      ).json()) as { id: string };
+      const hook = (await (
+        await fetch(`${first.baseUrl}/v1/blogs/${blog.id}/webhooks`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ url: receiver.url, events: ['post.published'] }),
+        })
+      ).json()) as { secret: string };
       receiver.setSecret(hook.secret);
-      const post = await fetch(`${first.baseUrl}/v1/posts`, { method: 'POST', headers: { ...auth, 'x-blog-id': blog.id }, body: JSON.stringify({ title: 'Survives', content: 'x', status: 'published' }) });
+      const post = await fetch(`${first.baseUrl}/v1/posts`, {
+        method: 'POST',
+        headers: { ...auth, 'x-blog-id': blog.id },
+        body: JSON.stringify({ title: 'Survives', content: 'x', status: 'published' }),
+      });
       expect(post.status).toBe(201);
       await receiver.waitFor(1);
       first.child.kill('SIGKILL');

@@ -190,7 +190,9 @@ describe('public URL settings are the same for the server and the CLI', () => {
     const domain = await runCliCaptured(['site', 'rebuild', 'guard'], { FOLIO_DATA_DIR: dataDir, FOLIO_SERVICE_DOMAIN: 'other.test' });
     expect(domain.code).toBe(2);
     expect(domain.stdout).toBe('');
-    expect(domain.stderr).toMatch(/^folio: FOLIO_SERVICE_DOMAIN=other\.test differs from blog\.test:8080 recorded by the server; to change public URLs, restart the server with the new value[^\n]*\n$/);
+    expect(domain.stderr).toMatch(
+      /^folio: FOLIO_SERVICE_DOMAIN=other\.test differs from blog\.test:8080 recorded by the server; to change public URLs, restart the server with the new value[^\n]*\n$/,
+    );
     expect(page(dataDir, 'guard/index.html')).toBe(html);
     expect(statSync(join(dataDir, 'public', 'guard/index.html')).mtimeMs).toBe(before);
 
@@ -199,7 +201,11 @@ describe('public URL settings are the same for the server and the CLI', () => {
     expect(scheme.stderr).toMatch(/^folio: FOLIO_PUBLIC_SCHEME=http differs from https recorded by the server;[^\n]*\n$/);
 
     // The same values the server recorded, given explicitly, are no conflict.
-    const same = await runCliCaptured(['site', 'verify', 'guard'], { FOLIO_DATA_DIR: dataDir, FOLIO_SERVICE_DOMAIN: 'BLOG.test:8080', FOLIO_PUBLIC_SCHEME: 'https' });
+    const same = await runCliCaptured(['site', 'verify', 'guard'], {
+      FOLIO_DATA_DIR: dataDir,
+      FOLIO_SERVICE_DOMAIN: 'BLOG.test:8080',
+      FOLIO_PUBLIC_SCHEME: 'https',
+    });
     expect(same.stderr).toBe('');
     expect(same.code).toBe(0);
   });

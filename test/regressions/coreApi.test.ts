@@ -53,7 +53,9 @@ describe('regressions of the core API', () => {
       });
     try {
       const big = Array.from({ length: 12 }, () => Buffer.alloc(256 * 1024, 'a'));
-      expect(await send('POST', '/v1/blogs', { authorization: `Bearer ${t.key}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, big)).toBe(413);
+      expect(
+        await send('POST', '/v1/blogs', { authorization: `Bearer ${t.key}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, big),
+      ).toBe(413);
       const next = await Promise.race([
         send('GET', '/healthz', {}, []),
         new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the next request on the connection hung')), 3000)),

@@ -91,7 +91,7 @@ async function expectNothingOfA(t: TestApp, store: SiteStore, slug: string, b: A
   }
 }
 
-describe.each(Object.keys(stores))('a deleted blog\'s slug, %s store', (kind) => {
+describe.each(Object.keys(stores))("a deleted blog's slug, %s store", (kind) => {
   it('the site answers 404 for every path as soon as DELETE answers, before its objects are removed', async () => {
     const { t, store } = await setup(kind);
     const a = buildAccount(t);

@@ -25,7 +25,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const counts = () => t.folio.db.prepare<[], { posts: number; blogs: number }>('SELECT (SELECT count(*) FROM posts) AS posts, (SELECT count(*) FROM blogs) AS blogs').get()!;
+const counts = () =>
+  t.folio.db.prepare<[], { posts: number; blogs: number }>('SELECT (SELECT count(*) FROM posts) AS posts, (SELECT count(*) FROM blogs) AS blogs').get()!;
 const logged = (pattern: RegExp) => log.lines.filter((line) => pattern.test(line));
 
 describe('a full disk', () => {

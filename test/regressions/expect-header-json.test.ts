@@ -27,7 +27,14 @@ describe('an Expect header other than 100-continue', () => {
     ['POST /v1/blogs', '200-ok'],
   ])('on %s (Expect: %j) is refused with the JSON error shape and a request id', async (route, expectValue) => {
     const [method = '', target = ''] = route.split(' ');
-    const res = await sendHostile(port, { method, target, headers: [['Host', 'x'], ['Expect', expectValue]] });
+    const res = await sendHostile(port, {
+      method,
+      target,
+      headers: [
+        ['Host', 'x'],
+        ['Expect', expectValue],
+      ],
+    });
     expect(res.status, res.text).toBe(417);
     expectApiAnswer(res, `${route} Expect: ${expectValue}`, contract);
     expect(res.json, 'empty body').toBeDefined();
@@ -35,7 +42,14 @@ describe('an Expect header other than 100-continue', () => {
   });
 
   it('still lets `Expect: 100-continue` through to the route', async () => {
-    const res = await sendHostile(port, { method: 'GET', target: '/healthz', headers: [['Host', 'x'], ['Expect', '100-continue']] });
+    const res = await sendHostile(port, {
+      method: 'GET',
+      target: '/healthz',
+      headers: [
+        ['Host', 'x'],
+        ['Expect', '100-continue'],
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ status: 'ok' });
   });

@@ -13,7 +13,11 @@ const pages = renderSite({ theme: defaultTheme(), blog: buildBlog(), posts: fixt
 describe('URL attributes of rendered pages', () => {
   it('renders pages to check, each with a favicon', () => {
     expect(pages.length).toBeGreaterThan(5);
-    for (const page of pages) expect(scanHtml(String(page.body)).tags.some((t) => t.name === 'link' && t.attrs.get('rel') === 'icon'), page.key).toBe(true);
+    for (const page of pages)
+      expect(
+        scanHtml(String(page.body)).tags.some((t) => t.name === 'link' && t.attrs.get('rel') === 'icon'),
+        page.key,
+      ).toBe(true);
   });
 
   it.each(pages.map((p) => [p.key, p] as const))('%s: href, src and content URLs hold no raw whitespace', (_key, page) => {

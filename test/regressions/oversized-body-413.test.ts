@@ -63,7 +63,13 @@ describe('a body over 2 MB is answered 413 after the client has sent it, so the 
 
   it('does the same for a chunked body that passes 2 MB partway and goes on to 10 MB', async () => {
     const encoded = (data: Buffer | string) => `${Buffer.byteLength(data).toString(16)}\r\n${data.toString()}\r\n`;
-    const parts = [head(['Transfer-Encoding: chunked']), encoded('{"title":"big","content":"'), ...Array.from({ length: 40 }, () => encoded(CHUNK)), encoded('"}'), '0\r\n\r\n'];
+    const parts = [
+      head(['Transfer-Encoding: chunked']),
+      encoded('{"title":"big","content":"'),
+      ...Array.from({ length: 40 }, () => encoded(CHUNK)),
+      encoded('"}'),
+      '0\r\n\r\n',
+    ];
 
     // Sent as fast as possible: a server that answers at 2 MB and closes resets the connection
     // while the client writes, and the client loses the answer (EPIPE, nothing read).

@@ -37,7 +37,10 @@ describe('requests the HTTP parser refuses are answered with the JSON error shap
     ['a header without a colon', 'GET /healthz HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n'],
     ['a header name with a space', 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n'],
     ['a control character in a header value', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\u0001b\r\n\r\n'],
-    ['Content-Length together with Transfer-Encoding', 'POST /v1/blogs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+    [
+      'Content-Length together with Transfer-Encoding',
+      'POST /v1/blogs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
     ['two different Content-Length values', 'POST /v1/blogs HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
   ])('answers %s with 400 bad_request', async (_name, request) => {
     const { response } = await rawExchange(port, [request]);
@@ -72,7 +75,15 @@ describe('requests the HTTP parser refuses are answered with the JSON error shap
   });
 
   it('answers chunk extensions over 16 KB in the body of a request being handled with 413 payload_too_large', async () => {
-    const head = ['POST /v1/blogs HTTP/1.1', 'Host: x', `Authorization: Bearer ${blog.actor.key}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked', '', ''].join('\r\n');
+    const head = [
+      'POST /v1/blogs HTTP/1.1',
+      'Host: x',
+      `Authorization: Bearer ${blog.actor.key}`,
+      'Content-Type: application/json',
+      'Transfer-Encoding: chunked',
+      '',
+      '',
+    ].join('\r\n');
     const { response } = await rawExchange(port, [head, `2;ext=${'a'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`]);
     expectJsonRefusal(response, 413, 'payload_too_large');
   });

@@ -23,7 +23,24 @@ const ROUTES = [
 ] as const;
 
 /** Raw query values, already percent-encoded where needed. */
-const REFUSED = ['Infinity', '-Infinity', '1e309', '9007199254740993', '1.0', '0x10', '%201', '1%20', '%2B1', '-1', '1e3', '', 'NaN', 'true', '1%2C2', '%EF%BC%91'];
+const REFUSED = [
+  'Infinity',
+  '-Infinity',
+  '1e309',
+  '9007199254740993',
+  '1.0',
+  '0x10',
+  '%201',
+  '1%20',
+  '%2B1',
+  '-1',
+  '1e3',
+  '',
+  'NaN',
+  'true',
+  '1%2C2',
+  '%EF%BC%91',
+];
 
 describe.each(ROUTES)('%s query integers', (_name, prefix) => {
   it.each(REFUSED)('answers page=%s with 400 naming page', async (value) => {

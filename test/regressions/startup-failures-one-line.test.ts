@@ -17,7 +17,9 @@ import { MAIN_JS } from '../support/spawnedServer.js';
 import { freePort } from '../../bench/harness/ports.js';
 
 const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
-const MIGRATIONS = readdirSync(fileURLToPath(new URL('../../src/db/migrations/', import.meta.url))).filter((name) => name.endsWith('.sql')).sort();
+const MIGRATIONS = readdirSync(fileURLToPath(new URL('../../src/db/migrations/', import.meta.url)))
+  .filter((name) => name.endsWith('.sql'))
+  .sort();
 
 interface Run {
   code: number | null;
@@ -71,7 +73,9 @@ describe('a data dir or database the operator must fix: one line naming the path
     writeFileSync(join(dir, 'file'), 'not a folder');
     const dataDir = join(dir, 'file', 'data');
     const env = { FOLIO_DATA_DIR: dataDir, PORT: String(await freePort()) };
-    const line = new RegExp(`^folio: the data dir ${dataDir.replace(/[/.]/g, '\\$&')} cannot be created: part of that path is a file, not a folder; set FOLIO_DATA_DIR to a writable folder`);
+    const line = new RegExp(
+      `^folio: the data dir ${dataDir.replace(/[/.]/g, '\\$&')} cannot be created: part of that path is a file, not a folder; set FOLIO_DATA_DIR to a writable folder`,
+    );
     expectOneLine(await run([MAIN_JS], env), 1, line);
     expectOneLine(await run([BIN, 'account', 'list'], env), 2, line);
     expectOneLine(await run([BIN, 'site', 'rebuild', '--all'], env), 2, line);
@@ -136,7 +140,8 @@ describe('migrations at start (item 9)', () => {
     const db = new Database(join(dataDir, 'folio.db'));
     db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(999, '999_from_the_future.sql', new Date().toISOString());
     db.close();
-    const line = /^folio: the database \S+\/folio\.db was upgraded by a newer Folio \(migrations this build does not know: 999_from_the_future\.sql\); run that version \(or newer\), or restore a backup/;
+    const line =
+      /^folio: the database \S+\/folio\.db was upgraded by a newer Folio \(migrations this build does not know: 999_from_the_future\.sql\); run that version \(or newer\), or restore a backup/;
     const refused = await run([MAIN_JS], env);
     expectOneLine(refused, 1, line);
     expect(refused.stdout).not.toContain('folio listening');

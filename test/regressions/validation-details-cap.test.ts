@@ -31,9 +31,7 @@ describe('a body with very many invalid fields', () => {
     expect(MAX_DETAILS).toBe(100);
     expect(res.body.details).toHaveLength(MAX_DETAILS);
     expect(res.body.details[0]).toEqual({ field: 'unknown_0', message: 'is not an allowed field' });
-    expect(res.body.message).toBe(
-      'invalid request body: unknown_0 is not an allowed field (50000 fields have problems; details lists the first 100)',
-    );
+    expect(res.body.message).toBe('invalid request body: unknown_0 is not an allowed field (50000 fields have problems; details lists the first 100)');
     expect(res.text.length).toBeLessThan(20_000);
     // Generous: about 0.2 s here; the quadratic version took 1.6 s of blocked event loop.
     expect(ms).toBeLessThan(1_000);

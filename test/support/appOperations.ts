@@ -80,8 +80,12 @@ function describeOperation(openapi: OpenApiPaths, method: string, path: string):
     body: item?.requestBody?.content['application/json']?.schema,
     upload: item?.requestBody && !item.requestBody.content['application/json'] ? Object.keys(item.requestBody.content) : undefined,
     success: Number(Object.keys(item?.responses ?? {}).find((code) => /^2\d\d$/.test(code)) ?? 200),
-    successes: Object.keys(item?.responses ?? { 200: {} }).filter((code) => /^2\d\d$/.test(code)).map(Number),
-    clientErrors: Object.keys(item?.responses ?? {}).filter((code) => /^4\d\d$/.test(code)).map(Number),
+    successes: Object.keys(item?.responses ?? { 200: {} })
+      .filter((code) => /^2\d\d$/.test(code))
+      .map(Number),
+    clientErrors: Object.keys(item?.responses ?? {})
+      .filter((code) => /^4\d\d$/.test(code))
+      .map(Number),
     successTypes: Object.keys(Object.entries(item?.responses ?? {}).find(([code]) => /^2\d\d$/.test(code))?.[1].content ?? { 'application/json': {} }),
   };
 }

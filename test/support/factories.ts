@@ -90,7 +90,10 @@ export interface PostInput {
 }
 
 /** Creates a post in the blog through POST /v1/posts; returns the creation response body. */
-export async function buildPost(blog: BuiltBlog, input: PostInput = {}): Promise<{ id: string; slug: string; url: string; status: string; created_at: string }> {
+export async function buildPost(
+  blog: BuiltBlog,
+  input: PostInput = {},
+): Promise<{ id: string; slug: string; url: string; status: string; created_at: string }> {
   const res = await blog.actor.request('POST', '/v1/posts', {
     blogId: blog.id,
     body: { title: 'A post', content: 'Some *Markdown* content.', ...input },

@@ -17,7 +17,8 @@ export class FaultyStore implements SiteStore {
 
   private check(put = false): void {
     if (this.down) throw new StorageError('store unavailable (simulated outage)');
-    if (this.failAfterPuts !== null && this.puts >= this.failAfterPuts && (put || !this.putsOnly)) throw new StorageError('store unavailable (simulated crash)');
+    if (this.failAfterPuts !== null && this.puts >= this.failAfterPuts && (put || !this.putsOnly))
+      throw new StorageError('store unavailable (simulated crash)');
   }
 
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {

@@ -133,18 +133,24 @@ export const pollution = fc.constantFrom<Raw>(
   objectOf([['__proto__', objectOf([['customCss', 'x']])]]),
   // Objects whose valueOf/toString are not functions break naive deep-equal and string coercion.
   objectOf([['valueOf', 1]]),
-  objectOf([['toString', 'x'], ['valueOf', null]]),
+  objectOf([
+    ['toString', 'x'],
+    ['valueOf', null],
+  ]),
 );
 
 /** A body built around the endpoint's own fields, with hostile values and extra keys. */
 export function fieldsBody(fields: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Raw> {
   const known = Object.entries(fields).map(([key, valid]) =>
-    fc.option(fc.tuple(fc.constant(key), fc.oneof({ weight: 3, arbitrary: valid }, { weight: 2, arbitrary: jsonValue }, { weight: 1, arbitrary: pollution })), { nil: undefined, freq: 3 }),
+    fc.option(fc.tuple(fc.constant(key), fc.oneof({ weight: 3, arbitrary: valid }, { weight: 2, arbitrary: jsonValue }, { weight: 1, arbitrary: pollution })), {
+      nil: undefined,
+      freq: 3,
+    }),
   );
   const extras = fc.array(fc.tuple(fc.oneof(pollutionKey, fc.string({ maxLength: 12 })), fc.oneof(jsonValue, pollution)), { maxLength: 2 });
-  return fc.tuple(fc.tuple(...known), fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: extras })).map(([picked, extra]) =>
-    objectOf([...(picked.filter((e) => e !== undefined) as Entries), ...(extra as Entries)]),
-  );
+  return fc
+    .tuple(fc.tuple(...known), fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: extras }))
+    .map(([picked, extra]) => objectOf([...(picked.filter((e) => e !== undefined) as Entries), ...(extra as Entries)]));
 }
 
 /**
@@ -162,7 +168,10 @@ export function bodyFor(fields: Record<string, fc.Arbitrary<unknown>>, wellTyped
         { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
         { weight: 1, arbitrary: fc.constantFrom('{', '{"a":}', '[1,', 'undefined', '{"__proto__":', '\u0000', '') },
       ),
-      fc.oneof({ weight: 12, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=utf-8', 'application/xml') }),
+      fc.oneof(
+        { weight: 12, arbitrary: fc.constant('application/json') },
+        { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=utf-8', 'application/xml') },
+      ),
     )
     .map(([raw, type]) => ({ raw, type }));
 }
@@ -208,7 +217,15 @@ function stringFor(schema: SchemaLike): fc.Arbitrary<string> {
   const boundary = fc.constantFrom('x'.repeat(max), 'x'.repeat(max + 1), '');
   const dates = fc.oneof(
     fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
-    fc.constantFrom('2031-01-01T00:00:00Z', '2031-01-01T00:00:00+09:00', '2030-02-30T10:00:00Z', '2031-01-01T24:00:00Z', '2031-01-01', 'tomorrow', '+275760-09-13T00:00:00.000Z'),
+    fc.constantFrom(
+      '2031-01-01T00:00:00Z',
+      '2031-01-01T00:00:00+09:00',
+      '2030-02-30T10:00:00Z',
+      '2031-01-01T24:00:00Z',
+      '2031-01-01',
+      'tomorrow',
+      '+275760-09-13T00:00:00.000Z',
+    ),
   );
   const matching = schema.pattern ? fc.stringMatching(new RegExp(schema.pattern, 'u'), { size: 'small' }).filter((s) => s.length <= max) : text(max);
   return fc.oneof(
@@ -282,14 +299,12 @@ export function objectForSchema(schema: SchemaLike, depth = 0, sane = false, hin
 // Request bodies as bytes: JSON of every shape, deep nesting within the 2 MB limit, not JSON at all.
 
 /** Nesting far deeper than any schema, all within the 2 MB limit: nothing may recurse on it unbounded. */
-export const deepNesting = fc
-  .tuple(fc.constantFrom(64, 1_000, 100_000, 300_000), fc.constantFrom('array', 'object', 'field'))
-  .map(([depth, shape]) => {
-    const arrays = `${'['.repeat(depth)}${']'.repeat(depth)}`;
-    if (shape === 'array') return arrays;
-    if (shape === 'object') return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-    return `{"title":${arrays},"name":"x"}`;
-  });
+export const deepNesting = fc.tuple(fc.constantFrom(64, 1_000, 100_000, 300_000), fc.constantFrom('array', 'object', 'field')).map(([depth, shape]) => {
+  const arrays = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  if (shape === 'array') return arrays;
+  if (shape === 'object') return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return `{"title":${arrays},"name":"x"}`;
+});
 
 /** Just over the 2 MB body limit, and exactly at it (a JSON string of 2 MB). */
 const nearLimit = fc.constantFrom(`"${'x'.repeat(2 * 1024 * 1024 - 2)}"`, `"${'x'.repeat(2 * 1024 * 1024 - 1)}"`);
@@ -305,7 +320,30 @@ export function hostileBody(schema: SchemaLike | undefined, hints: FieldHints = 
     { weight: 1, arbitrary: fc.constant(Buffer.alloc(0)) },
     { weight: 2, arbitrary: text(jsonValue.map(serialise)) },
     { weight: 1, arbitrary: text(pollution.map(serialise)) },
-    { weight: 1, arbitrary: text(fc.constantFrom('{}', '[]', '[{}]', '[1,2]', 'null', '0', '"x"', 'true', '{', '{"a":}', '[1,', 'undefined', '{"__proto__":', '\u0000', '\ufeff{}', '{}garbage', '{"a":1}{"b":2}')) },
+    {
+      weight: 1,
+      arbitrary: text(
+        fc.constantFrom(
+          '{}',
+          '[]',
+          '[{}]',
+          '[1,2]',
+          'null',
+          '0',
+          '"x"',
+          'true',
+          '{',
+          '{"a":}',
+          '[1,',
+          'undefined',
+          '{"__proto__":',
+          '\u0000',
+          '\ufeff{}',
+          '{}garbage',
+          '{"a":1}{"b":2}',
+        ),
+      ),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)) },
     { weight: 1, arbitrary: text(deepNesting) },
     { weight: 1, arbitrary: fc.integer({ min: 0, max: 9 }).chain((n) => (n === 0 ? text(nearLimit) : fc.constant(Buffer.from('{}')))) },

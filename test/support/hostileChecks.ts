@@ -193,7 +193,9 @@ export interface WriteMark {
 
 export function markWrites(t: TestApp): WriteMark {
   const rows = t.folio.db
-    .prepare('SELECT (SELECT COUNT(*) FROM posts) + (SELECT COUNT(*) FROM blogs) + (SELECT COUNT(*) FROM api_keys) + (SELECT COUNT(*) FROM domains) + (SELECT COUNT(*) FROM media) + (SELECT COUNT(*) FROM webhooks) AS n')
+    .prepare(
+      'SELECT (SELECT COUNT(*) FROM posts) + (SELECT COUNT(*) FROM blogs) + (SELECT COUNT(*) FROM api_keys) + (SELECT COUNT(*) FROM domains) + (SELECT COUNT(*) FROM media) + (SELECT COUNT(*) FROM webhooks) AS n',
+    )
     .get() as { n: number };
   const changes = t.folio.db.prepare('SELECT total_changes() AS n').get() as { n: number };
   return { rows: rows.n, changes: changes.n };
@@ -228,7 +230,14 @@ export function checkDatabase(t: TestApp): void {
 }
 
 export function checkMediaRows(t: TestApp): void {
-  for (const row of t.folio.db.prepare('SELECT id, hash, format, width, height, bytes FROM media').all() as { id: string; hash: string; format: string; width: number; height: number; bytes: number }[]) {
+  for (const row of t.folio.db.prepare('SELECT id, hash, format, width, height, bytes FROM media').all() as {
+    id: string;
+    hash: string;
+    format: string;
+    width: number;
+    height: number;
+    bytes: number;
+  }[]) {
     expect(row.hash, row.id).toMatch(/^[0-9a-f]{20}$/);
     expect(['jpeg', 'png', 'webp', 'gif', 'avif'], row.id).toContain(row.format);
     expect(row.width * row.height, row.id).toBeGreaterThan(0);

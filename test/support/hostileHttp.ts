@@ -89,7 +89,8 @@ const isChunked = (head: Head): boolean => /chunked/i.test(head.headers['transfe
  */
 function isComplete(head: Head, method: string): boolean {
   if (head.status === 204 || head.status === 304) return true;
-  if (isChunked(head)) return head.after.includes('0\r\n\r\n') && (head.after.subarray(0, 5).toString() === '0\r\n\r\n' || head.after.includes('\r\n0\r\n\r\n'));
+  if (isChunked(head))
+    return head.after.includes('0\r\n\r\n') && (head.after.subarray(0, 5).toString() === '0\r\n\r\n' || head.after.includes('\r\n0\r\n\r\n'));
   const length = head.headers['content-length'];
   if (length !== undefined) return head.after.length >= Number(length) || (method === 'HEAD' && head.after.length === 0);
   return false;

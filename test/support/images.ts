@@ -45,7 +45,9 @@ export async function image(format: Format, width: number, height: number): Prom
     case 'gif': {
       // Two frames: an animated GIF.
       const frames = await Promise.all([sharp(drawing(width, height)).png().toBuffer(), sharp(drawing(width, height)).negate().png().toBuffer()]);
-      return sharp(frames, { join: { animated: true } }).gif({ delay: 200 }).toBuffer();
+      return sharp(frames, { join: { animated: true } })
+        .gif({ delay: 200 })
+        .toBuffer();
     }
   }
 }
@@ -66,7 +68,12 @@ export function pngHeaderOnly(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr.writeUInt8(8, 8); // bit depth
   ihdr.writeUInt8(2, 9); // RGB
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(64))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.alloc(64))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /**
@@ -74,7 +81,9 @@ export function pngHeaderOnly(width: number, height: number): Buffer {
  * would decode to gigabytes.
  */
 export async function pngBomb(side: number): Promise<Buffer> {
-  return sharp({ create: { width: side, height: side, channels: 3, background: '#000' }, limitInputPixels: false }).png({ compressionLevel: 9 }).toBuffer();
+  return sharp({ create: { width: side, height: side, channels: 3, background: '#000' }, limitInputPixels: false })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
 }
 
 /**
@@ -82,11 +91,19 @@ export async function pngBomb(side: number): Promise<Buffer> {
  * canvas into a few kilobytes (a 7000 × 7000 AVIF is about 1.3 KB).
  */
 export async function avifBomb(width = 7000, height = 7000): Promise<Buffer> {
-  return drawnOnce(`bomb-${width}x${height}.avif`, () => sharp({ create: { width, height, channels: 3, background: '#000' }, limitInputPixels: false }).avif({ effort: 0 }).toBuffer());
+  return drawnOnce(`bomb-${width}x${height}.avif`, () =>
+    sharp({ create: { width, height, channels: 3, background: '#000' }, limitInputPixels: false })
+      .avif({ effort: 0 })
+      .toBuffer(),
+  );
 }
 
 export async function webpBomb(width = 16_383, height = 3050): Promise<Buffer> {
-  return drawnOnce(`bomb-${width}x${height}.webp`, () => sharp({ create: { width, height, channels: 3, background: '#000' }, limitInputPixels: false }).webp({ effort: 0 }).toBuffer());
+  return drawnOnce(`bomb-${width}x${height}.webp`, () =>
+    sharp({ create: { width, height, channels: 3, background: '#000' }, limitInputPixels: false })
+      .webp({ effort: 0 })
+      .toBuffer(),
+  );
 }
 
 /** An animated GIF of `frames` frames of `side` × `side`, black and white in turn (so none is merged). */
@@ -97,7 +114,9 @@ export async function gifBomb(frames: number, side: number): Promise<Buffer> {
 function drawGifBomb(frames: number, side: number): Promise<Buffer> {
   const pixels = Buffer.alloc(side * side * frames);
   for (let frame = 1; frame < frames; frame += 2) pixels.fill(255, frame * side * side, (frame + 1) * side * side);
-  return sharp(pixels, { raw: { width: side, height: side * frames, channels: 1, pageHeight: side }, limitInputPixels: false }).gif({ delay: 100, colours: 2, effort: 1, dither: 0 }).toBuffer();
+  return sharp(pixels, { raw: { width: side, height: side * frames, channels: 1, pageHeight: side }, limitInputPixels: false })
+    .gif({ delay: 100, colours: 2, effort: 1, dither: 0 })
+    .toBuffer();
 }
 
 /** An animated GIF cut short: its last frame's data and the trailer are missing. */

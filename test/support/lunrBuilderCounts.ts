@@ -57,4 +57,3 @@ export function countTerms(docs: readonly TokenizedFields[]): BuiltCounts {
   });
   return { termFrequencies };
 }
-

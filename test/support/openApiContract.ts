@@ -32,7 +32,12 @@ export class OpenApiContract {
   constructor(private readonly doc: Doc) {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
-        const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+').replace(/\{\w+\}/g, '[^/]+')}$`);
+        const pattern = new RegExp(
+          `^${path
+            .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+            .replace(/\\?\{\w+\\?\}/g, '[^/]+')
+            .replace(/\{\w+\}/g, '[^/]+')}$`,
+        );
         this.routes.push({ method: method.toUpperCase(), pattern, literal: path.replace(/\{\w+\}/g, '').length, responses: op.responses });
       }
     }
@@ -46,10 +51,14 @@ export class OpenApiContract {
     const route = this.routes.find((r) => r.method === (method === 'HEAD' ? 'GET' : method) && r.pattern.test(path));
     // Not an API operation (an unknown path, a wrong method): the 404 is checked as an error below.
     const documented = route?.responses[String(status)];
-    if (route && !documented) throw new Error(`OpenAPI contract: ${method} ${path} answered ${status}, which the document does not list (${Object.keys(route.responses).join(', ')})`);
+    if (route && !documented)
+      throw new Error(`OpenAPI contract: ${method} ${path} answered ${status}, which the document does not list (${Object.keys(route.responses).join(', ')})`);
     if (documented) this.checkHeaders(`${method} ${path} → ${status}`, documented, headers);
     if (!contentType.startsWith('application/json') || body === undefined) return;
-    const schema = documented?.$ref === '#/components/responses/ApiError' || !documented ? this.doc.components.schemas.ApiError : documented.content?.['application/json']?.schema;
+    const schema =
+      documented?.$ref === '#/components/responses/ApiError' || !documented
+        ? this.doc.components.schemas.ApiError
+        : documented.content?.['application/json']?.schema;
     if (!schema) return;
     let validate = this.validators.get(schema);
     if (!validate) {
@@ -57,7 +66,10 @@ export class OpenApiContract {
       this.validators.set(schema, validate);
     }
     if (!validate(body)) {
-      const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message}`).join('; ');
+      const problems = (validate.errors ?? [])
+        .slice(0, 5)
+        .map((e) => `${e.instancePath || '(body)'} ${e.message}`)
+        .join('; ');
       throw new Error(`OpenAPI contract: ${method} ${path} → ${status} does not match its schema: ${problems}\n${JSON.stringify(body).slice(0, 400)}`);
     }
   }
@@ -73,7 +85,8 @@ export class OpenApiContract {
         continue;
       }
       if (header.schema?.type === 'integer' && !/^\d+$/.test(value)) throw new Error(`OpenAPI contract: ${where}: ${name}: ${value} is not an integer`);
-      if (header.schema?.enum && !header.schema.enum.includes(value)) throw new Error(`OpenAPI contract: ${where}: ${name}: ${value} is not one of ${header.schema.enum.join(', ')}`);
+      if (header.schema?.enum && !header.schema.enum.includes(value))
+        throw new Error(`OpenAPI contract: ${where}: ${name}: ${value} is not one of ${header.schema.enum.join(', ')}`);
     }
   }
 }

@@ -29,7 +29,9 @@ export function parseRawResponse(raw: string): RawResponse {
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   const length = Number(headers['content-length'] ?? 0);
-  const body = Buffer.from(raw.slice(headEnd + 4), 'latin1').subarray(0, length).toString('utf8');
+  const body = Buffer.from(raw.slice(headEnd + 4), 'latin1')
+    .subarray(0, length)
+    .toString('utf8');
   return { status: Number(statusLine.split(' ')[1] ?? 0), headers, body, raw };
 }
 

@@ -28,7 +28,11 @@ export async function startRecordingServer(options: { anyMethod?: boolean } = {}
     respond: () => ({ status: 200 }),
     close: async () => undefined,
   };
-  if (options.anyMethod) return listen(state, createTcpServer((socket) => answerRaw(state, socket)));
+  if (options.anyMethod)
+    return listen(
+      state,
+      createTcpServer((socket) => answerRaw(state, socket)),
+    );
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -75,7 +79,12 @@ function answerRaw(state: RecordingServer, socket: Socket): void {
     state.requests.push(recorded);
     const answer = state.respond(recorded);
     const body = Buffer.from(answer.body ?? '');
-    const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Status'}`, `content-length: ${body.length}`, 'connection: close', ...Object.entries(answer.headers ?? {}).map(([k, v]) => `${k}: ${v}`)];
+    const head = [
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Status'}`,
+      `content-length: ${body.length}`,
+      'connection: close',
+      ...Object.entries(answer.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
+    ];
     socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]));
   });
 }

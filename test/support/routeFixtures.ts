@@ -53,7 +53,15 @@ export class RouteFixtures {
   constructor(private readonly t: TestApp) {
     this.other = t.createAccount('enterprise');
     this.free = t.createAccount('free');
-    this.values = { accountKey: t.key, otherAccountKey: this.other.key, freePlanKey: this.free.key, postSlug: POST_SLUG, docsVersion: SWAGGER_UI_VERSION, docsScript: 'start.js', docsStyles: 'swagger-ui.css' };
+    this.values = {
+      accountKey: t.key,
+      otherAccountKey: this.other.key,
+      freePlanKey: this.free.key,
+      postSlug: POST_SLUG,
+      docsVersion: SWAGGER_UI_VERSION,
+      docsScript: 'start.js',
+      docsStyles: 'swagger-ui.css',
+    };
   }
 
   /** Brings back whatever earlier runs deleted, revoked or renamed, then sets the post and domain state. */
@@ -76,14 +84,17 @@ export class RouteFixtures {
       expect((await t.request('DELETE', `/v1/blogs/${values.blogId}/api-keys/${key.id}`)).status).toBe(200);
       values.revokedKey = key.key!;
     }
-    if (!values.otherBlogId || !blogs.findOwned(this.other.accountId, values.otherBlogId)) values.otherBlogId = await this.blogOf(this.other.accountId, this.other.key);
+    if (!values.otherBlogId || !blogs.findOwned(this.other.accountId, values.otherBlogId))
+      values.otherBlogId = await this.blogOf(this.other.accountId, this.other.key);
     if (!values.otherKeyId || !keys.listActiveForBlog(values.otherBlogId).some((k) => k.id === values.otherKeyId)) {
       values.otherKeyId = (await this.created(this.other.key, `/v1/blogs/${values.otherBlogId}/api-keys`, { name: 'other' })).id!;
     }
     values.webhookId = this.webhookOf(values.blogId, values.webhookId);
     values.otherWebhookId = this.webhookOf(values.otherBlogId, values.otherWebhookId);
-    if (!values.freeBlogId || !blogs.findOwned(this.free.accountId, values.freeBlogId)) values.freeBlogId = await this.blogOf(this.free.accountId, this.free.key);
-    for (const name of ['accountKey', 'otherAccountKey', 'freePlanKey', 'blogKey', 'readOnlyKey']) expect(this.isLive(values[name]), `${name} must stay live`).toBe(true);
+    if (!values.freeBlogId || !blogs.findOwned(this.free.accountId, values.freeBlogId))
+      values.freeBlogId = await this.blogOf(this.free.accountId, this.free.key);
+    for (const name of ['accountKey', 'otherAccountKey', 'freePlanKey', 'blogKey', 'readOnlyKey'])
+      expect(this.isLive(values[name]), `${name} must stay live`).toBe(true);
     if (state) {
       await this.putPostIn(state.postState);
       await this.putDomain(state.hasDomain);
@@ -125,7 +136,14 @@ export class RouteFixtures {
     const { webhooks } = this.t.folio.repos;
     if (current && webhooks.find(current)?.blogId === blogId) return current;
     const id = `fixture-hook-${process.pid}-${++this.counter}`;
-    webhooks.insert({ id, blogId, url: 'http://127.0.0.1:9/hook', events: ['post.published'], secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', createdAt: new Date(0).toISOString() });
+    webhooks.insert({
+      id,
+      blogId,
+      url: 'http://127.0.0.1:9/hook',
+      events: ['post.published'],
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      createdAt: new Date(0).toISOString(),
+    });
     return id;
   }
 
@@ -155,7 +173,9 @@ export class RouteFixtures {
     const has = this.t.folio.repos.domains.findByBlog(this.values.blogId!) !== null;
     if (has === wanted) return;
     const path = `/v1/blogs/${this.values.blogId}/domain`;
-    const res = wanted ? await this.t.request('POST', path, { body: { hostname: `fixture-${++this.counter}.example.com` } }) : await this.t.request('DELETE', path);
+    const res = wanted
+      ? await this.t.request('POST', path, { body: { hostname: `fixture-${++this.counter}.example.com` } })
+      : await this.t.request('DELETE', path);
     if (res.status !== (wanted ? 201 : 200)) throw new Error(`fixture domain: ${res.status} ${res.text}`);
   }
 }

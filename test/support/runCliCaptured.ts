@@ -14,10 +14,12 @@ export interface CliRun {
 export async function runCliCaptured(args: string[], env: Record<string, string>, options: Omit<CliOptions, 'env'> = {}): Promise<CliRun> {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const capture = (into: string[]) => (chunk: string | Uint8Array): boolean => {
-    into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-    return true;
-  };
+  const capture =
+    (into: string[]) =>
+    (chunk: string | Uint8Array): boolean => {
+      into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      return true;
+    };
   const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture(stdout) as typeof process.stdout.write);
   const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture(stderr) as typeof process.stderr.write);
   try {

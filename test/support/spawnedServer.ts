@@ -60,7 +60,15 @@ export async function spawnServer(env: Record<string, string> = {}, main = MAIN_
   const dataDir = env.FOLIO_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'folio-spawned-'));
   const port = await freePort();
   const child = spawn(process.execPath, [main], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      FOLIO_DATA_DIR: dataDir,
+      FOLIO_LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: OutputLine[] = [];

@@ -1,4 +1,15 @@
-import { decodePostings, POSTING_STRIDE, chunkKey, chunkOf, deltaKey, metaKey, type ChunkFile, type FragmentEntry, type FragmentFile, type StaticMeta } from '../../src/search/static/staticFormat.js';
+import {
+  decodePostings,
+  POSTING_STRIDE,
+  chunkKey,
+  chunkOf,
+  deltaKey,
+  metaKey,
+  type ChunkFile,
+  type FragmentEntry,
+  type FragmentFile,
+  type StaticMeta,
+} from '../../src/search/static/staticFormat.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
 import { chunkPathsOf, livePostings, RankedMatches, readableMeta, scoreMatches, STATIC_FORMAT_VERSION } from '../../src/search/static/staticQuery.js';
 import { queryTerms } from '../../src/search/tokenize.js';
@@ -35,7 +46,8 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
     const fragment = (await json<FragmentFile>(store, key))!;
     for (const [ordinal, entry] of Object.entries(fragment)) {
       if (dead.has(Number(ordinal))) throw new Error(`dead ordinal ${ordinal} still in ${key}`);
-      if (Math.floor(Number(ordinal) / meta.fragment) !== Number(/(\d+)\.json$/.exec(key)![1])) throw new Error(`ordinal ${ordinal} in the wrong fragment ${key}`);
+      if (Math.floor(Number(ordinal) / meta.fragment) !== Number(/(\d+)\.json$/.exec(key)![1]))
+        throw new Error(`ordinal ${ordinal} in the wrong fragment ${key}`);
       if (entries[entry[1]]) throw new Error(`${entry[1]} listed twice`);
       pathOf.set(Number(ordinal), entry[1]);
       lengthOf.set(Number(ordinal), entry[6]);
@@ -62,7 +74,8 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
         const path = pathOf.get(list[i]!);
         if (path === undefined) throw new Error(`${term}: live ordinal ${list[i]} has no post`);
         if ((postings[term] ??= {})[path] !== undefined) throw new Error(`${term}: ${path} posted twice`);
-        if (list[i + 2] !== lengthOf.get(list[i]!)) throw new Error(`${term}: ${path} has length ${list[i + 2]} in ${key}, ${lengthOf.get(list[i]!)} in its fragment`);
+        if (list[i + 2] !== lengthOf.get(list[i]!))
+          throw new Error(`${term}: ${path} has length ${list[i + 2]} in ${key}, ${lengthOf.get(list[i]!)} in its fragment`);
         postings[term][path] = list[i + 1]!;
       }
     }
@@ -71,7 +84,9 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
   return {
     docs: meta.docs,
     length: meta.length,
-    postings: sorted(Object.fromEntries(Object.entries(postings).map(([term, byPath]) => [term, sorted(byPath) as Record<string, number>]))) as LogicalIndex['postings'],
+    postings: sorted(
+      Object.fromEntries(Object.entries(postings).map(([term, byPath]) => [term, sorted(byPath) as Record<string, number>])),
+    ) as LogicalIndex['postings'],
     entries: sorted(entries) as LogicalIndex['entries'],
   };
 }
@@ -101,7 +116,8 @@ export async function staticSearch(store: SiteStore, blog: string, q: string, fr
   };
   const meta = await file('meta.json');
   if (!readableMeta(meta)) throw new Error(`${blog}/search/meta.json is not of format ${STATIC_FORMAT_VERSION}`);
-  const entryOf = async (ordinal: number): Promise<FragmentEntry | undefined> => ((await file(`d/${Math.floor(ordinal / meta.fragment)}.json`)) as FragmentFile | null)?.[ordinal];
+  const entryOf = async (ordinal: number): Promise<FragmentEntry | undefined> =>
+    ((await file(`d/${Math.floor(ordinal / meta.fragment)}.json`)) as FragmentFile | null)?.[ordinal];
   const dead = new Set(meta.dead);
   const lists = await Promise.all(
     queryTerms(q).map(async (term) => livePostings((await Promise.all(chunkPathsOf(meta, term).map(file))) as (ChunkFile | null)[], term, dead)),

@@ -77,8 +77,6 @@ export interface TestAppOptions {
   logger?: Logger;
 }
 
-
-
 /** The real app over real HTTP on a loopback port, with a fresh SQLite file in a temp dir. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'folio-test-'));
@@ -139,7 +137,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${baseUrl}${path.startsWith('/') ? path : `/v1/${path}`}`, { method, headers, ...(body !== undefined ? { body: typeof body === 'string' ? body : new Uint8Array(body) } : {}), redirect: 'manual' });
+    const res = await fetch(`${baseUrl}${path.startsWith('/') ? path : `/v1/${path}`}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : new Uint8Array(body) } : {}),
+      redirect: 'manual',
+    });
     const text = await res.text();
     let parsed: unknown = text;
     try {

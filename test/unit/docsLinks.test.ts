@@ -68,7 +68,12 @@ function linkTargets(text: string): { line: number; target: string }[] {
   return found;
 }
 
-const pages = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => join('docs', name))];
+const pages = [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join('docs', name)),
+];
 
 /** What is wrong with each relative link of the pages given, as `file:line → target: why`. */
 function brokenLinks(files: readonly string[]): string[] {
@@ -94,7 +99,9 @@ function brokenLinks(files: readonly string[]): string[] {
 
 describe('links in README.md and docs/', () => {
   it('makes anchors as GitHub does', () => {
-    const slugs = headingSlugs('# Title\n## HTTPS on one VM (Caddy)\n### Varnish: `deploy/varnish/folio.vcl`\n## Title\n```\n# not a heading\n```\n## 검색 Search_2\n');
+    const slugs = headingSlugs(
+      '# Title\n## HTTPS on one VM (Caddy)\n### Varnish: `deploy/varnish/folio.vcl`\n## Title\n```\n# not a heading\n```\n## 검색 Search_2\n',
+    );
     expect([...slugs]).toEqual(['title', 'https-on-one-vm-caddy', 'varnish-deployvarnishfoliovcl', 'title-1', '검색-search_2']);
   });
 

@@ -38,7 +38,10 @@ describe('layering', () => {
       const text = readFileSync(file, 'utf8');
       const imports = [...text.matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
       if (!rel.startsWith('http/') && imports.some((i) => i === 'koa' || i.startsWith('@koa/') || i.startsWith('koa-'))) offenders.push(rel);
-      if ((rel.startsWith('publish/') || rel.startsWith('services/') || rel.startsWith('search/') || rel.startsWith('storage/')) && imports.some((i) => i.includes('/http/'))) {
+      if (
+        (rel.startsWith('publish/') || rel.startsWith('services/') || rel.startsWith('search/') || rel.startsWith('storage/')) &&
+        imports.some((i) => i.includes('/http/'))
+      ) {
         offenders.push(rel);
       }
     }
@@ -99,7 +102,12 @@ describe('layering', () => {
       for (const next of edges.get(folder)?.keys() ?? []) {
         if (state.get(next) === 'open') {
           const loop = [...path.slice(path.indexOf(next)), next];
-          cycles.push(loop.slice(1).map((to, i) => `${loop[i]} -> ${to} (${edges.get(loop[i]!)!.get(to)})`).join(', '));
+          cycles.push(
+            loop
+              .slice(1)
+              .map((to, i) => `${loop[i]} -> ${to} (${edges.get(loop[i]!)!.get(to)})`)
+              .join(', '),
+          );
         } else if (!state.has(next)) visit(next);
       }
       path.pop();
@@ -133,7 +141,24 @@ it('every src/… or test/… path named in a comment in src/ exists (.js read a
   // starts a regular expression. A `}` closing a template's `${` resumes the template.
   const ts = (await import('typescript')).default;
   const K = ts.SyntaxKind;
-  const endsValue = new Set([K.Identifier, K.CloseParenToken, K.CloseBracketToken, K.CloseBraceToken, K.NumericLiteral, K.StringLiteral, K.NoSubstitutionTemplateLiteral, K.TemplateTail, K.ThisKeyword, K.SuperKeyword, K.TrueKeyword, K.FalseKeyword, K.NullKeyword, K.RegularExpressionLiteral, K.PlusPlusToken, K.MinusMinusToken]);
+  const endsValue = new Set([
+    K.Identifier,
+    K.CloseParenToken,
+    K.CloseBracketToken,
+    K.CloseBraceToken,
+    K.NumericLiteral,
+    K.StringLiteral,
+    K.NoSubstitutionTemplateLiteral,
+    K.TemplateTail,
+    K.ThisKeyword,
+    K.SuperKeyword,
+    K.TrueKeyword,
+    K.FalseKeyword,
+    K.NullKeyword,
+    K.RegularExpressionLiteral,
+    K.PlusPlusToken,
+    K.MinusMinusToken,
+  ]);
   const commentsOf = (file: string): { line: number; text: string }[] => {
     const text = readFileSync(file, 'utf8');
     // Comments come in order, so the line count runs on from the previous one.

@@ -33,7 +33,9 @@ describe('LICENSE', () => {
     const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean; license?: string }> };
     const production = Object.entries(lock.packages).filter(([path, entry]) => path !== '' && entry.dev !== true);
     expect(production.length).toBeGreaterThan(50);
-    const refused = production.filter(([path, entry]) => !entry.license || !permitted(entry.license, path.replace(/^.*node_modules\//, ''))).map(([path, entry]) => `${path}: ${entry.license ?? 'none'}`);
+    const refused = production
+      .filter(([path, entry]) => !entry.license || !permitted(entry.license, path.replace(/^.*node_modules\//, '')))
+      .map(([path, entry]) => `${path}: ${entry.license ?? 'none'}`);
     expect(refused).toEqual([]);
   });
 

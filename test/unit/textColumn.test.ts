@@ -18,7 +18,9 @@ describe('TextColumn', () => {
 
   it('finds the last of repeated values, in either kind of column', () => {
     const fixed = TextColumn.of(['aa', 'bb', 'aa', 'cc', 'aa', 'bb'].join('\n'), 6)!;
-    expect([fixed.indexOf('aa'), fixed.lastIndexOf('aa'), fixed.lastIndexOf('bb'), fixed.lastIndexOf('cc'), fixed.lastIndexOf('a\nb')]).toEqual([0, 4, 5, 3, -1]);
+    expect([fixed.indexOf('aa'), fixed.lastIndexOf('aa'), fixed.lastIndexOf('bb'), fixed.lastIndexOf('cc'), fixed.lastIndexOf('a\nb')]).toEqual([
+      0, 4, 5, 3, -1,
+    ]);
     const mixed = TextColumn.of(['a', 'bbb', 'a', ''].join('\n'), 4)!;
     expect([mixed.lastIndexOf('a'), mixed.lastIndexOf('bbb'), mixed.lastIndexOf('x')]).toEqual([2, 1, -1]);
     expect(TextColumn.of('only', 1)!.lastIndexOf('only')).toBe(0);

@@ -14,8 +14,10 @@ const REQUEST_ID = /^[\w.-]{1,128}$/;
  */
 function asUnavailable(err: unknown): AppError | null {
   // Before StorageError: a folder store on a full disk wraps ENOSPC in one.
-  if (isDiskFull(err)) return new InsufficientStorageError('the server is out of disk space, so nothing was written; try again once the operator has freed space', { cause: err });
-  if (err instanceof StorageError) return new ServiceUnavailableError('the site store is unavailable; try again shortly', { retryAfter: err.retryAfter ?? 30, cause: err });
+  if (isDiskFull(err))
+    return new InsufficientStorageError('the server is out of disk space, so nothing was written; try again once the operator has freed space', { cause: err });
+  if (err instanceof StorageError)
+    return new ServiceUnavailableError('the site store is unavailable; try again shortly', { retryAfter: err.retryAfter ?? 30, cause: err });
   if (isDatabaseBusy(err)) return new ServiceUnavailableError('the database is busy; try again shortly', { retryAfter: 2, cause: err });
   return null;
 }
@@ -44,7 +46,10 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
       const err = asUnavailable(caught) ?? caught;
       if (err instanceof InsufficientStorageError && !diskFull) {
         diskFull = true;
-        logger.error({ requestId, err: caught }, 'the disk is full: writes answer 507 insufficient_storage until space is freed (the database stays as it was)');
+        logger.error(
+          { requestId, err: caught },
+          'the disk is full: writes answer 507 insufficient_storage until space is freed (the database stays as it was)',
+        );
       }
       if (err instanceof AppError) {
         if (err instanceof ServiceUnavailableError) logger.warn({ requestId, err: caught }, 'answered 503');
@@ -63,10 +68,7 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
         ctx.body = { error: 'internal_error', message: `internal error; quote request id ${requestId} when reporting it` };
       }
     } finally {
-      logger.info(
-        { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 },
-        'request',
-      );
+      logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
     }
   };
 }

@@ -41,11 +41,15 @@ export function idempotency(service: IdempotencyService, logger: Logger, secret?
     try {
       await next();
     } catch (err) {
-      await service.failed(owner, key).catch((cause: unknown) => logger.warn({ err: cause, requestId: ctx.state.requestId }, 'could not release an Idempotency-Key'));
+      await service
+        .failed(owner, key)
+        .catch((cause: unknown) => logger.warn({ err: cause, requestId: ctx.state.requestId }, 'could not release an Idempotency-Key'));
       throw err;
     }
     // The work is done: failing to record it must not turn the success into an error (a retry
     // then waits out the key's lock and runs again, the one case a duplicate is possible).
-    await service.succeeded(owner, key, ctx.status, ctx.body, secret).catch((err: unknown) => logger.warn({ err, requestId: ctx.state.requestId }, 'could not record an Idempotency-Key answer'));
+    await service
+      .succeeded(owner, key, ctx.status, ctx.body, secret)
+      .catch((err: unknown) => logger.warn({ err, requestId: ctx.state.requestId }, 'could not record an Idempotency-Key answer'));
   };
 }

@@ -8,7 +8,6 @@ import { MAX_BODY_BYTES, uploadRoute } from '../bodyLimits.js';
 
 export { MAX_BODY_BYTES };
 
-
 const requireModule = createRequire(import.meta.url);
 
 /**

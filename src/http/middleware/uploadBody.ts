@@ -33,7 +33,10 @@ const rawBody = (): typeof getRawBody => (loaded ??= requireModule('raw-body') a
 /** Reads the raw body of an upload route into ctx.state.upload, at most `route.maxBytes`. */
 export function uploadBody(route: UploadRoute): Middleware<AppState> {
   const tooLarge = (cause?: unknown) =>
-    new PayloadTooLargeError(`request body is larger than ${route.maxBytes} bytes (${route.limitText})`, { headers: { Connection: 'close' }, ...(cause === undefined ? {} : { cause }) });
+    new PayloadTooLargeError(`request body is larger than ${route.maxBytes} bytes (${route.limitText})`, {
+      headers: { Connection: 'close' },
+      ...(cause === undefined ? {} : { cause }),
+    });
   return async (ctx, next) => {
     const declared = ctx.get('content-length');
     if (declared !== '' && Number(declared) > route.maxBytes) throw tooLarge();

@@ -92,7 +92,10 @@ function parseQueryIntegers(query: Record<string, unknown>, names: string[]): vo
 
 /** `/tags/3` → `tags[3]`, `/meta/description` → `meta.description`. */
 function fieldName(instancePath: string, child?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
   return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
 }
@@ -167,7 +170,13 @@ const declared: { schema: JsonSchema; where: 'body' | 'query' }[] = [];
  * its schema.
  */
 export function schemaWarmUpSteps(): (() => void)[] {
-  return declared.filter(({ schema }) => !compiled.has(schema)).map(({ schema, where }) => () => void compileSchema(schema, where));
+  return declared
+    .filter(({ schema }) => !compiled.has(schema))
+    .map(
+      ({ schema, where }) =>
+        () =>
+          void compileSchema(schema, where),
+    );
 }
 
 /**

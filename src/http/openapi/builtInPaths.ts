@@ -7,7 +7,8 @@ export const builtInPaths: Record<string, Record<string, unknown>> = {
     get: {
       operationId: 'getHealth',
       summary: 'Liveness: the process answers and its database is reachable',
-      description: 'For load balancers and orchestrators: 200 `{"status":"ok"}` once a query of the database succeeded; 500 when it fails. No key needed, and not counted against any rate limit.',
+      description:
+        'For load balancers and orchestrators: 200 `{"status":"ok"}` once a query of the database succeeded; 500 when it fails. No key needed, and not counted against any rate limit.',
       tags: ['meta'],
       security: [],
       parameters: [],
@@ -22,7 +23,8 @@ export const builtInPaths: Record<string, Record<string, unknown>> = {
     get: {
       operationId: 'getOpenApiDocument',
       summary: 'This OpenAPI document',
-      description: 'OpenAPI 3.1, built from the same route table and JSON Schemas that validate requests, so it cannot drift from what the server does. Feed it to a client generator or to an API tool.',
+      description:
+        'OpenAPI 3.1, built from the same route table and JSON Schemas that validate requests, so it cannot drift from what the server does. Feed it to a client generator or to an API tool.',
       tags: ['meta'],
       security: [],
       parameters: [],
@@ -33,12 +35,17 @@ export const builtInPaths: Record<string, Record<string, unknown>> = {
     get: {
       operationId: 'getApiReference',
       summary: 'This document rendered as an HTML reference (Swagger UI, served by Folio itself)',
-      description: 'Every operation with its parameters, schemas and examples. Its scripts and styles come from this server (no CDN), under a strict Content-Security-Policy.',
+      description:
+        'Every operation with its parameters, schemas and examples. Its scripts and styles come from this server (no CDN), under a strict Content-Security-Policy.',
       tags: ['meta'],
       security: [],
       parameters: [],
       responses: {
-        '200': { description: 'HTML page', headers: REQUEST_ID_HEADER, content: { 'text/html': { schema: { type: 'string' }, example: examplesOf('getApiReference').response } } },
+        '200': {
+          description: 'HTML page',
+          headers: REQUEST_ID_HEADER,
+          content: { 'text/html': { schema: { type: 'string' }, example: examplesOf('getApiReference').response } },
+        },
         ...TRANSPORT_ERRORS,
       },
     },
@@ -58,7 +65,12 @@ export const builtInPaths: Record<string, Record<string, unknown>> = {
         '200': {
           description: 'The file',
           headers: REQUEST_ID_HEADER,
-          content: Object.fromEntries(['text/css', 'text/javascript', 'image/png'].map((type) => [type, { schema: { type: 'string' }, example: (examplesOf('getApiReferenceAsset').response as Record<string, string>)[type] }])),
+          content: Object.fromEntries(
+            ['text/css', 'text/javascript', 'image/png'].map((type) => [
+              type,
+              { schema: { type: 'string' }, example: (examplesOf('getApiReferenceAsset').response as Record<string, string>)[type] },
+            ]),
+          ),
         },
         ...TRANSPORT_ERRORS,
         '404': ERROR_REF,
@@ -73,12 +85,17 @@ export function metricsPath(tokenRequired: boolean): Record<string, unknown> {
     get: {
       operationId: 'getMetrics',
       summary: 'Prometheus metrics, text exposition format (never on a blog host)',
-      description: 'Request counts and durations by route, publish queue depth and failures, image and webhook queues, event-loop delay and process figures. Needs the FOLIO_METRICS_TOKEN bearer token when one is configured.',
+      description:
+        'Request counts and durations by route, publish queue depth and failures, image and webhook queues, event-loop delay and process figures. Needs the FOLIO_METRICS_TOKEN bearer token when one is configured.',
       tags: ['meta'],
       security: tokenRequired ? [{ metricsToken: [] }] : [],
       parameters: [],
       responses: {
-        '200': { description: 'Prometheus text format 0.0.4', headers: REQUEST_ID_HEADER, content: { 'text/plain': { schema: { type: 'string' }, example: examplesOf('getMetrics').response } } },
+        '200': {
+          description: 'Prometheus text format 0.0.4',
+          headers: REQUEST_ID_HEADER,
+          content: { 'text/plain': { schema: { type: 'string' }, example: examplesOf('getMetrics').response } },
+        },
         ...TRANSPORT_ERRORS,
         ...(tokenRequired ? { '401': ERROR_REF } : {}),
       },
@@ -94,8 +111,10 @@ export function mcpPath(): Record<string, unknown> {
   return {
     post: {
       operationId: 'callMcp',
-      summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless, JSON answers): one JSON-RPC 2.0 message per request; the tools act with this key and its scopes',
-      description: 'For AI agents: `initialize`, `tools/list` and `tools/call` with the tools of `folio mcp`. Each `tools/call` costs one request of the hourly rate limit, whatever the tool does; the other messages cost none (they are refused with 429 once the budget is spent). A tool failure is a result with `isError` carrying the API error (`error`, `message`, `details`, `required_plan`).',
+      summary:
+        'Model Context Protocol endpoint (Streamable HTTP, stateless, JSON answers): one JSON-RPC 2.0 message per request; the tools act with this key and its scopes',
+      description:
+        'For AI agents: `initialize`, `tools/list` and `tools/call` with the tools of `folio mcp`. Each `tools/call` costs one request of the hourly rate limit, whatever the tool does; the other messages cost none (they are refused with 429 once the budget is spent). A tool failure is a result with `isError` carrying the API error (`error`, `message`, `details`, `required_plan`).',
       tags: ['agents'],
       security: [{ bearer: [] }],
       parameters: [],
@@ -119,7 +138,11 @@ export function mcpPath(): Record<string, unknown> {
           headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, result: { type: 'object' }, error: { type: 'object' } } },
+              schema: {
+                type: 'object',
+                required: ['jsonrpc'],
+                properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, result: { type: 'object' }, error: { type: 'object' } },
+              },
               example: examples.response,
             },
           },

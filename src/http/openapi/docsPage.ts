@@ -62,7 +62,16 @@ const START_SCRIPT = `window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom
  * "Try it out" calls the document's server, which may be another origin (FOLIO_PUBLIC_API_URL).
  */
 function securityPolicy(apiOrigin: string): string {
-  return ["default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", `connect-src 'self' ${apiOrigin}`, "frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'"].join('; ');
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${apiOrigin}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
 }
 
 export function registerDocsPage(router: Router<AppState>, options: { apiOrigin: string; named: (route: string) => Middleware<AppState> }): void {

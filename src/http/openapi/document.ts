@@ -3,7 +3,7 @@ import { MAX_BODY_BYTES, UPLOAD_ROUTES } from '../bodyLimits.js';
 import { ERROR_EXAMPLE } from './examples.js';
 import { publicSchema as clean } from './publicSchema.js';
 import { builtInPaths, mcpPath, metricsPath } from './builtInPaths.js';
-import { ERROR_REF, examplesOf, HEADER_COMPONENTS, jsonResponse, RATE_LIMIT_HEADERS, REQUEST_ID_HEADER, TRANSPORT_ERRORS } from './responseParts.js';
+import { ERROR_REF, examplesOf, HEADER_COMPONENTS, RATE_LIMIT_HEADERS, REQUEST_ID_HEADER, TRANSPORT_ERRORS } from './responseParts.js';
 
 /**
  * The body of every error. Named `ApiError`, not `Error`: generated TypeScript clients declare a
@@ -15,7 +15,24 @@ const errorSchema = {
   required: ['error', 'message'],
   properties: {
     error: {
-      enum: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'method_not_allowed', 'conflict', 'payload_too_large', 'unsupported_media_type', 'rate_limit_exceeded', 'idempotency_key_reused', 'precondition_failed', 'internal_error', 'headers_too_large', 'expectation_failed', 'service_unavailable', 'insufficient_storage'],
+      enum: [
+        'bad_request',
+        'unauthorized',
+        'forbidden',
+        'not_found',
+        'method_not_allowed',
+        'conflict',
+        'payload_too_large',
+        'unsupported_media_type',
+        'rate_limit_exceeded',
+        'idempotency_key_reused',
+        'precondition_failed',
+        'internal_error',
+        'headers_too_large',
+        'expectation_failed',
+        'service_unavailable',
+        'insufficient_storage',
+      ],
     },
     message: { type: 'string', description: 'What went wrong and what to do, in a sentence' },
     details: {
@@ -39,8 +56,8 @@ export function toOpenApiPath(path: string): string {
 
 /** Operation groups, in the order the reference at /v1/docs lists them. */
 const TAGS: Record<string, string> = {
-  posts: 'Markdown posts of a blog: write, publish, schedule, unpublish. The blog comes from X-Blog-Id or the key\'s bound blog.',
-  search: 'Full-text search over a blog\'s published posts (Korean-aware segmentation).',
+  posts: "Markdown posts of a blog: write, publish, schedule, unpublish. The blog comes from X-Blog-Id or the key's bound blog.",
+  search: "Full-text search over a blog's published posts (Korean-aware segmentation).",
   media: 'Images uploaded to a blog: re-encoded without metadata, with responsive AVIF/WebP/original variants for srcset.',
   blogs: 'Blogs of the account: settings, theme, publishing status.',
   domains: 'A custom hostname for a blog, proven with a DNS TXT record.',
@@ -64,7 +81,13 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     const path = `/v1${toOpenApiPath(route.path)}`;
     const parameters: unknown[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     if (route.blogScoped) {
-      parameters.push({ name: 'X-Blog-Id', in: 'header', required: false, schema: { type: 'string' }, description: "Blog to act on; defaults to the key's bound blog" });
+      parameters.push({
+        name: 'X-Blog-Id',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: "Blog to act on; defaults to the key's bound blog",
+      });
     }
     const query = route.query as { properties?: Record<string, unknown>; required?: string[] } | undefined;
     for (const [name, schema] of Object.entries(query?.properties ?? {})) {
@@ -76,7 +99,8 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
         in: 'header',
         required: false,
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-        description: 'Makes a retry safe: the same key with the same request within 24 hours answers the first success again (with Idempotent-Replayed: true) without doing the work twice; the same key with another request is 422 idempotency_key_reused',
+        description:
+          'Makes a retry safe: the same key with the same request within 24 hours answers the first success again (with Idempotent-Replayed: true) without doing the work twice; the same key with another request is 422 idempotency_key_reused',
       });
     }
     if (route.etag === 'write') {
@@ -85,7 +109,8 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
         in: 'header',
         required: false,
         schema: { type: 'string' },
-        description: 'The ETag of the version you read (GET); the write happens only if it still matches, else 412 precondition_failed and nothing changes. `*` matches any existing version',
+        description:
+          'The ETag of the version you read (GET); the write happens only if it still matches, else 412 precondition_failed and nothing changes. `*` matches any existing version',
       });
     }
     // 503 (with Retry-After) while the store or the database lock is unavailable.
@@ -112,7 +137,13 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
       // Raw bytes. `format: binary` is what generators understand (a Blob or File parameter sent
       // as is); an empty schema makes some of them send `{}` or drop the body.
       ...(route.upload
-        ? { requestBody: { required: true, description: route.upload.description, content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) } }
+        ? {
+            requestBody: {
+              required: true,
+              description: route.upload.description,
+              content: Object.fromEntries(route.upload.contentTypes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+            },
+          }
         : {}),
       responses: {
         [String(route.status)]: {
@@ -121,13 +152,21 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
             ...REQUEST_ID_HEADER,
             ...(route.scope || route.rateLimit ? RATE_LIMIT_HEADERS : {}),
             ...(route.method === 'POST' && route.scope ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}),
-            ...(route.etag && route.method !== 'DELETE' ? { ETag: { description: 'Version of the resource as read, for If-Match', required: true, schema: { type: 'string' } } } : {}),
+            ...(route.etag && route.method !== 'DELETE'
+              ? { ETag: { description: 'Version of the resource as read, for If-Match', required: true, schema: { type: 'string' } } }
+              : {}),
           },
           content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true), example: examples.response } },
         },
         // An upload of bytes the blog already has answers with that image.
         ...(route.upload && route.status === 201
-          ? { '200': { description: 'The blog already had this exact image', headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS }, content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true), example: examples.response } } } }
+          ? {
+              '200': {
+                description: 'The blog already had this exact image',
+                headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
+                content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true), example: examples.response } },
+              },
+            }
           : {}),
         ...TRANSPORT_ERRORS,
         ...Object.fromEntries(errors.map((code) => [code, ERROR_REF])),
@@ -148,12 +187,22 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_ API key. Each operation lists the scope it needs (OpenAPI 3.1 role names); a key with `*` has them all' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'pk_live_ API key. Each operation lists the scope it needs (OpenAPI 3.1 role names); a key with `*` has them all',
+        },
         ...(options.metricsToken ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'FOLIO_METRICS_TOKEN (GET /metrics only)' } } : {}),
       },
       schemas: { ApiError: errorSchema },
       headers: HEADER_COMPONENTS,
-      responses: { ApiError: { description: 'Error', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' }, example: ERROR_EXAMPLE } } } },
+      responses: {
+        ApiError: {
+          description: 'Error',
+          headers: REQUEST_ID_HEADER,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' }, example: ERROR_EXAMPLE } },
+        },
+      },
     },
     paths,
   };

@@ -85,7 +85,13 @@ const domain = {
   last_error: null,
 };
 
-const keyCreated = { id: 'bd047ff0-ac3e-4827-946d-836a15049cfb', name: 'editor', key: 'pk_live_znYu8NmN-kmDtu17yz9xU0Kwcm37OUWusfl_pqANa9U', prefix: 'pk_live_znYu', created_at: CREATED };
+const keyCreated = {
+  id: 'bd047ff0-ac3e-4827-946d-836a15049cfb',
+  name: 'editor',
+  key: 'pk_live_znYu8NmN-kmDtu17yz9xU0Kwcm37OUWusfl_pqANa9U',
+  prefix: 'pk_live_znYu',
+  created_at: CREATED,
+};
 
 export interface OperationExamples {
   /** JSON request body (operations that take one). */
@@ -99,19 +105,36 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   tlsAllowed: { response: { domain: 'field-notes.example.com', allowed: true } },
   getOpenApiDocument: { response: { openapi: '3.1.0', info: { title: 'Folio API', version: '1.0.0' }, paths: {} } },
   getApiReference: { response: '<!doctype html>\n<html lang="en">\n<head>\n<title>Folio API reference</title>\n…' },
-  getApiReferenceAsset: { response: { 'text/css': '.swagger-ui{…}', 'text/javascript': "window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#swagger-ui' });", 'image/png': '(PNG bytes)' } },
+  getApiReferenceAsset: {
+    response: {
+      'text/css': '.swagger-ui{…}',
+      'text/javascript': "window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#swagger-ui' });",
+      'image/png': '(PNG bytes)',
+    },
+  },
   callMcp: {
     request: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_posts', arguments: { q: 'chisel' } } },
     response: {
       jsonrpc: '2.0',
       id: 1,
-      result: { content: [{ type: 'text', text: '{"data": [], "pagination": {"page": 1, "per_page": 20, "total": 0, "total_pages": 0}}' }], structuredContent: { data: [], pagination: { page: 1, per_page: 20, total: 0, total_pages: 0 } } },
+      result: {
+        content: [{ type: 'text', text: '{"data": [], "pagination": {"page": 1, "per_page": 20, "total": 0, "total_pages": 0}}' }],
+        structuredContent: { data: [], pagination: { page: 1, per_page: 20, total: 0, total_pages: 0 } },
+      },
     },
   },
-  getMetrics: { response: '# HELP folio_http_requests_total HTTP requests answered\n# TYPE folio_http_requests_total counter\nfolio_http_requests_total{method="GET",route="/v1/posts",status="200"} 12\n' },
+  getMetrics: {
+    response:
+      '# HELP folio_http_requests_total HTTP requests answered\n# TYPE folio_http_requests_total counter\nfolio_http_requests_total{method="GET",route="/v1/posts",status="200"} 12\n',
+  },
 
   createPost: {
-    request: { title: 'Sharpening a chisel', content: '# Sharpening a chisel\n\nStart with the **back**.', tags: ['tools', 'how-to'], meta: { description: 'Three stones and ten minutes' } },
+    request: {
+      title: 'Sharpening a chisel',
+      content: '# Sharpening a chisel\n\nStart with the **back**.',
+      tags: ['tools', 'how-to'],
+      meta: { description: 'Three stones and ten minutes' },
+    },
     response: { ...postWritten, status: 'draft', created_at: CREATED },
   },
   listPosts: { response: { data: [postSummary], pagination } },
@@ -119,25 +142,60 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   updatePost: { request: { tags: ['tools', 'how-to'] }, response: postSummary },
   deletePost: { response: deleted },
   publishPost: { request: {}, response: { ...postWritten, status: 'published', published_at: PUBLISHED } },
-  schedulePost: { request: { scheduled_at: '2027-01-15T09:00:00+09:00' }, response: { slug: 'sharpening-a-chisel', status: 'scheduled', scheduled_at: '2027-01-15T00:00:00.000Z' } },
+  schedulePost: {
+    request: { scheduled_at: '2027-01-15T09:00:00+09:00' },
+    response: { slug: 'sharpening-a-chisel', status: 'scheduled', scheduled_at: '2027-01-15T00:00:00.000Z' },
+  },
   unpublishPost: { request: {}, response: { ...postSummary, status: 'draft', published_at: null } },
 
   createBlog: {
     request: { slug: 'field-notes', name: 'Field Notes', description: 'Notes from the workshop' },
     response: { id: BLOG_ID, slug: 'field-notes', name: 'Field Notes', url: `${SITE}/`, created_at: CREATED },
   },
-  listBlogs: { response: { data: [{ id: BLOG_ID, slug: 'field-notes', name: 'Field Notes', description: 'Notes from the workshop', custom_domain: null, created_at: CREATED, updated_at: UPDATED }] } },
+  listBlogs: {
+    response: {
+      data: [
+        {
+          id: BLOG_ID,
+          slug: 'field-notes',
+          name: 'Field Notes',
+          description: 'Notes from the workshop',
+          custom_domain: null,
+          created_at: CREATED,
+          updated_at: UPDATED,
+        },
+      ],
+    },
+  },
   getBlog: { response: blog },
   updateBlog: {
     request: { theme_config: { customCss: 'body { max-width: 42rem }' } },
-    response: { id: BLOG_ID, slug: 'field-notes', name: 'Field Notes', description: 'Notes from the workshop', custom_domain: null, theme_config: blog.theme_config, updated_at: UPDATED },
+    response: {
+      id: BLOG_ID,
+      slug: 'field-notes',
+      name: 'Field Notes',
+      description: 'Notes from the workshop',
+      custom_domain: null,
+      theme_config: blog.theme_config,
+      updated_at: UPDATED,
+    },
   },
   deleteBlog: { response: deleted },
   getPublishingStatus: {
     response: {
       pending: 1,
       failed: 0,
-      jobs: [{ id: 42, kind: 'post', status: 'pending', attempts: 1, last_error: 'store unavailable: connect ECONNREFUSED', next_attempt_at: '2026-11-25T16:28:00.000Z', created_at: CREATED }],
+      jobs: [
+        {
+          id: 42,
+          kind: 'post',
+          status: 'pending',
+          attempts: 1,
+          last_error: 'store unavailable: connect ECONNREFUSED',
+          next_attempt_at: '2026-11-25T16:28:00.000Z',
+          created_at: CREATED,
+        },
+      ],
     },
   },
 
@@ -146,9 +204,29 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   revokeBlogKey: { response: deleted },
   createAccountKey: {
     request: { name: 'backup script', scopes: ['blogs:read'] },
-    response: { id: 'd167a248-c9c4-417b-b9b0-9818d4728bbb', name: 'backup script', key: 'pk_live_pXsq8knH3HkyQkTzpMWNW8m9KKI0thFiwxbLNLdt7ao', prefix: 'pk_live_pXsq', scopes: ['blogs:read'], created_at: CREATED },
+    response: {
+      id: 'd167a248-c9c4-417b-b9b0-9818d4728bbb',
+      name: 'backup script',
+      key: 'pk_live_pXsq8knH3HkyQkTzpMWNW8m9KKI0thFiwxbLNLdt7ao',
+      prefix: 'pk_live_pXsq',
+      scopes: ['blogs:read'],
+      created_at: CREATED,
+    },
   },
-  listAccountKeys: { response: { data: [{ id: 'd167a248-c9c4-417b-b9b0-9818d4728bbb', name: 'backup script', key_prefix: 'pk_live_pXsq', scopes: ['blogs:read'], last_used_at: null, created_at: CREATED }] } },
+  listAccountKeys: {
+    response: {
+      data: [
+        {
+          id: 'd167a248-c9c4-417b-b9b0-9818d4728bbb',
+          name: 'backup script',
+          key_prefix: 'pk_live_pXsq',
+          scopes: ['blogs:read'],
+          last_used_at: null,
+          created_at: CREATED,
+        },
+      ],
+    },
+  },
   revokeAccountKey: { response: deleted },
 
   registerDomain: {
@@ -173,8 +251,26 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   listWebhookDeliveries: {
     response: {
       data: [
-        { delivery_id: 'msg_9b1f3c07a2d84e6f8c5b0a1d2e3f4a5b', event: 'post.published', delivery_status: 'delivered', attempt: 2, at: UPDATED, response_code: 204, duration_ms: 38, error: null },
-        { delivery_id: 'msg_9b1f3c07a2d84e6f8c5b0a1d2e3f4a5b', event: 'post.published', delivery_status: 'delivered', attempt: 1, at: PUBLISHED, response_code: 503, duration_ms: 12, error: 'answered 503' },
+        {
+          delivery_id: 'msg_9b1f3c07a2d84e6f8c5b0a1d2e3f4a5b',
+          event: 'post.published',
+          delivery_status: 'delivered',
+          attempt: 2,
+          at: UPDATED,
+          response_code: 204,
+          duration_ms: 38,
+          error: null,
+        },
+        {
+          delivery_id: 'msg_9b1f3c07a2d84e6f8c5b0a1d2e3f4a5b',
+          event: 'post.published',
+          delivery_status: 'delivered',
+          attempt: 1,
+          at: PUBLISHED,
+          response_code: 503,
+          duration_ms: 12,
+          error: 'answered 503',
+        },
       ],
     },
   },
@@ -215,7 +311,17 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   },
   searchPosts: {
     response: {
-      data: [{ slug: 'sharpening-a-chisel', title: 'Sharpening a chisel', meta_description: 'Three stones and ten minutes', tags: ['tools', 'how-to'], created_at: CREATED, published_at: PUBLISHED, url: `${SITE}/sharpening-a-chisel` }],
+      data: [
+        {
+          slug: 'sharpening-a-chisel',
+          title: 'Sharpening a chisel',
+          meta_description: 'Three stones and ten minutes',
+          tags: ['tools', 'how-to'],
+          created_at: CREATED,
+          published_at: PUBLISHED,
+          url: `${SITE}/sharpening-a-chisel`,
+        },
+      ],
       pagination,
     },
   },

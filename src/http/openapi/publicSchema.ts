@@ -29,4 +29,3 @@ export function publicSchema(schema: unknown, answer = false): unknown {
   }
   return out;
 }
-

@@ -28,8 +28,14 @@ export const RATE_LIMIT_HEADERS = {
 };
 export const HEADER_COMPONENTS = {
   'X-Request-Id': { description: 'Id of this request, as logged (echoed when the request sent a well-formed one)', required: true, schema: { type: 'string' } },
-  'X-RateLimit-Limit': { description: "Requests allowed per window: per hour by the account's plan, or per minute per client address on the operations without a key", schema: { type: 'integer' } },
+  'X-RateLimit-Limit': {
+    description: "Requests allowed per window: per hour by the account's plan, or per minute per client address on the operations without a key",
+    schema: { type: 'integer' },
+  },
   'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'When the window resets (Unix seconds)', schema: { type: 'integer' } },
-  'Idempotent-Replayed': { description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  'Idempotent-Replayed': {
+    description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };

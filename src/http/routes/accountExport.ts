@@ -12,8 +12,10 @@ export function accountExportRoutes({ exporter }: { exporter: AccountExporter })
       method: 'GET',
       path: '/account/export',
       operationId: 'exportAccount',
-      summary: "Every blog of the account with its posts (Markdown and fields), tags, theme and media list, as one JSON document (streamed); `folio import` reads it",
-      description: 'Streams one JSON document with every blog of the account, its posts (Markdown and fields), tags, theme and media list. Needs an account key with blogs:read and posts:read. `folio import` reads it.',
+      summary:
+        'Every blog of the account with its posts (Markdown and fields), tags, theme and media list, as one JSON document (streamed); `folio import` reads it',
+      description:
+        'Streams one JSON document with every blog of the account, its posts (Markdown and fields), tags, theme and media list. Needs an account key with blogs:read and posts:read. `folio import` reads it.',
       tag: 'account',
       scope: 'blogs:read',
       status: 200,

@@ -54,7 +54,7 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       path: '/account/api-keys/:keyId',
       operationId: 'revokeAccountKey',
       summary: "Revoke an account key, the calling key included; it stops working at once. The account's last account key is refused (409)",
-      description: 'The key stops working at once. The account\'s last account key cannot be revoked (409), so the account never locks itself out.',
+      description: "The key stops working at once. The account's last account key cannot be revoked (409), so the account never locks itself out.",
       tag: 'api-keys',
       scope: 'keys:manage',
       status: 200,

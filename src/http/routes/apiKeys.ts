@@ -9,7 +9,14 @@ export const createKeyBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100, pattern: nonBlank, 'x-hint': 'must not be blank', description: 'A name to recognise the key by (at most 100 characters)' },
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      pattern: nonBlank,
+      'x-hint': 'must not be blank',
+      description: 'A name to recognise the key by (at most 100 characters)',
+    },
     // Typed items keep ajv's uniqueItems on its string path: for untyped items it deep-compares,
     // which throws on hostile objects such as {"valueOf": 1} (a 500 instead of a 400).
     scopes: {
@@ -46,7 +53,8 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       path: '/blogs/:id/api-keys',
       operationId: 'createBlogKey',
       summary: 'Generate an API key bound to the blog (the full key is returned only here)',
-      description: 'A key that can act on this blog only, with the scopes asked for (default `*`). The full key is in this answer and never again; store it now.',
+      description:
+        'A key that can act on this blog only, with the scopes asked for (default `*`). The full key is in this answer and never again; store it now.',
       tag: 'api-keys',
       scope: 'keys:manage',
       body: createKeyBody,

@@ -15,9 +15,17 @@ export const createBlogBody = {
       maxLength: 63,
       pattern: BLOG_SLUG_PATTERN,
       'x-hint': 'must be lower-case letters, digits and hyphens, not starting or ending with a hyphen',
-      description: 'The blog\'s address, `https://<slug>.<service domain>/`: lower-case ASCII letters, digits and hyphens (a DNS label); cannot be changed later',
+      description:
+        "The blog's address, `https://<slug>.<service domain>/`: lower-case ASCII letters, digits and hyphens (a DNS label); cannot be changed later",
     },
-    name: { type: 'string', minLength: 1, maxLength: 200, pattern: nonBlank, 'x-hint': 'must not be blank', description: 'The blog\'s title, at most 200 characters' },
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      pattern: nonBlank,
+      'x-hint': 'must not be blank',
+      description: "The blog's title, at most 200 characters",
+    },
     description: { type: 'string', maxLength: 1000, description: 'A line about the blog (at most 1,000 characters), shown under its title and in its feeds' },
   },
 } as const;
@@ -35,9 +43,15 @@ export const themeConfigSchema = {
   additionalProperties: false,
   description: 'Merged into the current theme; a key set to null is removed. Each key needs the plan that includes it',
   properties: {
-    customCss: html(100_000, 'CSS added after the theme\'s own (at most 100,000 characters)'),
+    customCss: html(100_000, "CSS added after the theme's own (at most 100,000 characters)"),
     adCode: html(20_000, 'HTML of an ad placed on post pages (at most 20,000 characters)'),
-    cssUrl: { type: ['string', 'null'], maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL', description: 'An http(s) style sheet linked after the theme\'s own' },
+    cssUrl: {
+      type: ['string', 'null'],
+      maxLength: 2048,
+      pattern: '^https?://\\S+$',
+      'x-hint': 'must be an http(s) URL',
+      description: "An http(s) style sheet linked after the theme's own",
+    },
     headerHtml: html(20_000, 'HTML at the top of every page (at most 20,000 characters)'),
     footerHtml: html(20_000, 'HTML at the bottom of every page (at most 20,000 characters)'),
   },
@@ -72,7 +86,8 @@ const blogProps = {
   updated_at: timestamp,
 } as const;
 
-const pick = <K extends keyof typeof blogProps>(...keys: K[]) => ({ type: 'object', properties: Object.fromEntries(keys.map((k) => [k, blogProps[k]])) }) as const;
+const pick = <K extends keyof typeof blogProps>(...keys: K[]) =>
+  ({ type: 'object', properties: Object.fromEntries(keys.map((k) => [k, blogProps[k]])) }) as const;
 
 /** Each operation answers its own set of fields (GET /blogs/:id all of them). */
 export const blogSchema = { type: 'object', properties: blogProps } as const;

@@ -35,7 +35,8 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       path: '/blogs',
       operationId: 'createBlog',
       summary: 'Create a blog',
-      description: 'A new blog of the account, served at `https://<slug>.<service domain>/` once a post is published. The number of blogs is limited by the plan (403 with `required_plan`); a slug in use is 409.',
+      description:
+        'A new blog of the account, served at `https://<slug>.<service domain>/` once a post is published. The number of blogs is limited by the plan (403 with `required_plan`); a slug in use is 409.',
       tag: 'blogs',
       scope: 'blogs:write',
       body: createBlogBody,
@@ -53,7 +54,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       path: '/blogs',
       operationId: 'listBlogs',
       summary: "List the account's blogs, most recent first",
-      description: 'Every blog of the key\'s account, with its address and custom domain.',
+      description: "Every blog of the key's account, with its address and custom domain.",
       tag: 'blogs',
       scope: 'blogs:read',
       status: 200,
@@ -82,7 +83,8 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       path: '/blogs/:id',
       operationId: 'updateBlog',
       summary: 'Update name, description or theme_config (theme keys are plan-gated)',
-      description: 'Changes only the fields sent; every published page is rendered again with the new name or theme. `theme_config` is merged into the current one (a key set to null is removed); setting a key needs the plan that includes it (403 with `required_plan`). With If-Match, a blog changed since you read it is 412.',
+      description:
+        'Changes only the fields sent; every published page is rendered again with the new name or theme. `theme_config` is merged into the current one (a key set to null is removed); setting a key needs the plan that includes it (403 with `required_plan`). With If-Match, a blog changed since you read it is 412.',
       etag: 'write',
       tag: 'blogs',
       scope: 'blogs:write',
@@ -91,11 +93,16 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       response: blogUpdatedSchema,
       handler: async (ctx) => {
         const body = ctx.state.body as UpdateBlogBody;
-        const blog = await blogs.update(authOf(ctx), ctx.params.id ?? '', {
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.description !== undefined ? { description: body.description } : {}),
-          ...(body.theme_config !== undefined ? { themeConfig: body.theme_config } : {}),
-        }, ifMatch(ctx, (blog) => etagOf(asRead(blog))));
+        const blog = await blogs.update(
+          authOf(ctx),
+          ctx.params.id ?? '',
+          {
+            ...(body.name !== undefined ? { name: body.name } : {}),
+            ...(body.description !== undefined ? { description: body.description } : {}),
+            ...(body.theme_config !== undefined ? { themeConfig: body.theme_config } : {}),
+          },
+          ifMatch(ctx, (blog) => etagOf(asRead(blog))),
+        );
         ctx.body = presentBlogUpdated(blog);
         ctx.set('ETag', etagOf(asRead(blog)));
       },
@@ -112,7 +119,11 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       status: 200,
       response: deletedSchema,
       handler: async (ctx) => {
-        await blogs.delete(authOf(ctx), ctx.params.id ?? '', ifMatch(ctx, (blog) => etagOf(asRead(blog))));
+        await blogs.delete(
+          authOf(ctx),
+          ctx.params.id ?? '',
+          ifMatch(ctx, (blog) => etagOf(asRead(blog))),
+        );
         ctx.body = { deleted: true };
       },
     },
@@ -120,7 +131,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       method: 'GET',
       path: '/blogs/:id/publishing',
       operationId: 'getPublishingStatus',
-      summary: "Publish jobs of the blog that are not done yet, with their last error",
+      summary: 'Publish jobs of the blog that are not done yet, with their last error',
       description: 'Publish jobs still waiting or failed, with their attempts and last error: what to look at when a page does not appear.',
       tag: 'blogs',
       scope: 'blogs:read',

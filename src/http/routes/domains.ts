@@ -40,7 +40,8 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
       path: '/blogs/:id/domain',
       operationId: 'registerDomain',
       summary: 'Register a custom domain (Starter plan or higher)',
-      description: 'Serves the blog on your own hostname once DNS proves you control it: add the CNAME and TXT records of the answer; the domain activates when a check (this call\'s GET, or the periodic one) sees them. Needs the Starter plan or higher.',
+      description:
+        "Serves the blog on your own hostname once DNS proves you control it: add the CNAME and TXT records of the answer; the domain activates when a check (this call's GET, or the periodic one) sees them. Needs the Starter plan or higher.",
       tag: 'domains',
       scope: 'domains:write',
       body: registerDomainBody,
@@ -58,7 +59,7 @@ export function domainRoutes({ domains }: { domains: DomainsService }): RouteDef
       path: '/blogs/:id/domain',
       operationId: 'getDomain',
       summary: "Get the blog's custom domain (checks DNS while it is pending; 404 once an unverified registration expired)",
-      description: 'The custom domain\'s status; while it is pending, each call checks DNS again and answers what is still missing.',
+      description: "The custom domain's status; while it is pending, each call checks DNS again and answers what is still missing.",
       tag: 'domains',
       scope: 'blogs:read',
       status: 200,

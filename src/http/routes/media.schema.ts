@@ -40,7 +40,11 @@ export const mediaSchema = {
     bytes: { type: 'integer', description: 'Size of the upload as sent' },
     stored_bytes: { type: 'integer', description: 'Size of every object stored for it (full size, variants, og:image crop)' },
     created_at: timestamp,
-    variants: { type: 'array', description: 'Narrower copies for srcset: 480, 960 and 1600 px wide where the image is wider, in AVIF, WebP and its own format', items: imageRef },
+    variants: {
+      type: 'array',
+      description: 'Narrower copies for srcset: 480, 960 and 1600 px wide where the image is wider, in AVIF, WebP and its own format',
+      items: imageRef,
+    },
     og_image: { ...imageRef, description: '1200 × 630 JPEG crop for og:image' },
   },
 } as const;

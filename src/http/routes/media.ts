@@ -14,13 +14,15 @@ export function mediaRoutes({ media, urls }: { media: MediaService; urls: SiteUr
       path: '/media',
       operationId: 'uploadMedia',
       summary: 'Upload an image (the bytes as the body, at most 10 MB); 200 with the existing image when the blog already has these exact bytes',
-      description: 'Send the image bytes as the body with their Content-Type. The image is decoded and encoded again without metadata, with AVIF, WebP and original-format variants for srcset and a 1200 × 630 crop for og:image. The same bytes uploaded again answer 200 with the existing image.',
+      description:
+        'Send the image bytes as the body with their Content-Type. The image is decoded and encoded again without metadata, with AVIF, WebP and original-format variants for srcset and a 1200 × 630 crop for og:image. The same bytes uploaded again answer 200 with the existing image.',
       tag: 'media',
       scope: 'media:write',
       blogScoped: true,
       upload: {
         contentTypes: ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/avif'],
-        description: 'The image file itself. SVG is refused (it can carry script). The image is decoded and encoded again: EXIF, GPS and other metadata are not kept.',
+        description:
+          'The image file itself. SVG is refused (it can carry script). The image is decoded and encoded again: EXIF, GPS and other metadata are not kept.',
       },
       status: 201,
       response: mediaSchema,
@@ -37,7 +39,7 @@ export function mediaRoutes({ media, urls }: { media: MediaService; urls: SiteUr
       path: '/media',
       operationId: 'listMedia',
       summary: "List the blog's images, newest first",
-      description: 'The blog\'s images, newest first, a page at a time (`page`, `per_page` up to 100), under `data` like every other list.',
+      description: "The blog's images, newest first, a page at a time (`page`, `per_page` up to 100), under `data` like every other list.",
       tag: 'media',
       scope: 'media:read',
       blogScoped: true,
@@ -72,7 +74,8 @@ export function mediaRoutes({ media, urls }: { media: MediaService; urls: SiteUr
       path: '/media/:id',
       operationId: 'deleteMedia',
       summary: 'Delete an image and its variants (409 while a published or scheduled post uses it)',
-      description: 'Removes the image and every variant from the store and the CDN. Refused with 409 while a published or scheduled post shows it (the message names the post); drafts do not hold it.',
+      description:
+        'Removes the image and every variant from the store and the CDN. Refused with 409 while a published or scheduled post shows it (the message names the post); drafts do not hold it.',
       tag: 'media',
       scope: 'media:write',
       blogScoped: true,

@@ -16,12 +16,16 @@ const meta = {
   additionalProperties: false,
   description: "What the post's page tells search engines and link previews",
   properties: {
-    description: { type: ['string', 'null'], maxLength: 300, description: 'The meta description (at most 300 characters); null or absent: made from the start of the content' },
+    description: {
+      type: ['string', 'null'],
+      maxLength: 300,
+      description: 'The meta description (at most 300 characters); null or absent: made from the start of the content',
+    },
     og_image: {
       type: ['string', 'null'],
       maxLength: 2048,
       pattern: '^(https?://\\S+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$',
-      'x-hint': 'must be an http(s) URL or the id of an image in the blog\'s media',
+      'x-hint': "must be an http(s) URL or the id of an image in the blog's media",
       description: "An http(s) URL, or the id of an image uploaded to the blog's media (stored as its URL; pages use its 1200 × 630 crop)",
     },
   },
@@ -75,7 +79,11 @@ export const createPostBody = {
   required: ['title', 'content'],
   properties: {
     ...postFields,
-    status: { enum: ['draft', 'published'], 'x-hint': 'use POST /posts/:slug/schedule to schedule', description: '`draft` (the default) or `published` (its page is written before the answer); scheduling is a separate call' },
+    status: {
+      enum: ['draft', 'published'],
+      'x-hint': 'use POST /posts/:slug/schedule to schedule',
+      description: '`draft` (the default) or `published` (its page is written before the answer); scheduling is a separate call',
+    },
   },
 } as const;
 

@@ -8,16 +8,9 @@ import { originalName, imageOf } from '../../media/mediaNames.js';
 import type { PostTransitions } from '../../services/postTransitions.js';
 import type { SiteUrls } from '../../domain/siteUrls.js';
 import { presentPagination } from '../presenters/pagination.js';
-import {
-  presentPost,
-  presentPostCreated,
-  presentPostPublished,
-  presentPostScheduled,
-  presentPostSummary,
-  presentPostUpdated,
-} from '../presenters/post.js';
+import { presentPost, presentPostCreated, presentPostPublished, presentPostScheduled, presentPostSummary, presentPostUpdated } from '../presenters/post.js';
 import type { RouteDef } from '../routeDef.js';
-import { etagOfPost, ifMatch, sendJson, sendWithEtag } from '../etag.js';
+import { etagOfPost, ifMatch, sendJson } from '../etag.js';
 import { AnswerCache } from '../answerCache.js';
 import { authOf, blogOf, type AppContext } from '../state.js';
 import {
@@ -64,7 +57,10 @@ function ogImageOf(media: MediaService, urls: SiteUrls, blog: BlogWithDomain, va
   if (value === null) return value;
   if (!MEDIA_ID.test(value)) return toMediaRefs(value, urls.origins(blog));
   const found = media.find(blog, value);
-  if (!found) throw new BadRequestError(`meta.og_image names media "${value}", which this blog does not have`, { details: [{ field: 'meta.og_image', message: 'no such media in this blog' }] });
+  if (!found)
+    throw new BadRequestError(`meta.og_image names media "${value}", which this blog does not have`, {
+      details: [{ field: 'meta.og_image', message: 'no such media in this blog' }],
+    });
   return `${MEDIA_REF}${originalName(imageOf(found))}`;
 }
 
@@ -95,7 +91,8 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       path: '/posts',
       operationId: 'createPost',
       summary: 'Create a post',
-      description: 'Writes a post from Markdown into the blog: a draft unless `status` is `published`, which renders its page before answering. The slug is made from the title when not given (Hangul and other scripts kept); a slug the blog already uses is 409. `meta.og_image` may name an image of the blog\'s media by id.',
+      description:
+        "Writes a post from Markdown into the blog: a draft unless `status` is `published`, which renders its page before answering. The slug is made from the title when not given (Hangul and other scripts kept); a slug the blog already uses is 409. `meta.og_image` may name an image of the blog's media by id.",
       tag: 'posts',
       scope: 'posts:write',
       blogScoped: true,
@@ -121,7 +118,8 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       path: '/posts',
       operationId: 'listPosts',
       summary: 'List posts',
-      description: 'Drafts, published and scheduled posts of the blog without their content, filtered by `status` or `tag`, sorted by `sort` and `order`, a page at a time (`page`, `per_page` up to 100).',
+      description:
+        'Drafts, published and scheduled posts of the blog without their content, filtered by `status` or `tag`, sorted by `sort` and `order`, a page at a time (`page`, `per_page` up to 100).',
       tag: 'posts',
       scope: 'posts:read',
       blogScoped: true,
@@ -146,7 +144,8 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       path: '/posts/:slug',
       operationId: 'getPost',
       summary: 'Get a post',
-      description: 'The whole post: Markdown source, rendered HTML, tags, status and dates. Answers with an ETag: send it back as If-Match to update or delete only the version you read.',
+      description:
+        'The whole post: Markdown source, rendered HTML, tags, status and dates. Answers with an ETag: send it back as If-Match to update or delete only the version you read.',
       etag: 'read',
       tag: 'posts',
       scope: 'posts:read',
@@ -176,7 +175,8 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       path: '/posts/:slug',
       operationId: 'updatePost',
       summary: 'Update a post (only the fields present change)',
-      description: 'Changes only the fields sent. A published post\'s page is rendered again before the answer; changing its slug leaves a redirect from the old address. With If-Match, a post changed since you read it is 412 and nothing changes.',
+      description:
+        "Changes only the fields sent. A published post's page is rendered again before the answer; changing its slug leaves a redirect from the old address. With If-Match, a post changed since you read it is 412 and nothing changes.",
       etag: 'write',
       tag: 'posts',
       scope: 'posts:write',
@@ -185,7 +185,12 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       status: 200,
       response: postSummarySchema,
       handler: async (ctx) => {
-        const post = await posts.update(blogOf(ctx), slugOf(ctx), postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx)), ifMatch(ctx, tagOf(ctx)));
+        const post = await posts.update(
+          blogOf(ctx),
+          slugOf(ctx),
+          postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx)),
+          ifMatch(ctx, tagOf(ctx)),
+        );
         ctx.body = presentPostUpdated(post);
         ctx.set('ETag', tagOf(ctx)(post));
       },
@@ -195,7 +200,8 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       path: '/posts/:slug',
       operationId: 'deletePost',
       summary: 'Delete a post',
-      description: 'Removes the post for good, with its page and its entries in the blog\'s lists, feeds and search. With If-Match, a post changed since you read it is 412.',
+      description:
+        "Removes the post for good, with its page and its entries in the blog's lists, feeds and search. With If-Match, a post changed since you read it is 412.",
       etag: 'write',
       tag: 'posts',
       scope: 'posts:write',
@@ -212,7 +218,8 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       path: '/posts/:slug/publish',
       operationId: 'publishPost',
       summary: 'Publish a post (draft or scheduled → published; idempotent when published)',
-      description: 'Puts a draft or scheduled post on the blog now; the answer comes once its page is written, with the page\'s URL. Publishing a published post changes nothing. Takes no request body.',
+      description:
+        "Puts a draft or scheduled post on the blog now; the answer comes once its page is written, with the page's URL. Publishing a published post changes nothing. Takes no request body.",
       tag: 'posts',
       scope: 'posts:write',
       blogScoped: true,
@@ -228,7 +235,8 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       path: '/posts/:slug/schedule',
       operationId: 'schedulePost',
       summary: 'Schedule a post for later publication (Creator plan or higher)',
-      description: 'Publishes the post at `scheduled_at` (ISO 8601 with a time zone, in the future); until then it stays off the blog. Needs the Creator plan or higher (403 with `required_plan` otherwise).',
+      description:
+        'Publishes the post at `scheduled_at` (ISO 8601 with a time zone, in the future); until then it stays off the blog. Needs the Creator plan or higher (403 with `required_plan` otherwise).',
       tag: 'posts',
       scope: 'posts:write',
       blogScoped: true,
@@ -246,7 +254,8 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       path: '/posts/:slug/unpublish',
       operationId: 'unpublishPost',
       summary: 'Move a published or scheduled post back to draft',
-      description: 'Takes a published or scheduled post off the blog (its page, lists, feeds and search entries) and keeps it as a draft. Takes no request body.',
+      description:
+        'Takes a published or scheduled post off the blog (its page, lists, feeds and search entries) and keeps it as a draft. Takes no request body.',
       tag: 'posts',
       scope: 'posts:write',
       blogScoped: true,

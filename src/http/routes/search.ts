@@ -32,7 +32,8 @@ export function searchRoutes({ searcher, urls }: { searcher: BlogSearcher; urls:
       path: '/search',
       operationId: 'searchPosts',
       summary: 'Full-text search over the blog’s published posts (all words must match)',
-      description: 'Searches the blog\'s published posts; every word must match. Korean particles and endings are understood. Ranked as the blog\'s own search page ranks.',
+      description:
+        "Searches the blog's published posts; every word must match. Korean particles and endings are understood. Ranked as the blog's own search page ranks.",
       tag: 'search',
       scope: 'search:read',
       blogScoped: true,

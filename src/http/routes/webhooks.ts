@@ -10,10 +10,24 @@ export const createWebhookBody = {
   additionalProperties: false,
   required: ['url', 'events'],
   properties: {
-    url: { type: 'string', minLength: 1, maxLength: 2048, pattern: '^https?://\\S+$', 'x-hint': 'must be an http(s) URL', description: 'The http(s) URL that receives the signed POSTs' },
+    url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^https?://\\S+$',
+      'x-hint': 'must be an http(s) URL',
+      description: 'The http(s) URL that receives the signed POSTs',
+    },
     // Typed items keep ajv's uniqueItems on its string path: for untyped items it deep-compares,
     // which throws on hostile objects such as {"valueOf": 1} (a 500 instead of a 400).
-    events: { type: 'array', minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, description: 'The events to deliver', items: { type: 'string', enum: [...WEBHOOK_EVENTS] } },
+    events: {
+      type: 'array',
+      minItems: 1,
+      maxItems: WEBHOOK_EVENTS.length,
+      uniqueItems: true,
+      description: 'The events to deliver',
+      items: { type: 'string', enum: [...WEBHOOK_EVENTS] },
+    },
   },
 } as const;
 
@@ -68,7 +82,8 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
       path: '/blogs/:id/webhooks',
       operationId: 'createWebhook',
       summary: 'Subscribe a URL to events of the blog (deliveries signed per Standard Webhooks; the secret is returned only here)',
-      description: 'Deliveries are POSTs signed per Standard Webhooks with the secret returned here (and only here). Private addresses are refused unless the server allows them. Failed deliveries are retried with back-off.',
+      description:
+        'Deliveries are POSTs signed per Standard Webhooks with the secret returned here (and only here). Private addresses are refused unless the server allows them. Failed deliveries are retried with back-off.',
       tag: 'webhooks',
       scope: 'blogs:write',
       body: createWebhookBody,
@@ -85,7 +100,7 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
       path: '/blogs/:id/webhooks',
       operationId: 'listWebhooks',
       summary: "The blog's webhooks",
-      description: 'The blog\'s webhook subscriptions, without their secrets.',
+      description: "The blog's webhook subscriptions, without their secrets.",
       tag: 'webhooks',
       scope: 'blogs:read',
       status: 200,
@@ -114,7 +129,8 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
       path: '/blogs/:id/webhooks/:webhookId/deliveries',
       operationId: 'listWebhookDeliveries',
       summary: 'The latest 100 delivery attempts, newest first, with response code and duration',
-      description: 'The latest 100 attempts to deliver events to this webhook, with the receiver\'s status code, the time taken and the error, to debug a receiver.',
+      description:
+        "The latest 100 attempts to deliver events to this webhook, with the receiver's status code, the time taken and the error, to debug a receiver.",
       tag: 'webhooks',
       scope: 'blogs:read',
       status: 200,

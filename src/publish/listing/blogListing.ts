@@ -238,5 +238,15 @@ export class BlogListing implements Listing, SummaryFiller {
 
 /** A post deleted between the listing's update and its page's render: its delete job follows. */
 function gone(post: LazySummary): SitePostSummary {
-  return { id: post.id, slug: '', title: '', metaDescription: '', ogImageUrl: null, tags: post.tags, publishedAt: post.publishedAt, createdAt: post.publishedAt, updatedAt: post.updatedAt };
+  return {
+    id: post.id,
+    slug: '',
+    title: '',
+    metaDescription: '',
+    ogImageUrl: null,
+    tags: post.tags,
+    publishedAt: post.publishedAt,
+    createdAt: post.publishedAt,
+    updatedAt: post.updatedAt,
+  };
 }

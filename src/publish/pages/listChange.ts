@@ -48,6 +48,10 @@ export function indexIn(list: readonly SitePostSummary[], post: { id: string; pu
 }
 
 /** The numbered pages of a change within 1..count, and the keys of those beyond it. */
-export function numberedPages(pages: { render: number[]; remove: number[] }, count: number, keyOf: (page: number) => string): { render: number[]; remove: string[] } {
+export function numberedPages(
+  pages: { render: number[]; remove: number[] },
+  count: number,
+  keyOf: (page: number) => string,
+): { render: number[]; remove: string[] } {
   return { render: pages.render.filter((page) => page >= 1 && page <= count), remove: pages.remove.filter((page) => page > count).map(keyOf) };
 }

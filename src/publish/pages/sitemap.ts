@@ -4,7 +4,15 @@
  */
 import { HOME_PAGE_SIZE, type TagGroup } from '../render/archive.js';
 import type { RenderContext } from '../render/renderContext.js';
-import { SITEMAP_CHUNK_SIZE, fileKeyOfSitemapChunk, renderSitemapChunk, renderSitemapIndex, renderSitemapPages, sitemapChunkCount, sitemapChunkSlice } from '../render/sitemap.js';
+import {
+  SITEMAP_CHUNK_SIZE,
+  fileKeyOfSitemapChunk,
+  renderSitemapChunk,
+  renderSitemapIndex,
+  renderSitemapPages,
+  sitemapChunkCount,
+  sitemapChunkSlice,
+} from '../render/sitemap.js';
 import type { SitePostSummary } from '../../domain/siteTypes.js';
 import type { SiteObject } from '../../storage/siteStore.js';
 import { locate, numberedPages, pagesFor } from './listChange.js';

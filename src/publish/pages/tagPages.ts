@@ -21,10 +21,12 @@ export interface TagPage {
 export const tagPages: PageType<TagPage> = {
   name: 'tag pages',
   all: (site) =>
-    site.tagGroups().flatMap(({ name, segment, posts }) => [
-      { name, segment, page: null },
-      ...Array.from({ length: archivePageCount(posts.length) }, (_, i) => ({ name, segment, page: i + 1 })),
-    ]),
+    site
+      .tagGroups()
+      .flatMap(({ name, segment, posts }) => [
+        { name, segment, page: null },
+        ...Array.from({ length: archivePageCount(posts.length) }, (_, i) => ({ name, segment, page: i + 1 })),
+      ]),
   affectedBy: (site, change) => {
     const blog = site.ctx.blog.slug;
     const render: TagPage[] = [];
@@ -40,7 +42,9 @@ export const tagPages: PageType<TagPage> = {
       const name = tagged[tagged.length - 1]!.tags.find((t) => tagSegment(t) === segment) ?? fallbackName;
       render.push({ name, segment, page: null });
       const joined = change.wasLive === true && change.tagsChanged === true && !(change.previousTags ?? []).some((tag) => tagSegment(tag) === segment);
-      const pages = numberedPages(pagesFor(locate(tagged, change, joined), tagged.length), archivePageCount(tagged.length), (page) => tagArchiveKey(blog, name, page));
+      const pages = numberedPages(pagesFor(locate(tagged, change, joined), tagged.length), archivePageCount(tagged.length), (page) =>
+        tagArchiveKey(blog, name, page),
+      );
       render.push(...pages.render.map((page) => ({ name, segment, page })));
       remove.push(...pages.remove);
     }

@@ -75,7 +75,12 @@ export function siteObjectCount(plan: SitePlan, renders: SiteRenders = siteRende
 }
 
 /** `renders` are siteRenders(plan), when the caller has made them already (they take a while for a big blog). */
-export async function* renderSiteInChunks(plan: SitePlan, bodies: PostBodies, options: ParallelRenderOptions, renders: SiteRenders = siteRenders(plan)): AsyncGenerator<SiteObject[]> {
+export async function* renderSiteInChunks(
+  plan: SitePlan,
+  bodies: PostBodies,
+  options: ParallelRenderOptions,
+  renders: SiteRenders = siteRenders(plan),
+): AsyncGenerator<SiteObject[]> {
   const { head, tail } = renders;
   yield* inSlices(head);
 
@@ -83,7 +88,9 @@ export async function* renderSiteInChunks(plan: SitePlan, bodies: PostBodies, op
   const workers = options.workers ?? Math.min(4, availableParallelism());
   const chunkPosts = options.chunkPosts ?? DEFAULT_CHUNK_POSTS;
   const useWorkers = script !== null && workers >= 1 && plan.posts.length >= (options.minPosts ?? DEFAULT_MIN_POSTS);
-  let pool = useWorkers ? new RenderPool(script, { themeDir: options.themeDir, ctx: withoutTheme(plan) }, Math.min(workers, Math.ceil(plan.posts.length / chunkPosts))) : null;
+  let pool = useWorkers
+    ? new RenderPool(script, { themeDir: options.themeDir, ctx: withoutTheme(plan) }, Math.min(workers, Math.ceil(plan.posts.length / chunkPosts)))
+    : null;
   // Chunks are cut one after the other, each where its posts or their bytes reach the bound.
   let cursor = 0;
   let chunkCount = 0;
@@ -197,7 +204,12 @@ function withoutTheme(plan: SitePlan): Omit<SitePlan['ctx'], 'theme'> {
 }
 
 function toSiteObject(page: RenderedPage): SiteObject {
-  return { key: page.key, body: Buffer.from(page.body.buffer, page.body.byteOffset, page.body.byteLength), contentType: page.contentType, cacheControl: page.cacheControl };
+  return {
+    key: page.key,
+    body: Buffer.from(page.body.buffer, page.body.byteOffset, page.body.byteLength),
+    contentType: page.contentType,
+    cacheControl: page.cacheControl,
+  };
 }
 
 function sameObject(a: SiteObject, b: SiteObject): boolean {

@@ -36,7 +36,11 @@ function textOf(html: string): string {
 
 /** Heading text → id: letters and digits of any script (Korean too), lower case, joined by `-`. */
 export function headingId(text: string): string {
-  const words = text.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const words = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
   return words.join('-').slice(0, 80).replace(/-+$/, '') || 'section';
 }
 

@@ -88,7 +88,14 @@ export function renderTagIndexPage(ctx: RenderContext, tags: readonly TagGroup<u
     .map((tag) => ({ name: tag.name, href: tagPath(tag.name), count: tag.posts.length, countText: labels.postCount(tag.posts.length) }));
   const html = renderHtmlPage(
     ctx,
-    { lang: ctx.lang, title: `${labels.tags} · ${ctx.blog.name}`, description: labels.tagIndexDescription(ctx.blog.name), path: tagIndexPath, ogType: 'website', current: 'tags' },
+    {
+      lang: ctx.lang,
+      title: `${labels.tags} · ${ctx.blog.name}`,
+      description: labels.tagIndexDescription(ctx.blog.name),
+      path: tagIndexPath,
+      ogType: 'website',
+      current: 'tags',
+    },
     'tagIndex',
     { heading: labels.tags, tags: entries },
   );
@@ -110,7 +117,14 @@ export function renderArchiveIndexPage(ctx: RenderContext, posts: readonly Dated
   }
   const html = renderHtmlPage(
     ctx,
-    { lang: ctx.lang, title: `${labels.archive} · ${ctx.blog.name}`, description: labels.archiveIndexDescription(ctx.blog.name), path: archiveIndexPath, ogType: 'website', current: 'archive' },
+    {
+      lang: ctx.lang,
+      title: `${labels.archive} · ${ctx.blog.name}`,
+      description: labels.archiveIndexDescription(ctx.blog.name),
+      path: archiveIndexPath,
+      ogType: 'website',
+      current: 'archive',
+    },
     'archiveIndex',
     { heading: labels.archive, years: years.map((y) => ({ ...y, countText: labels.postCount(y.count) })) },
   );
@@ -118,7 +132,11 @@ export function renderArchiveIndexPage(ctx: RenderContext, posts: readonly Dated
 }
 
 /** `<blog>/archive/<yyyy>/<mm>/index.html`: the month's posts, newest first. */
-export function renderMonthPage(ctx: RenderContext, month: Month, posts: readonly Pick<SitePostSummary, 'id' | 'slug' | 'title' | 'publishedAt'>[]): SiteObject {
+export function renderMonthPage(
+  ctx: RenderContext,
+  month: Month,
+  posts: readonly Pick<SitePostSummary, 'id' | 'slug' | 'title' | 'publishedAt'>[],
+): SiteObject {
   const labels = labelsFor(ctx.lang);
   const heading = labels.monthTitle(month.year, month.month);
   const newestFirst = sortNewestFirst(posts);
@@ -137,7 +155,12 @@ export function renderMonthPage(ctx: RenderContext, month: Month, posts: readonl
     {
       heading,
       compact: true,
-      posts: newestFirst.map((post) => ({ href: postPath(post.slug), title: post.title, date: { iso: post.publishedAt, text: labels.formatDate(post.publishedAt) }, description: '' })),
+      posts: newestFirst.map((post) => ({
+        href: postPath(post.slug),
+        title: post.title,
+        date: { iso: post.publishedAt, text: labels.formatDate(post.publishedAt) },
+        description: '',
+      })),
       pager: { newer: null, older: null, up: archiveIndexPath },
     },
   );

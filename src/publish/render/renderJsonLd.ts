@@ -66,7 +66,12 @@ export function blogJsonLd(ctx: RenderContext, posts: readonly { slug: string; t
     ...(ctx.blog.description ? { description: ctx.blog.description } : {}),
     inLanguage: ctx.lang,
     publisher: { '@type': 'Organization', name: ctx.blog.name, url: home },
-    blogPost: posts.map((post) => ({ '@type': 'BlogPosting', headline: post.title, url: absoluteUrl(ctx.baseUrl, postPath(post.slug)), datePublished: post.publishedAt })),
+    blogPost: posts.map((post) => ({
+      '@type': 'BlogPosting',
+      headline: post.title,
+      url: absoluteUrl(ctx.baseUrl, postPath(post.slug)),
+      datePublished: post.publishedAt,
+    })),
   };
 }
 

@@ -11,18 +11,7 @@ import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { labelsFor, type Labels } from './renderLabels.js';
 import { blogJsonLd, collectionPageJsonLd } from './renderJsonLd.js';
 import { renderHtmlPage } from './renderLayout.js';
-import {
-  archiveKey,
-  archivePath,
-  homeKey,
-  homePath,
-  postPath,
-  postImageUrl,
-  tagArchiveKey,
-  tagArchivePath,
-  tagKey,
-  tagPath,
-} from './renderPaths.js';
+import { archiveKey, archivePath, homeKey, homePath, postPath, postImageUrl, tagArchiveKey, tagArchivePath, tagKey, tagPath } from './renderPaths.js';
 import type { SitePostSummary } from '../../domain/siteTypes.js';
 import { countPostText, type TextCounts } from '../../domain/language.js';
 import { minutesFromCounts } from '../../domain/readingTime.js';
@@ -141,13 +130,7 @@ export function renderTagPage(ctx: RenderContext, tag: string, newestPosts: read
 }
 
 /** `<blog>/tags/<tag>/page/<n>/index.html`, numbered from the tag's oldest post. */
-export function renderTagArchivePage(
-  ctx: RenderContext,
-  tag: string,
-  page: number,
-  postsOnPage: readonly ListedPost[],
-  pageCount: number,
-): SiteObject {
+export function renderTagArchivePage(ctx: RenderContext, tag: string, page: number, postsOnPage: readonly ListedPost[], pageCount: number): SiteObject {
   const labels = labelsFor(ctx.lang);
   const heading = labels.tagArchiveTitle(tag, page);
   const html = renderHtmlPage(

@@ -69,7 +69,12 @@ export function renderPostPage(ctx: RenderContext, post: SitePost, neighbours: P
   const description = post.metaDescription.trim() || ctx.blog.description || ctx.blog.name;
   // Show an update only when it happened on a later day than both the publication and the
   // creation: a post moved over today with its old date (folio push) was not updated today.
-  const updatedDay = post.updatedAt.slice(0, 10) > [post.publishedAt, post.createdAt].map((at) => at.slice(0, 10)).sort().at(-1)!;
+  const updatedDay =
+    post.updatedAt.slice(0, 10) >
+    [post.publishedAt, post.createdAt]
+      .map((at) => at.slice(0, 10))
+      .sort()
+      .at(-1)!;
   const { html: contentHtml, headings } = enhancePostHtml(post.contentHtml.trim());
   // A table of contents is worth its space from three headings on.
   const toc = headings.length >= TOC_MIN_HEADINGS ? tocOf(headings) : [];

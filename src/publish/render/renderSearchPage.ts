@@ -14,7 +14,14 @@ export function renderSearchPage(ctx: RenderContext): SiteObject {
   const labels = labelsFor(ctx.lang);
   const html = renderHtmlPage(
     ctx,
-    { lang: ctx.lang, title: `${labels.search} · ${ctx.blog.name}`, description: labels.searchDescription(ctx.blog.name), path: searchPath, ogType: 'website', current: 'search' },
+    {
+      lang: ctx.lang,
+      title: `${labels.search} · ${ctx.blog.name}`,
+      description: labels.searchDescription(ctx.blog.name),
+      path: searchPath,
+      ogType: 'website',
+      current: 'search',
+    },
     'search',
     { heading: labels.search, action: searchPath, script: assetPath(ctx.theme.searchScript), tagsHref: tagIndexPath, archiveHref: archiveIndexPath },
   );

@@ -28,7 +28,8 @@ function declarationsOf(source: string): string {
 
 export function buildSearchScript(templatesDir: string): string {
   const dir = join(packageRoot, 'dist', 'src', 'search');
-  if (!SHARED_MODULES.every((name) => existsSync(join(dir, name)))) throw new Error(`the search page needs the compiled search code (${SHARED_MODULES.join(', ')}) in dist/src/search: run \`npm run build\``);
+  if (!SHARED_MODULES.every((name) => existsSync(join(dir, name))))
+    throw new Error(`the search page needs the compiled search code (${SHARED_MODULES.join(', ')}) in dist/src/search: run \`npm run build\``);
   const shared = SHARED_MODULES.map((name) => declarationsOf(readFileSync(join(dir, name), 'utf8')));
   const client = readFileSync(join(templatesDir, 'search', 'client.js'), 'utf8');
   return `(() => {\n'use strict';\n${shared.join('\n')}\n${client}\n})();\n`;

@@ -69,11 +69,7 @@ export class FullSite {
    * Renders and writes every object of the blog and deletes the stale ones. `keys` are the
    * objects written or found unchanged and the stale keys deleted: what the edge may hold.
    */
-  write(
-    blog: BlogWithDomain,
-    plan: Plan,
-    options: WriteOptions = {},
-  ): Promise<{ result: WriteResult; keys: string[] }> {
+  write(blog: BlogWithDomain, plan: Plan, options: WriteOptions = {}): Promise<{ result: WriteResult; keys: string[] }> {
     return this.deps.slots.run(() => this.writeNow(blog, plan, options));
   }
 
@@ -82,11 +78,7 @@ export class FullSite {
     return this.deps.slots.run(() => this.verifyNow(blog, plan));
   }
 
-  private async writeNow(
-    blog: BlogWithDomain,
-    plan: Plan,
-    options: WriteOptions,
-  ): Promise<{ result: WriteResult; keys: string[] }> {
+  private async writeNow(blog: BlogWithDomain, plan: Plan, options: WriteOptions): Promise<{ result: WriteResult; keys: string[] }> {
     const sitePlan = await this.plan(blog, plan);
     // The store is listed while the pages render: the listing only needs the keys at the end.
     const stored = this.staleKeys(blog.slug, new Set());
@@ -198,7 +190,9 @@ export class FullSite {
     const prefix = `${blogSlug}/`;
     // The search indexes are written by their own writers, and media by uploads: not rendered.
     const isIndex = (key: string) =>
-      key.startsWith(`${prefix}${MEDIA_DIR}/`) || key.startsWith(`${prefix}${SEARCH_PREFIX}`) || (key.startsWith(`${prefix}${STATIC_SEARCH_PREFIX}`) && key !== searchKey(blogSlug));
+      key.startsWith(`${prefix}${MEDIA_DIR}/`) ||
+      key.startsWith(`${prefix}${SEARCH_PREFIX}`) ||
+      (key.startsWith(`${prefix}${STATIC_SEARCH_PREFIX}`) && key !== searchKey(blogSlug));
     return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !isIndex(key));
   }
 }

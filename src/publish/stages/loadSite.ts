@@ -58,7 +58,11 @@ export function planOf(accounts: Pick<AccountsRepo, 'findById'>, blog: BlogWithD
 }
 
 /** The blog's posts changed since `since` (the post_changes log), each as the site shows it now. */
-export function postsChangedSince(site: Pick<SiteRepo, 'changesSince' | 'publishedByIds'>, blog: BlogWithDomain, since: number): { postId: string; live: SitePost | null }[] {
+export function postsChangedSince(
+  site: Pick<SiteRepo, 'changesSince' | 'publishedByIds'>,
+  blog: BlogWithDomain,
+  since: number,
+): { postId: string; live: SitePost | null }[] {
   const changed = new Set(site.changesSince(blog.id, since).map((change) => change.postId));
   const live = new Map(site.publishedByIds([...changed]).map((row) => [row.id, row]));
   return [...changed].map((postId) => {

@@ -7,8 +7,7 @@
 import type { SiteRepo } from '../../db/siteRepo.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ContentRenderer } from '../../content/contentRenderer.js';
-import type { ListedDocument, SearchDocument } from '../../search/searchTypes.js';
-import type { SegmentData } from '../../search/segmentData.js';
+import type { ListedDocument } from '../../search/searchTypes.js';
 import type { SiteUrls } from '../../domain/siteUrls.js';
 import type { SitePost } from '../../domain/siteTypes.js';
 import { SearchDocuments } from './searchDocuments.js';
@@ -39,7 +38,8 @@ export class SearchIndexes {
       index: deps.staticSearch,
       allDocs: (blog) => this.documents.all(blog),
       onBackgroundChange: deps.onBackgroundChange,
-      onBackgroundError: (err, blog) => deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
+      onBackgroundError: (err, blog) =>
+        deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
     });
   }
 

@@ -23,7 +23,11 @@ export interface MediaCheck {
 function objectsOf(slug: string, media: readonly Media[]): { key: string; format: ImageFormat }[] {
   return media.flatMap((row) => {
     const image: MediaImage = { hash: row.hash, width: row.width, height: row.height, format: row.format };
-    const names: [string, ImageFormat][] = [[originalName(image), image.format], ...variantsOf(image).map((v): [string, ImageFormat] => [v.name, v.format]), [ogName(image), 'jpeg']];
+    const names: [string, ImageFormat][] = [
+      [originalName(image), image.format],
+      ...variantsOf(image).map((v): [string, ImageFormat] => [v.name, v.format]),
+      [ogName(image), 'jpeg'],
+    ];
     return names.map(([name, format]) => ({ key: `${slug}/${MEDIA_DIR}/${name}`, format }));
   });
 }

@@ -84,7 +84,8 @@ export function storedState(state: StaticState): StoredState {
  */
 export function stateFromStored(value: unknown, formatVersion: number): StaticState | null {
   const stored = value as Partial<StoredState> | null;
-  if (!stored || stored.version !== formatVersion || typeof stored.next !== 'number' || typeof stored.length !== 'number' || !Array.isArray(stored.dead)) return null;
+  if (!stored || stored.version !== formatVersion || typeof stored.next !== 'number' || typeof stored.length !== 'number' || !Array.isArray(stored.dead))
+    return null;
   const { idColumn, ...rest } = stored;
   const ids = typeof idColumn === 'string' ? OrdinalIds.parse(idColumn, stored.next) : null;
   if (!ids) return null;

@@ -107,7 +107,11 @@ export class StaticIndexWriter {
   async rehearse(docs: readonly SearchDocument[]): Promise<void> {
     const data = await this.build('', docs);
     const file: Record<string, number[]> = {};
-    for (const [term, list] of postingsOf(data, docs.map((_, i) => i))) file[term] = list;
+    for (const [term, list] of postingsOf(
+      data,
+      docs.map((_, i) => i),
+    ))
+      file[term] = list;
     const stored = JSON.parse(serialiseChunk(file)) as ChunkFile;
     for (const term of Object.keys(stored)) decodePostings(stored[term]!);
     for (const [i, doc] of docs.entries()) entryOf(doc, data.docs.lengths[i]!);

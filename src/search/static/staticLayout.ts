@@ -159,7 +159,10 @@ export async function layoutFiles(
     if (slice.over) await slice.next();
   }
   const fragmentCount = Math.ceil(docs.length / FRAGMENT_SIZE);
-  const keys = [...Array.from({ length: chunks }, (_, chunk) => chunkKey(blogSlug, chunk)), ...Array.from({ length: fragmentCount }, (_, f) => fragmentKey(blogSlug, f))];
+  const keys = [
+    ...Array.from({ length: chunks }, (_, chunk) => chunkKey(blogSlug, chunk)),
+    ...Array.from({ length: fragmentCount }, (_, f) => fragmentKey(blogSlug, f)),
+  ];
   function* objects(): Generator<{ key: string; body: string }> {
     for (let chunk = 0; chunk < chunks; chunk++) yield { key: chunkKey(blogSlug, chunk), body: serialiseChunk(files[chunk]!) };
     for (let f = 0; f < fragmentCount; f++) {

@@ -11,7 +11,12 @@ import { liveLayout } from './staticLayout.js';
 import { chunkKey, chunkOf, decodePostings, DELTA_CHUNKS, DELTA_MAX, deltaKey, type ChunkFile, type StaticState } from './staticFormat.js';
 
 /** Does the upkeep due for `state`: a compaction, else a delta merge. Null when none is due. */
-export async function maintainIndex(files: StaticIndexFiles, blogSlug: string, state: StaticState, fragments: FragmentEdits): Promise<StaticIndexChange | null> {
+export async function maintainIndex(
+  files: StaticIndexFiles,
+  blogSlug: string,
+  state: StaticState,
+  fragments: FragmentEdits,
+): Promise<StaticIndexChange | null> {
   if (compactionDue(state)) return compact(files, blogSlug, state, fragments);
   if (state.delta.length <= DELTA_MAX) return null;
   return files.finish(blogSlug, state, fragments, await mergeDelta(files, blogSlug, state));

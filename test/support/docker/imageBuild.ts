@@ -134,7 +134,8 @@ async function runCommand(words: string[], state: RunState, line: number): Promi
   const where = `Dockerfile line ${line}: ${words.join(' ')}`;
   if (tool === 'npm' && sub === 'ci') {
     const flags = new Set(rest);
-    for (const flag of flags) if (!['--ignore-scripts', '--no-audit', '--no-fund', '--omit=dev'].includes(flag)) throw new Error(`${where}: flag ${flag} is not reproduced here`);
+    for (const flag of flags)
+      if (!['--ignore-scripts', '--no-audit', '--no-fund', '--omit=dev'].includes(flag)) throw new Error(`${where}: flag ${flag} is not reproduced here`);
     const lock = await readLockfile(cwd, where);
     await assertLockMatchesManifest(cwd, lock, where);
     await assertCheckoutHolds(lock, state.checkoutModules, where);
@@ -213,7 +214,8 @@ async function assertLockMatchesManifest(cwd: string, lock: Lockfile, where: str
   for (const field of ['dependencies', 'devDependencies'] as const) {
     const inManifest = JSON.stringify(sortKeys(manifest[field] ?? {}));
     const inLock = JSON.stringify(sortKeys(root[field] ?? {}));
-    if (inManifest !== inLock) throw new Error(`${where}: package.json ${field} and package-lock.json disagree (npm ci would refuse): ${inManifest} vs ${inLock}`);
+    if (inManifest !== inLock)
+      throw new Error(`${where}: package.json ${field} and package-lock.json disagree (npm ci would refuse): ${inManifest} vs ${inLock}`);
   }
 }
 

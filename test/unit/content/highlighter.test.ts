@@ -47,7 +47,9 @@ console.log(JSON.stringify({ names: names.size, loaded, differing, unknown: high
 
 describe('highlight.js grammars loaded on demand', () => {
   it('highlight every language and alias exactly as the whole package does', () => {
-    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), maxBuffer: 16 * 1024 * 1024 }).toString()) as {
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), maxBuffer: 16 * 1024 * 1024 }).toString(),
+    ) as {
       names: number;
       loaded: number;
       differing: string[];

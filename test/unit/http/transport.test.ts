@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHttpServer, SERVER_TIMEOUTS } from '../../../src/http/httpServer.js';
-import { compileSchema, validate } from '../../../src/http/middleware/validate.js';
+import { validate } from '../../../src/http/middleware/validate.js';
 import { createLogger } from '../../../src/lib/logger.js';
 
 describe('createHttpServer', () => {

@@ -6,7 +6,14 @@ import { ServiceUnavailableError } from '../../../src/domain/errors.js';
 function gate(started: string[], name: string) {
   let finish!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
-  return { work: async () => { started.push(name); await done; return name; }, finish };
+  return {
+    work: async () => {
+      started.push(name);
+      await done;
+      return name;
+    },
+    finish,
+  };
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));

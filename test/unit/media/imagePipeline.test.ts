@@ -30,7 +30,8 @@ describe('gifIsComplete', () => {
   it('is true for whole GIFs and false for every cut', async () => {
     for (const gif of [await image('gif', 300, 200), await gifBomb(3, 64)]) {
       expect(gifIsComplete(gif)).toBe(true);
-      for (let cut = 1; cut < gif.length; cut += Math.max(1, Math.floor(gif.length / 97))) expect(gifIsComplete(gif.subarray(0, cut)), `cut at ${cut}`).toBe(false);
+      for (let cut = 1; cut < gif.length; cut += Math.max(1, Math.floor(gif.length / 97)))
+        expect(gifIsComplete(gif.subarray(0, cut)), `cut at ${cut}`).toBe(false);
     }
     expect(gifIsComplete(await truncatedGif())).toBe(false);
   });

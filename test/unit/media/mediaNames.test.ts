@@ -6,7 +6,10 @@ const HASH = '0123456789abcdef0123';
 
 describe('media names', () => {
   it('reads the image from a media URL or path, keeping whatever comes before /media/', () => {
-    expect(parseMediaUrl(`https://b.example.com/media/${HASH}-4000x3000.jpg`)).toEqual({ prefix: 'https://b.example.com/media/', image: { hash: HASH, width: 4000, height: 3000, format: 'jpeg' } });
+    expect(parseMediaUrl(`https://b.example.com/media/${HASH}-4000x3000.jpg`)).toEqual({
+      prefix: 'https://b.example.com/media/',
+      image: { hash: HASH, width: 4000, height: 3000, format: 'jpeg' },
+    });
     expect(parseMediaUrl(`/media/${HASH}-10x20.avif`)?.image).toEqual({ hash: HASH, width: 10, height: 20, format: 'avif' });
     for (const url of [
       `/media/${HASH}-4000x3000-480.jpg`, // a variant, not the image
@@ -34,7 +37,11 @@ describe('media names', () => {
   });
 
   it('uses the og crop for social images and the narrowest variant for thumbnails; other URLs unchanged', () => {
-    expect(socialImageOf(`https://b.example.com/media/${HASH}-4000x3000.png`)).toEqual({ url: `https://b.example.com/media/${HASH}-4000x3000-og.jpg`, width: 1200, height: 630 });
+    expect(socialImageOf(`https://b.example.com/media/${HASH}-4000x3000.png`)).toEqual({
+      url: `https://b.example.com/media/${HASH}-4000x3000-og.jpg`,
+      width: 1200,
+      height: 630,
+    });
     expect(socialImageOf('https://example.com/a.png')).toEqual({ url: 'https://example.com/a.png' });
     expect(thumbnailOf(`/media/${HASH}-4000x3000.png`)).toBe(`/media/${HASH}-4000x3000-480.png`);
     expect(thumbnailOf('https://example.com/a.png')).toBe('https://example.com/a.png');

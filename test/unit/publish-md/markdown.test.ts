@@ -68,8 +68,14 @@ describe('descriptionFromHtml', () => {
 describe('htmlToPlainText (search index text from content_html)', () => {
   it.each([
     ['Intro **bold**.\n\n```\nsecret code\n```\n\nEnd.', 'Intro bold. End.'],
-    ['# 제목\n\n서버를 배포했다. `npm start` 로 시작한다.\n\n- 하나\n- 둘\n\n> 인용 & <태그>', '제목 서버를 배포했다. npm start 로 시작한다. 하나 둘 인용 & <태그>'],
-    ['A [link](https://example.com/a?b=1&c=2) and ![img](/x.png "t") in a line.\nNext line with &copy; and &#x41;.', 'A link and in a line. Next line with © and A.'],
+    [
+      '# 제목\n\n서버를 배포했다. `npm start` 로 시작한다.\n\n- 하나\n- 둘\n\n> 인용 & <태그>',
+      '제목 서버를 배포했다. npm start 로 시작한다. 하나 둘 인용 & <태그>',
+    ],
+    [
+      'A [link](https://example.com/a?b=1&c=2) and ![img](/x.png "t") in a line.\nNext line with &copy; and &#x41;.',
+      'A link and in a line. Next line with © and A.',
+    ],
     ['| a | b |\n|---|---|\n| cell one | cell two |\n\n~~~js\nconst hidden = 1;\n~~~\nafter', 'a b cell one cell two after'],
   ])('gives the readable text of %j', (source, text) => {
     expect(htmlToPlainText(renderMarkdown(source))).toBe(text);

@@ -109,11 +109,7 @@ describe('publishing a post', () => {
     // Removing the 5th oldest of 41 posts shifts every later post.
     const posts = numberedPosts(41);
     const after = posts.filter((_, index) => index !== 4);
-    expect(changedPages(archivePages(posts), archivePages(after))).toEqual([
-      'notes/page/1/index.html',
-      'notes/page/2/index.html',
-      'notes/page/3/index.html',
-    ]);
+    expect(changedPages(archivePages(posts), archivePages(after))).toEqual(['notes/page/1/index.html', 'notes/page/2/index.html', 'notes/page/3/index.html']);
     expect(archivePagesAffected({ position: 4, totalBefore: 41, totalAfter: 40 })).toEqual({ render: [1, 2], remove: [3] });
     expect(archivePagesAffected({ position: 25, totalBefore: 41, totalAfter: 41 })).toEqual({ render: [2], remove: [] });
     expect(archivePagesAffected({ position: 0, totalBefore: 1, totalAfter: 0 })).toEqual({ render: [], remove: [1] });
@@ -145,7 +141,14 @@ describe('binary searches over oldest-first lists', () => {
     .array(
       fc.record({
         id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
-        publishedAt: fc.constantFrom('2023-12-31T23:59:59.999Z', '2024-01-01T00:00:00.000Z', '2024-01-15T10:00:00.000Z', '2024-02-29T12:00:00.000Z', '2024-11-30T00:00:00.000Z', '2025-01-01T00:00:00.000Z'),
+        publishedAt: fc.constantFrom(
+          '2023-12-31T23:59:59.999Z',
+          '2024-01-01T00:00:00.000Z',
+          '2024-01-15T10:00:00.000Z',
+          '2024-02-29T12:00:00.000Z',
+          '2024-11-30T00:00:00.000Z',
+          '2025-01-01T00:00:00.000Z',
+        ),
       }),
       { maxLength: 40 },
     )
@@ -156,7 +159,9 @@ describe('binary searches over oldest-first lists', () => {
       fc.property(postsArb, (posts) => {
         const naive = new Map<string, number>();
         for (const p of posts) naive.set(p.publishedAt.slice(0, 7), (naive.get(p.publishedAt.slice(0, 7)) ?? 0) + 1);
-        const expected = [...naive].sort(([a], [b]) => (a < b ? 1 : -1)).map(([id, count]) => ({ year: Number(id.slice(0, 4)), month: Number(id.slice(5)), count }));
+        const expected = [...naive]
+          .sort(([a], [b]) => (a < b ? 1 : -1))
+          .map(([id, count]) => ({ year: Number(id.slice(0, 4)), month: Number(id.slice(5)), count }));
         expect(monthCounts(posts)).toEqual(expected);
         for (const { year, month } of expected) {
           const id = `${year}-${String(month).padStart(2, '0')}`;
@@ -169,14 +174,18 @@ describe('binary searches over oldest-first lists', () => {
 
   it('indexOfPost and positionOf find what a walk of the list finds', () => {
     fc.assert(
-      fc.property(postsArb, fc.record({ id: fc.constantFrom('a', 'd', 'z'), publishedAt: fc.constantFrom('2024-01-01T00:00:00.000Z', '2024-06-01T00:00:00.000Z') }), (posts, probe) => {
-        for (const post of posts) expect(indexOfPost(posts, post)).toBe(posts.indexOf(post));
-        // Found when the list holds the post at that date; never another post (ids are unique).
-        const found = indexOfPost(posts, probe);
-        if (posts.some((p) => p.id === probe.id && p.publishedAt === probe.publishedAt)) expect(found).toBe(posts.findIndex((p) => p.id === probe.id));
-        else if (found >= 0) expect(posts[found]!.id).toBe(probe.id);
-        expect(positionOf(posts, probe)).toBe(posts.filter((p) => compareOldestFirst(p, probe) < 0).length);
-      }),
+      fc.property(
+        postsArb,
+        fc.record({ id: fc.constantFrom('a', 'd', 'z'), publishedAt: fc.constantFrom('2024-01-01T00:00:00.000Z', '2024-06-01T00:00:00.000Z') }),
+        (posts, probe) => {
+          for (const post of posts) expect(indexOfPost(posts, post)).toBe(posts.indexOf(post));
+          // Found when the list holds the post at that date; never another post (ids are unique).
+          const found = indexOfPost(posts, probe);
+          if (posts.some((p) => p.id === probe.id && p.publishedAt === probe.publishedAt)) expect(found).toBe(posts.findIndex((p) => p.id === probe.id));
+          else if (found >= 0) expect(posts[found]!.id).toBe(probe.id);
+          expect(positionOf(posts, probe)).toBe(posts.filter((p) => compareOldestFirst(p, probe) < 0).length);
+        },
+      ),
     );
   });
 });

@@ -34,7 +34,12 @@ describe('theme assets', () => {
     expect(String(renderHomePage(ctx, [], 0).body)).toContain(`<link rel="stylesheet" href="/assets/${changed.stylesheet}">`);
     expect(siteAssets(ctx.blog.slug, ctx.theme.assets)).toEqual([
       { key: `notes/assets/${changed.stylesheet}`, body: expect.any(Buffer), contentType: 'text/css; charset=utf-8', cacheControl: CACHE_CONTROL_ASSET },
-      { key: `notes/assets/${changed.searchScript}`, body: expect.any(Buffer), contentType: 'text/javascript; charset=utf-8', cacheControl: CACHE_CONTROL_ASSET },
+      {
+        key: `notes/assets/${changed.searchScript}`,
+        body: expect.any(Buffer),
+        contentType: 'text/javascript; charset=utf-8',
+        cacheControl: CACHE_CONTROL_ASSET,
+      },
     ]);
     // The search script did not change with the CSS, so neither did its name.
     expect(changed.searchScript).toBe(original.searchScript);

@@ -99,7 +99,9 @@ describe('hostile author input', () => {
       expect(block.text).not.toContain('<');
       expect(() => JSON.parse(block.text)).not.toThrow();
     }
-    expect(scripts.length).toBe(isPostPage(object.key) ? 2 : /^notes\/(index\.html$|page\/|tags\/[^/]+\/|archive\/\d|search\/index\.html$)/.test(object.key) ? 1 : 0);
+    expect(scripts.length).toBe(
+      isPostPage(object.key) ? 2 : /^notes\/(index\.html$|page\/|tags\/[^/]+\/|archive\/\d|search\/index\.html$)/.test(object.key) ? 1 : 0,
+    );
     // The owner's CSS stays one style element: its `</style` cannot end it early.
     const styles = rawText.filter((raw) => raw.name === 'style');
     if (!object.redirectTo) expect(styles).toHaveLength(1);
@@ -148,13 +150,40 @@ describe('hostile author input', () => {
     for (const name of ['rss.xml', 'sitemap.xml', 'sitemap-pages.xml', 'sitemap-posts-1.xml']) {
       const { markup, sections } = splitCdata(text(objects.find((o) => o.key === `notes/${name}`)!));
       const elements = [...markup.matchAll(/<\/?([a-zA-Z:]+)/g)].map((m) => m[1]);
-      const allowed = ['rss', 'channel', 'title', 'link', 'description', 'language', 'lastBuildDate', 'generator', 'atom:link', 'item', 'guid', 'pubDate', 'category', 'content:encoded', 'urlset', 'url', 'loc', 'lastmod', 'sitemapindex', 'sitemap'];
+      const allowed = [
+        'rss',
+        'channel',
+        'title',
+        'link',
+        'description',
+        'language',
+        'lastBuildDate',
+        'generator',
+        'atom:link',
+        'item',
+        'guid',
+        'pubDate',
+        'category',
+        'content:encoded',
+        'urlset',
+        'url',
+        'loc',
+        'lastmod',
+        'sitemapindex',
+        'sitemap',
+      ];
       for (const element of elements) expect(allowed).toContain(element);
       expect(markup).not.toMatch(/&(?!(amp|lt|gt|quot|apos);)/);
       if (name === 'rss.xml') {
         // CDATA split around `]]>`: joined back, the sections are exactly the post HTML.
         expect(sections).toHaveLength(posts.length + 1);
-        expect(sections.join('')).toBe(posts.slice().reverse().map((post) => post.contentHtml).join(''));
+        expect(sections.join('')).toBe(
+          posts
+            .slice()
+            .reverse()
+            .map((post) => post.contentHtml)
+            .join(''),
+        );
       }
     }
   });
@@ -174,7 +203,9 @@ describe('hostile author input', () => {
   it('keeps llms.txt one line per post with escaped link labels', () => {
     const llms = objects.find((o) => o.key === 'notes/llms.txt')!;
     expect(llms.contentType).toBe('text/plain; charset=utf-8');
-    const lines = text(llms).split('\n').filter((line) => line.startsWith('- ['));
+    const lines = text(llms)
+      .split('\n')
+      .filter((line) => line.startsWith('- ['));
     expect(lines).toHaveLength(2 + 2); // two posts, then the sitemap and the feed
     for (const line of lines.slice(0, 2)) expect(line).toMatch(/^- \[[^\]]*(\\\][^\]]*)*\]\(https:\/\/notes\.example\.com\/[^\s()]+\): /);
   });

@@ -19,7 +19,12 @@ describe('detectLanguage', () => {
 
   it('ignores code blocks, inline code and URLs in a post', () => {
     const code = '```ts\n' + 'const value = computeSomethingLong(input, options);\n'.repeat(30) + '```';
-    expect(detectPostLanguage({ title: '배포 자동화', contentMd: `빌드 스크립트를 정리했습니다. \`npm run build\`\n\n${code}\n\n자세한 내용은 https://example.com/docs/very/long/english/path 참고.` })).toBe('ko');
+    expect(
+      detectPostLanguage({
+        title: '배포 자동화',
+        contentMd: `빌드 스크립트를 정리했습니다. \`npm run build\`\n\n${code}\n\n자세한 내용은 https://example.com/docs/very/long/english/path 참고.`,
+      }),
+    ).toBe('ko');
     expect(detectPostLanguage(koreanPost)).toBe('ko');
     expect(detectPostLanguage(cachingPost)).toBe('en');
   });

@@ -9,7 +9,7 @@ import type { BlogWithDomain } from '../../../src/domain/blog.js';
 import { ListingCache, type ListingSource, type SnapshotStore } from '../../../src/publish/listing/listingCache.js';
 import { plainSummary } from '../../../src/publish/listing/lazySummary.js';
 import { decodeListing, encodeListing, titleCountsOfPost } from '../../../src/publish/listing/listingSnapshot.js';
-import { TextColumn } from '../../../src/lib/textColumn.js';
+import type { TextColumn } from '../../../src/lib/textColumn.js';
 import { ListingSnapshotsRepo } from '../../../src/db/listingSnapshotsRepo.js';
 import { collectTags } from '../../../src/publish/render/archive.js';
 import { listedByNextPost } from '../../../src/publish/postChange.js';
@@ -40,7 +40,7 @@ describe('ListingCache', () => {
   const plain = (posts: readonly SitePostSummary[]) => posts.map(plainSummary);
 
   async function expectCurrent(cache: ListingCache): Promise<void> {
-    const listing = await (await cache.get(blog.id));
+    const listing = await await cache.get(blog.id);
     const truth = site.publishedSummariesAfter(blog.id, null, 1_000_000);
     expect(plain(listing.posts)).toEqual(truth);
     expect(listing.titleCounts).toEqual(titleCountsOf(truth));
@@ -111,7 +111,8 @@ describe('ListingCache', () => {
     t.clock.advance(60_000);
     const big = await t.folio.posts.create(blog, { title: 'Big', contentMd: '한국어 '.repeat(2000), status: 'published' });
     const small = await t.folio.posts.create(blog, { title: 'Small', contentMd: 'Tiny.', status: 'published' });
-    const html = (id: string) => Buffer.byteLength((t.folio.db.prepare('SELECT content_html FROM posts WHERE id = ?').get(id) as { content_html: string }).content_html);
+    const html = (id: string) =>
+      Buffer.byteLength((t.folio.db.prepare('SELECT content_html FROM posts WHERE id = ?').get(id) as { content_html: string }).content_html);
     expect(site.htmlBytes([small.id, 'gone', big.id])).toEqual([html(small.id), 0, html(big.id)]);
     expect(html(big.id)).toBeGreaterThan(2000 * 10);
   });
@@ -124,7 +125,10 @@ describe('ListingCache', () => {
     expect(plan.map((row) => row.detail)).toEqual(['SEARCH posts USING INDEX posts_published_summary (blog_id=? AND status=? AND (published_at,id)>(?,?))']);
     // Posts read by their places (a prefetch): one seek in the same index each, no table row.
     const seeks = t.folio.db.prepare(`EXPLAIN QUERY PLAN ${SUMMARY_AT_SQL}`).all('[]', blog.id) as { detail: string }[];
-    expect(seeks.map((row) => row.detail)).toEqual(['SCAN j VIRTUAL TABLE INDEX 1:', 'SEARCH p USING INDEX posts_published_summary (blog_id=? AND status=? AND published_at=? AND id=?)']);
+    expect(seeks.map((row) => row.detail)).toEqual([
+      'SCAN j VIRTUAL TABLE INDEX 1:',
+      'SEARCH p USING INDEX posts_published_summary (blog_id=? AND status=? AND published_at=? AND id=?)',
+    ]);
     const indexed = (t.folio.db.prepare("SELECT name FROM pragma_index_info('posts_published_summary')").all() as { name: string }[]).map((row) => row.name);
     for (const column of SUMMARY_COLUMN_NAMES.filter((name) => name !== 'content_md')) expect(indexed).toContain(column);
   });
@@ -192,7 +196,12 @@ describe('ListingCache', () => {
       // What a publish's pages show: the newest posts, the newest of a tag, neighbours.
       const newest = listing.posts.slice(-29).map((post) => post.title);
       expect(newest[28]).toBe('After the restart');
-      expect(listing.tagged('t1').slice(-20).map((post) => post.slug)).toHaveLength(20);
+      expect(
+        listing
+          .tagged('t1')
+          .slice(-20)
+          .map((post) => post.slug),
+      ).toHaveLength(20);
       expect(rows()).toBeLessThan(200);
       expect(listing.posts[300]!.title).toBe('Post 300');
       expect(rows()).toBeLessThan(400);
@@ -327,9 +336,39 @@ describe('ListingCache', () => {
 
     it('encodes ids, dates, tags and title counts, and decodes them as they were', () => {
       const posts: SitePostSummary[] = [
-        { id: 'a', slug: 'a', title: 'Hello world', metaDescription: '', ogImageUrl: null, tags: ['Two', 'two', '한국어'], publishedAt: '2026-01-01T00:00:00.000Z', createdAt: '', updatedAt: '2026-02-01T00:00:00.000Z' },
-        { id: 'b', slug: 'b', title: '안녕 세계', metaDescription: '', ogImageUrl: null, tags: [], publishedAt: '2026-01-02T00:00:00.000Z', createdAt: '', updatedAt: '2026-02-02T00:00:00.000Z' },
-        { id: 'c', slug: 'c', title: 'Again', metaDescription: '', ogImageUrl: null, tags: ['Two', 'two', '한국어'], publishedAt: '2026-01-03T00:00:00.000Z', createdAt: '', updatedAt: '2026-02-03T00:00:00.000Z' },
+        {
+          id: 'a',
+          slug: 'a',
+          title: 'Hello world',
+          metaDescription: '',
+          ogImageUrl: null,
+          tags: ['Two', 'two', '한국어'],
+          publishedAt: '2026-01-01T00:00:00.000Z',
+          createdAt: '',
+          updatedAt: '2026-02-01T00:00:00.000Z',
+        },
+        {
+          id: 'b',
+          slug: 'b',
+          title: '안녕 세계',
+          metaDescription: '',
+          ogImageUrl: null,
+          tags: [],
+          publishedAt: '2026-01-02T00:00:00.000Z',
+          createdAt: '',
+          updatedAt: '2026-02-02T00:00:00.000Z',
+        },
+        {
+          id: 'c',
+          slug: 'c',
+          title: 'Again',
+          metaDescription: '',
+          ogImageUrl: null,
+          tags: ['Two', 'two', '한국어'],
+          publishedAt: '2026-01-03T00:00:00.000Z',
+          createdAt: '',
+          updatedAt: '2026-02-03T00:00:00.000Z',
+        },
       ];
       const total = titleCountsOf(posts);
       const decoded = decodeListing(encodeListing(posts, total, titleCountsOfPost))!;

@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import { FEED_SIZE, collectTags, indexOfPost, positionOf, sortOldestFirst } from '../../../src/publish/render/archive.js';
 import { createRenderContext } from '../../../src/publish/render/renderContext.js';
 import { renderSite } from '../../../src/publish/pages/fullRender.js';
-import { tagSegment } from '../../../src/publish/render/renderPaths.js';
 import type { SitePost } from '../../../src/domain/siteTypes.js';
 import { renderPostChange, type PostChangeInput } from '../../../src/publish/postChange.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
@@ -47,7 +46,8 @@ function fullRender(rows: Blog): SiteObject[] {
 }
 
 function put(store: Store, objects: readonly SiteObject[]): Store {
-  for (const o of objects) store.set(o.key, { body: Buffer.from(o.body), contentType: o.contentType, cacheControl: o.cacheControl, redirectTo: o.redirectTo ?? null });
+  for (const o of objects)
+    store.set(o.key, { body: Buffer.from(o.body), contentType: o.contentType, cacheControl: o.cacheControl, redirectTo: o.redirectTo ?? null });
   return store;
 }
 
@@ -112,7 +112,15 @@ function seed(count: number): Blog {
   const rows: Blog = new Map();
   for (let i = 0; i < count; i++) {
     const id = `post_${String(i).padStart(3, '0')}`;
-    const post = buildPost({ id, slug: `post-${i}`, title: `Post ${i} on small tools`, tags: [TAGS[i % TAGS.length]!, ...(i % 2 === 0 ? ['notes'] : [])], publishedAt: at(i * 3), createdAt: at(i * 3), updatedAt: at(i * 3) });
+    const post = buildPost({
+      id,
+      slug: `post-${i}`,
+      title: `Post ${i} on small tools`,
+      tags: [TAGS[i % TAGS.length]!, ...(i % 2 === 0 ? ['notes'] : [])],
+      publishedAt: at(i * 3),
+      createdAt: at(i * 3),
+      updatedAt: at(i * 3),
+    });
     rows.set(id, { post, live: true, redirects: [] });
   }
   return rows;
@@ -129,7 +137,11 @@ function carryOut(rows: Blog, change: Change, step: number): { postId: string; p
   if (change.kind === 'publish' || change.kind === 'backdate') {
     const id = `new_${String(step).padStart(3, '0')}`;
     const publishedAt = change.kind === 'publish' ? now : at(change.day);
-    rows.set(id, { post: buildPost({ id, slug: `new-${step}`, title: `New post ${step} on tools`, tags: change.tags, publishedAt, createdAt: now, updatedAt: now }), live: true, redirects: [] });
+    rows.set(id, {
+      post: buildPost({ id, slug: `new-${step}`, title: `New post ${step} on tools`, tags: change.tags, publishedAt, createdAt: now, updatedAt: now }),
+      live: true,
+      redirects: [],
+    });
     return { postId: id, payload: { wasLive: false } };
   }
   const candidates = [...rows.values()].filter((row) => (change.kind === 'republish' ? !row.live : row.live));
@@ -160,7 +172,10 @@ function carryOut(rows: Blog, change: Change, step: number): { postId: string; p
       return { postId, payload: { wasLive: false } };
     case 'delete':
       rows.delete(postId);
-      return { postId, payload: { previousSlug: before.slug, previousTags: before.tags, previousPublishedAt: before.publishedAt, removedRedirects: row.redirects } };
+      return {
+        postId,
+        payload: { previousSlug: before.slug, previousTags: before.tags, previousPublishedAt: before.publishedAt, removedRedirects: row.redirects },
+      };
   }
 }
 
@@ -191,11 +206,17 @@ describe('renderPostChange against the full render', () => {
 
   it('writes with every change the objects no post changes, so a store that lost them is mended', () => {
     const rows = seed(5);
-    const unchanging = fullRender(rows).filter((o) => o.key.startsWith('notes/assets/') || ['notes/search/index.html', 'notes/404.html', 'notes/robots.txt'].includes(o.key));
+    const unchanging = fullRender(rows).filter(
+      (o) => o.key.startsWith('notes/assets/') || ['notes/search/index.html', 'notes/404.html', 'notes/robots.txt'].includes(o.key),
+    );
     expect(unchanging.length).toBeGreaterThan(3);
     const done = carryOut(rows, { kind: 'title', pick: 1, tags: [] }, 0)!;
     const { objects } = renderPostChange(changeInput(rows, done.postId, done.payload));
-    for (const object of unchanging) expect(objects.find((o) => o.key === object.key), object.key).toEqual(object);
+    for (const object of unchanging)
+      expect(
+        objects.find((o) => o.key === object.key),
+        object.key,
+      ).toEqual(object);
   });
 
   it('holds for any run of changes', () => {
@@ -203,7 +224,19 @@ describe('renderPostChange against the full render', () => {
     const change: fc.Arbitrary<Change> = fc.oneof(
       fc.record({ kind: fc.constant('publish' as const), tags }),
       fc.record({ kind: fc.constant('backdate' as const), day: fc.integer({ min: 0, max: 130 }), tags }),
-      fc.record({ kind: fc.constantFrom('title' as const, 'retag' as const, 'untag' as const, 'rename' as const, 'unpublish' as const, 'republish' as const, 'delete' as const), pick: fc.nat(60), tags }),
+      fc.record({
+        kind: fc.constantFrom(
+          'title' as const,
+          'retag' as const,
+          'untag' as const,
+          'rename' as const,
+          'unpublish' as const,
+          'republish' as const,
+          'delete' as const,
+        ),
+        pick: fc.nat(60),
+        tags,
+      }),
     );
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 45 }), fc.array(change, { minLength: 1, maxLength: 6 }), (count, changes) => runChanges(seed(count), changes)),

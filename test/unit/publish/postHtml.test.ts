@@ -7,9 +7,7 @@ import { buildBlog, buildPost, defaultTheme } from './siteFixtures.js';
 
 describe('reader affordances on a post’s HTML (issue 11, item 5)', () => {
   it('gives every heading an id from its text, Korean included, unique on the page', () => {
-    const { html, headings } = enhancePostHtml(
-      renderMarkdown('## 설치하기\n\ntext\n\n### Step *one* & two\n\n## 설치하기\n\n## Main\n\n#### Deep'),
-    );
+    const { html, headings } = enhancePostHtml(renderMarkdown('## 설치하기\n\ntext\n\n### Step *one* & two\n\n## 설치하기\n\n## Main\n\n#### Deep'));
     expect(headings).toEqual([
       { level: 2, id: '설치하기', text: '설치하기' },
       { level: 3, id: 'step-one-two', text: 'Step one & two' },
@@ -27,7 +25,9 @@ describe('reader affordances on a post’s HTML (issue 11, item 5)', () => {
   });
 
   it('makes code blocks focusable and loads only the first image at once', () => {
-    const { html } = enhancePostHtml(renderMarkdown('```js\nconst a = 1;\n```\n\n![one](https://example.com/1.png)\n\n![two](https://example.com/2.png)\n\n    indented code'));
+    const { html } = enhancePostHtml(
+      renderMarkdown('```js\nconst a = 1;\n```\n\n![one](https://example.com/1.png)\n\n![two](https://example.com/2.png)\n\n    indented code'),
+    );
     expect(html.match(/<pre tabindex="0"/g)).toHaveLength(2);
     const images = html.match(/<img[^>]*>/g)!;
     expect(images[0]).not.toContain('loading=');
@@ -66,20 +66,31 @@ describe('the contents list on a post page', () => {
     expect(toc).toContain('<summary><h2 id="toc-title" class="toc-title">Contents</h2></summary>');
     // One ordered list per level: screen readers hear two sections, the first with one entry.
     const flat = toc!.replace(/\s+</g, '<');
-    expect(flat).toContain('<ol><li><a href="#install">Install</a><ol><li><a href="#on-debian">On Debian</a></li></ol></li><li><a href="#configure">Configure</a></li></ol>');
+    expect(flat).toContain(
+      '<ol><li><a href="#install">Install</a><ol><li><a href="#on-debian">On Debian</a></li></ol></li><li><a href="#configure">Configure</a></li></ol>',
+    );
     for (const id of ['install', 'on-debian', 'configure']) expect(html).toContain(` id="${id}"`);
   });
 
   it('nests by section: an h3 before the first h2 stands on the top level', () => {
-    expect(tocOf([
-      { level: 3, id: 'intro', text: 'Intro' },
-      { level: 2, id: 'a', text: 'A' },
-      { level: 3, id: 'a1', text: 'A1' },
-      { level: 3, id: 'a2', text: 'A2' },
-      { level: 2, id: 'b', text: 'B' },
-    ])).toEqual([
+    expect(
+      tocOf([
+        { level: 3, id: 'intro', text: 'Intro' },
+        { level: 2, id: 'a', text: 'A' },
+        { level: 3, id: 'a1', text: 'A1' },
+        { level: 3, id: 'a2', text: 'A2' },
+        { level: 2, id: 'b', text: 'B' },
+      ]),
+    ).toEqual([
       { text: 'Intro', href: '#intro', children: [] },
-      { text: 'A', href: '#a', children: [{ text: 'A1', href: '#a1', children: [] }, { text: 'A2', href: '#a2', children: [] }] },
+      {
+        text: 'A',
+        href: '#a',
+        children: [
+          { text: 'A1', href: '#a1', children: [] },
+          { text: 'A2', href: '#a2', children: [] },
+        ],
+      },
       { text: 'B', href: '#b', children: [] },
     ]);
   });

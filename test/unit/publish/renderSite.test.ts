@@ -116,7 +116,10 @@ describe('renderSite', () => {
           : /^notes\/(page\/|tags\/[^/]+\/|archive\/\d)/.test(object.key)
             ? ['CollectionPage']
             : [];
-      expect(scripts.map((s) => (JSON.parse(s.text) as { '@type': string })['@type']), object.key).toEqual(expected);
+      expect(
+        scripts.map((s) => (JSON.parse(s.text) as { '@type': string })['@type']),
+        object.key,
+      ).toEqual(expected);
     }
   });
 
@@ -143,13 +146,17 @@ describe('renderSite', () => {
     const taken = renderSite({ theme, blog, posts: fixturePosts, redirects: [{ from: 'hello-world', to: cachingPost.slug }] });
     expect(taken.find((o) => o.key === 'notes/hello-world/index.html')!.redirectTo).toBeUndefined();
     const korean = renderSite({ theme, blog, posts: fixturePosts, redirects: [{ from: 'old', to: koreanPost.slug }] });
-    expect(korean.find((o) => o.key === 'notes/old/index.html')!.redirectTo).toBe('/%EC%A0%95%EC%A0%81-%EC%82%AC%EC%9D%B4%ED%8A%B8-%EB%B8%94%EB%A1%9C%EA%B7%B8');
+    expect(korean.find((o) => o.key === 'notes/old/index.html')!.redirectTo).toBe(
+      '/%EC%A0%95%EC%A0%81-%EC%82%AC%EC%9D%B4%ED%8A%B8-%EB%B8%94%EB%A1%9C%EA%B7%B8',
+    );
   });
 
   it('places the owner theme fields: header and footer on every page, the ad after post bodies only', () => {
     const themed = renderSite({
       theme,
-      blog: buildBlog({ themeConfig: { headerHtml: '<div id="hdr">H</div>', footerHtml: '<div id="ftr">F</div>', adCode: '<div id="ad">A</div>', customCss: 'p{margin:0}' } }),
+      blog: buildBlog({
+        themeConfig: { headerHtml: '<div id="hdr">H</div>', footerHtml: '<div id="ftr">F</div>', adCode: '<div id="ad">A</div>', customCss: 'p{margin:0}' },
+      }),
       posts: fixturePosts,
     });
     for (const object of themed.filter((o) => o.contentType.startsWith('text/html') && !o.redirectTo)) {
@@ -166,7 +173,21 @@ describe('renderSite', () => {
   it('renders an empty blog', () => {
     const empty = renderSite({ theme, blog, posts: [] });
     expect(empty.map((o) => o.key).sort()).toEqual(
-      [`notes/assets/${theme.stylesheet}`, `notes/assets/${theme.searchScript}`, 'notes/search/index.html', 'notes/index.html', 'notes/tags/index.html', 'notes/archive/index.html', 'notes/404.html', 'notes/rss.xml', 'notes/feed.json', 'notes/sitemap.xml', 'notes/sitemap-pages.xml', 'notes/robots.txt', 'notes/llms.txt'].sort(),
+      [
+        `notes/assets/${theme.stylesheet}`,
+        `notes/assets/${theme.searchScript}`,
+        'notes/search/index.html',
+        'notes/index.html',
+        'notes/tags/index.html',
+        'notes/archive/index.html',
+        'notes/404.html',
+        'notes/rss.xml',
+        'notes/feed.json',
+        'notes/sitemap.xml',
+        'notes/sitemap-pages.xml',
+        'notes/robots.txt',
+        'notes/llms.txt',
+      ].sort(),
     );
     expect(String(empty.find((o) => o.key === 'notes/index.html')!.body)).toContain('<p class="empty">No posts yet.</p>');
     expect(String(empty.find((o) => o.key === 'notes/rss.xml')!.body)).toContain('<lastBuildDate>Mon, 05 Jan 2026 09:00:00 GMT</lastBuildDate>');

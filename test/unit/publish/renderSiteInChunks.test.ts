@@ -127,7 +127,10 @@ async function chunksOf(siteInput: SiteInput, options: Partial<ParallelRenderOpt
   const bodies = (listed: readonly SitePostSummary[]): SitePost[] => {
     asked.push(listed.length);
     // In another order than listed: the reader of the database gives no order.
-    return listed.filter((post) => !leaveOut.has(post.id)).map((post) => byId.get(post.id)!).reverse();
+    return listed
+      .filter((post) => !leaveOut.has(post.id))
+      .map((post) => byId.get(post.id)!)
+      .reverse();
   };
   const chunks: SiteObject[][] = [];
   for await (const chunk of renderSiteInChunks(planSite(siteInput), bodies, { themeDir: templatesDir, ...options })) chunks.push(chunk);
@@ -156,7 +159,13 @@ describe('renderSiteInChunks from TypeScript sources (in-process)', () => {
     const bytesOf = (post: SitePostSummary): number => (post.id === huge ? budget * 10 : Buffer.byteLength(byId.get(post.id)!.contentHtml));
     const reads: SitePostSummary[][] = [];
     const objects: SiteObject[] = [];
-    const options: ParallelRenderOptions = { themeDir: templatesDir, workers: 0, chunkPosts: 40, chunkBytes: budget, bodyBytes: (listed) => listed.map(bytesOf) };
+    const options: ParallelRenderOptions = {
+      themeDir: templatesDir,
+      workers: 0,
+      chunkPosts: 40,
+      chunkBytes: budget,
+      bodyBytes: (listed) => listed.map(bytesOf),
+    };
     const bodies = (listed: readonly SitePostSummary[]): SitePost[] => {
       reads.push([...listed]);
       return listed.map((post) => byId.get(post.id)!);
@@ -194,7 +203,9 @@ describe('renderSiteInChunks from TypeScript sources (in-process)', () => {
     try {
       const script = join(dir, 'broken.mjs');
       writeFileSync(script, "throw new Error('this worker cannot start');\n");
-      await expect(chunksOf(input(), { minPosts: 0, workers: 2, chunkPosts: 20, workerScript: new URL(`file://${script}`) })).rejects.toThrow(/cannot start|exited early/);
+      await expect(chunksOf(input(), { minPosts: 0, workers: 2, chunkPosts: 20, workerScript: new URL(`file://${script}`) })).rejects.toThrow(
+        /cannot start|exited early/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -64,10 +64,7 @@ describe('stored format', () => {
   });
 
   it('reads a version 1 segment (whole occurrences, written before code was indexed) in the current units', async () => {
-    const docs = [
-      searchDoc({ id: 'a', title: 'Koa 서버를', body: 'koa x y', tags: ['node'] }),
-      searchDoc({ id: 'b', title: 'Other', body: 'koa koa koa' }),
-    ];
+    const docs = [searchDoc({ id: 'a', title: 'Koa 서버를', body: 'koa x y', tags: ['node'] }), searchDoc({ id: 'b', title: 'Other', body: 'koa koa koa' })];
     const data = buildSegmentData(docs);
     // What version 1 stored for the same posts: every frequency and length in whole occurrences.
     const v1 = {
@@ -187,7 +184,11 @@ describe('version 3 segments', () => {
     const raw = (await encodeSegment(buildSegmentData(docs))).body;
     expect(() => new StoredSegment('k', raw.subarray(0, raw.length - 1))).toThrow(/blocks do not add up to its size/);
     const header = raw.toString('utf8', 10, 10 + raw.readUInt32LE(6));
-    const wrongCount = Buffer.concat([raw.subarray(0, 10), Buffer.from(header.replace(/"terms":(\d+)/, (_, n: string) => `"terms":${Number(n) + 1}`)), raw.subarray(10 + header.length)]);
+    const wrongCount = Buffer.concat([
+      raw.subarray(0, 10),
+      Buffer.from(header.replace(/"terms":(\d+)/, (_, n: string) => `"terms":${Number(n) + 1}`)),
+      raw.subarray(10 + header.length),
+    ]);
     wrongCount.writeUInt32LE(Buffer.byteLength(header.replace(/"terms":(\d+)/, (_, n: string) => `"terms":${Number(n) + 1}`)), 6);
     expect(() => new StoredSegment('k', wrongCount)).toThrow(SearchIndexFormatError);
     const notJson = Buffer.from(raw);

@@ -47,7 +47,9 @@ describe('parallel build', () => {
   });
 
   it('cuts groups into pieces and joins them back to what one build gives', async () => {
-    const docs = Array.from({ length: 23 }, (_, i) => searchDoc({ id: `p${i}`, title: `title ${i % 3}`, body: `body ${i} 서버를 ${i % 5}`, publishedAt: '2024-01-01T00:00:00.000Z' }));
+    const docs = Array.from({ length: 23 }, (_, i) =>
+      searchDoc({ id: `p${i}`, title: `title ${i % 3}`, body: `body ${i} 서버를 ${i % 5}`, publishedAt: '2024-01-01T00:00:00.000Z' }),
+    );
     const [first, second] = await buildSegments([docs.slice(0, 17), docs.slice(17)], { pieceDocs: 4 });
     expect(first).toEqual(buildSegmentData(docs.slice(0, 17)));
     expect(second).toEqual(buildSegmentData(docs.slice(17)));

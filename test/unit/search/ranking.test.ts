@@ -62,13 +62,31 @@ describe('ranking', () => {
 
   it('requires every word (AND) and returns the stored fields of each hit', async () => {
     const store = await indexed([
-      { id: 'a', slug: 'both', title: 'Server cache', metaDescription: 'About caches', tags: ['ops'], body: '', createdAt: '2024-01-01T00:00:00.000Z', publishedAt: '2024-01-02T00:00:00.000Z', url: 'https://x.example/both/' },
+      {
+        id: 'a',
+        slug: 'both',
+        title: 'Server cache',
+        metaDescription: 'About caches',
+        tags: ['ops'],
+        body: '',
+        createdAt: '2024-01-01T00:00:00.000Z',
+        publishedAt: '2024-01-02T00:00:00.000Z',
+        url: 'https://x.example/both/',
+      },
       { id: 'b', slug: 'one', title: 'Server', body: '' },
     ]);
     const { hits, total } = await new SearchIndexCache(store).search('b', 'cache server', PAGE);
     expect(total).toBe(1);
     expect(hits).toEqual([
-      { slug: 'both', title: 'Server cache', metaDescription: 'About caches', tags: ['ops'], createdAt: '2024-01-01T00:00:00.000Z', publishedAt: '2024-01-02T00:00:00.000Z', url: 'https://x.example/both/' },
+      {
+        slug: 'both',
+        title: 'Server cache',
+        metaDescription: 'About caches',
+        tags: ['ops'],
+        createdAt: '2024-01-01T00:00:00.000Z',
+        publishedAt: '2024-01-02T00:00:00.000Z',
+        url: 'https://x.example/both/',
+      },
     ]);
   });
 
@@ -92,16 +110,20 @@ describe('ranking', () => {
       day: fc.integer({ min: 1, max: 3 }),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(docArb, { minLength: 1, maxLength: 12 }), fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }), async (docs, query) => {
-        const store = await indexed(
-          docs.map((d, i) => ({ id: `p${i}`, title: d.title.join(' '), body: d.body.join(' '), publishedAt: `2024-01-0${d.day}T00:00:00.000Z` })),
-          2,
-        );
-        const q = query.join(' ');
-        const viaLunr = await new SearchIndexCache(store, { executor: 'lunr' }).search('b', q, PAGE);
-        const viaPostings = await new SearchIndexCache(store, { executor: 'postings' }).search('b', q, PAGE);
-        expect(viaLunr).toEqual(viaPostings);
-      }),
+      fc.asyncProperty(
+        fc.array(docArb, { minLength: 1, maxLength: 12 }),
+        fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }),
+        async (docs, query) => {
+          const store = await indexed(
+            docs.map((d, i) => ({ id: `p${i}`, title: d.title.join(' '), body: d.body.join(' '), publishedAt: `2024-01-0${d.day}T00:00:00.000Z` })),
+            2,
+          );
+          const q = query.join(' ');
+          const viaLunr = await new SearchIndexCache(store, { executor: 'lunr' }).search('b', q, PAGE);
+          const viaPostings = await new SearchIndexCache(store, { executor: 'postings' }).search('b', q, PAGE);
+          expect(viaLunr).toEqual(viaPostings);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -114,20 +136,25 @@ describe('ranking', () => {
       removed: fc.boolean(),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(docArb, { minLength: 1, maxLength: 14 }), fc.array(fc.constantFrom('a', 'b', 'c', 'z'), { minLength: 1, maxLength: 3 }), async (docs, query) => {
-        const store = new MemorySiteStore();
-        const writer = new SearchIndexWriter(store, { workers: 0, headMaxDocs: 2, autoMerge: false });
-        for (const [i, d] of docs.entries()) await writer.upsert('b', [searchDoc({ id: `p${i}`, slug: `p${i}`, title: `post ${i}`, body: d.body.join(' ') })]);
-        const removed = docs.flatMap((d, i) => (d.removed ? [`p${i}`] : []));
-        if (removed.length > 0) await writer.remove('b', removed);
-        await writer.idle();
-        const q = query.join(' ');
-        const viaLunr = await new SearchIndexCache(store, { executor: 'lunr' }).search('b', q, PAGE);
-        const viaPostings = await new SearchIndexCache(store, { executor: 'postings' }).search('b', q, PAGE);
-        expect(viaLunr).toEqual(viaPostings);
-        const expected = docs.flatMap((d, i) => (!d.removed && query.every((w) => d.body.includes(w)) ? [`p${i}`] : []));
-        expect(viaLunr.hits.map((h) => h.slug).sort()).toEqual(expected.sort());
-      }),
+      fc.asyncProperty(
+        fc.array(docArb, { minLength: 1, maxLength: 14 }),
+        fc.array(fc.constantFrom('a', 'b', 'c', 'z'), { minLength: 1, maxLength: 3 }),
+        async (docs, query) => {
+          const store = new MemorySiteStore();
+          const writer = new SearchIndexWriter(store, { workers: 0, headMaxDocs: 2, autoMerge: false });
+          for (const [i, d] of docs.entries())
+            await writer.upsert('b', [searchDoc({ id: `p${i}`, slug: `p${i}`, title: `post ${i}`, body: d.body.join(' ') })]);
+          const removed = docs.flatMap((d, i) => (d.removed ? [`p${i}`] : []));
+          if (removed.length > 0) await writer.remove('b', removed);
+          await writer.idle();
+          const q = query.join(' ');
+          const viaLunr = await new SearchIndexCache(store, { executor: 'lunr' }).search('b', q, PAGE);
+          const viaPostings = await new SearchIndexCache(store, { executor: 'postings' }).search('b', q, PAGE);
+          expect(viaLunr).toEqual(viaPostings);
+          const expected = docs.flatMap((d, i) => (!d.removed && query.every((w) => d.body.includes(w)) ? [`p${i}`] : []));
+          expect(viaLunr.hits.map((h) => h.slug).sort()).toEqual(expected.sort());
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -140,23 +167,30 @@ describe('ranking', () => {
       removed: fc.boolean(),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(docArb, { minLength: 1, maxLength: 14 }), fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 3 }), async (docs, query, perPage) => {
-        const store = new MemorySiteStore();
-        // The writer's own cache holds what it wrote decoded; a new cache opens the stored segments.
-        const written = new SearchIndexCache(store);
-        const writer = new SearchIndexWriter(store, { workers: 0, headMaxDocs: 2, cache: written });
-        for (const [i, d] of docs.entries()) {
-          await writer.upsert('b', [searchDoc({ id: `p${i}`, slug: `p${i}`, title: d.title.join(' '), body: d.body.join(' '), publishedAt: `2024-01-0${d.day}T00:00:00.000Z` })]);
-        }
-        const removed = docs.flatMap((d, i) => (d.removed ? [`p${i}`] : []));
-        if (removed.length > 0) await writer.remove('b', removed);
-        await writer.idle();
-        const q = query.join(' ');
-        const opened = new SearchIndexCache(store);
-        for (let page = 1; page <= 3; page++) {
-          expect(await opened.search('b', q, { page, perPage })).toEqual(await written.search('b', q, { page, perPage }));
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(docArb, { minLength: 1, maxLength: 14 }),
+        fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 3 }),
+        async (docs, query, perPage) => {
+          const store = new MemorySiteStore();
+          // The writer's own cache holds what it wrote decoded; a new cache opens the stored segments.
+          const written = new SearchIndexCache(store);
+          const writer = new SearchIndexWriter(store, { workers: 0, headMaxDocs: 2, cache: written });
+          for (const [i, d] of docs.entries()) {
+            await writer.upsert('b', [
+              searchDoc({ id: `p${i}`, slug: `p${i}`, title: d.title.join(' '), body: d.body.join(' '), publishedAt: `2024-01-0${d.day}T00:00:00.000Z` }),
+            ]);
+          }
+          const removed = docs.flatMap((d, i) => (d.removed ? [`p${i}`] : []));
+          if (removed.length > 0) await writer.remove('b', removed);
+          await writer.idle();
+          const q = query.join(' ');
+          const opened = new SearchIndexCache(store);
+          for (let page = 1; page <= 3; page++) {
+            expect(await opened.search('b', q, { page, perPage })).toEqual(await written.search('b', q, { page, perPage }));
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });

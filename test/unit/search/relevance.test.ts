@@ -53,7 +53,9 @@ describe('relevance over hand-judged Korean and English posts', () => {
 
   it.each(['lunr', 'postings'] as const)('precision and recall are both at least 0.99 (%s)', async (executor) => {
     const figures = await measure(caches[executor]);
-    console.info(`relevance (${executor}): ${JUDGMENTS.length} queries over ${RELEVANCE_POSTS.length} posts, precision ${figures.precision.toFixed(3)}, recall ${figures.recall.toFixed(3)}`);
+    console.info(
+      `relevance (${executor}): ${JUDGMENTS.length} queries over ${RELEVANCE_POSTS.length} posts, precision ${figures.precision.toFixed(3)}, recall ${figures.recall.toFixed(3)}`,
+    );
     expect(figures.misses, figures.misses.join('\n')).toEqual([]);
     expect(figures.precision).toBeGreaterThanOrEqual(0.99);
     expect(figures.recall).toBeGreaterThanOrEqual(0.99);

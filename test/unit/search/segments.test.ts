@@ -167,7 +167,15 @@ describe('segmented index', () => {
 
   it('results, totals and order equal those of one freshly built index (property)', async () => {
     const op = fc.oneof(
-      { arbitrary: fc.record({ kind: fc.constant('upsert' as const), id: fc.integer({ min: 0, max: 14 }), words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 }), day: fc.integer({ min: 0, max: 3 }) }), weight: 6 },
+      {
+        arbitrary: fc.record({
+          kind: fc.constant('upsert' as const),
+          id: fc.integer({ min: 0, max: 14 }),
+          words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 }),
+          day: fc.integer({ min: 0, max: 3 }),
+        }),
+        weight: 6,
+      },
       { arbitrary: fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 14 }) }), weight: 2 },
       { arbitrary: fc.record({ kind: fc.constant('merge' as const) }), weight: 1 },
     );
@@ -178,7 +186,13 @@ describe('segmented index', () => {
         for (const o of ops) {
           if (o.kind === 'upsert') {
             // Few distinct days, so ties on score and date exercise the last tie-breakers.
-            const doc = searchDoc({ id: `p${o.id}`, title: o.words[0]!, body: textOf(o.words), tags: o.words.slice(0, 1), publishedAt: `2024-01-0${o.day + 1}T00:00:00.000Z` });
+            const doc = searchDoc({
+              id: `p${o.id}`,
+              title: o.words[0]!,
+              body: textOf(o.words),
+              tags: o.words.slice(0, 1),
+              publishedAt: `2024-01-0${o.day + 1}T00:00:00.000Z`,
+            });
             await writer.upsert(BLOG, [doc]);
             live.set(doc.id, doc);
           } else if (o.kind === 'remove') {

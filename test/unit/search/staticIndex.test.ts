@@ -10,7 +10,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SearchIndexCache } from '../../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../../src/search/searchIndexWriter.js';
 import type { SearchDocument } from '../../../src/search/searchTypes.js';
-import { chunkCountFor, chunkOf, DELTA_CHUNKS, DELTA_MAX, deltaKey, FRAGMENT_SIZE, fragmentKey, metaKey, stateKey } from '../../../src/search/static/staticFormat.js';
+import {
+  chunkCountFor,
+  chunkOf,
+  DELTA_CHUNKS,
+  DELTA_MAX,
+  deltaKey,
+  FRAGMENT_SIZE,
+  fragmentKey,
+  metaKey,
+  stateKey,
+} from '../../../src/search/static/staticFormat.js';
 import { StaticIndexWriter } from '../../../src/search/static/staticIndexWriter.js';
 import { queryTerms } from '../../../src/search/tokenize.js';
 import { FsSiteStore } from '../../../src/storage/fsSiteStore.js';
@@ -42,7 +52,14 @@ const pathOf = (url: string) => new URL(url).pathname;
 
 describe('the static search index', () => {
   it('joins the API index segments of the same posts instead of indexing them again, and writes nothing when they do not match', async () => {
-    const docs = Array.from({ length: 300 }, (_, i) => searchDoc({ id: `s${i}`, title: `word${i % 11} title`, body: `body ${i % 17} 검색`, publishedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString() }));
+    const docs = Array.from({ length: 300 }, (_, i) =>
+      searchDoc({
+        id: `s${i}`,
+        title: `word${i % 11} title`,
+        body: `body ${i % 17} 검색`,
+        publishedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
+      }),
+    );
     const text = async (s: FsSiteStore, key: string) => (await s.get(key))!.body.toString('utf8').replace(/"revision":"[0-9a-f]+"/, '"revision":"-"');
     const filesOf = async (s: FsSiteStore) => Promise.all((await s.list('j/search/')).sort().map(async (key) => [key, await text(s, key)]));
 
@@ -64,7 +81,10 @@ describe('the static search index', () => {
     expect(await unused.list('j/')).toEqual([]);
 
     // Segments in the right order are taken as they are: built from other text, the index says so.
-    const other = await new SearchIndexWriter(store(), { workers: 0 }).rebuild('j', docs.map((d) => ({ ...d, title: 'zebra', body: '' })));
+    const other = await new SearchIndexWriter(store(), { workers: 0 }).rebuild(
+      'j',
+      docs.map((d) => ({ ...d, title: 'zebra', body: '' })),
+    );
     const taken = store();
     await writer(taken).rebuildFromSegments('j', listed, other);
     const index = await readStaticIndex(taken, 'j');
@@ -77,7 +97,11 @@ describe('the static search index', () => {
     const plain = store();
     await writer(plain).rebuild('j', docs);
     const files = async (s: FsSiteStore) =>
-      Promise.all((await s.list('j/search/')).sort().map(async (key) => [key, (await s.get(key))!.body.toString('utf8').replace(/"revision":"[0-9a-f]+"/, '"revision":"-"')]));
+      Promise.all(
+        (await s.list('j/search/'))
+          .sort()
+          .map(async (key) => [key, (await s.get(key))!.body.toString('utf8').replace(/"revision":"[0-9a-f]+"/, '"revision":"-"')]),
+      );
     const blog = { slug: 'j' } as BlogWithDomain;
     for (const order of ['joined', 'reversed'] as const) {
       const built = await new SearchIndexWriter(store(), { workers: 0 }).rebuild('j', order === 'joined' ? docs : [...docs].reverse());
@@ -231,7 +255,9 @@ describe('the static search index', () => {
   it('leaves the merge of a delta past DELTA_MAX posts to maintain, which reads as a fresh build', async () => {
     const s = store();
     const statics = writer(s);
-    const docs = Array.from({ length: 10 + DELTA_MAX + 1 }, (_, i) => searchDoc({ id: `m${i}`, title: `Harbour note ${i}`, body: `word${i % 7} lantern${i % 3} 항구에서 ${i}` }));
+    const docs = Array.from({ length: 10 + DELTA_MAX + 1 }, (_, i) =>
+      searchDoc({ id: `m${i}`, title: `Harbour note ${i}`, body: `word${i % 7} lantern${i % 3} 항구에서 ${i}` }),
+    );
     await statics.rebuild('merge', docs.slice(0, 10));
     const dues: boolean[] = [];
     for (const doc of docs.slice(10)) dues.push((await statics.upsert('merge', [doc]))!.due === true);

@@ -41,18 +41,43 @@ function random(seed: number): () => number {
   };
 }
 
-const PROSE = ['서버를', '블로그에', '정적', '사이트', '오늘은', '날씨가', '글을', '썼습니다', 'cache', 'edge', 'deploy', 'notes', 'the', 'and', 'page', '비빔밥', '비용이'];
+const PROSE = [
+  '서버를',
+  '블로그에',
+  '정적',
+  '사이트',
+  '오늘은',
+  '날씨가',
+  '글을',
+  '썼습니다',
+  'cache',
+  'edge',
+  'deploy',
+  'notes',
+  'the',
+  'and',
+  'page',
+  '비빔밥',
+  '비용이',
+];
 
 describe('static search ranking', () => {
   it('ranks as the API does, page by page, with the newest posts still in the delta (비, 시작)', async () => {
     const rand = random(27);
-    const pick = <T,>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
     const post = (i: number, day: number): SearchDocument => {
       const words = Array.from({ length: 20 + Math.floor(rand() * 300) }, () => pick(PROSE));
       // 비 (rain) and 시작 (start) in some posts, with particles, a few times each.
       if (rand() < 0.3) for (let k = 0; k < 1 + Math.floor(rand() * 4); k++) words.splice(Math.floor(rand() * words.length), 0, pick(['비가', '비를', '비']));
-      if (rand() < 0.3) for (let k = 0; k < 1 + Math.floor(rand() * 3); k++) words.splice(Math.floor(rand() * words.length), 0, pick(['시작했습니다', '시작을', '시작']));
-      return searchDoc({ id: `p${i}`, slug: `post-${i}`, title: `${pick(PROSE)} ${i}`, body: words.join(' '), publishedAt: new Date(Date.UTC(2024, 0, 1) + day * 3_600_000).toISOString() });
+      if (rand() < 0.3)
+        for (let k = 0; k < 1 + Math.floor(rand() * 3); k++) words.splice(Math.floor(rand() * words.length), 0, pick(['시작했습니다', '시작을', '시작']));
+      return searchDoc({
+        id: `p${i}`,
+        slug: `post-${i}`,
+        title: `${pick(PROSE)} ${i}`,
+        body: words.join(' '),
+        publishedAt: new Date(Date.UTC(2024, 0, 1) + day * 3_600_000).toISOString(),
+      });
     };
     const live = new Map<string, SearchDocument>();
     const store = new MemorySiteStore();
@@ -63,7 +88,16 @@ describe('static search ranking', () => {
     // Then the blog goes on: short new posts that say 비 once (BM25 ranks them high), edits of
     // old posts (a new ordinal in the delta, the old date) and removals.
     for (let i = 500; i < 530; i++) {
-      const doc = i % 3 === 0 ? searchDoc({ id: `p${i}`, slug: `post-${i}`, title: `비 오는 날 ${i}`, body: '비가 와서 시작했습니다.', publishedAt: new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString() }) : post(i, i);
+      const doc =
+        i % 3 === 0
+          ? searchDoc({
+              id: `p${i}`,
+              slug: `post-${i}`,
+              title: `비 오는 날 ${i}`,
+              body: '비가 와서 시작했습니다.',
+              publishedAt: new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString(),
+            })
+          : post(i, i);
       live.set(doc.id, doc);
       await statics.upsert(BLOG, [doc]);
     }
@@ -98,49 +132,60 @@ describe('static search ranking', () => {
   it('equals the API order after any history of publishes, edits, removals and merges, equal scores included (property)', async () => {
     const words = ['a', 'b', 'c', '비', '비가', '시작', '서버를'];
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('publish' as const), title: fc.array(fc.constantFrom(...words), { maxLength: 2 }), body: fc.array(fc.constantFrom(...words), { maxLength: 6 }), day: fc.integer({ min: 1, max: 3 }) }),
+      fc.record({
+        kind: fc.constant('publish' as const),
+        title: fc.array(fc.constantFrom(...words), { maxLength: 2 }),
+        body: fc.array(fc.constantFrom(...words), { maxLength: 6 }),
+        day: fc.integer({ min: 1, max: 3 }),
+      }),
       fc.record({ kind: fc.constant('edit' as const), which: fc.nat(), body: fc.array(fc.constantFrom(...words), { maxLength: 6 }) }),
       fc.record({ kind: fc.constant('remove' as const), which: fc.nat() }),
       fc.record({ kind: fc.constant('maintain' as const) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 6 }), fc.array(op, { maxLength: 25 }), fc.array(fc.constantFrom('a', 'b', 'c', '비', '시작'), { minLength: 1, maxLength: 2 }), async (initial, ops, query) => {
-        const store = new MemorySiteStore();
-        const statics = new StaticIndexWriter(store, { cacheControl: 'public, max-age=60' });
-        const live = new Map<string, SearchDocument>();
-        let n = 0;
-        // Few distinct words and short posts: equal scores are common, and dates repeat.
-        const make = (title: string, body: string, day: number): SearchDocument => {
-          n++;
-          return searchDoc({ id: `p${n}`, slug: `s${(n * 7) % 31}-${n}`, title, body, publishedAt: `2024-01-0${day}T00:00:00.000Z` });
-        };
-        const firsts = Array.from({ length: initial }, (_, i) => make('a', i % 2 ? 'b 비' : '비가 a', 1 + (i % 3)));
-        for (const doc of firsts) live.set(doc.id, doc);
-        await statics.rebuild(BLOG, firsts);
-        for (const o of ops) {
-          const ids = [...live.keys()];
-          if (o.kind === 'publish') {
-            const doc = make(o.title.join(' '), o.body.join(' '), o.day);
-            live.set(doc.id, doc);
-            await statics.upsert(BLOG, [doc]);
-          } else if (o.kind === 'edit' && ids.length > 0) {
-            const doc = { ...live.get(ids[o.which % ids.length]!)!, body: o.body.join(' ') };
-            live.set(doc.id, doc);
-            await statics.upsert(BLOG, [doc]);
-          } else if (o.kind === 'remove' && ids.length > 0) {
-            const id = ids[o.which % ids.length]!;
-            live.delete(id);
-            await statics.remove(BLOG, [id]);
-          } else if (o.kind === 'maintain') {
-            await statics.maintain(BLOG);
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 6 }),
+        fc.array(op, { maxLength: 25 }),
+        fc.array(fc.constantFrom('a', 'b', 'c', '비', '시작'), { minLength: 1, maxLength: 2 }),
+        async (initial, ops, query) => {
+          const store = new MemorySiteStore();
+          const statics = new StaticIndexWriter(store, { cacheControl: 'public, max-age=60' });
+          const live = new Map<string, SearchDocument>();
+          let n = 0;
+          // Few distinct words and short posts: equal scores are common, and dates repeat.
+          const make = (title: string, body: string, day: number): SearchDocument => {
+            n++;
+            return searchDoc({ id: `p${n}`, slug: `s${(n * 7) % 31}-${n}`, title, body, publishedAt: `2024-01-0${day}T00:00:00.000Z` });
+          };
+          const firsts = Array.from({ length: initial }, (_, i) => make('a', i % 2 ? 'b 비' : '비가 a', 1 + (i % 3)));
+          for (const doc of firsts) live.set(doc.id, doc);
+          await statics.rebuild(BLOG, firsts);
+          for (const o of ops) {
+            const ids = [...live.keys()];
+            if (o.kind === 'publish') {
+              const doc = make(o.title.join(' '), o.body.join(' '), o.day);
+              live.set(doc.id, doc);
+              await statics.upsert(BLOG, [doc]);
+            } else if (o.kind === 'edit' && ids.length > 0) {
+              const doc = { ...live.get(ids[o.which % ids.length]!)!, body: o.body.join(' ') };
+              live.set(doc.id, doc);
+              await statics.upsert(BLOG, [doc]);
+            } else if (o.kind === 'remove' && ids.length > 0) {
+              const id = ids[o.which % ids.length]!;
+              live.delete(id);
+              await statics.remove(BLOG, [id]);
+            } else if (o.kind === 'maintain') {
+              await statics.maintain(BLOG);
+            }
           }
-        }
-        const api = await apiIndexOf(live.values());
-        const q = query.join(' ');
-        const all = await apiSlugs(api, q);
-        expect(await staticSearch(store, BLOG, q, 0, all.total + 1)).toEqual(all);
-        for (const page of [1, 2]) expect((await staticSearch(store, BLOG, q, (page - 1) * 3, page * 3)).slugs).toEqual((await apiSlugs(api, q, { page, perPage: 3 })).slugs);
-      }),
+          const api = await apiIndexOf(live.values());
+          const q = query.join(' ');
+          const all = await apiSlugs(api, q);
+          expect(await staticSearch(store, BLOG, q, 0, all.total + 1)).toEqual(all);
+          for (const page of [1, 2])
+            expect((await staticSearch(store, BLOG, q, (page - 1) * 3, page * 3)).slugs).toEqual((await apiSlugs(api, q, { page, perPage: 3 })).slugs);
+        },
+      ),
       { numRuns: 80 },
     );
   });
@@ -149,7 +194,13 @@ describe('static search ranking', () => {
     const store = new MemorySiteStore();
     const statics = new StaticIndexWriter(store, { cacheControl: 'public, max-age=60' });
     const docs = Array.from({ length: 10 + DELTA_MAX + 1 }, (_, i) =>
-      searchDoc({ id: `m${i}`, slug: `m-${i}`, title: `note ${i % 5}`, body: `비가 ${'word '.repeat(i % 9)} 시작 ${i % 4 ? '비' : ''}`, publishedAt: `2024-02-${String(1 + (i % 20)).padStart(2, '0')}T00:00:00.000Z` }),
+      searchDoc({
+        id: `m${i}`,
+        slug: `m-${i}`,
+        title: `note ${i % 5}`,
+        body: `비가 ${'word '.repeat(i % 9)} 시작 ${i % 4 ? '비' : ''}`,
+        publishedAt: `2024-02-${String(1 + (i % 20)).padStart(2, '0')}T00:00:00.000Z`,
+      }),
     );
     await statics.rebuild(BLOG, docs.slice(0, 10));
     for (const doc of docs.slice(10)) await statics.upsert(BLOG, [doc]);

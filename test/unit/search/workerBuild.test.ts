@@ -17,7 +17,9 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  */
 describe('rebuild in-process (TypeScript sources)', () => {
   it('builds each group exactly as one build of its documents, whatever the pieces and runs', async () => {
-    const docs = Array.from({ length: 230 }, (_, i) => searchDoc({ id: `q${i}`, title: `title ${i % 9}`, body: `word${i % 13} 검색${i % 5} shared`, publishedAt: '2024-01-01T00:00:00.000Z' }));
+    const docs = Array.from({ length: 230 }, (_, i) =>
+      searchDoc({ id: `q${i}`, title: `title ${i % 9}`, body: `word${i % 13} 검색${i % 5} shared`, publishedAt: '2024-01-01T00:00:00.000Z' }),
+    );
     const groups = [docs.slice(0, 200), docs.slice(200), []];
     const built = await buildSegments(groups, { workers: 0, pieceDocs: 4 });
     expect(built).toHaveLength(3);
@@ -27,7 +29,9 @@ describe('rebuild in-process (TypeScript sources)', () => {
 
 describe('rebuild from documents read a run at a time', () => {
   it('reads each run once, in order, and builds each group from what the reads gave', async () => {
-    const docs = Array.from({ length: 230 }, (_, i) => searchDoc({ id: `r${i}`, title: `title ${i % 9}`, body: `word${i % 13} 검색${i % 5}`, publishedAt: '2024-01-01T00:00:00.000Z' }));
+    const docs = Array.from({ length: 230 }, (_, i) =>
+      searchDoc({ id: `r${i}`, title: `title ${i % 9}`, body: `word${i % 13} 검색${i % 5}`, publishedAt: '2024-01-01T00:00:00.000Z' }),
+    );
     const reads: [number, number][] = [];
     // A post that left the blog while the index was built is not read back: its group is smaller.
     const gone = new Set(['r70', 'r229']);
@@ -63,7 +67,14 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
     // src/search and the modules outside it that it imports: lib/timeSlice.ts, and compiledScript.ts
     // with lib/paths.ts, which find the worker in dist/src from the package root (package.json and
     // templates/ mark it).
-    const sources = [...readdirSync(join(ROOT, 'src', 'search')).filter((f) => f.endsWith('.ts')).map((f) => join('search', f)), join('lib', 'timeSlice.ts'), join('workers', 'compiledScript.ts'), join('lib', 'paths.ts')];
+    const sources = [
+      ...readdirSync(join(ROOT, 'src', 'search'))
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => join('search', f)),
+      join('lib', 'timeSlice.ts'),
+      join('workers', 'compiledScript.ts'),
+      join('lib', 'paths.ts'),
+    ];
     for (const file of sources) {
       const source = readFileSync(join(ROOT, 'src', file), 'utf8');
       const { outputText } = ts.transpileModule(source, {
@@ -79,7 +90,9 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reads a run only when a worker is free for it', () => {
-    const docs = Array.from({ length: 600 }, (_, i) => searchDoc({ id: `w${i}`, title: `t ${i % 4}`, body: `word${i % 7}`, publishedAt: '2024-01-01T00:00:00.000Z' }));
+    const docs = Array.from({ length: 600 }, (_, i) =>
+      searchDoc({ id: `w${i}`, title: `t ${i % 4}`, body: `word${i % 7}`, publishedAt: '2024-01-01T00:00:00.000Z' }),
+    );
     const script = `
       import { readFileSync } from 'node:fs';
       import { buildSegmentsFrom } from './dist/src/search/parallelBuild.js';
@@ -111,7 +124,9 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
 
   it('uses the compiled worker and builds exactly what an in-process build gives', () => {
     // Three runs of 16 pieces of 8 (the workers join each run; this thread joins the runs).
-    const docs = Array.from({ length: 300 }, (_, i) => searchDoc({ id: `p${i}`, title: `제목 ${i % 4}`, body: `서버를 word${i % 7} koa로`, publishedAt: '2024-01-01T00:00:00.000Z' }));
+    const docs = Array.from({ length: 300 }, (_, i) =>
+      searchDoc({ id: `p${i}`, title: `제목 ${i % 4}`, body: `서버를 word${i % 7} koa로`, publishedAt: '2024-01-01T00:00:00.000Z' }),
+    );
     const script = `
       import { buildSegments, workerScript } from './dist/src/search/parallelBuild.js';
       const docs = JSON.parse(process.argv[2]);

@@ -46,7 +46,11 @@ const QUERIES = ['common', 'alpha', 'beta', 'edited', 'fresh', 'word3', 'word40'
 
 function corpus(n: number) {
   return Array.from({ length: n }, (_, i) =>
-    searchDoc({ id: `p${i}`, body: `common word${i} ${i % 3 === 0 ? 'alpha' : 'beta'} ${Array.from({ length: 60 }, (_, k) => `w${(i * 31 + k * 7) % 211}`).join(' ')}`, publishedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString() }),
+    searchDoc({
+      id: `p${i}`,
+      body: `common word${i} ${i % 3 === 0 ? 'alpha' : 'beta'} ${Array.from({ length: 60 }, (_, k) => `w${(i * 31 + k * 7) % 211}`).join(' ')}`,
+      publishedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
+    }),
   );
 }
 
@@ -147,7 +151,13 @@ describe('writes to an index not in memory', () => {
     let biggest = 0;
     for (const key of await store.list('b/_search/seg-')) biggest = Math.max(biggest, (await store.folder.get(key))!.body.length);
     store.reset();
-    const report = await new SearchIndexWriter(store, { workers: 0, headMaxDocs: 8, mergeFactor: 4, autoMerge: false, cache: new SearchIndexCache(store) }).merge('b');
+    const report = await new SearchIndexWriter(store, {
+      workers: 0,
+      headMaxDocs: 8,
+      mergeFactor: 4,
+      autoMerge: false,
+      cache: new SearchIndexCache(store),
+    }).merge('b');
     expect(report.merges).toBeGreaterThan(0);
     expect(report.segments).toBeLessThan(segmentsBefore);
     // The biggest segment (the rebuild's) is not among those merged: it is never read whole.

@@ -65,7 +65,8 @@ describe('PORTABLE_SLUG_PATTERN (the slug pattern as the OpenAPI document and MC
       if (exact.test(char) && !portable.test(char)) refused.push(code.toString(16));
     }
     expect(refused).toEqual([]);
-    for (const slug of ['hello-world', '한국어-글', 'café-2024', '東京-3']) expect(new RegExp(SLUG_PATTERN, 'u').test(slug) && portable.test(slug), slug).toBe(true);
+    for (const slug of ['hello-world', '한국어-글', 'café-2024', '東京-3'])
+      expect(new RegExp(SLUG_PATTERN, 'u').test(slug) && portable.test(slug), slug).toBe(true);
   });
 
   it('is exact on ASCII and keeps the word structure, with no \\p{…} class', () => {

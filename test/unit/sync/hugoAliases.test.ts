@@ -17,7 +17,11 @@ describe('Hugo aliases in folio push', () => {
   });
 
   it('puts a page bundle’s relative aliases beside its folder, and keeps a trailing slash and a file name', () => {
-    expect(aliasesOf('content/posts/bundle-one/index.md', '["old-bundle-one/", "./older.html", "../../top/"]')).toEqual(['/posts/old-bundle-one/', '/posts/older.html', '/top/']);
+    expect(aliasesOf('content/posts/bundle-one/index.md', '["old-bundle-one/", "./older.html", "../../top/"]')).toEqual([
+      '/posts/old-bundle-one/',
+      '/posts/older.html',
+      '/top/',
+    ]);
   });
 
   it('takes a relative alias from the root for a file at the top of the folder, and Jekyll fields from the root always', () => {

@@ -7,7 +7,8 @@ import { unrenderedTags } from '../../../src/sync/generatorFields.js';
 
 describe('unrenderedTags', () => {
   it('reports Hugo shortcodes and Liquid tags outside code, each once, closing forms left out', () => {
-    const md = 'A {{< figure src="a.png" >}} and {{% notice info %}}x{{% /notice %}}.\n\n{% include note.html %}\n{% highlight ruby %}\nputs 1\n{% endhighlight %}\n\n{{< figure src="b.png" >}}';
+    const md =
+      'A {{< figure src="a.png" >}} and {{% notice info %}}x{{% /notice %}}.\n\n{% include note.html %}\n{% highlight ruby %}\nputs 1\n{% endhighlight %}\n\n{{< figure src="b.png" >}}';
     expect(unrenderedTags(md)).toEqual(['figure', 'notice', 'include', 'highlight']);
   });
 

@@ -45,7 +45,12 @@ describe('runWhenIdle', () => {
     const ran: number[] = [];
     const answered = fetch(url).then((res) => res.text());
     await held;
-    const done = runWhenIdle(activity, [1, 2, 3].map((n) => () => void ran.push(n)), () => undefined, { maxWaitMs: 60_000 });
+    const done = runWhenIdle(
+      activity,
+      [1, 2, 3].map((n) => () => void ran.push(n)),
+      () => undefined,
+      { maxWaitMs: 60_000 },
+    );
     await turns(20);
     expect(ran).toEqual([]);
     release();
@@ -60,7 +65,13 @@ describe('runWhenIdle', () => {
     const errors: unknown[] = [];
     await runWhenIdle(
       activity,
-      [() => void ran.push('a'), () => { throw new Error('broken step'); }, () => void ran.push('c')],
+      [
+        () => void ran.push('a'),
+        () => {
+          throw new Error('broken step');
+        },
+        () => void ran.push('c'),
+      ],
       (err) => errors.push(err),
     );
     expect(ran).toEqual(['a', 'c']);
@@ -110,7 +121,13 @@ describe('runWhenIdle', () => {
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const answered = new Promise<number>((resolve, reject) => {
-      const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/v1/posts', headers: { expect: '100-continue', 'content-type': 'application/json', 'content-length': '2' } });
+      const req = request({
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/v1/posts',
+        headers: { expect: '100-continue', 'content-type': 'application/json', 'content-length': '2' },
+      });
       req.on('continue', () => req.end('{}'));
       req.on('response', (res) => {
         res.resume();

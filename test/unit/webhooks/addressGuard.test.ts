@@ -31,7 +31,13 @@ describe('the webhook address guard', () => {
   });
 
   it('accepts public IPv4 and IPv6 addresses, also embedded in NAT64, 6to4 and Teredo', () => {
-    for (const address of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '64:ff9b::5db8:d822', '2002:5db8:d822::1', '2001:0:4136:e378:8000:63bf:a247:27dd']) {
+    for (const address of [
+      '93.184.216.34',
+      '2606:2800:220:1:248:1893:25c8:1946',
+      '64:ff9b::5db8:d822',
+      '2002:5db8:d822::1',
+      '2001:0:4136:e378:8000:63bf:a247:27dd',
+    ]) {
       expect(isPublicAddress(address), address).toBe(true);
     }
   });
