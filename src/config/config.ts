@@ -6,6 +6,9 @@ import { parseBackupInterval, type BackupSchedule } from '../backup/backupInterv
 import { resolve } from 'node:path';
 import { PLANS, type Plan } from '../domain/plans.js';
 import type { PublicScheme } from '../domain/siteUrls.js';
+import { ConfigError, readBool, readEnum, readInt, readRequired, readUrl, type Env } from './env.js';
+
+export { ConfigError };
 
 export type StorageKind = 'fs' | 's3';
 
@@ -69,41 +72,6 @@ export type CdnConfig =
   | { readonly kind: 'http-purge'; readonly purgeUrl: string; readonly wholeHost: 'ban' | 'paths' }
   | { readonly kind: 'cloudfront'; readonly distributionId: string; readonly endpoint: string | undefined }
   | { readonly kind: 'cloudflare'; readonly zoneId: string; readonly apiToken: string; readonly apiUrl: string };
-
-export class ConfigError extends Error {
-  constructor(variable: string, problem: string) {
-    super(`${variable}: ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
-  const value = Number(raw.trim());
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function readBool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = raw.trim().toLowerCase();
-  if (['true', '1', 'yes', 'on'].includes(value)) return true;
-  if (['false', '0', 'no', 'off'].includes(value)) return false;
-  throw new ConfigError(name, `expected true or false, got "${raw}"`);
-}
-
-function readEnum<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = raw.trim().toLowerCase() as T;
-  if (!allowed.includes(value)) throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${raw}"`);
-  return value;
-}
 
 const DOMAIN = /^(?=.{1,253}(:|$))([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/;
 
@@ -249,23 +217,6 @@ export function debugRequested(env: Env = process.env): boolean {
 /** The service domain without its port: DNS names (cname_target) never carry one. */
 export function serviceHostname(config: Pick<Config, 'serviceDomain'>): string {
   return config.serviceDomain.replace(/:\d+$/, '');
-}
-
-function readUrl(env: Env, name: string, required: string | null): string | undefined {
-  const raw = (env[name] ?? '').trim();
-  if (raw === '') {
-    if (required !== null) throw new ConfigError(name, `required when ${required}`);
-    return undefined;
-  }
-  if (!/^https?:\/\/[^\s/]+/.test(raw)) throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
-  return raw.replace(/\/+$/, '');
-}
-
-function readRequired(env: Env, name: string, when: string, pattern: RegExp, shape: string): string {
-  const raw = (env[name] ?? '').trim();
-  if (raw === '') throw new ConfigError(name, `required when ${when}`);
-  if (!pattern.test(raw)) throw new ConfigError(name, `expected ${shape}`);
-  return raw;
 }
 
 /** FOLIO_CDN and the settings of the provider it names (docs/cdn.md). */

@@ -16,10 +16,9 @@ export interface FsSiteStoreOptions {
   /** The folder that holds the published sites, e.g. `data/public`. */
   root: string;
   /**
-   * Cache-Control of "plain" objects: those with the usual content type of their extension
-   * (FALLBACK_TYPES), this Cache-Control and no redirect. A plain object is stored without a
-   * metadata file (see `put`); an object with no metadata reads back as plain. Default
-   * `no-cache`.
+   * Cache-Control of "plain" objects (the usual content type of their extension, this
+   * Cache-Control, no redirect): stored without a metadata file, and an object with no
+   * metadata reads back as plain. Default `no-cache`.
    */
   plainCacheControl?: string;
 }

@@ -18,8 +18,6 @@ import { FolioApiError, type FolioClient, type Post, type PostUpdate } from '../
 import { FrontMatterError, parsePostFile, type PostFile } from './frontMatter.js';
 import { pathMeaning, unrenderedTags } from './generatorFields.js';
 import { refusalOf } from './requestCheck.js';
-import { normalizeAlias } from '../services/aliases.js';
-import type { PostBodyInput } from '../http/routes/posts.schema.js';
 import {
   fileHash,
   imageType,
@@ -33,6 +31,7 @@ import {
   type SyncState,
 } from './localFolder.js';
 import { listAllPosts, toPostFile } from './remotePosts.js';
+import { changesOf, createBody, normalizedAliases, statusMatches, updateBody, type Desired } from './pushChanges.js';
 
 export interface PushOptions {
   dryRun?: boolean;
@@ -53,44 +52,6 @@ export interface PushReport {
   failures: { file: string; message: string }[];
   /** What a file had that the blog will not show as its author meant (a shortcode, a layout). */
   warnings: { file: string; message: string }[];
-}
-
-type Desired = PostFile & { slug: string };
-
-/** What differs between the post and the file: the update to send (status aside). */
-function changesOf(remote: Desired, local: Desired): PostUpdate {
-  const changes: PostUpdate = {};
-  if (remote.title !== local.title) changes.title = local.title;
-  if (remote.content !== local.content) changes.content = local.content;
-  if (JSON.stringify(remote.tags) !== JSON.stringify(local.tags)) changes.tags = local.tags;
-  const meta: NonNullable<PostUpdate['meta']> = {};
-  // No description in the file: the API's own (generated) one stays.
-  if (local.description !== undefined && remote.description !== local.description) meta.description = local.description;
-  if ((remote.ogImage ?? null) !== (local.ogImage ?? null)) meta.og_image = local.ogImage ?? null;
-  if (Object.keys(meta).length > 0) changes.meta = meta;
-  // No aliases or date in the file: the post's own stay.
-  if (local.aliases !== undefined && JSON.stringify(normalizedAliases(local.aliases)) !== JSON.stringify(remote.aliases ?? [])) changes.aliases = local.aliases;
-  if (local.publishedAt !== undefined && local.status === 'published' && remote.publishedAt !== local.publishedAt) changes.published_at = local.publishedAt;
-  return changes;
-}
-
-/** The aliases as the API will store them; one it would refuse stays as written (and differs). */
-function normalizedAliases(aliases: readonly string[]): string[] {
-  const paths: string[] = [];
-  for (const alias of aliases) {
-    const checked = normalizeAlias(alias);
-    const path = 'path' in checked ? checked.path : alias;
-    if (!paths.includes(path)) paths.push(path);
-  }
-  return paths;
-}
-
-/** Whether the post's status (and time) is what the file asks for. */
-function statusMatches(remote: Post, local: Desired): boolean {
-  if (local.status !== 'scheduled') return remote.status === local.status;
-  if (remote.status === 'scheduled') return remote.scheduled_at === local.scheduledAt;
-  // Its time came: the scheduler published it, as the file asked.
-  return remote.status === 'published' && Date.parse(local.scheduledAt ?? '') <= Date.now();
 }
 
 export async function push(client: FolioClient, blogId: string, dir: string, options: PushOptions = {}): Promise<PushReport> {
@@ -203,34 +164,6 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
   }
   if (!options.dryRun) await writeState(dir, state);
   return report;
-}
-
-/** The body of the post's creation. */
-function createBody(local: Desired): PostBodyInput & { title: string; content: string } {
-  const meta = {
-    ...(local.description !== undefined ? { description: local.description } : {}),
-    ...(local.ogImage !== undefined ? { og_image: local.ogImage } : {}),
-  };
-  const published = local.status === 'published';
-  return {
-    title: local.title,
-    content: local.content,
-    slug: local.slug,
-    tags: local.tags,
-    status: published ? 'published' : 'draft',
-    ...(Object.keys(meta).length > 0 ? { meta } : {}),
-    ...(published && local.publishedAt !== undefined ? { published_at: local.publishedAt } : {}),
-    ...(local.aliases !== undefined && local.aliases.length > 0 ? { aliases: local.aliases } : {}),
-  };
-}
-
-/**
- * The body of the post's update: the changes, and the move to published when it carries the
- * date (the publish operation has no body, so the first publication date travels with the PUT).
- */
-function updateBody(current: Post, changes: PostUpdate): PostUpdate {
-  if (changes.published_at !== undefined && current.status !== 'published') return { ...changes, status: 'published' };
-  return changes;
 }
 
 async function create(client: FolioClient, blogId: string, local: Desired): Promise<Post> {
