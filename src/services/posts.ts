@@ -55,7 +55,7 @@ export class PostsService {
   /**
    * The Markdown is rendered, described and counted before the write transaction opens (off the
    * event loop for large posts), so the transaction holds SQLite's write lock only for the row
-   * writes: a 1 MB post used to hold every other writer for as long as it took to render.
+   * writes, and a large post never holds other writers while it renders.
    */
   async create(blog: BlogWithDomain, input: CreatePostInput): Promise<Post> {
     const status = input.status ?? 'draft';

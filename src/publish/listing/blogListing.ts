@@ -127,7 +127,7 @@ export class BlogListing implements Listing, SummaryFiller {
    * Adds a page of a fresh load. Pages come in (publishedAt, id) order (keyset paging), so the
    * lists stay sorted by appending; a post read twice (it moved while the pages were read) keeps
    * its first place until the replay settles it. Indexing a page at a time, between turns of the
-   * event loop, keeps a 50,000-post load from holding the loop for the whole build (~90 ms).
+   * event loop, keeps a large blog's load from holding the loop for the whole build.
    */
   addPage(posts: readonly SitePostSummary[]): void {
     for (const post of posts) {

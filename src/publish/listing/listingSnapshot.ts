@@ -1,8 +1,8 @@
 /**
  * The bytes of a saved listing (migration 014): what a blog's listing needs to place posts and
  * count them without reading them — ids, dates, tags and each title's word counts — in a form
- * that decodes in a few milliseconds for 50,000 posts (three long strings, one typed array; nothing
- * per post), where reading the same posts' rows took 350 ms.
+ * that decodes with nothing allocated per post (three long strings, one typed array), far faster
+ * than reading the same posts' rows.
  *
  *   u32 header length | header JSON (padded to 4 bytes) | u32 words
  *   header: { v, n, titleCounts, tags: distinct tags, ids, at, updated: each "\n"-joined }
@@ -69,7 +69,7 @@ export function encodeListing(posts: readonly SitePostSummary[], titleCounts: Te
   };
   const json = Buffer.from(JSON.stringify(header));
   const padded = Math.ceil(json.length / 4) * 4;
-  // Not Buffer.alloc(…, 0x20): filling 6 MB to overwrite it at once took longer than the copy.
+  // Not Buffer.alloc(…, 0x20): filling the whole buffer only to overwrite it costs more than the copy.
   const out = Buffer.allocUnsafeSlow(4 + padded + words.length * 4);
   out.writeUInt32LE(json.length, 0);
   json.copy(out, 4);

@@ -71,7 +71,7 @@ const collators = new Map<string, Intl.Collator>();
 
 /**
  * How tag names are ordered in a language. One collator per language, made once: the process's
- * first one costs ~7 ms (ICU loads its collation data), so the warm-up after a restart asks for
+ * first one is slow (ICU loads its collation data), so the warm-up after a restart asks for
  * one before the first publish does.
  */
 export function tagCollator(lang: string): Intl.Collator {

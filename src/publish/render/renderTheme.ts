@@ -65,7 +65,7 @@ export function loadTheme(templatesDir: string): Theme {
 
 /**
  * The theme, loaded on first use: a server's start-up does not wait for reading and compiling
- * the views and assets (about 10 ms), which only publishing needs. The theme ships with Folio,
+ * the views and assets, which only publishing needs. The theme ships with Folio,
  * so a broken one is a build error that the tests catch, not an operator's mistake to report at
  * start.
  */
