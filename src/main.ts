@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     return refuseToStart(message);
   }
   if (first) {
-    // Printed once, outside the JSON log stream, because decisions.md wants a working key from
+    // Printed once, outside the JSON log stream, because a fresh install needs a working key from
     // `npm start` alone; it is never logged again and only its hash is stored.
     process.stdout.write(
       [

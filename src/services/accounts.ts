@@ -34,7 +34,7 @@ export interface AccountsDeps {
   clock: Clock;
 }
 
-/** Accounts are managed from the CLI (decisions.md "Accounts and the first key"), not the API. */
+/** Accounts are managed from the CLI (docs/cli.md), not the API. */
 export class AccountsService {
   constructor(private readonly deps: AccountsDeps) {}
 

@@ -9,7 +9,7 @@ import { minimumPlan, planIncludes } from '../domain/plans.js';
 import { writeTransaction } from '../db/writeTransaction.js';
 import { commitThenPublish } from './commitThenPublish.js';
 
-/** The post state machine of decisions.md "Posts": publish, schedule, unpublish, and due schedules. */
+/** The post state machine: publish, schedule, unpublish, and due schedules. */
 export class PostTransitions {
   constructor(
     private readonly deps: PostDeps,

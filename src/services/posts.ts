@@ -181,7 +181,7 @@ export class PostsService {
         next.publishedAt = null;
         next.scheduledAt = null;
       }
-      // The old address of a live post keeps working (decisions.md "Posts").
+      // The old address of a live post keeps working: it redirects to the new one.
       if (next.slug !== before.slug && before.status === 'published' && next.status === 'published') {
         posts.addRedirect(blog.id, before.slug, before.id, now);
       }
