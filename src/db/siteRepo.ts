@@ -73,11 +73,8 @@ const SUMMARY_FROM_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ?
  */
 export const SUMMARY_AT_SQL = `SELECT ${summaryColumns('p.')} FROM json_each(?) AS j CROSS JOIN posts AS p WHERE p.blog_id = ? AND p.status = 'published' AND p.published_at = j.value ->> 0 AND p.id = j.value ->> 1`;
 
-/**
- * A post as its page needs it. The Markdown only counts its text when the counts are not stored
- * (migration 005); leaving it out otherwise halves what a full rebuild reads.
- */
-const PAGE_COLUMNS = `id, blog_id, title, slug, CASE WHEN text_counts IS NULL THEN content_md ELSE '' END AS content_md, content_html, meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts`;
+/** A post as its page and its Markdown twin (publish/pages/postTwins.ts) need it. */
+const PAGE_COLUMNS = `id, blog_id, title, slug, content_md, content_html, meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts`;
 
 /**
  * Read queries of the publish pipeline. Published posts are ordered oldest first (published_at,
@@ -226,7 +223,7 @@ export class SiteRepo {
     return this.redirectsOfPostStmt.all(postId, postId).map((row) => row.old_slug);
   }
 
-  /** The post as its page needs it: `contentMd` is empty when the text counts are stored. */
+  /** The post as its page and its twin need it. */
   post(id: string): Post | null {
     const row = this.byIdsStmt.get(id);
     return row ? toPost(row) : null;

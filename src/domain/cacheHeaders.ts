@@ -31,6 +31,7 @@ export const CONTENT_TYPES = {
   jsonFeed: 'application/feed+json; charset=utf-8',
   xml: 'application/xml; charset=utf-8',
   text: 'text/plain; charset=utf-8',
+  markdown: 'text/markdown; charset=utf-8',
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   svg: 'image/svg+xml',

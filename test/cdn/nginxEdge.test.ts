@@ -47,6 +47,18 @@ describe('deploy/nginx/folio.conf in front of the bucket', () => {
     expect((await edge('/', { host: `nobody.localhost:${nginx.port}` })).status).toBe(404);
   });
 
+  it('serves a post’s Markdown twin as text/markdown, cached, and a rename purges and removes the old one', async () => {
+    await t.request('POST', '/v1/posts', { blogId, body: { title: 'Twin light', content: 'Twin words.', status: 'published' } });
+    const twin = await cached('/twin-light.md');
+    expect(twin.headers['content-type']).toBe('text/markdown; charset=utf-8');
+    expect(twin.text).toMatch(/^# Twin light\n\nCanonical: <[^>]*\/twin-light>\n\nTwin words\.\n$/);
+    await t.request('PUT', '/v1/posts/twin-light', { blogId, body: { slug: 'twin-moved' } });
+    expect((await edge('/twin-light.md')).status).toBe(404);
+    expect((await edge('/twin-moved.md')).headers['content-type']).toBe('text/markdown; charset=utf-8');
+    await t.request('DELETE', '/v1/posts/twin-moved', { blogId });
+    expect((await edge('/twin-moved.md')).status).toBe(404);
+  });
+
   it('publish, edit and unpublish are visible through the cache as soon as the API answered', async () => {
     await cached('/');
     await t.request('POST', '/v1/posts', { blogId, body: { title: 'Second light', content: 'Newer words.', status: 'published' } });

@@ -55,6 +55,19 @@ describe('deploy/varnish/folio.vcl in front of the bucket', () => {
     expect((await edge('/tags/sky')).text).toContain('First light');
   });
 
+  it('serves a post’s Markdown twin from the bucket as text/markdown, cached, and an edit purges it', async () => {
+    const twin = await edge('/first-light.md');
+    expect(twin.status).toBe(200);
+    expect(twin.headers['content-type']).toBe('text/markdown; charset=utf-8');
+    expect(twin.text).toMatch(/^# First light\n\nCanonical: <http:\/\/edge\.localhost[^>]*\/first-light>\n\nThe first words\.\n$/);
+    expect((await edge('/first-light.md')).headers['x-cache']).toBe('HIT');
+    await t.request('PUT', '/v1/posts/first-light', { blogId, body: { content: 'The first words, revised.' } });
+    const after = await edge('/first-light.md');
+    expect(after.headers['x-cache']).toBe('MISS');
+    expect(after.text).toContain('The first words, revised.');
+    await t.request('PUT', '/v1/posts/first-light', { blogId, body: { content: 'The first words.' } });
+  });
+
   it('answers missing pages with the blog’s 404 page and status 404, and never serves internal objects', async () => {
     const missing = await edge('/no-such-post');
     expect(missing.status).toBe(404);

@@ -45,6 +45,9 @@ describe('CDN purge as a step of every publish job', () => {
       expect.arrayContaining([
         `PURGE ${HOST} /first-light`,
         `PURGE ${HOST} /first-light/`,
+        // Its Markdown twin, and llms.txt that lists it.
+        `PURGE ${HOST} /first-light.md`,
+        `PURGE ${HOST} /llms.txt`,
         `PURGE ${HOST} /`,
         `PURGE ${HOST} /rss.xml`,
         `PURGE ${HOST} /feed.json`,
@@ -73,20 +76,34 @@ describe('CDN purge as a step of every publish job', () => {
     await t.request('POST', '/v1/posts', { blogId, body: { title: 'Other', content: 'Another post.', status: 'published' } });
     cache.requests.length = 0;
     await t.request('PUT', '/v1/posts/first-light', { blogId, body: { content: 'Hello again, edge.' } });
-    expect(sent()).toEqual(expect.arrayContaining([`PURGE ${HOST} /first-light`, `PURGE ${HOST} /first-light/`]));
+    expect(sent()).toEqual(expect.arrayContaining([`PURGE ${HOST} /first-light`, `PURGE ${HOST} /first-light/`, `PURGE ${HOST} /first-light.md`]));
     expect(sent()).not.toContain(`PURGE ${HOST} /other`);
+    expect(sent()).not.toContain(`PURGE ${HOST} /other.md`);
   });
 
   it('a renamed slug purges the new page and the old address, which is now a redirect', async () => {
     await t.request('PUT', '/v1/posts/first-light', { blogId, body: { slug: 'dawn' } });
-    expect(sent()).toEqual(expect.arrayContaining([`PURGE ${HOST} /dawn`, `PURGE ${HOST} /first-light`, `PURGE ${HOST} /first-light/`]));
+    expect(sent()).toEqual(
+      expect.arrayContaining([
+        `PURGE ${HOST} /dawn`,
+        `PURGE ${HOST} /dawn.md`,
+        `PURGE ${HOST} /first-light`,
+        `PURGE ${HOST} /first-light/`,
+        `PURGE ${HOST} /first-light.md`,
+      ]),
+    );
     expect((await visit(t.baseUrl, HOST, '/first-light')).status).toBe(301);
+    // The old twin is gone, not redirected (publish/pages/postTwins.ts).
+    expect((await visit(t.baseUrl, HOST, '/first-light.md')).status).toBe(404);
   });
 
   it('unpublishing purges the page and its old addresses', async () => {
     await t.request('POST', '/v1/posts/dawn/unpublish', { blogId });
-    expect(sent()).toEqual(expect.arrayContaining([`PURGE ${HOST} /dawn`, `PURGE ${HOST} /dawn/`, `PURGE ${HOST} /first-light`, `PURGE ${HOST} /`]));
+    expect(sent()).toEqual(
+      expect.arrayContaining([`PURGE ${HOST} /dawn`, `PURGE ${HOST} /dawn/`, `PURGE ${HOST} /dawn.md`, `PURGE ${HOST} /first-light`, `PURGE ${HOST} /`]),
+    );
     expect((await visit(t.baseUrl, HOST, '/dawn')).status).toBe(404);
+    expect((await visit(t.baseUrl, HOST, '/dawn.md')).status).toBe(404);
   });
 
   it('a theme change bans everything of the blog’s host once its job ran', async () => {
@@ -128,7 +145,9 @@ describe('CDN purge as a step of every publish job', () => {
     expect(await t.folio.runner.runDue()).toBe(1);
     expect((await t.request('GET', `/v1/blogs/${blogId}/publishing`)).body.pending).toBe(0);
     // Nothing changed in the store on the retry, and still the page and its lists are purged.
-    expect(sent()).toEqual(expect.arrayContaining([`PURGE ${HOST} /stormy`, `PURGE ${HOST} /stormy/`, `PURGE ${HOST} /`, `PURGE ${HOST} /rss.xml`]));
+    expect(sent()).toEqual(
+      expect.arrayContaining([`PURGE ${HOST} /stormy`, `PURGE ${HOST} /stormy/`, `PURGE ${HOST} /stormy.md`, `PURGE ${HOST} /`, `PURGE ${HOST} /rss.xml`]),
+    );
   });
 
   it('every purged path maps back to the object it was derived from (the site server’s mapping)', async () => {
@@ -218,6 +237,9 @@ describe('publicPaths', () => {
     expect(publicPaths('b', 'b/tags/c++/index.html')).toEqual(['/tags/c%2B%2B', '/tags/c%2B%2B/']);
     expect(publicPaths('b', 'b/page/2/index.html')).toEqual(['/page/2', '/page/2/']);
     expect(publicPaths('b', 'b/rss.xml')).toEqual(['/rss.xml']);
+    expect(publicPaths('b', 'b/hello.md')).toEqual(['/hello.md']);
+    expect(publicPaths('b', 'b/정적.md')).toEqual(['/%EC%A0%95%EC%A0%81.md']);
+    expect(keyForPath('/%EC%A0%95%EC%A0%81.md')).toBe('정적.md');
     expect(publicPaths('b', 'b/_search/manifest.json')).toEqual([]);
     expect(publicPaths('b', 'bb/index.html')).toEqual([]);
     expect(publicPaths('b', '_domains/b.example.com')).toEqual([]);

@@ -8,14 +8,18 @@ import { archivePages } from './archivePages.js';
 import { jsonFeed, llmsTxt, rssFeed } from './feeds.js';
 import { homePage } from './homePage.js';
 import { archiveIndex, monthPages } from './monthPages.js';
-import type { ChangedPages, PageType } from './pageType.js';
+import type { ChangedPages, PageType, PerPostPages } from './pageType.js';
 import { postPages, redirects } from './postPages.js';
+import { postTwins } from './postTwins.js';
 import { assets, notFoundPage, robotsTxt, searchPage } from './sitePages.js';
 import { sitemaps } from './sitemap.js';
 import { tagIndex, tagPages } from './tagPages.js';
 
 /** What a full render writes before the post pages; the assets first, so no page goes out before its stylesheet. */
 export const beforePosts: readonly PageType<unknown>[] = [assets, homePage, archivePages];
+
+/** What a full render writes for each post, in this order, from the post's body. */
+export const perPost: readonly PerPostPages<unknown>[] = [postPages, postTwins];
 
 /** What a full render writes after the post pages. */
 export const afterPosts: readonly PageType<unknown>[] = [
@@ -33,5 +37,5 @@ export const afterPosts: readonly PageType<unknown>[] = [
   llmsTxt,
 ];
 
-/** Every page type, the post pages in their place. */
-export const catalogue: readonly ChangedPages<unknown>[] = [...beforePosts, postPages, ...afterPosts];
+/** Every page type, the per-post types in their place. */
+export const catalogue: readonly ChangedPages<unknown>[] = [...beforePosts, ...perPost, ...afterPosts];

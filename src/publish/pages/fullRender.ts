@@ -9,13 +9,14 @@ import { createRenderContext } from '../render/renderContext.js';
 import type { CachePolicy } from '../../domain/cacheHeaders.js';
 import type { Theme } from '../render/renderTheme.js';
 import type { SiteBlog, SitePost } from '../../domain/siteTypes.js';
-import { afterPosts, beforePosts } from './catalogue.js';
+import type { PostNeighbours } from '../render/renderPostPage.js';
+import { afterPosts, beforePosts, perPost } from './catalogue.js';
 import type { PageType } from './pageType.js';
-import { postPages } from './postPages.js';
+import { postNeighbours } from './postPages.js';
 import { viewOfPlan, type SitePlan, type SiteRedirect, type WholeSite } from './siteView.js';
 
 export type { SitePlan, SiteRedirect };
-export { postNeighbours } from './postPages.js';
+export { postNeighbours };
 
 export interface SiteInput {
   theme: Theme;
@@ -31,8 +32,13 @@ export function renderSite(input: SiteInput): SiteObject[] {
   const posts = sortOldestFirst(input.posts);
   const plan = planSite(input, posts);
   const { head, tail } = siteRenders(plan);
-  const site = viewOfPlan(plan);
-  return [...head.map((render) => render()), ...posts.map((post, index) => postPages.render(site, { post, index })), ...tail.map((render) => render())];
+  const perPostObjects = posts.flatMap((post, index) => renderPerPost(plan.ctx, post, postNeighbours(posts, index)));
+  return [...head.map((render) => render()), ...perPostObjects, ...tail.map((render) => render())];
+}
+
+/** The objects of one post (its page, its twin: catalogue.ts perPost), as a full render writes them. */
+export function renderPerPost(ctx: SitePlan['ctx'], post: SitePost, neighbours: PostNeighbours): SiteObject[] {
+  return perPost.map((type) => type.renderPost(ctx, post, neighbours));
 }
 
 /** The plan of renderSite: `oldestFirst` is `input.posts` sorted oldest first. */

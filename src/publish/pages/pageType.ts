@@ -5,7 +5,9 @@
  * the same view of the blog, so both write the same bytes.
  */
 import type { SiteObject } from '../../storage/siteStore.js';
-import type { SitePostSummary } from '../../domain/siteTypes.js';
+import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
+import type { RenderContext } from '../render/renderContext.js';
+import type { PostNeighbours } from '../render/renderPostPage.js';
 import type { PostChangeInput, SiteView, WholeSite } from './siteView.js';
 
 /** What a post's change does to the pages of one type. */
@@ -35,6 +37,15 @@ export interface ChangedPages<Page> {
   render(site: SiteView, page: Page): SiteObject;
   /** `posts` is the blog's oldest-first list, which holds a post at least. */
   listedByNextPost?(posts: readonly SitePostSummary[]): NextPostListing;
+}
+
+/**
+ * A page type of one object per post, rendered from the post's body. A full render reads the
+ * bodies a chunk at a time (renderSiteInChunks.ts, on worker threads too) and calls
+ * `renderPost` of each such type for every post of the chunk, so these types have no `all`.
+ */
+export interface PerPostPages<Page> extends ChangedPages<Page> {
+  renderPost(ctx: RenderContext, post: SitePost, neighbours: PostNeighbours): SiteObject;
 }
 
 /**

@@ -7,7 +7,7 @@ import { renderRedirect } from '../render/renderRedirect.js';
 import { postKey, redirectKey } from '../render/renderPaths.js';
 import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 import { indexIn } from './listChange.js';
-import type { ChangedPages, PageType } from './pageType.js';
+import type { PageType, PerPostPages } from './pageType.js';
 import type { SiteRedirect } from './siteView.js';
 
 export interface PostPage {
@@ -23,10 +23,10 @@ export function postNeighbours<T extends SitePostSummary>(posts: readonly T[], i
 
 /**
  * The post pages. A full render renders them apart from the other types, from bodies it reads a
- * chunk at a time (renderSiteInChunks.ts and its workers call renderPostPage with the same
+ * chunk at a time (renderSiteInChunks.ts and its workers call renderPost with the same
  * neighbours), which is why this type has no `all`.
  */
-export const postPages: ChangedPages<PostPage> = {
+export const postPages: PerPostPages<PostPage> = {
   name: 'post pages',
   affectedBy: (site, change) => {
     const { posts, ctx } = site;
@@ -42,6 +42,7 @@ export const postPages: ChangedPages<PostPage> = {
     return { render, remove: moved ? [postKey(ctx.blog.slug, previousSlug)] : [] };
   },
   render: (site, page) => renderPostPage(site.ctx, page.post, postNeighbours(site.posts, page.index)),
+  renderPost: renderPostPage,
 };
 
 /** The objects at old slugs and alias paths, which redirect to the post's current address. */

@@ -1,6 +1,7 @@
 /**
- * A full render of a blog, a chunk of objects at a time: the objects but the post pages come
- * from the plan's summaries; the post pages (most of the work) are rendered on worker threads,
+ * A full render of a blog, a chunk of objects at a time: the objects but the post pages and
+ * twins come from the plan's summaries; those of each post (most of the work, pages/catalogue.ts
+ * perPost) are rendered on worker threads,
  * so every core renders a big blog, from bodies read a chunk at a time. The caller writes each
  * chunk before the next is asked for, so memory follows the chunk, not the blog. Chunks come in
  * renderSite's order and, put together, are renderSite's objects; post page bodies come back as
@@ -15,8 +16,8 @@ import { TimeSlice } from '../../lib/timeSlice.js';
 import { compiledScript } from '../../workers/compiledScript.js';
 import type { SiteObject } from '../../storage/siteStore.js';
 import type { PostLink } from '../render/renderPostPage.js';
-import { renderPostPage } from '../render/renderPostPage.js';
-import { siteRenders, type SitePlan, type SiteRenders } from '../pages/fullRender.js';
+import { renderPerPost, siteRenders, type SitePlan, type SiteRenders } from '../pages/fullRender.js';
+import { perPost } from '../pages/catalogue.js';
 import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 import { RenderPool } from './renderPool.js';
 import type { RenderedPage, RenderRequest } from './renderWorker.js';
@@ -71,7 +72,7 @@ export function renderWorkerScript(): URL | null {
 
 /** How many objects renderSiteInChunks hands on when no post disappears meanwhile. */
 export function siteObjectCount(plan: SitePlan, renders: SiteRenders = siteRenders(plan)): number {
-  return renders.head.length + plan.posts.length + renders.tail.length;
+  return renders.head.length + plan.posts.length * perPost.length + renders.tail.length;
 }
 
 /** `renders` are siteRenders(plan), when the caller has made them already (they take a while for a big blog). */
@@ -188,7 +189,7 @@ async function renderInProcess(plan: SitePlan, request: RenderRequest): Promise<
   const pages: SiteObject[] = [];
   const slice = new TimeSlice(SLICE_MS);
   for (const [i, post] of request.posts.entries()) {
-    pages.push(renderPostPage(plan.ctx, post, request.neighbours[i]));
+    pages.push(...renderPerPost(plan.ctx, post, request.neighbours[i] ?? {}));
     if (slice.over) await slice.next();
   }
   return pages;

@@ -1,11 +1,12 @@
 /**
- * Worker thread of a parallel full render (renderSiteInChunks.ts): renders the post pages of
+ * Worker thread of a parallel full render (renderSiteInChunks.ts): renders the post pages and twins of
  * the chunks it is sent with the theme it loads itself (compiled eta functions cannot cross
  * threads), and hands the bodies back as UTF-8 bytes, transferred instead of copied.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RenderContext } from '../render/renderContext.js';
-import { renderPostPage, type PostLink } from '../render/renderPostPage.js';
+import type { PostLink } from '../render/renderPostPage.js';
+import { renderPerPost } from '../pages/fullRender.js';
 import { loadTheme } from '../render/renderTheme.js';
 import type { SitePost } from '../../domain/siteTypes.js';
 
@@ -40,12 +41,13 @@ if (port) {
   port.on('message', (request: RenderRequest) => {
     let reply: RenderReply;
     try {
-      const pages = request.posts.map((post, i): RenderedPage => {
-        const page = renderPostPage(ctx, post, request.neighbours[i]);
-        // TextEncoder gives each body its own ArrayBuffer; a pooled Buffer's could not be transferred.
-        const body = typeof page.body === 'string' ? encoder.encode(page.body) : new Uint8Array(page.body);
-        return { key: page.key, body, contentType: page.contentType, cacheControl: page.cacheControl };
-      });
+      const pages = request.posts
+        .flatMap((post, i) => renderPerPost(ctx, post, request.neighbours[i] ?? {}))
+        .map((page): RenderedPage => {
+          // TextEncoder gives each body its own ArrayBuffer; a pooled Buffer's could not be transferred.
+          const body = typeof page.body === 'string' ? encoder.encode(page.body) : new Uint8Array(page.body);
+          return { key: page.key, body, contentType: page.contentType, cacheControl: page.cacheControl };
+        });
       reply = { chunk: request.chunk, pages };
     } catch (err) {
       reply = { chunk: request.chunk, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };

@@ -10,7 +10,7 @@ import { detectPostLanguage, languageOf } from '../../domain/language.js';
 import type { RenderContext } from './renderContext.js';
 import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { oneLine } from './renderLayout.js';
-import { SITE_FILES, absoluteUrl, fileKey, filePath, homePath, postImageUrl, postPath } from './renderPaths.js';
+import { SITE_FILES, absoluteUrl, fileKey, filePath, homePath, postImageUrl, postPath, twinPath } from './renderPaths.js';
 import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 
 const socialUrl = (url: string | null): string | null => (url ? socialImageOf(url).url : null);
@@ -168,7 +168,8 @@ function markdownText(text: string): string {
 export const LLMS_POST_COUNT = 100;
 
 /**
- * `<blog>/llms.txt` (llmstxt.org): title, description, the newest LLMS_POST_COUNT posts, then
+ * `<blog>/llms.txt` (llmstxt.org): title, description, the newest LLMS_POST_COUNT posts (each
+ * by its Markdown twin, `/<slug>.md`), then
  * links to the feeds and the sitemap. Listing every post would make each publish rewrite a
  * file that grows with the blog; the sitemap already lists everything.
  */
@@ -178,7 +179,8 @@ export function renderLlmsTxt(ctx: RenderContext, newestFirst: readonly SitePost
   if (blogDescription) lines.push('', `> ${blogDescription}`);
   lines.push('', total > LLMS_POST_COUNT ? `## Newest posts (${LLMS_POST_COUNT} of ${total})` : '## Posts', '');
   for (const post of newestFirst.slice(0, LLMS_POST_COUNT)) {
-    const url = absoluteUrl(ctx.baseUrl, postPath(post.slug));
+    // Each post links its Markdown twin, as llmstxt.org asks; the twin names the page's URL.
+    const url = absoluteUrl(ctx.baseUrl, twinPath(post.slug));
     const summary = oneLine(post.metaDescription);
     lines.push(`- [${markdownText(post.title)}](${url})${summary ? `: ${summary}` : ''}`);
   }

@@ -25,6 +25,8 @@ export interface PageMeta {
   article?: { publishedTime: string; modifiedTime: string; tags: readonly string[] };
   jsonLd?: readonly object[];
   isHome?: boolean;
+  /** Site-relative path of the page's Markdown twin (a post's `/<slug>.md`), named in the head. */
+  markdownPath?: string;
   /** The navigation entry this page belongs to (marked aria-current). */
   current?: 'tags' | 'archive' | 'search';
 }
@@ -44,6 +46,7 @@ function headView(ctx: RenderContext, meta: PageMeta) {
     ogTitle: oneLine(meta.ogTitle ?? meta.title),
     description: oneLine(meta.description),
     canonical,
+    markdown: meta.markdownPath ? absoluteUrl(ctx.baseUrl, meta.markdownPath) : null,
     robots: meta.robots ?? null,
     siteName: ctx.blog.name,
     ogType: meta.ogType,

@@ -65,6 +65,11 @@ export function postPath(slug: string): string {
   return `/${encodeSegment(slug)}`;
 }
 
+/** A post's Markdown twin (pages/postTwins.ts): its page's path with `.md`. */
+export function twinPath(slug: string): string {
+  return `${postPath(slug)}.md`;
+}
+
 export function archivePath(page: number): string {
   return `/page/${page}`;
 }
@@ -110,6 +115,11 @@ export function homeKey(blogSlug: string): string {
 
 export function postKey(blogSlug: string, postSlug: string): string {
   return `${blogSlug}/${postSlug}/index.html`;
+}
+
+/** Slugs hold no dot (services/slugs.ts), so `<slug>.md` is never another post's address. */
+export function twinKey(blogSlug: string, postSlug: string): string {
+  return `${blogSlug}/${postSlug}.md`;
 }
 
 /**

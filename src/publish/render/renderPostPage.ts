@@ -9,7 +9,7 @@ import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { blogPostingJsonLd, breadcrumbJsonLd } from './renderJsonLd.js';
 import { labelsFor } from './renderLabels.js';
 import { renderHtmlPage } from './renderLayout.js';
-import { postKey, postPath, tagPath } from './renderPaths.js';
+import { postKey, postPath, tagPath, twinPath } from './renderPaths.js';
 import type { SitePost } from '../../domain/siteTypes.js';
 
 export interface PostLink {
@@ -87,6 +87,7 @@ export function renderPostPage(ctx: RenderContext, post: SitePost, neighbours: P
       ogTitle: post.title,
       description,
       path: postPath(post.slug),
+      markdownPath: twinPath(post.slug),
       ogType: 'article',
       ogImageUrl: post.ogImageUrl,
       article: { publishedTime: post.publishedAt, modifiedTime: post.updatedAt, tags: post.tags },

@@ -23,8 +23,11 @@ describe('renderSite', () => {
         'notes/index.html',
         'notes/page/1/index.html',
         'notes/hello-world/index.html',
+        'notes/hello-world.md',
         'notes/caching-static-sites/index.html',
+        'notes/caching-static-sites.md',
         'notes/정적-사이트-블로그/index.html',
+        'notes/정적-사이트-블로그.md',
         'notes/edge-caching/index.html',
         'notes/tags/caching/index.html',
         'notes/tags/caching/page/1/index.html',
@@ -61,6 +64,7 @@ describe('renderSite', () => {
       'feed.json': 'application/feed+json; charset=utf-8',
       xml: 'application/xml; charset=utf-8',
       txt: 'text/plain; charset=utf-8',
+      md: 'text/markdown; charset=utf-8',
     };
     for (const object of objects) {
       const name = object.key.split('/').pop()!;
