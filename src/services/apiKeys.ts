@@ -42,7 +42,7 @@ export class ApiKeysService {
     }
     const found = this.keys.findActiveByHash(hashKey(match[1]!));
     if (!found) throw new UnauthorizedError('unknown or revoked API key');
-    // Checked on every request against the clock, never cached: a key found in memory
+    // Compared with the clock on every request, after the lookup: a key served from memory
     // (versionedCache.ts) expires on time as well.
     if (isExpired(found.key, this.clock.now())) {
       throw new UnauthorizedError(

@@ -68,7 +68,15 @@ describe('account key lifecycle over HTTP', () => {
     expect(list.text).not.toContain(owner.key);
     const entry = list.body.data.find((k: { id: string }) => k.id === key.id);
     expect(sortedKeys(entry)).toEqual(['created_at', 'expires_at', 'id', 'key_prefix', 'last_used_at', 'name', 'scopes']);
-    expect(entry).toEqual({ id: key.id, name: 'Laptop', key_prefix: key.prefix, scopes: ['*'], last_used_at: null, created_at: key.created_at, expires_at: null });
+    expect(entry).toEqual({
+      id: key.id,
+      name: 'Laptop',
+      key_prefix: key.prefix,
+      scopes: ['*'],
+      last_used_at: null,
+      created_at: key.created_at,
+      expires_at: null,
+    });
 
     // The new key acts for the account: it can create a blog and see it.
     const laptop = actorFor(t, key.key, owner.accountId, owner.plan);

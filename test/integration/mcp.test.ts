@@ -208,7 +208,8 @@ describe('create_api_key with expires_at', () => {
       expect(created.isError ?? false).toBe(false);
       expect(created.structuredContent).toMatchObject({ name: 'agent, for a day', scopes: ['posts:*'], expires_at: expiresAt });
       const listed = await call('list_api_keys');
-      const entry = (listed.structuredContent?.data as { id: string; expires_at: string | null }[]).find((k) => k.id === created.structuredContent?.id);
+      const keys = (listed.structuredContent?.data ?? []) as { id: string; expires_at: string | null }[];
+      const entry = keys.find((k) => k.id === created.structuredContent?.id);
       expect(entry?.expires_at).toBe(expiresAt);
       const past = await call('create_api_key', { expires_at: '2020-01-01T00:00:00Z' });
       expect(past.isError).toBe(true);
