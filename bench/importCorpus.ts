@@ -37,7 +37,10 @@ export async function importCorpus(posts: readonly CorpusPost[], blogSlug: strin
   });
   const { account, apiKey } = folio.accounts.create({ plan: 'enterprise' });
   const blog = await folio.blogs.create(
-    { account, key: { id: 'bench', accountId: account.id, blogId: null, name: 'bench', keyPrefix: '', scopes: ['*'], lastUsedAt: null, createdAt: '' } },
+    {
+      account,
+      key: { id: 'bench', accountId: account.id, blogId: null, name: 'bench', keyPrefix: '', scopes: ['*'], lastUsedAt: null, createdAt: '', expiresAt: null },
+    },
     { slug: blogSlug, name: `Bench blog ${blogSlug}`, description: 'Generated corpus' },
   );
   for (const [i, post] of posts.entries()) {

@@ -8,6 +8,7 @@ import type { AccountsService } from '../services/accounts.js';
 import { isPlan, planSummary, PLANS } from '../domain/plans.js';
 import { systemClock } from '../lib/clock.js';
 import { CommandFailed, UsageError } from './cliErrors.js';
+import { parseExpires } from './expiresOption.js';
 import type { Invocation } from './invocation.js';
 
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -91,6 +92,7 @@ export function accountKeys(config: Config, { values, positionals }: Invocation)
       blog_slug: blogSlug,
       last_used_at: key.lastUsedAt,
       created_at: key.createdAt,
+      expires_at: key.expiresAt,
     }));
     out(JSON.stringify(rows));
   } else if (entries.length === 0) {
@@ -99,7 +101,7 @@ export function accountKeys(config: Config, { values, positionals }: Invocation)
     for (const { key, blogSlug } of entries) {
       const bound = key.blogId === null ? 'account' : `blog ${blogSlug ?? key.blogId}`;
       out(
-        `${key.id}  ${key.keyPrefix}  ${bound.padEnd(20)}  ${key.scopes.join(',').padEnd(12)}  used ${(key.lastUsedAt ?? 'never').padEnd(24)}  created ${key.createdAt}  ${key.name}`,
+        `${key.id}  ${key.keyPrefix}  ${bound.padEnd(20)}  ${key.scopes.join(',').padEnd(12)}  used ${(key.lastUsedAt ?? 'never').padEnd(24)}  created ${key.createdAt}  expires ${(key.expiresAt ?? 'never').padEnd(24)}  ${key.name}`,
       );
     }
   }
@@ -113,13 +115,15 @@ export function accountCreateKey(config: Config, { values, positionals }: Invoca
   if (name !== undefined && (!/\S/.test(name) || Array.from(name).length > 100)) {
     throw new UsageError('--name must be 1-100 characters and not blank');
   }
-  const created = withAccounts(config, (accounts) => accounts.createKey(accountId, name));
+  const expiresAt = parseExpires(values.string('expires'), systemClock.now());
+  const created = withAccounts(config, (accounts) => accounts.createKey(accountId, name, expiresAt));
   if (!created) throw new CommandFailed(`no account with id ${accountId}`, 2);
   const { key, secret } = created;
   if (values.boolean('json')) {
-    out(JSON.stringify({ key_id: key.id, account_id: accountId, name: key.name, prefix: key.keyPrefix, api_key: secret }));
+    out(JSON.stringify({ key_id: key.id, account_id: accountId, name: key.name, prefix: key.keyPrefix, expires_at: key.expiresAt, api_key: secret }));
   } else {
-    out(`Created account key ${key.id} ("${key.name}") for account ${accountId}.\nAPI key (shown once, store it now): ${secret}`);
+    const until = key.expiresAt === null ? 'it never expires' : `it expires at ${key.expiresAt}`;
+    out(`Created account key ${key.id} ("${key.name}") for account ${accountId}; ${until}.\nAPI key (shown once, store it now): ${secret}`);
   }
   return 0;
 }

@@ -57,9 +57,17 @@ export const COMMANDS = [
   },
   {
     path: ['account', 'create-key'],
-    args: '<account_id> [--name N] [--json]',
+    args: '<account_id> [--name N] [--expires 30d|90d|1y|<date-time>] [--json]',
     summary: 'make a new account key (scopes *) and print it once',
-    options: { name: { type: 'string', value: 'N', help: 'the key\'s name, 1-100 characters (default "Account key")' }, json },
+    options: {
+      name: { type: 'string', value: 'N', help: 'the key\'s name, 1-100 characters (default "Account key")' },
+      expires: {
+        type: 'string',
+        value: 'WHEN',
+        help: 'when the key stops working: in 30d, 90d, 1y (any number of days\nor years, at most ten years), or at an ISO 8601 date-time with a\ntime zone (default: never)',
+      },
+      json,
+    },
     positionals: { min: 1, max: 1 },
   },
   {

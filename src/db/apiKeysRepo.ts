@@ -12,6 +12,8 @@ export interface ApiKey {
   scopes: string[];
   lastUsedAt: string | null;
   createdAt: string;
+  /** ISO 8601 UTC with milliseconds; null: never expires. */
+  expiresAt: string | null;
 }
 
 export interface NewApiKey extends ApiKey {
@@ -27,6 +29,7 @@ interface KeyRow {
   scopes: string;
   last_used_at: string | null;
   created_at: string;
+  expires_at: string | null;
 }
 
 /** An active key of an account with the slug of the blog it is bound to (null for account keys). */
@@ -66,6 +69,7 @@ const toKey = (row: KeyRow): ApiKey => ({
   scopes: JSON.parse(row.scopes) as string[],
   lastUsedAt: row.last_used_at,
   createdAt: row.created_at,
+  expiresAt: row.expires_at,
 });
 
 export class ApiKeysRepo {
@@ -86,8 +90,8 @@ export class ApiKeysRepo {
   constructor(db: Db, version: DbVersion = new DbVersion(db)) {
     this.byHashCache = new VersionedCache(version);
     this.insertStmt = db.prepare(
-      `INSERT INTO api_keys (id, account_id, blog_id, name, key_hash, key_prefix, scopes, created_at)
-       VALUES (@id, @accountId, @blogId, @name, @keyHash, @keyPrefix, @scopes, @createdAt)`,
+      `INSERT INTO api_keys (id, account_id, blog_id, name, key_hash, key_prefix, scopes, created_at, expires_at)
+       VALUES (@id, @accountId, @blogId, @name, @keyHash, @keyPrefix, @scopes, @createdAt, @expiresAt)`,
     );
     // One read per request: the key and its account together, on the hash's unique index.
     this.byHashStmt = db.prepare<[string], KeyWithAccountRow>(
@@ -108,8 +112,9 @@ export class ApiKeysRepo {
         ORDER BY k.blog_id IS NOT NULL, b.slug, k.created_at DESC, k.id`,
     );
     this.activeByIdStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ? AND revoked_at IS NULL');
-    this.countAccountKeysStmt = db.prepare<[string], { n: number }>(
-      'SELECT COUNT(*) AS n FROM api_keys WHERE blog_id IS NULL AND account_id = ? AND revoked_at IS NULL',
+    // Only keys that still work count: an expired account key does not keep the account reachable.
+    this.countAccountKeysStmt = db.prepare<[string, string], { n: number }>(
+      'SELECT COUNT(*) AS n FROM api_keys WHERE blog_id IS NULL AND account_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
     );
     this.revokeByIdStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     // Check and update in one transaction: two revocations at once (the server and the CLI are
@@ -120,7 +125,8 @@ export class ApiKeysRepo {
       if (options.accountId !== undefined && row.account_id !== options.accountId) return { outcome: 'not_found' };
       if (options.accountKeysOnly && row.blog_id !== null) return { outcome: 'not_found' };
       const key = toKey(row);
-      if (row.blog_id === null && options.keepLastAccountKey && this.countAccountKeysStmt.get(row.account_id)!.n <= 1) {
+      const working = row.expires_at === null || row.expires_at > now;
+      if (row.blog_id === null && working && options.keepLastAccountKey && this.countAccountKeysStmt.get(row.account_id, now)!.n <= 1) {
         return { outcome: 'last_account_key', key };
       }
       this.revokeByIdStmt.run(now, keyId);
@@ -132,7 +138,10 @@ export class ApiKeysRepo {
     this.insertStmt.run({ ...key, scopes: JSON.stringify(key.scopes) });
   }
 
-  /** The active key with this hash and its account, or null when unknown or revoked. */
+  /**
+   * The active key with this hash and its account, or null when unknown or revoked. An expired
+   * key is still found: the caller compares `expiresAt` with its clock, also for a cached key.
+   */
   findActiveByHash(hash: string): { key: ApiKey; account: Account } | null {
     // From memory until anything is written (versionedCache.ts): revocations still apply at once.
     return this.byHashCache.get(hash, () => this.readActiveByHash(hash));

@@ -13,7 +13,7 @@ export const ACCESS_TOOLS: readonly FolioTool[] = [
   {
     name: 'create_api_key',
     description:
-      'Creates an API key: bound to the blog given as blog_id, else an account key. The full key is in this answer only. A key can only grant scopes this key holds.',
+      'Creates an API key: bound to the blog given as blog_id, else an account key. The full key is in this answer only. A key can only grant scopes this key holds. expires_at (ISO 8601 with a time zone, at most ten years ahead) makes it stop working then; default never.',
     inputSchema: input(createKeyBody, { blog_id: keyBlog, idempotency_key: idempotencyKeyArg }),
     annotations: annotations('Create an API key', 'write'),
     run: (client, args) => {
@@ -24,7 +24,8 @@ export const ACCESS_TOOLS: readonly FolioTool[] = [
   },
   {
     name: 'list_api_keys',
-    description: "Lists active keys by prefix (never the full key) with their last use: the blog's keys with blog_id, else the account keys.",
+    description:
+      "Lists keys not revoked by prefix (never the full key) with their last use and expires_at: the blog's keys with blog_id, else the account keys.",
     inputSchema: idsOnly({ blog_id: keyBlog }),
     annotations: annotations('List API keys', 'read'),
     run: (client, args) => {

@@ -6,6 +6,7 @@ import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { CreatedKey } from './apiKeys.js';
+import { checkExpiry } from './keyExpiry.js';
 import { mintKey } from './keyMaterial.js';
 import type { Plan } from '../domain/plans.js';
 
@@ -41,7 +42,7 @@ export class AccountsService {
   create(input: { email?: string; plan: Plan }): CreatedAccount {
     const now = isoNow(this.deps.clock);
     const account: Account = { id: randomUUID(), email: input.email ?? null, plan: input.plan, createdAt: now, updatedAt: now };
-    const { row, secret } = mintKey({ accountId: account.id, blogId: null, name: ACCOUNT_KEY_NAME, scopes: ['*'], createdAt: now });
+    const { row, secret } = mintKey({ accountId: account.id, blogId: null, name: ACCOUNT_KEY_NAME, scopes: ['*'], createdAt: now, expiresAt: null });
     this.deps.db
       .transaction(() => {
         this.deps.accounts.insert(account);
@@ -87,11 +88,19 @@ export class AccountsService {
 
   /**
    * A new full-scope account key: the operator's way back in after the last account key was
-   * revoked, or when one leaked. Null when no such account exists.
+   * revoked, or when one leaked. Null when no such account exists. `expiresAt` has the API's bounds.
    */
-  createKey(accountId: string, name: string = ACCOUNT_KEY_NAME): CreatedKey | null {
+  createKey(accountId: string, name: string = ACCOUNT_KEY_NAME, expiresAt: Date | null = null): CreatedKey | null {
     if (!this.deps.accounts.findById(accountId)) return null;
-    const { row, key, secret } = mintKey({ accountId, blogId: null, name, scopes: ['*'], createdAt: isoNow(this.deps.clock) });
+    checkExpiry(expiresAt, this.deps.clock.now());
+    const { row, key, secret } = mintKey({
+      accountId,
+      blogId: null,
+      name,
+      scopes: ['*'],
+      createdAt: isoNow(this.deps.clock),
+      expiresAt: expiresAt?.toISOString() ?? null,
+    });
     this.deps.keys.insert(row);
     return { key, secret };
   }

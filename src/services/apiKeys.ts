@@ -3,7 +3,8 @@ import type { BlogsRepo } from '../db/blogsRepo.js';
 import { isDatabaseBusy } from '../db/database.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../domain/errors.js';
-import { hasScope, type AuthContext, type Scope } from './authContext.js';
+import { canGrant, type AuthContext, type GrantableScope } from './authContext.js';
+import { checkExpiry, isExpired } from './keyExpiry.js';
 import { hashKey, KEY_PREFIX, mintKey } from './keyMaterial.js';
 
 /** last_used_at is written at most this often per key, so reads do not turn into writes. */
@@ -13,6 +14,14 @@ export interface CreatedKey {
   key: ApiKey;
   /** The full key, returned only in the creation response. */
   secret: string;
+}
+
+/** What a new key is made with (the API's body, defaults applied, `expires_at` parsed). */
+export interface KeyRequest {
+  name: string;
+  scopes: GrantableScope[];
+  /** null: never expires. */
+  expiresAt: Date | null;
 }
 
 export class ApiKeysService {
@@ -33,11 +42,18 @@ export class ApiKeysService {
     }
     const found = this.keys.findActiveByHash(hashKey(match[1]!));
     if (!found) throw new UnauthorizedError('unknown or revoked API key');
+    // Compared with the clock on every request, after the lookup: a key served from memory
+    // (versionedCache.ts) expires on time as well.
+    if (isExpired(found.key, this.clock.now())) {
+      throw new UnauthorizedError(
+        `this API key expired at ${found.key.expiresAt}; use a key that has not expired, or make a new one (POST /v1/account/api-keys, folio account create-key)`,
+      );
+    }
     this.touch(found.key.id);
     return found;
   }
 
-  create(auth: AuthContext, blogId: string, input: { name: string; scopes: Scope[] | ['*'] }): CreatedKey {
+  create(auth: AuthContext, blogId: string, input: KeyRequest): CreatedKey {
     const blog = this.blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');
     return this.mint(auth, blog.id, input);
@@ -57,7 +73,7 @@ export class ApiKeysService {
   }
 
   /** A key of the caller's account bound to no blog (POST /account/api-keys). */
-  createAccountKey(auth: AuthContext, input: { name: string; scopes: Scope[] | ['*'] }): CreatedKey {
+  createAccountKey(auth: AuthContext, input: KeyRequest): CreatedKey {
     return this.mint(auth, null, input);
   }
 
@@ -84,17 +100,18 @@ export class ApiKeysService {
     this.lastTouched.delete(keyId);
   }
 
-  private mint(auth: AuthContext, blogId: string | null, input: { name: string; scopes: Scope[] | ['*'] }): CreatedKey {
+  private mint(auth: AuthContext, blogId: string | null, input: KeyRequest): CreatedKey {
     // A key may hand out only what it holds itself, or a limited key could mint a full one.
-    const wanted = input.scopes as string[];
-    const exceeds = wanted.includes('*') ? !auth.key.scopes.includes('*') : wanted.some((s) => !hasScope(auth.key, s as Scope));
-    if (exceeds) throw new ForbiddenError('a key cannot create a key with scopes it does not have');
+    if (!input.scopes.every((scope) => canGrant(auth.key, scope))) throw new ForbiddenError('a key cannot create a key with scopes it does not have');
+    const now = this.clock.now();
+    checkExpiry(input.expiresAt, now);
     const { row, key, secret } = mintKey({
       accountId: auth.account.id,
       blogId,
       name: input.name,
-      scopes: [...new Set(wanted)],
-      createdAt: isoNow(this.clock),
+      scopes: [...new Set(input.scopes)],
+      createdAt: now.toISOString(),
+      expiresAt: input.expiresAt?.toISOString() ?? null,
     });
     this.keys.insert(row);
     return { key, secret };

@@ -22,7 +22,11 @@ export function keyPrefix(key: string): string {
 }
 
 /** A new key: the row to insert (it holds only the hash) and the secret to show once. */
-export function mintKey(fields: Pick<ApiKey, 'accountId' | 'blogId' | 'name' | 'scopes' | 'createdAt'>): { row: NewApiKey; key: ApiKey; secret: string } {
+export function mintKey(fields: Pick<ApiKey, 'accountId' | 'blogId' | 'name' | 'scopes' | 'createdAt' | 'expiresAt'>): {
+  row: NewApiKey;
+  key: ApiKey;
+  secret: string;
+} {
   const secret = generateKey();
   const key: ApiKey = { id: randomUUID(), ...fields, keyPrefix: keyPrefix(secret), lastUsedAt: null };
   return { row: { ...key, keyHash: hashKey(secret) }, key, secret };

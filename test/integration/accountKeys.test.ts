@@ -49,7 +49,7 @@ describe('account key lifecycle over HTTP', () => {
     const owner = buildAccount(t);
     const created = await owner.request('POST', '/v1/account/api-keys', { body: { name: 'Laptop' } });
     expect(created.status).toBe(201);
-    expect(sortedKeys(created.body)).toEqual(['created_at', 'id', 'key', 'name', 'prefix', 'scopes']);
+    expect(sortedKeys(created.body)).toEqual(['created_at', 'expires_at', 'id', 'key', 'name', 'prefix', 'scopes']);
     const key = created.body as CreatedAccountKey;
     expect(key.id).toMatch(UUID);
     expect(key.name).toBe('Laptop');
@@ -67,8 +67,16 @@ describe('account key lifecycle over HTTP', () => {
     expect(list.text).not.toContain(key.key);
     expect(list.text).not.toContain(owner.key);
     const entry = list.body.data.find((k: { id: string }) => k.id === key.id);
-    expect(sortedKeys(entry)).toEqual(['created_at', 'id', 'key_prefix', 'last_used_at', 'name', 'scopes']);
-    expect(entry).toEqual({ id: key.id, name: 'Laptop', key_prefix: key.prefix, scopes: ['*'], last_used_at: null, created_at: key.created_at });
+    expect(sortedKeys(entry)).toEqual(['created_at', 'expires_at', 'id', 'key_prefix', 'last_used_at', 'name', 'scopes']);
+    expect(entry).toEqual({
+      id: key.id,
+      name: 'Laptop',
+      key_prefix: key.prefix,
+      scopes: ['*'],
+      last_used_at: null,
+      created_at: key.created_at,
+      expires_at: null,
+    });
 
     // The new key acts for the account: it can create a blog and see it.
     const laptop = actorFor(t, key.key, owner.accountId, owner.plan);

@@ -16,10 +16,11 @@ describe('POST /v1/blogs/:id/api-keys', () => {
     blog = await buildBlog(t);
   });
 
-  it('answers 201 with exactly id, name, key, prefix and created_at', async () => {
+  it('answers 201 with exactly id, name, key, prefix, created_at and expires_at', async () => {
     const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/api-keys`, { body: { name: 'CI' } });
     expect(res.status).toBe(201);
-    expect(sortedKeys(res.body)).toEqual(['created_at', 'id', 'key', 'name', 'prefix']);
+    expect(sortedKeys(res.body)).toEqual(['created_at', 'expires_at', 'id', 'key', 'name', 'prefix']);
+    expect(res.body.expires_at).toBeNull();
     expect(res.body.id).toMatch(UUID);
     expect(res.body.name).toBe('CI');
     expect(res.body.key).toMatch(/^pk_live_[A-Za-z0-9_-]{32,}$/);
@@ -76,7 +77,7 @@ describe('POST /v1/blogs/:id/api-keys', () => {
 });
 
 describe('GET /v1/blogs/:id/api-keys', () => {
-  it('lists the blog’s active keys with exactly id, name, key_prefix, last_used_at and created_at', async () => {
+  it('lists the blog’s active keys with exactly id, name, key_prefix, last_used_at, created_at and expires_at', async () => {
     const blog = await buildBlog(t);
     const a = await createKey(blog.actor, blog.id, { name: 'a' });
     const b = await createKey(blog.actor, blog.id, { name: 'b' });
@@ -85,7 +86,7 @@ describe('GET /v1/blogs/:id/api-keys', () => {
     expect(sortedKeys(res.body)).toEqual(['data']);
     expect(res.body.data.map((k: { id: string }) => k.id).sort()).toEqual([a.id, b.id].sort());
     for (const entry of res.body.data) {
-      expect(sortedKeys(entry)).toEqual(['created_at', 'id', 'key_prefix', 'last_used_at', 'name']);
+      expect(sortedKeys(entry)).toEqual(['created_at', 'expires_at', 'id', 'key_prefix', 'last_used_at', 'name']);
       expect(entry.last_used_at).toBeNull();
       expect(entry.created_at).toMatch(ISO_MS);
     }

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost, countRows, uniqueSlug, type BuiltBlog } from '../support/factories.js';
-import { SCOPES } from '../../src/services/authContext.js';
+import { GRANTABLE_SCOPES } from '../../src/services/authContext.js';
 import {
   anyString,
   bodyFor,
@@ -97,11 +97,22 @@ const wellTypedBlogUpdate = fc
   })
   .map(defined);
 
+// Around the test clock's now (2026-03-24T10:00Z) and the ten-year bound, with and without a zone.
+const keyExpiry = fc.oneof(
+  fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2040-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+  fc
+    .date({ min: new Date('2026-03-25T00:00:00Z'), max: new Date('2036-03-23T00:00:00Z'), noInvalidDate: true })
+    .map((d) => `${d.toISOString().slice(0, 19)}+09:00`),
+  fc.constantFrom(null, '2027-01-01T00:00:00', '2027-02-30T00:00:00Z', '9999-12-31T23:59:59Z', '+275760-09-13T00:00:00Z', '2027-01-01T00:00:00+24:00'),
+);
 const keyFields = {
   name: anyString,
-  scopes: fc.oneof(fc.subarray(['*', ...SCOPES]), fc.array(anyString, { maxLength: 4 }), jsonValue),
+  scopes: fc.oneof(fc.subarray([...GRANTABLE_SCOPES]), fc.array(anyString, { maxLength: 4 }), jsonValue),
+  expires_at: fc.oneof(keyExpiry, anyString, jsonValue),
 };
-const wellTypedKey = fc.record({ name: optional(text(100)), scopes: optional(fc.subarray(['*', ...SCOPES], { minLength: 1 })) }).map(defined);
+const wellTypedKey = fc
+  .record({ name: optional(text(100)), scopes: optional(fc.subarray([...GRANTABLE_SCOPES], { minLength: 1 })), expires_at: optional(keyExpiry) })
+  .map(defined);
 
 const domainFields = {
   hostname: fc.oneof(

@@ -196,6 +196,30 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
   });
 });
 
+describe('create_api_key with expires_at', () => {
+  it('takes expires_at, answers it, and refuses a past one with the API message', async () => {
+    const { call, client } = await connect('streamable HTTP', t.key);
+    try {
+      const { tools } = await client.listTools();
+      const schema = tools.find((tool) => tool.name === 'create_api_key')!.inputSchema as { properties: Record<string, { type?: unknown }> };
+      expect(schema.properties.expires_at?.type).toEqual(['string', 'null']);
+      const expiresAt = new Date(t.clock.now().getTime() + 86_400_000).toISOString();
+      const created = await call('create_api_key', { name: 'agent, for a day', scopes: ['posts:*'], expires_at: expiresAt });
+      expect(created.isError ?? false).toBe(false);
+      expect(created.structuredContent).toMatchObject({ name: 'agent, for a day', scopes: ['posts:*'], expires_at: expiresAt });
+      const listed = await call('list_api_keys');
+      const keys = (listed.structuredContent?.data ?? []) as { id: string; expires_at: string | null }[];
+      const entry = keys.find((k) => k.id === created.structuredContent?.id);
+      expect(entry?.expires_at).toBe(expiresAt);
+      const past = await call('create_api_key', { expires_at: '2020-01-01T00:00:00Z' });
+      expect(past.isError).toBe(true);
+      expect(past.content[0]?.text).toMatch(/expires_at must be in the future/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('POST /mcp', () => {
   it('refuses a request without a valid key (401), and GET with 405, with the API error body', async () => {
     const init = {

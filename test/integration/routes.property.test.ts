@@ -175,6 +175,11 @@ const FIELD_HINTS: FieldHints = {
   url: fc.constantFrom('http://127.0.0.1:9/hook', 'http://127.0.0.1:9/other?x=1'),
   // The test clock stands at 2026-03-24.
   scheduled_at: fc.date({ min: new Date('2026-03-25T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+  // A key's expiry: null (never), or within the ten years the API allows, and some past them.
+  expires_at: fc.oneof(
+    fc.constant(null),
+    fc.date({ min: new Date('2026-03-25T00:00:00Z'), max: new Date('2040-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+  ),
 };
 
 interface Plan {

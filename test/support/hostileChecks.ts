@@ -7,7 +7,7 @@ import type { TestApp, TestResponse } from './testApp.js';
 import type { HostileResponse } from './hostileHttp.js';
 import { ERROR_CODES } from './factories.js';
 import { RESERVED_SLUGS, SLUG_PATTERN } from '../../src/services/slugs.js';
-import { SCOPES } from '../../src/services/authContext.js';
+import { GRANTABLE_SCOPES } from '../../src/services/authContext.js';
 
 const SLUG_RE = new RegExp(SLUG_PATTERN, 'u');
 const BLOG_SLUG_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -94,7 +94,14 @@ export function checkKeyRows(t: TestApp): void {
     expect(chars(row.name)).toBeLessThanOrEqual(100);
     const scopes = JSON.parse(row.scopes) as unknown[];
     expect(scopes.length).toBeGreaterThan(0);
-    for (const scope of scopes) expect(['*', ...SCOPES]).toContain(scope);
+    for (const scope of scopes) expect(GRANTABLE_SCOPES).toContain(scope);
+    if (row.expires_at === null) continue;
+    // Within (created_at, created_at + ten years], in the one stored format.
+    expect(row.expires_at).toMatch(ISO_MS);
+    expect(row.expires_at > row.created_at).toBe(true);
+    const latest = new Date(row.created_at);
+    latest.setUTCFullYear(latest.getUTCFullYear() + 10);
+    expect(Date.parse(row.expires_at)).toBeLessThanOrEqual(latest.getTime());
   }
 }
 

@@ -313,13 +313,13 @@ export interface paths {
         };
         /**
          * List the blog's active keys
-         * @description Active keys bound to the blog, by prefix (never the full key), with when each was last used.
+         * @description Keys bound to the blog and not revoked, by prefix (never the full key), with when each was last used and when it expires (expired ones too, until revoked).
          */
         get: operations["listBlogKeys"];
         put?: never;
         /**
          * Generate an API key bound to the blog (the full key is returned only here)
-         * @description A key that can act on this blog only, with the scopes asked for (default `*`). The full key is in this answer and never again; store it now.
+         * @description A key that can act on this blog only, with the scopes asked for (default `*`) until `expires_at` (default never). The full key is in this answer and never again; store it now.
          */
         post: operations["createBlogKey"];
         delete?: never;
@@ -357,13 +357,13 @@ export interface paths {
         };
         /**
          * List the account's active account keys, newest first (blog-bound keys are listed per blog)
-         * @description Active account keys by prefix (never the full key), with their scopes and when each was last used.
+         * @description Account keys not revoked, by prefix (never the full key), with their scopes, when each was last used and when it expires (expired ones too, until revoked).
          */
         get: operations["listAccountKeys"];
         put?: never;
         /**
          * Generate an account key, bound to no blog (the full key is returned only here)
-         * @description A key that can act on every blog of the account, with the scopes asked for (default `*`). The full key is in this answer and never again.
+         * @description A key that can act on every blog of the account, with the scopes asked for (default `*`) until `expires_at` (default never). The full key is in this answer and never again.
          */
         post: operations["createAccountKey"];
         delete?: never;
@@ -2003,7 +2003,8 @@ export interface operations {
                      *           "name": "editor",
                      *           "key_prefix": "pk_live_znYu",
                      *           "last_used_at": "2026-11-25T16:29:35.397Z",
-                     *           "created_at": "2026-11-25T16:27:28.690Z"
+                     *           "created_at": "2026-11-25T16:27:28.690Z",
+                     *           "expires_at": "2027-02-23T00:00:00.000Z"
                      *         }
                      *       ]
                      *     }
@@ -2017,6 +2018,8 @@ export interface operations {
                             last_used_at: string | null;
                             /** @description ISO 8601 UTC with milliseconds */
                             created_at: string;
+                            /** @description When the key stops working (ISO 8601 UTC with milliseconds); null: never */
+                            expires_at: string | null;
                         }[];
                     };
                 };
@@ -2049,14 +2052,20 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "editor"
+                 *       "name": "editor",
+                 *       "scopes": [
+                 *         "posts:*"
+                 *       ],
+                 *       "expires_at": "2027-02-23T00:00:00Z"
                  *     }
                  */
                 "application/json": {
                     /** @description A name to recognise the key by (at most 100 characters) */
                     name?: string;
-                    /** @description What the key may do (default `["*"]`, everything); a key can only grant scopes it holds itself */
-                    scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write")[];
+                    /** @description What the key may do (default `["*"]`, everything); `posts:*` is every posts scope, and so for each resource. Stored and answered as given. A key can only grant scopes it holds itself (a wildcard only if it holds that wildcard or `*`) */
+                    scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write" | "posts:*" | "blogs:*" | "keys:*" | "domains:*" | "search:*" | "media:*")[];
+                    /** @description When the key stops working: ISO 8601 date-time with a time zone (`Z` or an offset), in the future and at most ten years ahead. `null` or absent: never. From then on the key answers 401 */
+                    expires_at?: string | null;
                 };
             };
         };
@@ -2078,7 +2087,8 @@ export interface operations {
                      *       "name": "editor",
                      *       "key": "pk_live_znYu8NmN-kmDtu17yz9xU0Kwcm37OUWusfl_pqANa9U",
                      *       "prefix": "pk_live_znYu",
-                     *       "created_at": "2026-11-25T16:27:28.690Z"
+                     *       "created_at": "2026-11-25T16:27:28.690Z",
+                     *       "expires_at": "2027-02-23T00:00:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -2088,6 +2098,8 @@ export interface operations {
                         prefix: string;
                         /** @description ISO 8601 UTC with milliseconds */
                         created_at: string;
+                        /** @description When the key stops working (ISO 8601 UTC with milliseconds); null: never */
+                        expires_at: string | null;
                     };
                 };
             };
@@ -2183,7 +2195,8 @@ export interface operations {
                      *             "blogs:read"
                      *           ],
                      *           "last_used_at": null,
-                     *           "created_at": "2026-11-25T16:27:28.690Z"
+                     *           "created_at": "2026-11-25T16:27:28.690Z",
+                     *           "expires_at": null
                      *         }
                      *       ]
                      *     }
@@ -2197,6 +2210,8 @@ export interface operations {
                             last_used_at: string | null;
                             /** @description ISO 8601 UTC with milliseconds */
                             created_at: string;
+                            /** @description When the key stops working (ISO 8601 UTC with milliseconds); null: never */
+                            expires_at: string | null;
                             scopes: string[];
                         }[];
                     };
@@ -2237,8 +2252,10 @@ export interface operations {
                 "application/json": {
                     /** @description A name to recognise the key by (at most 100 characters) */
                     name?: string;
-                    /** @description What the key may do (default `["*"]`, everything); a key can only grant scopes it holds itself */
-                    scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write")[];
+                    /** @description What the key may do (default `["*"]`, everything); `posts:*` is every posts scope, and so for each resource. Stored and answered as given. A key can only grant scopes it holds itself (a wildcard only if it holds that wildcard or `*`) */
+                    scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write" | "posts:*" | "blogs:*" | "keys:*" | "domains:*" | "search:*" | "media:*")[];
+                    /** @description When the key stops working: ISO 8601 date-time with a time zone (`Z` or an offset), in the future and at most ten years ahead. `null` or absent: never. From then on the key answers 401 */
+                    expires_at?: string | null;
                 };
             };
         };
@@ -2263,7 +2280,8 @@ export interface operations {
                      *       "scopes": [
                      *         "blogs:read"
                      *       ],
-                     *       "created_at": "2026-11-25T16:27:28.690Z"
+                     *       "created_at": "2026-11-25T16:27:28.690Z",
+                     *       "expires_at": null
                      *     }
                      */
                     "application/json": {
@@ -2273,6 +2291,8 @@ export interface operations {
                         prefix: string;
                         /** @description ISO 8601 UTC with milliseconds */
                         created_at: string;
+                        /** @description When the key stops working (ISO 8601 UTC with milliseconds); null: never */
+                        expires_at: string | null;
                         scopes: string[];
                     };
                 };

@@ -190,7 +190,8 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'pk_live_ API key. Each operation lists the scope it needs (OpenAPI 3.1 role names); a key with `*` has them all',
+          description:
+            'pk_live_ API key. Each operation lists the scope it needs (OpenAPI 3.1 role names); a key with `*` has them all, one with `posts:*` every posts scope (and so for each resource). A missing, unknown or revoked key, or one past its `expires_at`, answers 401 unauthorized ("this API key expired at …" for the last)',
         },
         ...(options.metricsToken ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'FOLIO_METRICS_TOKEN (GET /metrics only)' } } : {}),
       },

@@ -84,4 +84,5 @@ export const keyCreated = {
   key: 'pk_live_znYu8NmN-kmDtu17yz9xU0Kwcm37OUWusfl_pqANa9U',
   prefix: 'pk_live_znYu',
   created_at: CREATED,
+  expires_at: '2027-02-23T00:00:00.000Z',
 };

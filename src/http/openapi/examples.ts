@@ -131,8 +131,12 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
 
-  createBlogKey: { request: { name: 'editor' }, response: keyCreated },
-  listBlogKeys: { response: { data: [{ id: keyCreated.id, name: 'editor', key_prefix: 'pk_live_znYu', last_used_at: UPDATED, created_at: CREATED }] } },
+  createBlogKey: { request: { name: 'editor', scopes: ['posts:*'], expires_at: '2027-02-23T00:00:00Z' }, response: keyCreated },
+  listBlogKeys: {
+    response: {
+      data: [{ id: keyCreated.id, name: 'editor', key_prefix: 'pk_live_znYu', last_used_at: UPDATED, created_at: CREATED, expires_at: keyCreated.expires_at }],
+    },
+  },
   revokeBlogKey: { response: deleted },
   createAccountKey: {
     request: { name: 'backup script', scopes: ['blogs:read'] },
@@ -143,6 +147,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       prefix: 'pk_live_pXsq',
       scopes: ['blogs:read'],
       created_at: CREATED,
+      expires_at: null,
     },
   },
   listAccountKeys: {
@@ -155,6 +160,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           scopes: ['blogs:read'],
           last_used_at: null,
           created_at: CREATED,
+          expires_at: null,
         },
       ],
     },

@@ -3,7 +3,7 @@ import type { ApiKeysService } from '../../services/apiKeys.js';
 import { presentAccountKeyCreated, presentAccountKeyListEntry } from '../presenters/apiKey.js';
 import type { RouteDef } from '../routeDef.js';
 import { authOf } from '../state.js';
-import { createKeyBody, keyCreatedSchema, keyListEntrySchema, type CreateKeyBody } from './apiKeys.js';
+import { createKeyBody, keyCreatedSchema, keyListEntrySchema, keyRequestOf, type CreateKeyBody } from './apiKeys.js';
 import { dataListSchema, deletedSchema } from './schemaParts.js';
 
 const scopes = { type: 'array', items: { type: 'string' } } as const;
@@ -21,7 +21,8 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       path: '/account/api-keys',
       operationId: 'createAccountKey',
       summary: 'Generate an account key, bound to no blog (the full key is returned only here)',
-      description: 'A key that can act on every blog of the account, with the scopes asked for (default `*`). The full key is in this answer and never again.',
+      description:
+        'A key that can act on every blog of the account, with the scopes asked for (default `*`) until `expires_at` (default never). The full key is in this answer and never again.',
       tag: 'api-keys',
       scope: 'keys:manage',
       body: createKeyBody,
@@ -29,8 +30,7 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       response: accountKeyCreatedSchema,
       secret: { field: 'key', resource: 'API key' },
       handler: (ctx) => {
-        const body = ctx.state.body as CreateKeyBody;
-        const { key, secret } = keys.createAccountKey(authOf(ctx), { name: body.name ?? ACCOUNT_KEY_NAME, scopes: body.scopes ?? ['*'] });
+        const { key, secret } = keys.createAccountKey(authOf(ctx), keyRequestOf(ctx.state.body as CreateKeyBody, ACCOUNT_KEY_NAME));
         ctx.status = 201;
         ctx.body = presentAccountKeyCreated(key, secret);
       },
@@ -40,7 +40,8 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       path: '/account/api-keys',
       operationId: 'listAccountKeys',
       summary: "List the account's active account keys, newest first (blog-bound keys are listed per blog)",
-      description: 'Active account keys by prefix (never the full key), with their scopes and when each was last used.',
+      description:
+        'Account keys not revoked, by prefix (never the full key), with their scopes, when each was last used and when it expires (expired ones too, until revoked).',
       tag: 'api-keys',
       scope: 'keys:manage',
       status: 200,

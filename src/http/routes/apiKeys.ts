@@ -1,5 +1,7 @@
-import type { ApiKeysService } from '../../services/apiKeys.js';
-import { SCOPES, type Scope } from '../../services/authContext.js';
+import type { ApiKeysService, KeyRequest } from '../../services/apiKeys.js';
+import { GRANTABLE_SCOPES, type GrantableScope } from '../../services/authContext.js';
+import { parseTimestamp, TIMESTAMP_HINT } from '../../services/timestamps.js';
+import { BadRequestError } from '../../domain/errors.js';
 import { presentKeyCreated, presentKeyListEntry } from '../presenters/apiKey.js';
 import type { RouteDef } from '../routeDef.js';
 import { authOf } from '../state.js';
@@ -22,28 +24,67 @@ export const createKeyBody = {
     scopes: {
       type: 'array',
       minItems: 1,
-      maxItems: SCOPES.length + 1,
+      maxItems: GRANTABLE_SCOPES.length,
       uniqueItems: true,
-      description: 'What the key may do (default `["*"]`, everything); a key can only grant scopes it holds itself',
-      items: { type: 'string', enum: ['*', ...SCOPES] },
+      description:
+        'What the key may do (default `["*"]`, everything); `posts:*` is every posts scope, and so for each resource. Stored and answered as given. A key can only grant scopes it holds itself (a wildcard only if it holds that wildcard or `*`)',
+      items: { type: 'string', enum: GRANTABLE_SCOPES },
+    },
+    expires_at: {
+      type: ['string', 'null'],
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'When the key stops working: ISO 8601 date-time with a time zone (`Z` or an offset), in the future and at most ten years ahead. `null` or absent: never. From then on the key answers 401',
     },
   },
 } as const;
 
 export interface CreateKeyBody {
   name?: string;
-  scopes?: Scope[] | ['*'];
+  scopes?: GrantableScope[];
+  expires_at?: string | null;
 }
+
+/** The body with its defaults, `expires_at` parsed (its bounds are the service's). */
+export function keyRequestOf(body: CreateKeyBody, defaultName: string): KeyRequest {
+  let expiresAt: Date | null = null;
+  if (typeof body.expires_at === 'string') {
+    expiresAt = parseTimestamp(body.expires_at);
+    if (!expiresAt) {
+      throw new BadRequestError('expires_at must be an ISO 8601 datetime with a time zone, like 2027-03-24T10:00:00Z', {
+        details: [{ field: 'expires_at', message: TIMESTAMP_HINT }],
+      });
+    }
+  }
+  return { name: body.name ?? defaultName, scopes: body.scopes ?? ['*'], expiresAt };
+}
+
+const expiresAt = { type: ['string', 'null'], description: 'When the key stops working (ISO 8601 UTC with milliseconds); null: never' } as const;
 
 /** The creation answer: the only one with the full key. */
 export const keyCreatedSchema = {
   type: 'object',
-  properties: { id: { type: 'string' }, name: { type: 'string' }, key: { type: 'string' }, prefix: { type: 'string' }, created_at: timestamp },
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    key: { type: 'string' },
+    prefix: { type: 'string' },
+    created_at: timestamp,
+    expires_at: expiresAt,
+  },
 } as const;
 
 export const keyListEntrySchema = {
   type: 'object',
-  properties: { id: { type: 'string' }, name: { type: 'string' }, key_prefix: { type: 'string' }, last_used_at: nullableTimestamp, created_at: timestamp },
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    key_prefix: { type: 'string' },
+    last_used_at: nullableTimestamp,
+    created_at: timestamp,
+    expires_at: expiresAt,
+  },
 } as const;
 
 export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
@@ -54,7 +95,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       operationId: 'createBlogKey',
       summary: 'Generate an API key bound to the blog (the full key is returned only here)',
       description:
-        'A key that can act on this blog only, with the scopes asked for (default `*`). The full key is in this answer and never again; store it now.',
+        'A key that can act on this blog only, with the scopes asked for (default `*`) until `expires_at` (default never). The full key is in this answer and never again; store it now.',
       tag: 'api-keys',
       scope: 'keys:manage',
       body: createKeyBody,
@@ -62,8 +103,7 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       response: keyCreatedSchema,
       secret: { field: 'key', resource: 'API key' },
       handler: (ctx) => {
-        const body = ctx.state.body as CreateKeyBody;
-        const { key, secret } = keys.create(authOf(ctx), ctx.params.id ?? '', { name: body.name ?? 'Default', scopes: body.scopes ?? ['*'] });
+        const { key, secret } = keys.create(authOf(ctx), ctx.params.id ?? '', keyRequestOf(ctx.state.body as CreateKeyBody, 'Default'));
         ctx.status = 201;
         ctx.body = presentKeyCreated(key, secret);
       },
@@ -73,7 +113,8 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       path: '/blogs/:id/api-keys',
       operationId: 'listBlogKeys',
       summary: "List the blog's active keys",
-      description: 'Active keys bound to the blog, by prefix (never the full key), with when each was last used.',
+      description:
+        'Keys bound to the blog and not revoked, by prefix (never the full key), with when each was last used and when it expires (expired ones too, until revoked).',
       tag: 'api-keys',
       scope: 'keys:manage',
       status: 200,
