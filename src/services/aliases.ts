@@ -48,6 +48,8 @@ export function normalizeAlias(raw: string): AliasCheck {
   if (first.startsWith('_') || RESERVED_SLUGS.has(first) || (segments.length === 1 && SITE_FILE.test(first))) {
     return { problem: `is one of the site's own paths (/${first}…)` };
   }
+  // `/<slug>.md` is where a post's Markdown twin lives; an alias there would take its place.
+  if (segments.length === 1 && /\.md$/i.test(first)) return { problem: `is the address of a post's Markdown twin (/${first})` };
   const last = segments[segments.length - 1]!;
   const file = !folder && last.includes('.');
   return { path: `/${segments.join('/')}${file ? '' : '/'}` };
