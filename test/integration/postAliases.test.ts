@@ -140,7 +140,20 @@ describe('aliases', () => {
     await buildPost(blog, { title: 'Holder', slug: 'holder', aliases: ['/legacy'] });
     expectError(await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Other', slug: 'legacy', content: 'x' } }), 409, 'conflict');
     expect((await buildPost(blog, { title: 'Legacy' })).slug).toBe('legacy-2');
-    for (const bad of ['/tags/x/', '/page/2/', '/rss.xml', '/', 'no-slash/', 'https://example.com/x/', '/x/?a=1', '/x/#top', '/a/../b/', '/_search/x', '/holder.md', '/Notes.MD']) {
+    for (const bad of [
+      '/tags/x/',
+      '/page/2/',
+      '/rss.xml',
+      '/',
+      'no-slash/',
+      'https://example.com/x/',
+      '/x/?a=1',
+      '/x/#top',
+      '/a/../b/',
+      '/_search/x',
+      '/holder.md',
+      '/Notes.MD',
+    ]) {
       expectFieldError(
         await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Other', content: 'x', aliases: [bad] } }),
         'aliases[0]',
