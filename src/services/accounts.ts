@@ -30,7 +30,7 @@ export interface AccountsDeps {
   db: Db;
   accounts: AccountsRepo;
   keys: ApiKeysRepo;
-  blogs: Pick<BlogsRepo, 'listByAccount'>;
+  blogs: Pick<BlogsRepo, 'listByAccount' | 'countByAccount'>;
   jobs: Pick<JobsRepo, 'insert'>;
   clock: Clock;
 }
@@ -50,6 +50,11 @@ export class AccountsService {
       })
       .immediate();
     return { account, apiKey: secret };
+  }
+
+  /** How many blogs the account has, for GET /v1/account's usage. */
+  blogCount(accountId: string): number {
+    return this.deps.blogs.countByAccount(accountId);
   }
 
   list(): Account[] {

@@ -348,6 +348,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's account: its plan, the plan's limits and how many blogs it has
+         * @description Any key with blogs:read (blog-bound keys too) sees the account it belongs to. A limit the plan does not have is null (enterprise blogs).
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account/api-keys": {
         parameters: {
             query?: never;
@@ -2163,6 +2183,55 @@ export interface operations {
             500: components["responses"]["ApiError"];
             503: components["responses"]["ApiError"];
             507: components["responses"]["ApiError"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string | null;
+                        /** @enum {string} */
+                        plan: "free" | "starter" | "creator" | "scale" | "enterprise";
+                        /** @description ISO 8601 UTC with milliseconds */
+                        created_at: string;
+                        limits: {
+                            /** @description Most blogs the plan allows; null when it has no limit */
+                            blogs: number | null;
+                            requests_per_hour: number;
+                        };
+                        usage: {
+                            blogs: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
         };
     };
     listAccountKeys: {

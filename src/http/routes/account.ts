@@ -1,0 +1,45 @@
+import { PLANS } from '../../domain/plans.js';
+import type { AccountsService } from '../../services/accounts.js';
+import { presentAccount } from '../presenters/account.js';
+import type { RouteDef } from '../routeDef.js';
+import { authOf } from '../state.js';
+import { timestamp } from './schemaParts.js';
+
+const accountSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    email: { type: ['string', 'null'] },
+    plan: { type: 'string', enum: [...PLANS] },
+    created_at: timestamp,
+    limits: {
+      type: 'object',
+      properties: {
+        blogs: { type: ['integer', 'null'], description: 'Most blogs the plan allows; null when it has no limit' },
+        requests_per_hour: { type: 'integer' },
+      },
+    },
+    usage: { type: 'object', properties: { blogs: { type: 'integer' } } },
+  },
+} as const;
+
+/** The calling key's account (docs/api-behaviour.md "Account"). */
+export function accountRoutes({ accounts }: { accounts: AccountsService }): RouteDef[] {
+  return [
+    {
+      method: 'GET',
+      path: '/account',
+      operationId: 'getAccount',
+      summary: "The key's account: its plan, the plan's limits and how many blogs it has",
+      description: 'Any key with blogs:read (blog-bound keys too) sees the account it belongs to. A limit the plan does not have is null (enterprise blogs).',
+      tag: 'account',
+      scope: 'blogs:read',
+      status: 200,
+      response: accountSchema,
+      handler: (ctx) => {
+        const { account } = authOf(ctx);
+        ctx.body = presentAccount(account, accounts.blogCount(account.id));
+      },
+    },
+  ];
+}
