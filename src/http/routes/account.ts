@@ -3,7 +3,7 @@ import type { AccountsService } from '../../services/accounts.js';
 import { presentAccount } from '../presenters/account.js';
 import type { RouteDef } from '../routeDef.js';
 import { authOf } from '../state.js';
-import { timestamp } from './schemaParts.js';
+import { deletedSchema, timestamp } from './schemaParts.js';
 
 const accountSchema = {
   type: 'object',
@@ -23,6 +23,13 @@ const accountSchema = {
   },
 } as const;
 
+const deleteAccountBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['confirm'],
+  properties: { confirm: { type: 'string', maxLength: 100, description: "The account's id, repeated so a slip deletes nothing" } },
+} as const;
+
 /** The calling key's account (docs/api-behaviour.md "Account"). */
 export function accountRoutes({ accounts }: { accounts: AccountsService }): RouteDef[] {
   return [
@@ -39,6 +46,23 @@ export function accountRoutes({ accounts }: { accounts: AccountsService }): Rout
       handler: (ctx) => {
         const { account } = authOf(ctx);
         ctx.body = presentAccount(account, accounts.blogCount(account.id));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/account',
+      operationId: 'deleteAccount',
+      summary: 'Delete the account: its keys stop working and its blogs are gone at once; their sites are removed in the background',
+      description:
+        "Needs a key with the `*` scope and the account's id in `confirm` (else 400). On the answer every key of the account gets 401 and every blog 404; published pages, media and search indexes are removed in the background, as a blog delete does. Backups keep the data until they rotate out.",
+      tag: 'account',
+      scope: 'keys:manage',
+      body: deleteAccountBody,
+      status: 200,
+      response: deletedSchema,
+      handler: async (ctx) => {
+        await accounts.deleteOwn(authOf(ctx), (ctx.state.body as { confirm: string }).confirm);
+        ctx.body = { deleted: true };
       },
     },
   ];
