@@ -2208,6 +2208,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "5b0c3f5e-8d7a-4f43-9a51-0e2d6c1b7a90",
+                     *       "email": "ada@example.com",
+                     *       "plan": "creator",
+                     *       "created_at": "2026-11-25T16:27:28.690Z",
+                     *       "limits": {
+                     *         "blogs": 3,
+                     *         "requests_per_hour": 1000
+                     *       },
+                     *       "usage": {
+                     *         "blogs": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         email: string | null;
@@ -2247,6 +2262,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "confirm": "5b0c3f5e-8d7a-4f43-9a51-0e2d6c1b7a90"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The account's id, repeated so a slip deletes nothing */
                     confirm: string;
@@ -2264,6 +2284,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deleted": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         deleted: true;
