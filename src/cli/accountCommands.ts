@@ -128,6 +128,24 @@ export function accountCreateKey(config: Config, { values, positionals }: Invoca
   return 0;
 }
 
+/**
+ * `folio account delete <account_id>`: the id is the confirmation, as for revoke-key. The sites'
+ * removal jobs are recorded with the deletion; the running server (or its next start) runs them.
+ */
+export async function accountDelete(config: Config, { positionals }: Invocation): Promise<number> {
+  const [accountId] = positionals as [string];
+  const db = openDatabase(databaseFile(config));
+  let deleted: boolean;
+  try {
+    deleted = await createAccounts({ db, repos: createRepos(db), clock: systemClock }).delete(accountId);
+  } finally {
+    db.close();
+  }
+  if (!deleted) throw new CommandFailed(`no account with id ${accountId}`, 2);
+  out(`Deleted account ${accountId}: its keys are refused and its blogs are gone; the running server removes their sites (or at its next start).`);
+  return 0;
+}
+
 export function accountRevokeKey(config: Config, { values, positionals }: Invocation): number {
   const [keyId] = positionals as [string];
   const result = withAccounts(config, (accounts) => accounts.revokeKey(keyId, { force: values.boolean('force') }));

@@ -78,6 +78,14 @@ export const COMMANDS = [
     positionals: { min: 1, max: 1 },
   },
   {
+    path: ['account', 'delete'],
+    args: '<account_id>',
+    summary:
+      'delete an account: its keys are refused and its blogs gone at once; the running\nserver removes their sites. Backups keep the data until they rotate out',
+    options: {},
+    positionals: { min: 1, max: 1 },
+  },
+  {
     path: ['site', 'rebuild'],
     args: '<blog-slug> | --all',
     summary: 're-render every page, feed and the search index (of every blog)',

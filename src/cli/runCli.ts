@@ -14,7 +14,7 @@ import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
 import { rebuildAll, siteCommand } from './siteCommands.js';
 import { commandHelp, commandName, findCommand, groupCommands, groupHelp, HELP_FLAGS, usage, type CommandName } from './commandTable.js';
 import { asksForHelp, parseInvocation, type Invocation } from './invocation.js';
-import { accountCreate, accountCreateKey, accountKeys, accountList, accountRevokeKey, accountSetPlan } from './accountCommands.js';
+import { accountCreate, accountCreateKey, accountDelete, accountKeys, accountList, accountRevokeKey, accountSetPlan } from './accountCommands.js';
 import { CdnPurgeError } from '../cdn/cdnPurger.js';
 import { backupCommand, restoreCommand } from './backupCommands.js';
 import { importCommand } from './importCommand.js';
@@ -51,6 +51,7 @@ const HANDLERS: Record<CommandName, Handler> = {
   'account keys': ({ config, invocation }) => accountKeys(config(), invocation),
   'account create-key': ({ config, invocation }) => accountCreateKey(config(), invocation),
   'account revoke-key': ({ config, invocation }) => accountRevokeKey(config(), invocation),
+  'account delete': ({ config, invocation }) => accountDelete(config(), invocation),
   'site rebuild': ({ config, invocation, options }) => {
     const [slug] = invocation.positionals;
     const all = invocation.values.boolean('all');

@@ -179,6 +179,8 @@ export function createFolioClient(options: FolioClientOptions) {
     listBlogKeys: (blogId: string) => settle(api.GET('/v1/blogs/{id}/api-keys', { params: { path: { id: blogId } } })),
     revokeBlogKey: (blogId: string, keyId: string) => settle(api.DELETE('/v1/blogs/{id}/api-keys/{keyId}', { params: { path: { id: blogId, keyId } } })),
     createAccountKey: (body: KeyInput, write: WriteOptions = {}) => settle(api.POST('/v1/account/api-keys', { params: { header: idempotent(write) }, body })),
+    getAccount: () => settle(api.GET('/v1/account')),
+    deleteAccount: (confirm: string) => settle(api.DELETE('/v1/account', { body: { confirm } })),
     listAccountKeys: () => settle(api.GET('/v1/account/api-keys')),
     revokeAccountKey: (keyId: string) => settle(api.DELETE('/v1/account/api-keys/{keyId}', { params: { path: { keyId } } })),
 

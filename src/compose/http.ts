@@ -1,6 +1,7 @@
 /** The HTTP part of the composition root: the Koa app over the core's services (never listens). */
 import { serviceHostname } from '../config/config.js';
 import { createApp } from '../http/app.js';
+import { accountRoutes } from '../http/routes/account.js';
 import { accountKeyRoutes } from '../http/routes/accountKeys.js';
 import { apiKeyRoutes } from '../http/routes/apiKeys.js';
 import { blogRoutes } from '../http/routes/blogs.js';
@@ -49,6 +50,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
       ...postRoutes({ posts, transitions, urls, media }),
       ...blogRoutes({ blogs, jobs: repos.jobs, urls }),
       ...apiKeyRoutes({ keys: apiKeys }),
+      ...accountRoutes({ accounts: core.accounts }),
       ...accountKeyRoutes({ keys: apiKeys }),
       ...domainRoutes({ domains }),
       ...mediaRoutes({ media, urls }),

@@ -37,9 +37,9 @@ export interface Services {
 }
 
 /** The accounts service alone: the CLI's `account` commands need no more. */
-export function createAccounts(deps: { db: Db; repos: Repos; clock: Clock }): AccountsService {
-  const { db, repos, clock } = deps;
-  return new AccountsService({ db, accounts: repos.accounts, keys: repos.keys, blogs: repos.blogs, jobs: repos.jobs, clock });
+export function createAccounts(deps: { db: Db; repos: Repos; clock: Clock; runner?: JobRunner }): AccountsService {
+  const { db, repos, clock, runner } = deps;
+  return new AccountsService({ db, accounts: repos.accounts, keys: repos.keys, blogs: repos.blogs, jobs: repos.jobs, clock, ...(runner ? { runner } : {}) });
 }
 
 export function composeServices(

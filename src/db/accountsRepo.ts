@@ -31,6 +31,7 @@ export class AccountsRepo {
   private readonly listStmt;
   private readonly setPlanStmt;
   private readonly countStmt;
+  private readonly deleteStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare('INSERT INTO accounts (id, email, plan, created_at, updated_at) VALUES (@id, @email, @plan, @createdAt, @updatedAt)');
@@ -38,6 +39,7 @@ export class AccountsRepo {
     this.listStmt = db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY created_at, id');
     this.setPlanStmt = db.prepare('UPDATE accounts SET plan = ?, updated_at = ? WHERE id = ?');
     this.countStmt = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM accounts');
+    this.deleteStmt = db.prepare('DELETE FROM accounts WHERE id = ?');
   }
 
   insert(account: Account): void {
@@ -59,5 +61,10 @@ export class AccountsRepo {
 
   count(): number {
     return this.countStmt.get()?.n ?? 0;
+  }
+
+  /** Its keys, blogs and idempotency records go with it (ON DELETE CASCADE); publish jobs stay. */
+  delete(id: string): boolean {
+    return this.deleteStmt.run(id).changes > 0;
   }
 }

@@ -11,6 +11,13 @@ const blogKey = (args: Record<string, unknown>): string | undefined => (typeof a
 
 export const ACCESS_TOOLS: readonly FolioTool[] = [
   {
+    name: 'get_account',
+    description: "Shows the key's account: id, email, plan, the plan's limits (null where it has none) and how many blogs it has.",
+    inputSchema: idsOnly({}),
+    annotations: annotations('Get the account', 'read'),
+    run: (client) => client.getAccount(),
+  },
+  {
     name: 'create_api_key',
     description:
       'Creates an API key: bound to the blog given as blog_id, else an account key. The full key is in this answer only. A key can only grant scopes this key holds. expires_at (ISO 8601 with a time zone, at most ten years ahead) makes it stop working then; default never.',

@@ -9,6 +9,11 @@ import type { CreatedKey } from './apiKeys.js';
 import { checkExpiry } from './keyExpiry.js';
 import { mintKey } from './keyMaterial.js';
 import type { Plan } from '../domain/plans.js';
+import { BadRequestError, ForbiddenError } from '../domain/errors.js';
+import type { AuthContext } from './authContext.js';
+import type { PublishQueue } from '../domain/publishQueue.js';
+import { writeTransaction } from '../db/writeTransaction.js';
+import { retireBlog } from './blogs.js';
 
 /** Name of the key `create` makes, and the default for new account keys (CLI and API). */
 export const ACCOUNT_KEY_NAME = 'Account key';
@@ -30,12 +35,14 @@ export interface AccountsDeps {
   db: Db;
   accounts: AccountsRepo;
   keys: ApiKeysRepo;
-  blogs: Pick<BlogsRepo, 'listByAccount'>;
+  blogs: Pick<BlogsRepo, 'listByAccount' | 'countByAccount' | 'delete' | 'retireSlug'>;
   jobs: Pick<JobsRepo, 'insert'>;
   clock: Clock;
+  /** Starts the site removals of a deletion at once; without it (the CLI) the server's job tick runs them. */
+  runner?: PublishQueue;
 }
 
-/** Accounts are managed from the CLI (docs/cli.md), not the API. */
+/** Accounts are created and re-planned from the CLI (docs/cli.md); the API shows and deletes the caller's own. */
 export class AccountsService {
   constructor(private readonly deps: AccountsDeps) {}
 
@@ -50,6 +57,44 @@ export class AccountsService {
       })
       .immediate();
     return { account, apiKey: secret };
+  }
+
+  /** How many blogs the account has, for GET /v1/account's usage. */
+  blogCount(accountId: string): number {
+    return this.deps.blogs.countByAccount(accountId);
+  }
+
+  /**
+   * DELETE /v1/account: the caller's own account, with a key holding `*` and its id repeated in
+   * `confirm`, so a slip or a narrow key cannot delete everything.
+   */
+  async deleteOwn(auth: AuthContext, confirm: string): Promise<void> {
+    if (!auth.key.scopes.includes('*')) throw new ForbiddenError('deleting the account needs a key with the * scope');
+    if (confirm !== auth.account.id) {
+      throw new BadRequestError("confirm must be this account's id (GET /v1/account gives it)", {
+        details: [{ field: 'confirm', message: "is not this account's id" }],
+      });
+    }
+    await this.delete(auth.account.id);
+  }
+
+  /**
+   * Deletes the account in one write transaction: every blog as a blog delete does (the blog
+   * rows, and a durable `site_delete` job each that removes its objects and search index, also
+   * after a restart or a store outage), then the account row, which takes its keys with it. The
+   * jobs then run in the background. False when no such account exists.
+   */
+  async delete(accountId: string): Promise<boolean> {
+    const jobIds: number[] = [];
+    const deleted = await writeTransaction(this.deps.db, () => {
+      if (!this.deps.accounts.findById(accountId)) return false;
+      const now = isoNow(this.deps.clock);
+      for (const blog of this.deps.blogs.listByAccount(accountId)) jobIds.push(retireBlog(this.deps, blog, now));
+      return this.deps.accounts.delete(accountId);
+    });
+    // One blog's removal does not wait for another's: each starts on its own blog's queue.
+    for (const id of jobIds) this.deps.runner?.runInBackground([id]);
+    return deleted;
   }
 
   list(): Account[] {

@@ -39,6 +39,28 @@ export interface BlogsDeps {
   events?: WebhookEvents;
 }
 
+/**
+ * The rows of a blog delete, inside the caller's write transaction: the blog goes (its posts,
+ * keys, webhooks and media rows with it), its slug stays reserved until the durable
+ * `site_delete` job returned here has removed its objects and search index (migration 007).
+ * Account deletion (services/accounts.ts) runs it for every blog of the account.
+ */
+export function retireBlog(
+  deps: { blogs: Pick<BlogsRepo, 'delete' | 'retireSlug'>; jobs: Pick<JobsRepo, 'insert'> },
+  blog: BlogWithDomain,
+  now: string,
+): number {
+  deps.blogs.delete(blog.id);
+  deps.blogs.retireSlug(blog.slug, blog.id, now);
+  return deps.jobs.insert({
+    blogId: blog.id,
+    blogSlug: blog.slug,
+    kind: 'site_delete',
+    payload: blog.customDomain ? { hostname: blog.customDomain } : {},
+    now,
+  });
+}
+
 export class BlogsService {
   constructor(private readonly deps: BlogsDeps) {}
 
@@ -128,19 +150,7 @@ export class BlogsService {
       (record) => {
         const blog = this.get(auth, blogId);
         checkPrecondition(precondition, blog, `blog "${blog.slug}"`);
-        const now = isoNow(this.deps.clock);
-        this.deps.blogs.delete(blog.id);
-        // The slug stays reserved until the job below has removed the site (migration 007).
-        this.deps.blogs.retireSlug(blog.slug, blog.id, now);
-        record(
-          this.deps.jobs.insert({
-            blogId: blog.id,
-            blogSlug: blog.slug,
-            kind: 'site_delete',
-            payload: blog.customDomain ? { hostname: blog.customDomain } : {},
-            now,
-          }),
-        );
+        record(retireBlog(this.deps, blog, isoNow(this.deps.clock)));
       },
       'background',
     );

@@ -23,6 +23,7 @@ const TOOLS = [
   'delete_media',
   'delete_post',
   'delete_webhook',
+  'get_account',
   'get_blog',
   'get_domain',
   'get_media',

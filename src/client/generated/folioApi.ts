@@ -348,6 +348,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's account: its plan, the plan's limits and how many blogs it has
+         * @description Any key with blogs:read (blog-bound keys too) sees the account it belongs to. A limit the plan does not have is null (enterprise blogs).
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete the account: its keys stop working and its blogs are gone at once; their sites are removed in the background
+         * @description Needs a key with the `*` scope and the account's id in `confirm` (else 400). On the answer every key of the account gets 401 and every blog 404; published pages, media and search indexes are removed in the background, as a blog delete does. Backups keep the data until they rotate out.
+         */
+        delete: operations["deleteAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account/api-keys": {
         parameters: {
             query?: never;
@@ -2157,6 +2181,127 @@ export interface operations {
             403: components["responses"]["ApiError"];
             404: components["responses"]["ApiError"];
             409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b0c3f5e-8d7a-4f43-9a51-0e2d6c1b7a90",
+                     *       "email": "ada@example.com",
+                     *       "plan": "creator",
+                     *       "created_at": "2026-11-25T16:27:28.690Z",
+                     *       "limits": {
+                     *         "blogs": 3,
+                     *         "requests_per_hour": 1000
+                     *       },
+                     *       "usage": {
+                     *         "blogs": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        email: string | null;
+                        /** @enum {string} */
+                        plan: "free" | "starter" | "creator" | "scale" | "enterprise";
+                        /** @description ISO 8601 UTC with milliseconds */
+                        created_at: string;
+                        limits: {
+                            /** @description Most blogs the plan allows; null when it has no limit */
+                            blogs: number | null;
+                            requests_per_hour: number;
+                        };
+                        usage: {
+                            blogs: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "confirm": "5b0c3f5e-8d7a-4f43-9a51-0e2d6c1b7a90"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The account's id, repeated so a slip deletes nothing */
+                    confirm: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
             417: components["responses"]["ApiError"];
             429: components["responses"]["ApiError"];
             431: components["responses"]["ApiError"];

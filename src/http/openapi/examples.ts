@@ -166,6 +166,17 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   revokeAccountKey: { response: deleted },
+  getAccount: {
+    response: {
+      id: '5b0c3f5e-8d7a-4f43-9a51-0e2d6c1b7a90',
+      email: 'ada@example.com',
+      plan: 'creator',
+      created_at: CREATED,
+      limits: { blogs: 3, requests_per_hour: 1000 },
+      usage: { blogs: 1 },
+    },
+  },
+  deleteAccount: { request: { confirm: '5b0c3f5e-8d7a-4f43-9a51-0e2d6c1b7a90' }, response: deleted },
 
   registerDomain: {
     request: { hostname: 'notes.example.com' },
