@@ -1,4 +1,5 @@
-/** Timestamps the API accepts (`scheduled_at`, `published_at`), and import checks the same way. */
+/** Timestamps the API accepts (`scheduled_at`, `published_at`, `expires_at`), and import checks the same way. */
+import { BadRequestError } from '../domain/errors.js';
 
 const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -25,3 +26,14 @@ export function parseTimestamp(value: string): Date | null {
 }
 
 export const TIMESTAMP_HINT = 'must be an ISO 8601 datetime with a time zone';
+
+/** `value` as the API's `field`, or the 400 that names the field. */
+export function requireTimestamp(field: string, value: string): Date {
+  const date = parseTimestamp(value);
+  if (!date) {
+    throw new BadRequestError(`${field} must be an ISO 8601 datetime with a time zone, like 2027-03-24T10:00:00Z`, {
+      details: [{ field, message: TIMESTAMP_HINT }],
+    });
+  }
+  return date;
+}

@@ -1,7 +1,6 @@
 import type { ApiKeysService, KeyRequest } from '../../services/apiKeys.js';
 import { GRANTABLE_SCOPES, type GrantableScope } from '../../services/authContext.js';
-import { parseTimestamp, TIMESTAMP_HINT } from '../../services/timestamps.js';
-import { BadRequestError } from '../../domain/errors.js';
+import { requireTimestamp } from '../../services/timestamps.js';
 import { presentKeyCreated, presentKeyListEntry } from '../presenters/apiKey.js';
 import type { RouteDef } from '../routeDef.js';
 import { authOf } from '../state.js';
@@ -48,15 +47,7 @@ export interface CreateKeyBody {
 
 /** The body with its defaults, `expires_at` parsed (its bounds are the service's). */
 export function keyRequestOf(body: CreateKeyBody, defaultName: string): KeyRequest {
-  let expiresAt: Date | null = null;
-  if (typeof body.expires_at === 'string') {
-    expiresAt = parseTimestamp(body.expires_at);
-    if (!expiresAt) {
-      throw new BadRequestError('expires_at must be an ISO 8601 datetime with a time zone, like 2027-03-24T10:00:00Z', {
-        details: [{ field: 'expires_at', message: TIMESTAMP_HINT }],
-      });
-    }
-  }
+  const expiresAt = typeof body.expires_at === 'string' ? requireTimestamp('expires_at', body.expires_at) : null;
   return { name: body.name ?? defaultName, scopes: body.scopes ?? ['*'], expiresAt };
 }
 

@@ -29,24 +29,13 @@ import {
   type ScheduleBody,
 } from './posts.schema.js';
 import { deletedSchema } from './schemaParts.js';
-import { parseTimestamp, TIMESTAMP_HINT } from '../../services/timestamps.js';
+import { requireTimestamp } from '../../services/timestamps.js';
 
 interface Deps {
   posts: PostsService;
   media: MediaService;
   transitions: PostTransitions;
   urls: SiteUrls;
-}
-
-/** ISO 8601 with an explicit zone; a bare local time would be ambiguous. */
-function parseTime(field: 'scheduled_at' | 'published_at', value: string): Date {
-  const date = parseTimestamp(value);
-  if (!date) {
-    throw new BadRequestError(`${field} must be an ISO 8601 datetime with a time zone, like 2026-03-24T10:00:00Z`, {
-      details: [{ field, message: TIMESTAMP_HINT }],
-    });
-  }
-  return date;
 }
 
 /**
@@ -73,7 +62,7 @@ function postInput(body: PostBodyInput, ogImage: (value: string | null) => strin
     ...(body.status !== undefined ? { status: body.status } : {}),
     ...(body.meta?.description !== undefined ? { metaDescription: body.meta.description } : {}),
     ...(body.meta?.og_image !== undefined ? { ogImageUrl: ogImage(body.meta.og_image) } : {}),
-    ...(body.published_at !== undefined ? { publishedAt: parseTime('published_at', body.published_at) } : {}),
+    ...(body.published_at !== undefined ? { publishedAt: requireTimestamp('published_at', body.published_at) } : {}),
     ...(body.aliases !== undefined ? { aliases: body.aliases } : {}),
   };
 }
@@ -245,7 +234,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       response: postScheduledSchema,
       handler: async (ctx) => {
         const { scheduled_at } = ctx.state.body as ScheduleBody;
-        const post = await transitions.schedule(authOf(ctx).account, blogOf(ctx), slugOf(ctx), parseTime('scheduled_at', scheduled_at));
+        const post = await transitions.schedule(authOf(ctx).account, blogOf(ctx), slugOf(ctx), requireTimestamp('scheduled_at', scheduled_at));
         ctx.body = presentPostScheduled(post);
       },
     },
