@@ -21,7 +21,9 @@ const PERMISSIVE = new Set(['MIT', 'ISC', 'Apache-2.0', 'BSD-2-Clause', 'BSD-3-C
 function permitted(expression: string, name: string): boolean {
   const alternatives = expression.replace(/[()]/g, '').split(/\s+OR\s+/);
   return alternatives.some((alt) =>
-    alt.split(/\s+AND\s+/).every((id) => PERMISSIVE.has(id) || NAMED[name] === id || (id.startsWith('LGPL-') && /(^|\/)@img\/sharp-(libvips-)?[a-z0-9-]+$/.test(name))),
+    alt
+      .split(/\s+AND\s+/)
+      .every((id) => PERMISSIVE.has(id) || NAMED[name] === id || (id.startsWith('LGPL-') && /(^|\/)@img\/sharp-(libvips-)?[a-z0-9-]+$/.test(name))),
   );
 }
 
