@@ -73,8 +73,19 @@ const SUMMARY_FROM_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ?
  */
 export const SUMMARY_AT_SQL = `SELECT ${summaryColumns('p.')} FROM json_each(?) AS j CROSS JOIN posts AS p WHERE p.blog_id = ? AND p.status = 'published' AND p.published_at = j.value ->> 0 AND p.id = j.value ->> 1`;
 
-/** A post as its page and its Markdown twin (publish/pages/postTwins.ts) need it. */
-const PAGE_COLUMNS = `id, blog_id, title, slug, content_md, content_html, meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts`;
+/** The columns of a post row, with `md` for content_md. */
+const postColumns = (md: string): string =>
+  `id, blog_id, title, slug, ${md} AS content_md, content_html, meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts`;
+
+/**
+ * A post as its page and the search index need it. The Markdown only counts its text when the
+ * counts are not stored (migration 005): neighbours and the index leave it out, since reading it
+ * roughly doubles the bytes of a row.
+ */
+const PAGE_COLUMNS = postColumns(`CASE WHEN text_counts IS NULL THEN content_md ELSE '' END`);
+
+/** A post as its page and its Markdown twin (publish/pages/postTwins.ts) need it: the source too. */
+const SOURCE_COLUMNS = postColumns('content_md');
 
 /**
  * Read queries of the publish pipeline. Published posts are ordered oldest first (published_at,
@@ -86,11 +97,13 @@ export class SiteRepo {
   private readonly summariesFromStmt;
   private readonly summariesAtStmt;
   private readonly anySummaryStmt;
-  private readonly htmlBytesStmt;
+  private readonly bodyBytesStmt;
   private readonly newestStmt;
   private readonly redirectsStmt;
   private readonly byIdsStmt;
+  private readonly withSourceStmt;
   private readonly publishedByIdsStmt;
+  private readonly publishedWithSourceStmt;
   private readonly redirectsOfPostStmt;
   private readonly summaryStmt;
   private readonly latestChangeStmt;
@@ -104,8 +117,8 @@ export class SiteRepo {
     this.summariesAtStmt = db.prepare<[string, string], SummaryRow>(SUMMARY_AT_SQL);
     this.anySummaryStmt = db.prepare<[string], SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM posts WHERE id = ?`);
     // octet_length() reads the length from the record header, not the text.
-    this.htmlBytesStmt = db.prepare<[string], { id: string; bytes: number }>(
-      'SELECT id, octet_length(content_html) AS bytes FROM posts WHERE id IN (SELECT value FROM json_each(?))',
+    this.bodyBytesStmt = db.prepare<[string], { id: string; bytes: number }>(
+      'SELECT id, octet_length(content_html) + octet_length(content_md) AS bytes FROM posts WHERE id IN (SELECT value FROM json_each(?))',
     );
     this.idsPageStmt = db.prepare<[string, string, string, number], { id: string; published_at: string }>(
       `SELECT id, published_at FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`,
@@ -134,9 +147,10 @@ export class SiteRepo {
     );
     this.pruneChangesStmt = db.prepare<[number]>('DELETE FROM post_changes WHERE seq < ?');
     this.byIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(`SELECT ${PAGE_COLUMNS} FROM posts WHERE id = ?`);
-    this.publishedByIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(
-      `SELECT ${PAGE_COLUMNS} FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND status = 'published'`,
-    );
+    this.withSourceStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(`SELECT ${SOURCE_COLUMNS} FROM posts WHERE id = ?`);
+    const published = (columns: string) => `SELECT ${columns} FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND status = 'published'`;
+    this.publishedByIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(published(PAGE_COLUMNS));
+    this.publishedWithSourceStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(published(SOURCE_COLUMNS));
   }
 
   /** Summaries of the published posts, oldest first, a page at a time after `after` (keyset paging). */
@@ -165,9 +179,12 @@ export class SiteRepo {
     return this.idsPageStmt.all(blogId, after?.publishedAt ?? '', after?.id ?? '', limit).map((row) => ({ id: row.id, publishedAt: row.published_at }));
   }
 
-  /** Bytes of each post's stored HTML, in the order of `ids` (0 for a post that is gone). */
-  htmlBytes(ids: readonly string[]): number[] {
-    const bytes = new Map(this.htmlBytesStmt.all(JSON.stringify(ids)).map((row) => [row.id, row.bytes]));
+  /**
+   * Bytes of each post's stored HTML and Markdown (what publishedWithSourceByIds reads), in the
+   * order of `ids` (0 for a post that is gone).
+   */
+  bodyBytes(ids: readonly string[]): number[] {
+    const bytes = new Map(this.bodyBytesStmt.all(JSON.stringify(ids)).map((row) => [row.id, row.bytes]));
     return ids.map((id) => bytes.get(id) ?? 0);
   }
 
@@ -205,9 +222,17 @@ export class SiteRepo {
     return this.newestStmt.all(maxHtmlBytes, blogId, limit).map(toPost);
   }
 
-  /** The posts among `ids` that are published, as their pages need them (PAGE_COLUMNS), in no particular order. */
+  /**
+   * The posts among `ids` that are published, as their pages and the search index need them
+   * (`contentMd` is empty when the text counts are stored), in no particular order.
+   */
   publishedByIds(ids: readonly string[]): Post[] {
     return this.publishedByIdsStmt.all(JSON.stringify(ids)).map(toPost);
+  }
+
+  /** publishedByIds with each post's Markdown source, for the renders that write its twin. */
+  publishedWithSourceByIds(ids: readonly string[]): Post[] {
+    return this.publishedWithSourceStmt.all(JSON.stringify(ids)).map(toPost);
   }
 
   /** Old addresses (old slugs and alias paths) of published posts and where they point now. */
@@ -223,9 +248,15 @@ export class SiteRepo {
     return this.redirectsOfPostStmt.all(postId, postId).map((row) => row.old_slug);
   }
 
-  /** The post as its page and its twin need it. */
+  /** The post as its page needs it (a neighbour's page): `contentMd` is empty when the text counts are stored. */
   post(id: string): Post | null {
     const row = this.byIdsStmt.get(id);
+    return row ? toPost(row) : null;
+  }
+
+  /** The post as its page and its Markdown twin need it: with its source. */
+  postWithSource(id: string): Post | null {
+    const row = this.withSourceStmt.get(id);
     return row ? toPost(row) : null;
   }
 }

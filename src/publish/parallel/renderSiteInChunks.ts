@@ -32,11 +32,12 @@ export interface ParallelRenderOptions {
   /** Posts per chunk: bodies read, and pages rendered and handed on, together. */
   chunkPosts?: number;
   /**
-   * The HTML bytes of each of `posts` (0 for one gone), read before a chunk's bodies: a chunk
-   * then ends before its bodies pass `chunkBytes`. Without it chunks are bounded by count only.
+   * The body bytes (HTML and Markdown source) of each of `posts` (0 for one gone), read before a
+   * chunk's bodies: a chunk then ends before its bodies pass `chunkBytes`. Without it chunks are
+   * bounded by count only.
    */
   bodyBytes?: (posts: readonly SitePostSummary[]) => readonly number[] | Promise<readonly number[]>;
-  /** Most HTML bytes of bodies in one chunk (a chunk holds one post at least). Default 32 MiB. */
+  /** Most body bytes in one chunk (a chunk holds one post at least). Default 32 MiB. */
   chunkBytes?: number;
   /** The compiled worker; defaults to `renderWorker.js` beside this module (tests pass their own build). */
   workerScript?: URL | null;

@@ -21,7 +21,7 @@ import type { BlogWithDomain } from '../../domain/blog.js';
 export interface RebuildOptions {
   /** Uploads even objects whose hash matches what was last written. */
   force?: boolean;
-  /** Rebuilds both search indexes too (the pages leave the Markdown out; the index takes the full rows). */
+  /** Rebuilds both search indexes too (from the HTML: the index reads no Markdown source). */
   withSearch?: boolean;
   onProgress?: (done: number, total: number) => void;
   /** Hostnames the blog no longer has, whose copies at the edge go too. */

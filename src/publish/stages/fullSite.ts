@@ -30,7 +30,7 @@ import type { RenderSlots } from '../parallel/renderSlots.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
 
 export interface FullSiteDeps {
-  site: Pick<SiteRepo, 'newestPublished' | 'redirects' | 'htmlBytes' | 'publishedByIds'>;
+  site: Pick<SiteRepo, 'newestPublished' | 'redirects' | 'bodyBytes' | 'publishedWithSourceByIds'>;
   store: SiteStore;
   hashes: ObjectHashesRepo;
   urls: SiteUrls;
@@ -171,7 +171,7 @@ export class FullSite {
   /** Chunks end before their bodies pass a byte budget, so a blog of large posts takes no more memory per chunk. */
   private readonly renderOptions: ParallelRenderOptions = {
     themeDir: templatesDir,
-    bodyBytes: (posts) => this.deps.site.htmlBytes(posts.map((post) => post.id)),
+    bodyBytes: (posts) => this.deps.site.bodyBytes(posts.map((post) => post.id)),
   };
 
   /** A chunk's bodies, BODIES_PER_READ posts per turn of the event loop: a whole chunk's HTML read at once would hold it. */
@@ -180,7 +180,7 @@ export class FullSite {
     const bodies: SitePost[] = [];
     for (let start = 0; start < ids.length; start += BODIES_PER_READ) {
       if (start > 0) await yieldToLoop();
-      for (const row of this.deps.site.publishedByIds(ids.slice(start, start + BODIES_PER_READ))) bodies.push(toSitePost(row));
+      for (const row of this.deps.site.publishedWithSourceByIds(ids.slice(start, start + BODIES_PER_READ))) bodies.push(toSitePost(row));
     }
     return bodies;
   };

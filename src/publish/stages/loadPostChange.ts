@@ -29,7 +29,7 @@ export interface LoadedPostChange {
 }
 
 export interface PostChangeLoaderDeps {
-  site: Pick<SiteRepo, 'post' | 'newestPublished' | 'redirectsOfPost'>;
+  site: Pick<SiteRepo, 'post' | 'postWithSource' | 'newestPublished' | 'redirectsOfPost'>;
   accounts: Pick<AccountsRepo, 'findById'>;
   urls: SiteUrls;
   theme: Theme;
@@ -48,7 +48,8 @@ export class PostChangeLoader {
     const summaries = listing.posts;
     const siteBlog = toSiteBlog(blog, planOf(this.deps.accounts, blog), urls);
     if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) return LANGUAGE_TIPPED;
-    const row = site.post(postId);
+    // The post's own Markdown renders its twin; its neighbours' pages need only their HTML.
+    const row = site.postWithSource(postId);
     const live = row && row.status === 'published' ? toSitePost(row) : null;
     // Rows of large posts are slow to read: the event loop gets a turn after each.
     await yieldToLoop();

@@ -107,14 +107,33 @@ describe('ListingCache', () => {
     expect(listing.titleCountsBefore).toBeNull();
   });
 
-  it("SiteRepo.htmlBytes gives each post's stored HTML length in bytes, in the order asked, 0 for one gone", async () => {
+  it("SiteRepo.bodyBytes gives each post's stored HTML and Markdown length in bytes, in the order asked, 0 for one gone", async () => {
     t.clock.advance(60_000);
     const big = await t.folio.posts.create(blog, { title: 'Big', contentMd: '한국어 '.repeat(2000), status: 'published' });
     const small = await t.folio.posts.create(blog, { title: 'Small', contentMd: 'Tiny.', status: 'published' });
-    const html = (id: string) =>
-      Buffer.byteLength((t.folio.db.prepare('SELECT content_html FROM posts WHERE id = ?').get(id) as { content_html: string }).content_html);
-    expect(site.htmlBytes([small.id, 'gone', big.id])).toEqual([html(small.id), 0, html(big.id)]);
-    expect(html(big.id)).toBeGreaterThan(2000 * 10);
+    const bytes = (id: string) => {
+      const row = t.folio.db.prepare('SELECT content_html, content_md FROM posts WHERE id = ?').get(id) as { content_html: string; content_md: string };
+      return Buffer.byteLength(row.content_html) + Buffer.byteLength(row.content_md);
+    };
+    expect(site.bodyBytes([small.id, 'gone', big.id])).toEqual([bytes(small.id), 0, bytes(big.id)]);
+    expect(bytes(big.id)).toBeGreaterThan(2000 * 10 * 2);
+  });
+
+  it('reads the Markdown source only where a twin is rendered: the post itself and the full render, not neighbours or the search index', async () => {
+    t.clock.advance(60_000);
+    const source = 'Source of the *twin*.';
+    const post = await t.folio.posts.create(blog, { title: 'Sourced', contentMd: source, status: 'published' });
+    expect(site.postWithSource(post.id)?.contentMd).toBe(source);
+    expect(site.publishedWithSourceByIds([post.id]).map((p) => p.contentMd)).toEqual([source]);
+    // A neighbour's page and the search index work from the HTML and the stored counts.
+    const page = site.post(post.id)!;
+    expect(page.contentMd).toBe('');
+    expect(page.contentHtml).toBe(site.postWithSource(post.id)!.contentHtml);
+    expect(site.publishedByIds([post.id]).map((p) => p.contentMd)).toEqual(['']);
+    // A row written before the counts were stored (migration 005) still brings its text to count.
+    t.folio.db.prepare('UPDATE posts SET text_counts = NULL WHERE id = ?').run(post.id);
+    expect(site.post(post.id)?.contentMd).toBe(source);
+    expect(site.publishedByIds([post.id]).map((p) => p.contentMd)).toEqual([source]);
   });
 
   it('reads its pages from the summary index, which holds every column a summary needs', () => {
