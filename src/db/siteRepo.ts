@@ -1,5 +1,5 @@
 import type { Db } from './database.js';
-import { toPost } from './postRows.js';
+import { toPost, type PostRow } from './postRows.js';
 import type { Post } from '../domain/post.js';
 import type { SitePostSummary } from '../domain/siteTypes.js';
 import { countPostText, type TextCounts } from '../domain/language.js';
@@ -73,9 +73,9 @@ const SUMMARY_FROM_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ?
  */
 export const SUMMARY_AT_SQL = `SELECT ${summaryColumns('p.')} FROM json_each(?) AS j CROSS JOIN posts AS p WHERE p.blog_id = ? AND p.status = 'published' AND p.published_at = j.value ->> 0 AND p.id = j.value ->> 1`;
 
-/** The columns of a post row, with `md` for content_md. */
-const postColumns = (md: string): string =>
-  `id, blog_id, title, slug, ${md} AS content_md, content_html, meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts`;
+/** The columns of a post row, with `md` for content_md and `html` for content_html. */
+const postColumns = (md: string, html = 'content_html'): string =>
+  `id, blog_id, title, slug, ${md} AS content_md, ${html} AS content_html, meta_description, meta_explicit, og_image_url, tags, status, published_at, scheduled_at, created_at, updated_at, text_counts`;
 
 /**
  * A post as its page and the search index need it. The Markdown only counts its text when the
@@ -86,6 +86,20 @@ const PAGE_COLUMNS = postColumns(`CASE WHEN text_counts IS NULL THEN content_md 
 
 /** A post as its page and its Markdown twin (publish/pages/postTwins.ts) need it: the source too. */
 const SOURCE_COLUMNS = postColumns('content_md');
+
+/** SOURCE_COLUMNS with both bodies as their stored UTF-8 bytes (a blob is not decoded into a string). */
+const ENCODED_COLUMNS = postColumns('CAST(content_md AS BLOB)', 'CAST(content_html AS BLOB)');
+
+/** A post whose HTML and Markdown are their UTF-8 bytes, as stored. */
+export type EncodedPost = Omit<Post, 'contentMd' | 'contentHtml'> & { contentMd: Uint8Array; contentHtml: Uint8Array };
+
+type EncodedRow = Omit<PostRow, 'content_md' | 'content_html'> & { content_md: Uint8Array; content_html: Uint8Array };
+
+const toEncodedPost = (row: EncodedRow): EncodedPost => ({
+  ...toPost({ ...row, content_md: '', content_html: '' }),
+  contentMd: row.content_md,
+  contentHtml: row.content_html,
+});
 
 /**
  * Read queries of the publish pipeline. Published posts are ordered oldest first (published_at,
@@ -103,7 +117,7 @@ export class SiteRepo {
   private readonly byIdsStmt;
   private readonly withSourceStmt;
   private readonly publishedByIdsStmt;
-  private readonly publishedWithSourceStmt;
+  private readonly publishedEncodedStmt;
   private readonly redirectsOfPostStmt;
   private readonly summaryStmt;
   private readonly latestChangeStmt;
@@ -150,7 +164,7 @@ export class SiteRepo {
     this.withSourceStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(`SELECT ${SOURCE_COLUMNS} FROM posts WHERE id = ?`);
     const published = (columns: string) => `SELECT ${columns} FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND status = 'published'`;
     this.publishedByIdsStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(published(PAGE_COLUMNS));
-    this.publishedWithSourceStmt = db.prepare<[string], Parameters<typeof toPost>[0]>(published(SOURCE_COLUMNS));
+    this.publishedEncodedStmt = db.prepare<[string], EncodedRow>(published(ENCODED_COLUMNS));
   }
 
   /** Summaries of the published posts, oldest first, a page at a time after `after` (keyset paging). */
@@ -180,7 +194,7 @@ export class SiteRepo {
   }
 
   /**
-   * Bytes of each post's stored HTML and Markdown (what publishedWithSourceByIds reads), in the
+   * Bytes of each post's stored HTML and Markdown (what publishedEncodedByIds reads), in the
    * order of `ids` (0 for a post that is gone).
    */
   bodyBytes(ids: readonly string[]): number[] {
@@ -230,9 +244,12 @@ export class SiteRepo {
     return this.publishedByIdsStmt.all(JSON.stringify(ids)).map(toPost);
   }
 
-  /** publishedByIds with each post's Markdown source, for the renders that write its twin. */
-  publishedWithSourceByIds(ids: readonly string[]): Post[] {
-    return this.publishedWithSourceStmt.all(JSON.stringify(ids)).map(toPost);
+  /**
+   * publishedByIds with each post's Markdown source, both bodies as UTF-8 bytes: a full render
+   * hands them to the worker thread that renders the page and the twin, without decoding them.
+   */
+  publishedEncodedByIds(ids: readonly string[]): EncodedPost[] {
+    return this.publishedEncodedStmt.all(JSON.stringify(ids)).map(toEncodedPost);
   }
 
   /** Old addresses (old slugs and alias paths) of published posts and where they point now. */

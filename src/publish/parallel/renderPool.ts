@@ -5,6 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { RenderedPage, RenderReply, RenderRequest, RenderWorkerData } from './renderWorker.js';
+import { bodyTransfers } from './chunkPosts.js';
 
 interface Pending {
   resolve: (pages: RenderedPage[]) => void;
@@ -37,7 +38,8 @@ export class RenderPool {
     const worker = await this.acquire();
     return new Promise<RenderedPage[]>((resolve, reject) => {
       this.busy.set(worker, { resolve, reject });
-      worker.postMessage(request);
+      // The request's byte bodies are moved to the worker, not copied: the caller is done with them.
+      worker.postMessage(request, bodyTransfers(request.posts));
     });
   }
 

@@ -18,7 +18,8 @@ import type { SiteObject } from '../../storage/siteStore.js';
 import type { PostLink } from '../render/renderPostPage.js';
 import { renderPerPost, siteRenders, type SitePlan, type SiteRenders } from '../pages/fullRender.js';
 import { perPost } from '../pages/catalogue.js';
-import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
+import type { SitePostSummary } from '../../domain/siteTypes.js';
+import { decodedPost, type ChunkPost } from './chunkPosts.js';
 import { RenderPool } from './renderPool.js';
 import type { RenderedPage, RenderRequest } from './renderWorker.js';
 
@@ -44,10 +45,11 @@ export interface ParallelRenderOptions {
 }
 
 /**
- * The bodies of `posts` (a run of the plan's list), in any order; posts no longer published
- * are left out (their own publish jobs render what they changed).
+ * The bodies of `posts` (a run of the plan's list), in any order, as text or as UTF-8 bytes
+ * (chunkPosts.ts); posts no longer published are left out (their own publish jobs render what
+ * they changed).
  */
-export type PostBodies = (posts: readonly SitePostSummary[]) => SitePost[] | Promise<SitePost[]>;
+export type PostBodies = (posts: readonly SitePostSummary[]) => ChunkPost[] | Promise<ChunkPost[]>;
 
 /**
  * From this size a whole-site render in place would hold the event loop (every request) too
@@ -190,7 +192,7 @@ async function renderInProcess(plan: SitePlan, request: RenderRequest): Promise<
   const pages: SiteObject[] = [];
   const slice = new TimeSlice(SLICE_MS);
   for (const [i, post] of request.posts.entries()) {
-    pages.push(...renderPerPost(plan.ctx, post, request.neighbours[i] ?? {}));
+    pages.push(...renderPerPost(plan.ctx, decodedPost(post), request.neighbours[i] ?? {}));
     if (slice.over) await slice.next();
   }
   return pages;

@@ -8,7 +8,7 @@ import type { RenderContext } from '../render/renderContext.js';
 import type { PostLink } from '../render/renderPostPage.js';
 import { renderPerPost } from '../pages/fullRender.js';
 import { loadTheme } from '../render/renderTheme.js';
-import type { SitePost } from '../../domain/siteTypes.js';
+import { decodedPost, type ChunkPost } from './chunkPosts.js';
 
 export interface RenderWorkerData {
   /** The templates folder the caller's theme was loaded from. */
@@ -19,7 +19,8 @@ export interface RenderWorkerData {
 
 export interface RenderRequest {
   chunk: number;
-  posts: SitePost[];
+  /** Bodies given as bytes were transferred (chunkPosts.ts). */
+  posts: ChunkPost[];
   /** `neighbours[i]` are the links of `posts[i]`. */
   neighbours: { older: PostLink | null; newer: PostLink | null }[];
 }
@@ -42,7 +43,7 @@ if (port) {
     let reply: RenderReply;
     try {
       const pages = request.posts
-        .flatMap((post, i) => renderPerPost(ctx, post, request.neighbours[i] ?? {}))
+        .flatMap((post, i) => renderPerPost(ctx, decodedPost(post), request.neighbours[i] ?? {}))
         .map((page): RenderedPage => {
           // TextEncoder gives each body its own ArrayBuffer; a pooled Buffer's could not be transferred.
           const body = typeof page.body === 'string' ? encoder.encode(page.body) : new Uint8Array(page.body);

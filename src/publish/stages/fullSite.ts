@@ -5,7 +5,7 @@
  * follows the chunk, not the blog.
  */
 import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
-import type { SiteRepo } from '../../db/siteRepo.js';
+import type { EncodedPost, SiteRepo } from '../../db/siteRepo.js';
 import { forEachConcurrently } from '../../lib/concurrently.js';
 import { MEDIA_DIR } from '../../media/mediaNames.js';
 import { templatesDir } from '../../lib/paths.js';
@@ -23,14 +23,15 @@ import { searchKey } from '../render/renderPaths.js';
 import { siteRenders, type SitePlan } from '../pages/fullRender.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Theme } from '../render/renderTheme.js';
-import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
+import type { SitePostSummary } from '../../domain/siteTypes.js';
+import type { ChunkPost } from '../parallel/chunkPosts.js';
 import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../parallel/renderSiteInChunks.js';
 import { SiteWriter, type WriteOptions, type WriteResult } from './writeSite.js';
 import type { RenderSlots } from '../parallel/renderSlots.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
 
 export interface FullSiteDeps {
-  site: Pick<SiteRepo, 'newestPublished' | 'redirects' | 'bodyBytes' | 'publishedWithSourceByIds'>;
+  site: Pick<SiteRepo, 'newestPublished' | 'redirects' | 'bodyBytes' | 'publishedEncodedByIds'>;
   store: SiteStore;
   hashes: ObjectHashesRepo;
   urls: SiteUrls;
@@ -175,12 +176,12 @@ export class FullSite {
   };
 
   /** A chunk's bodies, BODIES_PER_READ posts per turn of the event loop: a whole chunk's HTML read at once would hold it. */
-  private readonly postBodies = async (posts: readonly SitePostSummary[]): Promise<SitePost[]> => {
+  private readonly postBodies = async (posts: readonly SitePostSummary[]): Promise<ChunkPost[]> => {
     const ids = posts.map((post) => post.id);
-    const bodies: SitePost[] = [];
+    const bodies: ChunkPost[] = [];
     for (let start = 0; start < ids.length; start += BODIES_PER_READ) {
       if (start > 0) await yieldToLoop();
-      for (const row of this.deps.site.publishedWithSourceByIds(ids.slice(start, start + BODIES_PER_READ))) bodies.push(toSitePost(row));
+      for (const row of this.deps.site.publishedEncodedByIds(ids.slice(start, start + BODIES_PER_READ))) bodies.push(chunkPost(row));
     }
     return bodies;
   };
@@ -195,4 +196,9 @@ export class FullSite {
       (key.startsWith(`${prefix}${STATIC_SEARCH_PREFIX}`) && key !== searchKey(blogSlug));
     return (await this.deps.store.list(prefix)).filter((key) => !rendered.has(key) && !isIndex(key));
   }
+}
+
+/** The post as a chunk carries it: its bodies stay bytes, decoded by the thread that renders them. */
+function chunkPost(row: EncodedPost): ChunkPost {
+  return { ...toSitePost({ ...row, contentMd: '', contentHtml: '' }), contentMd: row.contentMd, contentHtml: row.contentHtml };
 }

@@ -124,7 +124,10 @@ describe('ListingCache', () => {
     const source = 'Source of the *twin*.';
     const post = await t.folio.posts.create(blog, { title: 'Sourced', contentMd: source, status: 'published' });
     expect(site.postWithSource(post.id)?.contentMd).toBe(source);
-    expect(site.publishedWithSourceByIds([post.id]).map((p) => p.contentMd)).toEqual([source]);
+    // A full render reads both bodies as their stored bytes, for the worker that renders them.
+    const [encoded] = site.publishedEncodedByIds([post.id]);
+    expect(Buffer.from(encoded!.contentMd).toString('utf8')).toBe(source);
+    expect(Buffer.from(encoded!.contentHtml).toString('utf8')).toBe(site.postWithSource(post.id)!.contentHtml);
     // A neighbour's page and the search index work from the HTML and the stored counts.
     const page = site.post(post.id)!;
     expect(page.contentMd).toBe('');

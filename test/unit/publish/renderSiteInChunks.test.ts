@@ -9,6 +9,7 @@ import { planSite, renderSite, type SiteInput } from '../../../src/publish/pages
 import type { SitePost, SitePostSummary } from '../../../src/domain/siteTypes.js';
 import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../../../src/publish/parallel/renderSiteInChunks.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
+import { decodedPost } from '../../../src/publish/parallel/chunkPosts.js';
 import { buildBlog, defaultTheme, fixturePosts, numberedPosts, templatesDir } from './siteFixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -38,8 +39,16 @@ function sourcesUnder(dir: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-// A few hundred posts, given out of order, with tags, Korean text and redirects.
-const posts = [...numberedPosts(320), ...fixturePosts].reverse();
+// A few hundred posts, given out of order, with tags, Korean text and redirects; one source and
+// body start with a byte order mark and hold characters outside the BMP.
+const withBom: SitePost = {
+  ...numberedPosts(1)[0]!,
+  id: 'post_bom',
+  slug: 'bom',
+  contentMd: '\uFEFF한국어 source, 🐈.',
+  contentHtml: '\uFEFF<p>한국어 body, 🐈.</p>',
+};
+const posts = [...numberedPosts(320), withBom, ...fixturePosts].reverse();
 const redirects = [
   { from: 'old-post-7', to: 'post-7' },
   { from: 'post-8', to: 'post-9' },
@@ -82,11 +91,17 @@ describe('renderSiteInChunks on worker threads (compiled JavaScript)', () => {
       import { loadTheme } from './src/publish/render/renderTheme.js';
       import { planSite } from './src/publish/pages/fullRender.js';
       import { renderSiteInChunks, renderWorkerScript } from './src/publish/parallel/renderSiteInChunks.js';
-      const [themeDir] = process.argv.slice(2);
+      const [themeDir, mode] = process.argv.slice(2);
       const input = { ...JSON.parse(readFileSync('input.json', 'utf8')), theme: loadTheme('templates') };
       const byId = new Map(input.posts.map((post) => [post.id, post]));
+      // As stages/fullSite.ts reads them: bodies as UTF-8 bytes, each in a buffer of its own
+      // (transferred to the worker) or, every third post, a view into a shared one (copied).
+      const shared = (text) => { const bytes = Buffer.from('..' + text); return bytes.subarray(2); };
+      const own = (text) => new TextEncoder().encode(text);
+      const asBytes = (post, i) => { const encode = i % 3 === 0 ? shared : own; return { ...post, contentMd: encode(post.contentMd), contentHtml: encode(post.contentHtml) }; };
+      const bodies = (listed) => listed.map((post, i) => (mode === 'bytes' ? asBytes(byId.get(post.id), i) : byId.get(post.id)));
       const objects = [];
-      for await (const chunk of renderSiteInChunks(planSite(input), (listed) => listed.map((post) => byId.get(post.id)), { themeDir, workers: 2, minPosts: 0, chunkPosts: 50 })) objects.push(...chunk);
+      for await (const chunk of renderSiteInChunks(planSite(input), bodies, { themeDir, workers: 2, minPosts: 0, chunkPosts: 50 })) objects.push(...chunk);
       const plain = objects.map((o) => ({ key: o.key, body: Buffer.from(o.body).toString('base64'), contentType: o.contentType, cacheControl: o.cacheControl, redirectTo: o.redirectTo ?? null }));
       // Pages from the workers arrive as Buffers; renderSite's are strings.
       const fromWorkers = objects.filter((o) => Buffer.isBuffer(o.body)).length;
@@ -97,8 +112,8 @@ describe('renderSiteInChunks on worker threads (compiled JavaScript)', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const run = (themeDir: string): { worker: boolean; fromWorkers: number; objects: PlainObject[] } =>
-    JSON.parse(execFileSync(process.execPath, [join(dir, 'run.mjs'), themeDir], { cwd: dir, encoding: 'utf8', maxBuffer: 256 << 20 })) as {
+  const run = (themeDir: string, mode = 'text'): { worker: boolean; fromWorkers: number; objects: PlainObject[] } =>
+    JSON.parse(execFileSync(process.execPath, [join(dir, 'run.mjs'), themeDir, mode], { cwd: dir, encoding: 'utf8', maxBuffer: 256 << 20 })) as {
       worker: boolean;
       fromWorkers: number;
       objects: PlainObject[];
@@ -112,6 +127,12 @@ describe('renderSiteInChunks on worker threads (compiled JavaScript)', () => {
     const expected = plain(renderSite(input()));
     expect(objects.length).toBe(expected.length);
     expect(objects).toEqual(expected);
+  });
+
+  it('gives the same bytes from bodies read as UTF-8 bytes, handed to the workers or copied to them', () => {
+    const { fromWorkers, objects } = run(join(dir, 'templates'), 'bytes');
+    expect(fromWorkers).toBe(bufferBodies() + posts.length * 2);
+    expect(objects).toEqual(plain(renderSite(input())));
   });
 
   it('renders on this thread instead when the workers would load another theme', () => {
@@ -192,6 +213,25 @@ describe('renderSiteInChunks from TypeScript sources (in-process)', () => {
     const expected = plain(renderSite(input())).filter((o) => !goneKeys.includes(o.key));
     expect(objects.some((o) => goneKeys.includes(o.key))).toBe(false);
     expect(plain(objects)).toEqual(expected);
+  });
+
+  it('gives the same objects from bodies given as UTF-8 bytes, decoded on this thread', async () => {
+    const byId = new Map(posts.map((post) => [post.id, post]));
+    const encoder = new TextEncoder();
+    const bodies = (listed: readonly SitePostSummary[]) =>
+      listed.map((post) => {
+        const full = byId.get(post.id)!;
+        return { ...full, contentMd: encoder.encode(full.contentMd), contentHtml: encoder.encode(full.contentHtml) };
+      });
+    const objects: SiteObject[] = [];
+    for await (const chunk of renderSiteInChunks(planSite(input()), bodies, { themeDir: templatesDir, workers: 0, chunkPosts: 40 })) objects.push(...chunk);
+    expect(plain(objects)).toEqual(plain(renderSite(input())));
+  });
+
+  it('decodes bodies given as bytes as reading the column as text would, a leading byte order mark kept', () => {
+    const bytes = { ...withBom, contentMd: new TextEncoder().encode(withBom.contentMd), contentHtml: Buffer.from(withBom.contentHtml) };
+    expect(decodedPost(bytes)).toEqual(withBom);
+    expect(decodedPost(withBom)).toEqual(withBom);
   });
 
   it('renders a blog without posts', async () => {
