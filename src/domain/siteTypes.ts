@@ -29,7 +29,7 @@ export interface SitePost {
   title: string;
   /** Sanitised HTML (content_html). */
   contentHtml: string;
-  /** Markdown source, for reading time and language when `textCounts` is absent (empty otherwise in a full render). */
+  /** Markdown source: the twin's body, and reading time and language when `textCounts` is absent (empty in reads for a neighbour's page or the search index). */
   contentMd: string;
   metaDescription: string;
   ogImageUrl: string | null;
