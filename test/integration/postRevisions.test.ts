@@ -200,6 +200,20 @@ describe('coalescing', () => {
     expect(texts).toEqual(['after the second publish', 'republished text', 'edited after', 'as published']);
   });
 
+  it('never coalesces into the text a scheduled post went live with', async () => {
+    const blog = await buildBlog(t);
+    await buildPost(blog, { slug: 'on-time', content: 'as scheduled' });
+    const at = new Date(t.clock.now().getTime() + MINUTE).toISOString();
+    expect((await blog.actor.request('POST', postPath('on-time', '/schedule'), { blogId: blog.id, body: { scheduled_at: at } })).status).toBe(200);
+    t.clock.advance(MINUTE);
+    await t.folio.tick();
+    expect((await blog.actor.request('GET', postPath('on-time'), { blogId: blog.id })).body.status).toBe('published');
+    t.clock.advance(MINUTE);
+    await put(blog, 'on-time', { content: 'edited once live' });
+    const texts = await Promise.all((await revisionsOf(blog, 'on-time')).map(async (r) => (await revision(blog, 'on-time', r.id)).content_md));
+    expect(texts).toEqual(['edited once live', 'as scheduled']);
+  });
+
   it('never coalesces across a restore, nor into one', async () => {
     const blog = await buildBlog(t);
     await buildPost(blog, { slug: 'restored-twice', content: 'original' });
