@@ -47,7 +47,9 @@ export function recordRevision(repo: PostRevisionsRepo, post: Post, before: Post
         contentMd: before.contentMd,
       });
     }
-    // The change that puts the post live starts a revision of its own, as a restore does.
+    // The change that puts the post live starts a revision of its own, as a restore does; so
+    // does one whose clock reads before the window opened (the clock was set back).
+    const age = head === null ? -1 : Date.parse(now) - Date.parse(head.openedAt);
     const coalesces =
       !source.restore &&
       !goesLive &&
@@ -55,7 +57,8 @@ export function recordRevision(repo: PostRevisionsRepo, post: Post, before: Post
       !head.sealed &&
       source.keyId !== null &&
       head.keyId === source.keyId &&
-      Date.parse(now) - Date.parse(head.openedAt) < COALESCE_WINDOW_MS;
+      age >= 0 &&
+      age < COALESCE_WINDOW_MS;
     if (coalesces) repo.replace(head.seq, { createdAt: now, title: post.title, contentMd: post.contentMd });
     else {
       const sealed = source.restore === true;
