@@ -49,6 +49,7 @@ export async function importCommand(config: Config, args: string[], busyTimeoutM
       db: folio.db,
       blogs: repos.blogs,
       posts: repos.posts,
+      revisions: repos.revisions,
       media: repos.media,
       jobs: repos.jobs,
       content: folio.content,

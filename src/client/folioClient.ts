@@ -152,6 +152,16 @@ export function createFolioClient(options: FolioClientOptions) {
       settle(api.POST('/v1/posts/{slug}/unpublish', { params: { path: { slug }, header: blogHeader(blogId) } })),
     schedulePost: (slug: string, scheduledAt: string, blogId?: string) =>
       settle(api.POST('/v1/posts/{slug}/schedule', { params: { path: { slug }, header: blogHeader(blogId) }, body: { scheduled_at: scheduledAt } })),
+    listPostRevisions: (slug: string, page: { page?: number; per_page?: number } = {}, blogId?: string) =>
+      settle(api.GET('/v1/posts/{slug}/revisions', { params: { path: { slug }, query: page, header: blogHeader(blogId) } })),
+    getPostRevision: (slug: string, revisionId: string, blogId?: string) =>
+      settle(api.GET('/v1/posts/{slug}/revisions/{revisionId}', { params: { path: { slug, revisionId }, header: blogHeader(blogId) } })),
+    restorePostRevision: (slug: string, revisionId: string, blogId?: string, write: WriteOptions = {}) =>
+      settle(
+        api.POST('/v1/posts/{slug}/revisions/{revisionId}/restore', {
+          params: { path: { slug, revisionId }, header: { ...blogHeader(blogId), ...ifMatch(write), ...idempotent(write) } },
+        }),
+      ),
     search: (q: string, page: { page?: number; per_page?: number } = {}, blogId?: string) =>
       settle(api.GET('/v1/search', { params: { query: { q, ...page }, header: blogHeader(blogId) } })),
 

@@ -85,6 +85,7 @@ export function buildCore(options: ComposeOptions): Core {
     media: services.media,
     webhooks: dispatcher,
     transitions: services.transitions,
+    revisions: services.revisions,
     domains: services.domains,
     runner,
     handleJob: publisher.handle,

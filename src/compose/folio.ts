@@ -17,6 +17,7 @@ import type { AccountsService } from '../services/accounts.js';
 import type { ApiKeysService } from '../services/apiKeys.js';
 import type { BlogsService } from '../services/blogs.js';
 import type { PostsService } from '../services/posts.js';
+import type { PostRevisionsService } from '../services/postRevisions.js';
 import type { MediaService } from '../services/media.js';
 import type { PostTransitions } from '../services/postTransitions.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
@@ -29,6 +30,7 @@ import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { ApiKeysRepo } from '../db/apiKeysRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { PostsRepo } from '../db/postsRepo.js';
+import type { PostRevisionsRepo } from '../db/postRevisionsRepo.js';
 import type { DomainsRepo } from '../db/domainsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
@@ -40,6 +42,7 @@ export interface Repos {
   keys: ApiKeysRepo;
   blogs: BlogsRepo;
   posts: PostsRepo;
+  revisions: PostRevisionsRepo;
   domains: DomainsRepo;
   jobs: JobsRepo;
   media: MediaRepo;
@@ -89,6 +92,7 @@ export interface FolioCore {
   /** Sends webhook deliveries (`idle()` waits for them too). */
   webhooks: WebhookDispatcher;
   transitions: PostTransitions;
+  revisions: PostRevisionsService;
   domains: DomainsService;
   runner: JobRunner;
   /** What the runner does with a job unless ComposeOptions.jobHandler replaced it: publishing, or removing a deleted image's objects. */

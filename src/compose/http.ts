@@ -7,6 +7,7 @@ import { apiKeyRoutes } from '../http/routes/apiKeys.js';
 import { blogRoutes } from '../http/routes/blogs.js';
 import { domainRoutes } from '../http/routes/domains.js';
 import { postRoutes } from '../http/routes/posts.js';
+import { postRevisionRoutes } from '../http/routes/postRevisions.js';
 import { mediaRoutes } from '../http/routes/media.js';
 import { accountExportRoutes } from '../http/routes/accountExport.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
@@ -48,6 +49,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     idempotency: new IdempotencyService({ db, repo: new IdempotencyRepo(db), clock }),
     routes: [
       ...postRoutes({ posts, transitions, urls, media }),
+      ...postRevisionRoutes({ revisions: core.revisions, urls }),
       ...blogRoutes({ blogs, jobs: repos.jobs, urls }),
       ...apiKeyRoutes({ keys: apiKeys }),
       ...accountRoutes({ accounts: core.accounts }),

@@ -17,6 +17,7 @@ import { BlogsService } from '../services/blogs.js';
 import { DomainsService } from '../services/domains.js';
 import { PostsService } from '../services/posts.js';
 import { PostTransitions } from '../services/postTransitions.js';
+import { PostRevisionsService } from '../services/postRevisions.js';
 import { MediaService } from '../services/media.js';
 import type { MediaRemoval } from '../services/mediaRemoval.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
@@ -30,6 +31,8 @@ export interface Services {
   blogs: BlogsService;
   posts: PostsService;
   transitions: PostTransitions;
+  /** Posts' histories: list, read, restore. */
+  revisions: PostRevisionsService;
   media: MediaService;
   domains: DomainsService;
   /** Sends the webhook deliveries the services record. */
@@ -68,14 +71,16 @@ export function composeServices(
     ...(options.webhookLimits ? { limits: options.webhookLimits } : {}),
   });
   const events = new WebhookEvents(repos.webhooks, urls, () => dispatcher.deliverDue());
-  const postDeps = { db, posts: repos.posts, jobs: repos.jobs, media: repos.media, events, runner, clock, content: deps.content };
+  const postDeps = { db, posts: repos.posts, revisions: repos.revisions, jobs: repos.jobs, media: repos.media, events, runner, clock, content: deps.content };
   const pipeline = new ImagePipeline({ maxPixels: config.mediaMaxPixels, timeLimitMs: config.mediaTimeLimitMs });
+  const posts = new PostsService(postDeps);
   return {
     accounts: createAccounts(deps),
     apiKeys: new ApiKeysService(repos.keys, repos.blogs, clock),
     blogs: new BlogsService({ db, blogs: repos.blogs, jobs: repos.jobs, runner, clock, events }),
-    posts: new PostsService(postDeps),
+    posts,
     transitions: new PostTransitions(postDeps, logger),
+    revisions: new PostRevisionsService({ revisions: repos.revisions, posts: repos.posts }, posts),
     media: new MediaService({ db, media: repos.media, store: deps.store, pipeline, jobs: repos.jobs, runner, removal: deps.mediaRemoval, clock }),
     domains: new DomainsService({
       db,

@@ -13,6 +13,7 @@ import { DbVersion } from '../db/versionedCache.js';
 import { DomainsRepo } from '../db/domainsRepo.js';
 import { JobsRepo } from '../db/jobsRepo.js';
 import { PostsRepo } from '../db/postsRepo.js';
+import { PostRevisionsRepo } from '../db/postRevisionsRepo.js';
 import { MediaRepo } from '../db/mediaRepo.js';
 import { WebhooksRepo } from '../db/webhooksRepo.js';
 import { SettingsRepo } from '../db/settingsRepo.js';
@@ -39,6 +40,7 @@ export function createRepos(db: Db): Repos {
     keys: new ApiKeysRepo(db, dbVersion),
     blogs: new BlogsRepo(db, dbVersion),
     posts: new PostsRepo(db),
+    revisions: new PostRevisionsRepo(db),
     domains: new DomainsRepo(db),
     jobs: new JobsRepo(db),
     media: new MediaRepo(db),

@@ -2,6 +2,7 @@
 import type { FolioClient, PostInput, PostUpdate } from '../client/folioClient.js';
 import { publicSchema } from '../http/openapi/publicSchema.js';
 import { createPostBody, listPostsQuery, scheduleBody, updatePostBody } from '../http/routes/posts.schema.js';
+import { listRevisionsQuery } from '../http/routes/postRevisions.schema.js';
 import { searchQuery } from '../http/routes/search.schema.js';
 import {
   annotations,
@@ -20,6 +21,7 @@ import {
 } from './toolKit.js';
 
 const postSlug = { type: 'string', minLength: 1, maxLength: 100, description: 'The slug of the post (list_posts gives them)' } as const;
+const revisionIdArg = { type: 'string', minLength: 1, maxLength: 100, description: 'The revision (list_revisions gives the ids)' } as const;
 
 /** A tool that names one post and sends nothing else. */
 function postTool(
@@ -103,6 +105,29 @@ export const POST_TOOLS: readonly FolioTool[] = [
     inputSchema: idsOnly({ blog_id: blogIdArg, slug: postSlug, if_match: ifMatchArg }, ['slug']),
     annotations: annotations('Delete a post', 'destructive'),
     run: (client, args) => client.deletePost(str(args, 'slug'), blogOf(args), writeOf(args)),
+  },
+  {
+    name: 'list_revisions',
+    description:
+      "Lists a post's revisions, newest first, without their text: each change of title or content keeps one (edits within five minutes coalesce); the newest 50 and one a day before them are kept.",
+    inputSchema: input(listRevisionsQuery, { blog_id: blogIdArg, slug: postSlug }, ['slug']),
+    annotations: annotations('List revisions', 'read'),
+    run: (client, args) => client.listPostRevisions(str(args, 'slug'), without(args, 'blog_id', 'slug'), blogOf(args)),
+  },
+  {
+    name: 'get_revision',
+    description: 'Returns one revision of a post: its title and Markdown as they were.',
+    inputSchema: idsOnly({ blog_id: blogIdArg, slug: postSlug, revision_id: revisionIdArg }, ['slug', 'revision_id']),
+    annotations: annotations('Read a revision', 'read'),
+    run: (client, args) => client.getPostRevision(str(args, 'slug'), str(args, 'revision_id'), blogOf(args)),
+  },
+  {
+    name: 'restore_revision',
+    description:
+      "Sets a post's title and content back to a revision's, as update_post would (a published post is re-published); the restore is itself a new revision.",
+    inputSchema: idsOnly({ blog_id: blogIdArg, slug: postSlug, revision_id: revisionIdArg, if_match: ifMatchArg }, ['slug', 'revision_id']),
+    annotations: annotations('Restore a revision', 'destructive'),
+    run: (client, args) => client.restorePostRevision(str(args, 'slug'), str(args, 'revision_id'), blogOf(args), writeOf(args)),
   },
   {
     name: 'search_posts',

@@ -18,6 +18,8 @@ import type { Db } from '../db/database.js';
 import { IMPORTED, type JobsRepo } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import type { PostsRepo } from '../db/postsRepo.js';
+import type { PostRevisionsRepo } from '../db/postRevisionsRepo.js';
+import { recordRevision } from './revisionRecord.js';
 import type { Post } from '../domain/post.js';
 import { writeTransaction } from '../db/writeTransaction.js';
 import type { Clock } from '../lib/clock.js';
@@ -66,6 +68,8 @@ export interface ImporterDeps {
   db: Db;
   blogs: BlogsRepo;
   posts: PostsRepo;
+  /** Each imported post starts its history with the text it was imported with. */
+  revisions: PostRevisionsRepo;
   media: MediaRepo;
   jobs: JobsRepo;
   content: ContentRenderer;
@@ -187,7 +191,7 @@ export class AccountImporter {
     theme: Record<string, unknown>,
     rendered: { checked: CheckedPost; content: PostContent }[],
   ): { created: BlogWithDomain; jobId: number } {
-    const { blogs, posts, media, jobs } = this.deps;
+    const { blogs, posts, revisions, media, jobs } = this.deps;
     // Checked again under the write lock: the slug may have been taken since plan().
     if (blogs.findBySlug(blog.slug) || blogs.isSlugRetired(blog.slug)) throw new ImportRefusal('the slug was taken while importing');
     const id = randomUUID();
@@ -223,6 +227,7 @@ export class AccountImporter {
         textCounts: content.textCounts,
       };
       posts.insert(row);
+      recordRevision(revisions, row, null, now);
       posts.setAliases(id, row.id, checked.aliases, now);
       media.setPostRefs(row.id, id, mediaHashesIn(`${row.contentMd}\n${row.ogImageUrl ?? ''}`));
     }

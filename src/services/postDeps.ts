@@ -2,6 +2,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Db } from '../db/database.js';
 import type { JobPayload, JobsRepo } from '../db/jobsRepo.js';
 import type { PostsRepo } from '../db/postsRepo.js';
+import type { PostRevisionsRepo } from '../db/postRevisionsRepo.js';
 import type { Post } from '../domain/post.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import type { WebhookEvents } from '../webhooks/webhookEvents.js';
@@ -14,6 +15,8 @@ import type { PublishQueue } from '../domain/publishQueue.js';
 export interface PostDeps {
   db: Db;
   posts: PostsRepo;
+  /** Each post's history of title and Markdown, written with the change (revisionRecord.ts). */
+  revisions: PostRevisionsRepo;
   jobs: JobsRepo;
   /** Which images each post names (an image a live post uses cannot be deleted). */
   media: MediaRepo;

@@ -24,6 +24,7 @@ export class PostTransitions {
       const next: Post = before.status === 'published' ? before : { ...before, status: 'published', publishedAt: now, scheduledAt: null, updatedAt: now };
       if (next !== before) {
         this.deps.posts.update(next);
+        this.deps.revisions.sealNewest(next.id);
         this.deps.events.post(blog, 'post.published', next, now);
       }
       record(recordPostJob(this.deps, blog, next, before, now));
@@ -90,6 +91,7 @@ export class PostTransitions {
           // The post goes out dated as intended, even when published late after downtime.
           const next: Post = { ...post, status: 'published', publishedAt: post.scheduledAt, scheduledAt: null, updatedAt: now };
           this.deps.posts.update(next);
+          this.deps.revisions.sealNewest(next.id);
           this.deps.events.post(blog, 'post.published', next, now);
           jobIds.push(recordPostJob(this.deps, blog, next, post, now));
           moved += 1;

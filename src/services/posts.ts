@@ -13,6 +13,7 @@ import { claimAliases } from './aliasClaims.js';
 import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from './postChecks.js';
 import type { Post, PostListQuery, PostSummary, PostVersion } from '../domain/post.js';
 import type { BlogWithDomain } from '../domain/blog.js';
+import { recordRevision, type RevisionSource } from './revisionRecord.js';
 
 export interface CreatePostInput {
   title: string;
@@ -26,6 +27,8 @@ export interface CreatePostInput {
   publishedAt?: Date;
   /** Old addresses that redirect to the post (services/aliases.ts), as the author wrote them. */
   aliases?: string[];
+  /** Who writes it, for its revision (revisionRecord.ts). */
+  source?: RevisionSource;
 }
 
 export interface UpdatePostInput {
@@ -41,6 +44,8 @@ export interface UpdatePostInput {
   publishedAt?: Date;
   /** Replaces the post's aliases ([] removes them all). */
   aliases?: string[];
+  /** Who makes the change, for the revision a new title or text writes (revisionRecord.ts). */
+  source?: RevisionSource;
 }
 
 export type PostPrecondition = Precondition<Post>;
@@ -86,6 +91,7 @@ export class PostsService {
       this.insertOrConflict(created);
       if (aliases.length > 0) claimAliases(this.deps.posts, blog, created, aliases, now);
       this.recordMedia(blog, created);
+      recordRevision(this.deps.revisions, created, null, now, input.source);
       if (status === 'published') {
         record(recordPostJob(this.deps, blog, created, null, now));
         this.deps.events.post(blog, 'post.published', created, now);
@@ -190,6 +196,7 @@ export class PostsService {
       // Checked against the slug the post ends with: an alias may not be the post's own address.
       if (aliases !== undefined || next.slug !== before.slug) claimAliases(posts, blog, next, aliases ?? aliasesBefore, now);
       posts.update(next);
+      recordRevision(this.deps.revisions, next, before, now, input.source);
       if (next.contentMd !== before.contentMd || next.ogImageUrl !== before.ogImageUrl) this.recordMedia(blog, next);
       if (next.status === 'published') record(recordPostJob(this.deps, blog, next, before, now, removedAliases));
       else if (before.status === 'published') record(recordRemovalJob(this.deps, blog, before, now, aliasesBefore));

@@ -116,6 +116,15 @@ describe('folio import', () => {
         blogs: doc.blogs.map((b: any) => ({ ...b, media: [] })).sort((a: any, b: any) => a.slug.localeCompare(b.slug)),
       });
       expect(strip(again)).toEqual(strip(exported.body));
+      // Each imported post starts its history with the title and text it was imported with.
+      const histories = target.folio.db
+        .prepare(
+          `SELECT (SELECT COUNT(*) FROM post_revisions r WHERE r.post_id = p.id) AS kept,
+                  (SELECT COUNT(*) FROM post_revisions r WHERE r.post_id = p.id AND r.title = p.title AND r.content_md = p.content_md) AS same
+             FROM posts p`,
+        )
+        .all();
+      expect(histories).toEqual(Array.from({ length: 4 }, () => ({ kept: 1, same: 1 })));
       // The published posts are live on the new Folio; the draft is not.
       const host = `${blog.slug}.localhost:3000`;
       expect((await visit(target.baseUrl, host, '/with-picture')).status).toBe(200);

@@ -23,7 +23,15 @@ import {
   text,
   type Entries,
 } from '../support/hostileArbitraries.js';
-import { checkBlogRows, checkKeyRows, checkPostRows, checkResponse, expectPrototypeClean, isValidHostname } from '../support/hostileChecks.js';
+import {
+  checkBlogRows,
+  checkKeyRows,
+  checkPostRows,
+  checkResponse,
+  checkRevisionRows,
+  expectPrototypeClean,
+  isValidHostname,
+} from '../support/hostileChecks.js';
 import { printable } from '../support/hostileRequestParts.js';
 
 /** Runs per property; raise with HOSTILE_RUNS=2000 for a deeper local search. */
@@ -186,6 +194,66 @@ describe('hostile JSON', () => {
       expect(countRows(t, 'posts')).toBe(before);
       expect((await blog.actor.request('GET', `/v1/posts/${encodeURIComponent(slug)}`, { blogId: blog.id })).status).toBe(200);
       checkPostRows(t);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
+
+  it(
+    "restoring any revision of a post edited by hostile PUTs gives back that revision's title and text",
+    async () => {
+      let slug = (await buildPost(blog, { title: 'Target of restores', slug: 'restore-target' })).slug;
+      // The clock moves on here; it goes back afterwards, as the key expiry arbitraries count from it.
+      const start = t.clock.now();
+      await fc.assert(
+        fc.asyncProperty(bodyFor(postFields, wellTypedPostUpdate), async (body) => {
+          // Past the coalescing window: every accepted change of the text is a revision of its own.
+          t.clock.advance(6 * 60_000);
+          const res = await send('PUT', `/v1/posts/${encodeURIComponent(slug)}`, body, { blogId: blog.id });
+          checkResponse(res, 200, `PUT /v1/posts/${slug} ${body.raw.slice(0, 200)}`);
+          if (res.status === 200) slug = res.body.slug;
+        }),
+        { numRuns: Math.ceil(RUNS / 3) },
+      );
+      checkRevisionRows(t);
+      const path = (suffix: string) => `/v1/posts/${encodeURIComponent(slug)}${suffix}`;
+      const listed = (await blog.actor.request('GET', path('/revisions?per_page=100'), { blogId: blog.id })).body.data as { id: string }[];
+      for (const { id } of listed.slice(0, 10)) {
+        const revision = (await blog.actor.request('GET', path(`/revisions/${id}`), { blogId: blog.id })).body;
+        t.clock.advance(6 * 60_000);
+        const restored = await blog.actor.request('POST', path(`/revisions/${id}/restore`), { blogId: blog.id });
+        checkResponse(restored, 200, `restore ${id}`);
+        expect(restored.status, restored.text).toBe(200);
+        const post = (await blog.actor.request('GET', path(''), { blogId: blog.id })).body;
+        expect({ title: post.title, content_md: post.content_md }).toEqual({ title: revision.title, content_md: revision.content_md });
+      }
+      t.clock.set(start);
+      checkPostRows(t);
+      checkRevisionRows(t);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
+
+  it(
+    'GET /v1/posts/:slug/revisions with random query strings answers 200 or a 400, never 500',
+    async () => {
+      await buildPost(blog, { title: 'Listed', slug: 'revisions-listed' });
+      const param = fc.oneof(fc.constantFrom('page', 'per_page', '__proto__', 'constructor', 'page[]', 'sort'), fc.string({ maxLength: 8 }));
+      const value = fc.oneof(
+        anyString.filter((s) => s.length < 200),
+        fc.integer().map(String),
+        fc.constantFrom('1', '100', '101', '0', '-1', '1e2'),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(param, value), { maxLength: 4 }), async (pairs) => {
+          const query = new URLSearchParams(pairs).toString();
+          const res = await blog.actor.request('GET', `/v1/posts/revisions-listed/revisions?${query}`, { blogId: blog.id });
+          checkResponse(res, 200, `GET revisions?${query}`);
+          if (res.status !== 200) expect(res.status).toBe(400);
+        }),
+        { numRuns: RUNS },
+      );
       expectPrototypeClean();
     },
     hostileTimeout(RUNS),

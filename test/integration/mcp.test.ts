@@ -29,15 +29,18 @@ const TOOLS = [
   'get_media',
   'get_post',
   'get_publishing_status',
+  'get_revision',
   'list_api_keys',
   'list_blogs',
   'list_media',
   'list_posts',
+  'list_revisions',
   'list_webhook_deliveries',
   'list_webhooks',
   'publish_post',
   'register_domain',
   'remove_domain',
+  'restore_revision',
   'revoke_api_key',
   'schedule_post',
   'search_posts',
@@ -105,9 +108,19 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
       );
       expect(JSON.stringify(byName.get('create_post')!.inputSchema)).not.toContain('x-hint');
       expect(byName.get('schedule_post')!.inputSchema.required).toEqual(['slug', 'scheduled_at']);
-      for (const name of ['delete_post', 'unpublish_post', 'update_post', 'delete_blog', 'delete_media', 'revoke_api_key', 'delete_webhook', 'remove_domain'])
+      for (const name of [
+        'delete_post',
+        'unpublish_post',
+        'update_post',
+        'delete_blog',
+        'delete_media',
+        'revoke_api_key',
+        'delete_webhook',
+        'remove_domain',
+        'restore_revision',
+      ])
         expect(byName.get(name)!.annotations?.destructiveHint, name).toBe(true);
-      for (const name of ['list_blogs', 'list_posts', 'get_post', 'search_posts', 'list_media', 'get_blog', 'list_webhooks'])
+      for (const name of ['list_blogs', 'list_posts', 'get_post', 'search_posts', 'list_media', 'get_blog', 'list_webhooks', 'list_revisions', 'get_revision'])
         expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(true);
       expect(byName.get('create_post')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     } finally {
@@ -161,6 +174,32 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
       const gone = await call('get_post', { blog_id: blog.id, slug });
       expect(gone.isError).toBe(true);
       expect(gone.structuredContent).toMatchObject({ error: 'not_found' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("lists a post's revisions, reads one and restores it", async () => {
+    const blog = (await t.request('POST', '/v1/blogs', { body: { slug: `mcp-rev-${kind.replace(/\W/g, '').toLowerCase()}`, name: 'History' } })).body;
+    const { call, client } = await connect(kind, t.key);
+    try {
+      const slug = String((await call('create_post', { blog_id: blog.id, title: 'First draft', content: 'The first words.' })).structuredContent?.slug);
+      t.clock.advance(10 * 60_000);
+      await call('update_post', { blog_id: blog.id, slug, changes: { content: 'Words regretted.' } });
+      const listed = (await call('list_revisions', { blog_id: blog.id, slug })).structuredContent!;
+      expect(listed.pagination).toMatchObject({ total: 2 });
+      const first = (listed.data as { id: string }[])[1]!;
+      expect((await call('get_revision', { blog_id: blog.id, slug, revision_id: first.id })).structuredContent).toMatchObject({
+        content_md: 'The first words.',
+      });
+      const stale = await call('restore_revision', { blog_id: blog.id, slug, revision_id: first.id, if_match: '"stale"' });
+      expect(stale.structuredContent).toMatchObject({ error: 'precondition_failed' });
+      expect((await call('restore_revision', { blog_id: blog.id, slug, revision_id: first.id })).structuredContent).toMatchObject({
+        slug,
+        title: 'First draft',
+      });
+      expect((await call('get_post', { blog_id: blog.id, slug })).structuredContent).toMatchObject({ content_md: 'The first words.' });
+      expect((await call('get_revision', { blog_id: blog.id, slug, revision_id: 'nope' })).structuredContent).toMatchObject({ error: 'not_found' });
     } finally {
       await client.close();
     }

@@ -8,6 +8,7 @@ import type { HostileResponse } from './hostileHttp.js';
 import { ERROR_CODES } from './factories.js';
 import { RESERVED_SLUGS, SLUG_PATTERN } from '../../src/services/slugs.js';
 import { GRANTABLE_SCOPES } from '../../src/services/authContext.js';
+import { KEEP_DAILY, KEEP_NEWEST } from '../../src/services/revisionRecord.js';
 
 const SLUG_RE = new RegExp(SLUG_PATTERN, 'u');
 const BLOG_SLUG_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -234,6 +235,30 @@ export function checkDatabase(t: TestApp): void {
   checkKeyRows(t);
   checkDomainRows(t);
   checkMediaRows(t);
+  checkRevisionRows(t);
+}
+
+/** Revisions: sizes as stored, titles within the post's limits, no post holding more than is kept. */
+export function checkRevisionRows(t: TestApp): void {
+  const rows = t.folio.db
+    .prepare('SELECT post_id, title, content_length, length(CAST(content_md AS BLOB)) AS bytes, created_at, opened_at FROM post_revisions')
+    .all() as {
+    post_id: string;
+    title: string;
+    content_length: number;
+    bytes: number;
+    created_at: string;
+    opened_at: string;
+  }[];
+  const perPost = new Map<string, number>();
+  for (const row of rows) {
+    expect(row.content_length, row.post_id).toBe(row.bytes);
+    expect(row.bytes, row.post_id).toBeLessThanOrEqual(1024 * 1024);
+    expect(row.title.trim().length, row.post_id).toBeGreaterThan(0);
+    expect(row.created_at >= row.opened_at, row.post_id).toBe(true);
+    perPost.set(row.post_id, (perPost.get(row.post_id) ?? 0) + 1);
+  }
+  for (const [postId, n] of perPost) expect(n, postId).toBeLessThanOrEqual(KEEP_NEWEST + KEEP_DAILY);
 }
 
 export function checkMediaRows(t: TestApp): void {

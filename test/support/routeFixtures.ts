@@ -24,6 +24,8 @@ export const OWNER_OF: Readonly<Record<string, Owner>> = {
   freeBlogId: 'free',
   webhookId: 'owner',
   otherWebhookId: 'other',
+  revisionId: 'owner',
+  otherRevisionId: 'other',
 };
 
 /** Fixtures a path parameter may name, by parameter name; the owner's first. A new parameter needs an entry. */
@@ -32,6 +34,8 @@ export const PARAM_FIXTURES: Readonly<Record<string, readonly string[]>> = {
   slug: ['postSlug'],
   keyId: ['keyId', 'otherKeyId'],
   webhookId: ['webhookId', 'otherWebhookId'],
+  // The fixture post's newest revision, and that of the other account's post of the same slug.
+  revisionId: ['revisionId', 'otherRevisionId'],
   // GET /v1/docs/:version/:file: the served Swagger UI version and its files.
   version: ['docsVersion'],
   file: ['docsScript', 'docsStyles'],
@@ -89,6 +93,11 @@ export class RouteFixtures {
     if (!values.otherKeyId || !keys.listActiveForBlog(values.otherBlogId).some((k) => k.id === values.otherKeyId)) {
       values.otherKeyId = (await this.created(this.other.key, `/v1/blogs/${values.otherBlogId}/api-keys`, { name: 'other' })).id!;
     }
+    if (!posts.findBySlug(values.otherBlogId, POST_SLUG)) {
+      await this.created(this.other.key, '/v1/posts', { title: 'Not yours', content: 'Another account wrote this.', slug: POST_SLUG }, values.otherBlogId);
+    }
+    values.revisionId = this.newestRevision(values.blogId);
+    values.otherRevisionId = this.newestRevision(values.otherBlogId);
     values.webhookId = this.webhookOf(values.blogId, values.webhookId);
     values.otherWebhookId = this.webhookOf(values.otherBlogId, values.otherWebhookId);
     if (!values.freeBlogId || !blogs.findOwned(this.free.accountId, values.freeBlogId))
@@ -145,6 +154,15 @@ export class RouteFixtures {
       createdAt: new Date(0).toISOString(),
     });
     return id;
+  }
+
+  /** The id of the newest revision of the blog's fixture post (every post made through the API has one). */
+  private newestRevision(blogId: string): string {
+    const { posts, revisions } = this.t.folio.repos;
+    const post = posts.findBySlug(blogId, POST_SLUG);
+    const newest = post ? revisions.list(post.id, 1, 0).revisions[0] : undefined;
+    if (!newest) throw new Error(`fixture post of blog ${blogId} has no revision`);
+    return newest.id;
   }
 
   /** One of the account's blogs (a run may have made one; the Free plan allows only one). */

@@ -232,6 +232,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/posts/{slug}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a post's revisions (newest first)
+         * @description Every change of the post's title or Markdown keeps a revision; edits by one key within five minutes of a revision's first change are coalesced into it. Listed newest first without their Markdown (`content_length` gives its size), a page at a time (`page`, `per_page` up to 100).
+         */
+        get: operations["listPostRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{slug}/revisions/{revisionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one revision of a post
+         * @description The revision's title and Markdown. A revision of another post, or one no longer kept, is 404.
+         */
+        get: operations["getPostRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{slug}/revisions/{revisionId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision's title and Markdown
+         * @description Sets the post's title and content to the revision's, exactly as `PUT` with those two fields would (same checks; a published post's page is rendered again before the answer), and answers as `PUT` does, with the new ETag. The restore is itself a new revision. With If-Match, a post changed since you read it is 412 and nothing changes. Takes no request body.
+         */
+        post: operations["restorePostRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/blogs": {
         parameters: {
             query?: never;
@@ -1574,6 +1634,226 @@ export interface operations {
             403: components["responses"]["ApiError"];
             404: components["responses"]["ApiError"];
             409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
+        };
+    };
+    listPostRevisions: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: {
+                /** @description Blog to act on; defaults to the key's bound blog */
+                "X-Blog-Id"?: string;
+            };
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0f8e6a52-3c1d-4b7a-9e25-6d4c2b1a0f93",
+                     *           "created_at": "2026-11-25T16:29:35.397Z",
+                     *           "title": "Sharpening a chisel",
+                     *           "content_length": 1834
+                     *         },
+                     *         {
+                     *           "id": "b7d41c09-5e2a-4f38-8c61-2a9e0d7f5b14",
+                     *           "created_at": "2026-11-25T16:27:28.690Z",
+                     *           "title": "Sharpening a chisel",
+                     *           "content_length": 1720
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 2,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The revision (a UUID) */
+                            id: string;
+                            /** @description When this text was written: the last change the revision holds (ISO 8601 UTC with milliseconds) */
+                            created_at: string;
+                            /** @description The title the post had in this revision */
+                            title: string;
+                            /** @description Size of the revision's Markdown in UTF-8 bytes, as stored (the blog's own images as short references) */
+                            content_length: number;
+                        }[];
+                        pagination: {
+                            page: number;
+                            per_page: number;
+                            total: number;
+                            total_pages: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+        };
+    };
+    getPostRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Blog to act on; defaults to the key's bound blog */
+                "X-Blog-Id"?: string;
+            };
+            path: {
+                slug: string;
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b7d41c09-5e2a-4f38-8c61-2a9e0d7f5b14",
+                     *       "created_at": "2026-11-25T16:27:28.690Z",
+                     *       "title": "Sharpening a chisel",
+                     *       "content_md": "# Sharpening a chisel\n\nStart with the **back**."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The revision (a UUID) */
+                        id: string;
+                        /** @description When this text was written: the last change the revision holds (ISO 8601 UTC with milliseconds) */
+                        created_at: string;
+                        /** @description The title the post had in this revision */
+                        title: string;
+                        /** @description The Markdown of this revision (the blog's own images on its current origin, as in Get Post) */
+                        content_md: string;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+        };
+    };
+    restorePostRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Blog to act on; defaults to the key's bound blog */
+                "X-Blog-Id"?: string;
+                /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first success again (with Idempotent-Replayed: true) without doing the work twice; the same key with another request is 422 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+                /** @description The ETag of the version you read (GET); the write happens only if it still matches, else 412 precondition_failed and nothing changes. `*` matches any existing version */
+                "If-Match"?: string;
+            };
+            path: {
+                slug: string;
+                revisionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description Version of the resource as read, for If-Match */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "573164ec-2c01-4b2e-9301-74f02097fa6d",
+                     *       "title": "Sharpening a chisel",
+                     *       "slug": "sharpening-a-chisel",
+                     *       "status": "published",
+                     *       "tags": [
+                     *         "tools",
+                     *         "how-to"
+                     *       ],
+                     *       "meta_description": "Three stones and ten minutes",
+                     *       "published_at": "2026-11-25T16:27:29.305Z",
+                     *       "created_at": "2026-11-25T16:27:28.690Z",
+                     *       "updated_at": "2026-11-25T16:29:35.397Z"
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        title: string;
+                        slug: string;
+                        /** @enum {unknown} */
+                        status: "draft" | "published" | "scheduled";
+                        tags: string[];
+                        meta_description: string;
+                        /** @description ISO 8601 UTC with milliseconds */
+                        published_at: string | null;
+                        /** @description ISO 8601 UTC with milliseconds */
+                        created_at: string;
+                        /** @description ISO 8601 UTC with milliseconds */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            412: components["responses"]["ApiError"];
             417: components["responses"]["ApiError"];
             422: components["responses"]["ApiError"];
             429: components["responses"]["ApiError"];

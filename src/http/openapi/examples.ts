@@ -79,6 +79,24 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     response: { slug: 'sharpening-a-chisel', status: 'scheduled', scheduled_at: '2027-01-15T00:00:00.000Z' },
   },
   unpublishPost: { request: {}, response: { ...postSummary, status: 'draft', published_at: null } },
+  listPostRevisions: {
+    response: {
+      data: [
+        { id: '0f8e6a52-3c1d-4b7a-9e25-6d4c2b1a0f93', created_at: UPDATED, title: 'Sharpening a chisel', content_length: 1834 },
+        { id: 'b7d41c09-5e2a-4f38-8c61-2a9e0d7f5b14', created_at: CREATED, title: 'Sharpening a chisel', content_length: 1720 },
+      ],
+      pagination: { ...pagination, total: 2 },
+    },
+  },
+  getPostRevision: {
+    response: {
+      id: 'b7d41c09-5e2a-4f38-8c61-2a9e0d7f5b14',
+      created_at: CREATED,
+      title: 'Sharpening a chisel',
+      content_md: '# Sharpening a chisel\n\nStart with the **back**.',
+    },
+  },
+  restorePostRevision: { request: {}, response: postSummary },
 
   createBlog: {
     request: { slug: 'field-notes', name: 'Field Notes', description: 'Notes from the workshop' },

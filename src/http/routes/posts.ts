@@ -95,6 +95,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
           ...rest,
           title: body.title,
           contentMd: contentOf(ctx)(body.content),
+          source: { keyId: authOf(ctx).key.id },
           // On creation, a null description means the same as none: generate one.
           ...(typeof metaDescription === 'string' ? { metaDescription } : {}),
         });
@@ -177,7 +178,8 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
         const post = await posts.update(
           blogOf(ctx),
           slugOf(ctx),
-          postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx)),
+          // The key of the request: its edits coalesce into one revision (services/revisionRecord.ts).
+          { ...postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx)), source: { keyId: authOf(ctx).key.id } },
           ifMatch(ctx, tagOf(ctx)),
         );
         ctx.body = presentPostUpdated(post);
