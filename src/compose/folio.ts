@@ -32,6 +32,7 @@ import type { PostsRepo } from '../db/postsRepo.js';
 import type { DomainsRepo } from '../db/domainsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
+import type { DiscoveryRepo } from '../db/discoveryRepo.js';
 import type { WebhooksRepo } from '../db/webhooksRepo.js';
 import type { BlogSearcher } from '../search/ports.js';
 
@@ -44,6 +45,8 @@ export interface Repos {
   jobs: JobsRepo;
   media: MediaRepo;
   webhooks: WebhooksRepo;
+  /** GET /v1/discover's index across blogs (behind the DiscoveryIndex port). */
+  discovery: DiscoveryRepo;
 }
 
 export interface ComposeOptions {

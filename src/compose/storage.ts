@@ -14,6 +14,7 @@ import { DomainsRepo } from '../db/domainsRepo.js';
 import { JobsRepo } from '../db/jobsRepo.js';
 import { PostsRepo } from '../db/postsRepo.js';
 import { MediaRepo } from '../db/mediaRepo.js';
+import { DiscoveryRepo } from '../db/discoveryRepo.js';
 import { WebhooksRepo } from '../db/webhooksRepo.js';
 import { SettingsRepo } from '../db/settingsRepo.js';
 import { resolvePublicUrlSettings } from '../services/publicUrlSettings.js';
@@ -43,6 +44,7 @@ export function createRepos(db: Db): Repos {
     jobs: new JobsRepo(db),
     media: new MediaRepo(db),
     webhooks: new WebhooksRepo(db),
+    discovery: new DiscoveryRepo(db),
   };
 }
 

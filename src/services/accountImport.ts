@@ -199,6 +199,7 @@ export class AccountImporter {
       name: blog.name,
       description: blog.description,
       themeConfig: theme,
+      discoverable: blog.discoverable === true,
       createdAt: blog.created_at,
       updatedAt: blog.updated_at,
     });
@@ -227,6 +228,8 @@ export class AccountImporter {
       media.setPostRefs(row.id, id, mediaHashesIn(`${row.contentMd}\n${row.ogImageUrl ?? ''}`));
     }
     const jobId = jobs.insert({ blogId: id, blogSlug: blog.slug, kind: 'site', payload: { reason: IMPORTED }, now });
+    // After the site job, in the blog's order: the imported posts join the discovery index.
+    if (blog.discoverable === true) jobs.insert({ blogId: id, blogSlug: blog.slug, kind: 'discovery', payload: {}, now });
     return { created: blogs.findById(id)!, jobId };
   }
 }
