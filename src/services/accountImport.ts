@@ -228,8 +228,6 @@ export class AccountImporter {
       media.setPostRefs(row.id, id, mediaHashesIn(`${row.contentMd}\n${row.ogImageUrl ?? ''}`));
     }
     const jobId = jobs.insert({ blogId: id, blogSlug: blog.slug, kind: 'site', payload: { reason: IMPORTED }, now });
-    // After the site job, in the blog's order: the imported posts join the discovery index.
-    if (blog.discoverable === true) jobs.insert({ blogId: id, blogSlug: blog.slug, kind: 'discovery', payload: {}, now });
     return { created: blogs.findById(id)!, jobId };
   }
 }

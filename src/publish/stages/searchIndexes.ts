@@ -90,7 +90,8 @@ export class SearchIndexes {
    * Both indexes afresh from the database: the API index from every published post, their text
    * read a run at a time as the index workers take it and let go once indexed, so a reindex never
    * holds every post's text; the static index laid out from the new segments, which needs only
-   * what it lists of each post. Returns how many posts they hold and the static index's changed keys.
+   * what it lists of each post; then the blog's discovery entries. Returns how many posts they hold and
+   * the static index's changed keys.
    */
   async rebuild(blog: BlogWithDomain): Promise<{ count: number; changedKeys: string[] }> {
     const ids = await this.documents.ids(blog);
@@ -105,6 +106,8 @@ export class SearchIndexes {
     });
     const listedDocs = [...listed.values()];
     const changedKeys = await this.staticSearch.rebuild(blog, built ? { listed: listedDocs, built } : undefined);
+    // An imported blog's first render, a reindex: the discovery entries are made afresh too.
+    await this.discovery.refill(blog);
     return { count: listedDocs.length, changedKeys };
   }
 
