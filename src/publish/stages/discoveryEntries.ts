@@ -14,8 +14,13 @@ import type { DiscoveryDocument, DiscoveryIndex } from '../../search/discovery/p
 import type { SearchDocument } from '../../search/searchTypes.js';
 import type { SearchDocuments } from './searchDocuments.js';
 
-/** Posts indexed per transaction when a whole blog is (re)indexed: a few ms of the event loop each. */
-const REFILL_CHUNK = 50;
+/** Posts read at a time when a whole blog is (re)indexed. */
+const READ_CHUNK = 50;
+/**
+ * Text tokenized and written per transaction, in characters: a few ms of the event loop (the
+ * tokenizer runs on it), so a blog of long posts is indexed in many small turns.
+ */
+const WRITE_CHARS = 200_000;
 
 export interface DiscoveryEntriesDeps {
   discovery: DiscoveryIndex;
@@ -45,14 +50,23 @@ export class DiscoveryEntries {
     }
     const ids = await this.deps.documents.ids(blog);
     const kept = new Set<string>();
-    for (let start = 0; start < ids.length; start += REFILL_CHUNK) {
-      const entries: DiscoveryDocument[] = [];
-      for (const post of this.deps.site.publishedByIds(ids.slice(start, start + REFILL_CHUNK))) {
-        entries.push(entryOf(blog, post, await this.deps.documents.of(blog, post)));
-        kept.add(post.id);
-      }
+    let entries: DiscoveryDocument[] = [];
+    let chars = 0;
+    const flush = async (): Promise<void> => {
       this.deps.discovery.upsert(entries);
+      entries = [];
+      chars = 0;
       await yieldToLoop();
+    };
+    for (let start = 0; start < ids.length; start += READ_CHUNK) {
+      for (const post of this.deps.site.publishedByIds(ids.slice(start, start + READ_CHUNK))) {
+        const entry = entryOf(blog, post, await this.deps.documents.of(blog, post));
+        entries.push(entry);
+        kept.add(post.id);
+        chars += entry.title.length + entry.description.length + entry.body.length + entry.code.length;
+        if (chars >= WRITE_CHARS) await flush();
+      }
+      if (entries.length > 0) await flush();
     }
     this.deps.discovery.prune(blog.id, kept);
     return kept.size;
