@@ -68,13 +68,21 @@ function seed(dataDir: string, opts: DiscoverBenchOptions): { seconds: number; p
   );
   const insertPost = db.prepare(
     `INSERT INTO posts (id, blog_id, title, slug, content_md, content_html, meta_description, tags, status, published_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, '', '', ?, ?, 'published', ?, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'published', ?, ?, ?)`,
   );
   let seconds = 0;
   let posts = 0;
+  let entries: DiscoveryDocument[] = [];
+  // Ten blogs per index transaction: FTS5 merges fewer, larger segments, as a bulk load should.
+  const flush = (): void => {
+    const started = performance.now();
+    discovery.upsert(entries);
+    seconds += (performance.now() - started) / 1000;
+    posts += entries.length;
+    entries = [];
+  };
   for (let b = 0; b < opts.blogs; b++) {
     const blogId = randomUUID();
-    const entries: DiscoveryDocument[] = [];
     db.transaction(() => {
       insertBlog.run(blogId, accountId, `d${b}`, `Discover ${b}`, now, now);
       for (let j = 0; j < opts.postsPerBlog; j++) {
@@ -82,7 +90,21 @@ function seed(dataDir: string, opts: DiscoverBenchOptions): { seconds: number; p
         const postId = randomUUID();
         // A blog's copy of a corpus post is published a few minutes after the previous blog's.
         const publishedAt = new Date(Date.parse(doc.publishedAt) + b * 300_000).toISOString();
-        insertPost.run(postId, blogId, doc.title, doc.slug, doc.metaDescription, JSON.stringify(doc.tags), publishedAt, publishedAt, publishedAt);
+        // Rows as large as real ones (Markdown and HTML of the post's size), so that what the
+        // query reads of them costs what it would.
+        insertPost.run(
+          postId,
+          blogId,
+          doc.title,
+          doc.slug,
+          doc.body,
+          doc.body,
+          doc.metaDescription,
+          JSON.stringify(doc.tags),
+          publishedAt,
+          publishedAt,
+          publishedAt,
+        );
         entries.push({
           postId,
           blogId,
@@ -96,11 +118,9 @@ function seed(dataDir: string, opts: DiscoverBenchOptions): { seconds: number; p
         });
       }
     })();
-    const started = performance.now();
-    discovery.upsert(entries);
-    seconds += (performance.now() - started) / 1000;
-    posts += entries.length;
+    if (b % 10 === 9) flush();
   }
+  flush();
   db.close();
   return { seconds, posts };
 }
@@ -114,7 +134,11 @@ export async function runDiscoverBench(opts: DiscoverBenchOptions): Promise<Benc
     // serves the bench does not queue a re-render of every blog written below.
     await (await startBenchServer({ FOLIO_DATA_DIR: dataDir })).stop();
     const seeded = seed(dataDir, opts);
-    rows.push({ area, measure: `index ${seeded.posts.toLocaleString('en-US')} posts (tokenize + FTS5 writes)`, value: `${seeded.seconds.toFixed(1)} s` });
+    rows.push({
+      area,
+      measure: `index ${seeded.posts.toLocaleString('en-US')} posts (tokenize + FTS5 writes, 1,000 a transaction)`,
+      value: `${seeded.seconds.toFixed(1)} s`,
+    });
 
     const server = await startBenchServer({ FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'warn' });
     try {
@@ -153,16 +177,16 @@ export async function runDiscoverBench(opts: DiscoverBenchOptions): Promise<Benc
         for (const step of i % 2 === 0 ? steps : steps.reverse()) await step();
       }
       for (const agent of agents) agent.destroy();
-      const p95 = percentile(discover, 95);
-      const anchorP95 = percentile(anchor, 95);
+      const p95 = percentile(discover, 0.95);
+      const anchorP95 = percentile(anchor, 0.95);
       rows.push(
         {
           area,
           measure: `GET /v1/discover, ${queries.length} queries (1–3 title words, 1 in 5 Korean, 1 in 4 with lang): p50`,
-          value: ms(percentile(discover, 50)),
+          value: ms(percentile(discover, 0.5)),
         },
         { area, measure: 'GET /v1/discover p95', value: ms(p95), target: '≤ 50 ms' },
-        { area, measure: 'GET /v1/discover p99 / max', value: `${ms(percentile(discover, 99))} / ${ms(Math.max(...discover))}` },
+        { area, measure: 'GET /v1/discover p99 / max', value: `${ms(percentile(discover, 0.99))} / ${ms(Math.max(...discover))}` },
         { area, measure: 'anchor: GET /healthz p95, interleaved', value: ms(anchorP95) },
         { area, measure: 'discover p95 ÷ anchor p95', value: `${(p95 / anchorP95).toFixed(1)}×` },
         { area, measure: 'queries with at least one result', value: `${found} of ${queries.length}` },

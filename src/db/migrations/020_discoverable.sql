@@ -26,6 +26,12 @@ CREATE VIRTUAL TABLE discovery_terms USING fts5(
   content = '', contentless_delete = 1, tokenize = 'ascii'
 );
 
+-- What the query checks of each match, without reading the rows: a post's row with its Markdown
+-- and HTML spills into overflow pages, and `status` comes after them; a blog's may hold 100 KB of
+-- theme before `discoverable`.
+CREATE INDEX posts_discovery_visible ON posts(id, status, blog_id);
+CREATE INDEX blogs_discoverable ON blogs(id, discoverable);
+
 CREATE TRIGGER discovery_posts_delete AFTER DELETE ON discovery_posts BEGIN
   DELETE FROM discovery_terms WHERE rowid = old.id;
 END;
