@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start,soak` and the large corpus size with `--posts N`
+ * `--only api,api-read,publish,search,tenants,discover,push,static-search,hostile,media,webhooks,edge,backup,start,soak` and the large corpus size with `--posts N`
  * (default 10,000). `soak` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first).
  */
@@ -12,6 +12,7 @@ import { runStartBench } from './startBench.js';
 import { runPublishBench } from './publishBench.js';
 import { runSearchBench } from './searchBench.js';
 import { runTenantsBench } from './tenantsBench.js';
+import { runDiscoverBench } from './discoverBench.js';
 import { runSyncBench } from './syncBench.js';
 import { runStaticSearchBench } from './staticSearchBench.js';
 import { runHostileBench } from './hostileBench.js';
@@ -33,7 +34,9 @@ const { values } = parseArgs({
   },
 });
 const only = new Set(
-  (values.only ?? 'api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start,soak').split(',').map((s) => s.trim()),
+  (values.only ?? 'api,api-read,publish,search,tenants,discover,push,static-search,hostile,media,webhooks,edge,backup,start,soak')
+    .split(',')
+    .map((s) => s.trim()),
 );
 const seconds = Number(values.seconds ?? 10);
 
@@ -59,6 +62,7 @@ await section('publish', async () => {
 });
 await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('tenants', () => runTenantsBench({ blogs: 1000, postsPerBlog: 100, bigPosts: 50_000, corpusDir: corpusDir(50_000) }));
+await section('discover', () => runDiscoverBench({ blogs: 1000, postsPerBlog: 100, corpusDir: corpusDir(10_000), corpusPosts: 10_000 }));
 await section('push', () => runSyncBench(1000));
 await section('static-search', () => runStaticSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('hostile', () => runHostileBench());

@@ -34,6 +34,7 @@ import type { PostRevisionsRepo } from '../db/postRevisionsRepo.js';
 import type { DomainsRepo } from '../db/domainsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
+import type { DiscoveryRepo } from '../db/discoveryRepo.js';
 import type { WebhooksRepo } from '../db/webhooksRepo.js';
 import type { BlogSearcher } from '../search/ports.js';
 
@@ -47,6 +48,8 @@ export interface Repos {
   jobs: JobsRepo;
   media: MediaRepo;
   webhooks: WebhooksRepo;
+  /** GET /v1/discover's index across blogs (behind the DiscoveryIndex port). */
+  discovery: DiscoveryRepo;
 }
 
 export interface ComposeOptions {

@@ -13,6 +13,7 @@ import { accountExportRoutes } from '../http/routes/accountExport.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { searchRoutes } from '../http/routes/search.js';
 import { tlsRoutes, TLS_ASK_LIMIT } from '../http/routes/tls.js';
+import { discoverRoutes, DISCOVER_LIMIT } from '../http/routes/discover.js';
 import { siteServer } from '../http/siteServer.js';
 import { IdempotencyRepo } from '../db/idempotencyRepo.js';
 import { IdempotencyService } from '../services/idempotency.js';
@@ -60,6 +61,11 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
       ...accountExportRoutes({ exporter: new AccountExporter({ blogs: repos.blogs, posts: repos.posts, media: repos.media, urls, clock }) }),
       ...searchRoutes({ searcher: timedSearcher(searcher, (seconds) => metrics.observeSearch(seconds)), urls }),
       ...tlsRoutes({ blogForHost: hosts }),
+      ...discoverRoutes({
+        discovery: repos.discovery,
+        urls,
+        limiter: new AddressRateLimiter(clock, DISCOVER_LIMIT.requests, DISCOVER_LIMIT.windowMs),
+      }),
     ],
     ...(config.serveSites ? { siteServer: siteServer({ store: core.store, blogForHost: hosts }) } : {}),
     apiBaseUrl: config.publicApiUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,

@@ -71,6 +71,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     urls,
     theme: lazyTheme(templatesDir),
     search: parts.search,
+    discovery: repos.discovery,
     content: parts.content,
     logger,
     clock: parts.clock,

@@ -15,6 +15,7 @@ import { JobsRepo } from '../db/jobsRepo.js';
 import { PostsRepo } from '../db/postsRepo.js';
 import { PostRevisionsRepo } from '../db/postRevisionsRepo.js';
 import { MediaRepo } from '../db/mediaRepo.js';
+import { DiscoveryRepo } from '../db/discoveryRepo.js';
 import { WebhooksRepo } from '../db/webhooksRepo.js';
 import { SettingsRepo } from '../db/settingsRepo.js';
 import { resolvePublicUrlSettings } from '../services/publicUrlSettings.js';
@@ -45,6 +46,7 @@ export function createRepos(db: Db): Repos {
     jobs: new JobsRepo(db),
     media: new MediaRepo(db),
     webhooks: new WebhooksRepo(db),
+    discovery: new DiscoveryRepo(db),
   };
 }
 

@@ -10,6 +10,7 @@ interface BlogRow {
   name: string;
   description: string;
   theme_config: string;
+  discoverable: number;
   created_at: string;
   updated_at: string;
   hostname: string | null;
@@ -23,6 +24,7 @@ const toBlog = (row: BlogRow): BlogWithDomain => ({
   name: row.name,
   description: row.description,
   themeConfig: JSON.parse(row.theme_config) as ThemeConfig,
+  discoverable: row.discoverable === 1,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   customDomain: row.hostname,
@@ -51,8 +53,8 @@ export class BlogsRepo {
   constructor(db: Db, version: DbVersion = new DbVersion(db)) {
     this.byIdCache = new VersionedCache(version);
     this.insertStmt = db.prepare(
-      `INSERT INTO blogs (id, account_id, slug, name, description, theme_config, created_at, updated_at)
-       VALUES (@id, @accountId, @slug, @name, @description, @themeConfig, @createdAt, @updatedAt)`,
+      `INSERT INTO blogs (id, account_id, slug, name, description, theme_config, discoverable, created_at, updated_at)
+       VALUES (@id, @accountId, @slug, @name, @description, @themeConfig, @discoverable, @createdAt, @updatedAt)`,
     );
     this.byIdStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.id = ?`);
     this.bySlugStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.slug = ?`);
@@ -60,7 +62,7 @@ export class BlogsRepo {
     this.listByAccountStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.account_id = ? ORDER BY b.created_at DESC, b.rowid DESC`);
     this.countByAccountStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM blogs WHERE account_id = ?');
     this.updateStmt = db.prepare(
-      'UPDATE blogs SET name = @name, description = @description, theme_config = @themeConfig, updated_at = @updatedAt WHERE id = @id',
+      'UPDATE blogs SET name = @name, description = @description, theme_config = @themeConfig, discoverable = @discoverable, updated_at = @updatedAt WHERE id = @id',
     );
     this.deleteStmt = db.prepare('DELETE FROM blogs WHERE id = ?');
     this.listAllStmt = db.prepare<[], BlogRow>(`${SELECT} ORDER BY b.created_at, b.id`);
@@ -72,7 +74,7 @@ export class BlogsRepo {
   }
 
   insert(blog: Blog): void {
-    this.insertStmt.run({ ...blog, themeConfig: JSON.stringify(blog.themeConfig) });
+    this.insertStmt.run({ ...blog, themeConfig: JSON.stringify(blog.themeConfig), discoverable: blog.discoverable ? 1 : 0 });
   }
 
   /** Served from memory until anything is written (versionedCache.ts): every API request asks. */
@@ -131,8 +133,8 @@ export class BlogsRepo {
     return this.countByAccountStmt.get(accountId)?.n ?? 0;
   }
 
-  update(blog: Pick<Blog, 'id' | 'name' | 'description' | 'themeConfig' | 'updatedAt'>): void {
-    this.updateStmt.run({ ...blog, themeConfig: JSON.stringify(blog.themeConfig) });
+  update(blog: Pick<Blog, 'id' | 'name' | 'description' | 'themeConfig' | 'discoverable' | 'updatedAt'>): void {
+    this.updateStmt.run({ ...blog, themeConfig: JSON.stringify(blog.themeConfig), discoverable: blog.discoverable ? 1 : 0 });
   }
 
   delete(id: string): void {

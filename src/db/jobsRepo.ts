@@ -3,9 +3,10 @@ import type { Db } from './database.js';
 /**
  * What a job asks the publisher to do. `post` re-renders one post and what lists it; `post_removed`
  * takes a post off the site; `site` re-renders a whole blog; `site_delete` removes every object;
- * `media_delete` removes the objects of a deleted image (services/mediaRemoval.ts).
+ * `media_delete` removes the objects of a deleted image (services/mediaRemoval.ts); `discovery`
+ * brings a blog's entries in the cross-blog discovery index in line with its opt-in.
  */
-export type JobKind = 'post' | 'post_removed' | 'site' | 'site_delete' | 'media_delete';
+export type JobKind = 'post' | 'post_removed' | 'site' | 'site_delete' | 'media_delete' | 'discovery';
 
 /** Reasons of whole-site jobs queued after an upgrade: the pages are stale; pages and search indexes are. */
 export const RENDERER_CHANGED = 'renderer_changed';

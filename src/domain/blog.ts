@@ -8,6 +8,8 @@ export interface Blog {
   name: string;
   description: string;
   themeConfig: ThemeConfig;
+  /** Listed by the public discovery across blogs (GET /v1/discover); off until the owner opts in. */
+  discoverable: boolean;
   createdAt: string;
   updatedAt: string;
 }

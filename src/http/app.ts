@@ -98,7 +98,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     if (route.upload && !upload) throw new Error(`upload route ${route.method} /v1${route.path} has no body limit in bodyLimits.ts`);
     if (upload) chain.push(drainOnRefusal);
     if (route.scope) chain.push(auth, limit, requireScope(route.scope));
-    if (route.rateLimit === 'address') chain.push(perAddress);
+    if (route.rateLimit === 'address') chain.push(route.addressLimiter ? addressRateLimit(route.addressLimiter) : perAddress);
     if (route.blogScoped) chain.push(blog);
     if (route.query) chain.push(validate('query', route.query));
     if (upload) chain.push(uploadBody(upload));

@@ -1,3 +1,4 @@
+import type { AddressRateLimiter } from '../services/addressRateLimiter.js';
 import type { Scope } from '../services/authContext.js';
 import type { SecretField } from '../services/idempotency.js';
 import type { JsonSchema } from './middleware/validate.js';
@@ -24,6 +25,8 @@ export interface RouteDef {
   scope?: Scope;
   /** Routes without a key: a budget per client address (app.ts), with the X-RateLimit-* headers. */
   rateLimit?: 'address';
+  /** With `rateLimit: 'address'`: this route's own budget instead of the app's shared one. */
+  addressLimiter?: AddressRateLimiter;
   /** Resolve the blog from X-Blog-Id or the key's binding (post and search routes). */
   blogScoped?: boolean;
   body?: JsonSchema;

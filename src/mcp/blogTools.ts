@@ -20,7 +20,8 @@ import {
 export const BLOG_TOOLS: readonly FolioTool[] = [
   {
     name: 'list_blogs',
-    description: "Lists the account's blogs: id, slug, name, description, custom domain. Start here: the other tools take a blog's id as blog_id.",
+    description:
+      "Lists the account's blogs: id, slug, name, description, custom domain, whether listed by discovery. Start here: the other tools take a blog's id as blog_id.",
     inputSchema: idsOnly({}),
     annotations: annotations('List blogs', 'read'),
     run: (client) => client.listBlogs(),
@@ -42,7 +43,7 @@ export const BLOG_TOOLS: readonly FolioTool[] = [
   {
     name: 'update_blog',
     description:
-      "Changes a blog's name, description or theme_config (merged into the current one; null removes a key); every published page is rendered again.",
+      "Changes a blog's name, description, theme_config (merged into the current one; null removes a key) or discoverable (opts in or out of the public discovery across blogs, GET /v1/discover); a new name, description or theme renders every published page again.",
     inputSchema: input(updateBlogBody, { blog_id: blogPathArg, if_match: ifMatchArg }),
     annotations: annotations('Edit a blog', 'destructive', true),
     run: (client, args) => client.updateBlog(blogPathOf(client, args), without(args, 'blog_id', 'if_match') as BlogUpdate, writeOf(args)),

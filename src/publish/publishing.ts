@@ -25,6 +25,8 @@ import { SiteDeletion } from './pipelines/deleteSite.js';
 import { PostChangePipeline } from './pipelines/publishPostChange.js';
 import { BlogReindex } from './pipelines/reindexBlog.js';
 import { SiteRebuild, type RebuildOptions } from './pipelines/rebuildSite.js';
+import { DiscoveryRefill } from './pipelines/indexDiscovery.js';
+import type { DiscoveryIndex } from '../search/discovery/ports.js';
 import type { CachePolicy } from '../domain/cacheHeaders.js';
 import type { Theme } from './render/renderTheme.js';
 import { CdnSync } from './stages/cdnSync.js';
@@ -52,6 +54,8 @@ export interface PublishingDeps {
   urls: SiteUrls;
   theme: Theme;
   search: SearchIndexUpdater;
+  /** GET /v1/discover's index across blogs (db/discoveryRepo.ts). */
+  discovery: DiscoveryIndex;
   /** Plain text of stored HTML for the index, off the event loop for large posts. */
   content: Pick<ContentRenderer, 'searchText'>;
   logger: Logger;
@@ -102,6 +106,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     site,
     urls,
     search: deps.search,
+    discovery: deps.discovery,
     content: deps.content,
     staticSearch: deps.staticSearch,
     onBackgroundChange: (blog, changedKeys) => purge.changed(blog, { attempt: 1, changedKeys, allKeys: changedKeys }),
@@ -127,6 +132,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     runPostJob: (job) => postChange.run(job),
     reindex: (blog) => reindex.reindex(blog),
   });
+  const discoveryRefill = new DiscoveryRefill({ blogs, indexes });
   const deletion = new SiteDeletion({ blogs, store, hashes, listings, domains, indexes, purge, logger });
 
   const dispatch = dispatchJob({
@@ -134,6 +140,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     site: (job) => rebuild.run(job),
     deleteSite: (job) => deletion.run(job),
     removeMedia: deps.removeMedia,
+    discovery: (job) => discoveryRefill.run(job),
   });
   const handle: JobHandler = async (job) => {
     deps.beforeJob?.();

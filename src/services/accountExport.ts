@@ -61,6 +61,7 @@ export class AccountExporter {
       name: blog.name,
       description: blog.description,
       theme_config: blog.themeConfig as Record<string, unknown>,
+      discoverable: blog.discoverable,
       custom_domain: blog.customDomain,
       created_at: blog.createdAt,
       updated_at: blog.updatedAt,

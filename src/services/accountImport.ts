@@ -203,6 +203,7 @@ export class AccountImporter {
       name: blog.name,
       description: blog.description,
       themeConfig: theme,
+      discoverable: blog.discoverable === true,
       createdAt: blog.created_at,
       updatedAt: blog.updated_at,
     });

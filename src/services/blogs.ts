@@ -18,11 +18,14 @@ export interface CreateBlogInput {
   slug: string;
   name: string;
   description?: string;
+  discoverable?: boolean;
 }
 
 export interface UpdateBlogInput {
   name?: string;
   description?: string;
+  /** Opting in or out of GET /v1/discover: a `discovery` job brings the index in line. */
+  discoverable?: boolean;
   /** Merged into the current config; a key set to null is removed. */
   themeConfig?: { [K in keyof ThemeConfig]?: string | null };
 }
@@ -73,6 +76,8 @@ export class BlogsService {
       name: input.name,
       description: input.description ?? '',
       themeConfig: {},
+      // A new blog has no published post to index: the post jobs add them as they are published.
+      discoverable: input.discoverable ?? false,
       createdAt: now,
       updatedAt: now,
     };
@@ -128,6 +133,7 @@ export class BlogsService {
           name: input.name ?? blog.name,
           description: input.description ?? blog.description,
           themeConfig,
+          discoverable: input.discoverable ?? blog.discoverable,
           updatedAt: isoNow(this.deps.clock),
         };
         this.deps.blogs.update(next);
@@ -137,6 +143,11 @@ export class BlogsService {
           next.name !== blog.name || next.description !== blog.description || JSON.stringify(themeConfig) !== JSON.stringify(blog.themeConfig);
         if (visibleChange) {
           record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_updated' }, now: next.updatedAt }));
+        }
+        // Readers stop seeing an opted-out blog at this commit (the query reads the flag); the job
+        // indexes an opted-in blog's posts, or drops an opted-out one's entries.
+        if (next.discoverable !== blog.discoverable) {
+          record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'discovery', payload: {}, now: next.updatedAt }));
         }
         return next;
       },

@@ -38,6 +38,8 @@ export interface ExportedBlog {
   name: string;
   description: string;
   theme_config: Record<string, unknown>;
+  /** Absent from exports made before discovery (version 1 all the same): read as false. */
+  discoverable?: boolean;
   custom_domain: string | null;
   created_at: string;
   updated_at: string;
@@ -73,6 +75,7 @@ export const exportDocumentSchema = {
           name: { type: 'string', minLength: 1, maxLength: 200 },
           description: { type: 'string' },
           theme_config: { type: 'object' },
+          discoverable: { type: 'boolean' },
           custom_domain: nullableString,
           created_at: timestamp,
           updated_at: timestamp,

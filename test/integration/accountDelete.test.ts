@@ -44,29 +44,38 @@ describe('DELETE /v1/account', () => {
     await stillThere(blog);
   });
 
-  it('answers {deleted: true}: keys 401, blogs 404, sites and search indexes removed, webhooks silent; another account untouched', async () => {
+  it('answers {deleted: true}: keys 401, blogs 404, sites, search indexes and discovery entries removed, webhooks silent; another account untouched', async () => {
     const blog = await buildBlog(t);
     const second = await buildBlog(t, { actor: blog.actor });
     const bystander = await buildBlog(t);
+    // All three are listed by GET /v1/discover (issue #29 part 3), which must drop the deleted account's at once.
+    for (const listed of [blog, second, bystander]) {
+      expect((await listed.actor.request('PUT', `/v1/blogs/${listed.id}`, { body: { discoverable: true } })).status).toBe(200);
+    }
+    const discovered = async () =>
+      ((await t.request('GET', '/v1/discover?q=wombatzq', { key: null })).body.data as { blog: { slug: string } }[]).map((hit) => hit.blog.slug).sort();
     const bystanderKey = await createKey(bystander.actor, bystander.id);
-    await buildPost(bystander, { title: 'Kept', status: 'published' });
+    await buildPost(bystander, { title: 'Kept wombatzq', status: 'published' });
     const receiver = await startReceiver();
     try {
       const hook = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: receiver.url, events: ['post.published'] } });
       expect(hook.status, hook.text).toBe(201);
       receiver.setSecret(hook.body.secret);
-      await buildPost(blog, { title: 'Gone soon', status: 'published' });
-      await buildPost(second, { title: 'Also gone', status: 'published' });
+      await buildPost(blog, { title: 'Gone soon wombatzq', status: 'published' });
+      await buildPost(second, { title: 'Also gone wombatzq', status: 'published' });
       await receiver.waitFor(1);
       await t.folio.idle();
       expect((await t.folio.store.list(`${blog.slug}/`)).length).toBeGreaterThan(0);
       expect((await t.folio.store.list(`${blog.slug}/_search/`)).length).toBeGreaterThan(0);
       const bound = await createKey(blog.actor, blog.id);
       const extra = await accountKey(blog);
+      expect(await discovered()).toEqual([blog.slug, second.slug, bystander.slug].sort());
 
       const res = await blog.actor.request('DELETE', '/v1/account', { body: { confirm: blog.actor.accountId } });
       expect(res.status, res.text).toBe(200);
       expect(res.body).toEqual({ deleted: true });
+      // The very next request, before the background jobs that remove the sites and entries.
+      expect(await discovered()).toEqual([bystander.slug]);
 
       for (const key of [blog.actor.key, bound.key, extra]) expectError(await t.request('GET', `/v1/blogs/${blog.id}`, { key }), 401, 'unauthorized');
       expect(t.folio.db.prepare('SELECT COUNT(*) AS n FROM blogs WHERE account_id = ?').get(blog.actor.accountId)).toEqual({ n: 0 });
@@ -77,7 +86,9 @@ describe('DELETE /v1/account', () => {
       for (const gone of [blog, second]) {
         expect(await t.folio.store.list(`${gone.slug}/`)).toEqual([]);
         expect(await t.folio.store.list(`${gone.slug}/_search/`)).toEqual([]);
+        expect(t.folio.db.prepare('SELECT COUNT(*) AS n FROM discovery_posts WHERE blog_id = ?').get(gone.id)).toEqual({ n: 0 });
       }
+      expect(await discovered()).toEqual([bystander.slug]);
       // Nothing more for the deleted blog's webhook: only the delivery from before.
       expect(receiver.received).toHaveLength(1);
 

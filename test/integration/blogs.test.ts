@@ -22,12 +22,12 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 describe('POST /v1/blogs', () => {
-  it('answers 201 with exactly id, slug, name, url and created_at', async () => {
+  it('answers 201 with exactly id, slug, name, url, discoverable and created_at', async () => {
     const actor = buildAccount(t);
     const slug = uniqueSlug('create');
     const res = await actor.request('POST', '/v1/blogs', { body: { slug, name: 'My Blog', description: 'About things' } });
     expect(res.status).toBe(201);
-    expect(sortedKeys(res.body)).toEqual(['created_at', 'id', 'name', 'slug', 'url']);
+    expect(sortedKeys(res.body)).toEqual(['created_at', 'discoverable', 'id', 'name', 'slug', 'url']);
     expect(res.body.id).toMatch(UUID);
     expect(res.body).toMatchObject({ slug, name: 'My Blog', url: `http://${slug}.localhost:3000/` });
     expect(res.body.created_at).toMatch(ISO_MS);
@@ -73,7 +73,7 @@ describe('GET /v1/blogs', () => {
     expect(sortedKeys(res.body)).toEqual(['data']);
     expect(res.body.data.map((blog: { id: string }) => blog.id)).toEqual([c.id, b.id, a.id]);
     for (const blog of res.body.data) {
-      expect(sortedKeys(blog)).toEqual(['created_at', 'custom_domain', 'description', 'id', 'name', 'slug', 'updated_at']);
+      expect(sortedKeys(blog)).toEqual(['created_at', 'custom_domain', 'description', 'discoverable', 'id', 'name', 'slug', 'updated_at']);
       expect(blog.custom_domain).toBeNull();
       expect(blog.created_at).toMatch(ISO_MS);
       expect(blog.updated_at).toMatch(ISO_MS);
@@ -101,8 +101,27 @@ describe('GET /v1/blogs/:id', () => {
     const blog = await buildBlog(t, { description: 'd' });
     const res = await blog.actor.request('GET', `/v1/blogs/${blog.id}`);
     expect(res.status).toBe(200);
-    expect(sortedKeys(res.body)).toEqual(['created_at', 'custom_domain', 'description', 'id', 'name', 'slug', 'theme_config', 'updated_at', 'url']);
-    expect(res.body).toMatchObject({ id: blog.id, slug: blog.slug, description: 'd', theme_config: {}, custom_domain: null, url: blog.url });
+    expect(sortedKeys(res.body)).toEqual([
+      'created_at',
+      'custom_domain',
+      'description',
+      'discoverable',
+      'id',
+      'name',
+      'slug',
+      'theme_config',
+      'updated_at',
+      'url',
+    ]);
+    expect(res.body).toMatchObject({
+      id: blog.id,
+      slug: blog.slug,
+      description: 'd',
+      theme_config: {},
+      custom_domain: null,
+      discoverable: false,
+      url: blog.url,
+    });
   });
 
   it('answers 404 for an unknown id', async () => {
@@ -113,14 +132,14 @@ describe('GET /v1/blogs/:id', () => {
 });
 
 describe('PUT /v1/blogs/:id', () => {
-  it('answers exactly id, slug, name, description, custom_domain, theme_config and updated_at', async () => {
+  it('answers exactly id, slug, name, description, custom_domain, theme_config, discoverable and updated_at', async () => {
     const blog = await buildBlog(t);
     t.clock.advance(2000);
     const res = await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, {
       body: { name: 'Renamed', description: 'New description', theme_config: { customCss: 'body{color:red}', headerHtml: '<b>hi</b>' } },
     });
     expect(res.status).toBe(200);
-    expect(sortedKeys(res.body)).toEqual(['custom_domain', 'description', 'id', 'name', 'slug', 'theme_config', 'updated_at']);
+    expect(sortedKeys(res.body)).toEqual(['custom_domain', 'description', 'discoverable', 'id', 'name', 'slug', 'theme_config', 'updated_at']);
     expect(res.body).toEqual({
       id: blog.id,
       slug: blog.slug,
@@ -128,6 +147,7 @@ describe('PUT /v1/blogs/:id', () => {
       description: 'New description',
       custom_domain: null,
       theme_config: { customCss: 'body{color:red}', headerHtml: '<b>hi</b>' },
+      discoverable: false,
       updated_at: t.clock.now().toISOString(),
     });
   });

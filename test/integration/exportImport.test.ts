@@ -16,7 +16,10 @@ const work = mkdtempSync(join(tmpdir(), 'folio-export-'));
 beforeAll(async () => {
   source = await startTestApp();
   blog = await buildBlog(source, { slug: `moved-${Date.now()}`, name: 'Moving house', description: 'A blog that moves' });
-  expect((await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { footerHtml: '<p>Moved from elsewhere</p>' } } })).status).toBe(200);
+  expect(
+    (await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { footerHtml: '<p>Moved from elsewhere</p>' }, discoverable: true } }))
+      .status,
+  ).toBe(200);
   await buildBlog(source, { actor: blog.actor, slug: `empty-${Date.now()}`, name: 'Empty' });
   const media = (
     await source.request('POST', '/v1/media', {
@@ -68,6 +71,7 @@ describe('GET /v1/account/export', () => {
     expect(doc.blogs.map((b: { name: string }) => b.name).sort()).toEqual(['Empty', 'Moving house']);
     const moving = doc.blogs.find((b: { name: string }) => b.name === 'Moving house');
     expect(moving.theme_config).toEqual({ footerHtml: '<p>Moved from elsewhere</p>' });
+    expect(moving.discoverable).toBe(true);
     expect(moving.posts.map((p: { status: string }) => p.status)).toEqual(['draft', 'published', 'published', 'scheduled']);
     const korean = moving.posts[1];
     expect(korean).toMatchObject({
@@ -130,6 +134,9 @@ describe('folio import', () => {
       expect((await visit(target.baseUrl, host, '/with-picture')).status).toBe(200);
       expect((await visit(target.baseUrl, host, `/${encodeURIComponent('node-js-서버-성능-측정하는-법')}`)).text).toContain('서버에서');
       expect((await visit(target.baseUrl, host, '/draft-idea')).status).toBe(404);
+      // The blog stays listed by discovery, its published posts indexed by the import's render.
+      const discovered = await target.request('GET', `/v1/discover?q=${encodeURIComponent('서버를 측정')}`, { key: null });
+      expect(discovered.body.data.map((hit: { blog: { slug: string } }) => hit.blog.slug)).toEqual([blog.slug]);
     } finally {
       await target.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -87,10 +87,16 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
     const edited = ok(await api.PUT('/v1/posts/{slug}', { params: { path: { slug }, header: blogHeader }, body: { tags: ['clients', 'typescript'] } }));
     expect(edited.tags).toEqual(['clients', 'typescript']);
 
+    // Listed by the public discovery across blogs, which needs no key.
+    expect(ok(await api.PUT('/v1/blogs/{id}', { params: { path: { id: blog.id } }, body: { discoverable: true } })).discoverable).toBe(true);
     const published = ok(await api.POST('/v1/posts/{slug}/publish', { params: { path: { slug }, header: blogHeader } }));
     expect(published.status).toBe('published');
     const found = ok(await api.GET('/v1/search', { params: { query: { q: 'generated' }, header: blogHeader } }));
     expect(found.data.map((hit) => hit.slug)).toEqual([slug]);
+    const anonymous = createClient<paths>({ baseUrl: t.baseUrl });
+    const discovered = ok(await anonymous.GET('/v1/discover', { params: { query: { q: 'generated', lang: 'en', per_page: 5 } } }));
+    expect(discovered.data.map((hit) => [hit.slug, hit.blog.slug, hit.lang])).toEqual([[slug, 'typed', 'en']]);
+    expect(discovered.pagination.total).toBe(1);
     const listed = ok(await api.GET('/v1/posts', { params: { query: { status: 'published', per_page: 10 }, header: blogHeader } }));
     expect(listed.pagination.total).toBe(1);
     expect(ok(await api.POST('/v1/posts/{slug}/unpublish', { params: { path: { slug }, header: blogHeader } })).status).toBe('draft');

@@ -86,8 +86,8 @@ describe('GET /v1/openapi.json', () => {
   it('marks authenticated operations with bearer security and their scope, and the open ones with none', () => {
     for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
       for (const op of Object.values(item)) {
-        if (op.tags[0] === 'meta' || op.tags[0] === 'tls') {
-          // The TLS terminator's ask (GET /v1/tls/allowed) has no key: it is limited per address instead.
+        if (op.tags[0] === 'meta' || op.tags[0] === 'tls' || op.tags[0] === 'discover') {
+          // The TLS terminator's ask (GET /v1/tls/allowed) and discovery (GET /v1/discover) have no key: they are limited per address instead.
           expect(op.security).toEqual([]);
         } else if (op.tags[0] === 'agents') {
           // POST /mcp takes any valid key; each tool's API call checks that call's scope.

@@ -329,8 +329,8 @@ export interface paths {
          */
         get: operations["getBlog"];
         /**
-         * Update name, description or theme_config (theme keys are plan-gated)
-         * @description Changes only the fields sent; every published page is rendered again with the new name or theme. `theme_config` is merged into the current one (a key set to null is removed); setting a key needs the plan that includes it (403 with `required_plan`). With If-Match, a blog changed since you read it is 412.
+         * Update name, description, theme_config (theme keys are plan-gated) or discoverable
+         * @description Changes only the fields sent; every published page is rendered again with the new name or theme. `discoverable` opts the blog in or out of the public discovery across blogs (`GET /v1/discover`): an opt-out hides its posts from the next request, an opt-in lists them once they are indexed (a background job). `theme_config` is merged into the current one (a key set to null is removed); setting a key needs the plan that includes it (403 with `required_plan`). With If-Match, a blog changed since you read it is 412.
          */
         put: operations["updateBlog"];
         post?: never;
@@ -668,6 +668,26 @@ export interface paths {
          * @description The ask of on-demand TLS (Caddy's `on_demand_tls { ask … }`): answers 200 only for hosts Folio serves — a blog's `<slug>.<service domain>` or an active custom domain — and 404 for any other host. Needs no key; limited per client address (600 a minute, with the usual X-RateLimit headers and 429).
          */
         get: operations["tlsAllowed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/discover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the published posts of every blog that opted in to discovery
+         * @description Needs no key. Searches the published posts of the blogs whose owners set `discoverable: true` (PUT /v1/blogs/{id}), with the words and rules of `GET /v1/search` (every word must match; Korean particles understood), newest first. `tag` and `lang` narrow it. A query reaches its first 1,000 results: `total` counts at most that many, and later pages are empty. Limited per client address (60 a minute, with the usual X-RateLimit headers and 429).
+         */
+        get: operations["discoverPosts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1891,6 +1911,7 @@ export interface operations {
                      *           "name": "Field Notes",
                      *           "description": "Notes from the workshop",
                      *           "custom_domain": null,
+                     *           "discoverable": true,
                      *           "created_at": "2026-11-25T16:27:28.690Z",
                      *           "updated_at": "2026-11-25T16:29:35.397Z"
                      *         }
@@ -1904,6 +1925,7 @@ export interface operations {
                             name: string;
                             description: string;
                             custom_domain: string | null;
+                            discoverable: boolean;
                             /** @description ISO 8601 UTC with milliseconds */
                             created_at: string;
                             /** @description ISO 8601 UTC with milliseconds */
@@ -1950,6 +1972,11 @@ export interface operations {
                     name: string;
                     /** @description A line about the blog (at most 1,000 characters), shown under its title and in its feeds */
                     description?: string;
+                    /**
+                     * @description Whether the published posts are listed by the public discovery across blogs (`GET /v1/discover`); off unless set
+                     * @default false
+                     */
+                    discoverable?: boolean;
                 };
             };
         };
@@ -1971,6 +1998,7 @@ export interface operations {
                      *       "slug": "field-notes",
                      *       "name": "Field Notes",
                      *       "url": "https://field-notes.example.com/",
+                     *       "discoverable": false,
                      *       "created_at": "2026-11-25T16:27:28.690Z"
                      *     }
                      */
@@ -1979,6 +2007,7 @@ export interface operations {
                         slug: string;
                         name: string;
                         url: string;
+                        discoverable: boolean;
                         /** @description ISO 8601 UTC with milliseconds */
                         created_at: string;
                     };
@@ -2034,6 +2063,7 @@ export interface operations {
                      *       "theme_config": {
                      *         "customCss": "body { max-width: 42rem }"
                      *       },
+                     *       "discoverable": true,
                      *       "created_at": "2026-11-25T16:27:28.690Z",
                      *       "updated_at": "2026-11-25T16:29:35.397Z"
                      *     }
@@ -2046,6 +2076,7 @@ export interface operations {
                         url: string;
                         custom_domain: string | null;
                         theme_config: Record<string, never>;
+                        discoverable: boolean;
                         /** @description ISO 8601 UTC with milliseconds */
                         created_at: string;
                         /** @description ISO 8601 UTC with milliseconds */
@@ -2083,7 +2114,8 @@ export interface operations {
                  * @example {
                  *       "theme_config": {
                  *         "customCss": "body { max-width: 42rem }"
-                 *       }
+                 *       },
+                 *       "discoverable": true
                  *     }
                  */
                 "application/json": {
@@ -2104,6 +2136,8 @@ export interface operations {
                         /** @description HTML at the bottom of every page (at most 20,000 characters) */
                         footerHtml?: string | null;
                     };
+                    /** @description Opt in (true) or out (false) of the public discovery across blogs (`GET /v1/discover`); an opt-out takes effect with this answer */
+                    discoverable?: boolean;
                 };
             };
         };
@@ -2130,6 +2164,7 @@ export interface operations {
                      *       "theme_config": {
                      *         "customCss": "body { max-width: 42rem }"
                      *       },
+                     *       "discoverable": true,
                      *       "updated_at": "2026-11-25T16:29:35.397Z"
                      *     }
                      */
@@ -2140,6 +2175,7 @@ export interface operations {
                         description: string;
                         custom_domain: string | null;
                         theme_config: Record<string, never>;
+                        discoverable: boolean;
                         /** @description ISO 8601 UTC with milliseconds */
                         updated_at: string;
                     };
@@ -3918,6 +3954,7 @@ export interface operations {
                      *           "theme_config": {
                      *             "customCss": "body { max-width: 42rem }"
                      *           },
+                     *           "discoverable": true,
                      *           "custom_domain": null,
                      *           "created_at": "2026-11-25T16:27:28.690Z",
                      *           "updated_at": "2026-11-25T16:29:35.397Z",
@@ -3970,6 +4007,7 @@ export interface operations {
                             name: string;
                             description: string;
                             theme_config: Record<string, never>;
+                            discoverable?: boolean;
                             custom_domain: string | null;
                             created_at: string;
                             updated_at: string;
@@ -4129,6 +4167,96 @@ export interface operations {
                         domain: string;
                         /** @constant */
                         allowed: true;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+        };
+    };
+    discoverPosts: {
+        parameters: {
+            query: {
+                q: string;
+                tag?: string;
+                lang?: "en" | "ko";
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "title": "Sharpening a chisel",
+                     *           "slug": "sharpening-a-chisel",
+                     *           "url": "https://field-notes.example.com/sharpening-a-chisel",
+                     *           "blog": {
+                     *             "slug": "field-notes",
+                     *             "name": "Field Notes",
+                     *             "url": "https://field-notes.example.com/"
+                     *           },
+                     *           "meta_description": "Three stones and ten minutes",
+                     *           "tags": [
+                     *             "tools",
+                     *             "how-to"
+                     *           ],
+                     *           "lang": "en",
+                     *           "published_at": "2026-11-25T16:27:29.305Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "per_page": 20,
+                     *         "total": 1,
+                     *         "total_pages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            title: string;
+                            slug: string;
+                            /** @description The post's public address (the blog's custom domain when active) */
+                            url: string;
+                            blog: {
+                                slug: string;
+                                name: string;
+                                url: string;
+                            };
+                            meta_description: string;
+                            tags: string[];
+                            /** @enum {unknown} */
+                            lang: "en" | "ko";
+                            /** @description ISO 8601 UTC with milliseconds */
+                            published_at: string;
+                        }[];
+                        pagination: {
+                            page: number;
+                            per_page: number;
+                            total: number;
+                            total_pages: number;
+                        };
                     };
                 };
             };

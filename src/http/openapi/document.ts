@@ -66,6 +66,7 @@ const TAGS: Record<string, string> = {
   account: 'Account-wide keys and the export of every blog.',
   meta: 'Health, metrics and this document.',
   agents: 'The Model Context Protocol server for AI agents: the API as MCP tools (README, "Agents and the command line").',
+  discover: 'Public search across the blogs whose owners opted in to discovery: no key, limited per client address.',
   tls: 'For the TLS terminator in front of Folio (deploy/caddy/Caddyfile): which hosts may get a certificate.',
 };
 

@@ -40,6 +40,7 @@ export const blog = {
   url: `${SITE}/`,
   custom_domain: null,
   theme_config: { customCss: 'body { max-width: 42rem }' },
+  discoverable: true,
   created_at: CREATED,
   updated_at: UPDATED,
 };

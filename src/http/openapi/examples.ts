@@ -100,7 +100,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
 
   createBlog: {
     request: { slug: 'field-notes', name: 'Field Notes', description: 'Notes from the workshop' },
-    response: { id: BLOG_ID, slug: 'field-notes', name: 'Field Notes', url: `${SITE}/`, created_at: CREATED },
+    response: { id: BLOG_ID, slug: 'field-notes', name: 'Field Notes', url: `${SITE}/`, discoverable: false, created_at: CREATED },
   },
   listBlogs: {
     response: {
@@ -111,6 +111,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           name: 'Field Notes',
           description: 'Notes from the workshop',
           custom_domain: null,
+          discoverable: true,
           created_at: CREATED,
           updated_at: UPDATED,
         },
@@ -119,7 +120,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   },
   getBlog: { response: blog },
   updateBlog: {
-    request: { theme_config: { customCss: 'body { max-width: 42rem }' } },
+    request: { theme_config: { customCss: 'body { max-width: 42rem }' }, discoverable: true },
     response: {
       id: BLOG_ID,
       slug: 'field-notes',
@@ -127,6 +128,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       description: 'Notes from the workshop',
       custom_domain: null,
       theme_config: blog.theme_config,
+      discoverable: true,
       updated_at: UPDATED,
     },
   },
@@ -253,6 +255,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           name: 'Field Notes',
           description: 'Notes from the workshop',
           theme_config: blog.theme_config,
+          discoverable: true,
           custom_domain: null,
           created_at: CREATED,
           updated_at: UPDATED,
@@ -287,6 +290,23 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
           created_at: CREATED,
           published_at: PUBLISHED,
           url: `${SITE}/sharpening-a-chisel`,
+        },
+      ],
+      pagination,
+    },
+  },
+  discoverPosts: {
+    response: {
+      data: [
+        {
+          title: 'Sharpening a chisel',
+          slug: 'sharpening-a-chisel',
+          url: `${SITE}/sharpening-a-chisel`,
+          blog: { slug: 'field-notes', name: 'Field Notes', url: `${SITE}/` },
+          meta_description: 'Three stones and ten minutes',
+          tags: ['tools', 'how-to'],
+          lang: 'en',
+          published_at: PUBLISHED,
         },
       ],
       pagination,

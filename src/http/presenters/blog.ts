@@ -4,7 +4,7 @@ import type { SiteUrls } from '../../domain/siteUrls.js';
 /** The blog JSON of the API's answers, as the OpenAPI document describes it. */
 
 export function presentBlogCreated(blog: BlogWithDomain, urls: SiteUrls) {
-  return { id: blog.id, slug: blog.slug, name: blog.name, url: urls.blog(blog), created_at: blog.createdAt };
+  return { id: blog.id, slug: blog.slug, name: blog.name, url: urls.blog(blog), discoverable: blog.discoverable, created_at: blog.createdAt };
 }
 
 export function presentBlogListEntry(blog: BlogWithDomain) {
@@ -14,6 +14,7 @@ export function presentBlogListEntry(blog: BlogWithDomain) {
     name: blog.name,
     description: blog.description,
     custom_domain: blog.customDomain,
+    discoverable: blog.discoverable,
     created_at: blog.createdAt,
     updated_at: blog.updatedAt,
   };
@@ -27,6 +28,7 @@ export function presentBlogUpdated(blog: BlogWithDomain) {
     description: blog.description,
     custom_domain: blog.customDomain,
     theme_config: blog.themeConfig,
+    discoverable: blog.discoverable,
     updated_at: blog.updatedAt,
   };
 }
@@ -41,6 +43,7 @@ export function presentBlog(blog: BlogWithDomain, urls: SiteUrls) {
     url: urls.blog(blog),
     custom_domain: blog.customDomain,
     theme_config: blog.themeConfig,
+    discoverable: blog.discoverable,
     created_at: blog.createdAt,
     updated_at: blog.updatedAt,
   };

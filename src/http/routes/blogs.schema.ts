@@ -27,6 +27,11 @@ export const createBlogBody = {
       description: "The blog's title, at most 200 characters",
     },
     description: { type: 'string', maxLength: 1000, description: 'A line about the blog (at most 1,000 characters), shown under its title and in its feeds' },
+    discoverable: {
+      type: 'boolean',
+      default: false,
+      description: 'Whether the published posts are listed by the public discovery across blogs (`GET /v1/discover`); off unless set',
+    },
   },
 } as const;
 
@@ -34,6 +39,7 @@ export interface CreateBlogBody {
   slug: string;
   name: string;
   description?: string;
+  discoverable?: boolean;
 }
 
 const html = (max: number, description: string) => ({ type: ['string', 'null'], maxLength: max, description }) as const;
@@ -65,12 +71,17 @@ export const updateBlogBody = {
     name: createBlogBody.properties.name,
     description: createBlogBody.properties.description,
     theme_config: themeConfigSchema,
+    discoverable: {
+      type: 'boolean',
+      description: 'Opt in (true) or out (false) of the public discovery across blogs (`GET /v1/discover`); an opt-out takes effect with this answer',
+    },
   },
 } as const;
 
 export interface UpdateBlogBody {
   name?: string;
   description?: string;
+  discoverable?: boolean;
   theme_config?: Record<string, string | null>;
 }
 
@@ -82,6 +93,7 @@ const blogProps = {
   url: { type: 'string' },
   custom_domain: { type: ['string', 'null'] },
   theme_config: { type: 'object' },
+  discoverable: { type: 'boolean' },
   created_at: timestamp,
   updated_at: timestamp,
 } as const;
@@ -91,9 +103,9 @@ const pick = <K extends keyof typeof blogProps>(...keys: K[]) =>
 
 /** Each operation answers its own set of fields (GET /blogs/:id all of them). */
 export const blogSchema = { type: 'object', properties: blogProps } as const;
-export const blogCreatedSchema = pick('id', 'slug', 'name', 'url', 'created_at');
-export const blogUpdatedSchema = pick('id', 'slug', 'name', 'description', 'custom_domain', 'theme_config', 'updated_at');
-export const blogListSchema = dataListSchema(pick('id', 'slug', 'name', 'description', 'custom_domain', 'created_at', 'updated_at'));
+export const blogCreatedSchema = pick('id', 'slug', 'name', 'url', 'discoverable', 'created_at');
+export const blogUpdatedSchema = pick('id', 'slug', 'name', 'description', 'custom_domain', 'theme_config', 'discoverable', 'updated_at');
+export const blogListSchema = dataListSchema(pick('id', 'slug', 'name', 'description', 'custom_domain', 'discoverable', 'created_at', 'updated_at'));
 
 export const publishingSchema = {
   type: 'object',

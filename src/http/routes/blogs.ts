@@ -82,9 +82,9 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       method: 'PUT',
       path: '/blogs/:id',
       operationId: 'updateBlog',
-      summary: 'Update name, description or theme_config (theme keys are plan-gated)',
+      summary: 'Update name, description, theme_config (theme keys are plan-gated) or discoverable',
       description:
-        'Changes only the fields sent; every published page is rendered again with the new name or theme. `theme_config` is merged into the current one (a key set to null is removed); setting a key needs the plan that includes it (403 with `required_plan`). With If-Match, a blog changed since you read it is 412.',
+        'Changes only the fields sent; every published page is rendered again with the new name or theme. `discoverable` opts the blog in or out of the public discovery across blogs (`GET /v1/discover`): an opt-out hides its posts from the next request, an opt-in lists them once they are indexed (a background job). `theme_config` is merged into the current one (a key set to null is removed); setting a key needs the plan that includes it (403 with `required_plan`). With If-Match, a blog changed since you read it is 412.',
       etag: 'write',
       tag: 'blogs',
       scope: 'blogs:write',
@@ -100,6 +100,7 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
             ...(body.name !== undefined ? { name: body.name } : {}),
             ...(body.description !== undefined ? { description: body.description } : {}),
             ...(body.theme_config !== undefined ? { themeConfig: body.theme_config } : {}),
+            ...(body.discoverable !== undefined ? { discoverable: body.discoverable } : {}),
           },
           ifMatch(ctx, (blog) => etagOf(asRead(blog))),
         );

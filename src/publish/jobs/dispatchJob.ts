@@ -11,6 +11,8 @@ export interface JobPipelines {
   deleteSite: JobHandler;
   /** `media_delete`: not publishing, composed beside it (services/mediaRemoval.ts). */
   removeMedia: JobHandler;
+  /** `discovery`: pipelines/indexDiscovery.ts. */
+  discovery: JobHandler;
 }
 
 export function dispatchJob(pipelines: JobPipelines): JobHandler {
@@ -25,6 +27,8 @@ export function dispatchJob(pipelines: JobPipelines): JobHandler {
         return pipelines.deleteSite(job);
       case 'media_delete':
         return pipelines.removeMedia(job);
+      case 'discovery':
+        return pipelines.discovery(job);
     }
   };
 }

@@ -20,7 +20,7 @@ export interface SiteDeletionDeps {
   hashes: ObjectHashesRepo;
   listings: Pick<ListingCache, 'forget'>;
   domains: Pick<DomainEntries, 'release'>;
-  indexes: Pick<SearchIndexes, 'drop'>;
+  indexes: Pick<SearchIndexes, 'drop' | 'dropDiscovery'>;
   purge: CdnSync;
   logger: Logger;
 }
@@ -43,6 +43,7 @@ export class SiteDeletion {
     }
     const prefix = `${job.blogSlug}/`;
     await indexes.drop(job.blogSlug);
+    indexes.dropDiscovery(job.blogId);
     // load: what the edge may still hold, the objects listed now and, on a retry after they were
     // deleted, every object the blog was known to have (its hashes stay until the purge is done)
     const listed = await store.list(prefix);

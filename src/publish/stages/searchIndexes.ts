@@ -1,7 +1,7 @@
 /**
  * The index stage: keeps a blog's two search indexes in step with its posts, the API's
  * (src/search, through SearchIndexUpdater) and the static one the `/search/` page reads
- * (StaticSearchSync). Pipelines call it after the purge of their pages; it purges nothing
+ * (StaticSearchSync), and the cross-blog discovery index for a discoverable blog (DiscoveryEntries). Pipelines call it after the purge of their pages; it purges nothing
  * itself, and answers the static index's changed keys for the purge stage instead.
  */
 import type { SiteRepo } from '../../db/siteRepo.js';
@@ -14,11 +14,15 @@ import { SearchDocuments } from './searchDocuments.js';
 import { StaticSearchSync, type StaticSearchIndex } from './staticSearchSync.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
 import type { SearchIndexUpdater } from '../../search/ports.js';
+import type { DiscoveryIndex } from '../../search/discovery/ports.js';
+import { DiscoveryEntries } from './discoveryEntries.js';
 
 export interface SearchIndexesDeps {
   site: Pick<SiteRepo, 'publishedIdsAfter' | 'publishedByIds'>;
   urls: Pick<SiteUrls, 'post'>;
   search: SearchIndexUpdater;
+  /** GET /v1/discover's index across blogs. */
+  discovery: DiscoveryIndex;
   /** Plain text of stored HTML for the index, off the event loop for large posts. */
   content: Pick<ContentRenderer, 'searchText'>;
   /** The index the `/search/` page reads in the browser. */
@@ -31,9 +35,11 @@ export interface SearchIndexesDeps {
 export class SearchIndexes {
   private readonly documents: SearchDocuments;
   private readonly staticSearch: StaticSearchSync;
+  private readonly discovery: DiscoveryEntries;
 
   constructor(private readonly deps: SearchIndexesDeps) {
     this.documents = new SearchDocuments(deps);
+    this.discovery = new DiscoveryEntries({ discovery: deps.discovery, site: deps.site, documents: this.documents });
     this.staticSearch = new StaticSearchSync({
       index: deps.staticSearch,
       allDocs: (blog) => this.documents.all(blog),
@@ -66,14 +72,26 @@ export class SearchIndexes {
     const doc = live ? await this.documents.of(blog, live) : null;
     if (doc) await this.deps.search.upsert(blog.slug, [doc]);
     else await this.deps.search.remove(blog.slug, [postId]);
+    this.discovery.postChanged(blog, postId, live, doc);
     return this.staticSearch.postChanged(blog, postId, doc);
+  }
+
+  /** The blog's entries in the discovery index afresh (opted in), or none (opted out); returns how many. */
+  refillDiscovery(blog: BlogWithDomain): Promise<number> {
+    return this.discovery.refill(blog);
+  }
+
+  /** A deleted blog's entries in the discovery index. */
+  dropDiscovery(blogId: string): void {
+    this.discovery.drop(blogId);
   }
 
   /**
    * Both indexes afresh from the database: the API index from every published post, their text
    * read a run at a time as the index workers take it and let go once indexed, so a reindex never
    * holds every post's text; the static index laid out from the new segments, which needs only
-   * what it lists of each post. Returns how many posts they hold and the static index's changed keys.
+   * what it lists of each post; then the blog's discovery entries. Returns how many posts they hold and
+   * the static index's changed keys.
    */
   async rebuild(blog: BlogWithDomain): Promise<{ count: number; changedKeys: string[] }> {
     const ids = await this.documents.ids(blog);
@@ -88,6 +106,8 @@ export class SearchIndexes {
     });
     const listedDocs = [...listed.values()];
     const changedKeys = await this.staticSearch.rebuild(blog, built ? { listed: listedDocs, built } : undefined);
+    // An imported blog's first render, a reindex: the discovery entries are made afresh too.
+    await this.discovery.refill(blog);
     return { count: listedDocs.length, changedKeys };
   }
 
