@@ -34,6 +34,7 @@ import type { JobsRepo } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import type { WebhooksRepo } from '../db/webhooksRepo.js';
 import type { BlogSearcher } from '../search/ports.js';
+import type { Analytics } from './analytics.js';
 
 export interface Repos {
   accounts: AccountsRepo;
@@ -106,6 +107,8 @@ export interface FolioCore {
   warmUp: WarmUp;
   /** What the search cache holds (blogs least recently used first). */
   searchCacheStats(): { bytes: number; blogs: string[] };
+  /** Reader analytics: the beacon's counting, its flush (timer started by compose()) and the API service. */
+  analytics: Analytics;
   /** Snapshots of the database into the store (FOLIO_BACKUP_INTERVAL runs `scheduled`). */
   backups: Backups;
   /**

@@ -11,6 +11,7 @@ import { mediaRoutes } from '../http/routes/media.js';
 import { accountExportRoutes } from '../http/routes/accountExport.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { searchRoutes } from '../http/routes/search.js';
+import { analyticsRoutes } from '../http/routes/analytics.js';
 import { tlsRoutes, TLS_ASK_LIMIT } from '../http/routes/tls.js';
 import { siteServer } from '../http/siteServer.js';
 import { IdempotencyRepo } from '../db/idempotencyRepo.js';
@@ -45,6 +46,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     rateLimiter: config.rateLimits ? new RateLimiter(clock) : null,
     // Not a plan limit (no account to count by): on even with FOLIO_RATE_LIMITS=off.
     addressLimiter: new AddressRateLimiter(clock, TLS_ASK_LIMIT.requests, TLS_ASK_LIMIT.windowMs),
+    trustProxyHops: config.trustProxyHops,
     idempotency: new IdempotencyService({ db, repo: new IdempotencyRepo(db), clock }),
     routes: [
       ...postRoutes({ posts, transitions, urls, media }),
@@ -57,9 +59,18 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
       ...webhookRoutes({ webhooks }),
       ...accountExportRoutes({ exporter: new AccountExporter({ blogs: repos.blogs, posts: repos.posts, media: repos.media, urls, clock }) }),
       ...searchRoutes({ searcher: timedSearcher(searcher, (seconds) => metrics.observeSearch(seconds)), urls }),
+      ...analyticsRoutes({ analytics: core.analytics.service }),
       ...tlsRoutes({ blogForHost: hosts }),
     ],
-    ...(config.serveSites ? { siteServer: siteServer({ store: core.store, blogForHost: hosts }) } : {}),
+    ...(config.serveSites
+      ? {
+          siteServer: siteServer({
+            store: core.store,
+            blogForHost: hosts,
+            views: { pageViews: core.analytics.pageViews, trustProxyHops: config.trustProxyHops },
+          }),
+        }
+      : {}),
     apiBaseUrl: config.publicApiUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
     corsOrigins: config.corsOrigins,
     metrics,
