@@ -52,19 +52,19 @@ export class AnalyticsRepo {
     );
     // Counts of a post or blog deleted since they were counted are dropped, never resurrected.
     this.addBlogDayStmt = db.prepare(
-      `INSERT INTO analytics_blog_days (blog_id, day, views, visitors) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM blogs WHERE id = ?1)
+      `INSERT INTO analytics_blog_days (blog_id, day, views, visitors) SELECT @blogId, @day, @views, @visitors WHERE EXISTS (SELECT 1 FROM blogs WHERE id = @blogId)
        ON CONFLICT (blog_id, day) DO UPDATE SET views = views + excluded.views, visitors = visitors + excluded.visitors`,
     );
     this.addPostDayStmt = db.prepare(
-      `INSERT INTO analytics_post_days (post_id, blog_id, day, views, visitors) SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM posts WHERE id = ?1 AND blog_id = ?2)
+      `INSERT INTO analytics_post_days (post_id, blog_id, day, views, visitors) SELECT @postId, @blogId, @day, @views, @visitors WHERE EXISTS (SELECT 1 FROM posts WHERE id = @postId AND blog_id = @blogId)
        ON CONFLICT (post_id, day) DO UPDATE SET views = views + excluded.views, visitors = visitors + excluded.visitors`,
     );
     this.addBlogRefStmt = db.prepare(
-      `INSERT INTO analytics_blog_referrers (blog_id, day, host, views) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM blogs WHERE id = ?1)
+      `INSERT INTO analytics_blog_referrers (blog_id, day, host, views) SELECT @blogId, @day, @host, @views WHERE EXISTS (SELECT 1 FROM blogs WHERE id = @blogId)
        ON CONFLICT (blog_id, day, host) DO UPDATE SET views = views + excluded.views`,
     );
     this.addPostRefStmt = db.prepare(
-      `INSERT INTO analytics_post_referrers (post_id, day, host, views) SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM posts WHERE id = ?1)
+      `INSERT INTO analytics_post_referrers (post_id, day, host, views) SELECT @postId, @day, @host, @views WHERE EXISTS (SELECT 1 FROM posts WHERE id = @postId)
        ON CONFLICT (post_id, day, host) DO UPDATE SET views = views + excluded.views`,
     );
     this.pruneStmts = ['analytics_blog_days', 'analytics_post_days', 'analytics_blog_referrers', 'analytics_post_referrers'].map((table) =>
@@ -96,12 +96,12 @@ export class AnalyticsRepo {
   /** Adds a flush's counts; call inside a write transaction. */
   add(batch: ViewBatch): void {
     for (const row of batch.days) {
-      if (row.postId === null) this.addBlogDayStmt.run(row.blogId, row.day, row.views, row.visitors);
-      else this.addPostDayStmt.run(row.postId, row.blogId, row.day, row.views, row.visitors);
+      if (row.postId === null) this.addBlogDayStmt.run({ blogId: row.blogId, day: row.day, views: row.views, visitors: row.visitors });
+      else this.addPostDayStmt.run({ postId: row.postId, blogId: row.blogId, day: row.day, views: row.views, visitors: row.visitors });
     }
     for (const row of batch.referrers) {
-      if (row.postId === null) this.addBlogRefStmt.run(row.blogId, row.day, row.host, row.views);
-      else this.addPostRefStmt.run(row.postId, row.day, row.host, row.views);
+      if (row.postId === null) this.addBlogRefStmt.run({ blogId: row.blogId, day: row.day, host: row.host, views: row.views });
+      else this.addPostRefStmt.run({ postId: row.postId, day: row.day, host: row.host, views: row.views });
     }
   }
 

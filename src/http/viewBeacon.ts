@@ -5,7 +5,6 @@
  */
 import type { ParameterizedContext } from 'koa';
 import type { PageViews, ReaderRequest } from '../analytics/pageViews.js';
-import { BadRequestError } from '../domain/errors.js';
 import { clientAddress } from './clientAddress.js';
 import type { AppState } from './state.js';
 
@@ -39,23 +38,23 @@ export function readerRequest(ctx: Ctx, blogSlug: string, host: string, trustPro
   };
 }
 
-/** The post slug a beacon names (null: the blog's listing pages); 400 for anything else. */
-function beaconSlug(ctx: Ctx): string | null {
-  const query = ctx.query;
-  for (const name of Object.keys(query)) {
-    if (name !== 'p') throw new BadRequestError(`the view beacon takes only "p", not "${name.slice(0, 40)}"`);
-  }
-  const p = query.p;
-  if (p === undefined) return null;
-  if (typeof p !== 'string') throw new BadRequestError('the view beacon takes one "p"');
-  if (p === '' || p.length > MAX_SLUG) throw new BadRequestError(`"p" must be a post slug of 1 to ${MAX_SLUG} characters`);
+/**
+ * The post slug a beacon names, null for the blog's listing pages, or undefined for a query no
+ * page of ours sends (not counted). Never an error: like every answer on a blog's host, the
+ * beacon is for readers' browsers, which must never show a broken image.
+ */
+function beaconSlug(ctx: Ctx): string | null | undefined {
+  const names = Object.keys(ctx.query);
+  if (names.length === 0) return null;
+  const p = ctx.query.p;
+  if (names.length > 1 || typeof p !== 'string' || p === '' || p.length > MAX_SLUG) return undefined;
   return p;
 }
 
 /** Answers the beacon; counts it when it is a reader's view (GET; HEAD is answered, never counted). */
 export function answerBeacon(ctx: Ctx, views: Views | undefined, blogSlug: string, host: string): void {
   const slug = beaconSlug(ctx);
-  views?.pageViews.beacon(readerRequest(ctx, blogSlug, host, views.trustProxyHops), slug);
+  if (views && slug !== undefined) views.pageViews.beacon(readerRequest(ctx, blogSlug, host, views.trustProxyHops), slug);
   ctx.status = 200;
   ctx.set('Cache-Control', 'no-store');
   ctx.set('X-Content-Type-Options', 'nosniff');
