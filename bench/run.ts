@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start,soak` and the large corpus size with `--posts N`
+ * `--only api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,analytics,edge,backup,start,soak` and the large corpus size with `--posts N`
  * (default 10,000). `soak` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first).
  */
@@ -21,6 +21,7 @@ import { runEdgeBench } from './edgeBench.js';
 import { runMediaBench } from './mediaBench.js';
 import { runWebhookBench } from './webhookBench.js';
 import { runSoakBench } from './soakBench.js';
+import { runAnalyticsBench } from './analyticsBench.js';
 import { importCorpus, removeImported, type ImportedBlog } from './importCorpus.js';
 
 const { values } = parseArgs({
@@ -33,7 +34,9 @@ const { values } = parseArgs({
   },
 });
 const only = new Set(
-  (values.only ?? 'api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,edge,backup,start,soak').split(',').map((s) => s.trim()),
+  (values.only ?? 'api,api-read,publish,search,tenants,push,static-search,hostile,media,webhooks,analytics,edge,backup,start,soak')
+    .split(',')
+    .map((s) => s.trim()),
 );
 const seconds = Number(values.seconds ?? 10);
 
@@ -64,6 +67,7 @@ await section('static-search', () => runStaticSearchBench({ posts, corpusDir: co
 await section('hostile', () => runHostileBench());
 await section('media', () => runMediaBench());
 await section('webhooks', () => runWebhookBench());
+await section('analytics', () => runAnalyticsBench());
 await section('soak', () => runSoakBench({ minutes: Number(values.minutes ?? 10) }));
 
 // The edge, backup and start sections share one imported blog of `posts` posts.
