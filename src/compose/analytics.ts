@@ -18,6 +18,8 @@ export const FLUSH_INTERVAL_MS = 5_000;
 export interface Analytics {
   pageViews: PageViews;
   service: AnalyticsService;
+  /** What the in-memory counter holds now (bounded; tests check hostile hits add nothing). */
+  pending(): { rows: number; referrers: number; visitors: number };
   /** Writes the counts held in memory now (tests call it instead of waiting for the timer). */
   flush(): Promise<void>;
   /** Starts the flush timer (the server; a CLI command counts nothing); `stop` flushes a last time. */
@@ -43,6 +45,7 @@ export function composeAnalytics(deps: { config: Config; db: Db; posts: PostsRep
   return {
     pageViews,
     service: new AnalyticsService({ analytics: repo, posts: deps.posts, clock }),
+    pending: () => counter.sizes(),
     flush: () => flusher.flush(),
     start() {
       // unref: the timer never keeps a process alive; shutdown flushes through stop().

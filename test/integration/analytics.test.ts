@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost, createKey, expectError, expectPlanError, postPath, type BuiltBlog } from '../support/factories.js';
 import { visit } from '../../bench/harness/visit.js';
+import { join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { openDatabase } from '../../src/db/database.js';
 import { CHROME_UA, FIREFOX_UA, GOOGLEBOT_UA, beaconOf, loadPage } from '../support/readerVisits.js';
 
 let t: TestApp;
@@ -212,6 +216,41 @@ describe('deletion and retention', () => {
     const res = await other.actor.request('DELETE', '/v1/account', { body: { confirm: other.actor.accountId } });
     expect(res.status, res.text).toBe(200);
     expect(rows('analytics_blog_days', 'blog_id', other.id)).toBe(0);
+  });
+});
+
+describe('hostile hits and shutdown', () => {
+  it('a flood of beacons for slugs that are no published post creates no in-memory rows', async () => {
+    const blog = await publishedBlog();
+    const host = hostOf(blog);
+    const before = t.folio.analytics.pending();
+    for (let i = 0; i < 300; i++) {
+      const res = await visit(t.baseUrl, host, `/_folio/view.gif?p=nope-${i}-${'x'.repeat(i % 50)}`, {
+        headers: { 'user-agent': `${CHROME_UA} ${i}`, 'x-forwarded-for': `10.0.${i >> 8}.${i & 255}` },
+      });
+      expect(res.status).toBe(200);
+    }
+    expect(t.folio.analytics.pending()).toEqual(before);
+  });
+
+  it('writes what is still in memory when the server closes', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'folio-analytics-close-'));
+    const app = await startTestApp({ dataDir });
+    try {
+      const blog = await buildBlog(app, { plan: 'starter' });
+      await buildPost(blog, { title: 'First', slug: 'first', status: 'published' });
+      await app.folio.idle();
+      await loadPage(app.baseUrl, hostOf(blog), '/first');
+      await app.close();
+      const db = openDatabase(join(dataDir, 'folio.db'));
+      try {
+        expect(db.prepare('SELECT views FROM analytics_blog_days WHERE blog_id = ?').get(blog.id)).toEqual({ views: 1 });
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
