@@ -1,19 +1,31 @@
 /**
  * `npm run bench -- --only analytics` (issue #29): counting never slows the rest. The real server
  * in its own process; `GET /v1/posts/:slug` p99 measured alone, then again while 1,000 beacon
- * hits a second arrive on the blog's host (each a new visitor, by X-Forwarded-For behind
+ * hits a second arrive on the blog's host from another process (each a new visitor, by X-Forwarded-For behind
  * FOLIO_TRUST_PROXY=on), reported as the ratio of the two (the anchor is the same run's quiet
  * p99). Also: the longest event-loop block of a flush (from /metrics), and whether every hit
  * reached the API's counts.
  */
 import autocannon from 'autocannon';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createBenchAccount, startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
 
 const HITS_PER_SECOND = 1_000;
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const HITS = fileURLToPath(new URL('./analyticsHits.js', import.meta.url));
+
+/** The beacon load from its own process (analyticsHits.ts). */
+function beaconLoad(url: string, host: string, seconds: number): Promise<{ average: number; ok: number; failed: number }> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [HITS, url, host, String(seconds), String(HITS_PER_SECOND)], { maxBuffer: 1024 * 1024 }, (err, stdout) => {
+      if (err) reject(err);
+      else resolve(JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { average: number; ok: number; failed: number });
+    });
+  });
+}
 
 function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
@@ -40,24 +52,12 @@ export async function runAnalyticsBench(seconds = 20): Promise<BenchRow[]> {
     await call('POST', '/v1/posts', { title: 'The post', slug: 'the-post', content: 'Some words. '.repeat(400), status: 'published' }, blog.id);
     const api = { method: 'GET' as const, path: '/v1/posts/the-post', headers: { authorization: `Bearer ${key}`, 'x-blog-id': blog.id } };
     const host = `counted.localhost:${port}`;
-    let n = 0;
-    const beacon: autocannon.Request = {
-      method: 'GET',
-      path: '/_folio/view.gif?p=the-post',
-      setupRequest: (req) => {
-        n += 1;
-        // A new reader per hit: the worst case for the visitor set.
-        const address = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-        return { ...req, headers: { ...req.headers, host, 'user-agent': CHROME, referer: `http://${host}/the-post`, 'x-forwarded-for': address } };
-      },
-    };
-
     // Warm-up, then the quiet anchor and the loaded run, each `seconds` long.
     await run({ url: server.baseUrl, connections: 10, duration: 2, requests: [api] });
     const quiet = await run({ url: server.baseUrl, connections: 10, duration: seconds, requests: [api] });
     const [loaded, hits] = await Promise.all([
       run({ url: server.baseUrl, connections: 10, duration: seconds, requests: [api] }),
-      run({ url: server.baseUrl, connections: 20, duration: seconds, overallRate: HITS_PER_SECOND, requests: [beacon] }),
+      beaconLoad(server.baseUrl, host, seconds),
     ]);
     const load = loadavg()
       .map((l) => l.toFixed(2))
@@ -76,8 +76,8 @@ export async function runAnalyticsBench(seconds = 20): Promise<BenchRow[]> {
       },
       { area, measure: 'p99 ratio (loaded / quiet)', value: `${ratio.toFixed(2)}×`, target: '≤ 1.2×' },
       { area, measure: 'GET /v1/posts/:slug req/s, quiet / loaded', value: `${Math.round(quiet.requests.average)} / ${Math.round(loaded.requests.average)}` },
-      { area, measure: 'beacon hits/s sent (2xx / errors)', value: `${(hits.requests.average).toFixed(0)} (${hits['2xx']} / ${hits.errors + hits.non2xx})` },
-      { area, measure: 'views counted / beacon hits answered', value: `${overview.total_views_30d} / ${hits['2xx']}` },
+      { area, measure: 'beacon hits/s sent (2xx / errors)', value: `${hits.average.toFixed(0)} (${hits.ok} / ${hits.failed})` },
+      { area, measure: 'views counted / beacon hits answered', value: `${overview.total_views_30d} / ${hits.ok}` },
       { area, measure: 'longest flush (event-loop block) ms', value: (longest * 1000).toFixed(1), target: '< 100' },
       { area, measure: 'load average (1/5/15 min)', value: load },
     ];
