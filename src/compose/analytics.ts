@@ -52,7 +52,9 @@ export function composeAnalytics(deps: { config: Config; db: Db; posts: PostsRep
       timer ??= setInterval(() => void flusher.flush(), FLUSH_INTERVAL_MS).unref();
     },
     async stop() {
-      if (timer) clearInterval(timer);
+      // A CLI command never started counting: its close() takes no write lock for nothing.
+      if (!timer) return;
+      clearInterval(timer);
       timer = null;
       await flusher.flush();
     },
