@@ -2,7 +2,7 @@ vcl 4.1;
 # Folio's published blogs, served from the bucket by Varnish (README "CDN: Varnish").
 #
 #   reader ──► Varnish ──► bucket (S3 API, path style: GET /<bucket>/<blog slug>/<key>)
-#                      └─► Folio's site server, for custom domains only
+#                      └─► Folio's site server, for custom domains and the view beacon
 #   Folio  ──► Varnish: PURGE <path> and BAN / with the public Host after every publish job
 #
 # To adapt it, edit the lines marked EDIT: the two backends, the bucket name and the addresses
@@ -27,7 +27,8 @@ backend bucket {
     .first_byte_timeout = 10s;
 }
 
-# EDIT: Folio's HTTP port (FOLIO_SERVE_SITES=true), for custom domains.
+# EDIT: Folio's HTTP port (FOLIO_SERVE_SITES=true), for custom domains and the view beacon
+# (start Folio with FOLIO_TRUST_PROXY=on, so readers' addresses come from X-Forwarded-For).
 backend folio {
     .host = "folio";
     .port = "3000";
@@ -60,6 +61,15 @@ sub vcl_recv {
         # Every object of this host; obj.* only, so the ban lurker can clear them in the background.
         ban("obj.http.x-folio-host == " + req.http.x-folio-host);
         return (synth(200, "Banned"));
+    }
+
+    # The view beacon of published pages (docs/analytics.md): always Folio's, never cached, with
+    # its query (the post) and the reader's address, which varnishd appends to X-Forwarded-For.
+    if (req.url ~ "^/_folio/view\.gif(\?|$)" && req.method != "PURGE") {
+        unset req.http.cookie;
+        unset req.http.authorization;
+        set req.backend_hint = folio;
+        return (pass);
     }
 
     # A static site: no cookies, no credentials, no query strings in the cache key.

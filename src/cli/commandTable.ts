@@ -156,6 +156,13 @@ export const COMMANDS = [
     positionals: { min: 1, max: 1 },
   },
   {
+    path: ['analytics'],
+    args: '[<post-slug>] --blog <slug-or-id> [--json]',
+    summary: "the blog's (or one post's) views, daily visitors and referrers of the last 7 and 30\ndays, through the API, as push (Starter plan or higher)",
+    options: { blog: { type: 'string', value: '<slug-or-id>', help: 'the blog (default FOLIO_BLOG_ID)' }, json },
+    positionals: { min: 0, max: 1 },
+  },
+  {
     path: ['pull'],
     args: '<dir> --blog <slug-or-id>',
     summary: 'write every post of the blog into the folder as <slug>.md',

@@ -21,6 +21,7 @@ import { importCommand } from './importCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { FolioApiError } from '../client/folioClient.js';
 import { syncCommand } from './syncCommands.js';
+import { analyticsCommand } from './analyticsCommand.js';
 import { migrateStoreCommand } from './storeCommands.js';
 import { DatabaseOpenError } from '../db/databaseFailure.js';
 import { StoreMismatchError } from '../services/storeSettings.js';
@@ -72,6 +73,7 @@ const HANDLERS: Record<CommandName, Handler> = {
   mcp: ({ env }) => mcpCommand(env),
   push: ({ rest, env }) => syncCommand('push', rest, env),
   pull: ({ rest, env }) => syncCommand('pull', rest, env),
+  analytics: ({ invocation, env }) => analyticsCommand(invocation, env),
 };
 
 /**

@@ -13,7 +13,7 @@ import { CommandError, UsageError } from './cliErrors.js';
 import { progressBar } from './progressBar.js';
 
 /** The blog named by `--blog` (a slug or an id) or FOLIO_BLOG_ID, among the key's blogs. */
-async function resolveBlog(client: FolioClient, named: string | undefined): Promise<{ id: string; slug: string }> {
+export async function resolveBlog(client: FolioClient, named: string | undefined): Promise<{ id: string; slug: string }> {
   if (!named) throw new UsageError('name the blog with --blog <slug-or-id> (or set FOLIO_BLOG_ID)');
   const blogs = (await client.listBlogs()).data;
   const blog = blogs.find((b) => b.id === named || b.slug === named);

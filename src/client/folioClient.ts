@@ -164,6 +164,8 @@ export function createFolioClient(options: FolioClientOptions) {
       ),
     search: (q: string, page: { page?: number; per_page?: number } = {}, blogId?: string) =>
       settle(api.GET('/v1/search', { params: { query: { q, ...page }, header: blogHeader(blogId) } })),
+    analyticsOverview: (blogId?: string) => settle(api.GET('/v1/analytics/overview', { params: { header: blogHeader(blogId) } })),
+    postAnalytics: (slug: string, blogId?: string) => settle(api.GET('/v1/analytics/posts/{slug}', { params: { path: { slug }, header: blogHeader(blogId) } })),
 
     uploadMedia: (bytes: Uint8Array, contentType: string, blogId?: string, write: WriteOptions = {}) =>
       settle(

@@ -11,6 +11,7 @@ import type { WarmUp } from '../warmup/warmUp.js';
 import type { HeavyWork } from '../heavyWork/heavyWork.js';
 import type { Checkpointer } from '../db/checkpointer.js';
 import type { Db } from '../db/database.js';
+import type { Analytics } from './analytics.js';
 
 /** The scheduler's per-second work: due schedules, due webhook retries, due job retries. */
 export async function tick(parts: {
@@ -56,10 +57,13 @@ export async function close(
     heavy: Pick<HeavyWork, 'close'>;
     checkpointer: Checkpointer;
     db: Db;
+    analytics: Pick<Analytics, 'stop'>;
   },
 ): Promise<void> {
   await parts.dispatcher.close();
   await idle(parts);
+  // The server stopped answering: the last counts are written before the database closes.
+  await parts.analytics.stop();
   await parts.warmUp.remember();
   await parts.heavy.close();
   await parts.checkpointer.stop();

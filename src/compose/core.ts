@@ -18,6 +18,7 @@ import { composePublishing, reRenderIfUpgraded } from './publishing.js';
 import { composeSearch } from './search.js';
 import { composeServices } from './services.js';
 import { composeStores, openData, removeLeftovers, settleStore } from './storage.js';
+import { composeAnalytics } from './analytics.js';
 import type { BlogSearcher } from '../search/ports.js';
 
 /** The core and what only the HTTP part needs besides it. */
@@ -69,6 +70,7 @@ export function buildCore(options: ComposeOptions): Core {
     keep: config.backupKeep,
     media: { copy: config.storage !== 's3', store: storeLabel(config) },
   });
+  const analytics = composeAnalytics({ config, db, posts: repos.posts, clock, logger, metrics });
   const warmUp = new WarmUp({ settings: data.settings, cache: search.cache, listings: publisher, clock, logger });
   const background = { publisher, backups, searchWriter: search.writer, dispatcher };
 
@@ -97,13 +99,14 @@ export function buildCore(options: ComposeOptions): Core {
     metrics,
     backups,
     warmUp,
+    analytics,
     reRenderAfterUpgrade: () => reRenderIfUpgraded({ ...data, clock, logger }, cache),
     removeLeftovers: () => removeLeftovers(backups, stores.baseStore),
     tick: () => tick({ storeWatch: publishing.storeWatch, transitions: services.transitions, blogs: repos.blogs, dispatcher, runner }),
     idle: () => idle(background),
     settleStore: () => settleStore(data, stores, clock, logger),
     searchCacheStats: () => search.cache.stats(),
-    close: () => close({ ...background, warmUp, heavy, checkpointer, db }),
+    close: () => close({ ...background, warmUp, heavy, checkpointer, db, analytics }),
   };
   return { folio, searcher: search.searcher };
 }

@@ -37,6 +37,7 @@ import type { MediaRepo } from '../db/mediaRepo.js';
 import type { DiscoveryRepo } from '../db/discoveryRepo.js';
 import type { WebhooksRepo } from '../db/webhooksRepo.js';
 import type { BlogSearcher } from '../search/ports.js';
+import type { Analytics } from './analytics.js';
 
 export interface Repos {
   accounts: AccountsRepo;
@@ -113,6 +114,8 @@ export interface FolioCore {
   warmUp: WarmUp;
   /** What the search cache holds (blogs least recently used first). */
   searchCacheStats(): { bytes: number; blogs: string[] };
+  /** Reader analytics: the beacon's counting, its flush (timer started by compose()) and the API service. */
+  analytics: Analytics;
   /** Snapshots of the database into the store (FOLIO_BACKUP_INTERVAL runs `scheduled`). */
   backups: Backups;
   /**

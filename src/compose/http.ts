@@ -12,6 +12,7 @@ import { mediaRoutes } from '../http/routes/media.js';
 import { accountExportRoutes } from '../http/routes/accountExport.js';
 import { webhookRoutes } from '../http/routes/webhooks.js';
 import { searchRoutes } from '../http/routes/search.js';
+import { analyticsRoutes } from '../http/routes/analytics.js';
 import { tlsRoutes, TLS_ASK_LIMIT } from '../http/routes/tls.js';
 import { discoverRoutes, DISCOVER_LIMIT } from '../http/routes/discover.js';
 import { siteServer } from '../http/siteServer.js';
@@ -47,6 +48,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     rateLimiter: config.rateLimits ? new RateLimiter(clock) : null,
     // Not a plan limit (no account to count by): on even with FOLIO_RATE_LIMITS=off.
     addressLimiter: new AddressRateLimiter(clock, TLS_ASK_LIMIT.requests, TLS_ASK_LIMIT.windowMs),
+    trustProxyHops: config.trustProxyHops,
     idempotency: new IdempotencyService({ db, repo: new IdempotencyRepo(db), clock }),
     routes: [
       ...postRoutes({ posts, transitions, urls, media }),
@@ -60,6 +62,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
       ...webhookRoutes({ webhooks }),
       ...accountExportRoutes({ exporter: new AccountExporter({ blogs: repos.blogs, posts: repos.posts, media: repos.media, urls, clock }) }),
       ...searchRoutes({ searcher: timedSearcher(searcher, (seconds) => metrics.observeSearch(seconds)), urls }),
+      ...analyticsRoutes({ analytics: core.analytics.service }),
       ...tlsRoutes({ blogForHost: hosts }),
       ...discoverRoutes({
         discovery: repos.discovery,
@@ -67,7 +70,15 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
         limiter: new AddressRateLimiter(clock, DISCOVER_LIMIT.requests, DISCOVER_LIMIT.windowMs),
       }),
     ],
-    ...(config.serveSites ? { siteServer: siteServer({ store: core.store, blogForHost: hosts }) } : {}),
+    ...(config.serveSites
+      ? {
+          siteServer: siteServer({
+            store: core.store,
+            blogForHost: hosts,
+            views: { pageViews: core.analytics.pageViews, trustProxyHops: config.trustProxyHops },
+          }),
+        }
+      : {}),
     apiBaseUrl: config.publicApiUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
     corsOrigins: config.corsOrigins,
     metrics,

@@ -51,6 +51,13 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** Bearer token GET /metrics requires; null: the endpoint is open (it carries no tenant data). */
   readonly metricsToken: string | null;
+  /**
+   * Proxies in front of Folio whose X-Forwarded-For is believed (FOLIO_TRUST_PROXY): 0 = none,
+   * the socket's address is the client's; n = the n-th address from the right of the header.
+   */
+  readonly trustProxyHops: number;
+  /** Days of daily analytics kept (FOLIO_ANALYTICS_RETENTION_DAYS, docs/analytics.md). */
+  readonly analyticsRetentionDays: number;
   /** When the server snapshots the database into the store (FOLIO_BACKUP_INTERVAL); null: never. */
   readonly backupSchedule: BackupSchedule | null;
   /** How many of those snapshots the store keeps (FOLIO_BACKUP_KEEP). */
@@ -140,6 +147,8 @@ export function loadConfig(env: Env = process.env): Config {
     cdn,
     shutdownTimeoutMs: shutdownSeconds * 1000,
     metricsToken,
+    trustProxyHops: readProxyHops(env),
+    analyticsRetentionDays: readInt(env, 'FOLIO_ANALYTICS_RETENTION_DAYS', 400, 1, 36_500),
     mediaMaxPixels: mediaMegapixels * 1_000_000,
     mediaTimeLimitMs: mediaTimeLimit * 1000,
     publicApiUrl,
@@ -150,6 +159,14 @@ export function loadConfig(env: Env = process.env): Config {
     defaultPlan,
     explicitDefaultPlan: (env.FOLIO_DEFAULT_PLAN ?? '').trim() !== '',
   });
+}
+
+/** `off` (default) or `on` (one proxy, the shipped Varnish/nginx), or how many proxies stand in front. */
+function readProxyHops(env: Env): number {
+  const raw = (env.FOLIO_TRUST_PROXY ?? '').trim().toLowerCase();
+  if (['', 'false', '0', 'no', 'off'].includes(raw)) return 0;
+  if (['true', 'yes', 'on'].includes(raw)) return 1;
+  return readInt(env, 'FOLIO_TRUST_PROXY', 0, 1, 10);
 }
 
 /** An http(s) URL without query or fragment; kept without a trailing slash. */

@@ -4,7 +4,7 @@ import type { ThemeConfig } from './siteTypes.js';
 export const PLANS = ['free', 'starter', 'creator', 'scale', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
-export type Capability = 'theme:basic' | 'theme:html' | 'domains' | 'schedule';
+export type Capability = 'theme:basic' | 'theme:html' | 'domains' | 'schedule' | 'analytics';
 
 interface PlanLimits {
   maxBlogs: number;
@@ -25,6 +25,7 @@ const MINIMUM_PLAN: Record<Capability, Plan> = {
   'theme:html': 'creator',
   domains: 'starter',
   schedule: 'creator',
+  analytics: 'starter',
 };
 
 export function isPlan(value: unknown): value is Plan {

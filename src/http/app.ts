@@ -39,6 +39,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter | null;
   /** The per-address budget of routes marked `rateLimit: 'address'` (no key to count by). */
   addressLimiter: AddressRateLimiter;
+  /** Proxies whose X-Forwarded-For names the client (FOLIO_TRUST_PROXY; 0: the socket's address). */
+  trustProxyHops?: number;
   routes: RouteDef[];
   /** Idempotency-Key on authenticated POST routes. */
   idempotency: IdempotencyService;
@@ -90,7 +92,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // messages cost none but are refused like any request once the budget is spent.
   const toolCalls = rateLimit(deps.rateLimiter, { cost: (ctx) => ((ctx.request.body as { method?: unknown } | undefined)?.method === 'tools/call' ? 1 : 0) });
   router.post('/mcp', named('/mcp'), auth, toolCalls, mcpEndpoint(grants, deps.mcpServer));
-  const perAddress = addressRateLimit(deps.addressLimiter);
+  const perAddress = addressRateLimit(deps.addressLimiter, deps.trustProxyHops ?? 0);
   const blog = resolveBlog(deps.blogs);
   for (const route of deps.routes) {
     const chain: Middleware<AppState>[] = [named(`/v1${route.path}`)];

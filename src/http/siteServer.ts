@@ -4,6 +4,7 @@ import type { SiteStore, StoredObject } from '../storage/siteStore.js';
 import type { AppState } from './state.js';
 import { chooseEncoding, compressible, CompressedBodies, encodedEtag } from './siteCompression.js';
 import { NO_BLOG, type HostBlog } from '../services/siteHosts.js';
+import { answerBeacon, BEACON_PATH, readerRequest, type Views } from './viewBeacon.js';
 
 export interface SiteServerOptions {
   store: SiteStore;
@@ -14,6 +15,8 @@ export interface SiteServerOptions {
    * turn API requests under foreign hosts into errors.
    */
   blogForHost: (host: string) => HostBlog;
+  /** Reader analytics (docs/analytics.md); without it the beacon is answered but nothing is counted. */
+  views?: Views;
 }
 
 /** Lower-case DNS names only: anything else (`a.b/..`, `a..b`, `[::1]`) is never a blog. */
@@ -79,6 +82,10 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
       ctx.body = 'Not Found\n';
       return;
     }
+    if (ctx.path === BEACON_PATH) {
+      answerBeacon(ctx, options.views, blog, host);
+      return;
+    }
     const key = keyForPath(ctx.path);
     let object: StoredObject | null;
     let notFound: StoredObject | null = null;
@@ -115,6 +122,10 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
     if (ctx.fresh) {
       ctx.status = 304;
       ctx.body = null;
+    }
+    if (options.views && object.contentType.startsWith('text/html')) {
+      // Only the beacon counts; a page remembers where its reader came from for it.
+      options.views.pageViews.pageServed(readerRequest(ctx, blog, host, options.views.trustProxyHops));
     }
   };
 }

@@ -136,4 +136,12 @@ export const POST_TOOLS: readonly FolioTool[] = [
     annotations: annotations('Search posts', 'read'),
     run: (client, args) => client.search(str(args, 'q'), without(args, 'blog_id', 'q'), blogOf(args)),
   },
+  {
+    name: 'get_analytics',
+    description:
+      "Reader analytics (Starter plan or higher): without slug, the blog's views and daily visitors of the last 7 and 30 days, top posts, daily views and referrers; with slug, the same for one post.",
+    inputSchema: idsOnly({ blog_id: blogIdArg, slug: { ...postSlug, description: 'A post, for its own numbers (omit for the whole blog)' } }),
+    annotations: annotations('Get analytics', 'read'),
+    run: (client, args) => (typeof args.slug === 'string' ? client.postAnalytics(args.slug, blogOf(args)) : client.analyticsOverview(blogOf(args))),
+  },
 ];

@@ -80,6 +80,10 @@ export class Metrics implements JobMetrics {
     this.record((series) => series.observeSearch(seconds));
   }
 
+  observeAnalyticsFlush(seconds: number): void {
+    this.record((series) => series.observeAnalyticsFlush(seconds));
+  }
+
   /** The text exposition format and its media type: this app's series, then the process's. */
   async render(): Promise<{ contentType: string; text: string }> {
     return (await this.load()).render();

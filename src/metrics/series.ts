@@ -75,6 +75,19 @@ export class Series {
     registers: [this.registry],
   });
 
+  private readonly flushSeconds = new Histogram({
+    name: 'folio_analytics_flush_duration_seconds',
+    help: 'Time one analytics flush held the event loop (its SQLite write transaction).',
+    buckets: SEARCH_BUCKETS,
+    registers: [this.registry],
+  });
+  private longestFlush = 0;
+  private readonly flushLongest = new Gauge({
+    name: 'folio_analytics_flush_longest_seconds',
+    help: 'The longest analytics flush since the process started.',
+    registers: [this.registry],
+  });
+
   /** Registers the gauges that read current state at each scrape. */
   watch(sources: MetricsSources): void {
     const registers = [this.registry];
@@ -117,6 +130,12 @@ export class Series {
 
   observeSearch(seconds: number): void {
     this.searchSeconds.observe(seconds);
+  }
+
+  observeAnalyticsFlush(seconds: number): void {
+    this.flushSeconds.observe(seconds);
+    this.longestFlush = Math.max(this.longestFlush, seconds);
+    this.flushLongest.set(this.longestFlush);
   }
 
   /** The text exposition format: this app's series, then the process's. */

@@ -17,6 +17,7 @@ export const SCOPES = [
   'search:read',
   'media:read',
   'media:write',
+  'analytics:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

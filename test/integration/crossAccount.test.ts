@@ -93,6 +93,8 @@ const POST_PROBES: Probe[] = [
   { name: 'POST /posts/:slug/schedule', method: 'POST', path: '/v1/posts/{slug}/schedule', body: { scheduled_at: '2031-01-01T00:00:00Z' }, header: true },
   { name: 'POST /posts/:slug/unpublish', method: 'POST', path: '/v1/posts/{slug}/unpublish', header: true },
   { name: 'GET /search', method: 'GET', path: '/v1/search?q=private', header: true },
+  { name: 'GET /analytics/overview', method: 'GET', path: '/v1/analytics/overview', header: true },
+  { name: 'GET /analytics/posts/:slug', method: 'GET', path: '/v1/analytics/posts/{slug}', header: true },
 ];
 
 function send(actor: Actor, probe: Probe, ids: { blog: string; slug: string; key: string }): Promise<TestResponse> {

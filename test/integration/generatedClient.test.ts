@@ -147,6 +147,14 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
     expect(ok(await api.DELETE('/v1/blogs/{id}/domain', { params: { path: { id: blog.id } } })).deleted).toBe(true);
 
     expect(ok(await api.GET('/v1/blogs/{id}/publishing', { params: { path: { id: blog.id } } })).failed).toBe(0);
+
+    // Analytics: nothing counted yet, exactly 30 days of zeros.
+    const overview = ok(await api.GET('/v1/analytics/overview', { params: { header: blogHeader } }));
+    expect(overview.total_views_30d).toBe(0);
+    expect(overview.daily_views).toHaveLength(30);
+    const postNumbers = ok(await api.GET('/v1/analytics/posts/{slug}', { params: { path: { slug }, header: blogHeader } }));
+    expect(postNumbers.slug).toBe(slug);
+    expect(postNumbers.referrers).toEqual([]);
     const exported = ok(await api.GET('/v1/account/export'));
     expect(exported.blogs[0]?.posts[0]?.slug).toBe(slug);
     expect(exported.blogs[0]?.media).toHaveLength(1);

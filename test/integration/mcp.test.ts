@@ -24,6 +24,7 @@ const TOOLS = [
   'delete_post',
   'delete_webhook',
   'get_account',
+  'get_analytics',
   'get_blog',
   'get_domain',
   'get_media',

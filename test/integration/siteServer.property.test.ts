@@ -188,6 +188,14 @@ const knownPath = fc.constantFrom(
   '/_search/manifest.json',
   '/.meta/index.html.json',
   '/draft-post',
+  // The view beacon (docs/analytics.md): known, unknown and draft slugs, and stray queries.
+  '/_folio/view.gif',
+  '/_folio/view.gif?p=hello',
+  '/_folio/view.gif?p=draft-post',
+  '/_folio/view.gif?p=hello&p=new-name',
+  '/_folio/view.gif?q=1',
+  '/_folio/view.gif/',
+  '/_folio/',
   '/hello/index.html',
   '//hello',
   '/hello//',
@@ -339,7 +347,12 @@ async function visitSite(plan: SitePlan): Promise<void> {
   else expect(['GET', 'HEAD'], `${where}: only GET and HEAD are served`).toContain(plan.method);
   if (res.status === 301) expect(res.headers.location ?? '', where).toMatch(/^(https?:\/\/|\/)/);
   if (res.status === 304) expect(plan.ifNoneMatch, `${where}: 304 without If-None-Match`).not.toBeNull();
-  if (res.status === 200) expect(res.headers.etag ?? '', where).toMatch(/^"/);
+  if (res.status === 200 && plan.target.split('?')[0] === '/_folio/view.gif') {
+    // The beacon: an image no cache keeps, never a cookie, whatever its query.
+    expect(res.headers['content-type'], where).toBe('image/gif');
+    expect(res.headers['cache-control'], where).toBe('no-store');
+    expect(res.headers['set-cookie'], where).toBeUndefined();
+  } else if (res.status === 200) expect(res.headers.etag ?? '', where).toMatch(/^"/);
 }
 
 /** Database rows and every stored object, to show nothing was written. */

@@ -656,6 +656,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The blog's views and visitors of the last 7 and 30 days, its top posts, daily views and referrers
+         * @description Views are loads of published pages counted without cookies or scripts (docs/analytics.md); bots, HEAD requests and prefetches are not counted. Counts reach the API within about 10 seconds. Needs the Starter plan or higher (403 with `required_plan`). The blog's totals count its home page and its post pages.
+         */
+        get: operations["getAnalyticsOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/posts/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One post's views and visitors of the last 7 and 30 days, daily views and referrers
+         * @description Views are loads of published pages counted without cookies or scripts (docs/analytics.md); bots, HEAD requests and prefetches are not counted. Counts reach the API within about 10 seconds. Needs the Starter plan or higher (403 with `required_plan`). A post that does not exist is 404; a post made a draft keeps the counts it had.
+         */
+        get: operations["getPostAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tls/allowed": {
         parameters: {
             query?: never;
@@ -2403,7 +2443,7 @@ export interface operations {
                     /** @description A name to recognise the key by (at most 100 characters) */
                     name?: string;
                     /** @description What the key may do (default `["*"]`, everything); `posts:*` is every posts scope, and so for each resource. Stored and answered as given. A key can only grant scopes it holds itself (a wildcard only if it holds that wildcard or `*`) */
-                    scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write" | "posts:*" | "blogs:*" | "keys:*" | "domains:*" | "search:*" | "media:*")[];
+                    scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write" | "analytics:read" | "posts:*" | "blogs:*" | "keys:*" | "domains:*" | "search:*" | "media:*" | "analytics:*")[];
                     /** @description When the key stops working: ISO 8601 date-time with a time zone (`Z` or an offset), in the future and at most ten years ahead. `null` or absent: never. From then on the key answers 401 */
                     expires_at?: string | null;
                 };
@@ -2714,7 +2754,7 @@ export interface operations {
                     /** @description A name to recognise the key by (at most 100 characters) */
                     name?: string;
                     /** @description What the key may do (default `["*"]`, everything); `posts:*` is every posts scope, and so for each resource. Stored and answered as given. A key can only grant scopes it holds itself (a wildcard only if it holds that wildcard or `*`) */
-                    scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write" | "posts:*" | "blogs:*" | "keys:*" | "domains:*" | "search:*" | "media:*")[];
+                    scopes?: ("*" | "posts:read" | "posts:write" | "blogs:read" | "blogs:write" | "keys:manage" | "domains:write" | "search:read" | "media:read" | "media:write" | "analytics:read" | "posts:*" | "blogs:*" | "keys:*" | "domains:*" | "search:*" | "media:*" | "analytics:*")[];
                     /** @description When the key stops working: ISO 8601 date-time with a time zone (`Z` or an offset), in the future and at most ten years ahead. `null` or absent: never. From then on the key answers 401 */
                     expires_at?: string | null;
                 };
@@ -4121,6 +4161,190 @@ export interface operations {
                             total: number;
                             total_pages: number;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+        };
+    };
+    getAnalyticsOverview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Blog to act on; defaults to the key's bound blog */
+                "X-Blog-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "total_views_7d": 412,
+                     *       "total_views_30d": 1630,
+                     *       "visitors_7d": 301,
+                     *       "visitors_30d": 1184,
+                     *       "top_posts": [
+                     *         {
+                     *           "slug": "sharpening-a-chisel",
+                     *           "title": "Sharpening a chisel",
+                     *           "views": 920
+                     *         },
+                     *         {
+                     *           "slug": "oiling-a-plane",
+                     *           "title": "Oiling a plane",
+                     *           "views": 310
+                     *         }
+                     *       ],
+                     *       "daily_views": [
+                     *         {
+                     *           "date": "2026-03-23",
+                     *           "views": 58
+                     *         },
+                     *         {
+                     *           "date": "2026-03-24",
+                     *           "views": 61
+                     *         }
+                     *       ],
+                     *       "referrers": [
+                     *         {
+                     *           "host": "news.ycombinator.com",
+                     *           "views": 240
+                     *         },
+                     *         {
+                     *           "host": "newsletter",
+                     *           "views": 75
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        total_views_7d: number;
+                        total_views_30d: number;
+                        /** @description Sum of the daily unique visitors of the last 7 days (days cannot be linked) */
+                        visitors_7d: number;
+                        /** @description Sum of the daily unique visitors of the last 30 days (days cannot be linked) */
+                        visitors_30d: number;
+                        /** @description The 10 posts with the most views in the last 30 days */
+                        top_posts: {
+                            slug: string;
+                            title: string;
+                            views: number;
+                        }[];
+                        /** @description Exactly the last 30 UTC days, oldest first, today last; a day without views is 0 */
+                        daily_views: {
+                            /** @description YYYY-MM-DD (UTC) */
+                            date: string;
+                            views: number;
+                        }[];
+                        /** @description The last 30 days' sources, most views first (at most 20): referrer hosts, or a page address's ref, source or utm_source value; never full URLs */
+                        referrers: {
+                            host: string;
+                            views: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+        };
+    };
+    getPostAnalytics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Blog to act on; defaults to the key's bound blog */
+                "X-Blog-Id"?: string;
+            };
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "slug": "sharpening-a-chisel",
+                     *       "views_7d": 230,
+                     *       "views_30d": 920,
+                     *       "visitors_7d": 170,
+                     *       "visitors_30d": 655,
+                     *       "daily_views": [
+                     *         {
+                     *           "date": "2026-03-23",
+                     *           "views": 31
+                     *         },
+                     *         {
+                     *           "date": "2026-03-24",
+                     *           "views": 35
+                     *         }
+                     *       ],
+                     *       "referrers": [
+                     *         {
+                     *           "host": "news.ycombinator.com",
+                     *           "views": 240
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        slug: string;
+                        views_7d: number;
+                        views_30d: number;
+                        /** @description Sum of the daily unique visitors of the last 7 days (days cannot be linked) */
+                        visitors_7d: number;
+                        /** @description Sum of the daily unique visitors of the last 30 days (days cannot be linked) */
+                        visitors_30d: number;
+                        /** @description Exactly the last 30 UTC days, oldest first, today last; a day without views is 0 */
+                        daily_views: {
+                            /** @description YYYY-MM-DD (UTC) */
+                            date: string;
+                            views: number;
+                        }[];
+                        /** @description The last 30 days' sources, most views first (at most 20): referrer hosts, or a page address's ref, source or utm_source value; never full URLs */
+                        referrers: {
+                            host: string;
+                            views: number;
+                        }[];
                     };
                 };
             };

@@ -2,11 +2,12 @@ import type { Middleware } from 'koa';
 import { RateLimitError } from '../../domain/errors.js';
 import type { AddressRateLimiter } from '../../services/addressRateLimiter.js';
 import type { AppState } from '../state.js';
+import { clientAddress } from '../clientAddress.js';
 
-/** The budget of the request's client address (the socket's: app.proxy is off), with the X-RateLimit-* headers. */
-export function addressRateLimit(limiter: AddressRateLimiter): Middleware<AppState> {
+/** The budget of the request's client address (clientAddress.ts: FOLIO_TRUST_PROXY), with the X-RateLimit-* headers. */
+export function addressRateLimit(limiter: AddressRateLimiter, trustProxyHops = 0): Middleware<AppState> {
   return async (ctx, next) => {
-    const decision = limiter.hit(ctx.request.ip || 'unknown');
+    const decision = limiter.hit(clientAddress(ctx.req, trustProxyHops));
     const headers = {
       'X-RateLimit-Limit': String(decision.limit),
       'X-RateLimit-Remaining': String(decision.remaining),

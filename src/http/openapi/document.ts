@@ -58,6 +58,7 @@ export function toOpenApiPath(path: string): string {
 const TAGS: Record<string, string> = {
   posts: "Markdown posts of a blog: write, publish, schedule, unpublish. The blog comes from X-Blog-Id or the key's bound blog.",
   search: "Full-text search over a blog's published posts (Korean-aware segmentation).",
+  analytics: "Views, daily visitors and referrers of a blog's published pages, counted without cookies or scripts.",
   media: 'Images uploaded to a blog: re-encoded without metadata, with responsive AVIF/WebP/original variants for srcset.',
   blogs: 'Blogs of the account: settings, theme, publishing status.',
   domains: 'A custom hostname for a blog, proven with a DNS TXT record.',

@@ -312,6 +312,40 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       pagination,
     },
   },
+  getAnalyticsOverview: {
+    response: {
+      total_views_7d: 412,
+      total_views_30d: 1630,
+      visitors_7d: 301,
+      visitors_30d: 1184,
+      top_posts: [
+        { slug: 'sharpening-a-chisel', title: 'Sharpening a chisel', views: 920 },
+        { slug: 'oiling-a-plane', title: 'Oiling a plane', views: 310 },
+      ],
+      daily_views: [
+        { date: '2026-03-23', views: 58 },
+        { date: '2026-03-24', views: 61 },
+      ],
+      referrers: [
+        { host: 'news.ycombinator.com', views: 240 },
+        { host: 'newsletter', views: 75 },
+      ],
+    },
+  },
+  getPostAnalytics: {
+    response: {
+      slug: 'sharpening-a-chisel',
+      views_7d: 230,
+      views_30d: 920,
+      visitors_7d: 170,
+      visitors_30d: 655,
+      daily_views: [
+        { date: '2026-03-23', views: 31 },
+        { date: '2026-03-24', views: 35 },
+      ],
+      referrers: [{ host: 'news.ycombinator.com', views: 240 }],
+    },
+  },
 };
 
 export const ERROR_EXAMPLE = { error: 'not_found', message: 'post "sharpening-a-chisel" not found' };

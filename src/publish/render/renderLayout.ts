@@ -29,6 +29,18 @@ export interface PageMeta {
   markdownPath?: string;
   /** The navigation entry this page belongs to (marked aria-current). */
   current?: 'tags' | 'archive' | 'search';
+  /**
+   * Whose view a load of this page is (docs/analytics.md): a post's slug, `blog` for the home
+   * page; other pages have no beacon and are not counted.
+   */
+  counts?: { post: string } | 'blog';
+}
+
+/** The view beacon (src/http/viewBeacon.ts): a site-relative image path. */
+export function beaconPath(counts: PageMeta['counts']): string | null {
+  if (counts === undefined) return null;
+  const base = '/_folio/view.gif';
+  return counts === 'blog' ? base : `${base}?p=${encodeURIComponent(counts.post)}`;
 }
 
 /** Whitespace folded, for attribute values and feed summaries. */
@@ -86,6 +98,7 @@ export function renderHtmlPage(ctx: RenderContext, meta: PageMeta, view: ViewNam
     current: meta.current ?? null,
     headerHtml: ctx.headerHtml,
     footerHtml: ctx.footerHtml,
+    beacon: beaconPath(meta.counts),
     body,
   });
 }

@@ -73,6 +73,7 @@ export function renderHomePage(ctx: RenderContext, newestPosts: readonly ListedP
       path: homePath,
       ogType: 'website',
       isHome: true,
+      counts: 'blog',
       jsonLd: [blogJsonLd(ctx, shown)],
     },
     'home',

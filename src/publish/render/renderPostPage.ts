@@ -88,6 +88,7 @@ export function renderPostPage(ctx: RenderContext, post: SitePost, neighbours: P
       description,
       path: postPath(post.slug),
       markdownPath: twinPath(post.slug),
+      counts: { post: post.slug },
       ogType: 'article',
       ogImageUrl: post.ogImageUrl,
       article: { publishedTime: post.publishedAt, modifiedTime: post.updatedAt, tags: post.tags },

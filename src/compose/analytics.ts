@@ -1,0 +1,62 @@
+/** The analytics part of the composition root (docs/analytics.md): counting, its flush and the API service. */
+import { PageViews } from '../analytics/pageViews.js';
+import { ViewCounter } from '../analytics/viewCounter.js';
+import { DailySalts } from '../analytics/visitorHash.js';
+import type { Config } from '../config/config.js';
+import { AnalyticsRepo } from '../db/analyticsRepo.js';
+import type { Db } from '../db/database.js';
+import type { PostsRepo } from '../db/postsRepo.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { AnalyticsService } from '../services/analytics.js';
+import { AnalyticsFlush } from '../services/analyticsFlush.js';
+
+/** At least this often the counts reach SQLite: the most a crash can lose. */
+export const FLUSH_INTERVAL_MS = 5_000;
+
+export interface Analytics {
+  pageViews: PageViews;
+  service: AnalyticsService;
+  /** What the in-memory counter holds now (bounded; tests check hostile hits add nothing). */
+  pending(): { rows: number; referrers: number; visitors: number };
+  /** Writes the counts held in memory now (tests call it instead of waiting for the timer). */
+  flush(): Promise<void>;
+  /** Starts the flush timer (the server; a CLI command counts nothing); `stop` flushes a last time. */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function composeAnalytics(deps: { config: Config; db: Db; posts: PostsRepo; clock: Clock; logger: Logger; metrics: Metrics }): Analytics {
+  const { db, clock, logger } = deps;
+  const repo = new AnalyticsRepo(db);
+  const counter = new ViewCounter();
+  const pageViews = new PageViews({ targets: repo, salts: new DailySalts(repo, clock), counter, clock });
+  const flusher = new AnalyticsFlush({
+    db,
+    repo,
+    counter,
+    clock,
+    logger,
+    retentionDays: deps.config.analyticsRetentionDays,
+    observe: (seconds) => deps.metrics.observeAnalyticsFlush(seconds),
+  });
+  let timer: NodeJS.Timeout | null = null;
+  return {
+    pageViews,
+    service: new AnalyticsService({ analytics: repo, posts: deps.posts, clock }),
+    pending: () => counter.sizes(),
+    flush: () => flusher.flush(),
+    start() {
+      // unref: the timer never keeps a process alive; shutdown flushes through stop().
+      timer ??= setInterval(() => void flusher.flush(), FLUSH_INTERVAL_MS).unref();
+    },
+    async stop() {
+      // A CLI command never started counting: its close() takes no write lock for nothing.
+      if (!timer) return;
+      clearInterval(timer);
+      timer = null;
+      await flusher.flush();
+    },
+  };
+}
