@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   // An upgrade that changed the theme or the renderer re-renders every blog (on the tick below).
   folio.reRenderAfterUpgrade();
 
-  const server = createHttpServer(folio.app.callback(), logger);
+  const server = createHttpServer(folio.listener, logger);
   const activity = new RequestActivity(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -12,5 +12,5 @@ export function compose(options: ComposeOptions): Folio {
   const { folio, searcher } = buildCore(options);
   // Only a process that serves readers counts them; the CLI's composeCore starts no timer.
   folio.analytics.start();
-  return { ...folio, app: composeHttp(folio, searcher, options) };
+  return { ...folio, ...composeHttp(folio, searcher, options) };
 }

@@ -1,4 +1,5 @@
 /** What compose() takes and what it builds: the object graph of one Folio process (compose/compose.ts). */
+import type { RequestListener } from 'node:http';
 import type { Config } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
@@ -139,4 +140,6 @@ export interface FolioCore {
 export interface Folio extends FolioCore {
   /** The Koa app (built in src/http; nothing outside src/http imports Koa). */
   app: ReturnType<typeof createApp>;
+  /** What the HTTP server serves: the sites' view beacons, then the app (main.ts, the tests). */
+  listener: RequestListener;
 }

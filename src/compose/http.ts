@@ -16,6 +16,7 @@ import { analyticsRoutes } from '../http/routes/analytics.js';
 import { tlsRoutes, TLS_ASK_LIMIT } from '../http/routes/tls.js';
 import { discoverRoutes, DISCOVER_LIMIT } from '../http/routes/discover.js';
 import { siteServer } from '../http/siteServer.js';
+import { withViewBeacon } from '../http/viewBeacon.js';
 import { IdempotencyRepo } from '../db/idempotencyRepo.js';
 import { IdempotencyService } from '../services/idempotency.js';
 import { AccountExporter } from '../services/accountExport.js';
@@ -28,7 +29,7 @@ import { timedSearcher } from '../metrics/timedSearcher.js';
 import type { ComposeOptions, Folio, FolioCore } from './folio.js';
 import type { BlogSearcher } from '../search/ports.js';
 
-export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pick<ComposeOptions, 'webhookLookup'>): Folio['app'] {
+export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pick<ComposeOptions, 'webhookLookup'>): Pick<Folio, 'app' | 'listener'> {
   const { config, db, clock, logger, repos, urls, metrics } = core;
   const { posts, transitions, media, blogs, domains, apiKeys } = core;
   const hosts = blogForHost(repos.blogs, serviceHostname(config));
@@ -40,7 +41,8 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     lookup: options.webhookLookup ?? systemLookup,
     allowPrivate: config.webhooksAllowPrivate,
   });
-  return createApp({
+  const views = { pageViews: core.analytics.pageViews, trustProxyHops: config.trustProxyHops };
+  const app = createApp({
     logger,
     db,
     keys: apiKeys,
@@ -75,7 +77,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
           siteServer: siteServer({
             store: core.store,
             blogForHost: hosts,
-            views: { pageViews: core.analytics.pageViews, trustProxyHops: config.trustProxyHops },
+            views,
           }),
         }
       : {}),
@@ -86,4 +88,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     // Loaded on the first MCP request only; http/ never imports mcp/.
     mcpServer: () => import('../mcp/mcpServer.js'),
   });
+  // Sites' view beacons are answered before the app (http/viewBeacon.ts says why).
+  const listener = config.serveSites ? withViewBeacon(app.callback(), { views, blogForHost: hosts }) : app.callback();
+  return { app, listener };
 }

@@ -4,7 +4,8 @@ import type { SiteStore, StoredObject } from '../storage/siteStore.js';
 import type { AppState } from './state.js';
 import { chooseEncoding, compressible, CompressedBodies, encodedEtag } from './siteCompression.js';
 import { NO_BLOG, type HostBlog } from '../services/siteHosts.js';
-import { answerBeacon, BEACON_PATH, readerRequest, type Views } from './viewBeacon.js';
+import { readerRequest, type Views } from './viewBeacon.js';
+import { siteOfHost } from './siteHost.js';
 
 export interface SiteServerOptions {
   store: SiteStore;
@@ -19,18 +20,8 @@ export interface SiteServerOptions {
   views?: Views;
 }
 
-/** Lower-case DNS names only: anything else (`a.b/..`, `a..b`, `[::1]`) is never a blog. */
-const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 /** What a reader is told while the store cannot be read; the CDN or browser tries again. */
 const RETRY_AFTER_SECONDS = 30;
-
-/** `Host` → a bare lower-case hostname: no port, no trailing dot. */
-export function normalizeHost(header: string): string {
-  let host = header.trim().toLowerCase();
-  if (host.startsWith('[')) return host; // IPv6 literal: never a blog
-  host = host.replace(/:\d*$/, '');
-  return host.replace(/\.+$/, '');
-}
 
 /**
  * URL path → object key inside the blog's prefix, or null when the path may not be served.
@@ -63,8 +54,7 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
   const compressed = new CompressedBodies();
 
   return async (ctx, next) => {
-    const host = normalizeHost(ctx.get('host'));
-    const blog = HOST_NAME.test(host) ? options.blogForHost(host) : null;
+    const { host, blog } = siteOfHost(ctx.get('host'), options.blogForHost);
     if (blog === null) return next();
     // One metrics label for every published page: paths are unbounded and name blogs.
     ctx.state.route = 'site';
@@ -80,10 +70,6 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
       ctx.status = 404;
       ctx.type = 'text/plain';
       ctx.body = 'Not Found\n';
-      return;
-    }
-    if (ctx.path === BEACON_PATH) {
-      answerBeacon(ctx, options.views, blog, host);
       return;
     }
     const key = keyForPath(ctx.path);
@@ -125,7 +111,7 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
     }
     if (options.views && object.contentType.startsWith('text/html')) {
       // Only the beacon counts; a page remembers where its reader came from for it.
-      options.views.pageViews.pageServed(readerRequest(ctx, blog, host, options.views.trustProxyHops));
+      options.views.pageViews.pageServed(readerRequest(ctx.req, ctx.path, blog, host, options.views.trustProxyHops));
     }
   };
 }

@@ -2,16 +2,28 @@
  * The view beacon of published pages (docs/analytics.md): `GET /_folio/view.gif[?p=<post slug>]`
  * on the blog's own host, answered with a 1×1 GIF that no cache keeps and that sets no cookie.
  * Under `/_`, which keyForPath never serves, so no post can take the path.
+ *
+ * It is answered in front of the Koa app, on the bare node:http request: every page load sends
+ * one, so at a busy blog beacons outnumber every other request, and the middleware chain
+ * (request ids, access log, security headers) would cost several times the counting itself.
  */
-import type { ParameterizedContext } from 'koa';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { PageViews, ReaderRequest } from '../analytics/pageViews.js';
+import { NO_BLOG, type HostBlog } from '../services/siteHosts.js';
 import { clientAddress } from './clientAddress.js';
-import type { AppState } from './state.js';
+import { requestIdFor } from './middleware/errorHandler.js';
+import { siteOfHost } from './siteHost.js';
 
 export const BEACON_PATH = '/_folio/view.gif';
 
 /** A transparent 1×1 GIF, 43 bytes. */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const PIXEL_HEADERS = {
+  'Content-Type': 'image/gif',
+  'Content-Length': String(PIXEL.length),
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+} as const;
 const MAX_SLUG = 200;
 
 export interface Views {
@@ -20,44 +32,58 @@ export interface Views {
   trustProxyHops: number;
 }
 
-type Ctx = ParameterizedContext<AppState>;
+const header = (req: IncomingMessage, name: string): string => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : (value ?? '');
+};
 
 /** What the analytics side needs of one request on a blog's host. */
-export function readerRequest(ctx: Ctx, blogSlug: string, host: string, trustProxyHops: number): ReaderRequest {
+export function readerRequest(req: IncomingMessage, path: string, blogSlug: string, host: string, trustProxyHops: number): ReaderRequest {
   return {
     blogSlug,
     host,
-    path: ctx.path,
-    method: ctx.method,
-    userAgent: ctx.get('user-agent'),
-    secPurpose: ctx.get('sec-purpose'),
-    purpose: ctx.get('purpose'),
-    xMoz: ctx.get('x-moz'),
-    referer: ctx.get('referer'),
-    address: clientAddress(ctx.req, trustProxyHops),
+    path,
+    method: req.method ?? '',
+    userAgent: header(req, 'user-agent'),
+    secPurpose: header(req, 'sec-purpose'),
+    purpose: header(req, 'purpose'),
+    xMoz: header(req, 'x-moz'),
+    referer: header(req, 'referer'),
+    address: clientAddress(req, trustProxyHops),
   };
 }
 
 /**
- * The post slug a beacon names, null for the blog's listing pages, or undefined for a query no
- * page of ours sends (not counted). Never an error: like every answer on a blog's host, the
- * beacon is for readers' browsers, which must never show a broken image.
+ * The post slug a beacon's query names, null for the blog's listing pages (no query), or
+ * undefined for a query no page of ours sends (not counted). Never an error: like every answer
+ * on a blog's host, the beacon is for readers' browsers, which must never show a broken image.
  */
-function beaconSlug(ctx: Ctx): string | null | undefined {
-  const names = Object.keys(ctx.query);
-  if (names.length === 0) return null;
-  const p = ctx.query.p;
-  if (names.length > 1 || typeof p !== 'string' || p === '' || p.length > MAX_SLUG) return undefined;
-  return p;
+export function beaconSlug(query: string): string | null | undefined {
+  if (query === '') return null;
+  const params = new URLSearchParams(query);
+  const names = new Set(params.keys());
+  const values = params.getAll('p');
+  if (names.size !== 1 || values.length !== 1) return undefined;
+  const p = values[0]!;
+  return p === '' || p.length > MAX_SLUG ? undefined : p;
 }
 
-/** Answers the beacon; counts it when it is a reader's view (GET; HEAD is answered, never counted). */
-export function answerBeacon(ctx: Ctx, views: Views | undefined, blogSlug: string, host: string): void {
-  const slug = beaconSlug(ctx);
-  if (views && slug !== undefined) views.pageViews.beacon(readerRequest(ctx, blogSlug, host, views.trustProxyHops), slug);
-  ctx.status = 200;
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.type = 'image/gif';
-  ctx.body = PIXEL;
+/**
+ * Answers beacons on blog hosts before `next` (the Koa app) sees them; every other request,
+ * and a beacon path on a host that serves no blog, goes on to `next` unchanged.
+ */
+export function withViewBeacon(next: RequestListener, deps: { views: Views; blogForHost: (host: string) => HostBlog }): RequestListener {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '';
+    const method = req.method ?? '';
+    if (!url.startsWith(BEACON_PATH) || (method !== 'GET' && method !== 'HEAD')) return next(req, res);
+    const queryAt = BEACON_PATH.length;
+    if (url.length > queryAt && url[queryAt] !== '?') return next(req, res);
+    const { host, blog } = siteOfHost(header(req, 'host'), deps.blogForHost);
+    if (blog === null || blog === NO_BLOG) return next(req, res);
+    const slug = beaconSlug(url.slice(queryAt + 1));
+    if (slug !== undefined) deps.views.pageViews.beacon(readerRequest(req, BEACON_PATH, blog, host, deps.views.trustProxyHops), slug);
+    res.writeHead(200, { ...PIXEL_HEADERS, 'X-Request-Id': requestIdFor(header(req, 'x-request-id')) });
+    res.end(method === 'HEAD' ? undefined : PIXEL);
+  };
 }

@@ -119,7 +119,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.webhookLimits ? { webhookLimits: options.webhookLimits } : {}),
   });
   publish = folio.handleJob;
-  const server: Server = createHttpServer(folio.app.callback(), logger);
+  const server: Server = createHttpServer(folio.listener, logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;

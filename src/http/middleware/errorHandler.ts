@@ -7,6 +7,11 @@ import type { AppState } from '../state.js';
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
+/** The client's X-Request-Id when it is safe to echo, else a fresh one. */
+export function requestIdFor(incoming: string): string {
+  return REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /**
  * Failures of what Folio depends on, not of the request: the store is unreachable or another
  * process holds SQLite's write lock past the wait (src/db/writeTransaction.ts). The client may
@@ -32,8 +37,7 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
   let diskFull = false;
   return async (ctx, next) => {
     const started = performance.now();
-    const incoming = ctx.get('x-request-id');
-    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFor(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {

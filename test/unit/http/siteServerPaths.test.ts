@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keyForPath, normalizeHost } from '../../../src/http/siteServer.js';
+import { keyForPath } from '../../../src/http/siteServer.js';
+import { normalizeHost } from '../../../src/http/siteHost.js';
 
 describe('keyForPath', () => {
   it.each([
