@@ -16,7 +16,7 @@ import { siteOfHost } from './siteHost.js';
 
 export const BEACON_PATH = '/_folio/view.gif';
 
-/** A transparent 1×1 GIF, 43 bytes. */
+/** A transparent 1×1 GIF, 42 bytes. */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const PIXEL_HEADERS = {
   'Content-Type': 'image/gif',
