@@ -17,6 +17,7 @@ import type { Logger } from '../lib/logger.js';
 import type { JobMetrics } from '../metrics/metricTypes.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
 import type { SiteStore } from '../storage/siteStore.js';
+import type { CardDrawer } from './cards/cardDrawer.js';
 import { dispatchJob } from './jobs/dispatchJob.js';
 import { JobRunner, type JobHandler } from './jobs/jobRunner.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
@@ -67,6 +68,8 @@ export interface PublishingDeps {
   media: Pick<MediaRepo, 'allOfBlog'>;
   /** Saved listings: a blog's first publish after a restart then reads a few rows, not all. */
   listingSnapshots?: SnapshotStore;
+  /** Draws social cards off the event loop (publish/cards/cardDrawer.ts). */
+  cards: CardDrawer;
   /** The `media_delete` job, which is not publishing's (services/mediaRemoval.ts). */
   removeMedia: JobHandler;
   /** Runs before every job and may refuse it by throwing (the job then stays pending). */
@@ -107,13 +110,24 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     onBackgroundChange: (blog, changedKeys) => purge.changed(blog, { attempt: 1, changedKeys, allKeys: changedKeys }),
     logger,
   });
-  const load = new PostChangeLoader({ site, accounts, urls, theme, cache, listings });
-  const fullSite = new FullSite({ site, store, hashes, urls, theme, cache, listings, slots });
+  const { cards } = deps;
+  const load = new PostChangeLoader({ site, accounts, urls, theme, cache, listings, hashes });
+  const fullSite = new FullSite({ site, store, hashes, urls, theme, cache, listings, slots, cards });
 
   const reindex = new BlogReindex({ site, indexes, purge, slots });
   // These two call each other: a post change that moves the whole blog rebuilds it, and a
   // rebuild runs again the post jobs recorded while it rendered.
-  const postChange: PostChangePipeline = new PostChangePipeline({ blogs, site, load, store, hashes, purge, indexes, rebuild: (blog) => rebuild.rebuild(blog) });
+  const postChange: PostChangePipeline = new PostChangePipeline({
+    blogs,
+    site,
+    load,
+    store,
+    hashes,
+    purge,
+    indexes,
+    cards,
+    rebuild: (blog) => rebuild.rebuild(blog),
+  });
   const rebuild: SiteRebuild = new SiteRebuild({
     blogs,
     accounts,

@@ -28,6 +28,17 @@ import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from 
 import { SiteWriter, type WriteOptions, type WriteResult } from './writeSite.js';
 import type { RenderSlots } from '../parallel/renderSlots.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
+import type { CardDrawer } from '../cards/cardDrawer.js';
+import type { CardDrawing } from '../cards/cardSpec.js';
+import { drawn } from '../pages/catalogue.js';
+import { viewOfPlan } from '../pages/siteView.js';
+import { drawCards } from './drawCards.js';
+
+/** Every card the blog's pages name (pages/cards.ts). */
+function drawingsOf(plan: SitePlan): CardDrawing[] {
+  const site = viewOfPlan(plan);
+  return drawn.flatMap((type) => type.all(site));
+}
 
 export interface FullSiteDeps {
   site: Pick<SiteRepo, 'newestPublished' | 'redirects' | 'htmlBytes' | 'publishedByIds'>;
@@ -40,6 +51,8 @@ export interface FullSiteDeps {
   listings: Pick<ListingCache, 'get'>;
   /** Bound the whole-blog work of the process (full renders, reindexes) together. */
   slots: RenderSlots;
+  /** Draws the social cards the store lacks. */
+  cards: CardDrawer;
 }
 
 export interface VerifyReport {
@@ -87,7 +100,8 @@ export class FullSite {
     await yieldToLoop();
     const renders = siteRenders(sitePlan);
     await yieldToLoop();
-    const total = siteObjectCount(sitePlan, renders);
+    const cards = drawingsOf(sitePlan);
+    const total = siteObjectCount(sitePlan, renders) + cards.length;
     const writer = new SiteWriter(this.deps.store, this.deps.hashes, blog.id, { ...options, bulk: total > 64, total });
     await yieldToLoop();
     // A chunk is written while the next one is read and rendered.
@@ -100,6 +114,17 @@ export class FullSite {
         writing.catch(() => undefined);
       }
       await writing;
+      // draw: after the pages, since a big blog's first cards take minutes and its pages must
+      // not wait for them; the store's listing says which cards exist (a force rebuild into an
+      // empty store draws them all, a rebuild of an unchanged blog none).
+      const held = new Set(await stored);
+      writer.keep(cards.filter((card) => held.has(card.key)).map((card) => card.key));
+      await drawCards(
+        this.deps.cards,
+        blog.accountId,
+        cards.filter((card) => !held.has(card.key)),
+        (objects) => writer.write(objects),
+      );
     } catch (err) {
       // A render that failed while a chunk was being written lets that write end first (a retry
       // of the job must not race it); the writes the store did accept need not be repeated.
@@ -115,7 +140,8 @@ export class FullSite {
   private async verifyNow(blog: BlogWithDomain, plan: Plan): Promise<VerifyReport> {
     const report: VerifyReport = { checked: 0, missing: [], different: [], extra: [] };
     const rendered = new Set<string>();
-    for await (const objects of renderSiteInChunks(await this.plan(blog, plan), this.postBodies, this.renderOptions)) {
+    const sitePlan = await this.plan(blog, plan);
+    for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, this.renderOptions)) {
       // A chunk's stored objects are read VERIFY_READS at a time, so reading keeps up with
       // rendering; the findings are listed in render order all the same.
       const findings = new Array<'missing' | 'different' | null>(objects.length);
@@ -139,7 +165,15 @@ export class FullSite {
         if (finding) report[finding].push(object.key);
       }
     }
-    report.extra = await this.staleKeys(blog.slug, rendered);
+    // Cards are drawn, not rendered: a named card the store lacks is missing, never compared.
+    const stored = await this.staleKeys(blog.slug, new Set());
+    const held = new Set(stored);
+    for (const card of drawingsOf(sitePlan)) {
+      report.checked += 1;
+      rendered.add(card.key);
+      if (!held.has(card.key)) report.missing.push(card.key);
+    }
+    report.extra = stored.filter((key) => !rendered.has(key));
     return report;
   }
 

@@ -121,8 +121,7 @@ export class SiteWriter {
     if (options.bulk) this.known ??= recordedHashes(this.hashes, this.blogId);
     const known = await this.known;
     await forEachConcurrently(objects, CONCURRENCY, async (object) => {
-      this.done += 1;
-      if (options.onProgress && (this.done % 100 === 0 || this.done === options.total)) options.onProgress(this.done, options.total);
+      this.count();
       const body = typeof object.body === 'string' ? Buffer.from(object.body, 'utf8') : object.body;
       const hash = hashWithBody(object, body);
       const previous = known ? (known.get(object.key) ?? null) : this.hashes.get(this.blogId, object.key);
@@ -140,6 +139,23 @@ export class SiteWriter {
       this.result.changedKeys.push(object.key);
       this.result.written += 1;
     });
+  }
+
+  /**
+   * Keys the store holds already and the render names without handing over their bodies (the
+   * drawn cards, stages/drawCards.ts): part of the site, so never stale.
+   */
+  keep(keys: readonly string[]): void {
+    for (const key of keys) {
+      this.written.add(key);
+      this.count();
+    }
+  }
+
+  private count(): void {
+    const { options } = this;
+    this.done += 1;
+    if (options.onProgress && (this.done % 100 === 0 || this.done === options.total)) options.onProgress(this.done, options.total);
   }
 
   /** Records the hashes of the writes the store accepted (also after a failed write). */
