@@ -123,7 +123,8 @@ export class FullSite {
         this.deps.cards,
         blog.accountId,
         cards.filter((card) => !held.has(card.key)),
-        (objects) => writer.write(objects),
+        // The store lacks these, whatever hash was recorded for them.
+        (objects) => writer.write(objects, true),
       );
     } catch (err) {
       // A render that failed while a chunk was being written lets that write end first (a retry

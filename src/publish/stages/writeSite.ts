@@ -115,7 +115,8 @@ export class SiteWriter {
     return this.written;
   }
 
-  async write(objects: readonly SiteObject[]): Promise<void> {
+  /** `force` writes these objects even where the recorded hash matches (a drawn card the store lost). */
+  async write(objects: readonly SiteObject[], force = false): Promise<void> {
     const { store, options } = this;
     for (const object of objects) this.written.add(object.key);
     if (options.bulk) this.known ??= recordedHashes(this.hashes, this.blogId);
@@ -125,7 +126,7 @@ export class SiteWriter {
       const body = typeof object.body === 'string' ? Buffer.from(object.body, 'utf8') : object.body;
       const hash = hashWithBody(object, body);
       const previous = known ? (known.get(object.key) ?? null) : this.hashes.get(this.blogId, object.key);
-      if (previous === hash && !options.force) {
+      if (previous === hash && !options.force && !force) {
         this.result.unchanged += 1;
         return;
       }
