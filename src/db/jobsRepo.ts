@@ -5,7 +5,8 @@ import type { Db } from './database.js';
  * takes a post off the site; `site` re-renders a whole blog; `site_delete` removes every object;
  * `media_delete` removes the objects of a deleted image (services/mediaRemoval.ts).
  */
-export type JobKind = 'post' | 'post_removed' | 'site' | 'site_delete' | 'media_delete';
+/** `site_cards`: the social cards a full render left to draw (publish/pipelines/drawSiteCards.ts). */
+export type JobKind = 'post' | 'post_removed' | 'site' | 'site_cards' | 'site_delete' | 'media_delete';
 
 /** Reasons of whole-site jobs queued after an upgrade: the pages are stale; pages and search indexes are. */
 export const RENDERER_CHANGED = 'renderer_changed';

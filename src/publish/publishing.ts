@@ -4,7 +4,7 @@
  * the background. Built once by the composition root; each stage and pipeline below receives
  * only what it uses.
  */
-import type { Clock } from '../lib/clock.js';
+import { isoNow, type Clock } from '../lib/clock.js';
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
@@ -23,6 +23,7 @@ import { JobRunner, type JobHandler } from './jobs/jobRunner.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { RenderSlots } from './parallel/renderSlots.js';
 import { SiteDeletion } from './pipelines/deleteSite.js';
+import { SiteCards } from './pipelines/drawSiteCards.js';
 import { PostChangePipeline } from './pipelines/publishPostChange.js';
 import { BlogReindex } from './pipelines/reindexBlog.js';
 import { SiteRebuild, type RebuildOptions } from './pipelines/rebuildSite.js';
@@ -140,12 +141,20 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     store,
     runPostJob: (job) => postChange.run(job),
     reindex: (blog) => reindex.reindex(blog),
+    queueCards: (blog) => queueCards(blog),
   });
+  // Run by the background tick, never at once: a rebuild's caller does not wait for the cards.
+  const queueCards = (blog: BlogWithDomain, running?: number): void => {
+    const pending = deps.jobs.listOpenForBlog(blog.id).some((job) => job.kind === 'site_cards' && job.status === 'pending' && job.id !== running);
+    if (!pending) deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site_cards', payload: {}, now: isoNow(deps.clock) });
+  };
+  const siteCards = new SiteCards({ blogs, accounts, fullSite, purge, queueCards });
   const deletion = new SiteDeletion({ blogs, store, hashes, listings, domains, indexes, purge, logger });
 
   const dispatch = dispatchJob({
     postChange: (job) => postChange.run(job),
     site: (job) => rebuild.run(job),
+    siteCards: (job) => siteCards.run(job),
     deleteSite: (job) => deletion.run(job),
     removeMedia: deps.removeMedia,
   });

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { visit } from '../../bench/harness/visit.js';
 import { ObjectHashesRepo } from '../../src/db/objectHashesRepo.js';
 import { SettingsRepo } from '../../src/db/settingsRepo.js';
+import { CARDS_PER_JOB } from '../../src/publish/pipelines/drawSiteCards.js';
+import { INLINE_CARDS } from '../../src/publish/stages/fullSite.js';
 import { image } from '../support/images.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -204,5 +206,42 @@ describe('social cards', () => {
     await t.folio.idle();
     expect(await storedCards()).toEqual(cards);
     await cardOf('/walking-the-river-path');
+  });
+});
+
+describe('the cards of a big blog', () => {
+  it('a full render draws the newest cards itself and leaves the rest to site_cards jobs, newest first', async () => {
+    const many = (await t.request('POST', '/v1/blogs', { body: { slug: 'many', name: 'Many Cards' } })).body.id as string;
+    const count = INLINE_CARDS + CARDS_PER_JOB + 3;
+    for (let i = 0; i < count; i++) {
+      t.clock.advance(60_000);
+      const res = await t.request('POST', '/v1/posts', { blogId: many, body: { title: `Card number ${i}`, content: 'Words.', status: 'published' } });
+      expect(res.status, res.text).toBe(201);
+    }
+    await t.folio.idle();
+    const cardsOfMany = async () => (await t.folio.store.list('many/')).filter((key) => /card-[0-9a-f]{12}\.png$/.test(key));
+    // As a build without cards left the store.
+    const all = await cardsOfMany();
+    expect(all).toHaveLength(count + 1);
+    await t.folio.store.deleteMany(all);
+    new ObjectHashesRepo(t.folio.db).deleteMany(many, all);
+
+    const blog = t.folio.repos.blogs.findById(many)!;
+    await t.folio.publisher.rebuild(blog);
+    const missing = (await t.folio.publisher.verify(blog)).missing;
+    expect(missing).toHaveLength(count + 1 - INLINE_CARDS);
+    // The blog's card and the newest posts' went out with the pages; the oldest wait.
+    const postsMissing = missing.map((key) => Number(/^many\/card-number-(\d+)\/card-/.exec(key)?.[1]));
+    expect(postsMissing.sort((a, b) => a - b)).toEqual(Array.from({ length: count + 1 - INLINE_CARDS }, (_, i) => i));
+    const pending = () => t.folio.repos.jobs.listOpenForBlog(many).filter((job) => job.kind === 'site_cards');
+    expect(pending()).toHaveLength(1);
+    // Each tick runs one batch, which records the next while cards are missing.
+    for (let ticks = 0; pending().length > 0 && ticks < 5; ticks++) {
+      await t.folio.tick();
+      await t.folio.idle();
+    }
+    expect(pending()).toHaveLength(0);
+    expect((await cardsOfMany()).sort()).toEqual(all.sort());
+    expect(await t.folio.publisher.verify(blog)).toMatchObject({ missing: [], different: [], extra: [] });
   });
 });

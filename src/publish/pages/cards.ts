@@ -10,7 +10,15 @@ import type { DrawnPages } from './pageType.js';
 
 export const postCards: DrawnPages = {
   name: 'post cards',
-  all: (site) => site.posts.map((post) => postCard(site.ctx.blog, post)).filter((card): card is CardDrawing => card !== null),
+  // Newest first: the order a big blog's missing cards are drawn in (stages/fullSite.ts).
+  all: (site) => {
+    const cards: CardDrawing[] = [];
+    for (let i = site.posts.length - 1; i >= 0; i--) {
+      const card = postCard(site.ctx.blog, site.posts[i]!);
+      if (card) cards.push(card);
+    }
+    return cards;
+  },
   affectedBy: (site, change) => {
     const card = change.post ? postCard(site.ctx.blog, change.post) : null;
     // Every other card recorded under the post's slug or its previous one is stale.

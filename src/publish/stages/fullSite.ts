@@ -25,7 +25,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Theme } from '../render/renderTheme.js';
 import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../parallel/renderSiteInChunks.js';
-import { SiteWriter, type WriteOptions, type WriteResult } from './writeSite.js';
+import { SiteWriter, writeSite, type WriteOptions, type WriteResult } from './writeSite.js';
 import type { RenderSlots } from '../parallel/renderSlots.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
 import type { CardDrawer } from '../cards/cardDrawer.js';
@@ -34,7 +34,21 @@ import { drawn } from '../pages/catalogue.js';
 import { viewOfPlan } from '../pages/siteView.js';
 import { drawCards } from './drawCards.js';
 
-/** Every card the blog's pages name (pages/cards.ts). */
+export interface FullSiteWrite {
+  result: WriteResult;
+  /** What the edge may hold: the objects written or found unchanged, and the stale keys deleted. */
+  keys: string[];
+  /** Cards the pages name that are left for `site_cards` jobs to draw (drawMissingCards). */
+  cardsLeft: number;
+}
+
+/**
+ * Cards a full render draws itself, newest first: a small blog's every card, so its pages and
+ * cards go out together; a big blog's first rebuild leaves the rest to `site_cards` jobs.
+ */
+export const INLINE_CARDS = 16;
+
+/** Every card the blog's pages name (pages/cards.ts), the blog's first, then the posts' newest first. */
 function drawingsOf(plan: SitePlan): CardDrawing[] {
   const site = viewOfPlan(plan);
   return drawn.flatMap((type) => type.all(site));
@@ -82,8 +96,25 @@ export class FullSite {
    * Renders and writes every object of the blog and deletes the stale ones. `keys` are the
    * objects written or found unchanged and the stale keys deleted: what the edge may hold.
    */
-  write(blog: BlogWithDomain, plan: Plan, options: WriteOptions = {}): Promise<{ result: WriteResult; keys: string[] }> {
+  write(blog: BlogWithDomain, plan: Plan, options: WriteOptions = {}): Promise<FullSiteWrite> {
     return this.deps.slots.run(() => this.writeNow(blog, plan, options));
+  }
+
+  /**
+   * Draws up to `limit` of the cards the blog's pages name and the store lacks, newest first
+   * (the `site_cards` job, pipelines/drawSiteCards.ts). `left` is how many are still missing.
+   */
+  drawMissingCards(blog: BlogWithDomain, plan: Plan, limit: number): Promise<{ changedKeys: string[]; left: number }> {
+    return this.deps.slots.run(async () => {
+      const { store, hashes } = this.deps;
+      const held = new Set(await this.staleKeys(blog.slug, new Set()));
+      const missing = drawingsOf(await this.plan(blog, plan)).filter((card) => !held.has(card.key));
+      const changedKeys: string[] = [];
+      await drawCards(this.deps.cards, blog.accountId, missing.slice(0, limit), async (objects) => {
+        changedKeys.push(...(await writeSite(store, hashes, blog.id, objects, [], { force: true })).changedKeys);
+      });
+      return { changedKeys, left: Math.max(0, missing.length - limit) };
+    });
   }
 
   /** Compares the store with what the database says the blog should be. */
@@ -91,7 +122,7 @@ export class FullSite {
     return this.deps.slots.run(() => this.verifyNow(blog, plan));
   }
 
-  private async writeNow(blog: BlogWithDomain, plan: Plan, options: WriteOptions): Promise<{ result: WriteResult; keys: string[] }> {
+  private async writeNow(blog: BlogWithDomain, plan: Plan, options: WriteOptions): Promise<FullSiteWrite> {
     const sitePlan = await this.plan(blog, plan);
     // The store is listed while the pages render: the listing only needs the keys at the end.
     const stored = this.staleKeys(blog.slug, new Set());
@@ -106,6 +137,7 @@ export class FullSite {
     await yieldToLoop();
     // A chunk is written while the next one is read and rendered.
     let writing: Promise<void> = Promise.resolve();
+    let cardsLeft = 0;
     try {
       for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, this.renderOptions, renders)) {
         await writing;
@@ -114,18 +146,16 @@ export class FullSite {
         writing.catch(() => undefined);
       }
       await writing;
-      // draw: after the pages, since a big blog's first cards take minutes and its pages must
-      // not wait for them; the store's listing says which cards exist (a force rebuild into an
-      // empty store draws them all, a rebuild of an unchanged blog none).
+      // draw: after the pages, which must not wait for a big blog's first cards (minutes of
+      // work); the store's listing says which cards exist, so a rebuild of an unchanged blog
+      // draws none. The newest INLINE_CARDS are drawn here, the rest by `site_cards` jobs.
       const held = new Set(await stored);
       writer.keep(cards.filter((card) => held.has(card.key)).map((card) => card.key));
-      await drawCards(
-        this.deps.cards,
-        blog.accountId,
-        cards.filter((card) => !held.has(card.key)),
-        // The store lacks these, whatever hash was recorded for them.
-        (objects) => writer.write(objects, true),
-      );
+      const missing = cards.filter((card) => !held.has(card.key));
+      // The store lacks these, whatever hash was recorded for them.
+      await drawCards(this.deps.cards, blog.accountId, missing.slice(0, INLINE_CARDS), (objects) => writer.write(objects, true));
+      cardsLeft = Math.max(0, missing.length - INLINE_CARDS);
+      writer.passOver(cardsLeft);
     } catch (err) {
       // A render that failed while a chunk was being written lets that write end first (a retry
       // of the job must not race it); the writes the store did accept need not be repeated.
@@ -135,7 +165,7 @@ export class FullSite {
     }
     const stale = (await stored).filter((key) => !writer.keys.has(key));
     const result = await writer.finish(stale);
-    return { result, keys: [...writer.keys, ...stale] };
+    return { result, keys: [...writer.keys, ...stale], cardsLeft };
   }
 
   private async verifyNow(blog: BlogWithDomain, plan: Plan): Promise<VerifyReport> {
