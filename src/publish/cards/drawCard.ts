@@ -29,13 +29,13 @@ let drawer: Promise<Drawer> | null = null;
  * once and keeps for every later card.
  */
 async function loadDrawer(): Promise<Drawer> {
-  // Resolved from this module's place, so the same lookup works from dist/src and the Docker image.
+  // Resolved from this module's place, so the same lookup works from dist/src and the Docker
+  // image; required, not imported, so the server bundle (scripts/bundleServer.mjs) leaves both
+  // libraries in node_modules (sharp's native addon must stay there).
   const require = createRequire(import.meta.url);
-  const [{ default: satori }, { default: sharp }, ...data] = await Promise.all([
-    import('satori'),
-    import('sharp'),
-    ...FONT_FILES.map((font) => readFile(require.resolve(font.file))),
-  ]);
+  const satori = (require('satori') as typeof import('satori')).default;
+  const sharp = require('sharp') as typeof import('sharp');
+  const data = await Promise.all(FONT_FILES.map((font) => readFile(require.resolve(font.file))));
   const fonts = FONT_FILES.map((font, i) => ({ name: CARD_FONT, data: data[i]!, weight: font.weight, style: 'normal' as const }));
   return {
     // satori's element type is React's; the tree is the plain-object form it accepts.
