@@ -184,7 +184,7 @@ describe('social cards', () => {
     const marker = Buffer.from('not drawn again');
     await t.folio.store.put(kept!, marker, { contentType: 'image/png', cacheControl: 'public, max-age=60' });
     await t.folio.store.delete(lost!);
-    expect((await t.folio.publisher.verify(blog)).missing).toEqual([lost]);
+    expect(await t.folio.publisher.verify(blog)).toMatchObject({ missing: [], undrawnCards: [lost] });
     await t.folio.publisher.rebuild(blog);
     expect((await t.folio.store.get(kept!))!.body.equals(marker)).toBe(true);
     expect((await t.folio.store.get(lost!))!.contentType).toBe('image/png');
@@ -228,7 +228,7 @@ describe('the cards of a big blog', () => {
 
     const blog = t.folio.repos.blogs.findById(many)!;
     await t.folio.publisher.rebuild(blog);
-    const missing = (await t.folio.publisher.verify(blog)).missing;
+    const missing = (await t.folio.publisher.verify(blog)).undrawnCards;
     expect(missing).toHaveLength(count + 1 - INLINE_CARDS);
     // The blog's card and the newest posts' went out with the pages; the oldest wait.
     const postsMissing = missing.map((key) => Number(/^many\/card-number-(\d+)\/card-/.exec(key)?.[1]));
@@ -242,6 +242,7 @@ describe('the cards of a big blog', () => {
     }
     expect(pending()).toHaveLength(0);
     expect((await cardsOfMany()).sort()).toEqual(all.sort());
-    expect(await t.folio.publisher.verify(blog)).toMatchObject({ missing: [], different: [], extra: [] });
-  });
+    expect(await t.folio.publisher.verify(blog)).toMatchObject({ missing: [], different: [], extra: [], undrawnCards: [] });
+    // Some sixty cards on a shared VM: seconds alone, longer beside other suites.
+  }, 300_000);
 });
