@@ -5,19 +5,17 @@
  * card under a new URL, and the old one goes: a post's change removes the post's other cards,
  * a full render every card it did not name (stages/fullSite.ts staleKeys).
  */
-import { blogCard, postCard, type CardDrawing } from '../cards/cardSpec.js';
+import { blogCard, postCard } from '../cards/cardSpec.js';
 import type { DrawnPages } from './pageType.js';
 
 export const postCards: DrawnPages = {
   name: 'post cards',
   // Newest first: the order a big blog's missing cards are drawn in (stages/fullSite.ts).
-  all: (site) => {
-    const cards: CardDrawing[] = [];
+  *all(site) {
     for (let i = site.posts.length - 1; i >= 0; i--) {
       const card = postCard(site.ctx.blog, site.posts[i]!);
-      if (card) cards.push(card);
+      if (card) yield card;
     }
-    return cards;
   },
   affectedBy: (site, change) => {
     const card = change.post ? postCard(site.ctx.blog, change.post) : null;

@@ -66,8 +66,8 @@ export interface PageType<Page> extends ChangedPages<Page> {
  */
 export interface DrawnPages {
   readonly name: string;
-  /** Every picture of the blog, for a full render. */
-  all(site: WholeSite): readonly CardDrawing[];
+  /** Every picture of the blog, for a full render, one at a time (a caller yields to the event loop between runs of them). */
+  all(site: WholeSite): Iterable<CardDrawing>;
   /** What a post's change needs drawn, and the keys of the pictures it made stale. */
   affectedBy(site: SiteView, change: PostChangeInput): { draw: readonly CardDrawing[]; remove: readonly string[] };
 }

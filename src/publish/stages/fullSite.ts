@@ -47,11 +47,20 @@ export interface FullSiteWrite {
  * cards go out together; a big blog's first rebuild leaves the rest to `site_cards` jobs.
  */
 export const INLINE_CARDS = 16;
+/** Cards named per turn of the event loop (drawingsOf). */
+const CARDS_PER_TURN = 2000;
 
 /** Every card the blog's pages name (pages/cards.ts), the blog's first, then the posts' newest first. */
-function drawingsOf(plan: SitePlan): CardDrawing[] {
+async function drawingsOf(plan: SitePlan): Promise<CardDrawing[]> {
   const site = viewOfPlan(plan);
-  return drawn.flatMap((type) => type.all(site));
+  const cards: CardDrawing[] = [];
+  for (const type of drawn) {
+    for (const card of type.all(site)) {
+      // Each card hashes what it shows: a big blog's would hold the event loop at once.
+      if (cards.push(card) % CARDS_PER_TURN === 0) await yieldToLoop();
+    }
+  }
+  return cards;
 }
 
 export interface FullSiteDeps {
@@ -113,7 +122,7 @@ export class FullSite {
     return this.deps.slots.run(async () => {
       const { store, hashes } = this.deps;
       const held = new Set(await this.staleKeys(blog.slug, new Set()));
-      const missing = drawingsOf(await this.plan(blog, plan)).filter((card) => !held.has(card.key));
+      const missing = (await drawingsOf(await this.plan(blog, plan))).filter((card) => !held.has(card.key));
       const changedKeys: string[] = [];
       await drawCards(this.deps.cards, blog.accountId, missing.slice(0, limit), async (objects) => {
         changedKeys.push(...(await writeSite(store, hashes, blog.id, objects, [], { force: true })).changedKeys);
@@ -136,7 +145,7 @@ export class FullSite {
     await yieldToLoop();
     const renders = siteRenders(sitePlan);
     await yieldToLoop();
-    const cards = drawingsOf(sitePlan);
+    const cards = await drawingsOf(sitePlan);
     const total = siteObjectCount(sitePlan, renders) + cards.length;
     const writer = new SiteWriter(this.deps.store, this.deps.hashes, blog.id, { ...options, bulk: total > 64, total });
     await yieldToLoop();
@@ -204,7 +213,7 @@ export class FullSite {
     // Cards are drawn, not rendered: a named card is only looked for, never compared.
     const stored = await this.staleKeys(blog.slug, new Set());
     const held = new Set(stored);
-    for (const card of drawingsOf(sitePlan)) {
+    for (const card of await drawingsOf(sitePlan)) {
       rendered.add(card.key);
       if (held.has(card.key)) report.checked += 1;
       else report.undrawnCards.push(card.key);
