@@ -43,8 +43,10 @@ export interface FullSiteWrite {
 }
 
 /**
- * Cards a full render draws itself, newest first: a small blog's every card, so its pages and
- * cards go out together; a big blog's first rebuild leaves the rest to `site_cards` jobs.
+ * The most missing cards a full render draws itself: a small blog's, or a renamed one's, go out
+ * with its pages. More are all left to `site_cards` jobs: drawing even a few in the render made
+ * a first rebuild of 100 posts take 20 s instead of a few (a worker's first card parses the
+ * fonts, and a loaded VM draws a card in a quarter of a second or more).
  */
 export const INLINE_CARDS = 16;
 /** Cards named per turn of the event loop (drawingsOf). */
@@ -162,13 +164,14 @@ export class FullSite {
       await writing;
       // draw: after the pages, which must not wait for a big blog's first cards (minutes of
       // work); the store's listing says which cards exist, so a rebuild of an unchanged blog
-      // draws none. The newest INLINE_CARDS are drawn here, the rest by `site_cards` jobs.
+      // draws none. A few are drawn here; more are all left to `site_cards` jobs.
       const held = new Set(await stored);
       writer.keep(cards.filter((card) => held.has(card.key)).map((card) => card.key));
       const missing = cards.filter((card) => !held.has(card.key));
+      const inline = missing.length <= INLINE_CARDS ? missing : [];
       // The store lacks these, whatever hash was recorded for them.
-      await drawCards(this.deps.cards, blog.accountId, missing.slice(0, INLINE_CARDS), (objects) => writer.write(objects, true));
-      cardsLeft = Math.max(0, missing.length - INLINE_CARDS);
+      await drawCards(this.deps.cards, blog.accountId, inline, (objects) => writer.write(objects, true));
+      cardsLeft = missing.length - inline.length;
       writer.passOver(cardsLeft);
     } catch (err) {
       // A render that failed while a chunk was being written lets that write end first (a retry
