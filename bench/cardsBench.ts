@@ -32,8 +32,19 @@ const blog: SiteBlog = {
 };
 
 function spec(i: number): CardSpec {
-  const title = i % 2 ? `How post number ${i} moved to a queue of small services without downtime` : `${i}번째 글: 작은 서비스들의 큐로 옮기면서 멈추지 않은 이야기`;
-  const post = { id: `p${i}`, slug: `p${i}`, title, metaDescription: '', ogImageUrl: null, tags: ['one', 'two', 'three'], publishedAt: '2026-03-01T09:00:00.000Z', createdAt: '', updatedAt: '' };
+  const title =
+    i % 2 ? `How post number ${i} moved to a queue of small services without downtime` : `${i}번째 글: 작은 서비스들의 큐로 옮기면서 멈추지 않은 이야기`;
+  const post = {
+    id: `p${i}`,
+    slug: `p${i}`,
+    title,
+    metaDescription: '',
+    ogImageUrl: null,
+    tags: ['one', 'two', 'three'],
+    publishedAt: '2026-03-01T09:00:00.000Z',
+    createdAt: '',
+    updatedAt: '',
+  };
   return postCard(blog, post)!.spec;
 }
 
@@ -79,7 +90,12 @@ export async function runCardsBench(): Promise<BenchRow[]> {
     { area, measure: 'anchor: sharp in process, the card without text, p50', value: `${percentile(anchor, 0.5).toFixed(0)} ms`, target: `load ${load}` },
     { area, measure: 'one card in process, p50', value: `${p50.toFixed(0)} ms`, target: `card / anchor ${(p50 / percentile(anchor, 0.5)).toFixed(1)}x` },
     { area, measure: "a thread's first card (parses the fonts)", value: `${first.toFixed(0)} ms` },
-    { area, measure: `${POOLED} cards of one account on the worker pool`, value: `${(pooledMs / POOLED).toFixed(0)} ms per card`, target: `${((POOLED * 1000) / pooledMs).toFixed(1)} cards/s` },
+    {
+      area,
+      measure: `${POOLED} cards of one account on the worker pool`,
+      value: `${(pooledMs / POOLED).toFixed(0)} ms per card`,
+      target: `${((POOLED * 1000) / pooledMs).toFixed(1)} cards/s`,
+    },
     { area, measure: 'PNG size, mean', value: `${(bytes / CARDS / 1024).toFixed(0)} KB` },
   ];
 }
