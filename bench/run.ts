@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,publish,search,tenants,discover,push,static-search,hostile,media,webhooks,analytics,edge,backup,start,soak` and the large corpus size with `--posts N`
+ * `--only api,api-read,publish,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,edge,backup,start,soak` and the large corpus size with `--posts N`
  * (default 10,000). `soak` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first).
  */
@@ -19,6 +19,7 @@ import { runHostileBench } from './hostileBench.js';
 import { corpusDir, loadCorpus } from './corpus.js';
 import { runBackupBench } from './backupBench.js';
 import { runEdgeBench } from './edgeBench.js';
+import { runCardsBench } from './cardsBench.js';
 import { runMediaBench } from './mediaBench.js';
 import { runWebhookBench } from './webhookBench.js';
 import { runSoakBench } from './soakBench.js';
@@ -35,7 +36,7 @@ const { values } = parseArgs({
   },
 });
 const only = new Set(
-  (values.only ?? 'api,api-read,publish,search,tenants,discover,push,static-search,hostile,media,webhooks,analytics,edge,backup,start,soak')
+  (values.only ?? 'api,api-read,publish,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,edge,backup,start,soak')
     .split(',')
     .map((s) => s.trim()),
 );
@@ -68,6 +69,7 @@ await section('push', () => runSyncBench(1000));
 await section('static-search', () => runStaticSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('hostile', () => runHostileBench());
 await section('media', () => runMediaBench());
+await section('cards', () => runCardsBench());
 await section('webhooks', () => runWebhookBench());
 await section('analytics', () => runAnalyticsBench());
 await section('soak', () => runSoakBench({ minutes: Number(values.minutes ?? 10) }));

@@ -42,6 +42,9 @@ export async function siteCommand(config: Config, group: 'site' | 'search', args
         `${report.missingMedia.length} of the missing objects are uploaded images: a rebuild cannot make them; restore them from a backup (see folio restore) or upload them again.\n`,
       );
     }
+    if (report.undrawnCards.length > 0) {
+      process.stdout.write(`${report.undrawnCards.length} social cards are not drawn yet: the server's site_cards jobs draw them, newest first.\n`);
+    }
     return problems === 0 ? 0 : 1;
   } finally {
     await folio.close();

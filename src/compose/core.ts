@@ -7,6 +7,7 @@ import { systemClock } from '../lib/clock.js';
 import { startCheckpointer } from '../db/checkpointer.js';
 import { PooledContentRenderer } from '../content/contentRenderer.js';
 import { HeavyWork } from '../heavyWork/heavyWork.js';
+import { PooledCardDrawer } from '../publish/cards/cardDrawer.js';
 import { SiteUrls } from '../domain/siteUrls.js';
 import { WarmUp } from '../warmup/warmUp.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -47,6 +48,7 @@ export function buildCore(options: ComposeOptions): Core {
     ...stores,
     urls,
     content,
+    cards: new PooledCardDrawer(heavy),
     search: search.updater,
     buildSegment: search.work.buildSegment,
     clock,

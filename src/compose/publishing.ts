@@ -21,6 +21,7 @@ import { StaticIndexWriter } from '../search/static/staticIndexWriter.js';
 import type { CdnPurger } from '../cdn/cdnPurger.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
+import type { CardDrawer } from '../publish/cards/cardDrawer.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
 import { MediaRemoval } from '../services/mediaRemoval.js';
@@ -39,6 +40,8 @@ interface PublishingParts {
   cache: CachePolicy;
   urls: SiteUrls;
   content: ContentRenderer;
+  /** Draws social cards on the shared worker pool. */
+  cards: CardDrawer;
   search: SearchIndexUpdater;
   /** Builds the static search index's segments on the worker threads. */
   buildSegment: PooledSearchWork['buildSegment'];
@@ -73,6 +76,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     search: parts.search,
     discovery: repos.discovery,
     content: parts.content,
+    cards: parts.cards,
     logger,
     clock: parts.clock,
     metrics: parts.metrics,

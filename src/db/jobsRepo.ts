@@ -6,7 +6,8 @@ import type { Db } from './database.js';
  * `media_delete` removes the objects of a deleted image (services/mediaRemoval.ts); `discovery`
  * brings a blog's entries in the cross-blog discovery index in line with its opt-in.
  */
-export type JobKind = 'post' | 'post_removed' | 'site' | 'site_delete' | 'media_delete' | 'discovery';
+/** `site_cards`: the social cards a full render left to draw (publish/pipelines/drawSiteCards.ts). */
+export type JobKind = 'post' | 'post_removed' | 'site' | 'site_cards' | 'site_delete' | 'media_delete' | 'discovery';
 
 /** Reasons of whole-site jobs queued after an upgrade: the pages are stale; pages and search indexes are. */
 export const RENDERER_CHANGED = 'renderer_changed';

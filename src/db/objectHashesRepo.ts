@@ -8,6 +8,7 @@ export class ObjectHashesRepo {
   private readonly clearStmt;
   private readonly allStmt;
   private readonly pageStmt;
+  private readonly underStmt;
   private readonly setManyTx;
   private readonly deleteManyTx;
 
@@ -19,6 +20,10 @@ export class ObjectHashesRepo {
     this.allStmt = db.prepare<[string], { key: string; hash: string }>('SELECT key, hash FROM object_hashes WHERE blog_id = ?');
     this.pageStmt = db.prepare<[string, string, number], { key: string; hash: string }>(
       'SELECT key, hash FROM object_hashes WHERE blog_id = ? AND key > ? ORDER BY key LIMIT ?',
+    );
+    // A range over the primary key's order, not LIKE: a prefix may hold `%` or `_`.
+    this.underStmt = db.prepare<[string, string, string], { key: string }>(
+      'SELECT key FROM object_hashes WHERE blog_id = ? AND key >= ? AND key < ? ORDER BY key',
     );
     // One transaction per batch: a commit per row made recording a rebuild's 12,000 hashes slow.
     this.setManyTx = db.transaction((blogId: string, entries: readonly (readonly [string, string])[]) => {
@@ -40,6 +45,11 @@ export class ObjectHashesRepo {
   /** Up to `limit` recorded hashes after `afterKey` in key order (keyset paging: '' starts). */
   page(blogId: string, afterKey: string, limit: number): [string, string][] {
     return this.pageStmt.all(blogId, afterKey, limit).map((row) => [row.key, row.hash]);
+  }
+
+  /** Recorded keys that start with `prefix`. */
+  keysUnder(blogId: string, prefix: string): string[] {
+    return this.underStmt.all(blogId, prefix, `${prefix}\u{10FFFF}`).map((row) => row.key);
   }
 
   set(blogId: string, key: string, hash: string): void {

@@ -7,7 +7,8 @@
 import type { SiteObject } from '../storage/siteStore.js';
 import { tagSegment } from './render/renderPaths.js';
 import type { SitePostSummary } from '../domain/siteTypes.js';
-import { catalogue } from './pages/catalogue.js';
+import type { CardDrawing } from './cards/cardSpec.js';
+import { catalogue, drawn } from './pages/catalogue.js';
 import { viewOfChange, type PostChangeInput, type PostChangeOutput } from './pages/siteView.js';
 
 export type { PostChangeInput, PostChangeOutput };
@@ -21,7 +22,13 @@ export function renderPostChange(input: PostChangeInput): PostChangeOutput {
     for (const page of render) objects.push(type.render(site, page));
     deletions.push(...remove);
   }
-  return { objects, deletions };
+  const drawings: CardDrawing[] = [];
+  for (const type of drawn) {
+    const { draw, remove } = type.affectedBy(site, input);
+    drawings.push(...draw);
+    deletions.push(...remove);
+  }
+  return { objects, deletions, drawings };
 }
 
 /**

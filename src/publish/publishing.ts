@@ -4,7 +4,7 @@
  * the background. Built once by the composition root; each stage and pipeline below receives
  * only what it uses.
  */
-import type { Clock } from '../lib/clock.js';
+import { isoNow, type Clock } from '../lib/clock.js';
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
@@ -17,11 +17,13 @@ import type { Logger } from '../lib/logger.js';
 import type { JobMetrics } from '../metrics/metricTypes.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
 import type { SiteStore } from '../storage/siteStore.js';
+import type { CardDrawer } from './cards/cardDrawer.js';
 import { dispatchJob } from './jobs/dispatchJob.js';
 import { JobRunner, type JobHandler } from './jobs/jobRunner.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { RenderSlots } from './parallel/renderSlots.js';
 import { SiteDeletion } from './pipelines/deleteSite.js';
+import { SiteCards } from './pipelines/drawSiteCards.js';
 import { PostChangePipeline } from './pipelines/publishPostChange.js';
 import { BlogReindex } from './pipelines/reindexBlog.js';
 import { SiteRebuild, type RebuildOptions } from './pipelines/rebuildSite.js';
@@ -71,6 +73,8 @@ export interface PublishingDeps {
   media: Pick<MediaRepo, 'allOfBlog'>;
   /** Saved listings: a blog's first publish after a restart then reads a few rows, not all. */
   listingSnapshots?: SnapshotStore;
+  /** Draws social cards off the event loop (publish/cards/cardDrawer.ts). */
+  cards: CardDrawer;
   /** The `media_delete` job, which is not publishing's (services/mediaRemoval.ts). */
   removeMedia: JobHandler;
   /** Runs before every job and may refuse it by throwing (the job then stays pending). */
@@ -112,13 +116,24 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     onBackgroundChange: (blog, changedKeys) => purge.changed(blog, { attempt: 1, changedKeys, allKeys: changedKeys }),
     logger,
   });
-  const load = new PostChangeLoader({ site, accounts, urls, theme, cache, listings });
-  const fullSite = new FullSite({ site, store, hashes, urls, theme, cache, listings, slots });
+  const { cards } = deps;
+  const load = new PostChangeLoader({ site, accounts, urls, theme, cache, listings, hashes });
+  const fullSite = new FullSite({ site, store, hashes, urls, theme, cache, listings, slots, cards });
 
   const reindex = new BlogReindex({ site, indexes, purge, slots });
   // These two call each other: a post change that moves the whole blog rebuilds it, and a
   // rebuild runs again the post jobs recorded while it rendered.
-  const postChange: PostChangePipeline = new PostChangePipeline({ blogs, site, load, store, hashes, purge, indexes, rebuild: (blog) => rebuild.rebuild(blog) });
+  const postChange: PostChangePipeline = new PostChangePipeline({
+    blogs,
+    site,
+    load,
+    store,
+    hashes,
+    purge,
+    indexes,
+    cards,
+    rebuild: (blog) => rebuild.rebuild(blog),
+  });
   const rebuild: SiteRebuild = new SiteRebuild({
     blogs,
     accounts,
@@ -131,13 +146,21 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     store,
     runPostJob: (job) => postChange.run(job),
     reindex: (blog) => reindex.reindex(blog),
+    queueCards: (blog) => queueCards(blog),
   });
   const discoveryRefill = new DiscoveryRefill({ blogs, indexes });
+  // Run by the background tick, never at once: a rebuild's caller does not wait for the cards.
+  const queueCards = (blog: BlogWithDomain, running?: number): void => {
+    const pending = deps.jobs.listOpenForBlog(blog.id).some((job) => job.kind === 'site_cards' && job.status === 'pending' && job.id !== running);
+    if (!pending) deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site_cards', payload: {}, now: isoNow(deps.clock) });
+  };
+  const siteCards = new SiteCards({ blogs, accounts, fullSite, purge, queueCards });
   const deletion = new SiteDeletion({ blogs, store, hashes, listings, domains, indexes, purge, logger });
 
   const dispatch = dispatchJob({
     postChange: (job) => postChange.run(job),
     site: (job) => rebuild.run(job),
+    siteCards: (job) => siteCards.run(job),
     deleteSite: (job) => deletion.run(job),
     removeMedia: deps.removeMedia,
     discovery: (job) => discoveryRefill.run(job),

@@ -12,13 +12,15 @@ export interface TaskRequest<Req> {
 
 export type TaskReply<Res> = { id: number; result: Res } | { id: number; error: string };
 
-export function serveTasks<Req, Res>(handler: (request: Req) => Res, transfer: (result: Res) => ArrayBuffer[] = () => []): void {
+/** `handler` may answer with a promise (a card's drawing): the pool gives a worker one task at a time. */
+export function serveTasks<Req, Res>(handler: (request: Req) => Res | Promise<Res>, transfer: (result: Res) => ArrayBuffer[] = () => []): void {
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs only inside a worker thread');
-  port.on('message', (message: TaskRequest<Req>) => {
+  port.on('message', async (message: TaskRequest<Req>) => {
     let reply: TaskReply<Res>;
     try {
-      reply = { id: message.id, result: handler(message.request) };
+      const answer = handler(message.request);
+      reply = { id: message.id, result: answer instanceof Promise ? await answer : answer };
     } catch (err) {
       reply = { id: message.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
     }

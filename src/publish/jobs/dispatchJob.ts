@@ -7,6 +7,8 @@ export interface JobPipelines {
   postChange: JobHandler;
   /** `site`: pipelines/rebuildSite.ts. */
   site: JobHandler;
+  /** `site_cards`: pipelines/drawSiteCards.ts. */
+  siteCards: JobHandler;
   /** `site_delete`: pipelines/deleteSite.ts. */
   deleteSite: JobHandler;
   /** `media_delete`: not publishing, composed beside it (services/mediaRemoval.ts). */
@@ -23,6 +25,8 @@ export function dispatchJob(pipelines: JobPipelines): JobHandler {
         return pipelines.postChange(job);
       case 'site':
         return pipelines.site(job);
+      case 'site_cards':
+        return pipelines.siteCards(job);
       case 'site_delete':
         return pipelines.deleteSite(job);
       case 'media_delete':

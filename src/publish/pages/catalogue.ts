@@ -8,7 +8,8 @@ import { archivePages } from './archivePages.js';
 import { jsonFeed, llmsTxt, rssFeed } from './feeds.js';
 import { homePage } from './homePage.js';
 import { archiveIndex, monthPages } from './monthPages.js';
-import type { ChangedPages, PageType, PerPostPages } from './pageType.js';
+import { blogCards, postCards } from './cards.js';
+import type { ChangedPages, DrawnPages, PageType, PerPostPages } from './pageType.js';
 import { postPages, redirects } from './postPages.js';
 import { postTwins } from './postTwins.js';
 import { assets, notFoundPage, robotsTxt, searchPage } from './sitePages.js';
@@ -39,3 +40,6 @@ export const afterPosts: readonly PageType<unknown>[] = [
 
 /** Every page type, the per-post types in their place. */
 export const catalogue: readonly ChangedPages<unknown>[] = [...beforePosts, ...perPost, ...afterPosts];
+
+/** The pictures drawn off the event loop (cards.ts), which the pipelines draw after rendering. */
+export const drawn: readonly DrawnPages[] = [blogCards, postCards];

@@ -5,6 +5,7 @@
  * the same view of the blog, so both write the same bytes.
  */
 import type { SiteObject } from '../../storage/siteStore.js';
+import type { CardDrawing } from '../cards/cardSpec.js';
 import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 import type { RenderContext } from '../render/renderContext.js';
 import type { PostNeighbours } from '../render/renderPostPage.js';
@@ -55,6 +56,20 @@ export interface PerPostPages<Page> extends ChangedPages<Page> {
 export interface PageType<Page> extends ChangedPages<Page> {
   /** Every page of the type, in the order a full render writes them. */
   all(site: WholeSite): readonly Page[];
+}
+
+/**
+ * A type of pictures drawn off the event loop (the social cards, cards.ts) rather than rendered
+ * in a call: both renders name them here, and the pipelines draw the ones the store lacks
+ * (stages/drawCards.ts). Their keys are content-addressed, so one that exists is never drawn
+ * again.
+ */
+export interface DrawnPages {
+  readonly name: string;
+  /** Every picture of the blog, for a full render, one at a time (a caller yields to the event loop between runs of them). */
+  all(site: WholeSite): Iterable<CardDrawing>;
+  /** What a post's change needs drawn, and the keys of the pictures it made stale. */
+  affectedBy(site: SiteView, change: PostChangeInput): { draw: readonly CardDrawing[]; remove: readonly string[] };
 }
 
 const THE_PAGE = [null] as const;

@@ -7,6 +7,7 @@ import { collectTags, type TagGroup } from '../render/archive.js';
 import type { RenderContext } from '../render/renderContext.js';
 import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
 import type { SiteObject } from '../../storage/siteStore.js';
+import type { CardDrawing } from '../cards/cardSpec.js';
 
 export interface SiteRedirect {
   /** The old slug, or an alias path (starting with `/`). */
@@ -57,11 +58,15 @@ export interface PostChangeInput {
   redirectsToPost: readonly string[];
   /** Old addresses of a deleted post whose objects must go. */
   removedRedirects?: readonly string[] | undefined;
+  /** Keys of the cards recorded under the post's slug and its previous slug (pages/cards.ts). */
+  storedCards?: readonly string[] | undefined;
 }
 
 export interface PostChangeOutput {
   objects: SiteObject[];
   deletions: string[];
+  /** Cards the change names, drawn by the pipeline where the store lacks them. */
+  drawings: CardDrawing[];
 }
 
 /** The blog as every page type renders from it. */

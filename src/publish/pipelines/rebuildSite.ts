@@ -44,6 +44,8 @@ export interface SiteRebuildDeps {
   runPostJob: (job: PublishJob) => Promise<void>;
   /** Rebuilds both search indexes (pipelines/reindexBlog.ts). */
   reindex: (blog: BlogWithDomain) => Promise<number>;
+  /** Records a `site_cards` job for the cards the render left to draw (pipelines/drawSiteCards.ts). */
+  queueCards: (blog: BlogWithDomain) => void;
 }
 
 export class SiteRebuild {
@@ -74,7 +76,8 @@ export class SiteRebuild {
     const { jobs, accounts, fullSite, domains, purge } = this.deps;
     const since = jobs.latestId();
     // load, render, write
-    const { result, keys } = await fullSite.write(blog, planOf(accounts, blog), options);
+    const { result, keys, cardsLeft } = await fullSite.write(blog, planOf(accounts, blog), options);
+    if (cardsLeft > 0) this.deps.queueCards(blog);
     await domains.write(blog);
     // purge
     await purge.everything(blog, keys, options.formerHostnames);

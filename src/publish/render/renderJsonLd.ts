@@ -21,10 +21,11 @@ export function jsonForScript(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-export function blogPostingJsonLd(ctx: RenderContext, post: SitePost, lang: Language, description: string): object {
+/** `card` is the post's drawn card (cards/cardSpec.ts), the image when its og_image gives none. */
+export function blogPostingJsonLd(ctx: RenderContext, post: SitePost, lang: Language, description: string, card: string | null = null): object {
   const url = absoluteUrl(ctx.baseUrl, postPath(post.slug));
   const home = absoluteUrl(ctx.baseUrl, homePath);
-  const image = socialUrl(postImageUrl(ctx.baseUrl, post.ogImageUrl));
+  const image = socialUrl(postImageUrl(ctx.baseUrl, post.ogImageUrl)) ?? card;
   return {
     '@context': 'https://schema.org',
     '@type': 'BlogPosting',

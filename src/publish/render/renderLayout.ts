@@ -4,6 +4,7 @@
  */
 import type { Language } from '../../domain/language.js';
 import { socialImageOf } from '../../media/mediaNames.js';
+import { CARD_HEIGHT, CARD_WIDTH } from '../cards/cardSpec.js';
 import type { RenderContext } from './renderContext.js';
 import { jsonForScript } from './renderJsonLd.js';
 import { labelsFor, ogLocale, type Labels } from './renderLabels.js';
@@ -21,6 +22,8 @@ export interface PageMeta {
   path: string | null;
   ogType: 'website' | 'article';
   ogImageUrl?: string | null;
+  /** Absolute URL of the page's drawn card (cards/cardSpec.ts), named when `ogImageUrl` gives no image. */
+  card?: string | null;
   robots?: string;
   article?: { publishedTime: string; modifiedTime: string; tags: readonly string[] };
   jsonLd?: readonly object[];
@@ -51,7 +54,8 @@ export function oneLine(text: string): string {
 function headView(ctx: RenderContext, meta: PageMeta) {
   const canonical = meta.path === null ? null : absoluteUrl(ctx.baseUrl, meta.path);
   const given = postImageUrl(ctx.baseUrl, meta.ogImageUrl);
-  const social = given ? socialImageOf(given) : null;
+  // A given image always wins over the drawn card.
+  const social = given ? socialImageOf(given) : meta.card ? { url: meta.card, width: CARD_WIDTH, height: CARD_HEIGHT } : null;
   const image = social?.url ?? null;
   return {
     title: oneLine(meta.title),

@@ -3,6 +3,7 @@
  * pages. Page numbers count from the oldest post (see archive.ts); within a page the newest
  * post comes first.
  */
+import { blogCardUrl } from '../cards/cardSpec.js';
 import type { SiteObject } from '../../storage/siteStore.js';
 import { thumbnailOf } from '../../media/mediaNames.js';
 import { HOME_PAGE_SIZE, TAG_PAGE_SIZE, newestListing, sortNewestFirst } from './archive.js';
@@ -72,6 +73,7 @@ export function renderHomePage(ctx: RenderContext, newestPosts: readonly ListedP
       description: ctx.blog.description || ctx.blog.name,
       path: homePath,
       ogType: 'website',
+      card: blogCardUrl(ctx.blog, ctx.baseUrl),
       isHome: true,
       counts: 'blog',
       jsonLd: [blogJsonLd(ctx, shown)],

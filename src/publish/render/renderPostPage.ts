@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { SiteObject } from '../../storage/siteStore.js';
 import { countPostText, languageOf } from '../../domain/language.js';
 import { minutesFromCounts } from '../../domain/readingTime.js';
+import { postCardUrl } from '../cards/cardSpec.js';
 import type { RenderContext } from './renderContext.js';
 import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { blogPostingJsonLd, breadcrumbJsonLd } from './renderJsonLd.js';
@@ -79,6 +80,7 @@ export function renderPostPage(ctx: RenderContext, post: SitePost, neighbours: P
   // A table of contents is worth its space from three headings on.
   const toc = headings.length >= TOC_MIN_HEADINGS ? tocOf(headings) : [];
   const splice = contentHtml.length >= SPLICE_MIN_CHARS;
+  const card = postCardUrl(ctx.blog, ctx.baseUrl, post);
   const html = renderHtmlPage(
     ctx,
     {
@@ -91,8 +93,9 @@ export function renderPostPage(ctx: RenderContext, post: SitePost, neighbours: P
       counts: { post: post.slug },
       ogType: 'article',
       ogImageUrl: post.ogImageUrl,
+      card,
       article: { publishedTime: post.publishedAt, modifiedTime: post.updatedAt, tags: post.tags },
-      jsonLd: [blogPostingJsonLd(ctx, post, lang, description), breadcrumbJsonLd(ctx, post)],
+      jsonLd: [blogPostingJsonLd(ctx, post, lang, description, card), breadcrumbJsonLd(ctx, post)],
     },
     'post',
     {

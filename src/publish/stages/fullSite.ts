@@ -26,9 +26,45 @@ import type { Theme } from '../render/renderTheme.js';
 import type { SitePostSummary } from '../../domain/siteTypes.js';
 import type { ChunkPost } from '../parallel/chunkPosts.js';
 import { renderSiteInChunks, siteObjectCount, type ParallelRenderOptions } from '../parallel/renderSiteInChunks.js';
-import { SiteWriter, type WriteOptions, type WriteResult } from './writeSite.js';
+import { SiteWriter, writeSite, type WriteOptions, type WriteResult } from './writeSite.js';
 import type { RenderSlots } from '../parallel/renderSlots.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
+import type { CardDrawer } from '../cards/cardDrawer.js';
+import type { CardDrawing } from '../cards/cardSpec.js';
+import { drawn } from '../pages/catalogue.js';
+import { viewOfPlan } from '../pages/siteView.js';
+import { drawCards } from './drawCards.js';
+
+export interface FullSiteWrite {
+  result: WriteResult;
+  /** What the edge may hold: the objects written or found unchanged, and the stale keys deleted. */
+  keys: string[];
+  /** Cards the pages name that are left for `site_cards` jobs to draw (drawMissingCards). */
+  cardsLeft: number;
+}
+
+/**
+ * The most missing cards a full render draws itself: a small blog's, or a renamed one's, go out
+ * with its pages. More are all left to `site_cards` jobs: drawing even a few in the render made
+ * a first rebuild of 100 posts take 20 s instead of a few (a worker's first card parses the
+ * fonts, and a loaded VM draws a card in a quarter of a second or more).
+ */
+export const INLINE_CARDS = 16;
+/** Cards named per turn of the event loop (drawingsOf). */
+const CARDS_PER_TURN = 2000;
+
+/** Every card the blog's pages name (pages/cards.ts), the blog's first, then the posts' newest first. */
+async function drawingsOf(plan: SitePlan): Promise<CardDrawing[]> {
+  const site = viewOfPlan(plan);
+  const cards: CardDrawing[] = [];
+  for (const type of drawn) {
+    for (const card of type.all(site)) {
+      // Each card hashes what it shows: a big blog's would hold the event loop at once.
+      if (cards.push(card) % CARDS_PER_TURN === 0) await yieldToLoop();
+    }
+  }
+  return cards;
+}
 
 export interface FullSiteDeps {
   site: Pick<SiteRepo, 'newestPublished' | 'redirects' | 'bodyBytes' | 'publishedEncodedByIds'>;
@@ -41,6 +77,8 @@ export interface FullSiteDeps {
   listings: Pick<ListingCache, 'get'>;
   /** Bound the whole-blog work of the process (full renders, reindexes) together. */
   slots: RenderSlots;
+  /** Draws the social cards the store lacks. */
+  cards: CardDrawer;
 }
 
 export interface VerifyReport {
@@ -50,6 +88,11 @@ export interface VerifyReport {
   extra: string[];
   /** The objects of uploaded images among `missing` (pipelines/rebuildSite.ts, verify). */
   missingMedia?: string[];
+  /**
+   * Cards the pages name that the store lacks, not counted in `missing`: a big blog's are drawn
+   * after its pages by `site_cards` jobs, and any rebuild draws them again.
+   */
+  undrawnCards: string[];
 }
 
 const SEARCH_PREFIX = '_search/';
@@ -70,8 +113,25 @@ export class FullSite {
    * Renders and writes every object of the blog and deletes the stale ones. `keys` are the
    * objects written or found unchanged and the stale keys deleted: what the edge may hold.
    */
-  write(blog: BlogWithDomain, plan: Plan, options: WriteOptions = {}): Promise<{ result: WriteResult; keys: string[] }> {
+  write(blog: BlogWithDomain, plan: Plan, options: WriteOptions = {}): Promise<FullSiteWrite> {
     return this.deps.slots.run(() => this.writeNow(blog, plan, options));
+  }
+
+  /**
+   * Draws up to `limit` of the cards the blog's pages name and the store lacks, newest first
+   * (the `site_cards` job, pipelines/drawSiteCards.ts). `left` is how many are still missing.
+   */
+  drawMissingCards(blog: BlogWithDomain, plan: Plan, limit: number): Promise<{ changedKeys: string[]; left: number }> {
+    return this.deps.slots.run(async () => {
+      const { store, hashes } = this.deps;
+      const held = new Set(await this.staleKeys(blog.slug, new Set()));
+      const missing = (await drawingsOf(await this.plan(blog, plan))).filter((card) => !held.has(card.key));
+      const changedKeys: string[] = [];
+      await drawCards(this.deps.cards, blog.accountId, missing.slice(0, limit), async (objects) => {
+        changedKeys.push(...(await writeSite(store, hashes, blog.id, objects, [], { force: true })).changedKeys);
+      });
+      return { changedKeys, left: Math.max(0, missing.length - limit) };
+    });
   }
 
   /** Compares the store with what the database says the blog should be. */
@@ -79,7 +139,7 @@ export class FullSite {
     return this.deps.slots.run(() => this.verifyNow(blog, plan));
   }
 
-  private async writeNow(blog: BlogWithDomain, plan: Plan, options: WriteOptions): Promise<{ result: WriteResult; keys: string[] }> {
+  private async writeNow(blog: BlogWithDomain, plan: Plan, options: WriteOptions): Promise<FullSiteWrite> {
     const sitePlan = await this.plan(blog, plan);
     // The store is listed while the pages render: the listing only needs the keys at the end.
     const stored = this.staleKeys(blog.slug, new Set());
@@ -88,11 +148,13 @@ export class FullSite {
     await yieldToLoop();
     const renders = siteRenders(sitePlan);
     await yieldToLoop();
-    const total = siteObjectCount(sitePlan, renders);
+    const cards = await drawingsOf(sitePlan);
+    const total = siteObjectCount(sitePlan, renders) + cards.length;
     const writer = new SiteWriter(this.deps.store, this.deps.hashes, blog.id, { ...options, bulk: total > 64, total });
     await yieldToLoop();
     // A chunk is written while the next one is read and rendered.
     let writing: Promise<void> = Promise.resolve();
+    let cardsLeft = 0;
     try {
       for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, this.renderOptions, renders)) {
         await writing;
@@ -101,6 +163,17 @@ export class FullSite {
         writing.catch(() => undefined);
       }
       await writing;
+      // draw: after the pages, which must not wait for a big blog's first cards (minutes of
+      // work); the store's listing says which cards exist, so a rebuild of an unchanged blog
+      // draws none. A few are drawn here; more are all left to `site_cards` jobs.
+      const held = new Set(await stored);
+      writer.keep(cards.filter((card) => held.has(card.key)).map((card) => card.key));
+      const missing = cards.filter((card) => !held.has(card.key));
+      const inline = missing.length <= INLINE_CARDS ? missing : [];
+      // The store lacks these, whatever hash was recorded for them.
+      await drawCards(this.deps.cards, blog.accountId, inline, (objects) => writer.write(objects, true));
+      cardsLeft = missing.length - inline.length;
+      writer.passOver(cardsLeft);
     } catch (err) {
       // A render that failed while a chunk was being written lets that write end first (a retry
       // of the job must not race it); the writes the store did accept need not be repeated.
@@ -110,13 +183,14 @@ export class FullSite {
     }
     const stale = (await stored).filter((key) => !writer.keys.has(key));
     const result = await writer.finish(stale);
-    return { result, keys: [...writer.keys, ...stale] };
+    return { result, keys: [...writer.keys, ...stale], cardsLeft };
   }
 
   private async verifyNow(blog: BlogWithDomain, plan: Plan): Promise<VerifyReport> {
-    const report: VerifyReport = { checked: 0, missing: [], different: [], extra: [] };
+    const report: VerifyReport = { checked: 0, missing: [], different: [], extra: [], undrawnCards: [] };
     const rendered = new Set<string>();
-    for await (const objects of renderSiteInChunks(await this.plan(blog, plan), this.postBodies, this.renderOptions)) {
+    const sitePlan = await this.plan(blog, plan);
+    for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, this.renderOptions)) {
       // A chunk's stored objects are read VERIFY_READS at a time, so reading keeps up with
       // rendering; the findings are listed in render order all the same.
       const findings = new Array<'missing' | 'different' | null>(objects.length);
@@ -140,7 +214,15 @@ export class FullSite {
         if (finding) report[finding].push(object.key);
       }
     }
-    report.extra = await this.staleKeys(blog.slug, rendered);
+    // Cards are drawn, not rendered: a named card is only looked for, never compared.
+    const stored = await this.staleKeys(blog.slug, new Set());
+    const held = new Set(stored);
+    for (const card of await drawingsOf(sitePlan)) {
+      rendered.add(card.key);
+      if (held.has(card.key)) report.checked += 1;
+      else report.undrawnCards.push(card.key);
+    }
+    report.extra = stored.filter((key) => !rendered.has(key));
     return report;
   }
 

@@ -6,6 +6,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { AccountsRepo } from '../../db/accountsRepo.js';
 import type { JobPayload } from '../../db/jobsRepo.js';
+import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
 import type { SiteUrls } from '../../domain/siteUrls.js';
 import type { ListingCache } from '../listing/listingCache.js';
@@ -15,7 +16,8 @@ import { FEED_ITEM_MAX_HTML_BYTES } from '../render/feeds.js';
 import { blogLanguage, createRenderContext } from '../render/renderContext.js';
 import type { CachePolicy } from '../../domain/cacheHeaders.js';
 import type { Theme } from '../render/renderTheme.js';
-import type { SitePost } from '../../domain/siteTypes.js';
+import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
+import { postCardPrefix } from '../cards/cardSpec.js';
 import { planOf, toSiteBlog, toSitePost } from './loadSite.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
 
@@ -37,6 +39,8 @@ export interface PostChangeLoaderDeps {
   cache: CachePolicy;
   /** Published posts per blog, kept current from the change log so a publish does not re-read them all. */
   listings: Pick<ListingCache, 'get'>;
+  /** The recorded cards of the post (pages/cards.ts removes the stale ones). */
+  hashes: Pick<ObjectHashesRepo, 'keysUnder'>;
 }
 
 export class PostChangeLoader {
@@ -73,6 +77,7 @@ export class PostChangeLoader {
     const newest = site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost);
     const ctx = createRenderContext({ theme, blog: siteBlog, titleCounts: listing.titleCounts, cache });
     const redirects = live ? site.redirectsOfPost(live.id) : [];
+    const previousSlug = payload.previousSlug ?? (live ? undefined : row?.slug);
     const input: PostChangeInput = {
       ctx,
       summaries,
@@ -81,7 +86,7 @@ export class PostChangeLoader {
       post: live,
       neighbours,
       newest,
-      previousSlug: payload.previousSlug ?? (live ? undefined : row?.slug),
+      previousSlug,
       previousTags: [...(payload.previousTags ?? []), ...(row && !live ? row.tags : [])],
       tagsChanged: payload.previousTags !== undefined,
       wasLive: payload.wasLive,
@@ -90,7 +95,24 @@ export class PostChangeLoader {
       redirectsToPost: redirects,
       // A post that left the site takes its old addresses with it.
       removedRedirects: [...(payload.removedRedirects ?? []), ...(live ? [] : site.redirectsOfPost(postId))],
+      storedCards: this.storedCards(blog, postId, live?.slug, previousSlug, summaries),
     };
     return { input, live };
+  }
+
+  /** The recorded cards under the post's slug, and under its previous slug unless another live post holds that now. */
+  private storedCards(
+    blog: BlogWithDomain,
+    postId: string,
+    slug: string | undefined,
+    previousSlug: string | undefined,
+    summaries: readonly SitePostSummary[],
+  ): string[] {
+    const { hashes } = this.deps;
+    const cards = slug ? hashes.keysUnder(blog.id, postCardPrefix(blog.slug, slug)) : [];
+    if (previousSlug && previousSlug !== slug && !summaries.some((post) => post.slug === previousSlug && post.id !== postId)) {
+      cards.push(...hashes.keysUnder(blog.id, postCardPrefix(blog.slug, previousSlug)));
+    }
+    return cards;
   }
 }

@@ -115,18 +115,18 @@ export class SiteWriter {
     return this.written;
   }
 
-  async write(objects: readonly SiteObject[]): Promise<void> {
+  /** `force` writes these objects even where the recorded hash matches (a drawn card the store lost). */
+  async write(objects: readonly SiteObject[], force = false): Promise<void> {
     const { store, options } = this;
     for (const object of objects) this.written.add(object.key);
     if (options.bulk) this.known ??= recordedHashes(this.hashes, this.blogId);
     const known = await this.known;
     await forEachConcurrently(objects, CONCURRENCY, async (object) => {
-      this.done += 1;
-      if (options.onProgress && (this.done % 100 === 0 || this.done === options.total)) options.onProgress(this.done, options.total);
+      this.count();
       const body = typeof object.body === 'string' ? Buffer.from(object.body, 'utf8') : object.body;
       const hash = hashWithBody(object, body);
       const previous = known ? (known.get(object.key) ?? null) : this.hashes.get(this.blogId, object.key);
-      if (previous === hash && !options.force) {
+      if (previous === hash && !options.force && !force) {
         this.result.unchanged += 1;
         return;
       }
@@ -140,6 +140,28 @@ export class SiteWriter {
       this.result.changedKeys.push(object.key);
       this.result.written += 1;
     });
+  }
+
+  /**
+   * Keys the store holds already and the render names without handing over their bodies (the
+   * drawn cards, stages/drawCards.ts): part of the site, so never stale.
+   */
+  keep(keys: readonly string[]): void {
+    for (const key of keys) {
+      this.written.add(key);
+      this.count();
+    }
+  }
+
+  /** Counts `count` objects the render named but leaves to a later job (cards), for progress only. */
+  passOver(count: number): void {
+    for (let i = 0; i < count; i++) this.count();
+  }
+
+  private count(): void {
+    const { options } = this;
+    this.done += 1;
+    if (options.onProgress && (this.done % 100 === 0 || this.done === options.total)) options.onProgress(this.done, options.total);
   }
 
   /** Records the hashes of the writes the store accepted (also after a failed write). */

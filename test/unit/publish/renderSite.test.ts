@@ -127,11 +127,17 @@ describe('renderSite', () => {
     }
   });
 
-  it('uses summary_large_image with og:image only when the post has an image', () => {
+  it("names the post's own og:image, else its drawn card, with summary_large_image", () => {
     expect(html('notes/caching-static-sites/index.html')).toContain('<meta name="twitter:card" content="summary_large_image">');
     expect(html('notes/caching-static-sites/index.html')).toContain('<meta name="twitter:image" content="https://images.example.com/cdn-flow.png">');
-    expect(html('notes/hello-world/index.html')).toContain('<meta name="twitter:card" content="summary">');
-    expect(html('notes/hello-world/index.html')).not.toContain('og:image');
+    expect(html('notes/caching-static-sites/index.html')).not.toContain('/card-');
+    const page = html('notes/hello-world/index.html');
+    expect(page).toContain('<meta name="twitter:card" content="summary_large_image">');
+    expect(page).toMatch(/<meta property="og:image" content="https:\/\/notes\.example\.com\/hello-world\/card-[0-9a-f]{12}\.png">/);
+    expect(page).toContain('<meta property="og:image:width" content="1200">');
+    expect(page).toContain('<meta property="og:image:height" content="630">');
+    // The cards are drawn by the pipelines (stages/drawCards.ts), never rendered.
+    expect([...byKey.keys()].some((key) => key.includes('/card-'))).toBe(false);
   });
 
   it('sets the page language from its text', () => {
