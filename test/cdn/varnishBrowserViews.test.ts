@@ -4,7 +4,7 @@ import type { TestApp } from '../support/testApp.js';
 import { startEdgeFixture, type EdgeFixture } from '../support/edgeFixture.js';
 import { shippedVclFor, startVarnish, type VarnishHandle } from '../../bench/harness/varnish.js';
 import { CHROME_UA, FIREFOX_UA, GOOGLEBOT_UA } from '../support/readerVisits.js';
-import { EDGE_UA, MOBILE_SAFARI_UA, browserReader, launchChromiumFor, plainLoad, type BrowserLoad } from '../support/edgeReaders.js';
+import { EDGE_UA, MOBILE_SAFARI_UA, expectBeaconPassed, launchChromiumFor, plainLoad, readAs, type ReadOptions } from '../support/edgeReaders.js';
 
 /**
  * Issue #29's acceptance behind the shipped deploy/varnish/folio.vcl: real Chromium loads post
@@ -43,38 +43,7 @@ afterAll(async () => {
   await f?.close();
 });
 
-/** Every load by `userAgent` of `path` (a fresh reader each time; `reload`: once more in its tab). */
-async function read(
-  path: string,
-  userAgent: string,
-  options: { reload?: boolean; headers?: Record<string, string>; mobile?: boolean } = {},
-): Promise<{ loads: BrowserLoad[]; cookies: number }> {
-  const reader = await browserReader(browser, origin, {
-    userAgent,
-    ...(options.headers ? { extraHTTPHeaders: options.headers } : {}),
-    ...(options.mobile ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : {}),
-  });
-  try {
-    const loads = await reader.load(path, { reload: options.reload ?? false });
-    return { loads, cookies: await reader.cookies() };
-  } finally {
-    await reader.close();
-  }
-}
-
-/** One beacon request per load, answered by Folio through the edge: a GIF no cache keeps, no cookie. */
-function expectBeaconPassed(load: BrowserLoad, what: string): void {
-  expect(load.status, what).toBe(200);
-  expect(load.beaconRequests, `${what}: beacon requests`).toBe(1);
-  expect(load.imageComplete, `${what}: beacon image loaded`).toBe(true);
-  const beacon = load.beacons[0]!;
-  expect(beacon.status, what).toBe(200);
-  expect(beacon.headers['content-type'], what).toBe('image/gif');
-  expect(beacon.headers['cache-control'], what).toBe('no-store');
-  // return (pass): never looked up in the cache, never stored in it.
-  expect(beacon.headers['x-cache'], what).toBe('MISS');
-  expect(beacon.headers['set-cookie'], what).toBeUndefined();
-}
+const read = (path: string, userAgent: string, options?: ReadOptions): ReturnType<typeof readAs> => readAs(browser, origin, path, userAgent, options);
 
 describe('page views through Varnish in real Chromium', () => {
   it('counts each reader’s load of cached pages exactly once, across user agents; a crawler never; no cookie', async () => {
@@ -89,7 +58,8 @@ describe('page views through Varnish in real Chromium', () => {
     const readers = [chrome, firefox, safari, spoofing, homeFirst, homeAgain, bot];
     const loads = readers.flatMap((r) => r.loads);
     expect(loads).toHaveLength(8);
-    for (const [i, load] of loads.entries()) expectBeaconPassed(load, `load ${i}`);
+    // Beacons are return (pass): never looked up in the cache (MISS), never stored in it.
+    for (const [i, load] of loads.entries()) expectBeaconPassed(load, `load ${i}`, 'MISS');
 
     // The first load of each page filled the cache; every later one was served from it.
     expect(chrome.loads[0]!.pageHeaders['x-cache']).toBe('MISS');

@@ -97,6 +97,52 @@ export async function browserReader(browser: Browser, origin: string, options: B
   };
 }
 
+export interface ReadOptions {
+  /** Load the page once more in the same tab (F5). */
+  reload?: boolean;
+  /** Headers the browser adds to every request (X-Forwarded-For, to spoof an address). */
+  headers?: Record<string, string>;
+  /** A phone: small viewport, touch, mobile layout. */
+  mobile?: boolean;
+}
+
+/** A fresh reader with `userAgent` loads `path` (and reloads it); its loads and cookies after. */
+export async function readAs(
+  browser: Browser,
+  origin: string,
+  path: string,
+  userAgent: string,
+  options: ReadOptions = {},
+): Promise<{ loads: BrowserLoad[]; cookies: number }> {
+  const reader = await browserReader(browser, origin, {
+    userAgent,
+    ...(options.headers ? { extraHTTPHeaders: options.headers } : {}),
+    ...(options.mobile ? { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } : {}),
+  });
+  try {
+    const loads = await reader.load(path, { reload: options.reload ?? false });
+    return { loads, cookies: await reader.cookies() };
+  } finally {
+    await reader.close();
+  }
+}
+
+/**
+ * One beacon request per load, answered by Folio through the edge: a GIF no cache keeps, no
+ * cookie. `xCache`: the X-Cache the edge gives a request it never looked up in its cache.
+ */
+export function expectBeaconPassed(load: BrowserLoad, what: string, xCache: string | undefined): void {
+  expect(load.status, what).toBe(200);
+  expect(load.beaconRequests, `${what}: beacon requests`).toBe(1);
+  expect(load.imageComplete, `${what}: beacon image loaded`).toBe(true);
+  const beacon = load.beacons[0]!;
+  expect(beacon.status, what).toBe(200);
+  expect(beacon.headers['content-type'], what).toBe('image/gif');
+  expect(beacon.headers['cache-control'], what).toBe('no-store');
+  expect(beacon.headers['x-cache'], what).toBe(xCache);
+  expect(beacon.headers['set-cookie'], what).toBeUndefined();
+}
+
 /**
  * A load without a browser from the loopback address `from` (127.0.0.x): the page through the
  * edge, then the beacon it names with the Referer a browser sends. Returns the beacon's answer.
