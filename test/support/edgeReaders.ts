@@ -69,10 +69,15 @@ export async function browserReader(browser: Browser, origin: string, options: B
     };
     tab.on('request', onRequest);
     tab.on('response', onResponse);
+    // Waited on below rather than trusting that the response event precedes 'load'.
+    const beaconAnswered = tab.waitForResponse((response) => isBeacon(response.url()));
+    beaconAnswered.catch(() => undefined);
     // 'load' waits for the page's images, the beacon among them.
     const page = await go();
     expect(page, 'the navigation got a response').not.toBeNull();
     const imageComplete = await tab.evaluate(() => (document.querySelector('img[src^="/_folio/view.gif"]') as HTMLImageElement | null)?.complete ?? false);
+    // A page without a loaded beacon fails the caller's checks at once instead of waiting here.
+    if (imageComplete) await beaconAnswered;
     tab.off('request', onRequest);
     tab.off('response', onResponse);
     return {
