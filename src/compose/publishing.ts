@@ -77,6 +77,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     discovery: repos.discovery,
     content: parts.content,
     cards: parts.cards,
+    socialCards: parts.config.socialCards,
     logger,
     clock: parts.clock,
     metrics: parts.metrics,

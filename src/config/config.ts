@@ -56,6 +56,8 @@ export interface Config {
    * the socket's address is the client's; n = the n-th address from the right of the header.
    */
   readonly trustProxyHops: number;
+  /** Whether publishing draws social cards for posts and home pages (FOLIO_SOCIAL_CARDS, docs/publishing.md). */
+  readonly socialCards: boolean;
   /** Days of daily analytics kept (FOLIO_ANALYTICS_RETENTION_DAYS, docs/analytics.md). */
   readonly analyticsRetentionDays: number;
   /** When the server snapshots the database into the store (FOLIO_BACKUP_INTERVAL); null: never. */
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: shutdownSeconds * 1000,
     metricsToken,
     trustProxyHops: readProxyHops(env),
+    socialCards: readBool(env, 'FOLIO_SOCIAL_CARDS', true),
     analyticsRetentionDays: readInt(env, 'FOLIO_ANALYTICS_RETENTION_DAYS', 400, 1, 36_500),
     mediaMaxPixels: mediaMegapixels * 1_000_000,
     mediaTimeLimitMs: mediaTimeLimit * 1000,

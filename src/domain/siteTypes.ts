@@ -21,6 +21,8 @@ export interface SiteBlog {
   baseUrl: string;
   themeConfig: ThemeConfig;
   updatedAt: string;
+  /** false: the operator turned social cards off (FOLIO_SOCIAL_CARDS), so pages name none. */
+  cards?: false;
 }
 
 export interface SitePost {

@@ -75,6 +75,8 @@ export interface PublishingDeps {
   listingSnapshots?: SnapshotStore;
   /** Draws social cards off the event loop (publish/cards/cardDrawer.ts). */
   cards: CardDrawer;
+  /** FOLIO_SOCIAL_CARDS (default on): off, no page names a drawn card and none is drawn. */
+  socialCards?: boolean;
   /** The `media_delete` job, which is not publishing's (services/mediaRemoval.ts). */
   removeMedia: JobHandler;
   /** Runs before every job and may refuse it by throwing (the job then stays pending). */
@@ -117,8 +119,9 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     logger,
   });
   const { cards } = deps;
-  const load = new PostChangeLoader({ site, accounts, urls, theme, cache, listings, hashes });
-  const fullSite = new FullSite({ site, store, hashes, urls, theme, cache, listings, slots, cards });
+  const socialCards = deps.socialCards ?? true;
+  const load = new PostChangeLoader({ site, accounts, urls, theme, cache, listings, hashes, socialCards });
+  const fullSite = new FullSite({ site, store, hashes, urls, theme, cache, listings, slots, cards, socialCards });
 
   const reindex = new BlogReindex({ site, indexes, purge, slots });
   // These two call each other: a post change that moves the whole blog rebuilds it, and a

@@ -22,7 +22,7 @@ const ORIGIN = `http://${HOST}`;
 let t: TestApp;
 let blogId: string;
 beforeAll(async () => {
-  t = await startTestApp({ env: { FOLIO_PUBLIC_SCHEME: 'http' }, publicUrls: 'server' });
+  t = await startTestApp({ env: { FOLIO_PUBLIC_SCHEME: 'http', FOLIO_SOCIAL_CARDS: 'on' }, publicUrls: 'server' });
   blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'cards', name: 'Card Notes', description: 'Notes with pictures' } })).body.id;
   await t.folio.idle();
 });
@@ -248,4 +248,26 @@ describe('the cards of a big blog', () => {
     expect(await t.folio.publisher.verify(blog)).toMatchObject({ missing: [], different: [], extra: [], undrawnCards: [] });
     // Some sixty cards on a shared VM: seconds alone, longer beside other suites.
   }, 300_000);
+});
+
+describe('FOLIO_SOCIAL_CARDS=off', () => {
+  it('draws no card and names none: pages keep only a given og_image', async () => {
+    const off = await startTestApp({ env: { FOLIO_PUBLIC_SCHEME: 'http', FOLIO_SOCIAL_CARDS: 'off' }, publicUrls: 'server' });
+    try {
+      const id = (await off.request('POST', '/v1/blogs', { body: { slug: 'plain', name: 'Plain Notes' } })).body.id;
+      const res = await off.request('POST', '/v1/posts', { blogId: id, body: { title: 'No picture', content: 'Words.', status: 'published' } });
+      expect(res.status, res.text).toBe(201);
+      await off.folio.idle();
+      for (const path of ['/', '/no-picture']) {
+        const page = await visit(off.baseUrl, 'plain.localhost:3000', path);
+        expect(page.status).toBe(200);
+        expect(page.text).not.toContain('og:image');
+        expect(page.text).not.toContain('card-');
+      }
+      const stored = await off.folio.store.list('plain/');
+      expect(stored.filter((key) => key.includes('card-'))).toEqual([]);
+    } finally {
+      await off.close();
+    }
+  });
 });

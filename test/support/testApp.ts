@@ -80,7 +80,9 @@ export interface TestAppOptions {
 /** The real app over real HTTP on a loopback port, with a fresh SQLite file in a temp dir. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'folio-test-'));
-  const config = loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', ...options.env });
+  // Social cards are off unless a test turns them on: drawing one per publish would cost every
+  // suite seconds of font parsing and drawing; test/integration/socialCards.test.ts runs them.
+  const config = loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off', ...options.env });
   const clock = options.clock ?? new FakeClock();
   const handledJobs: PublishJob[] = [];
   const dns = new Map<string, string[]>();

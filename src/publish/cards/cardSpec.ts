@@ -94,7 +94,7 @@ const cardName = (spec: CardSpec) => `card-${cardHash(spec)}.png`;
  * wins; one that is no http(s) URL gives none, and then the card stands in).
  */
 export function postCard(blog: SiteBlog, post: SitePostSummary): CardDrawing | null {
-  if (postImageUrl(blog.baseUrl, post.ogImageUrl)) return null;
+  if (blog.cards === false || postImageUrl(blog.baseUrl, post.ogImageUrl)) return null;
   const lang = languageOfText(post.title);
   const spec: CardSpec = {
     kicker: blog.name,
@@ -114,8 +114,9 @@ export function postCardUrl(blog: SiteBlog, baseUrl: string, post: SitePostSumma
   return card ? absoluteUrl(baseUrl, `/${encodeSegment(post.slug)}/${card.key.slice(card.key.lastIndexOf('/') + 1)}`) : null;
 }
 
-/** The blog's card, for its home page: its name and description. */
-export function blogCard(blog: SiteBlog): CardDrawing {
+/** The blog's card, for its home page: its name and description (null when cards are off). */
+export function blogCard(blog: SiteBlog): CardDrawing | null {
+  if (blog.cards === false) return null;
   const spec: CardSpec = {
     kicker: '',
     title: blog.name,
@@ -128,8 +129,9 @@ export function blogCard(blog: SiteBlog): CardDrawing {
   return { key: fileKey(blog.slug, cardName(spec)), spec };
 }
 
-export function blogCardUrl(blog: SiteBlog, baseUrl: string): string {
-  return absoluteUrl(baseUrl, `/${blogCard(blog).key.slice(blog.slug.length + 1)}`);
+export function blogCardUrl(blog: SiteBlog, baseUrl: string): string | null {
+  const card = blogCard(blog);
+  return card ? absoluteUrl(baseUrl, `/${card.key.slice(blog.slug.length + 1)}`) : null;
 }
 
 /** Whether a store key (under `<blog>/`) is a card's, the blog's or a post's. */

@@ -5,7 +5,8 @@
  * card under a new URL, and the old one goes: a post's change removes the post's other cards,
  * a full render every card it did not name (stages/fullSite.ts staleKeys).
  */
-import { blogCard, postCard } from '../cards/cardSpec.js';
+import { blogCard, postCard, type CardDrawing } from '../cards/cardSpec.js';
+import type { SiteBlog } from '../../domain/siteTypes.js';
 import type { DrawnPages } from './pageType.js';
 
 export const postCards: DrawnPages = {
@@ -31,6 +32,11 @@ export const postCards: DrawnPages = {
  */
 export const blogCards: DrawnPages = {
   name: 'blog card',
-  all: (site) => [blogCard(site.ctx.blog)],
-  affectedBy: (site) => ({ draw: [blogCard(site.ctx.blog)], remove: [] }),
+  all: (site) => drawnBlogCard(site.ctx.blog),
+  affectedBy: (site) => ({ draw: drawnBlogCard(site.ctx.blog), remove: [] }),
 };
+
+function drawnBlogCard(blog: SiteBlog): CardDrawing[] {
+  const card = blogCard(blog);
+  return card ? [card] : [];
+}

@@ -79,6 +79,8 @@ export interface FullSiteDeps {
   slots: RenderSlots;
   /** Draws the social cards the store lacks. */
   cards: CardDrawer;
+  /** FOLIO_SOCIAL_CARDS: whether pages name drawn cards. */
+  socialCards: boolean;
 }
 
 export interface VerifyReport {
@@ -234,7 +236,7 @@ export class FullSite {
   private async plan(blog: BlogWithDomain, plan: Plan): Promise<SitePlan> {
     const { site, urls, theme, cache } = this.deps;
     const listing = await this.deps.listings.get(blog.id);
-    const ctx = createRenderContext({ theme, blog: toSiteBlog(blog, plan, urls), titleCounts: listing.titleCounts, cache });
+    const ctx = createRenderContext({ theme, blog: toSiteBlog(blog, plan, urls, this.deps.socialCards), titleCounts: listing.titleCounts, cache });
     const listed = [...listing.posts];
     // Plain objects, for the worker threads; a restored listing reads its posts' rows here, a
     // page per turn of the event loop.

@@ -41,6 +41,8 @@ export interface PostChangeLoaderDeps {
   listings: Pick<ListingCache, 'get'>;
   /** The recorded cards of the post (pages/cards.ts removes the stale ones). */
   hashes: Pick<ObjectHashesRepo, 'keysUnder'>;
+  /** FOLIO_SOCIAL_CARDS: whether pages name drawn cards. */
+  socialCards: boolean;
 }
 
 export class PostChangeLoader {
@@ -50,7 +52,7 @@ export class PostChangeLoader {
     const { site, urls, theme, cache } = this.deps;
     const listing = await this.deps.listings.get(blog.id);
     const summaries = listing.posts;
-    const siteBlog = toSiteBlog(blog, planOf(this.deps.accounts, blog), urls);
+    const siteBlog = toSiteBlog(blog, planOf(this.deps.accounts, blog), urls, this.deps.socialCards);
     if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) return LANGUAGE_TIPPED;
     // The post's own Markdown renders its twin; its neighbours' pages need only their HTML.
     const row = site.postWithSource(postId);

@@ -11,7 +11,7 @@ import type { Post } from '../../domain/post.js';
  * `plan` is the owning account's current plan: pages carry only the theme keys it includes, so
  * a downgrade takes paid theme fields off the site while the stored theme_config keeps them.
  */
-export function toSiteBlog(blog: BlogWithDomain, plan: Plan, urls: SiteUrls): SiteBlog {
+export function toSiteBlog(blog: BlogWithDomain, plan: Plan, urls: SiteUrls, socialCards = true): SiteBlog {
   return {
     id: blog.id,
     slug: blog.slug,
@@ -20,6 +20,7 @@ export function toSiteBlog(blog: BlogWithDomain, plan: Plan, urls: SiteUrls): Si
     baseUrl: urls.origin(blog),
     themeConfig: allowedTheme(plan, blog.themeConfig),
     updatedAt: blog.updatedAt,
+    ...(socialCards ? {} : { cards: false as const }),
   };
 }
 

@@ -81,8 +81,15 @@ describe('card spec', () => {
     expect(JSON.stringify(cardTree(card.spec))).toContain('"wordBreak":"keep-all"');
   });
 
+  it('is drawn for no post and no blog when the operator turned cards off (FOLIO_SOCIAL_CARDS=off)', () => {
+    const off = { ...blog, cards: false as const };
+    expect(blogCard(off)).toBeNull();
+    expect(blogCardUrl(off, 'https://notes.example.com')).toBeNull();
+    expect(postCard(off, { ...post, ogImageUrl: null })).toBeNull();
+  });
+
   it('the blog card shows its name and description, at the blog root', () => {
-    const card = blogCard(blog);
+    const card = blogCard(blog)!;
     expect(card.key).toMatch(/^cards\/card-[0-9a-f]{12}\.png$/);
     expect(texts(cardTree(card.spec))).toEqual(['Field Notes', 'Notes from the field', '']);
     expect(blogCardUrl(blog, 'https://notes.example.com')).toBe(`https://notes.example.com/${card.key.slice('cards/'.length)}`);
@@ -145,7 +152,7 @@ describe('drawn card', () => {
       for (const [name, spec] of [
         ['english', english],
         ['korean', korean],
-        ['blog', blogCard(blog).spec],
+        ['blog', blogCard(blog)!.spec],
       ] as const) {
         writeFileSync(join(process.env.FOLIO_CARD_SAMPLES, `${name}.png`), await drawCard(spec));
       }
