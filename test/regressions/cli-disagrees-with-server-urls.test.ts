@@ -70,7 +70,11 @@ function capturedLogger(): { logger: ReturnType<typeof createLogger>; lines: () 
 }
 
 function composeServer(dataDir: string, env: Record<string, string>, logger: ReturnType<typeof createLogger>): Folio {
-  const folio = compose({ config: loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', ...env }), logger, publicUrls: 'server' });
+  const folio = compose({
+    config: loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off', ...env }),
+    logger,
+    publicUrls: 'server',
+  });
   open.push(folio);
   return folio;
 }

@@ -23,7 +23,9 @@ export async function runCliCaptured(args: string[], env: Record<string, string>
   const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture(stdout) as typeof process.stdout.write);
   const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture(stderr) as typeof process.stderr.write);
   try {
-    const code = await runCli(args, { ...options, env });
+    // Social cards off unless the test says otherwise, as for the servers of testApp.ts, so that
+    // the CLI renders the pages those servers render.
+    const code = await runCli(args, { ...options, env: { FOLIO_SOCIAL_CARDS: 'off', ...env } });
     return { code, stdout: stdout.join(''), stderr: stderr.join('') };
   } finally {
     out.mockRestore();
