@@ -134,7 +134,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     hashes,
     purge,
     indexes,
-    cards,
+    queueCards: (blog) => queueCards(blog),
     rebuild: (blog) => rebuild.rebuild(blog),
   });
   const rebuild: SiteRebuild = new SiteRebuild({

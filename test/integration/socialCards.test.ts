@@ -24,23 +24,33 @@ let blogId: string;
 beforeAll(async () => {
   t = await startTestApp({ env: { FOLIO_PUBLIC_SCHEME: 'http', FOLIO_SOCIAL_CARDS: 'on' }, publicUrls: 'server' });
   blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'cards', name: 'Card Notes', description: 'Notes with pictures' } })).body.id;
-  await t.folio.idle();
+  await settle();
 });
 afterAll(async () => t.close());
+
+/**
+ * The jobs done, then the tick's: a change's cards are drawn by the `site_cards` job it
+ * records, after its pages (pipelines/publishPostChange.ts).
+ */
+async function settle(): Promise<void> {
+  await t.folio.idle();
+  await t.folio.tick();
+  await t.folio.idle();
+}
 
 const get = (path: string) => visit(t.baseUrl, HOST, path);
 
 async function publish(title: string, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await t.request('POST', '/v1/posts', { blogId, body: { title, content: 'Some words.', status: 'published', ...extra } });
   expect(res.status, res.text).toBe(201);
-  await t.folio.idle();
+  await settle();
   return res.body.slug;
 }
 
 async function update(slug: string, body: Record<string, unknown>): Promise<void> {
   const res = await t.request('PUT', `/v1/posts/${slug}`, { blogId, body });
   expect(res.status, res.text).toBe(200);
-  await t.folio.idle();
+  await settle();
 }
 
 /** The `content` of a meta tag of the page at `path`. */
@@ -137,7 +147,7 @@ describe('social cards', () => {
     const cards = [await cardOf(`/${first}`), await cardOf(`/${second}`)];
     expect((await t.request('POST', `/v1/posts/${first}/unpublish`, { blogId })).status).toBe(200);
     expect((await t.request('DELETE', `/v1/posts/${second}`, { blogId })).status).toBeLessThan(300);
-    await t.folio.idle();
+    await settle();
     for (const card of cards) expect((await get(card.path)).status).toBe(404);
     expect((await storedCards()).some((key) => key.startsWith(`cards/${first}/`) || key.startsWith(`cards/${second}/`))).toBe(false);
   });
@@ -167,7 +177,7 @@ describe('social cards', () => {
     });
     expect(renamed.status, renamed.text).toBe(200);
     await t.folio.tick();
-    await t.folio.idle();
+    await settle();
     const newHome = await cardOf('/');
     const newPost = await cardOf('/walking-the-river-path');
     expect(newHome.url).not.toBe(home.url);
@@ -203,7 +213,7 @@ describe('social cards', () => {
     new SettingsRepo(t.folio.db).set('render_fingerprint', 'a-build-without-cards', '2026-01-01T00:00:00.000Z');
     expect(t.folio.reRenderAfterUpgrade()).toBeGreaterThan(0);
     await t.folio.tick();
-    await t.folio.idle();
+    await settle();
     expect(await storedCards()).toEqual(cards);
     await cardOf('/walking-the-river-path');
   });
@@ -219,6 +229,12 @@ describe('the cards of a big blog', () => {
       expect(res.status, res.text).toBe(201);
     }
     await t.folio.idle();
+    // The publishes' cards are drawn by site_cards jobs, a batch per tick.
+    const pending = () => t.folio.repos.jobs.listOpenForBlog(many).filter((job) => job.kind === 'site_cards');
+    for (let ticks = 0; pending().length > 0 && ticks < 10; ticks++) {
+      await t.folio.tick();
+      await t.folio.idle();
+    }
     const cardsOfMany = async () => (await t.folio.store.list('many/')).filter((key) => /card-[0-9a-f]{12}\.png$/.test(key));
     // As a build without cards left the store.
     const all = await cardsOfMany();
@@ -230,7 +246,6 @@ describe('the cards of a big blog', () => {
     await t.folio.publisher.rebuild(blog);
     // More than INLINE_CARDS are missing: the render leaves them all to site_cards jobs.
     expect((await t.folio.publisher.verify(blog)).undrawnCards).toHaveLength(count + 1);
-    const pending = () => t.folio.repos.jobs.listOpenForBlog(many).filter((job) => job.kind === 'site_cards');
     expect(pending()).toHaveLength(1);
     // Each tick runs one batch, newest first, which records the next while cards are missing.
     await t.folio.tick();

@@ -17,9 +17,6 @@ import { LANGUAGE_TIPPED, type PostChangeLoader } from '../stages/loadPostChange
 import { livePost } from '../stages/loadSite.js';
 import type { SearchIndexes } from '../stages/searchIndexes.js';
 import { writeSite } from '../stages/writeSite.js';
-import type { CardDrawer } from '../cards/cardDrawer.js';
-import type { CardDrawing } from '../cards/cardSpec.js';
-import { drawCards } from '../stages/drawCards.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
 
 export interface PostChangePipelineDeps {
@@ -30,8 +27,11 @@ export interface PostChangePipelineDeps {
   hashes: ObjectHashesRepo;
   purge: CdnSync;
   indexes: Pick<SearchIndexes, 'postChanged'>;
-  /** Draws the social cards the store lacks (stages/drawCards.ts). */
-  cards: CardDrawer;
+  /**
+   * Records a `site_cards` job of the blog (pipelines/drawSiteCards.ts), which the next tick
+   * runs: the social cards a change names are drawn after its pages are live, not before.
+   */
+  queueCards: (blog: BlogWithDomain) => void;
   /** Renders and writes the whole blog (pipelines/rebuildSite.ts), for changes that move it all. */
   rebuild: (blog: BlogWithDomain) => Promise<unknown>;
 }
@@ -67,26 +67,17 @@ export class PostChangePipeline {
     if (loaded === LANGUAGE_TIPPED) return this.wholeBlog(blog, postId, job.attempts);
     // render
     const { objects, deletions, drawings } = renderPostChange(loaded.input);
-    // draw the cards the store lacks, and write them before the pages that name them
-    const drawnKeys = await this.drawMissing(blog, drawings);
     // write
     const written = await writeSite(store, hashes, blog.id, objects, deletions);
     // purge: on a retry, everything the job rendered, since the first attempt may have written it unpurged
-    const allKeys = [...drawings.map((card) => card.key), ...objects.map((o) => o.key), ...deletions];
-    await purge.changed(blog, { attempt: job.attempts, changedKeys: [...drawnKeys, ...written.changedKeys], allKeys });
+    const allKeys = [...objects.map((o) => o.key), ...deletions];
+    await purge.changed(blog, { attempt: job.attempts, changedKeys: written.changedKeys, allKeys });
+    // The cards the pages name and the store lacks are drawn by a job of their own: a card
+    // takes a worker a tenth of a second and more (the fonts, once per worker), several times
+    // what the post's pages take, and the author waits for the pages, not the picture.
+    if (drawings.some((card) => hashes.get(blog.id, card.key) === null)) this.deps.queueCards(blog);
     // index
     await this.index(blog, postId, job.attempts, loaded.live);
-  }
-
-  /** Draws and writes the named cards whose keys are not recorded as written; returns the keys written. */
-  private async drawMissing(blog: BlogWithDomain, drawings: readonly CardDrawing[]): Promise<string[]> {
-    const { store, hashes, cards } = this.deps;
-    const missing = drawings.filter((card) => hashes.get(blog.id, card.key) === null);
-    const written: string[] = [];
-    await drawCards(cards, blog.accountId, missing, async (drawn) => {
-      written.push(...(await writeSite(store, hashes, blog.id, drawn)).changedKeys);
-    });
-    return written;
   }
 
   /** The whole blog rendered again, then the post indexed as it is now (or `live`, when already read). */
