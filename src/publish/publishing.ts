@@ -24,6 +24,7 @@ import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { RenderSlots } from './parallel/renderSlots.js';
 import { SiteDeletion } from './pipelines/deleteSite.js';
 import { SiteCards } from './pipelines/drawSiteCards.js';
+import { PostCards } from './pipelines/drawPostCards.js';
 import { PostChangePipeline } from './pipelines/publishPostChange.js';
 import { BlogReindex } from './pipelines/reindexBlog.js';
 import { SiteRebuild, type RebuildOptions } from './pipelines/rebuildSite.js';
@@ -126,6 +127,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
   const reindex = new BlogReindex({ site, indexes, purge, slots });
   // These two call each other: a post change that moves the whole blog rebuilds it, and a
   // rebuild runs again the post jobs recorded while it rendered.
+  const postCards = new PostCards({ store, hashes, cards, purge, logger: deps.logger, queueCards: (blog) => queueCards(blog) });
   const postChange: PostChangePipeline = new PostChangePipeline({
     blogs,
     site,
@@ -134,7 +136,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     hashes,
     purge,
     indexes,
-    queueCards: (blog) => queueCards(blog),
+    drawCardsSoon: (blog, drawings) => postCards.drawSoon(blog, drawings),
     rebuild: (blog) => rebuild.rebuild(blog),
   });
   const rebuild: SiteRebuild = new SiteRebuild({
@@ -193,6 +195,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     wholeBlogWork: () => slots.stats(),
     idle: async () => {
       await runner.idle();
+      await postCards.idle();
       await indexes.idle();
     },
   };

@@ -17,6 +17,7 @@ import { LANGUAGE_TIPPED, type PostChangeLoader } from '../stages/loadPostChange
 import { livePost } from '../stages/loadSite.js';
 import type { SearchIndexes } from '../stages/searchIndexes.js';
 import { writeSite } from '../stages/writeSite.js';
+import type { CardDrawing } from '../cards/cardSpec.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
 
 export interface PostChangePipelineDeps {
@@ -27,11 +28,8 @@ export interface PostChangePipelineDeps {
   hashes: ObjectHashesRepo;
   purge: CdnSync;
   indexes: Pick<SearchIndexes, 'postChanged'>;
-  /**
-   * Records a `site_cards` job of the blog (pipelines/drawSiteCards.ts), which the next tick
-   * runs: the social cards a change names are drawn after its pages are live, not before.
-   */
-  queueCards: (blog: BlogWithDomain) => void;
+  /** Draws the social cards the change's pages name, after them (pipelines/drawPostCards.ts). */
+  drawCardsSoon: (blog: BlogWithDomain, drawings: readonly CardDrawing[]) => void;
   /** Renders and writes the whole blog (pipelines/rebuildSite.ts), for changes that move it all. */
   rebuild: (blog: BlogWithDomain) => Promise<unknown>;
 }
@@ -72,10 +70,8 @@ export class PostChangePipeline {
     // purge: on a retry, everything the job rendered, since the first attempt may have written it unpurged
     const allKeys = [...objects.map((o) => o.key), ...deletions];
     await purge.changed(blog, { attempt: job.attempts, changedKeys: written.changedKeys, allKeys });
-    // The cards the pages name and the store lacks are drawn by a job of their own: a card
-    // takes a worker a tenth of a second and more (the fonts, once per worker), several times
-    // what the post's pages take, and the author waits for the pages, not the picture.
-    if (drawings.some((card) => hashes.get(blog.id, card.key) === null)) this.deps.queueCards(blog);
+    // The cards the pages name and the store lacks follow the pages (drawPostCards.ts says why).
+    if (drawings.some((card) => hashes.get(blog.id, card.key) === null)) this.deps.drawCardsSoon(blog, drawings);
     // index
     await this.index(blog, postId, job.attempts, loaded.live);
   }
