@@ -5,7 +5,6 @@
  * (test/integration/openApiLint.test.ts) checks each against its schema; a test also fails when an
  * operation has none.
  */
-
 import {
   BLOG_ID,
   MEDIA_ID,
@@ -24,6 +23,7 @@ import {
   domain,
   keyCreated,
 } from './exampleValues.js';
+import { READER_EXAMPLES } from './readerExamples.js';
 
 export interface OperationExamples {
   /** JSON request body (operations that take one). */
@@ -295,57 +295,6 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       pagination,
     },
   },
-  discoverPosts: {
-    response: {
-      data: [
-        {
-          title: 'Sharpening a chisel',
-          slug: 'sharpening-a-chisel',
-          url: `${SITE}/sharpening-a-chisel`,
-          blog: { slug: 'field-notes', name: 'Field Notes', url: `${SITE}/` },
-          meta_description: 'Three stones and ten minutes',
-          tags: ['tools', 'how-to'],
-          lang: 'en',
-          published_at: PUBLISHED,
-        },
-      ],
-      pagination,
-    },
-  },
-  getAnalyticsOverview: {
-    response: {
-      total_views_7d: 412,
-      total_views_30d: 1630,
-      visitors_7d: 301,
-      visitors_30d: 1184,
-      top_posts: [
-        { slug: 'sharpening-a-chisel', title: 'Sharpening a chisel', views: 920 },
-        { slug: 'oiling-a-plane', title: 'Oiling a plane', views: 310 },
-      ],
-      daily_views: [
-        { date: '2026-03-23', views: 58 },
-        { date: '2026-03-24', views: 61 },
-      ],
-      referrers: [
-        { host: 'news.ycombinator.com', views: 240 },
-        { host: 'newsletter', views: 75 },
-      ],
-    },
-  },
-  getPostAnalytics: {
-    response: {
-      slug: 'sharpening-a-chisel',
-      views_7d: 230,
-      views_30d: 920,
-      visitors_7d: 170,
-      visitors_30d: 655,
-      daily_views: [
-        { date: '2026-03-23', views: 31 },
-        { date: '2026-03-24', views: 35 },
-      ],
-      referrers: [{ host: 'news.ycombinator.com', views: 240 }],
-    },
-  },
+  ...READER_EXAMPLES,
 };
-
 export const ERROR_EXAMPLE = { error: 'not_found', message: 'post "sharpening-a-chisel" not found' };
