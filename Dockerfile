@@ -20,8 +20,9 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 sharp
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/bundleServer.mjs ./scripts/
+COPY scripts/bundleServer.mjs scripts/bundleDashboard.mjs ./scripts/
 COPY src ./src
+COPY web ./web
 RUN npm run build && npm prune --omit=dev
 
 # Stage 2: slim runtime without compiler or dev dependencies. The code stays owned by root and
@@ -34,6 +35,8 @@ COPY --from=build /app/node_modules ./node_modules
 # The bundled server, and the modules the CLI and the worker threads run.
 COPY --from=build /app/dist/server ./dist/server
 COPY --from=build /app/dist/src ./dist/src
+# The dashboard's hashed browser assets and their manifest (scripts/bundleDashboard.mjs).
+COPY --from=build /app/dist/dashboard ./dist/dashboard
 COPY bin ./bin
 COPY templates ./templates
 COPY LICENSE ./

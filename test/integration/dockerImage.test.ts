@@ -82,8 +82,10 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
     const { stages } = await buildImage();
     const build = stages[0]!;
     const dist = hostPath(build, 'dist');
-    // The production build is src/ alone, plus its server bundle: benches and test helpers stay out of the image.
-    expect(readdirSync(dist).sort()).toEqual(['server', 'src']);
+    // The production build is src/ alone, plus its server bundle and the dashboard's browser
+    // assets: benches and test helpers stay out of the image.
+    expect(readdirSync(dist).sort()).toEqual(['dashboard', 'server', 'src']);
+    expect(existsSync(join(dist, 'dashboard', 'manifest.json'))).toBe(true);
     for (const entry of ['main.js', 'cliMain.js']) expect(existsSync(join(dist, 'src', entry)), entry).toBe(true);
     expect(existsSync(join(dist, 'server', 'main.js'))).toBe(true);
   });
@@ -107,6 +109,8 @@ describe('Docker image built from the Dockerfile and .dockerignore alone', () =>
 
     // src/lib/paths.ts finds the package root by package.json + templates/ and reads migrations from src/db/migrations.
     expect(existsSync(join(app, 'package.json'))).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(app, 'dist', 'dashboard', 'manifest.json'), 'utf8')) as Record<string, string>;
+    for (const file of Object.values(manifest)) expect(existsSync(join(app, 'dist', 'dashboard', file)), file).toBe(true);
     expect(filesUnder(join(app, 'templates')).sort()).toEqual(filesUnder(join(ROOT, 'templates')).sort());
     expect(filesUnder(join(app, 'src', 'db', 'migrations')).sort()).toEqual(filesUnder(join(ROOT, 'src', 'db', 'migrations')).sort());
     expect(existsSync(join(app, 'dist', 'bench')) || existsSync(join(app, 'dist', 'test')) || existsSync(join(app, 'test'))).toBe(false);
