@@ -32,6 +32,7 @@ export class Autosave {
   #edits = 0;
   #savedEdits = 0;
   #status: SaveStatus = 'saved';
+  #detail = '';
   #timer: unknown = null;
   #inFlight: Promise<void> | null = null;
   readonly #options: AutosaveOptions;
@@ -118,8 +119,11 @@ export class Autosave {
     return this.#inFlight;
   }
 
+  /** Tells only a change: the live region would otherwise read the same words at every keystroke. */
   #set(status: SaveStatus, detail: string): void {
+    if (status === this.#status && detail === this.#detail) return;
     this.#status = status;
+    this.#detail = detail;
     this.#options.onStatus(status, detail);
   }
 }
