@@ -1,0 +1,267 @@
+/**
+ * The dashboard's post editor in headless Chromium, signed in as a person is (the one-time
+ * link), against the real app: a Korean post written with the IME and a pasted image,
+ * autosaved, published and read on the live page, edited and saved, a two-tab conflict that
+ * loses nothing, History → Restore, Schedule (Creator) and its disabled state (Free), Delete,
+ * and axe-core on the page.
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../bench/harness/chromium.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+import { harness } from './editorHarness.tmp.js';
+
+/** The Content field's text, line by line as CodeMirror draws it (the test posts are short). */
+function editorText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const content = document.getElementById('post-content')?.shadowRoot?.querySelector('.cm-content');
+    if (!content || content.querySelector('.cm-placeholder')) return '';
+    return Array.from(content.querySelectorAll('.cm-line'), (line) => line.textContent ?? '').join('\n');
+  });
+}
+
+const saveState = (page: Page) => page.locator('#save-state');
+
+describe('the post editor', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let blogId: string;
+  let blogOrigin: string;
+  let png: string;
+  const contexts: BrowserContext[] = [];
+
+  async function signedIn(
+    options: { key?: string; accountId?: string; viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
+  ): Promise<Page> {
+    const context = await browser.newContext({
+      viewport: options.viewport ?? { width: 1280, height: 900 },
+      colorScheme: options.colorScheme ?? 'light',
+      timezoneId: 'Asia/Seoul',
+      locale: 'ko-KR',
+    });
+    contexts.push(context);
+    await harness(context, t.baseUrl, options.key ?? creatorKey);
+    return context.newPage();
+  }
+
+  async function openEditor(page: Page, path: string): Promise<void> {
+    await page.goto(`${t.baseUrl}/dashboard/blogs/${blogId}/posts/${path}`);
+    await expect.poll(() => page.locator('#editor').isVisible()).toBe(true);
+  }
+
+  const post = async (slug: string) => (await t.request('GET', `/v1/posts/${encodeURIComponent(slug)}`, { blogId, key: creatorKey })).body;
+  let creatorKey: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const creator = t.createAccount('creator');
+    creatorKey = creator.key;
+    const blog = await t.request('POST', '/v1/blogs', { key: creatorKey, body: { slug: 'jeju', name: '제주 일기' } });
+    expect(blog.status, blog.text).toBe(201);
+    blogId = blog.body.id;
+    blogOrigin = `http://jeju.localhost:${new URL(t.baseUrl).port}`;
+    png = (
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3a7bd5' } })
+        .png()
+        .toBuffer()
+    ).toString('base64');
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await t?.close();
+  });
+
+  let slug = '';
+
+  it('writes a Korean post with the IME and a pasted image, autosaves it as a draft, and takes its URL', async () => {
+    const page = await signedIn();
+    await openEditor(page, 'new');
+    await expect.poll(() => page.locator('h1').textContent()).toBe('New post');
+    await page.getByLabel('Title', { exact: true }).fill('한라산 등반기');
+    const content = page.getByRole('textbox', { name: 'Content' });
+    await content.click();
+    // Hangul as an IME composes it: jamo, then syllables, then the committed word.
+    const cdp = await page.context().newCDPSession(page);
+    for (const step of ['ㅎ', '하', '한', '한ㄱ', '한그', '한글'])
+      await cdp.send('Input.imeSetComposition', { text: step, selectionStart: step.length, selectionEnd: step.length });
+    await cdp.send('Input.insertText', { text: '한글' });
+    await page.keyboard.insertText('로 쓴 첫 문단입니다.');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.evaluate((base64) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], 'image.png', { type: 'image/png' }));
+      const target = document.getElementById('post-content')?.shadowRoot?.querySelector('.cm-content');
+      target?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    }, png);
+    await expect.poll(() => editorText(page)).toMatch(/!\[Image\]\(http:\/\/jeju\.localhost:\d+\/media\/[^)]+\.png\)/);
+    expect(await editorText(page)).toMatch(/^한글로 쓴 첫 문단입니다\.\n\n!\[Image\]/);
+    await expect.poll(() => saveState(page).textContent(), { timeout: 15_000 }).toBe('All changes saved');
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/\/posts\/[^/]+$/);
+    slug = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1)!);
+    expect(slug).toBe('한라산-등반기');
+    const saved = await post(slug);
+    expect(saved.status).toBe('draft');
+    expect(saved.title).toBe('한라산 등반기');
+    expect(saved.content_md).toBe(await editorText(page));
+    expect(await page.getByLabel('Slug').inputValue()).toBe(slug);
+  });
+
+  it('publishes, links the live page, and Save updates the live page', async () => {
+    const page = await signedIn();
+    await openEditor(page, encodeURIComponent(slug));
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await expect.poll(() => page.locator('#post-status').textContent()).toBe('Status: published');
+    const live = page.getByRole('link', { name: 'View live page' });
+    expect(new URL((await live.getAttribute('href'))!).pathname).toBe(`/${encodeURIComponent(slug)}`);
+    const reader = await page.context().newPage();
+    await reader.goto(`${blogOrigin}/${encodeURIComponent(slug)}`);
+    expect(await reader.locator('h1').textContent()).toContain('한라산 등반기');
+    expect(await reader.locator('.post-content').textContent()).toContain('한글로 쓴 첫 문단입니다.');
+    expect(await reader.locator('.post-content img').count()).toBe(1);
+
+    // A published post is not autosaved: Save puts the change on the live page.
+    await page.getByRole('textbox', { name: 'Content' }).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\n\n정상에서 본 풍경.');
+    await expect.poll(() => saveState(page).textContent()).toBe('Unsaved changes');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => saveState(page).textContent()).toBe('All changes saved');
+    await reader.reload();
+    expect(await reader.locator('.post-content').textContent()).toContain('정상에서 본 풍경.');
+  });
+
+  it('shows a conflict when another tab saved first, keeping the local text, with Reload and Show difference', async () => {
+    const first = await signedIn();
+    const second = await signedIn();
+    await openEditor(first, encodeURIComponent(slug));
+    await openEditor(second, encodeURIComponent(slug));
+    await first.getByRole('textbox', { name: 'Content' }).click();
+    await first.keyboard.press('Control+End');
+    await first.keyboard.insertText('\n\n첫 번째 탭의 문장.');
+    await first.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => saveState(first).textContent()).toBe('All changes saved');
+
+    await second.getByRole('textbox', { name: 'Content' }).click();
+    await second.keyboard.press('Control+End');
+    await second.keyboard.insertText('\n\n두 번째 탭의 문장.');
+    await second.getByRole('button', { name: 'Save', exact: true }).click();
+    const alert = second.getByRole('alert');
+    await expect.poll(() => alert.count()).toBe(1);
+    expect(await alert.textContent()).toContain('changed somewhere else');
+    expect(await saveState(second).textContent()).toBe('Not saved: the post changed elsewhere');
+    // Nothing lost: the second tab keeps its text, the server keeps the first tab's.
+    expect(await editorText(second)).toContain('두 번째 탭의 문장.');
+    const server = await post(slug);
+    expect(server.content_md).toContain('첫 번째 탭의 문장.');
+    expect(server.content_md).not.toContain('두 번째 탭의 문장.');
+
+    await alert.getByRole('button', { name: 'Show difference' }).click();
+    const diff = alert.locator('.diff');
+    await expect.poll(() => diff.textContent()).toContain('+ 두 번째 탭의 문장.');
+    expect(await diff.textContent()).toContain('− 첫 번째 탭의 문장.');
+    expect(await editorText(second)).toContain('두 번째 탭의 문장.');
+
+    second.once('dialog', (dialog) => void dialog.accept());
+    await alert.getByRole('button', { name: 'Reload' }).click();
+    await expect.poll(() => second.getByRole('alert').count()).toBe(0);
+    expect(await editorText(second)).toBe(server.content_md);
+    expect(await saveState(second).textContent()).toBe('All changes saved');
+  });
+
+  it('History lists revisions newest first, shows a difference, and Restore reloads the editor with the answer', async () => {
+    const before = await post(slug);
+    // Revisions of one editor within five minutes coalesce; the app's clock moves past that.
+    t.clock.advance(10 * 60_000);
+    const page = await signedIn();
+    await openEditor(page, encodeURIComponent(slug));
+    await page.getByRole('textbox', { name: 'Content' }).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\n\n나중에 되돌릴 문장.');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => saveState(page).textContent()).toBe('All changes saved');
+
+    await page.getByRole('button', { name: 'History' }).click();
+    const dialog = page.getByRole('dialog', { name: 'History' });
+    const revisions = dialog.getByRole('list', { name: 'Revisions, newest first' }).getByRole('button');
+    await expect.poll(() => revisions.count()).toBeGreaterThanOrEqual(2);
+    await revisions.nth(1).click();
+    const diff = dialog.locator('#history-diff');
+    await expect.poll(() => diff.textContent()).toContain('− 나중에 되돌릴 문장.');
+    page.once('dialog', (confirm) => void confirm.accept());
+    await dialog.getByRole('button', { name: 'Restore' }).click();
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    expect(await editorText(page)).toBe(before.content_md);
+    expect((await post(slug)).content_md).toBe(before.content_md);
+    expect(await saveState(page).textContent()).toBe('All changes saved');
+  });
+
+  it('schedules a draft at a time in the author’s time zone, stored as UTC (Creator plan)', async () => {
+    const page = await signedIn();
+    await openEditor(page, 'new');
+    await page.getByLabel('Title', { exact: true }).fill('예약 글');
+    await page.getByRole('textbox', { name: 'Content' }).click();
+    await page.keyboard.insertText('내일 아침에 올라갈 글.');
+    expect(await page.locator('#schedule-zone').textContent()).toBe('Asia/Seoul');
+    await page.getByLabel(/Publish at/).fill('2031-01-15T09:30');
+    await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+    await expect.poll(() => page.locator('#post-status').textContent()).toBe('Status: scheduled');
+    const scheduled = await post('예약-글');
+    expect(scheduled.status).toBe('scheduled');
+    expect(scheduled.scheduled_at).toBe('2031-01-15T00:30:00.000Z');
+  });
+
+  it('disables Schedule on a Free account, naming the plan', async () => {
+    const free = t.createAccount('free');
+    const blog = await t.request('POST', '/v1/blogs', { key: free.key, body: { slug: 'free-notes', name: 'Free notes' } });
+    const page = await signedIn({ key: free.key });
+    await page.goto(`${t.baseUrl}/dashboard/blogs/${blog.body.id}/posts/new`);
+    await expect.poll(() => page.locator('#editor').isVisible()).toBe(true);
+    await expect
+      .poll(() => page.locator('#schedule-note').textContent())
+      .toBe('Scheduling needs the Creator plan or higher; this account is on the Free plan.');
+    expect(await page.getByRole('button', { name: 'Schedule', exact: true }).isDisabled()).toBe(true);
+  });
+
+  it('deletes only after the confirmation', async () => {
+    const page = await signedIn();
+    await openEditor(page, encodeURIComponent('예약-글'));
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    expect((await t.request('GET', `/v1/posts/${encodeURIComponent('예약-글')}`, { blogId, key: creatorKey })).status).toBe(200);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(`${t.baseUrl}/dashboard/blogs/${blogId}/posts`);
+    expect((await t.request('GET', `/v1/posts/${encodeURIComponent('예약-글')}`, { blogId, key: creatorKey })).status).toBe(404);
+  });
+
+  it('puts the preview beside the editor at 1280 px and under it at 390 px', async () => {
+    for (const width of [1280, 390]) {
+      const page = await signedIn({ viewport: { width, height: 900 } });
+      await openEditor(page, encodeURIComponent(slug));
+      const write = (await page.locator('.editor-write').boundingBox())!;
+      const preview = (await page.getByRole('region', { name: 'Preview', exact: true }).boundingBox())!;
+      if (width === 1280) expect(preview.x).toBeGreaterThan(write.x + write.width - 1);
+      else expect(preview.y).toBeGreaterThan(write.y + write.height - 1);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    }
+  });
+
+  for (const colorScheme of ['light', 'dark'] as const) {
+    it(`axe-core finds no serious or critical violation on the editor (${colorScheme})`, async () => {
+      const page = await signedIn({ colorScheme });
+      await openEditor(page, encodeURIComponent(slug));
+      const results = await new AxeBuilder({ page }).analyze();
+      const serious = results.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      expect(serious).toEqual([]);
+      expect(results.passes.length).toBeGreaterThan(10);
+    });
+  }
+});
