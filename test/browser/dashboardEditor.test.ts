@@ -8,7 +8,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bench/harness/chromium.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { harness } from './editorHarness.tmp.js';
@@ -31,6 +31,9 @@ describe('the post editor', () => {
   let blogOrigin: string;
   let png: string;
   const contexts: BrowserContext[] = [];
+  const problems: string[] = [];
+  let previewExists = false;
+  let shareExists = false;
 
   async function signedIn(
     options: { key?: string; accountId?: string; viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
@@ -43,7 +46,13 @@ describe('the post editor', () => {
     });
     contexts.push(context);
     await harness(context, t.baseUrl, options.key ?? creatorKey);
-    return context.newPage();
+    const page = await context.newPage();
+    // A CSP refusal (an inline style or script) or an uncaught error fails the test at its end.
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy|Refused/i.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    return page;
   }
 
   async function openEditor(page: Page, path: string): Promise<void> {
@@ -68,6 +77,12 @@ describe('the post editor', () => {
         .toBuffer()
     ).toString('base64');
     browser = await launchChromium();
+    // POST /v1/preview and the preview link come from another branch: the editor must work, and
+    // say so, without them; which case this run checks depends on whether the app has them.
+    previewExists = (await t.request('POST', '/v1/preview', { key: creatorKey, blogId, body: { content_md: 'x' } })).status !== 404;
+  });
+  afterEach(() => {
+    expect(problems.splice(0)).toEqual([]);
   });
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
@@ -83,6 +98,8 @@ describe('the post editor', () => {
     await expect.poll(() => page.locator('h1').textContent()).toBe('New post');
     await page.getByLabel('Title', { exact: true }).fill('한라산 등반기');
     const content = page.getByRole('textbox', { name: 'Content' });
+    // CodeMirror's own styles applied under the strict CSP (a constructed sheet in its shadow root).
+    expect(await page.evaluate(() => getComputedStyle(document.getElementById('post-content')!.shadowRoot!.querySelector('.cm-editor')!).display)).toBe('flex');
     await content.click();
     // Hangul as an IME composes it: jamo, then syllables, then the committed word.
     const cdp = await page.context().newCDPSession(page);
@@ -101,6 +118,8 @@ describe('the post editor', () => {
     }, png);
     await expect.poll(() => editorText(page)).toMatch(/!\[Image\]\(http:\/\/jeju\.localhost:\d+\/media\/[^)]+\.png\)/);
     expect(await editorText(page)).toMatch(/^한글로 쓴 첫 문단입니다\.\n\n!\[Image\]/);
+    if (previewExists) await expect.poll(() => page.locator('#preview-body').textContent()).toContain('한글로 쓴 첫 문단입니다.');
+    else await expect.poll(() => page.locator('#preview-state').textContent()).toContain('The live preview is not available on this server');
     await expect.poll(() => saveState(page).textContent(), { timeout: 15_000 }).toBe('All changes saved');
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/\/posts\/[^/]+$/);
     slug = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1)!);
@@ -130,6 +149,13 @@ describe('the post editor', () => {
     await page.keyboard.press('Control+End');
     await page.keyboard.insertText('\n\n정상에서 본 풍경.');
     await expect.poll(() => saveState(page).textContent()).toBe('Unsaved changes');
+    // Leaving with unsaved changes asks first; staying keeps them.
+    const asked = page.waitForEvent('dialog');
+    await page.close({ runBeforeUnload: true });
+    const dialog = await asked;
+    expect(dialog.type()).toBe('beforeunload');
+    await dialog.dismiss();
+    expect(page.isClosed()).toBe(false);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => saveState(page).textContent()).toBe('All changes saved');
     await reader.reload();
@@ -238,6 +264,75 @@ describe('the post editor', () => {
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.waitForURL(`${t.baseUrl}/dashboard/blogs/${blogId}/posts`);
     expect((await t.request('GET', `/v1/posts/${encodeURIComponent('예약-글')}`, { blogId, key: creatorKey })).status).toBe(404);
+  });
+
+  it('removes the placeholder of an image the server refuses and says why in an alert', async () => {
+    const page = await signedIn();
+    await openEditor(page, 'new');
+    await page.getByRole('textbox', { name: 'Content' }).click();
+    await page.keyboard.insertText('앞 문장.');
+    await page.evaluate(() => {
+      const data = new DataTransfer();
+      data.items.add(new File([new TextEncoder().encode('not a picture at all')], 'broken.png', { type: 'image/png' }));
+      const target = document.getElementById('post-content')?.shadowRoot?.querySelector('.cm-content');
+      target?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.count()).toBe(1);
+    expect(await alert.textContent()).toContain('The image broken.png could not be uploaded');
+    expect(await editorText(page)).toBe('앞 문장.');
+  });
+
+  it('makes a share preview link, or says the server has no such operation', async () => {
+    const page = await signedIn();
+    await openEditor(page, encodeURIComponent(slug));
+    shareExists = (await t.request('POST', `/v1/posts/${encodeURIComponent(slug)}/preview-link`, { key: creatorKey, blogId, body: {} })).status !== 404;
+    await page.getByRole('button', { name: 'Share preview' }).click();
+    if (shareExists) {
+      const field = page.getByLabel('Preview link');
+      await expect.poll(() => field.inputValue()).toMatch(/^https?:\/\//);
+      expect(await field.getAttribute('readonly')).not.toBeNull();
+      expect(await page.getByRole('button', { name: 'Copy link' }).getAttribute('data-copy')).toBe('share-url');
+    } else
+      await expect
+        .poll(() => page.locator('#share-state').textContent())
+        .toBe('Share preview is not available on this server (it has no preview-link operation).');
+  });
+
+  it('reaches every field and action with Tab alone, in reading order, with a visible focus', async () => {
+    const page = await signedIn();
+    await openEditor(page, encodeURIComponent(slug));
+    await page.locator('h1').click();
+    const reached: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const active = document.activeElement as HTMLElement | null;
+        if (!active || active === document.body) return null;
+        const inner = active.shadowRoot?.activeElement as HTMLElement | null | undefined;
+        const target = inner ?? active;
+        const style = getComputedStyle(inner ? (inner.closest('.cm-editor') as HTMLElement) : target);
+        return { name: active.id || target.textContent?.trim() || target.tagName, outline: style.outlineStyle };
+      });
+      if (!focused) continue;
+      expect(focused.outline, `focus on ${focused.name} is visible`).not.toBe('none');
+      if (!reached.includes(focused.name)) reached.push(focused.name);
+    }
+    const order = [
+      'save-post',
+      'unpublish-post',
+      'history-open',
+      'delete-post',
+      'live-link',
+      'post-title',
+      'post-content',
+      'post-tags',
+      'post-slug',
+      'post-description',
+      'post-og-image',
+      'share-create',
+    ];
+    expect(reached.filter((name) => order.includes(name))).toEqual(order);
   });
 
   it('puts the preview beside the editor at 1280 px and under it at 390 px', async () => {

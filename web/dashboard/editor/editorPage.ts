@@ -227,6 +227,7 @@ export async function startEditor(main: HTMLElement): Promise<void> {
   form.write(session.base);
   form.onInput(() => autosave.changed());
   autosave.reset();
+  saveState.textContent = slug === null ? '' : statusText.saved;
   render();
   byId('editor-loading').hidden = true;
   byId('editor').hidden = false;
