@@ -283,6 +283,32 @@ describe('the post editor', () => {
     expect(await editorText(page)).toBe('앞 문장.');
   });
 
+  it('uploads a dropped image at the drop point, and undoes and redoes edits', async () => {
+    const page = await signedIn();
+    await openEditor(page, 'new');
+    await page.getByRole('textbox', { name: 'Content' }).click();
+    await page.keyboard.insertText('첫 줄.');
+    await page.evaluate((base64) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], 'sunset-over-jeju.png', { type: 'image/png' }));
+      const line = document.getElementById('post-content')!.shadowRoot!.querySelector('.cm-line')!;
+      const box = line.getBoundingClientRect();
+      const at = { clientX: box.left + 1, clientY: box.top + box.height / 2, bubbles: true, cancelable: true, dataTransfer: data };
+      line.dispatchEvent(new DragEvent('dragover', at));
+      line.dispatchEvent(new DragEvent('drop', at));
+    }, png);
+    await expect.poll(() => editorText(page)).toMatch(/^!\[sunset over jeju\]\(http:\/\/jeju\.localhost:\d+\/media\/[^)]+\)\n첫 줄\.$/);
+    await page.getByRole('textbox', { name: 'Content' }).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText(' 끝.');
+    await page.keyboard.press('Control+z');
+    await expect.poll(() => editorText(page)).toMatch(/첫 줄\.$/);
+    expect(await editorText(page)).not.toContain('Uploading');
+    await page.keyboard.press('Control+y');
+    await expect.poll(() => editorText(page)).toMatch(/첫 줄\. 끝\.$/);
+  });
+
   it('makes a share preview link, or says the server has no such operation', async () => {
     const page = await signedIn();
     await openEditor(page, encodeURIComponent(slug));

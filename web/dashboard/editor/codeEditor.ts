@@ -3,12 +3,12 @@
  * It lives in a shadow root because CodeMirror's styles then go to a constructed stylesheet,
  * which the dashboard's CSP (`style-src 'self'`, no inline `<style>`) lets through; its look
  * is an EditorView.theme drawn from the page's colour variables, which cross the shadow edge.
- * Tab is not bound, so keyboard users can leave the field; Ctrl/Cmd-Z and -Y (-Shift-Z) undo and redo.
+ * Tab is not bound, so keyboard users can leave the field; Ctrl/Cmd-Z undoes, Ctrl-Y (Cmd-Shift-Z) redoes.
  */
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { markdown } from '@codemirror/lang-markdown';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
-import { Annotation, EditorState } from '@codemirror/state';
+import { Annotation, EditorState, Transaction } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
 
@@ -110,7 +110,8 @@ export function createCodeEditor(host: HTMLElement, options: CodeEditorOptions):
     replace: (find, replacement) => {
       const at = view.state.doc.toString().indexOf(find);
       if (at < 0) return false;
-      view.dispatch({ changes: { from: at, to: at + find.length, insert: replacement } });
+      // Not an undo step of its own: undo must never bring an "Uploading…" placeholder back.
+      view.dispatch({ changes: { from: at, to: at + find.length, insert: replacement }, annotations: Transaction.addToHistory.of(false) });
       return true;
     },
     focus: () => view.focus(),
