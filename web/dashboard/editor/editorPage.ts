@@ -83,6 +83,7 @@ export async function startEditor(main: HTMLElement): Promise<void> {
       form.write(await session.load(session.slug ?? ''));
       autosave.reset();
       render();
+      preview.schedule(() => content().text());
     },
     saveMine: async () => {
       const server = await session.read();
