@@ -10,8 +10,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bench/harness/chromium.js';
+import { loginLink } from '../support/dashboardSession.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { harness } from './editorHarness.tmp.js';
 
 /** The Content field's text, line by line as CodeMirror draws it (the test posts are short). */
 function editorText(page: Page): Promise<string> {
@@ -35,9 +35,7 @@ describe('the post editor', () => {
   let previewExists = false;
   let shareExists = false;
 
-  async function signedIn(
-    options: { key?: string; accountId?: string; viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
-  ): Promise<Page> {
+  async function signedIn(options: { accountId?: string; viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
     const context = await browser.newContext({
       viewport: options.viewport ?? { width: 1280, height: 900 },
       colorScheme: options.colorScheme ?? 'light',
@@ -45,13 +43,14 @@ describe('the post editor', () => {
       locale: 'ko-KR',
     });
     contexts.push(context);
-    await harness(context, t.baseUrl, options.key ?? creatorKey);
     const page = await context.newPage();
     // A CSP refusal (an inline style or script) or an uncaught error fails the test at its end.
     page.on('console', (message) => {
       if (message.type() === 'error' && /Content Security Policy|Refused/i.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
+    // Signed in as a person is: the one-time link sets the session cookie.
+    await page.goto(loginLink(t, options.accountId ?? creatorId));
     return page;
   }
 
@@ -62,11 +61,13 @@ describe('the post editor', () => {
 
   const post = async (slug: string) => (await t.request('GET', `/v1/posts/${encodeURIComponent(slug)}`, { blogId, key: creatorKey })).body;
   let creatorKey: string;
+  let creatorId: string;
 
   beforeAll(async () => {
     t = await startTestApp();
     const creator = t.createAccount('creator');
     creatorKey = creator.key;
+    creatorId = creator.accountId;
     const blog = await t.request('POST', '/v1/blogs', { key: creatorKey, body: { slug: 'jeju', name: '제주 일기' } });
     expect(blog.status, blog.text).toBe(201);
     blogId = blog.body.id;
@@ -245,7 +246,7 @@ describe('the post editor', () => {
   it('disables Schedule on a Free account, naming the plan', async () => {
     const free = t.createAccount('free');
     const blog = await t.request('POST', '/v1/blogs', { key: free.key, body: { slug: 'free-notes', name: 'Free notes' } });
-    const page = await signedIn({ key: free.key });
+    const page = await signedIn({ accountId: free.accountId });
     await page.goto(`${t.baseUrl}/dashboard/blogs/${blog.body.id}/posts/new`);
     await expect.poll(() => page.locator('#editor').isVisible()).toBe(true);
     await expect

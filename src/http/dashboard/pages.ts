@@ -20,4 +20,7 @@ export interface DashboardPage {
 
 export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   { path: '/dashboard/account', template: 'account', entry: 'account', title: 'Account', nav: 'account' },
+  // The editor: `new` before `:slug`, so a new post's address is never read as a slug.
+  { path: '/dashboard/blogs/:blogId/posts/new', template: 'editor', entry: 'editor', title: 'New post', nav: 'blogs' },
+  { path: '/dashboard/blogs/:blogId/posts/:slug', template: 'editor', entry: 'editor', title: 'Edit post', nav: 'blogs' },
 ];
