@@ -255,6 +255,27 @@ describe('the post editor', () => {
     expect(await page.getByRole('button', { name: 'Schedule', exact: true }).isDisabled()).toBe(true);
   });
 
+  it('shows nothing of another account’s post, nor of a post that does not exist, and says why', async () => {
+    const other = t.createAccount('creator');
+    const blog = await t.request('POST', '/v1/blogs', { key: other.key, body: { slug: 'private-notes', name: 'Private' } });
+    const secret = await t.request('POST', '/v1/posts', { key: other.key, blogId: blog.body.id, body: { title: 'Secret', content: '비밀 문장.' } });
+    expect(secret.status).toBe(201);
+    const page = await signedIn();
+    for (const path of [
+      `/dashboard/blogs/${blog.body.id}/posts/secret`,
+      `/dashboard/blogs/${blogId}/posts/no-such-post`,
+      '/dashboard/blogs/%3Cscript%3E/posts/%22%3E%3Cb%3E',
+    ]) {
+      const answer = await page.goto(`${t.baseUrl}${path}`);
+      expect(answer?.status()).toBe(200);
+      const failure = page.getByRole('alert');
+      await expect.poll(() => failure.textContent()).toMatch(/^The editor could not start: /);
+      expect(await page.locator('#editor').isVisible()).toBe(false);
+      expect(await page.content()).not.toContain('비밀 문장');
+      expect(await page.locator('b').count()).toBe(0);
+    }
+  });
+
   it('deletes only after the confirmation', async () => {
     const page = await signedIn();
     await openEditor(page, encodeURIComponent('예약-글'));
