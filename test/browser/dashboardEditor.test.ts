@@ -24,6 +24,9 @@ function editorText(page: Page): Promise<string> {
 
 const saveState = (page: Page) => page.locator('#save-state');
 
+/** expect.poll with room for a loaded machine (its default gives up after 1 s); a pass returns at once. */
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 100 });
+
 describe('the post editor', () => {
   let t: TestApp;
   let browser: Browser;
@@ -56,7 +59,7 @@ describe('the post editor', () => {
 
   async function openEditor(page: Page, path: string): Promise<void> {
     await page.goto(`${t.baseUrl}/dashboard/blogs/${blogId}/posts/${path}`);
-    await expect.poll(() => page.locator('#editor').isVisible()).toBe(true);
+    await eventually(() => page.locator('#editor').isVisible()).toBe(true);
   }
 
   const post = async (slug: string) => (await t.request('GET', `/v1/posts/${encodeURIComponent(slug)}`, { blogId, key: creatorKey })).body;
@@ -96,7 +99,7 @@ describe('the post editor', () => {
   it('writes a Korean post with the IME and a pasted image, autosaves it as a draft, and takes its URL', async () => {
     const page = await signedIn();
     await openEditor(page, 'new');
-    await expect.poll(() => page.locator('h1').textContent()).toBe('New post');
+    await eventually(() => page.locator('h1').textContent()).toBe('New post');
     await page.getByLabel('Title', { exact: true }).fill('한라산 등반기');
     const content = page.getByRole('textbox', { name: 'Content' });
     // CodeMirror's own styles applied under the strict CSP (a constructed sheet in its shadow root).
@@ -117,12 +120,12 @@ describe('the post editor', () => {
       const target = document.getElementById('post-content')?.shadowRoot?.querySelector('.cm-content');
       target?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
     }, png);
-    await expect.poll(() => editorText(page)).toMatch(/!\[Image\]\(http:\/\/jeju\.localhost:\d+\/media\/[^)]+\.png\)/);
+    await eventually(() => editorText(page)).toMatch(/!\[Image\]\(http:\/\/jeju\.localhost:\d+\/media\/[^)]+\.png\)/);
     expect(await editorText(page)).toMatch(/^한글로 쓴 첫 문단입니다\.\n\n!\[Image\]/);
-    if (previewExists) await expect.poll(() => page.locator('#preview-body').textContent()).toContain('한글로 쓴 첫 문단입니다.');
-    else await expect.poll(() => page.locator('#preview-state').textContent()).toContain('The live preview is not available on this server');
-    await expect.poll(() => saveState(page).textContent(), { timeout: 15_000 }).toBe('All changes saved');
-    await expect.poll(() => new URL(page.url()).pathname).toMatch(/\/posts\/[^/]+$/);
+    if (previewExists) await eventually(() => page.locator('#preview-body').textContent()).toContain('한글로 쓴 첫 문단입니다.');
+    else await eventually(() => page.locator('#preview-state').textContent()).toContain('The live preview is not available on this server');
+    await eventually(() => saveState(page).textContent()).toBe('All changes saved');
+    await eventually(() => new URL(page.url()).pathname).toMatch(/\/posts\/[^/]+$/);
     slug = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1)!);
     expect(slug).toBe('한라산-등반기');
     const saved = await post(slug);
@@ -136,7 +139,7 @@ describe('the post editor', () => {
     const page = await signedIn();
     await openEditor(page, encodeURIComponent(slug));
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
-    await expect.poll(() => page.locator('#post-status').textContent()).toBe('Status: published');
+    await eventually(() => page.locator('#post-status').textContent()).toBe('Status: published');
     const live = page.getByRole('link', { name: 'View live page' });
     expect(new URL((await live.getAttribute('href'))!).pathname).toBe(`/${encodeURIComponent(slug)}`);
     const reader = await page.context().newPage();
@@ -149,7 +152,7 @@ describe('the post editor', () => {
     await page.getByRole('textbox', { name: 'Content' }).click();
     await page.keyboard.press('Control+End');
     await page.keyboard.insertText('\n\n정상에서 본 풍경.');
-    await expect.poll(() => saveState(page).textContent()).toBe('Unsaved changes');
+    await eventually(() => saveState(page).textContent()).toBe('Unsaved changes');
     // Leaving with unsaved changes asks first; staying keeps them.
     const asked = page.waitForEvent('dialog');
     await page.close({ runBeforeUnload: true });
@@ -158,7 +161,7 @@ describe('the post editor', () => {
     await dialog.dismiss();
     expect(page.isClosed()).toBe(false);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(() => saveState(page).textContent()).toBe('All changes saved');
+    await eventually(() => saveState(page).textContent()).toBe('All changes saved');
     await reader.reload();
     expect(await reader.locator('.post-content').textContent()).toContain('정상에서 본 풍경.');
   });
@@ -172,14 +175,14 @@ describe('the post editor', () => {
     await first.keyboard.press('Control+End');
     await first.keyboard.insertText('\n\n첫 번째 탭의 문장.');
     await first.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(() => saveState(first).textContent()).toBe('All changes saved');
+    await eventually(() => saveState(first).textContent()).toBe('All changes saved');
 
     await second.getByRole('textbox', { name: 'Content' }).click();
     await second.keyboard.press('Control+End');
     await second.keyboard.insertText('\n\n두 번째 탭의 문장.');
     await second.getByRole('button', { name: 'Save', exact: true }).click();
     const alert = second.getByRole('alert');
-    await expect.poll(() => alert.count()).toBe(1);
+    await eventually(() => alert.count()).toBe(1);
     expect(await alert.textContent()).toContain('changed somewhere else');
     expect(await saveState(second).textContent()).toBe('Not saved: the post changed elsewhere');
     // Nothing lost: the second tab keeps its text, the server keeps the first tab's.
@@ -190,13 +193,13 @@ describe('the post editor', () => {
 
     await alert.getByRole('button', { name: 'Show difference' }).click();
     const diff = alert.locator('.diff');
-    await expect.poll(() => diff.textContent()).toContain('+ 두 번째 탭의 문장.');
+    await eventually(() => diff.textContent()).toContain('+ 두 번째 탭의 문장.');
     expect(await diff.textContent()).toContain('− 첫 번째 탭의 문장.');
     expect(await editorText(second)).toContain('두 번째 탭의 문장.');
 
     second.once('dialog', (dialog) => void dialog.accept());
     await alert.getByRole('button', { name: 'Reload' }).click();
-    await expect.poll(() => second.getByRole('alert').count()).toBe(0);
+    await eventually(() => second.getByRole('alert').count()).toBe(0);
     expect(await editorText(second)).toBe(server.content_md);
     expect(await saveState(second).textContent()).toBe('All changes saved');
   });
@@ -211,18 +214,18 @@ describe('the post editor', () => {
     await page.keyboard.press('Control+End');
     await page.keyboard.insertText('\n\n나중에 되돌릴 문장.');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(() => saveState(page).textContent()).toBe('All changes saved');
+    await eventually(() => saveState(page).textContent()).toBe('All changes saved');
 
     await page.getByRole('button', { name: 'History' }).click();
     const dialog = page.getByRole('dialog', { name: 'History' });
     const revisions = dialog.getByRole('list', { name: 'Revisions, newest first' }).getByRole('button');
-    await expect.poll(() => revisions.count()).toBeGreaterThanOrEqual(2);
+    await eventually(() => revisions.count()).toBeGreaterThanOrEqual(2);
     await revisions.nth(1).click();
     const diff = dialog.locator('#history-diff');
-    await expect.poll(() => diff.textContent()).toContain('− 나중에 되돌릴 문장.');
+    await eventually(() => diff.textContent()).toContain('− 나중에 되돌릴 문장.');
     page.once('dialog', (confirm) => void confirm.accept());
     await dialog.getByRole('button', { name: 'Restore' }).click();
-    await expect.poll(() => dialog.isVisible()).toBe(false);
+    await eventually(() => dialog.isVisible()).toBe(false);
     expect(await editorText(page)).toBe(before.content_md);
     expect((await post(slug)).content_md).toBe(before.content_md);
     expect(await saveState(page).textContent()).toBe('All changes saved');
@@ -237,7 +240,7 @@ describe('the post editor', () => {
     expect(await page.locator('#schedule-zone').textContent()).toBe('Asia/Seoul');
     await page.getByLabel(/Publish at/).fill('2031-01-15T09:30');
     await page.getByRole('button', { name: 'Schedule', exact: true }).click();
-    await expect.poll(() => page.locator('#post-status').textContent()).toBe('Status: scheduled');
+    await eventually(() => page.locator('#post-status').textContent()).toBe('Status: scheduled');
     const scheduled = await post('예약-글');
     expect(scheduled.status).toBe('scheduled');
     expect(scheduled.scheduled_at).toBe('2031-01-15T00:30:00.000Z');
@@ -248,7 +251,7 @@ describe('the post editor', () => {
     const blog = await t.request('POST', '/v1/blogs', { key: free.key, body: { slug: 'free-notes', name: 'Free notes' } });
     const page = await signedIn({ accountId: free.accountId });
     await page.goto(`${t.baseUrl}/dashboard/blogs/${blog.body.id}/posts/new`);
-    await expect.poll(() => page.locator('#editor').isVisible()).toBe(true);
+    await eventually(() => page.locator('#editor').isVisible()).toBe(true);
     await expect
       .poll(() => page.locator('#schedule-note').textContent())
       .toBe('Scheduling needs the Creator plan or higher; this account is on the Free plan.');
@@ -269,7 +272,7 @@ describe('the post editor', () => {
       const answer = await page.goto(`${t.baseUrl}${path}`);
       expect(answer?.status()).toBe(200);
       const failure = page.getByRole('alert');
-      await expect.poll(() => failure.textContent()).toMatch(/^The editor could not start: /);
+      await eventually(() => failure.textContent()).toMatch(/^The editor could not start: /);
       expect(await page.locator('#editor').isVisible()).toBe(false);
       expect(await page.content()).not.toContain('비밀 문장');
       expect(await page.locator('b').count()).toBe(0);
@@ -300,7 +303,7 @@ describe('the post editor', () => {
       target?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
     });
     const alert = page.getByRole('alert');
-    await expect.poll(() => alert.count()).toBe(1);
+    await eventually(() => alert.count()).toBe(1);
     expect(await alert.textContent()).toContain('The image broken.png could not be uploaded');
     expect(await editorText(page)).toBe('앞 문장.');
   });
@@ -320,15 +323,15 @@ describe('the post editor', () => {
       line.dispatchEvent(new DragEvent('dragover', at));
       line.dispatchEvent(new DragEvent('drop', at));
     }, png);
-    await expect.poll(() => editorText(page)).toMatch(/^!\[sunset over jeju\]\(http:\/\/jeju\.localhost:\d+\/media\/[^)]+\)\n첫 줄\.$/);
+    await eventually(() => editorText(page)).toMatch(/^!\[sunset over jeju\]\(http:\/\/jeju\.localhost:\d+\/media\/[^)]+\)\n첫 줄\.$/);
     await page.getByRole('textbox', { name: 'Content' }).click();
     await page.keyboard.press('Control+End');
     await page.keyboard.insertText(' 끝.');
     await page.keyboard.press('Control+z');
-    await expect.poll(() => editorText(page)).toMatch(/첫 줄\.$/);
+    await eventually(() => editorText(page)).toMatch(/첫 줄\.$/);
     expect(await editorText(page)).not.toContain('Uploading');
     await page.keyboard.press('Control+y');
-    await expect.poll(() => editorText(page)).toMatch(/첫 줄\. 끝\.$/);
+    await eventually(() => editorText(page)).toMatch(/첫 줄\. 끝\.$/);
   });
 
   it('makes a share preview link, or says the server has no such operation', async () => {
@@ -338,7 +341,7 @@ describe('the post editor', () => {
     await page.getByRole('button', { name: 'Share preview' }).click();
     if (shareExists) {
       const field = page.getByLabel('Preview link');
-      await expect.poll(() => field.inputValue()).toMatch(/^https?:\/\//);
+      await eventually(() => field.inputValue()).toMatch(/^https?:\/\//);
       expect(await field.getAttribute('readonly')).not.toBeNull();
       expect(await page.getByRole('button', { name: 'Copy link' }).getAttribute('data-copy')).toBe('share-url');
     } else

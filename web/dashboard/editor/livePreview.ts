@@ -5,12 +5,13 @@
  */
 import { ApiError, api } from '../lib/api.js';
 
-const PAUSE_MS = 400;
+const PAUSE_MS = 600;
 
 export class LivePreview {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #latest = 0;
   #unavailable = false;
+  #pausedUntil = 0;
   #controller: AbortController | null = null;
 
   constructor(
@@ -23,7 +24,7 @@ export class LivePreview {
   schedule(markdown: () => string): void {
     if (this.#unavailable) return;
     if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.render(markdown()), PAUSE_MS);
+    this.#timer = setTimeout(() => void this.render(markdown()), Math.max(PAUSE_MS, this.#pausedUntil - Date.now()));
   }
 
   async render(markdown: string): Promise<void> {
@@ -45,6 +46,13 @@ export class LivePreview {
       this.state.textContent = '';
     } catch (error) {
       if (ticket !== this.#latest || (error instanceof DOMException && error.name === 'AbortError')) return;
+      if (error instanceof ApiError && error.status === 429) {
+        // The account's hourly request budget is spent: wait as told rather than spend more of it.
+        const seconds = Number(error.headers.get('retry-after')) || 60;
+        this.#pausedUntil = Date.now() + seconds * 1000;
+        this.state.textContent = `The preview is paused: this account has used its API requests for now. It resumes in ${Math.ceil(seconds / 60)} min.`;
+        return;
+      }
       if (error instanceof ApiError && (error.status === 404 || error.status === 405)) {
         this.#unavailable = true;
         this.state.textContent = 'The live preview is not available on this server (it has no POST /v1/preview). The post itself saves and publishes as usual.';
