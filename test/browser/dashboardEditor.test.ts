@@ -25,7 +25,7 @@ function editorText(page: Page): Promise<string> {
 const saveState = (page: Page) => page.locator('#save-state');
 
 /** expect.poll with room for a loaded machine (its default gives up after 1 s); a pass returns at once. */
-const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000, interval: 100 });
+const eventually = <T>(read: () => T | Promise<T>, message?: string) => expect.poll(read, { timeout: 30_000, interval: 100, ...(message ? { message } : {}) });
 
 describe('the post editor', () => {
   let t: TestApp;
@@ -357,17 +357,20 @@ describe('the post editor', () => {
     const reached: string[] = [];
     for (let i = 0; i < 40; i++) {
       await page.keyboard.press('Tab');
-      const focused = await page.evaluate(() => {
-        const active = document.activeElement as HTMLElement | null;
-        if (!active || active === document.body) return null;
-        const inner = active.shadowRoot?.activeElement as HTMLElement | null | undefined;
-        const target = inner ?? active;
-        const style = getComputedStyle(inner ? (inner.closest('.cm-editor') as HTMLElement) : target);
-        return { name: active.id || target.textContent?.trim() || target.tagName, outline: style.outlineStyle };
-      });
-      if (!focused) continue;
-      expect(focused.outline, `focus on ${focused.name} is visible`).not.toBe('none');
-      if (!reached.includes(focused.name)) reached.push(focused.name);
+      const focused = () =>
+        page.evaluate(() => {
+          const active = document.activeElement as HTMLElement | null;
+          if (!active || active === document.body) return null;
+          const inner = active.shadowRoot?.activeElement as HTMLElement | null | undefined;
+          const target = inner ?? active;
+          // CodeMirror marks its focus on the editor's box a moment after the focus event.
+          const style = getComputedStyle(inner ? (inner.closest('.cm-editor') as HTMLElement) : target);
+          return { name: active.id || target.textContent?.trim() || target.tagName, outline: style.outlineStyle };
+        });
+      const now = await focused();
+      if (!now) continue;
+      await eventually(async () => (await focused())?.outline, `focus on ${now.name} is visible`).not.toBe('none');
+      if (!reached.includes(now.name)) reached.push(now.name);
     }
     const order = [
       'save-post',
