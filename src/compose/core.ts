@@ -86,6 +86,7 @@ export function buildCore(options: ComposeOptions): Core {
     apiKeys: services.apiKeys,
     sessions: services.sessions,
     loginLinks: services.loginLinks,
+    passwords: services.passwords,
     blogs: services.blogs,
     posts: services.posts,
     media: services.media,

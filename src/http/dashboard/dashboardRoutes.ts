@@ -10,16 +10,15 @@ import { readForm } from './formBody.js';
 import { DASHBOARD_PAGES } from './pages.js';
 import { clearSessionCookie, sessionSecretOf, setSessionCookie } from './sessionCookie.js';
 import { dashboardPolicy, DashboardViews } from './views.js';
+import { registerSignIn, SIGN_IN_PATH, type SignInDeps } from './signIn.js';
 
-export interface DashboardDeps {
+export { SIGN_IN_PATH };
+
+export interface DashboardDeps extends SignInDeps {
   sessions: SessionsService;
   loginLinks: LoginLinksService;
   assets: DashboardAssets;
-  /** The API's public origin (`https://api.example.com`): cookies are Secure under https. */
-  publicOrigin: string;
 }
-
-export const SIGN_IN_PATH = '/dashboard/sign-in';
 
 /**
  * The dashboard's server side: its assets, its pages (pages.ts) and signing in and out. Runs
@@ -37,6 +36,7 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
   };
 
   router.get(`${ASSETS_PATH}:file`, named(`${ASSETS_PATH}:file`), deps.assets.serve);
+  registerSignIn(router, deps, views, { named, sessionOf });
 
   router.get(`${SIGN_IN_PATH}/:token`, named(`${SIGN_IN_PATH}/:token`), (ctx) => {
     const use = deps.loginLinks.consume(ctx.params.token ?? '');
@@ -78,13 +78,28 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
   // The router's middleware takes the context it adds `params` to; Koa gives it that context.
   const routes = router.routes() as unknown as Middleware<AppState>;
   return async (ctx, next) => {
+    // A person who opens the API's address in a browser is sent to the dashboard; programs
+    // (no text/html in Accept) keep today's JSON answers.
+    if (ctx.path === '/' && isBrowserGet(ctx)) {
+      ctx.status = 303;
+      ctx.redirect(sessionOf(ctx) ? '/dashboard' : SIGN_IN_PATH);
+      return;
+    }
     if (ctx.path !== '/dashboard' && !ctx.path.startsWith('/dashboard/')) return next();
     // Pages carry a CSRF token and a person's data: never cached, framed or indexed.
     ctx.set('Content-Security-Policy', policy);
     ctx.set('X-Robots-Tag', 'noindex, nofollow');
     ctx.set('Cache-Control', 'no-store');
-    return routes(ctx, next);
+    return routes(ctx, async () => {
+      // No dashboard route: a browser without a session signs in first; the rest get the 404.
+      if (isBrowserGet(ctx) && !ctx.path.startsWith(ASSETS_PATH) && !sessionOf(ctx)) return toSignIn(ctx);
+      return next();
+    });
   };
+}
+
+function isBrowserGet(ctx: ParameterizedContext): boolean {
+  return (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.get('accept').includes('text/html');
 }
 
 /** A browser without a session goes to the sign-in page (303: the next request is a GET). */
