@@ -5,7 +5,8 @@ import type { SessionAuth } from '../../services/authContext.js';
 import type { SessionsService } from '../../services/sessions.js';
 import type { AppState } from '../state.js';
 import { ASSETS_PATH, type DashboardAssets } from './assets.js';
-import { checkCsrf } from './csrf.js';
+import { checkCsrf, originAllowed } from './csrf.js';
+import { ForbiddenError } from '../../domain/errors.js';
 import { readForm } from './formBody.js';
 import { DASHBOARD_PAGES } from './pages.js';
 import { clearSessionCookie, sessionSecretOf, setSessionCookie } from './sessionCookie.js';
@@ -56,6 +57,8 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
 
   router.post('/dashboard/sign-out', named('/dashboard/sign-out'), async (ctx) => {
     const form = await readForm(ctx);
+    // Not even the cookie is cleared for another origin's form: that would sign people out at will.
+    if (!originAllowed(ctx, deps.publicOrigin)) throw new ForbiddenError('sign-out refused: the form was sent from another site');
     const current = sessionOf(ctx);
     if (current) {
       checkCsrf(ctx, current.session, deps.publicOrigin, form.get('csrf') ?? ctx.get('x-csrf-token'));
@@ -90,6 +93,9 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
     ctx.set('Content-Security-Policy', policy);
     ctx.set('X-Robots-Tag', 'noindex, nofollow');
     ctx.set('Cache-Control', 'no-store');
+    // The API's no-referrer would make Chromium send `Origin: null` with the pages' own form
+    // posts; same-origin keeps their Origin for the CSRF check and still tells other sites nothing.
+    ctx.set('Referrer-Policy', 'same-origin');
     return routes(ctx, async () => {
       // No dashboard route: a browser without a session signs in first; the rest get the 404.
       if (isBrowserGet(ctx) && !ctx.path.startsWith(ASSETS_PATH) && !sessionOf(ctx)) return toSignIn(ctx);
