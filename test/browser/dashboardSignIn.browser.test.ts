@@ -6,11 +6,20 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bench/harness/chromium.js';
 import { loginLink } from '../support/dashboardSession.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+
+/** axe-core's serious and critical findings on the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 describe('dashboard sign-in in headless Chromium', () => {
   let t: TestApp;
@@ -55,6 +64,7 @@ describe('dashboard sign-in in headless Chromium', () => {
     await tab.getByText('(this browser)').waitFor();
     expect(await tab.locator('meta[name="folio-csrf"]').getAttribute('content')).toMatch(/^[\w-]{43}$/);
 
+    expect(await seriousViolations(tab)).toEqual([]);
     // Keyboard: the skip link is the first stop.
     await tab.keyboard.press('Tab');
     expect(await tab.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
@@ -78,6 +88,7 @@ describe('dashboard sign-in in headless Chromium', () => {
     const after = await tab.evaluate(async () => (await fetch('/v1/account')).status);
     expect(after).toBe(401);
 
+    expect(await seriousViolations(tab)).toEqual([]);
     // The password set on the page signs in.
     await tab.getByLabel('Email').fill('owner@example.com');
     await tab.getByLabel('Password').fill('a password from the page');
