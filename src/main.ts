@@ -63,6 +63,8 @@ async function main(): Promise<void> {
     return refuseToStart(message);
   }
   if (first) {
+    // The person's way in: the dashboard, signed in by a link that works once, for 15 minutes.
+    const link = folio.loginLinks.create(first.account.id);
     // Printed once, outside the JSON log stream, because a fresh install needs a working key from
     // `npm start` alone; it is never logged again and only its hash is stored.
     process.stdout.write(
@@ -73,6 +75,9 @@ async function main(): Promise<void> {
         ` Account: ${first.account.id}`,
         ` Plan:    ${first.account.plan} (FOLIO_DEFAULT_PLAN): ${planSummary(first.account.plan)}`,
         ` API key: ${first.apiKey}`,
+        ` Sign in: ${link?.url ?? '(no link)'}`,
+        '          opens the dashboard in a browser; works once, for 15 minutes',
+        `          (\`folio account login-link ${first.account.id}\` makes another).`,
         ' This key is shown only now. Store it somewhere safe. It stays in any log that',
         ' captured this output (container logs): in production, make the first account with',
         ' `folio account create` before the first start instead (README, "Docker").',

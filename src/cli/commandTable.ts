@@ -86,6 +86,21 @@ export const COMMANDS = [
     positionals: { min: 1, max: 1 },
   },
   {
+    path: ['account', 'login-link'],
+    args: '<account_id> [--json]',
+    summary: 'print a one-time link that signs a browser in to the dashboard as the account\n(works once, for 15 minutes)',
+    options: { json },
+    positionals: { min: 1, max: 1 },
+  },
+  {
+    path: ['account', 'set-password'],
+    args: '<account_id> [--email E]',
+    summary:
+      "set the account's dashboard password, read from stdin or typed at a prompt (never an\nargument: it would stay in shell history); every session of the account ends",
+    options: { email: { type: 'string', value: 'E', help: 'the email to sign in with (required when the account has none)' } },
+    positionals: { min: 1, max: 1 },
+  },
+  {
     path: ['site', 'rebuild'],
     args: '<blog-slug> | --all',
     summary: 're-render every page, feed and the search index (of every blog)',

@@ -14,6 +14,7 @@ import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
 import { rebuildAll, siteCommand } from './siteCommands.js';
 import { commandHelp, commandName, findCommand, groupCommands, groupHelp, HELP_FLAGS, usage, type CommandName } from './commandTable.js';
 import { asksForHelp, parseInvocation, type Invocation } from './invocation.js';
+import { accountLoginLink, accountSetPassword } from './signInCommands.js';
 import { accountCreate, accountCreateKey, accountDelete, accountKeys, accountList, accountRevokeKey, accountSetPlan } from './accountCommands.js';
 import { CdnPurgeError } from '../cdn/cdnPurger.js';
 import { backupCommand, restoreCommand } from './backupCommands.js';
@@ -53,6 +54,8 @@ const HANDLERS: Record<CommandName, Handler> = {
   'account create-key': ({ config, invocation }) => accountCreateKey(config(), invocation),
   'account revoke-key': ({ config, invocation }) => accountRevokeKey(config(), invocation),
   'account delete': ({ config, invocation }) => accountDelete(config(), invocation),
+  'account login-link': ({ config, invocation }) => accountLoginLink(config(), invocation),
+  'account set-password': ({ config, invocation }) => accountSetPassword(config(), invocation),
   'site rebuild': ({ config, invocation, options }) => {
     const [slug] = invocation.positionals;
     const all = invocation.values.boolean('all');

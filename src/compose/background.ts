@@ -11,6 +11,7 @@ import type { WarmUp } from '../warmup/warmUp.js';
 import type { HeavyWork } from '../heavyWork/heavyWork.js';
 import type { Checkpointer } from '../db/checkpointer.js';
 import type { Db } from '../db/database.js';
+import type { ExpiredSignIns } from '../services/expiredSignIns.js';
 import type { Analytics } from './analytics.js';
 
 /** The scheduler's per-second work: due schedules, due webhook retries, due job retries. */
@@ -20,8 +21,10 @@ export async function tick(parts: {
   blogs: BlogsRepo;
   dispatcher: WebhookDispatcher;
   runner: JobRunner;
+  expiredSignIns: Pick<ExpiredSignIns, 'prune'>;
 }): Promise<void> {
   parts.storeWatch.check();
+  parts.expiredSignIns.prune();
   await parts.transitions.publishDue(parts.blogs);
   // Retries come due with time; sends run in the background, never holding the tick.
   parts.dispatcher.deliverDue();

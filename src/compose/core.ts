@@ -20,6 +20,7 @@ import { composeSearch } from './search.js';
 import { composeServices } from './services.js';
 import { composeStores, openData, removeLeftovers, settleStore } from './storage.js';
 import { composeAnalytics } from './analytics.js';
+import { ExpiredSignIns } from '../services/expiredSignIns.js';
 import type { BlogSearcher } from '../search/ports.js';
 
 /** The core and what only the HTTP part needs besides it. */
@@ -75,6 +76,7 @@ export function buildCore(options: ComposeOptions): Core {
   const analytics = composeAnalytics({ config, db, posts: repos.posts, clock, logger, metrics });
   const warmUp = new WarmUp({ settings: data.settings, cache: search.cache, listings: publisher, clock, logger });
   const background = { publisher, backups, searchWriter: search.writer, dispatcher };
+  const expiredSignIns = new ExpiredSignIns({ sessions: services.sessions, loginLinks: services.loginLinks, clock });
 
   const folio: FolioCore = {
     config,
@@ -86,6 +88,7 @@ export function buildCore(options: ComposeOptions): Core {
     apiKeys: services.apiKeys,
     sessions: services.sessions,
     loginLinks: services.loginLinks,
+    passwords: services.passwords,
     blogs: services.blogs,
     posts: services.posts,
     media: services.media,
@@ -106,7 +109,7 @@ export function buildCore(options: ComposeOptions): Core {
     analytics,
     reRenderAfterUpgrade: () => reRenderIfUpgraded({ ...data, clock, logger }, cache),
     removeLeftovers: () => removeLeftovers(backups, stores.baseStore),
-    tick: () => tick({ storeWatch: publishing.storeWatch, transitions: services.transitions, blogs: repos.blogs, dispatcher, runner }),
+    tick: () => tick({ storeWatch: publishing.storeWatch, transitions: services.transitions, blogs: repos.blogs, dispatcher, runner, expiredSignIns }),
     idle: () => idle(background),
     settleStore: () => settleStore(data, stores, clock, logger),
     searchCacheStats: () => search.cache.stats(),

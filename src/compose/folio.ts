@@ -43,6 +43,7 @@ import type { SessionsRepo } from '../db/sessionsRepo.js';
 import type { LoginLinksRepo } from '../db/loginLinksRepo.js';
 import type { SessionsService } from '../services/sessions.js';
 import type { LoginLinksService } from '../services/loginLinks.js';
+import type { AccountPasswords } from '../services/accountPasswords.js';
 
 export interface Repos {
   accounts: AccountsRepo;
@@ -101,6 +102,8 @@ export interface FolioCore {
   /** People signed in to the dashboard, and the one-time links that sign them in. */
   sessions: SessionsService;
   loginLinks: LoginLinksService;
+  /** Accounts' dashboard passwords: set, changed, checked at sign-in. */
+  passwords: AccountPasswords;
   blogs: BlogsService;
   posts: PostsService;
   media: MediaService;

@@ -4,9 +4,11 @@ import { publicApiBase } from '../config/apiBase.js';
 import { join } from 'node:path';
 import { packageRoot } from '../lib/paths.js';
 import { DashboardAssets } from '../http/dashboard/assets.js';
+import { SIGN_IN_LIMITS } from '../services/passwords.js';
 import { createApp } from '../http/app.js';
 import { accountRoutes } from '../http/routes/account.js';
 import { accountKeyRoutes } from '../http/routes/accountKeys.js';
+import { accountSessionRoutes } from '../http/routes/accountSessions.js';
 import { apiKeyRoutes } from '../http/routes/apiKeys.js';
 import { blogRoutes } from '../http/routes/blogs.js';
 import { domainRoutes } from '../http/routes/domains.js';
@@ -63,6 +65,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
       ...apiKeyRoutes({ keys: apiKeys }),
       ...accountRoutes({ accounts: core.accounts }),
       ...accountKeyRoutes({ keys: apiKeys }),
+      ...accountSessionRoutes({ sessions: core.sessions, passwords: core.passwords }),
       ...domainRoutes({ domains }),
       ...mediaRoutes({ media, urls }),
       ...webhookRoutes({ webhooks }),
@@ -91,7 +94,17 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     metricsToken: config.metricsToken,
     // Loaded on the first MCP request only; http/ never imports mcp/.
     mcpServer: () => import('../mcp/mcpServer.js'),
-    dashboard: { sessions: core.sessions, loginLinks: core.loginLinks, assets: new DashboardAssets(join(packageRoot, 'dist', 'dashboard')) },
+    dashboard: {
+      sessions: core.sessions,
+      loginLinks: core.loginLinks,
+      passwords: core.passwords,
+      assets: new DashboardAssets(join(packageRoot, 'dist', 'dashboard')),
+      // Not a plan limit: on even with FOLIO_RATE_LIMITS=off (guessing passwords is never fine).
+      limits: {
+        perAddress: new AddressRateLimiter(clock, SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs),
+        perAccount: new AddressRateLimiter(clock, SIGN_IN_LIMITS.perAccount, SIGN_IN_LIMITS.windowMs),
+      },
+    },
   });
   // Sites' view beacons are answered before the app (http/viewBeacon.ts says why).
   const listener = config.serveSites ? withViewBeacon(app.callback(), { views, blogForHost: hosts }) : app.callback();

@@ -15,6 +15,7 @@ import { AccountsService } from '../services/accounts.js';
 import { ApiKeysService } from '../services/apiKeys.js';
 import { SessionsService } from '../services/sessions.js';
 import { LoginLinksService } from '../services/loginLinks.js';
+import { AccountPasswords } from '../services/accountPasswords.js';
 import { publicApiBase } from '../config/apiBase.js';
 import { BlogsService } from '../services/blogs.js';
 import { DomainsService } from '../services/domains.js';
@@ -33,6 +34,7 @@ export interface Services {
   apiKeys: ApiKeysService;
   sessions: SessionsService;
   loginLinks: LoginLinksService;
+  passwords: AccountPasswords;
   blogs: BlogsService;
   posts: PostsService;
   transitions: PostTransitions;
@@ -53,6 +55,15 @@ export function createAccounts(deps: { db: Db; repos: Repos; clock: Clock; runne
 /** The one-time sign-in links alone: `folio account login-link` needs no more. */
 export function createLoginLinks(deps: { config: Config; repos: Repos; clock: Clock }): LoginLinksService {
   return new LoginLinksService({ links: deps.repos.loginLinks, accounts: deps.repos.accounts, clock: deps.clock, apiBaseUrl: publicApiBase(deps.config) });
+}
+
+/** Accounts' passwords alone: `folio account set-password` needs no more. */
+export function createPasswords(deps: { repos: Repos; clock: Clock }): AccountPasswords {
+  return new AccountPasswords({
+    accounts: deps.repos.accounts,
+    sessions: new SessionsService({ sessions: deps.repos.sessions, clock: deps.clock }),
+    clock: deps.clock,
+  });
 }
 
 export function composeServices(
@@ -89,6 +100,7 @@ export function composeServices(
     apiKeys: new ApiKeysService(repos.keys, repos.blogs, clock),
     sessions: new SessionsService({ sessions: repos.sessions, clock }),
     loginLinks: createLoginLinks({ config, repos, clock }),
+    passwords: createPasswords({ repos, clock }),
     blogs: new BlogsService({ db, blogs: repos.blogs, jobs: repos.jobs, runner, clock, events }),
     posts,
     transitions: new PostTransitions(postDeps, logger),

@@ -57,7 +57,7 @@ export interface AppDeps {
   /** The MCP server behind POST /mcp, loaded on its first request (src/http/mcpEndpoint.ts). */
   mcpServer: McpServerLoader;
   /** People's sign-in (the folio_session cookie on /v1) and the dashboard's pages under /dashboard. */
-  dashboard: Omit<DashboardDeps, 'publicOrigin'>;
+  dashboard: Omit<DashboardDeps, 'publicOrigin' | 'trustProxyHops'>;
 }
 
 /** Builds the Koa app; never listens (tests use app.callback()). */
@@ -126,7 +126,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // After the site server: published pages carry the site's own headers.
   app.use(securityHeaders);
   // Before CORS and jsonBody: the dashboard is same-origin only, and its forms are urlencoded.
-  app.use(dashboardRoutes({ ...deps.dashboard, publicOrigin }, named));
+  app.use(dashboardRoutes({ ...deps.dashboard, publicOrigin, trustProxyHops: deps.trustProxyHops ?? 0 }, named));
   const corsOrigins = deps.corsOrigins ?? [];
   if (corsOrigins.length > 0) {
     // After the site server: blog hosts never answer for the API. A preflight from an allowed

@@ -135,6 +135,23 @@ describe('a session on /v1', () => {
   });
 });
 
+describe('housekeeping', () => {
+  it("the scheduler's tick deletes expired sessions and links, at most once an hour", async () => {
+    const clock = t.clock;
+    const session = await signIn(t);
+    loginLink(t);
+    await t.folio.tick();
+    const count = (table: string) => (t.folio.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const before = { sessions: count('sessions'), links: count('login_links') };
+    expect(before.links).toBeGreaterThan(0);
+    clock.advance(SESSION_LIFETIME_MS + HOUR);
+    await t.folio.tick();
+    expect(count('login_links')).toBe(0);
+    expect(count('sessions')).toBe(0);
+    expect((await fetch(`${t.baseUrl}/v1/account`, { headers: { cookie: session.cookie } })).status).toBe(401);
+  });
+});
+
 describe('CSRF on cookie-authenticated writes', () => {
   const post = (headers: Record<string, string>) =>
     fetch(`${t.baseUrl}/v1/blogs`, {

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
+import { signIn } from '../support/dashboardSession.js';
 import { buildBlog, buildPost, countRows, uniqueSlug, type BuiltBlog } from '../support/factories.js';
 import { GRANTABLE_SCOPES } from '../../src/services/authContext.js';
 import {
@@ -36,6 +37,8 @@ import { printable } from '../support/hostileRequestParts.js';
 
 /** Runs per property; raise with HOSTILE_RUNS=2000 for a deeper local search. */
 const RUNS = hostileRuns(150);
+// Each accepted password costs a scrypt hash (tens of milliseconds): fewer runs.
+const PASSWORD_RUNS = hostileRuns(40);
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries of each write endpoint's body (the generic ones are in test/support/hostileArbitraries.ts)
@@ -121,6 +124,9 @@ const keyFields = {
 const wellTypedKey = fc
   .record({ name: optional(text(100)), scopes: optional(fc.subarray([...GRANTABLE_SCOPES], { minLength: 1 })), expires_at: optional(keyExpiry) })
   .map(defined);
+
+const passwordFields = { current_password: fc.oneof(anyString, jsonValue), new_password: fc.oneof(anyString, jsonValue) };
+const wellTypedPassword = fc.record({ new_password: fc.string({ minLength: 10, maxLength: 40 }) });
 
 const domainFields = {
   hostname: fc.oneof(
@@ -324,6 +330,38 @@ describe('hostile JSON', () => {
       expectPrototypeClean();
     },
     hostileTimeout(RUNS),
+  );
+
+  it(
+    'PUT /v1/account/password from a dashboard session never fails with 500 and stores a scrypt hash only on 200',
+    async () => {
+      const person = t.createAccount('creator');
+      t.folio.db.prepare('UPDATE accounts SET email = ? WHERE id = ?').run(`hostile-${process.pid}@example.com`, person.accountId);
+      const session = await signIn(t, person.accountId);
+      const stored = () =>
+        (t.folio.db.prepare('SELECT password_hash FROM accounts WHERE id = ?').get(person.accountId) as { password_hash: string | null }).password_hash;
+      let changed = 0;
+      await fc.assert(
+        fc.asyncProperty(bodyFor(passwordFields, wellTypedPassword), async (body) => {
+          const res = await t.request('PUT', '/v1/account/password', {
+            key: null,
+            raw: body.raw,
+            headers: { ...session.writeHeaders(), 'content-type': body.type },
+          });
+          checkResponse(res, 200, `PUT /v1/account/password ${body.raw.slice(0, 200)}`);
+          if (res.status === 200) {
+            changed += 1;
+            expect(stored()).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/);
+            // Back to no password, so the next well-typed body needs no current one.
+            t.folio.db.prepare('UPDATE accounts SET password_hash = NULL WHERE id = ?').run(person.accountId);
+          } else expect(stored()).toBeNull();
+        }),
+        { numRuns: PASSWORD_RUNS },
+      );
+      expect(changed).toBeGreaterThan(0);
+      expectPrototypeClean();
+    },
+    hostileTimeout(PASSWORD_RUNS, 1000),
   );
 
   it('POST /v1/account/api-keys never fails with 500 and stores only valid account keys, one per 201', async () => {

@@ -26,6 +26,8 @@ export const OWNER_OF: Readonly<Record<string, Owner>> = {
   otherWebhookId: 'other',
   revisionId: 'owner',
   otherRevisionId: 'other',
+  sessionId: 'owner',
+  otherSessionId: 'other',
 };
 
 /** Fixtures a path parameter may name, by parameter name; the owner's first. A new parameter needs an entry. */
@@ -36,6 +38,8 @@ export const PARAM_FIXTURES: Readonly<Record<string, readonly string[]>> = {
   webhookId: ['webhookId', 'otherWebhookId'],
   // The fixture post's newest revision, and that of the other account's post of the same slug.
   revisionId: ['revisionId', 'otherRevisionId'],
+  // A dashboard session of each account (DELETE /v1/account/sessions/:sessionId).
+  sessionId: ['sessionId', 'otherSessionId'],
   // GET /v1/docs/:version/:file: the served Swagger UI version and its files.
   version: ['docsVersion'],
   file: ['docsScript', 'docsStyles'],
@@ -99,6 +103,8 @@ export class RouteFixtures {
     values.revisionId = this.newestRevision(values.blogId);
     values.otherRevisionId = this.newestRevision(values.otherBlogId);
     values.webhookId = this.webhookOf(values.blogId, values.webhookId);
+    values.sessionId = this.sessionOf(t.accountId, values.sessionId);
+    values.otherSessionId = this.sessionOf(this.other.accountId, values.otherSessionId);
     values.otherWebhookId = this.webhookOf(values.otherBlogId, values.otherWebhookId);
     if (!values.freeBlogId || !blogs.findOwned(this.free.accountId, values.freeBlogId))
       values.freeBlogId = await this.blogOf(this.free.accountId, this.free.key);
@@ -154,6 +160,13 @@ export class RouteFixtures {
       createdAt: new Date(0).toISOString(),
     });
     return id;
+  }
+
+  /** A live dashboard session of the account (a run may have revoked it), made by the service a sign-in uses. */
+  private sessionOf(accountId: string, current: string | undefined): string {
+    const live = this.t.folio.repos.sessions.listLive(accountId, this.t.clock.now().toISOString());
+    if (current && live.some((session) => session.id === current)) return current;
+    return this.t.folio.sessions.create(accountId, 'route fixtures').session.id;
   }
 
   /** The id of the newest revision of the blog's fixture post (every post made through the API has one). */

@@ -476,6 +476,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's signed-in dashboard sessions, newest first
+         * @description Every live session (browser signed in to the dashboard) with when it was created, last used and expires, and its User-Agent; `current` marks the one making the request. Needs a session or a key with `*`.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign a dashboard session out; it stops working at once
+         * @description Ends one of the account's sessions (the current one included: that signs this browser out). Needs a session or a key with `*`.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set or change the account's dashboard password; every other session ends
+         * @description Needs a session or a key with `*`. Once the account has a password, `current_password` must be given and right (else 400 or 403). The new one has 10 to 256 characters. Every other session of the account ends (a key ends them all). The account needs an email to sign in with.
+         */
+        put: operations["setPassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/blogs/{id}/domain": {
         parameters: {
             query?: never;
@@ -2851,6 +2911,176 @@ export interface operations {
             403: components["responses"]["ApiError"];
             404: components["responses"]["ApiError"];
             409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0d9c6f1e-3b2a-4c5d-8e7f-1a2b3c4d5e6f",
+                     *           "created_at": "2026-11-25T16:27:28.690Z",
+                     *           "last_used_at": "2026-11-25T16:27:28.690Z",
+                     *           "expires_at": "2026-12-25T16:27:28.690Z",
+                     *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36",
+                     *           "current": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @description ISO 8601 UTC with milliseconds */
+                            created_at: string;
+                            /** @description Recorded at most once an hour */
+                            last_used_at: string;
+                            /** @description 30 days after its last use */
+                            expires_at: string;
+                            /** @description The first characters of the browser's User-Agent */
+                            user_agent: string;
+                            /** @description The session this request was made with */
+                            current: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
+        };
+    };
+    setPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "current_password": "correct horse battery",
+                 *       "new_password": "staple and a longer one"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Required once the account has a password */
+                    current_password?: string;
+                    /** @description 10 to 256 characters */
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "updated": true,
+                     *       "ended_sessions": 2
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        updated: true;
+                        /** @description The account's other sessions, ended by the change */
+                        ended_sessions: number;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
             417: components["responses"]["ApiError"];
             429: components["responses"]["ApiError"];
             431: components["responses"]["ApiError"];

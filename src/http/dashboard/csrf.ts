@@ -17,16 +17,18 @@ export function isSafeMethod(method: string): boolean {
  * carry no ambient credential and skip this.
  */
 export function checkCsrf(ctx: ParameterizedContext, session: Session, publicOrigin: string, sentToken: string): void {
-  const origin = ctx.get('origin');
-  if (origin !== '') {
-    if (!sameSite(origin, publicOrigin, ctx.host))
-      throw new ForbiddenError("cross-origin request refused: this session accepts writes only from the dashboard's own pages");
-  } else if (ctx.get('sec-fetch-site') === 'cross-site') {
-    throw new ForbiddenError("cross-site request refused: this session accepts writes only from the dashboard's own pages");
-  }
+  if (!originAllowed(ctx, publicOrigin))
+    throw new ForbiddenError("cross-origin request refused: this session accepts writes only from the dashboard's own pages");
   if (!tokensEqual(sentToken, session.csrfToken)) {
     throw new ForbiddenError('missing or wrong X-CSRF-Token: a signed-in browser sends the token of its page\'s <meta name="folio-csrf"> with every write');
   }
+}
+
+/** Whether the browser says the request comes from this API's own pages (or says nothing). */
+export function originAllowed(ctx: ParameterizedContext, publicOrigin: string): boolean {
+  const origin = ctx.get('origin');
+  if (origin !== '') return sameSite(origin, publicOrigin, ctx.host);
+  return ctx.get('sec-fetch-site') !== 'cross-site';
 }
 
 function sameSite(origin: string, publicOrigin: string, host: string): boolean {

@@ -5,21 +5,21 @@ import type { SessionAuth } from '../../services/authContext.js';
 import type { SessionsService } from '../../services/sessions.js';
 import type { AppState } from '../state.js';
 import { ASSETS_PATH, type DashboardAssets } from './assets.js';
-import { checkCsrf } from './csrf.js';
+import { checkCsrf, originAllowed } from './csrf.js';
+import { ForbiddenError } from '../../domain/errors.js';
 import { readForm } from './formBody.js';
 import { DASHBOARD_PAGES } from './pages.js';
 import { clearSessionCookie, sessionSecretOf, setSessionCookie } from './sessionCookie.js';
 import { dashboardPolicy, DashboardViews } from './views.js';
+import { registerSignIn, SIGN_IN_PATH, type SignInDeps } from './signIn.js';
 
-export interface DashboardDeps {
+export { SIGN_IN_PATH };
+
+export interface DashboardDeps extends SignInDeps {
   sessions: SessionsService;
   loginLinks: LoginLinksService;
   assets: DashboardAssets;
-  /** The API's public origin (`https://api.example.com`): cookies are Secure under https. */
-  publicOrigin: string;
 }
-
-export const SIGN_IN_PATH = '/dashboard/sign-in';
 
 /**
  * The dashboard's server side: its assets, its pages (pages.ts) and signing in and out. Runs
@@ -37,6 +37,7 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
   };
 
   router.get(`${ASSETS_PATH}:file`, named(`${ASSETS_PATH}:file`), deps.assets.serve);
+  registerSignIn(router, deps, views, { named, sessionOf });
 
   router.get(`${SIGN_IN_PATH}/:token`, named(`${SIGN_IN_PATH}/:token`), (ctx) => {
     const use = deps.loginLinks.consume(ctx.params.token ?? '');
@@ -56,6 +57,8 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
 
   router.post('/dashboard/sign-out', named('/dashboard/sign-out'), async (ctx) => {
     const form = await readForm(ctx);
+    // Not even the cookie is cleared for another origin's form: that would sign people out at will.
+    if (!originAllowed(ctx, deps.publicOrigin)) throw new ForbiddenError('sign-out refused: the form was sent from another site');
     const current = sessionOf(ctx);
     if (current) {
       checkCsrf(ctx, current.session, deps.publicOrigin, form.get('csrf') ?? ctx.get('x-csrf-token'));
@@ -78,13 +81,31 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
   // The router's middleware takes the context it adds `params` to; Koa gives it that context.
   const routes = router.routes() as unknown as Middleware<AppState>;
   return async (ctx, next) => {
+    // A person who opens the API's address in a browser is sent to the dashboard; programs
+    // (no text/html in Accept) keep today's JSON answers.
+    if (ctx.path === '/' && isBrowserGet(ctx)) {
+      ctx.status = 303;
+      ctx.redirect(sessionOf(ctx) ? '/dashboard' : SIGN_IN_PATH);
+      return;
+    }
     if (ctx.path !== '/dashboard' && !ctx.path.startsWith('/dashboard/')) return next();
     // Pages carry a CSRF token and a person's data: never cached, framed or indexed.
     ctx.set('Content-Security-Policy', policy);
     ctx.set('X-Robots-Tag', 'noindex, nofollow');
     ctx.set('Cache-Control', 'no-store');
-    return routes(ctx, next);
+    // The API's no-referrer would make Chromium send `Origin: null` with the pages' own form
+    // posts; same-origin keeps their Origin for the CSRF check and still tells other sites nothing.
+    ctx.set('Referrer-Policy', 'same-origin');
+    return routes(ctx, async () => {
+      // No dashboard route: a browser without a session signs in first; the rest get the 404.
+      if (isBrowserGet(ctx) && !ctx.path.startsWith(ASSETS_PATH) && !sessionOf(ctx)) return toSignIn(ctx);
+      return next();
+    });
   };
+}
+
+function isBrowserGet(ctx: ParameterizedContext): boolean {
+  return (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.get('accept').includes('text/html');
 }
 
 /** A browser without a session goes to the sign-in page (303: the next request is a GET). */
