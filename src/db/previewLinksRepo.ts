@@ -15,7 +15,9 @@ export class PreviewLinksRepo {
   private readonly pruneStmt;
 
   constructor(db: Db) {
-    this.insertStmt = db.prepare('INSERT INTO preview_links (token_hash, post_id, created_at, expires_at) VALUES (@tokenHash, @postId, @createdAt, @expiresAt)');
+    this.insertStmt = db.prepare(
+      'INSERT INTO preview_links (token_hash, post_id, created_at, expires_at) VALUES (@tokenHash, @postId, @createdAt, @expiresAt)',
+    );
     this.findStmt = db.prepare<[string, string], { post_id: string }>('SELECT post_id FROM preview_links WHERE token_hash = ? AND expires_at > ?');
     this.revokeStmt = db.prepare<[string]>('DELETE FROM preview_links WHERE post_id = ?');
     this.pruneStmt = db.prepare<[string, string]>('DELETE FROM preview_links WHERE post_id = ? AND expires_at <= ?');

@@ -29,6 +29,7 @@ import { McpGrants } from './mcpGrants.js';
 import { registerDocsPage } from './openapi/docsPage.js';
 import type { RouteDef } from './routeDef.js';
 import type { AppContext, AppState } from './state.js';
+import { registerPreviewPages, type PreviewPagesDeps } from './previewPages.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -53,6 +54,8 @@ export interface AppDeps {
   metricsToken: string | null;
   /** Browser origins allowed to call the API (FOLIO_CORS_ORIGINS): none, a list, or `*`. */
   corsOrigins?: readonly string[];
+  /** GET /preview/<token> and its theme assets (previewPages.ts); absent: no preview pages. */
+  previewPages?: PreviewPagesDeps;
   /** The MCP server behind POST /mcp, loaded on its first request (src/http/mcpEndpoint.ts). */
   mcpServer: McpServerLoader;
 }
@@ -83,6 +86,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   registerDocsPage(router, { apiOrigin: new URL(deps.apiBaseUrl).origin, named });
   // Outside /v1 and not under any blog's host: the site server answers those hosts first.
   router.get('/metrics', named('/metrics'), metricsEndpoint(deps.metrics, deps.metricsToken));
+  if (deps.previewPages) registerPreviewPages(router, deps.previewPages, named);
 
   const auth = authenticate(deps.keys);
   const grants = new McpGrants();

@@ -158,7 +158,10 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
               ? { ETag: { description: 'Version of the resource as read, for If-Match', required: true, schema: { type: 'string' } } }
               : {}),
           },
-          content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true), example: examples.response } },
+          // 204: no body, so nothing to describe (or to give an example of).
+          ...(route.status === 204
+            ? {}
+            : { content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true), example: examples.response } } }),
         },
         // An upload of bytes the blog already has answers with that image.
         ...(route.upload && route.status === 201

@@ -24,6 +24,7 @@ import {
   keyCreated,
 } from './exampleValues.js';
 import { READER_EXAMPLES } from './readerExamples.js';
+import { PREVIEW_EXAMPLES } from './previewExamples.js';
 
 export interface OperationExamples {
   /** JSON request body (operations that take one). */
@@ -296,5 +297,6 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   ...READER_EXAMPLES,
+  ...PREVIEW_EXAMPLES,
 };
 export const ERROR_EXAMPLE = { error: 'not_found', message: 'post "sharpening-a-chisel" not found' };
