@@ -75,7 +75,7 @@ describe('POST /v1/preview', () => {
         '',
         '```ts',
         'const greeting: string = "안녕하세요";',
-        'console.log(`${greeting} <world>`);',
+        'console.log(greeting + " <world>");',
         '```',
         '',
         `![사진](${photoUrl})`,
