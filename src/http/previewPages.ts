@@ -5,6 +5,7 @@
  */
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { NotFoundError } from '../domain/errors.js';
 import type { ThemeAsset } from '../publish/render/assets.js';
 import type { AddressRateLimiter } from '../services/addressRateLimiter.js';
 import { addressRateLimit } from './middleware/addressRateLimit.js';
@@ -61,9 +62,9 @@ export function registerPreviewPages(router: Router<AppState>, deps: PreviewPage
     return next();
   };
 
-  router.get('/preview/assets/:file', named('/preview/assets/:file'), (ctx, next) => {
+  router.get('/preview/assets/:file', named('/preview/assets/:file'), (ctx) => {
     const asset = deps.source.asset(ctx.params.file ?? '');
-    if (!asset) return next();
+    if (!asset) throw new NotFoundError(`no such theme asset: ${ctx.path}`);
     // Hashed names change with their content.
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.type = asset.contentType;

@@ -16,4 +16,9 @@ export const PREVIEW_EXAMPLES = {
     request: { expires_in: 86_400 },
     response: { url: 'https://api.example.com/preview/h2Q0m3Yd8yK1cVbXwzP7r5fN4tGsLa9uEoJiHkT6qWe', expires_at: '2026-03-05T09:30:00.000Z' },
   },
+  openPreviewLink: {
+    response:
+      '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>Sharpening a chisel · Field Notes</title>\n<meta name="robots" content="noindex, nofollow">\n…',
+  },
+  getPreviewAsset: { response: ':root{color-scheme:light dark}…' },
 } as const;
