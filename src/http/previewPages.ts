@@ -42,13 +42,6 @@ const PAGE_POLICY = [
   'sandbox allow-popups allow-popups-to-escape-sandbox',
 ].join('; ');
 
-const GONE_PAGE = `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="robots" content="noindex, nofollow"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Preview not available</title></head>
-<body><h1>Preview not available</h1><p>This preview link has expired or was revoked, or the post was deleted. Ask its author for a new link.</p></body>
-</html>
-`;
-
 /** A reader opens a preview a few times; a client guessing tokens gets 60 tries a minute. */
 export const PREVIEW_PAGE_LIMIT = { requests: 60, windowMs: 60_000 } as const;
 
@@ -75,9 +68,11 @@ export function registerPreviewPages(router: Router<AppState>, deps: PreviewPage
     const page = deps.source.page(ctx.params.token ?? '', assetsBase);
     ctx.set('Cache-Control', 'private, no-store');
     ctx.set('X-Robots-Tag', 'noindex, nofollow');
+    // The API's {error, message}, as every answer of this host: one 404 for unknown, expired,
+    // revoked and deleted alike, so it tells a guesser nothing.
+    if (page === null) throw new NotFoundError('this preview link does not exist, has expired or was revoked, or its post was deleted');
     ctx.set('Content-Security-Policy', PAGE_POLICY);
     ctx.type = 'text/html; charset=utf-8';
-    ctx.status = page === null ? 404 : 200;
-    ctx.body = page ?? GONE_PAGE;
+    ctx.body = page;
   });
 }

@@ -203,7 +203,8 @@ describe('preview links', () => {
     const gone = await open(url);
     expect(gone.status).toBe(404);
     expect(gone.headers.get('cache-control')).toBe('private, no-store');
-    expect(await gone.text()).toContain('Preview not available');
+    expect(gone.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await gone.json()).toEqual({ error: 'not_found', message: expect.stringContaining('preview link') });
     const { expires_at: longest } = await link(slug, { expires_in: 30 * 86_400 });
     expect(Date.parse(longest) - t.clock.now().getTime()).toBe(30 * 86_400_000);
     for (const expires_in of [59, 30 * 86_400 + 1, 0, -5, 1.5, '60', null, true]) {
@@ -271,7 +272,7 @@ describe('preview links', () => {
     expectError(await t.request('POST', `/v1/posts/${slug}/preview-link`, { blogId, key: readOnly, body: {} }), 403, 'forbidden');
   });
 
-  it('unknown and malformed tokens are the same 404 page; the page is limited per address', async () => {
+  it('unknown and malformed tokens are the same 404 {error, message}; the page is limited per address', async () => {
     for (const path of ['/preview/abc', `/preview/${'A'.repeat(43)}`, `/preview/${'%00'.repeat(20)}`, `/preview/${'x'.repeat(5000)}`]) {
       const res = await fetch(`${t.baseUrl}${path}`);
       expect(res.status, path).toBe(404);
