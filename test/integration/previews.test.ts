@@ -161,6 +161,8 @@ describe('preview links', () => {
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
     expect(res.headers.get('set-cookie')).toBeNull();
+    // Images from the blog's host are not told the preview's URL.
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain('sandbox');
