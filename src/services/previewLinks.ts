@@ -21,8 +21,6 @@ import { renderPreviewPage } from '../publish/render/renderPreviewPage.js';
 import type { Theme } from '../publish/render/renderTheme.js';
 import { planOf, toSiteBlog, toSitePost } from '../publish/stages/loadSite.js';
 
-export const PREVIEW_LINK_SECONDS = { default: 7 * 86_400, min: 60, max: 30 * 86_400 } as const;
-
 /** 32 random bytes in base64url: exactly what a minted token looks like. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 

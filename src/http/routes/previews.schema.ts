@@ -1,4 +1,4 @@
-import { PREVIEW_LINK_SECONDS } from '../../services/previewLinks.js';
+import { PREVIEW_LINK_SECONDS } from '../../domain/previewLinks.js';
 import { MAX_CONTENT_BYTES } from './posts.schema.js';
 import { timestamp } from './schemaParts.js';
 

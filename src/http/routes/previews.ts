@@ -1,6 +1,7 @@
 /** The editor's live preview and preview links (issue #30; docs/dashboard.md#preview-links-and-live-preview). */
 import type { LivePreview } from '../../services/livePreview.js';
-import { PREVIEW_LINK_SECONDS, type PreviewLinks } from '../../services/previewLinks.js';
+import { PREVIEW_LINK_SECONDS } from '../../domain/previewLinks.js';
+import type { PreviewLinks } from '../../services/previewLinks.js';
 import type { SiteUrls } from '../../domain/siteUrls.js';
 import type { RouteDef } from '../routeDef.js';
 import { blogOf } from '../state.js';
