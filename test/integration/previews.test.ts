@@ -27,10 +27,7 @@ beforeAll(async () => {
   photoUrl = upload.body.url;
   await t.folio.idle();
 });
-afterAll(async () => {
-  if (process.env.PV_DEBUG) console.log(log.lines.filter((l) => l.includes('"level":50')).join('\n'));
-  await t.close();
-});
+afterAll(async () => t.close());
 
 /** The published post page's content region: what the post view prints between its div's lines. */
 function contentRegion(page: string): string {
