@@ -89,7 +89,7 @@ export interface paths {
         };
         /**
          * A preview link's page: the post as it is now, with the blog's theme
-         * @description The `url` of POST /v1/posts/{slug}/preview-link. No key: the token is the permission. Answers `Cache-Control: private, no-store`, `X-Robots-Tag: noindex, nofollow` and a Content-Security-Policy that runs no script; the page is never counted as a view. An unknown, expired or revoked token, or a deleted post, is a 404 HTML page. Limited per client address.
+         * @description The `url` of POST /v1/posts/{slug}/preview-link. No key: the token is the permission. Answers `Cache-Control: private, no-store`, `X-Robots-Tag: noindex, nofollow` and a Content-Security-Policy that runs no script; the page is never counted as a view. An unknown, expired or revoked token, or a deleted post, is the same 404 `{error, message}`. Limited per client address.
          */
         get: operations["openPreviewLink"];
         put?: never;
@@ -1045,26 +1045,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ApiError"];
-            /** @description No such preview (expired, revoked, or the post was deleted) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example <!doctype html>
-                     *     <html lang="en">
-                     *     <head>
-                     *     <meta charset="utf-8">
-                     *     <meta name="viewport" content="width=device-width, initial-scale=1">
-                     *     <title>Sharpening a chisel · Field Notes</title>
-                     *     <meta name="robots" content="noindex, nofollow">
-                     *     …
-                     */
-                    "text/html": string;
-                };
-            };
+            404: components["responses"]["ApiError"];
             417: components["responses"]["ApiError"];
             429: components["responses"]["ApiError"];
             431: components["responses"]["ApiError"];
