@@ -240,6 +240,19 @@ describe('preview links', () => {
     expect(log.lines.some((line) => line.includes('"path":"/preview/:token"'))).toBe(true);
   });
 
+  it('a retry with the same Idempotency-Key makes no second link and never shows the URL again (409)', async () => {
+    const slug = await createPost('Retried', 'Text.');
+    const count = () => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM preview_links').get() as { n: number }).n;
+    const before = count();
+    const headers = { 'Idempotency-Key': 'preview-once' };
+    const first = await t.request('POST', `/v1/posts/${slug}/preview-link`, { blogId, body: {}, headers });
+    expect(first.status, first.text).toBe(201);
+    const again = await t.request('POST', `/v1/posts/${slug}/preview-link`, { blogId, body: {}, headers });
+    expect(again.status).toBe(409);
+    expect(again.text).not.toContain(new URL(first.body.url).pathname);
+    expect(count()).toBe(before + 1);
+  });
+
   it('goes with the post, and with the account', async () => {
     const slug = await createPost('Deleted', 'Text.');
     const { url } = await link(slug);
