@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- --only hostile`: the worst event-loop delay the real server (its own
  * process, dist/server/main.js) shows while each pathological input of the hardening issue is
- * created as published, published again and searched, at the API's full 1 MB. The delay is seen
+ * created as published, published again, searched and previewed (POST /v1/preview, then a
+ * preview link's page), at the API's full 1 MB. The delay is seen
  * from outside: a probe sends GET /healthz on its own keep-alive connection back to back, and a
  * probe's latency beyond its idle baseline is time the event loop was held. The anchor, measured
  * in the same run, is the probe's worst latency while the server is idle.
@@ -41,6 +42,11 @@ export async function runHostileBench(): Promise<BenchRow[]> {
       await res.arrayBuffer();
       return res.status;
     };
+    const openPreviewPage = async (slug: string): Promise<void> => {
+      const res = await fetch(`${server.baseUrl}/v1/posts/${slug}/preview-link`, { method: 'POST', headers: blogHeaders, body: '{}' });
+      const { url } = (await res.json()) as { url: string };
+      await (await fetch(`${server.baseUrl}${new URL(url).pathname}`)).arrayBuffer();
+    };
     // Warm up (first requests compile code paths and start the worker threads), then the anchor.
     for (let i = 0; i < 3; i++) await call('POST', '/v1/posts', { title: `Warm ${i}`, content: 'Plain words. '.repeat(2000), status: 'published' });
     const idle = await timed(server.baseUrl, () => new Promise((resolve) => setTimeout(resolve, 3000)));
@@ -57,12 +63,15 @@ export async function runHostileBench(): Promise<BenchRow[]> {
       statuses[status] = (statuses[status] ?? 0) + 1;
       const publish = status === 201 ? await timed(server.baseUrl, async () => void (await call('POST', `/v1/posts/${slug}/publish`))) : 0;
       const search = await timed(server.baseUrl, async () => void (await call('GET', `/v1/search?q=${encodeURIComponent('hostile post 한국어')}`)));
-      const ms = Math.max(create, publish, search);
+      // The editor's live preview of the same Markdown, and a preview link's page of the post.
+      const preview = await timed(server.baseUrl, async () => void (await call('POST', '/v1/preview', { content_md: input.content })));
+      const page = status === 201 ? await timed(server.baseUrl, () => openPreviewPage(slug)) : 0;
+      const ms = Math.max(create, publish, search, preview, page);
       if (ms > worst.ms) worst = { ms, what: input.name };
       rows.push({
         area: 'hostile',
-        measure: `${input.name} (${status}): create / publish / search, worst /healthz ms`,
-        value: `${create.toFixed(0)} / ${status === 201 ? publish.toFixed(0) : '-'} / ${search.toFixed(0)}`,
+        measure: `${input.name} (${status}): create / publish / search / preview / preview page, worst /healthz ms`,
+        value: `${create.toFixed(0)} / ${status === 201 ? publish.toFixed(0) : '-'} / ${search.toFixed(0)} / ${preview.toFixed(0)} / ${status === 201 ? page.toFixed(0) : '-'}`,
         target: `≤ ${TARGET_MS}`,
       });
     }

@@ -162,6 +162,8 @@ export function createFolioClient(options: FolioClientOptions) {
           params: { path: { slug, revisionId }, header: { ...blogHeader(blogId), ...ifMatch(write), ...idempotent(write) } },
         }),
       ),
+    createPreviewLink: (slug: string, body: { expires_in?: number } = {}, blogId?: string, write: WriteOptions = {}) =>
+      settle(api.POST('/v1/posts/{slug}/preview-link', { params: { path: { slug }, header: { ...blogHeader(blogId), ...idempotent(write) } }, body })),
     search: (q: string, page: { page?: number; per_page?: number } = {}, blogId?: string) =>
       settle(api.GET('/v1/search', { params: { query: { q, ...page }, header: blogHeader(blogId) } })),
     analyticsOverview: (blogId?: string) => settle(api.GET('/v1/analytics/overview', { params: { header: blogHeader(blogId) } })),

@@ -21,6 +21,9 @@ import { searchRoutes } from '../http/routes/search.js';
 import { analyticsRoutes } from '../http/routes/analytics.js';
 import { tlsRoutes, TLS_ASK_LIMIT } from '../http/routes/tls.js';
 import { discoverRoutes, DISCOVER_LIMIT } from '../http/routes/discover.js';
+import { previewRoutes } from '../http/routes/previews.js';
+import { PREVIEW_PAGE_LIMIT } from '../http/previewPages.js';
+import { composePreviews } from './previews.js';
 import { siteServer } from '../http/siteServer.js';
 import { withViewBeacon } from '../http/viewBeacon.js';
 import { IdempotencyRepo } from '../db/idempotencyRepo.js';
@@ -47,6 +50,10 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     lookup: options.webhookLookup ?? systemLookup,
     allowPrivate: config.webhooksAllowPrivate,
   });
+  const apiBaseUrl = publicApiBase(config);
+  // Preview pages live beside /v1 on the API's public base (a prefix behind a proxy included).
+  const previewBase = apiBaseUrl.replace(/\/v1\/?$/, '');
+  const previews = composePreviews(core);
   const views = { pageViews: core.analytics.pageViews, trustProxyHops: config.trustProxyHops };
   const app = createApp({
     logger,
@@ -60,6 +67,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     idempotency: new IdempotencyService({ db, repo: new IdempotencyRepo(db), clock }),
     routes: [
       ...postRoutes({ posts, transitions, urls, media }),
+      ...previewRoutes({ live: previews.live, links: previews.links, urls, pageUrl: (token) => `${previewBase}/preview/${token}` }),
       ...postRevisionRoutes({ revisions: core.revisions, urls }),
       ...blogRoutes({ blogs, jobs: repos.jobs, urls }),
       ...apiKeyRoutes({ keys: apiKeys }),
@@ -88,7 +96,13 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
           }),
         }
       : {}),
-    apiBaseUrl: publicApiBase(config),
+    apiBaseUrl,
+    previewPages: {
+      source: previews.links,
+      limiter: new AddressRateLimiter(clock, PREVIEW_PAGE_LIMIT.requests, PREVIEW_PAGE_LIMIT.windowMs),
+      trustProxyHops: config.trustProxyHops,
+      basePath: new URL(previewBase).pathname.replace(/\/+$/, ''),
+    },
     corsOrigins: config.corsOrigins,
     metrics,
     metricsToken: config.metricsToken,

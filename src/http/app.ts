@@ -30,6 +30,7 @@ import { registerDocsPage } from './openapi/docsPage.js';
 import type { RouteDef } from './routeDef.js';
 import type { AppContext, AppState } from './state.js';
 import { dashboardRoutes, type DashboardDeps } from './dashboard/dashboardRoutes.js';
+import { registerPreviewPages, type PreviewPagesDeps } from './previewPages.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -54,6 +55,8 @@ export interface AppDeps {
   metricsToken: string | null;
   /** Browser origins allowed to call the API (FOLIO_CORS_ORIGINS): none, a list, or `*`. */
   corsOrigins?: readonly string[];
+  /** GET /preview/<token> and its theme assets (previewPages.ts); absent: no preview pages. */
+  previewPages?: PreviewPagesDeps;
   /** The MCP server behind POST /mcp, loaded on its first request (src/http/mcpEndpoint.ts). */
   mcpServer: McpServerLoader;
   /** People's sign-in (the folio_session cookie on /v1) and the dashboard's pages under /dashboard. */
@@ -86,6 +89,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   registerDocsPage(router, { apiOrigin: new URL(deps.apiBaseUrl).origin, named });
   // Outside /v1 and not under any blog's host: the site server answers those hosts first.
   router.get('/metrics', named('/metrics'), metricsEndpoint(deps.metrics, deps.metricsToken));
+  if (deps.previewPages) registerPreviewPages(router, deps.previewPages, named);
 
   const publicOrigin = new URL(deps.apiBaseUrl).origin;
   // /v1 takes a key or a dashboard session; POST /mcp, for agents, takes keys only.

@@ -35,8 +35,8 @@ export interface RouteDef {
   query?: JsonSchema;
   /** ETags (http/etag.ts): `read` answers with one; `write` takes If-Match (412 when stale). */
   etag?: 'read' | 'write';
-  /** Success status: 201 for creation, else 200. */
-  status: 200 | 201;
+  /** Success status: 201 for creation, 204 for an answer without a body, else 200. */
+  status: 200 | 201 | 204;
   /**
    * The success body's field holding a secret shown only once: never kept for Idempotency-Key
    * retries, which get a 409 instead (services/idempotency.ts).

@@ -19,6 +19,8 @@ export interface AppState {
   upload?: Upload;
   /** Route pattern for metrics (`/v1/posts/:slug`, `site`); set by the chain that answers. */
   route?: string;
+  /** What the access log names instead of the path, when the path holds a secret (a preview token). */
+  loggedPath?: string;
 }
 
 export type AppContext = ParameterizedContext<AppState> & { params: Record<string, string> };

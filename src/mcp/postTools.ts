@@ -3,6 +3,7 @@ import type { FolioClient, PostInput, PostUpdate } from '../client/folioClient.j
 import { publicSchema } from '../http/openapi/publicSchema.js';
 import { createPostBody, listPostsQuery, scheduleBody, updatePostBody } from '../http/routes/posts.schema.js';
 import { listRevisionsQuery } from '../http/routes/postRevisions.schema.js';
+import { previewLinkBody } from '../http/routes/previews.schema.js';
 import { searchQuery } from '../http/routes/search.schema.js';
 import {
   annotations,
@@ -128,6 +129,14 @@ export const POST_TOOLS: readonly FolioTool[] = [
     inputSchema: idsOnly({ blog_id: blogIdArg, slug: postSlug, revision_id: revisionIdArg, if_match: ifMatchArg }, ['slug', 'revision_id']),
     annotations: annotations('Restore a revision', 'destructive'),
     run: (client, args) => client.restorePostRevision(str(args, 'slug'), str(args, 'revision_id'), blogOf(args), writeOf(args)),
+  },
+  {
+    name: 'create_preview_link',
+    description:
+      "Makes a secret link that shows the post as it is now (a draft too) with the blog's theme, to anyone who has it, without signing in; it expires after expires_in seconds (60 to 30 days, default 7 days). The url is in this answer only.",
+    inputSchema: input(previewLinkBody, { blog_id: blogIdArg, slug: postSlug }, ['slug']),
+    annotations: annotations('Make a preview link', 'write'),
+    run: (client, args) => client.createPreviewLink(str(args, 'slug'), without(args, 'blog_id', 'slug'), blogOf(args)),
   },
   {
     name: 'search_posts',

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation } from '../db/database.js';
 import { commitThenPublish } from './commitThenPublish.js';
-import { MAX_CONTENT_HTML_BYTES, type PostContent } from '../content/postContent.js';
-import { TaskTimeoutError } from '../workers/fairWorkerPool.js';
+import type { PostContent } from '../content/postContent.js';
+import { derivePostOrRefuse } from './postDerive.js';
 import { isoNow } from '../lib/clock.js';
-import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '../domain/errors.js';
+import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { checkPrecondition, type Precondition } from './precondition.js';
 import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
@@ -255,26 +255,8 @@ export class PostsService {
     return slug;
   }
 
-  private async derive(blog: BlogWithDomain, title: string, contentMd: string): Promise<PostContent> {
-    let content: PostContent;
-    try {
-      content = await this.deps.content.derive(blog.accountId, { title, contentMd });
-    } catch (err) {
-      if (err instanceof TaskTimeoutError) {
-        throw new ServiceUnavailableError('rendering this post took too long; the server is busy, try again shortly', { retryAfter: 30, cause: err });
-      }
-      throw err;
-    }
-    if (content.htmlBytes > MAX_CONTENT_HTML_BYTES) {
-      const mb = (content.htmlBytes / (1024 * 1024)).toFixed(1);
-      throw new BadRequestError(
-        `content renders to ${mb} MB of HTML; the limit is 3 MB (long runs of characters HTML must escape, such as & or <, or very wide tables, grow the most)`,
-        {
-          details: [{ field: 'content', message: 'must render to at most 3 MB (3,145,728 bytes) of HTML' }],
-        },
-      );
-    }
-    return content;
+  private derive(blog: BlogWithDomain, title: string, contentMd: string): Promise<PostContent> {
+    return derivePostOrRefuse(this.deps.content, blog.accountId, title, contentMd);
   }
 
   /** The images the post names now, for MediaService's "in use" check. Inside the write transaction. */

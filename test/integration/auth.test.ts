@@ -24,9 +24,13 @@ describe('authentication', () => {
   });
 
   it('answers 401 without an Authorization header on every authenticated route', async () => {
-    // The open routes: health, the API document and reference, metrics (its own token), the TLS terminator's ask and discovery.
+    // The open routes: health, the API document and reference, metrics (its own token), the TLS terminator's ask, discovery
+    // and preview links' pages (the token is the permission).
     const routes = routerRoutes(t).filter(
-      (r) => !['/healthz', '/v1/openapi.json', '/metrics', '/v1/tls/allowed', '/v1/discover'].includes(r.path) && !r.path.startsWith('/v1/docs'),
+      (r) =>
+        !['/healthz', '/v1/openapi.json', '/metrics', '/v1/tls/allowed', '/v1/discover'].includes(r.path) &&
+        !r.path.startsWith('/v1/docs') &&
+        !r.path.startsWith('/preview/'),
     );
     expect(routes.length).toBeGreaterThanOrEqual(20);
     for (const route of routes) {

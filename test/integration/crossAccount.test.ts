@@ -32,6 +32,7 @@ function snapshotA(): unknown {
     keys: db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY id').all(a.actor.accountId),
     domains: db.prepare('SELECT * FROM domains WHERE blog_id = ?').all(a.id),
     jobs: db.prepare('SELECT * FROM publish_jobs WHERE blog_id = ? ORDER BY id').all(a.id),
+    previewLinks: db.prepare('SELECT l.* FROM preview_links l JOIN posts p ON p.id = l.post_id WHERE p.blog_id = ? ORDER BY l.token_hash').all(a.id),
   };
 }
 
@@ -42,6 +43,8 @@ beforeAll(async () => {
   a = await buildBlog(t, { plan: 'enterprise' });
   await buildPost(a, { title: 'Private', slug: A_SLUG, tags: ['secret'], status: 'published' });
   await buildPost(a, { title: 'Private draft', slug: A_DRAFT });
+  // Links of A's posts, which B's revoke probes must leave alone (snapshotA).
+  for (const slug of [A_SLUG, A_DRAFT]) expect((await a.actor.request('POST', `/v1/posts/${slug}/preview-link`, { blogId: a.id, body: {} })).status).toBe(201);
   aKey = await createKey(a.actor, a.id, { name: 'A key' });
   const domain = await a.actor.request('POST', `/v1/blogs/${a.id}/domain`, { body: { hostname: A_HOST } });
   expect(domain.status).toBe(201);
@@ -95,6 +98,9 @@ const POST_PROBES: Probe[] = [
   { name: 'GET /search', method: 'GET', path: '/v1/search?q=private', header: true },
   { name: 'GET /analytics/overview', method: 'GET', path: '/v1/analytics/overview', header: true },
   { name: 'GET /analytics/posts/:slug', method: 'GET', path: '/v1/analytics/posts/{slug}', header: true },
+  { name: 'POST /preview', method: 'POST', path: '/v1/preview', body: { content_md: 'x' }, header: true },
+  { name: 'POST /posts/:slug/preview-link', method: 'POST', path: '/v1/posts/{slug}/preview-link', body: {}, header: true },
+  { name: 'DELETE /posts/:slug/preview-link', method: 'DELETE', path: '/v1/posts/{slug}/preview-link', header: true },
 ];
 
 function send(actor: Actor, probe: Probe, ids: { blog: string; slug: string; key: string }): Promise<TestResponse> {

@@ -77,6 +77,11 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
     const again = await api.POST('/v1/posts', { params: { header: { ...blogHeader, 'Idempotency-Key': 'typed-1' } }, body: draft });
     expect(ok(again).id).toBe(ok(first).id);
     expect(again.response.headers.get('Idempotent-Replayed')).toBe('true');
+    // The editor's live preview, and a preview link to the draft (made, then revoked: 204).
+    expect(ok(await api.POST('/v1/preview', { params: { header: blogHeader }, body: { content_md: '**Bold**' } })).html).toBe('<p><strong>Bold</strong></p>');
+    const draftSlug = { path: { slug: ok(first).slug }, header: blogHeader };
+    expect(ok(await api.POST('/v1/posts/{slug}/preview-link', { params: draftSlug, body: { expires_in: 3600 } })).url).toMatch(/\/preview\/[\w-]{43}$/);
+    expect((await api.DELETE('/v1/posts/{slug}/preview-link', { params: draftSlug })).response.status).toBe(204);
     const reused = await api.POST('/v1/posts', { params: { header: { ...blogHeader, 'Idempotency-Key': 'typed-1' } }, body: { ...draft, title: 'Other' } });
     expect(failure(reused).error).toBe('idempotency_key_reused');
     const slug = ok(first).slug;

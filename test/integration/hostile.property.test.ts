@@ -410,6 +410,64 @@ describe('hostile JSON', () => {
     },
     hostileTimeout(RUNS),
   );
+  it(
+    'POST /v1/preview never fails with 500, writes nothing and answers only sanitised HTML',
+    async () => {
+      const rows = () =>
+        t.folio.db.prepare('SELECT (SELECT COUNT(*) FROM posts) + (SELECT COUNT(*) FROM preview_links) + (SELECT COUNT(*) FROM media) AS n').get();
+      const before = rows();
+      const markdown = fc.oneof(
+        text(5000),
+        fc.constantFrom('<script>alert(1)</script>', '<img src=x onerror=alert(1)> [x](javascript:alert(1))', '```js\nlet a = 1;\n```'),
+      );
+      await fc.assert(
+        fc.asyncProperty(bodyFor({ content_md: fc.oneof(anyString, markdown) }, fc.record({ content_md: markdown })), async (body) => {
+          const res = await send('POST', '/v1/preview', body, { blogId: blog.id });
+          checkResponse(res, 200, `POST /v1/preview ${body.raw.slice(0, 200)}`);
+          if (res.status === 200) {
+            expect(Object.keys(res.body).sort()).toEqual(['base_url', 'html']);
+            expect(res.body.html).not.toMatch(/<script|\sonerror=|href="javascript:/i);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+      expect(rows()).toEqual(before);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
+
+  it(
+    'POST /v1/posts/:slug/preview-link never fails with 500 and stores one link per 201, expiring within bounds',
+    async () => {
+      const slug = (await buildPost(blog, { title: 'Target of preview links', slug: 'preview-target' })).slug;
+      const count = () => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM preview_links').get() as { n: number }).n;
+      const before = count();
+      let created = 0;
+      const seconds = fc.oneof(fc.integer({ min: 60, max: 30 * 86_400 }), fc.integer(), fc.double(), anyString, jsonValue);
+      await fc.assert(
+        fc.asyncProperty(
+          bodyFor({ expires_in: seconds }, fc.record({ expires_in: optional(fc.integer({ min: 60, max: 30 * 86_400 })) }).map(defined)),
+          async (body) => {
+            const res = await send('POST', `/v1/posts/${slug}/preview-link`, body, { blogId: blog.id });
+            checkResponse(res, 201, `POST preview-link ${body.raw.slice(0, 200)}`);
+            if (res.status === 201) {
+              created += 1;
+              expect(res.body.url).toMatch(/\/preview\/[A-Za-z0-9_-]{43}$/);
+              const lasts = Date.parse(res.body.expires_at) - t.clock.now().getTime();
+              expect(lasts).toBeGreaterThanOrEqual(60_000);
+              expect(lasts).toBeLessThanOrEqual(30 * 86_400_000);
+            }
+          },
+        ),
+        { numRuns: RUNS },
+      );
+      expect(count() - before).toBe(created);
+      expect(created).toBeGreaterThan(RUNS / 20);
+      expectPrototypeClean();
+    },
+    hostileTimeout(RUNS),
+  );
 });
 
 describe('hostile headers and queries', () => {

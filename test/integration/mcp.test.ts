@@ -18,6 +18,7 @@ const TOOLS = [
   'create_api_key',
   'create_blog',
   'create_post',
+  'create_preview_link',
   'create_webhook',
   'delete_blog',
   'delete_media',
@@ -201,6 +202,24 @@ describe.each(Object.keys(transports))('MCP over %s', (kind) => {
       });
       expect((await call('get_post', { blog_id: blog.id, slug })).structuredContent).toMatchObject({ content_md: 'The first words.' });
       expect((await call('get_revision', { blog_id: blog.id, slug, revision_id: 'nope' })).structuredContent).toMatchObject({ error: 'not_found' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('makes a preview link to a draft, which opens without a key', async () => {
+    const blog = (await t.request('POST', '/v1/blogs', { body: { slug: `mcp-pv-${kind.replace(/\W/g, '').toLowerCase()}`, name: 'Previews' } })).body;
+    const { call, client } = await connect(kind, t.key);
+    try {
+      const slug = String((await call('create_post', { blog_id: blog.id, title: 'Not yet', content: 'A draft to show.' })).structuredContent?.slug);
+      const made = (await call('create_preview_link', { blog_id: blog.id, slug, expires_in: 3600 })).structuredContent!;
+      expect(Date.parse(String(made.expires_at)) - t.clock.now().getTime()).toBe(3_600_000);
+      const page = await fetch(`${t.baseUrl}${new URL(String(made.url)).pathname}`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('A draft to show.');
+      const bad = await call('create_preview_link', { blog_id: blog.id, slug, expires_in: 5 });
+      expect(bad.isError).toBe(true);
+      expect(bad.structuredContent).toMatchObject({ error: 'bad_request' });
     } finally {
       await client.close();
     }

@@ -86,7 +86,7 @@ describe('GET /v1/openapi.json', () => {
   it('marks authenticated operations with bearer security and their scope, and the open ones with none', () => {
     for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
       for (const op of Object.values(item)) {
-        if (op.tags[0] === 'meta' || op.tags[0] === 'tls' || op.tags[0] === 'discover') {
+        if (op.tags[0] === 'meta' || op.tags[0] === 'tls' || op.tags[0] === 'discover' || op.tags[0] === 'previews') {
           // The TLS terminator's ask (GET /v1/tls/allowed) and discovery (GET /v1/discover) have no key: they are limited per address instead.
           expect(op.security).toEqual([]);
         } else if (op.tags[0] === 'agents') {
@@ -150,6 +150,11 @@ describe('GET /v1/openapi.json', () => {
           if (!code.startsWith('2')) continue;
           // 202 of POST /mcp: a notification accepted, answered without a body.
           if (code === '202' && path === '/mcp') {
+            expect(response.content, `${where} ${code}`).toBeUndefined();
+            continue;
+          }
+          // 204: answered without a body (DELETE /v1/posts/{slug}/preview-link).
+          if (code === '204') {
             expect(response.content, `${where} ${code}`).toBeUndefined();
             continue;
           }
@@ -226,7 +231,7 @@ describe('GET /v1/openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('declares every path parameter, answers 201 for creations and 200 otherwise, and documents errors', () => {
+  it('declares every path parameter, answers 201 for creations, 204 for answers without a body and 200 otherwise, and documents errors', () => {
     const creations = [
       'post /v1/posts',
       'post /v1/blogs',
@@ -235,13 +240,15 @@ describe('GET /v1/openapi.json', () => {
       'post /v1/blogs/{id}/domain',
       'post /v1/blogs/{id}/webhooks',
       'post /v1/media',
+      'post /v1/posts/{slug}/preview-link',
     ];
+    const noContent = ['delete /v1/posts/{slug}/preview-link'];
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(item)) {
         const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
         const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
         expect(declared.sort(), `${method} ${path}`).toEqual(params.sort());
-        const success = creations.some((c) => `${method} ${path}`.endsWith(c)) ? '201' : '200';
+        const success = creations.some((c) => `${method} ${path}`.endsWith(c)) ? '201' : noContent.includes(`${method} ${path}`) ? '204' : '200';
         expect(Object.keys(op.responses), `${method} ${path}`).toContain(success);
         if (op.security?.length) expect(op.responses['401'].$ref).toBe('#/components/responses/ApiError');
       }

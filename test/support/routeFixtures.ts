@@ -43,6 +43,9 @@ export const PARAM_FIXTURES: Readonly<Record<string, readonly string[]>> = {
   // GET /v1/docs/:version/:file: the served Swagger UI version and its files.
   version: ['docsVersion'],
   file: ['docsScript', 'docsStyles'],
+  // GET /preview/:token: a token of the minted form that no link has (the page's success path is
+  // test/integration/previews.test.ts).
+  token: ['previewToken'],
 };
 
 /** Keys in every form the suite sends: the owner's (account, blog-bound, read-only), another account's, a Free account's. */
@@ -69,6 +72,7 @@ export class RouteFixtures {
       docsVersion: SWAGGER_UI_VERSION,
       docsScript: 'start.js',
       docsStyles: 'swagger-ui.css',
+      previewToken: 'Hk3mVb0qL5xZ8rT2wY7uN1cE4sA9dF6gJ0pQ3iO5e_K',
     };
   }
 

@@ -80,6 +80,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/preview/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A preview link's page: the post as it is now, with the blog's theme
+         * @description The `url` of POST /v1/posts/{slug}/preview-link. No key: the token is the permission. Answers `Cache-Control: private, no-store`, `X-Robots-Tag: noindex, nofollow` and a Content-Security-Policy that runs no script; the page is never counted as a view. An unknown, expired or revoked token, or a deleted post, is the same 404 `{error, message}`. Limited per client address.
+         */
+        get: operations["openPreviewLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/preview/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A theme asset a preview page loads (cached for a year: the name holds the content's hash)
+         * @description Named by the preview page itself, so a preview works for a blog that was never published. Any other name is 404.
+         */
+        get: operations["getPreviewAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -227,6 +267,50 @@ export interface paths {
          */
         post: operations["unpublishPost"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render Markdown as the blog's post page would (the editor's live preview)
+         * @description Nothing is stored. `html` is byte for byte what the content region of the published post page will hold for this Markdown in this blog: the same renderer, sanitiser, highlighter and rewriting of the blog's media URLs (root-relative; resolve them against `base_url`). Content limits are those of a post: 1 MB of Markdown, 3 MB of HTML.
+         */
+        post: operations["previewContent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{slug}/preview-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a secret link that shows the post as it is now, draft or not
+         * @description Whoever has `url` sees the post's current text with the blog's theme, without signing in, until `expires_at` (`expires_in` seconds: 60 to 30 days, default 7 days) or until the post's links are revoked or the post is deleted. The page is on the API host (never on the blog or its CDN), is not indexed and is not counted in analytics. The URL is shown only in this answer.
+         */
+        post: operations["createPreviewLink"];
+        /**
+         * Revoke every preview link of the post
+         * @description Every link made for the post stops working at once (404). Revoking a post that has none is not an error. Takes no request body.
+         */
+        delete: operations["revokePreviewLinks"];
         options?: never;
         head?: never;
         patch?: never;
@@ -977,6 +1061,77 @@ export interface operations {
                     "text/javascript": string;
                     /** @example (PNG bytes) */
                     "image/png": string;
+                };
+            };
+            400: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+        };
+    };
+    openPreviewLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret part of the link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The post page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *     <meta charset="utf-8">
+                     *     <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *     <title>Sharpening a chisel · Field Notes</title>
+                     *     <meta name="robots" content="noindex, nofollow">
+                     *     …
+                     */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+        };
+    };
+    getPreviewAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Hashed file name, e.g. `site.3f9a1c2b.css` */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example :root{color-scheme:light dark}… */
+                    "text/css": string;
                 };
             };
             400: components["responses"]["ApiError"];
@@ -1756,6 +1911,183 @@ export interface operations {
             409: components["responses"]["ApiError"];
             417: components["responses"]["ApiError"];
             422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
+        };
+    };
+    previewContent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Blog to act on; defaults to the key's bound blog */
+                "X-Blog-Id"?: string;
+                /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first success again (with Idempotent-Replayed: true) without doing the work twice; the same key with another request is 422 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "content_md": "## 숫돌 고르기\n\nThree stones and ten minutes.\n\n![A chisel](/media/3f9a1c2b.jpg)"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Markdown, at most 1 MB (UTF-8 bytes), as a post's `content` */
+                    content_md: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "html": "<h2 id=\"숫돌-고르기\">숫돌 고르기</h2>\n<p>Three stones and ten minutes.</p>\n<p><img src=\"/media/3f9a1c2b.jpg\" alt=\"A chisel\" loading=\"lazy\"></p>",
+                     *       "base_url": "https://field-notes.example.com"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Exactly the HTML the published post page's content region will hold (sanitised; the blog's images root-relative) */
+                        html: string;
+                        /** @description The blog's origin: root-relative URLs in `html` resolve against it */
+                        base_url: string;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
+        };
+    };
+    createPreviewLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Blog to act on; defaults to the key's bound blog */
+                "X-Blog-Id"?: string;
+                /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first success again (with Idempotent-Replayed: true) without doing the work twice; the same key with another request is 422 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires_in": 86400
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Seconds until the link stops working: from 60 to 30 days (2,592,000); 7 days when absent
+                     * @default 604800
+                     */
+                    expires_in?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://api.example.com/preview/h2Q0m3Yd8yK1cVbXwzP7r5fN4tGsLa9uEoJiHkT6qWe",
+                     *       "expires_at": "2026-03-05T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The preview page on the API host; shown only in this answer */
+                        url: string;
+                        /** @description ISO 8601 UTC with milliseconds */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            413: components["responses"]["ApiError"];
+            415: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
+        };
+    };
+    revokePreviewLinks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Blog to act on; defaults to the key's bound blog */
+                "X-Blog-Id"?: string;
+            };
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
             429: components["responses"]["ApiError"];
             431: components["responses"]["ApiError"];
             500: components["responses"]["ApiError"];

@@ -72,7 +72,10 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
         ctx.body = { error: 'internal_error', message: `internal error; quote request id ${requestId} when reporting it` };
       }
     } finally {
-      logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+      logger.info(
+        { requestId, method: ctx.method, path: ctx.state.loggedPath ?? ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 },
+        'request',
+      );
     }
   };
 }

@@ -3,6 +3,7 @@ import { MAX_BODY_BYTES, UPLOAD_ROUTES } from '../bodyLimits.js';
 import { ERROR_EXAMPLE } from './examples.js';
 import { publicSchema as clean } from './publicSchema.js';
 import { builtInPaths, mcpPath, metricsPath } from './builtInPaths.js';
+import { previewPaths } from './previewPaths.js';
 import { ERROR_REF, examplesOf, HEADER_COMPONENTS, RATE_LIMIT_HEADERS, REQUEST_ID_HEADER, TRANSPORT_ERRORS } from './responseParts.js';
 
 /**
@@ -68,6 +69,7 @@ const TAGS: Record<string, string> = {
   meta: 'Health, metrics and this document.',
   agents: 'The Model Context Protocol server for AI agents: the API as MCP tools (README, "Agents and the command line").',
   discover: 'Public search across the blogs whose owners opted in to discovery: no key, limited per client address.',
+  previews: "Preview links' pages on the API host: a post as it is now (a draft too) for whoever holds the secret URL; no key, limited per client address.",
   tls: 'For the TLS terminator in front of Folio (deploy/caddy/Caddyfile): which hosts may get a certificate.',
 };
 
@@ -78,7 +80,7 @@ const TAGS: Record<string, string> = {
  */
 export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { metricsToken: boolean } = { metricsToken: false }): Record<string, unknown> {
   const serverUrl = apiBaseUrl.replace(/\/v1\/?$/, '');
-  const paths: Record<string, Record<string, unknown>> = { ...builtInPaths, '/metrics': metricsPath(options.metricsToken), '/mcp': mcpPath() };
+  const paths: Record<string, Record<string, unknown>> = { ...builtInPaths, ...previewPaths, '/metrics': metricsPath(options.metricsToken), '/mcp': mcpPath() };
   for (const route of routes) {
     const path = `/v1${toOpenApiPath(route.path)}`;
     const parameters: unknown[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
@@ -158,7 +160,10 @@ export function buildOpenApi(routes: RouteDef[], apiBaseUrl: string, options: { 
               ? { ETag: { description: 'Version of the resource as read, for If-Match', required: true, schema: { type: 'string' } } }
               : {}),
           },
-          content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true), example: examples.response } },
+          // 204: no body, so nothing to describe (or to give an example of).
+          ...(route.status === 204
+            ? {}
+            : { content: { 'application/json': { schema: clean(route.response ?? { type: 'object' }, true), example: examples.response } } }),
         },
         // An upload of bytes the blog already has answers with that image.
         ...(route.upload && route.status === 201

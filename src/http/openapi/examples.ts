@@ -25,6 +25,7 @@ import {
 } from './exampleValues.js';
 import { READER_EXAMPLES } from './readerExamples.js';
 import { SESSION_EXAMPLES } from './sessionExamples.js';
+import { PREVIEW_EXAMPLES } from './previewExamples.js';
 
 export interface OperationExamples {
   /** JSON request body (operations that take one). */
@@ -298,5 +299,6 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   },
   ...READER_EXAMPLES,
   ...SESSION_EXAMPLES,
+  ...PREVIEW_EXAMPLES,
 };
 export const ERROR_EXAMPLE = { error: 'not_found', message: 'post "sharpening-a-chisel" not found' };

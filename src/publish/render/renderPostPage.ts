@@ -62,7 +62,16 @@ const TOC_MIN_HEADINGS = 3;
 /** Never part of any page: random per process, and written only where the post's HTML goes. */
 const CONTENT_MARKER = `\u{E000}folio-content-${randomBytes(12).toString('hex')}\u{E000}`;
 
-export function renderPostPage(ctx: RenderContext, post: SitePost, neighbours: PostNeighbours = {}): SiteObject {
+/**
+ * `preview`: the page a preview link shows (src/services/previewLinks.ts) — never indexed, never
+ * counted, and at no address of its own (no canonical, no Markdown twin), since the post may be
+ * a draft the blog does not have.
+ */
+export interface PostPageMode {
+  preview?: boolean;
+}
+
+export function renderPostPage(ctx: RenderContext, post: SitePost, neighbours: PostNeighbours = {}, mode: PostPageMode = {}): SiteObject {
   // One pass over the text gives both the language and the reading time.
   const counts = post.textCounts ?? countPostText(post);
   const lang = languageOf(counts);
@@ -88,9 +97,9 @@ export function renderPostPage(ctx: RenderContext, post: SitePost, neighbours: P
       title: `${post.title} · ${ctx.blog.name}`,
       ogTitle: post.title,
       description,
-      path: postPath(post.slug),
-      markdownPath: twinPath(post.slug),
-      counts: { post: post.slug },
+      ...(mode.preview
+        ? { path: null, robots: 'noindex, nofollow' }
+        : { path: postPath(post.slug), markdownPath: twinPath(post.slug), counts: { post: post.slug } }),
       ogType: 'article',
       ogImageUrl: post.ogImageUrl,
       card,

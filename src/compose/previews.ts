@@ -1,0 +1,32 @@
+/** The preview part of the composition root: the editor's live preview and preview links (issue #30). */
+import { PreviewLinksRepo } from '../db/previewLinksRepo.js';
+import { templatesDir } from '../lib/paths.js';
+import { lazyTheme } from '../publish/render/renderTheme.js';
+import { LivePreview } from '../services/livePreview.js';
+import { PreviewLinks } from '../services/previewLinks.js';
+import type { FolioCore } from './folio.js';
+
+export interface Previews {
+  live: LivePreview;
+  links: PreviewLinks;
+}
+
+export function composePreviews(core: FolioCore): Previews {
+  const { db, repos, urls, clock, config, content } = core;
+  return {
+    live: new LivePreview({ content, urls }),
+    links: new PreviewLinks({
+      db,
+      links: new PreviewLinksRepo(db),
+      posts: repos.posts,
+      blogs: repos.blogs,
+      accounts: repos.accounts,
+      urls,
+      // Its own lazy copy of the shipped theme (the same files publishing reads): loaded on the
+      // first preview only, and it keeps publishing's wiring out of the HTTP part.
+      theme: lazyTheme(templatesDir),
+      clock,
+      socialCards: config.socialCards,
+    }),
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Preview links (issue #30): a secret URL on the API host that shows a post's current text —
+ * a draft too — with the blog's theme to whoever holds it, until it expires or is revoked.
+ * Only the SHA-256 of a token is stored: 256 random bits need no slow hash, and a copy of the
+ * database opens no preview.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { AccountsRepo } from '../db/accountsRepo.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
+import type { Db } from '../db/database.js';
+import type { PostsRepo } from '../db/postsRepo.js';
+import type { PreviewLinksRepo } from '../db/previewLinksRepo.js';
+import { writeTransaction } from '../db/writeTransaction.js';
+import type { BlogWithDomain } from '../domain/blog.js';
+import { NotFoundError } from '../domain/errors.js';
+import type { SiteUrls } from '../domain/siteUrls.js';
+import type { Clock } from '../lib/clock.js';
+import type { ThemeAsset } from '../publish/render/assets.js';
+import { createRenderContext } from '../publish/render/renderContext.js';
+import { renderPreviewPage } from '../publish/render/renderPreviewPage.js';
+import type { Theme } from '../publish/render/renderTheme.js';
+import { planOf, toSiteBlog, toSitePost } from '../publish/stages/loadSite.js';
+
+/** 32 random bytes in base64url: exactly what a minted token looks like. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface PreviewLinksDeps {
+  db: Db;
+  links: PreviewLinksRepo;
+  posts: PostsRepo;
+  blogs: BlogsRepo;
+  accounts: AccountsRepo;
+  urls: SiteUrls;
+  theme: Theme;
+  clock: Clock;
+  socialCards: boolean;
+}
+
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export class PreviewLinks {
+  constructor(private readonly deps: PreviewLinksDeps) {}
+
+  /** A new link to the post; the token is shown only in this answer. */
+  async create(blog: BlogWithDomain, slug: string, expiresInSeconds: number): Promise<{ token: string; expiresAt: string }> {
+    const token = randomBytes(32).toString('base64url');
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + expiresInSeconds * 1000).toISOString();
+    await writeTransaction(this.deps.db, () => {
+      const post = this.postOrThrow(blog, slug);
+      this.deps.links.insert({ tokenHash: hashToken(token), postId: post.id, createdAt: now.toISOString(), expiresAt });
+    });
+    return { token, expiresAt };
+  }
+
+  /** Every link of the post stops working at once. */
+  async revokeAll(blog: BlogWithDomain, slug: string): Promise<void> {
+    await writeTransaction(this.deps.db, () => this.deps.links.revokeAll(this.postOrThrow(blog, slug).id));
+  }
+
+  /**
+   * The preview page of a live token, or null for anything else (unknown, expired, revoked, the
+   * post gone). `assetsBase`: where the theme's assets are served (see asset()).
+   */
+  page(token: string, assetsBase: string): string | Buffer | null {
+    if (!TOKEN.test(token)) return null;
+    const { links, posts, blogs, accounts, urls, theme, clock } = this.deps;
+    const now = clock.now().toISOString();
+    const postId = links.postOf(hashToken(token), now);
+    const post = postId === null ? null : posts.findById(postId);
+    const blog = post ? blogs.findById(post.blogId) : null;
+    if (!post || !blog) return null;
+    const ctx = createRenderContext({ theme, blog: toSiteBlog(blog, planOf(accounts, blog), urls, this.deps.socialCards) });
+    // A draft shows the date it would have if published now; a scheduled post, its date.
+    return renderPreviewPage(ctx, toSitePost({ ...post, publishedAt: post.publishedAt ?? post.scheduledAt ?? now }), assetsBase);
+  }
+
+  /** A theme asset by its hashed file name (`site.<hash>.css`), or undefined. */
+  asset(fileName: string): ThemeAsset | undefined {
+    return this.deps.theme.assets.find((asset) => asset.fileName === fileName);
+  }
+
+  private postOrThrow(blog: BlogWithDomain, slug: string) {
+    const post = this.deps.posts.findBySlug(blog.id, slug);
+    if (!post) throw new NotFoundError(`post "${slug}" not found`);
+    return post;
+  }
+}
