@@ -30,7 +30,9 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
   const router = new Router<AppState>();
   const views = new DashboardViews(deps.assets);
   const secure = deps.publicOrigin.startsWith('https:');
-  const policy = dashboardPolicy();
+  // Images in the editor's preview and the posts' social images live on the blogs' own hosts
+  // (any subdomain or custom domain): images only, never script, so any origin may serve them.
+  const policy = dashboardPolicy(['https:', 'http:']);
   const sessionOf = (ctx: ParameterizedContext): SessionAuth | null => {
     const secret = sessionSecretOf(ctx);
     return secret === '' ? null : (deps.sessions.authenticate(secret)?.auth ?? null);

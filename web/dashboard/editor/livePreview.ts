@@ -34,15 +34,16 @@ export class LivePreview {
     this.#controller = new AbortController();
     this.state.textContent = 'Updating the preview…';
     try {
-      const answer = await api<{ html: string }>('/preview', {
+      const answer = await api<{ html: string; base_url?: string }>('/preview', {
         method: 'POST',
         blogId: this.blogId,
         body: { content_md: markdown },
         signal: this.#controller.signal,
       });
       if (ticket !== this.#latest) return;
-      // The server's sanitised HTML, the same the published page will hold.
-      this.body.innerHTML = answer.body.html;
+      // The server's sanitised HTML, the same the published page will hold, with its
+      // root-relative image and link paths pointing at the blog's host, as they do on the page.
+      this.body.replaceChildren(onBlogHost(answer.body.html, answer.body.base_url));
       this.state.textContent = '';
     } catch (error) {
       if (ticket !== this.#latest || (error instanceof DOMException && error.name === 'AbortError')) return;
@@ -61,4 +62,30 @@ export class LivePreview {
       this.state.textContent = `The preview could not be updated: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
+}
+
+/**
+ * The preview's nodes, parsed in a <template> (whose images do not load) so that `/media/…`
+ * paths are made absolute on the blog's host before the browser asks this host for them.
+ */
+function onBlogHost(html: string, baseUrl: string | undefined): DocumentFragment {
+  const template = document.createElement('template');
+  template.innerHTML = html;
+  if (!baseUrl) return template.content;
+  const absolute = (path: string): string => (path.startsWith('/') && !path.startsWith('//') ? new URL(path, baseUrl).href : path);
+  for (const element of template.content.querySelectorAll<HTMLElement>('[src], [srcset], a[href]')) {
+    const src = element.getAttribute('src');
+    if (src) element.setAttribute('src', absolute(src));
+    const srcset = element.getAttribute('srcset');
+    if (srcset) {
+      const candidates = srcset.split(',').map((candidate) => {
+        const [url = '', ...descriptor] = candidate.trim().split(/\s+/);
+        return [absolute(url), ...descriptor].join(' ');
+      });
+      element.setAttribute('srcset', candidates.join(', '));
+    }
+    const href = element.getAttribute('href');
+    if (href && element.tagName === 'A') element.setAttribute('href', absolute(href));
+  }
+  return template.content;
 }
