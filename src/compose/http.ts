@@ -40,6 +40,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     clock,
     lookup: options.webhookLookup ?? systemLookup,
     allowPrivate: config.webhooksAllowPrivate,
+    wake: () => core.webhooks.deliverDue(),
   });
   const views = { pageViews: core.analytics.pageViews, trustProxyHops: config.trustProxyHops };
   const app = createApp({

@@ -24,6 +24,8 @@ export const OWNER_OF: Readonly<Record<string, Owner>> = {
   freeBlogId: 'free',
   webhookId: 'owner',
   otherWebhookId: 'other',
+  deliveryId: 'owner',
+  otherDeliveryId: 'other',
   revisionId: 'owner',
   otherRevisionId: 'other',
 };
@@ -34,6 +36,8 @@ export const PARAM_FIXTURES: Readonly<Record<string, readonly string[]>> = {
   slug: ['postSlug'],
   keyId: ['keyId', 'otherKeyId'],
   webhookId: ['webhookId', 'otherWebhookId'],
+  // A delivery of the fixture webhook, and one of the other account's.
+  deliveryId: ['deliveryId', 'otherDeliveryId'],
   // The fixture post's newest revision, and that of the other account's post of the same slug.
   revisionId: ['revisionId', 'otherRevisionId'],
   // GET /v1/docs/:version/:file: the served Swagger UI version and its files.
@@ -100,6 +104,8 @@ export class RouteFixtures {
     values.otherRevisionId = this.newestRevision(values.otherBlogId);
     values.webhookId = this.webhookOf(values.blogId, values.webhookId);
     values.otherWebhookId = this.webhookOf(values.otherBlogId, values.otherWebhookId);
+    values.deliveryId = this.deliveryOf(values.webhookId, values.deliveryId);
+    values.otherDeliveryId = this.deliveryOf(values.otherWebhookId, values.otherDeliveryId);
     if (!values.freeBlogId || !blogs.findOwned(this.free.accountId, values.freeBlogId))
       values.freeBlogId = await this.blogOf(this.free.accountId, this.free.key);
     for (const name of ['accountKey', 'otherAccountKey', 'freePlanKey', 'blogKey', 'readOnlyKey'])
@@ -153,6 +159,23 @@ export class RouteFixtures {
       secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
       createdAt: new Date(0).toISOString(),
     });
+    return id;
+  }
+
+  /**
+   * A delivery of the webhook, written through the database as the fixture webhook is: failed,
+   * so nothing sends it unless a run redelivers it (and then the address check blocks it).
+   */
+  private deliveryOf(webhookId: string, current: string | undefined): string {
+    const { webhooks } = this.t.folio.repos;
+    if (current && webhooks.findDelivery(webhookId, current)) return current;
+    const id = `msg_fixture${process.pid}x${++this.counter}`;
+    this.t.folio.db
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+         VALUES (?, ?, 'post.published', '{}', 'failed', 1, ?, ?)`,
+      )
+      .run(id, webhookId, new Date(0).toISOString(), new Date(0).toISOString());
     return id;
   }
 

@@ -243,6 +243,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       ],
     },
   },
+  redeliverWebhookDelivery: { response: { delivery_id: 'msg_9b1f3c07a2d84e6f8c5b0a1d2e3f4a5b', delivery_status: 'pending' } },
 
   exportAccount: {
     response: {

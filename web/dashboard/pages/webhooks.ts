@@ -102,12 +102,15 @@ async function showWebhooks(): Promise<void> {
   }
 }
 
-async function showDeliveries(id: string): Promise<void> {
+async function showDeliveries(id: string, focus = true): Promise<void> {
   deliveries.hidden = false;
   const region = byId('deliveries-list');
   fill(region, h('p', { class: 'muted' }, 'Loading deliveries…'));
   try {
     const { body } = await api<{ data: Attempt[] }>(`${base}/${encodeURIComponent(id)}/deliveries`);
+    // One Redeliver button per delivery, on its newest attempt (the list is newest first).
+    const newest = new Map<string, Attempt>();
+    for (const a of body.data) if (!newest.has(a.delivery_id)) newest.set(a.delivery_id, a);
     fill(
       region,
       body.data.length === 0
@@ -122,6 +125,7 @@ async function showDeliveries(id: string): Promise<void> {
                 'tr',
                 {},
                 ['Event', 'Status', 'Attempt', 'When', 'Answer', 'Time', 'Error'].map((label) => h('th', { scope: 'col' }, label)),
+                h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
               ),
             ),
             h(
@@ -138,6 +142,23 @@ async function showDeliveries(id: string): Promise<void> {
                   h('td', {}, a.response_code ?? '—'),
                   h('td', {}, `${a.duration_ms} ms`),
                   h('td', { class: 'wrap' }, a.error ?? ''),
+                  h(
+                    'td',
+                    {},
+                    newest.get(a.delivery_id) !== a
+                      ? null
+                      : h(
+                          'button',
+                          {
+                            type: 'button',
+                            class: 'secondary small',
+                            'data-redeliver': a.delivery_id,
+                            'data-hook': id,
+                            'aria-label': `Redeliver ${a.event} of ${when(a.at)}`,
+                          },
+                          'Redeliver',
+                        ),
+                  ),
                 ),
               ),
             ),
@@ -147,7 +168,25 @@ async function showDeliveries(id: string): Promise<void> {
     fill(region);
     showError(errorRegion, error);
   }
-  byId('deliveries-heading').focus();
+  if (focus) byId('deliveries-heading').focus();
+}
+
+deliveries.addEventListener('click', (event) => {
+  const button = event.target instanceof Element ? event.target.closest<HTMLButtonElement>('button[data-redeliver]') : null;
+  if (button) void redeliver(button.dataset.hook ?? '', button.dataset.redeliver ?? '');
+});
+
+async function redeliver(hookId: string, deliveryId: string): Promise<void> {
+  clearMessage(errorRegion);
+  const status = byId('deliveries-status');
+  try {
+    await api(`${base}/${encodeURIComponent(hookId)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`, { method: 'POST' });
+    status.textContent = 'Sent again: its new attempt appears here in a moment.';
+    // The send runs in the background; the list is read again once it has had time to answer.
+    window.setTimeout(() => void showDeliveries(hookId, false), 1500);
+  } catch (error) {
+    showError(errorRegion, error);
+  }
 }
 
 list.addEventListener('click', (event) => {
