@@ -14,12 +14,26 @@ export interface ViewHeaders {
 
 export type NotCounted = 'method' | 'bot' | 'prefetch';
 
+/** isbot's verdicts on recent user agents: one reader's page loads repeat theirs, and isbot runs one large pattern. */
+const verdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 2_000;
+
+function isBot(userAgent: string): boolean {
+  const known = verdicts.get(userAgent);
+  if (known !== undefined) return known;
+  const verdict = userAgent.trim() === '' || isbot(userAgent);
+  // Bounded: past it the map starts again, so hostile user agents cannot grow memory.
+  if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+  verdicts.set(userAgent, verdict);
+  return verdict;
+}
+
 /** Why a load is not a view, or null when it is one. */
 export function notCounted(headers: ViewHeaders): NotCounted | null {
   // HEAD (and anything but GET) reads no page: link checkers and monitors.
   if (headers.method !== 'GET') return 'method';
   // No user agent at all is a script, never a browser; isbot keeps the list of crawlers.
-  if (headers.userAgent.trim() === '' || isbot(headers.userAgent)) return 'bot';
+  if (isBot(headers.userAgent)) return 'bot';
   // A prefetch or prerender may never be shown; a shown prerender is not re-requested either,
   // so undercounting it is the price of never counting pages nobody saw.
   if (/prefetch|prerender/i.test(headers.secPurpose) || /prefetch|prerender/i.test(headers.purpose) || /prefetch/i.test(headers.xMoz)) return 'prefetch';

@@ -1,5 +1,6 @@
 /** The analytics part of the composition root (docs/analytics.md): counting, its flush and the API service. */
 import { PageViews } from '../analytics/pageViews.js';
+import { RecentTargets } from '../analytics/recentTargets.js';
 import { ViewCounter } from '../analytics/viewCounter.js';
 import { DailySalts } from '../analytics/visitorHash.js';
 import type { Config } from '../config/config.js';
@@ -31,7 +32,7 @@ export function composeAnalytics(deps: { config: Config; db: Db; posts: PostsRep
   const { db, clock, logger } = deps;
   const repo = new AnalyticsRepo(db);
   const counter = new ViewCounter();
-  const pageViews = new PageViews({ targets: repo, salts: new DailySalts(repo, clock), counter, clock });
+  const pageViews = new PageViews({ targets: new RecentTargets(repo, clock), salts: new DailySalts(repo, clock), counter, clock });
   const flusher = new AnalyticsFlush({
     db,
     repo,

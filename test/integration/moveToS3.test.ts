@@ -64,7 +64,7 @@ describe('moving a folder-store install to S3 (item A3)', () => {
     expect(existsSync(MAIN_JS), 'run `npx tsc -p . && npm run bundle` first').toBe(true);
     s3 = await startS3rver({ buckets: [BUCKET] });
     dataDir = mkdtempSync(join(tmpdir(), 'folio-move-'));
-    base = { FOLIO_DATA_DIR: dataDir, FOLIO_SERVICE_DOMAIN: 'blogs.test', FOLIO_PUBLIC_SCHEME: 'http', FOLIO_RATE_LIMITS: 'off' };
+    base = { FOLIO_DATA_DIR: dataDir, FOLIO_SERVICE_DOMAIN: 'blogs.test', FOLIO_PUBLIC_SCHEME: 'http', FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off' };
     s3Env = { FOLIO_STORAGE: 's3', FOLIO_S3_BUCKET: BUCKET, FOLIO_S3_ENDPOINT: s3.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
   });
 

@@ -28,7 +28,7 @@ interface Run {
 function folio(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FOLIO_RATE_LIMITS: 'off', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -93,7 +93,7 @@ describe('the recorded store guards commands and a running server', () => {
     expect(existsSync(MAIN_JS), 'run `npx tsc -p . && npm run bundle` first').toBe(true);
     dataDir = mkdtempSync(join(tmpdir(), 'folio-guards-'));
     dirs.push(dataDir);
-    base = { FOLIO_DATA_DIR: dataDir, FOLIO_SERVICE_DOMAIN: 'blogs.test', FOLIO_PUBLIC_SCHEME: 'http', FOLIO_RATE_LIMITS: 'off' };
+    base = { FOLIO_DATA_DIR: dataDir, FOLIO_SERVICE_DOMAIN: 'blogs.test', FOLIO_PUBLIC_SCHEME: 'http', FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off' };
     bucket = (await createTestBucket(inject('s3Endpoint'))).bucket;
     s3Env = {
       FOLIO_STORAGE: 's3',

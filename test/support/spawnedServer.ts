@@ -67,6 +67,9 @@ export async function spawnServer(env: Record<string, string> = {}, main = MAIN_
       HOST: '127.0.0.1',
       FOLIO_DATA_DIR: dataDir,
       FOLIO_LOG_LEVEL: 'info',
+      // As in testApp: a card is a worker's font parsing and a drawing per publish, seconds of a
+      // suite; a test about cards turns them on, and a CLI run beside it must say the same.
+      FOLIO_SOCIAL_CARDS: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

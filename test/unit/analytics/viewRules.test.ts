@@ -37,6 +37,17 @@ describe('what is a view', () => {
     }
   });
 
+  it('gives the same verdict to a user agent asked again, and past the remembered verdicts', () => {
+    const bot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+    const browser = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
+    for (let round = 0; round < 3; round++) {
+      expect(notCounted(reader({ userAgent: bot }))).toBe('bot');
+      expect(notCounted(reader({ userAgent: browser }))).toBeNull();
+      // Thousands of distinct readers in between: the verdicts are bounded and start again.
+      for (let i = 0; i < 2_500; i++) expect(notCounted(reader({ userAgent: `${browser} r${round}-${i}` }))).toBeNull();
+    }
+  });
+
   it('never counts a prefetch or prerender, whichever header says so', () => {
     expect(notCounted(reader({ secPurpose: 'prefetch' }))).toBe('prefetch');
     expect(notCounted(reader({ secPurpose: 'prefetch;prerender' }))).toBe('prefetch');
