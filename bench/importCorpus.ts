@@ -38,6 +38,7 @@ export async function importCorpus(posts: readonly CorpusPost[], blogSlug: strin
   const { account, apiKey } = folio.accounts.create({ plan: 'enterprise' });
   const blog = await folio.blogs.create(
     {
+      via: 'key',
       account,
       key: { id: 'bench', accountId: account.id, blogId: null, name: 'bench', keyPrefix: '', scopes: ['*'], lastUsedAt: null, createdAt: '', expiresAt: null },
     },

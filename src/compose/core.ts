@@ -84,6 +84,8 @@ export function buildCore(options: ComposeOptions): Core {
     repos,
     accounts: services.accounts,
     apiKeys: services.apiKeys,
+    sessions: services.sessions,
+    loginLinks: services.loginLinks,
     blogs: services.blogs,
     posts: services.posts,
     media: services.media,

@@ -39,6 +39,10 @@ import type { DiscoveryRepo } from '../db/discoveryRepo.js';
 import type { WebhooksRepo } from '../db/webhooksRepo.js';
 import type { BlogSearcher } from '../search/ports.js';
 import type { Analytics } from './analytics.js';
+import type { SessionsRepo } from '../db/sessionsRepo.js';
+import type { LoginLinksRepo } from '../db/loginLinksRepo.js';
+import type { SessionsService } from '../services/sessions.js';
+import type { LoginLinksService } from '../services/loginLinks.js';
 
 export interface Repos {
   accounts: AccountsRepo;
@@ -52,6 +56,9 @@ export interface Repos {
   webhooks: WebhooksRepo;
   /** GET /v1/discover's index across blogs (behind the DiscoveryIndex port). */
   discovery: DiscoveryRepo;
+  /** Dashboard sign-in (docs/dashboard.md): sessions and one-time links. */
+  sessions: SessionsRepo;
+  loginLinks: LoginLinksRepo;
 }
 
 export interface ComposeOptions {
@@ -91,6 +98,9 @@ export interface FolioCore {
   repos: Repos;
   accounts: AccountsService;
   apiKeys: ApiKeysService;
+  /** People signed in to the dashboard, and the one-time links that sign them in. */
+  sessions: SessionsService;
+  loginLinks: LoginLinksService;
   blogs: BlogsService;
   posts: PostsService;
   media: MediaService;

@@ -1,5 +1,9 @@
 /** The HTTP part of the composition root: the Koa app over the core's services (never listens). */
 import { serviceHostname } from '../config/config.js';
+import { publicApiBase } from '../config/apiBase.js';
+import { join } from 'node:path';
+import { packageRoot } from '../lib/paths.js';
+import { DashboardAssets } from '../http/dashboard/assets.js';
 import { createApp } from '../http/app.js';
 import { accountRoutes } from '../http/routes/account.js';
 import { accountKeyRoutes } from '../http/routes/accountKeys.js';
@@ -82,12 +86,13 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
           }),
         }
       : {}),
-    apiBaseUrl: config.publicApiUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/v1`,
+    apiBaseUrl: publicApiBase(config),
     corsOrigins: config.corsOrigins,
     metrics,
     metricsToken: config.metricsToken,
     // Loaded on the first MCP request only; http/ never imports mcp/.
     mcpServer: () => import('../mcp/mcpServer.js'),
+    dashboard: { sessions: core.sessions, loginLinks: core.loginLinks, assets: new DashboardAssets(join(packageRoot, 'dist', 'dashboard')) },
   });
   // Sites' view beacons are answered before the app (http/viewBeacon.ts says why).
   const listener = config.serveSites ? withViewBeacon(app.callback(), { views, blogForHost: hosts }) : app.callback();

@@ -13,6 +13,9 @@ import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { systemLookup } from '../webhooks/addressGuard.js';
 import { AccountsService } from '../services/accounts.js';
 import { ApiKeysService } from '../services/apiKeys.js';
+import { SessionsService } from '../services/sessions.js';
+import { LoginLinksService } from '../services/loginLinks.js';
+import { publicApiBase } from '../config/apiBase.js';
 import { BlogsService } from '../services/blogs.js';
 import { DomainsService } from '../services/domains.js';
 import { PostsService } from '../services/posts.js';
@@ -28,6 +31,8 @@ import type { Repos } from './folio.js';
 export interface Services {
   accounts: AccountsService;
   apiKeys: ApiKeysService;
+  sessions: SessionsService;
+  loginLinks: LoginLinksService;
   blogs: BlogsService;
   posts: PostsService;
   transitions: PostTransitions;
@@ -43,6 +48,11 @@ export interface Services {
 export function createAccounts(deps: { db: Db; repos: Repos; clock: Clock; runner?: JobRunner }): AccountsService {
   const { db, repos, clock, runner } = deps;
   return new AccountsService({ db, accounts: repos.accounts, keys: repos.keys, blogs: repos.blogs, jobs: repos.jobs, clock, ...(runner ? { runner } : {}) });
+}
+
+/** The one-time sign-in links alone: `folio account login-link` needs no more. */
+export function createLoginLinks(deps: { config: Config; repos: Repos; clock: Clock }): LoginLinksService {
+  return new LoginLinksService({ links: deps.repos.loginLinks, accounts: deps.repos.accounts, clock: deps.clock, apiBaseUrl: publicApiBase(deps.config) });
 }
 
 export function composeServices(
@@ -77,6 +87,8 @@ export function composeServices(
   return {
     accounts: createAccounts(deps),
     apiKeys: new ApiKeysService(repos.keys, repos.blogs, clock),
+    sessions: new SessionsService({ sessions: repos.sessions, clock }),
+    loginLinks: createLoginLinks({ config, repos, clock }),
     blogs: new BlogsService({ db, blogs: repos.blogs, jobs: repos.jobs, runner, clock, events }),
     posts,
     transitions: new PostTransitions(postDeps, logger),

@@ -30,6 +30,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import { CountedSiteStore } from '../metrics/countedStore.js';
 import { CountedPurger } from '../metrics/countedPurger.js';
 import type { Backups } from '../backup/backups.js';
+import { SessionsRepo } from '../db/sessionsRepo.js';
+import { LoginLinksRepo } from '../db/loginLinksRepo.js';
 import { createSiteStore, databaseFile } from './adapters.js';
 import type { ComposeOptions, Repos } from './folio.js';
 
@@ -47,6 +49,8 @@ export function createRepos(db: Db): Repos {
     media: new MediaRepo(db),
     webhooks: new WebhooksRepo(db),
     discovery: new DiscoveryRepo(db),
+    sessions: new SessionsRepo(db),
+    loginLinks: new LoginLinksRepo(db),
   };
 }
 

@@ -29,6 +29,7 @@ import { McpGrants } from './mcpGrants.js';
 import { registerDocsPage } from './openapi/docsPage.js';
 import type { RouteDef } from './routeDef.js';
 import type { AppContext, AppState } from './state.js';
+import { dashboardRoutes, type DashboardDeps } from './dashboard/dashboardRoutes.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -55,6 +56,8 @@ export interface AppDeps {
   corsOrigins?: readonly string[];
   /** The MCP server behind POST /mcp, loaded on its first request (src/http/mcpEndpoint.ts). */
   mcpServer: McpServerLoader;
+  /** People's sign-in (the folio_session cookie on /v1) and the dashboard's pages under /dashboard. */
+  dashboard: Omit<DashboardDeps, 'publicOrigin'>;
 }
 
 /** Builds the Koa app; never listens (tests use app.callback()). */
@@ -84,14 +87,17 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Outside /v1 and not under any blog's host: the site server answers those hosts first.
   router.get('/metrics', named('/metrics'), metricsEndpoint(deps.metrics, deps.metricsToken));
 
-  const auth = authenticate(deps.keys);
+  const publicOrigin = new URL(deps.apiBaseUrl).origin;
+  // /v1 takes a key or a dashboard session; POST /mcp, for agents, takes keys only.
+  const auth = authenticate(deps.keys, { sessions: deps.dashboard.sessions, publicOrigin });
+  const keyAuth = authenticate(deps.keys);
   const grants = new McpGrants();
   const limit = rateLimit(deps.rateLimiter, { grants });
   // The MCP server for hosted agents: any valid key; each tool's API call checks its scopes.
   // A tools/call costs one request, its API calls none (mcpGrants.ts); the protocol's other
   // messages cost none but are refused like any request once the budget is spent.
   const toolCalls = rateLimit(deps.rateLimiter, { cost: (ctx) => ((ctx.request.body as { method?: unknown } | undefined)?.method === 'tools/call' ? 1 : 0) });
-  router.post('/mcp', named('/mcp'), auth, toolCalls, mcpEndpoint(grants, deps.mcpServer));
+  router.post('/mcp', named('/mcp'), keyAuth, toolCalls, mcpEndpoint(grants, deps.mcpServer));
   const perAddress = addressRateLimit(deps.addressLimiter, deps.trustProxyHops ?? 0);
   const blog = resolveBlog(deps.blogs);
   for (const route of deps.routes) {
@@ -119,6 +125,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   if (deps.siteServer) app.use(deps.siteServer);
   // After the site server: published pages carry the site's own headers.
   app.use(securityHeaders);
+  // Before CORS and jsonBody: the dashboard is same-origin only, and its forms are urlencoded.
+  app.use(dashboardRoutes({ ...deps.dashboard, publicOrigin }, named));
   const corsOrigins = deps.corsOrigins ?? [];
   if (corsOrigins.length > 0) {
     // After the site server: blog hosts never answer for the API. A preflight from an allowed

@@ -71,7 +71,7 @@ export function mcpEndpoint(grants: McpGrants, loadMcpServer: McpServerLoader): 
     const apiKey = (ctx.get('authorization').match(/^Bearer\s+(\S+)$/i) ?? [])[1] ?? '';
     const socket = ctx.req.socket;
     // The tool's API calls were paid for by this request (the rate limit counted it).
-    const grant = ctx.state.auth ? grants.issue(ctx.state.auth.key.id) : '';
+    const grant = ctx.state.auth?.via === 'key' ? grants.issue(ctx.state.auth.key.id) : '';
     const client = createFolioClient({
       baseUrl: loopbackUrl(socket.localAddress, socket.localPort, 'encrypted' in socket),
       apiKey,

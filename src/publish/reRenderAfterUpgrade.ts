@@ -43,7 +43,8 @@ export function renderFingerprint(templatesDir: string, extra: readonly string[]
   const hash = createHash('sha256');
   const publishDir = rendererDir();
   for (const [root, files] of [
-    [templatesDir, filesUnder(templatesDir)],
+    // The dashboard's templates (templates/dashboard/) shape no published page.
+    [templatesDir, filesUnder(templatesDir).filter((file) => !relative(templatesDir, file).startsWith(`dashboard${sep}`))],
     // The compiled (or, under vitest, source) modules of the publish pipeline, maps excluded.
     [publishDir, filesUnder(publishDir).filter((file) => !file.endsWith('.map'))],
   ] as const) {

@@ -10,7 +10,7 @@ import { checkExpiry } from './keyExpiry.js';
 import { mintKey } from './keyMaterial.js';
 import type { Plan } from '../domain/plans.js';
 import { BadRequestError, ForbiddenError } from '../domain/errors.js';
-import type { AuthContext } from './authContext.js';
+import { grantOf, type AuthContext } from './authContext.js';
 import type { PublishQueue } from '../domain/publishQueue.js';
 import { writeTransaction } from '../db/writeTransaction.js';
 import { retireBlog } from './blogs.js';
@@ -69,7 +69,7 @@ export class AccountsService {
    * `confirm`, so a slip or a narrow key cannot delete everything.
    */
   async deleteOwn(auth: AuthContext, confirm: string): Promise<void> {
-    if (!auth.key.scopes.includes('*')) throw new ForbiddenError('deleting the account needs a key with the * scope');
+    if (!grantOf(auth).scopes.includes('*')) throw new ForbiddenError('deleting the account needs a key with the * scope');
     if (confirm !== auth.account.id) {
       throw new BadRequestError("confirm must be this account's id (GET /v1/account gives it)", {
         details: [{ field: 'confirm', message: "is not this account's id" }],

@@ -3,7 +3,7 @@ import type { BlogsRepo } from '../db/blogsRepo.js';
 import { isDatabaseBusy } from '../db/database.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../domain/errors.js';
-import { canGrant, type AuthContext, type GrantableScope } from './authContext.js';
+import { canGrant, grantOf, type AuthContext, type GrantableScope } from './authContext.js';
 import { checkExpiry, isExpired } from './keyExpiry.js';
 import { hashKey, KEY_PREFIX, mintKey } from './keyMaterial.js';
 
@@ -50,7 +50,7 @@ export class ApiKeysService {
       );
     }
     this.touch(found.key.id);
-    return found;
+    return { via: 'key', ...found };
   }
 
   create(auth: AuthContext, blogId: string, input: KeyRequest): CreatedKey {
@@ -102,7 +102,7 @@ export class ApiKeysService {
 
   private mint(auth: AuthContext, blogId: string | null, input: KeyRequest): CreatedKey {
     // A key may hand out only what it holds itself, or a limited key could mint a full one.
-    if (!input.scopes.every((scope) => canGrant(auth.key, scope))) throw new ForbiddenError('a key cannot create a key with scopes it does not have');
+    if (!input.scopes.every((scope) => canGrant(grantOf(auth), scope))) throw new ForbiddenError('a key cannot create a key with scopes it does not have');
     const now = this.clock.now();
     checkExpiry(input.expiresAt, now);
     const { row, key, secret } = mintKey({

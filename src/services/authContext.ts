@@ -1,10 +1,45 @@
 import type { Account } from '../db/accountsRepo.js';
 import type { ApiKey } from '../db/apiKeysRepo.js';
+import type { Session } from '../db/sessionsRepo.js';
 
-/** Who is calling: the key and the account it acts for. Services take this, never a request. */
-export interface AuthContext {
+/**
+ * Who is calling and how: an API key (`via: 'key'`), or a person signed in to the dashboard
+ * (`via: 'session'`, the folio_session cookie), which acts with the account's full scope.
+ * Services take this, never a request. What a caller may do is `grantOf`, who wrote something
+ * is `actorOf`: code that needs the key itself (the MCP grants) narrows on `via` first.
+ */
+export type AuthContext = KeyAuth | SessionAuth;
+
+export interface KeyAuth {
+  via: 'key';
   account: Account;
   key: ApiKey;
+}
+
+export interface SessionAuth {
+  via: 'session';
+  account: Account;
+  session: Session;
+}
+
+/** What a caller may do: its scopes and the blog it is bound to (null: any blog of the account). */
+export interface Grant {
+  scopes: readonly string[];
+  blogId: string | null;
+}
+
+const SESSION_GRANT: Grant = Object.freeze({ scopes: Object.freeze(['*']), blogId: null });
+
+export function grantOf(auth: AuthContext): Grant {
+  return auth.via === 'key' ? auth.key : SESSION_GRANT;
+}
+
+/**
+ * The id of the key or session that acts: what owns an Idempotency-Key record and whose edits a
+ * post revision coalesces. Both are random UUIDs, so the two kinds never collide.
+ */
+export function actorOf(auth: AuthContext): string {
+  return auth.via === 'key' ? auth.key.id : auth.session.id;
 }
 
 export const SCOPES = [
@@ -33,7 +68,7 @@ export const GRANTABLE_SCOPES: readonly GrantableScope[] = ['*', ...SCOPES, ...S
 
 const wildcardOf = (scope: Scope): ScopeWildcard => `${scope.slice(0, scope.indexOf(':'))}:*` as ScopeWildcard;
 
-export function hasScope(key: Pick<ApiKey, 'scopes'>, scope: Scope): boolean {
+export function hasScope(key: { readonly scopes: readonly string[] }, scope: Scope): boolean {
   return key.scopes.includes('*') || key.scopes.includes(scope) || key.scopes.includes(wildcardOf(scope));
 }
 
@@ -41,7 +76,7 @@ export function hasScope(key: Pick<ApiKey, 'scopes'>, scope: Scope): boolean {
  * Whether a key holding `held` may hand out `wanted`. A wildcard grows with its resource, so it
  * is handed out only by a key that holds it (or `*`), never by one holding today's scopes one by one.
  */
-export function canGrant(held: Pick<ApiKey, 'scopes'>, wanted: GrantableScope): boolean {
+export function canGrant(held: { readonly scopes: readonly string[] }, wanted: GrantableScope): boolean {
   if (held.scopes.includes('*')) return true;
   if (wanted === '*') return false;
   if (wanted.endsWith(':*')) return held.scopes.includes(wanted);

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { BadRequestError } from '../../domain/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import type { IdempotencyService, SecretField } from '../../services/idempotency.js';
+import { actorOf } from '../../services/authContext.js';
 import { authOf, type AppContext, type AppState } from '../state.js';
 
 /** Visible ASCII, as Stripe and the IETF draft use them (UUIDs, ULIDs, random strings). */
@@ -30,7 +31,7 @@ export function idempotency(service: IdempotencyService, logger: Logger, secret?
     if (!KEY.test(key)) throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is a good choice)');
     const app = ctx as AppContext;
     const auth = authOf(app);
-    const owner = { accountId: auth.account.id, keyId: auth.key.id };
+    const owner = { accountId: auth.account.id, keyId: actorOf(auth) };
     const start = await service.start(owner, key, fingerprint(app), secret);
     if (start.kind === 'replay') {
       ctx.status = start.status;

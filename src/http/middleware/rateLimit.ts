@@ -16,7 +16,8 @@ export function rateLimit(limiter: RateLimiter | null, options: RateLimitOptions
   return async (ctx, next) => {
     const auth = ctx.state.auth;
     if (!limiter || !auth) return next();
-    const granted = options.grants?.covers(ctx.get(MCP_GRANT_HEADER) || undefined, auth.key.id) ?? false;
+    // Only a key's requests can be an MCP tool's calls; a session's are counted like any other.
+    const granted = auth.via === 'key' && (options.grants?.covers(ctx.get(MCP_GRANT_HEADER) || undefined, auth.key.id) ?? false);
     const cost = granted ? 0 : (options.cost?.(ctx as AppContext) ?? 1);
     const decision = limiter.hit(auth.account.id, auth.account.plan, cost);
     const headers = {

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { BlogsRepo } from '../../db/blogsRepo.js';
 import { BadRequestError, NotFoundError } from '../../domain/errors.js';
+import { grantOf } from '../../services/authContext.js';
 import type { AppState } from '../state.js';
 
 /**
@@ -12,7 +13,7 @@ export function resolveBlog(blogs: BlogsRepo): Middleware<AppState> {
     const auth = ctx.state.auth;
     if (!auth) throw new Error('resolveBlog needs authenticate first');
     const header = ctx.get('x-blog-id').trim();
-    const blogId = header || auth.key.blogId;
+    const blogId = header || grantOf(auth).blogId;
     if (!blogId) throw new BadRequestError('blog not resolved: send X-Blog-Id or use a blog-bound key');
     const blog = blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { ForbiddenError } from '../../domain/errors.js';
-import { hasScope } from '../../services/authContext.js';
+import { grantOf, hasScope } from '../../services/authContext.js';
 import type { AccountExporter } from '../../services/accountExport.js';
 import { exportDocumentSchema } from '../../services/exportFormat.js';
 import type { RouteDef } from '../routeDef.js';
@@ -22,8 +22,8 @@ export function accountExportRoutes({ exporter }: { exporter: AccountExporter })
       response: exportDocumentSchema,
       handler: (ctx) => {
         const auth = authOf(ctx);
-        if (auth.key.blogId !== null) throw new ForbiddenError('the account export needs an account key; this key is bound to one blog');
-        if (!hasScope(auth.key, 'posts:read')) throw new ForbiddenError('the account export needs the posts:read scope as well as blogs:read');
+        if (grantOf(auth).blogId !== null) throw new ForbiddenError('the account export needs an account key; this key is bound to one blog');
+        if (!hasScope(grantOf(auth), 'posts:read')) throw new ForbiddenError('the account export needs the posts:read scope as well as blogs:read');
         ctx.type = 'application/json; charset=utf-8';
         ctx.set('Content-Disposition', `attachment; filename="folio-export-${new Date().toISOString().slice(0, 10)}.json"`);
         ctx.body = Readable.from(exporter.stream(auth.account.id));

@@ -1,3 +1,4 @@
+import { actorOf } from '../../services/authContext.js';
 import type { PostRevisionsService } from '../../services/postRevisions.js';
 import type { SiteUrls } from '../../domain/siteUrls.js';
 import { presentPagination } from '../presenters/pagination.js';
@@ -70,7 +71,7 @@ export function postRevisionRoutes({ revisions, urls }: Deps): RouteDef[] {
       handler: async (ctx) => {
         const origin = urls.origin(blogOf(ctx));
         const tagOf = (post: { id: string; revision?: number }) => etagOfPost(post, origin);
-        const post = await revisions.restore(blogOf(ctx), slugOf(ctx), revisionIdOf(ctx), authOf(ctx).key.id, ifMatch(ctx, tagOf));
+        const post = await revisions.restore(blogOf(ctx), slugOf(ctx), revisionIdOf(ctx), actorOf(authOf(ctx)), ifMatch(ctx, tagOf));
         ctx.body = presentPostUpdated(post);
         ctx.set('ETag', tagOf(post));
       },

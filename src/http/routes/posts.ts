@@ -1,3 +1,4 @@
+import { actorOf } from '../../services/authContext.js';
 import { BadRequestError } from '../../domain/errors.js';
 import type { PostsService } from '../../services/posts.js';
 import type { MediaService } from '../../services/media.js';
@@ -95,7 +96,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
           ...rest,
           title: body.title,
           contentMd: contentOf(ctx)(body.content),
-          source: { keyId: authOf(ctx).key.id },
+          source: { keyId: actorOf(authOf(ctx)) },
           // On creation, a null description means the same as none: generate one.
           ...(typeof metaDescription === 'string' ? { metaDescription } : {}),
         });
@@ -179,7 +180,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
           blogOf(ctx),
           slugOf(ctx),
           // The key of the request: its edits coalesce into one revision (services/revisionRecord.ts).
-          { ...postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx)), source: { keyId: authOf(ctx).key.id } },
+          { ...postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx)), source: { keyId: actorOf(authOf(ctx)) } },
           ifMatch(ctx, tagOf(ctx)),
         );
         ctx.body = presentPostUpdated(post);

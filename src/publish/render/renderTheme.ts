@@ -40,6 +40,8 @@ export function loadTheme(templatesDir: string): Theme {
   const views = new Set<string>();
   for (const file of filesUnder(templatesDir)) {
     const name = relative(templatesDir, file).split(sep).join('/');
+    // The dashboard's pages (src/http/dashboard/) are not the site's theme.
+    if (name.startsWith('dashboard/')) continue;
     if (name.startsWith('assets/')) {
       assets.push(createThemeAsset(relative(assetsDir, file).split(sep).join('/'), readFileSync(file)));
     } else if (name.endsWith('.eta')) {

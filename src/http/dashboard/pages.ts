@@ -1,0 +1,23 @@
+/**
+ * The dashboard's pages (docs/dashboard.md): each row is a server-rendered shell,
+ * `templates/dashboard/<template>.eta` inside the layout, with the page's own script and
+ * stylesheet (`web/dashboard/pages/<entry>.ts`, `web/dashboard/styles/<entry>.css`) beside
+ * shell.js and dashboard.css. The page's data comes from /v1 in the browser. Every page needs a
+ * session: without one a browser is sent to /dashboard/sign-in. Route parameters reach the page
+ * as `data-*` attributes of <main> (`:blogId` → `data-blog-id`).
+ */
+export interface DashboardPage {
+  /** A koa-router path under /dashboard. */
+  path: string;
+  /** templates/dashboard/<template>.eta: the shell's content (what shows while loading). */
+  template: string;
+  /** The page's entry (web/dashboard/pages/<entry>.ts); its stylesheet is added when built. */
+  entry: string | null;
+  title: string;
+  /** Which header link is marked as the current page. */
+  nav?: 'blogs' | 'keys' | 'account';
+}
+
+export const DASHBOARD_PAGES: readonly DashboardPage[] = [
+  { path: '/dashboard/account', template: 'account', entry: 'account', title: 'Account', nav: 'account' },
+];
