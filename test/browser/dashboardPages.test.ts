@@ -330,7 +330,9 @@ describe('quality on every page', () => {
 
   for (const scheme of ['light', 'dark'] as const) {
     for (const width of [390, 1280]) {
-      it(`axe-core finds no serious or critical violation, nothing overflows and every control is reachable by keyboard with a visible focus (${scheme}, ${width} px)`, { timeout: 300_000 }, async () => {
+      it(`axe-core finds no serious or critical violation, nothing overflows and every control is reachable by keyboard with a visible focus (${scheme}, ${width} px)`, {
+        timeout: 300_000,
+      }, async () => {
         const context = await signedIn({ colorScheme: scheme, width });
         for (const { name, path, ready } of pages()) {
           const page = await open(context, path);

@@ -114,12 +114,16 @@ async function refresh(): Promise<void> {
     clearMessage(errorRegion);
     showDomain(domain);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
-      const account = await loadAccount().catch(() => null);
-      const plan = account?.plan ?? 'free';
-      showForm(planIncludes(plan, 'domains'), `Custom domains need the ${planName(minimumPlan('domains'))} plan (yours is ${planName(plan)}).`);
-    } else showError(errorRegion, error);
+    if (error instanceof ApiError && error.status === 404) await showRegistration();
+    else showError(errorRegion, error);
   }
+}
+
+async function showRegistration(): Promise<void> {
+  window.clearTimeout(timer);
+  const account = await loadAccount().catch(() => null);
+  const plan = account?.plan ?? 'free';
+  showForm(planIncludes(plan, 'domains'), `Custom domains need the ${planName(minimumPlan('domains'))} plan (yours is ${planName(plan)}).`);
 }
 
 async function register(hostname: string): Promise<void> {
@@ -143,15 +147,19 @@ async function remove(): Promise<void> {
   clearMessage(errorRegion);
   try {
     await api(path, { method: 'DELETE' });
-    await refresh();
+    await showRegistration();
   } catch (error) {
     showError(errorRegion, error);
   }
 }
 
 async function start(): Promise<void> {
-  if (!(await loadBlog())) return;
-  await refresh();
+  const blog = await loadBlog();
+  if (!blog) return;
+  // The blog names its domain (pending or active): a blog without one is not asked for it, which
+  // would be a 404 in the browser's console.
+  if (blog.custom_domain === null) await showRegistration();
+  else await refresh();
 }
 
 start().catch(showPageFailure);
