@@ -7,9 +7,13 @@
  * The anchor, measured in the same rounds and the same browser, is one bare
  * `GET /v1/posts?per_page=20` round trip from the page: the API call the list is made of.
  */
-import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { AccountsRepo } from '../src/db/accountsRepo.js';
+import { openDatabase } from '../src/db/database.js';
+import { LoginLinksRepo } from '../src/db/loginLinksRepo.js';
+import { systemClock } from '../src/lib/clock.js';
+import { LoginLinksService } from '../src/services/loginLinks.js';
 import { launchChromium } from './harness/chromium.js';
 import { percentile } from './harness/stats.js';
 import { importCorpus, removeImported } from './importCorpus.js';
@@ -17,7 +21,6 @@ import type { CorpusPost } from './corpus.js';
 import { startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
 
-const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 const ROUNDS = 9;
 const TAGS = ['garden', 'kitchen', 'travel', 'notes', '글쓰기', 'rust', 'sqlite', 'books'];
 
@@ -40,14 +43,24 @@ export async function runDashboardBench(count = 10_000): Promise<BenchRow[]> {
   const browser = await launchChromium();
   try {
     const account = (await (await fetch(`${server.baseUrl}/v1/account`, { headers: { authorization: `Bearer ${blog.apiKey}` } })).json()) as { id: string };
-    // Signed in as a person is: the one-time link the CLI prints.
-    const printed = execFileSync(process.execPath, [CLI, 'account', 'login-link', account.id], {
-      env: { ...process.env, FOLIO_DATA_DIR: blog.dataDir },
-    }).toString();
-    const link = /https?:\/\/\S+/.exec(printed)?.[0];
-    if (!link) throw new Error(`folio account login-link printed no link: ${printed.slice(0, 200)}`);
+    // Signed in as a person is: a one-time link, made by the service that prints them, on the
+    // same SQLite file the server has open (WAL).
+    const db = openDatabase(join(blog.dataDir, 'folio.db'));
+    let link: string | undefined;
+    try {
+      const links = new LoginLinksService({
+        links: new LoginLinksRepo(db),
+        accounts: new AccountsRepo(db),
+        clock: systemClock,
+        apiBaseUrl: `${server.baseUrl}/v1`,
+      });
+      link = links.create(account.id)?.url;
+    } finally {
+      db.close();
+    }
+    if (!link) throw new Error(`no account ${account.id} for a login link`);
     const signIn = await browser.newContext();
-    await (await signIn.newPage()).goto(`${server.baseUrl}${new URL(link).pathname}${new URL(link).search}`);
+    await (await signIn.newPage()).goto(link);
     const cookies = await signIn.cookies();
     if (cookies.length === 0) throw new Error('the login link set no cookie');
     await signIn.close();
