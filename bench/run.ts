@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,publish,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,edge,backup,start,soak` and the large corpus size with `--posts N`
+ * `--only api,api-read,publish,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak` and the large corpus size with `--posts N`
  * (default 10,000). `soak` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first).
  */
@@ -24,6 +24,7 @@ import { runMediaBench } from './mediaBench.js';
 import { runWebhookBench } from './webhookBench.js';
 import { runSoakBench } from './soakBench.js';
 import { runAnalyticsBench } from './analyticsBench.js';
+import { runDashboardBench } from './dashboardBench.js';
 import { importCorpus, removeImported, type ImportedBlog } from './importCorpus.js';
 
 const { values } = parseArgs({
@@ -36,7 +37,7 @@ const { values } = parseArgs({
   },
 });
 const only = new Set(
-  (values.only ?? 'api,api-read,publish,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,edge,backup,start,soak')
+  (values.only ?? 'api,api-read,publish,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak')
     .split(',')
     .map((s) => s.trim()),
 );
@@ -72,6 +73,7 @@ await section('media', () => runMediaBench());
 await section('cards', () => runCardsBench());
 await section('webhooks', () => runWebhookBench());
 await section('analytics', () => runAnalyticsBench());
+await section('dashboard', () => runDashboardBench(posts));
 await section('soak', () => runSoakBench({ minutes: Number(values.minutes ?? 10) }));
 
 // The edge, backup and start sections share one imported blog of `posts` posts.

@@ -205,5 +205,7 @@ export function createFolioClient(options: FolioClientOptions) {
       settle(api.DELETE('/v1/blogs/{id}/webhooks/{webhookId}', { params: { path: { id: blogId, webhookId } } })),
     listWebhookDeliveries: (blogId: string, webhookId: string) =>
       settle(api.GET('/v1/blogs/{id}/webhooks/{webhookId}/deliveries', { params: { path: { id: blogId, webhookId } } })),
+    redeliverWebhookDelivery: (blogId: string, webhookId: string, deliveryId: string) =>
+      settle(api.POST('/v1/blogs/{id}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', { params: { path: { id: blogId, webhookId, deliveryId } } })),
   };
 }

@@ -49,6 +49,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     clock,
     lookup: options.webhookLookup ?? systemLookup,
     allowPrivate: config.webhooksAllowPrivate,
+    wake: () => core.webhooks.deliverDue(),
   });
   const apiBaseUrl = publicApiBase(config);
   // Preview pages live beside /v1 on the API's public base (a prefix behind a proxy included).

@@ -87,6 +87,8 @@ export class WebhooksRepo {
   private readonly recordAttemptStmt;
   private readonly finishStmt;
   private readonly attemptsStmt;
+  private readonly deliveryStmt;
+  private readonly redeliverStmt;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -129,6 +131,10 @@ export class WebhooksRepo {
          FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
         WHERE d.webhook_id = ? ORDER BY a.at DESC, a.attempt DESC LIMIT ?`,
     );
+    this.deliveryStmt = db.prepare<[string, string], { id: string; status: Delivery['status'] }>(
+      'SELECT id, status FROM webhook_deliveries WHERE id = ? AND webhook_id = ?',
+    );
+    this.redeliverStmt = db.prepare("UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE id = ?");
   }
 
   insert(webhook: Webhook): void {
@@ -170,6 +176,19 @@ export class WebhooksRepo {
     const number = delivery.attempts + 1;
     this.recordAttemptStmt.run(delivery.id, number, attempt.at, attempt.responseCode, attempt.durationMs, attempt.error);
     this.finishStmt.run(next.status, number, next.nextAttemptAt, delivery.id);
+  }
+
+  /** The webhook's delivery with this id (its `webhook-id`), or null. */
+  findDelivery(webhookId: string, deliveryId: string): { id: string; status: Delivery['status'] } | null {
+    return this.deliveryStmt.get(deliveryId, webhookId) ?? null;
+  }
+
+  /**
+   * Makes the delivery due now, whatever its state: the same body and `webhook-id` (so a
+   * receiver that already took it can drop it), one attempt more in its history.
+   */
+  redeliver(deliveryId: string, now: string): void {
+    this.redeliverStmt.run(now, deliveryId);
   }
 
   attempts(webhookId: string, limit: number): AttemptView[] {

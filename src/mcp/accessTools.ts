@@ -79,4 +79,19 @@ export const ACCESS_TOOLS: readonly FolioTool[] = [
     annotations: annotations('Webhook deliveries', 'read'),
     run: (client, args) => client.listWebhookDeliveries(blogPathOf(client, args), str(args, 'webhook_id')),
   },
+  {
+    name: 'redeliver_webhook_delivery',
+    description:
+      'Sends a delivery again now, with the same body and webhook-id (the delivery_id from list_webhook_deliveries), to resend an event after fixing a receiver.',
+    inputSchema: idsOnly(
+      {
+        blog_id: blogPathArg,
+        webhook_id: webhookId,
+        delivery_id: { type: 'string', description: 'The delivery_id of an attempt (list_webhook_deliveries gives them)' },
+      },
+      ['webhook_id', 'delivery_id'],
+    ),
+    annotations: annotations('Redeliver a webhook delivery', 'write', true),
+    run: (client, args) => client.redeliverWebhookDelivery(blogPathOf(client, args), str(args, 'webhook_id'), str(args, 'delivery_id')),
+  },
 ];

@@ -14,7 +14,18 @@ export const MAX_WEBHOOKS_PER_BLOG = 10;
 
 /** Webhook registrations of a blog (delivery: src/webhooks/dispatcher.ts). */
 export class WebhooksService {
-  constructor(private readonly deps: { db: Db; blogs: BlogsRepo; webhooks: WebhooksRepo; clock: Clock; lookup: Lookup; allowPrivate: boolean }) {}
+  constructor(
+    private readonly deps: {
+      db: Db;
+      blogs: BlogsRepo;
+      webhooks: WebhooksRepo;
+      clock: Clock;
+      lookup: Lookup;
+      allowPrivate: boolean;
+      /** Starts due deliveries now rather than at the scheduler's next tick. */
+      wake?: () => void;
+    },
+  ) {}
 
   async create(auth: AuthContext, blogId: string, input: { url: string; events: string[] }): Promise<Webhook> {
     const blog = this.blog(auth, blogId);
@@ -62,6 +73,22 @@ export class WebhooksService {
   /** The most recent attempts, newest first. */
   attempts(auth: AuthContext, blogId: string, webhookId: string): AttemptView[] {
     return this.deps.webhooks.attempts(this.webhook(auth, blogId, webhookId).id, 100);
+  }
+
+  /**
+   * Sends a delivery again (a receiver fixed after it failed, or one that lost what it took):
+   * due at once, with the same body and `webhook-id`. A failed delivery gets one attempt more,
+   * retried with back-off only within 24 hours of its event.
+   */
+  async redeliver(auth: AuthContext, blogId: string, webhookId: string, deliveryId: string): Promise<{ deliveryId: string }> {
+    const webhook = this.webhook(auth, blogId, webhookId);
+    await writeTransaction(this.deps.db, () => {
+      const delivery = this.deps.webhooks.findDelivery(webhook.id, deliveryId);
+      if (!delivery) throw new NotFoundError('delivery not found');
+      this.deps.webhooks.redeliver(delivery.id, isoNow(this.deps.clock));
+    });
+    this.deps.wake?.();
+    return { deliveryId };
   }
 
   private blog(auth: AuthContext, blogId: string): BlogWithDomain {

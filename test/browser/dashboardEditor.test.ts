@@ -49,7 +49,12 @@ describe('the post editor', () => {
     // The blog's public origin is the default service domain's (jeju.localhost:3000): the preview
     // loads its images from there, which here means this test's server on its own port.
     await context.route(/^http:\/\/jeju\.localhost:3000\//, (route) =>
-      route.continue({ url: route.request().url().replace('//jeju.localhost:3000/', `//jeju.localhost:${new URL(t.baseUrl).port}/`) }),
+      route.continue({
+        url: route
+          .request()
+          .url()
+          .replace('//jeju.localhost:3000/', `//jeju.localhost:${new URL(t.baseUrl).port}/`),
+      }),
     );
     const page = await context.newPage();
     // A CSP refusal (an inline style or script) or an uncaught error fails the test at its end.

@@ -40,6 +40,7 @@ const TOOLS = [
   'list_webhook_deliveries',
   'list_webhooks',
   'publish_post',
+  'redeliver_webhook_delivery',
   'register_domain',
   'remove_domain',
   'restore_revision',

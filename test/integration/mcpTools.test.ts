@@ -182,6 +182,7 @@ describe.each(Object.keys(transports))('MCP tools over %s', (kind) => {
       expect(hook.secret).toMatch(/^whsec_/);
       expect((await ok('list_webhooks', { blog_id: blog.id })).data.map((w: { id: string }) => w.id)).toEqual([hook.id]);
       expect((await ok('list_webhook_deliveries', { blog_id: blog.id, webhook_id: hook.id })).data).toEqual(expect.any(Array));
+      expect(await call('redeliver_webhook_delivery', { blog_id: blog.id, webhook_id: hook.id, delivery_id: 'msg_none' })).toMatchObject({ isError: true });
       expect((await ok('delete_webhook', { blog_id: blog.id, webhook_id: hook.id })).deleted).toBe(true);
 
       // Keys: one for the blog, one for the account, both listed and revoked.

@@ -138,6 +138,38 @@ describe('webhooks, delivered to a loopback receiver (FOLIO_WEBHOOKS_ALLOW_PRIVA
     }
   });
 
+  it('redelivers a delivery on request: the same body and webhook-id, one attempt more; only the owner can', async () => {
+    const blog = await buildBlog(t);
+    const receiver = await startReceiver();
+    try {
+      const hook = await subscribe(blog, receiver, ['post.published']);
+      await buildPost(blog, { title: 'Again', status: 'published' });
+      await receiver.waitFor(1);
+      await t.folio.webhooks.idle();
+      const deliveries = `/v1/blogs/${blog.id}/webhooks/${hook.id}/deliveries`;
+      const [first] = (await blog.actor.request('GET', deliveries)).body.data;
+      const stranger = await buildBlog(t);
+      const foreign = await stranger.actor.request('POST', `${deliveries}/${first.delivery_id}/redeliver`);
+      expectError(foreign, 404, 'not_found');
+      expectError(await blog.actor.request('POST', `${deliveries}/msg_nope/redeliver`), 404, 'not_found');
+      const res = await blog.actor.request('POST', `${deliveries}/${first.delivery_id}/redeliver`);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toEqual({ delivery_id: first.delivery_id, delivery_status: 'pending' });
+      const got = await receiver.waitFor(2);
+      await t.folio.webhooks.idle();
+      expect(got[1]!.id).toBe(got[0]!.id);
+      expect(got[1]!.body).toEqual(got[0]!.body);
+      expect(got[1]!.verified).toBe(true);
+      const attempts = (await blog.actor.request('GET', deliveries)).body.data;
+      expect(attempts.map((a: { attempt: number; delivery_status: string }) => [a.attempt, a.delivery_status])).toEqual([
+        [2, 'delivered'],
+        [1, 'delivered'],
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('gives up after 24 hours of failures', async () => {
     const blog = await buildBlog(t);
     const receiver = await startReceiver();

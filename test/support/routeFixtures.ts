@@ -24,6 +24,8 @@ export const OWNER_OF: Readonly<Record<string, Owner>> = {
   freeBlogId: 'free',
   webhookId: 'owner',
   otherWebhookId: 'other',
+  deliveryId: 'owner',
+  otherDeliveryId: 'other',
   revisionId: 'owner',
   otherRevisionId: 'other',
   sessionId: 'owner',
@@ -36,6 +38,8 @@ export const PARAM_FIXTURES: Readonly<Record<string, readonly string[]>> = {
   slug: ['postSlug'],
   keyId: ['keyId', 'otherKeyId'],
   webhookId: ['webhookId', 'otherWebhookId'],
+  // A delivery of the fixture webhook, and one of the other account's.
+  deliveryId: ['deliveryId', 'otherDeliveryId'],
   // The fixture post's newest revision, and that of the other account's post of the same slug.
   revisionId: ['revisionId', 'otherRevisionId'],
   // A dashboard session of each account (DELETE /v1/account/sessions/:sessionId).
@@ -110,6 +114,8 @@ export class RouteFixtures {
     values.sessionId = this.sessionOf(t.accountId, values.sessionId);
     values.otherSessionId = this.sessionOf(this.other.accountId, values.otherSessionId);
     values.otherWebhookId = this.webhookOf(values.otherBlogId, values.otherWebhookId);
+    values.deliveryId = this.deliveryOf(values.webhookId, values.deliveryId);
+    values.otherDeliveryId = this.deliveryOf(values.otherWebhookId, values.otherDeliveryId);
     if (!values.freeBlogId || !blogs.findOwned(this.free.accountId, values.freeBlogId))
       values.freeBlogId = await this.blogOf(this.free.accountId, this.free.key);
     for (const name of ['accountKey', 'otherAccountKey', 'freePlanKey', 'blogKey', 'readOnlyKey'])
@@ -171,6 +177,23 @@ export class RouteFixtures {
     const live = this.t.folio.repos.sessions.listLive(accountId, this.t.clock.now().toISOString());
     if (current && live.some((session) => session.id === current)) return current;
     return this.t.folio.sessions.create(accountId, 'route fixtures').session.id;
+  }
+
+  /**
+   * A delivery of the webhook, written through the database as the fixture webhook is: failed,
+   * so nothing sends it unless a run redelivers it (and then the address check blocks it).
+   */
+  private deliveryOf(webhookId: string, current: string | undefined): string {
+    const { webhooks } = this.t.folio.repos;
+    if (current && webhooks.findDelivery(webhookId, current)) return current;
+    const id = `msg_fixture${process.pid}x${++this.counter}`;
+    this.t.folio.db
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+         VALUES (?, ?, 'post.published', '{}', 'failed', 1, ?, ?)`,
+      )
+      .run(id, webhookId, new Date(0).toISOString(), new Date(0).toISOString());
+    return id;
   }
 
   /** The id of the newest revision of the blog's fixture post (every post made through the API has one). */

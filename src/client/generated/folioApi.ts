@@ -760,6 +760,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/blogs/{id}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now (same body and webhook-id), whatever its state
+         * @description Makes the delivery (its `delivery_id` from the deliveries list) due at once, to resend an event after fixing a receiver: the same signed body and `webhook-id`, so a receiver that already took it can drop it. A failed delivery gets one attempt more, retried with back-off only within 24 hours of its event. Takes no request body.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account/export": {
         parameters: {
             query?: never;
@@ -4522,6 +4542,60 @@ export interface operations {
             431: components["responses"]["ApiError"];
             500: components["responses"]["ApiError"];
             503: components["responses"]["ApiError"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first success again (with Idempotent-Replayed: true) without doing the work twice; the same key with another request is 422 idempotency_key_reused */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+                webhookId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "msg_9b1f3c07a2d84e6f8c5b0a1d2e3f4a5b",
+                     *       "delivery_status": "pending"
+                     *     }
+                     */
+                    "application/json": {
+                        delivery_id: string;
+                        /** @constant */
+                        delivery_status: "pending";
+                    };
+                };
+            };
+            400: components["responses"]["ApiError"];
+            401: components["responses"]["ApiError"];
+            403: components["responses"]["ApiError"];
+            404: components["responses"]["ApiError"];
+            409: components["responses"]["ApiError"];
+            417: components["responses"]["ApiError"];
+            422: components["responses"]["ApiError"];
+            429: components["responses"]["ApiError"];
+            431: components["responses"]["ApiError"];
+            500: components["responses"]["ApiError"];
+            503: components["responses"]["ApiError"];
+            507: components["responses"]["ApiError"];
         };
     };
     exportAccount: {

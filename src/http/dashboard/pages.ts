@@ -19,6 +19,13 @@ export interface DashboardPage {
 }
 
 export const DASHBOARD_PAGES: readonly DashboardPage[] = [
+  { path: '/dashboard', template: 'blogs', entry: 'blogs', title: 'Blogs', nav: 'blogs' },
+  { path: '/dashboard/blogs/:blogId/posts', template: 'posts', entry: 'posts', title: 'Posts', nav: 'blogs' },
+  { path: '/dashboard/blogs/:blogId/settings', template: 'settings', entry: 'settings', title: 'Blog settings', nav: 'blogs' },
+  { path: '/dashboard/blogs/:blogId/domain', template: 'domain', entry: 'domain', title: 'Custom domain', nav: 'blogs' },
+  { path: '/dashboard/blogs/:blogId/webhooks', template: 'webhooks', entry: 'webhooks', title: 'Webhooks', nav: 'blogs' },
+  { path: '/dashboard/blogs/:blogId/analytics', template: 'analytics', entry: 'analytics', title: 'Analytics', nav: 'blogs' },
+  { path: '/dashboard/keys', template: 'keys', entry: 'keys', title: 'API keys', nav: 'keys' },
   { path: '/dashboard/account', template: 'account', entry: 'account', title: 'Account', nav: 'account' },
   // The editor: `new` before `:slug`, so a new post's address is never read as a slug.
   { path: '/dashboard/blogs/:blogId/posts/new', template: 'editor', entry: 'editor', title: 'New post', nav: 'blogs' },

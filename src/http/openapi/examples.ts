@@ -19,13 +19,13 @@ import {
   pagination,
   deleted,
   media,
-  webhook,
   domain,
   keyCreated,
 } from './exampleValues.js';
 import { READER_EXAMPLES } from './readerExamples.js';
 import { SESSION_EXAMPLES } from './sessionExamples.js';
 import { PREVIEW_EXAMPLES } from './previewExamples.js';
+import { WEBHOOK_EXAMPLES } from './webhookExamples.js';
 
 export interface OperationExamples {
   /** JSON request body (operations that take one). */
@@ -216,36 +216,6 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   getMedia: { response: media },
   deleteMedia: { response: deleted },
 
-  createWebhook: { request: { url: webhook.url, events: webhook.events }, response: { ...webhook, secret: 'whsec_CCDlBjnMuqpUnrIeYwPIlVvVffgv2+Ax' } },
-  listWebhooks: { response: { data: [webhook] } },
-  deleteWebhook: { response: deleted },
-  listWebhookDeliveries: {
-    response: {
-      data: [
-        {
-          delivery_id: 'msg_9b1f3c07a2d84e6f8c5b0a1d2e3f4a5b',
-          event: 'post.published',
-          delivery_status: 'delivered',
-          attempt: 2,
-          at: UPDATED,
-          response_code: 204,
-          duration_ms: 38,
-          error: null,
-        },
-        {
-          delivery_id: 'msg_9b1f3c07a2d84e6f8c5b0a1d2e3f4a5b',
-          event: 'post.published',
-          delivery_status: 'delivered',
-          attempt: 1,
-          at: PUBLISHED,
-          response_code: 503,
-          duration_ms: 12,
-          error: 'answered 503',
-        },
-      ],
-    },
-  },
-
   exportAccount: {
     response: {
       format: 'folio-export',
@@ -300,5 +270,6 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   ...READER_EXAMPLES,
   ...SESSION_EXAMPLES,
   ...PREVIEW_EXAMPLES,
+  ...WEBHOOK_EXAMPLES,
 };
 export const ERROR_EXAMPLE = { error: 'not_found', message: 'post "sharpening-a-chisel" not found' };

@@ -139,5 +139,25 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
         ctx.body = { data: webhooks.attempts(authOf(ctx), ctx.params.id ?? '', ctx.params.webhookId ?? '').map(presentAttempt) };
       },
     },
+    {
+      method: 'POST',
+      path: '/blogs/:id/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+      operationId: 'redeliverWebhookDelivery',
+      summary: 'Send a delivery again now (same body and webhook-id), whatever its state',
+      description:
+        'Makes the delivery (its `delivery_id` from the deliveries list) due at once, to resend an event after fixing a receiver: the same signed body and `webhook-id`, so a receiver that already took it can drop it. A failed delivery gets one attempt more, retried with back-off only within 24 hours of its event. Takes no request body.',
+      tag: 'webhooks',
+      scope: 'blogs:write',
+      status: 200,
+      response: {
+        type: 'object',
+        required: ['delivery_id', 'delivery_status'],
+        properties: { delivery_id: { type: 'string' }, delivery_status: { const: 'pending' } },
+      },
+      handler: async (ctx) => {
+        const { deliveryId } = await webhooks.redeliver(authOf(ctx), ctx.params.id ?? '', ctx.params.webhookId ?? '', ctx.params.deliveryId ?? '');
+        ctx.body = { delivery_id: deliveryId, delivery_status: 'pending' };
+      },
+    },
   ];
 }
