@@ -180,7 +180,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       return { accountId: account.id, key: k };
     },
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A connection a test left mid-request (an upload's client gone quiet after its refusal)
+      // would hold close() for ever; the server's own drain is tested in shutdown.test.ts.
+      const force = setTimeout(() => server.closeAllConnections(), 5_000);
+      await closed;
+      clearTimeout(force);
       await folio.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
