@@ -4,7 +4,7 @@
  * bytes on a few keep-alive sockets and answers are only counted, no HTTP client in between (a
  * Node http.request costs about what the server's answer does, and on two cores that share is
  * taken from the server being measured). Paced evenly in time, as readers' loads arrive.
- * Prints the counts as one JSON line. Arguments: <base url> <blog host> <seconds> <hits per second>.
+ * Prints `ready` once connected, then the counts as one JSON line. Arguments: <base url> <blog host> <seconds> <hits per second>.
  */
 import { connect, type Socket } from 'node:net';
 
@@ -45,6 +45,8 @@ function open(): Promise<Socket> {
 }
 
 const sockets = await Promise.all(Array.from({ length: SOCKETS }, open));
+// The bench starts its measured window on this line, so a process's start-up is never in it.
+process.stdout.write('ready\n');
 const total = Math.round(rate * seconds);
 const gapMs = 1000 / rate;
 let sent = 0;
