@@ -185,11 +185,13 @@ describe('a new user’s first hour with the dashboard, in Chromium, against the
     // The blog's address: `jeju.localhost:<port>` (FOLIO_SERVICE_DOMAIN defaults to localhost:<port>), which Chromium sends to loopback.
     blogOrigin = new URL(blog.url).origin;
     expect(blogOrigin).toBe(`http://jeju.localhost:${server.port}`);
-    await eventually(() => page.locator('#posts-summary').textContent()).toBeTruthy();
+    await eventually(() => page.locator('#posts-summary').textContent()).toBe('No posts here yet.');
     await audit('posts (empty)');
 
     await visit('blogs', '/dashboard', '#blogs-list table');
     expect(await page.getByRole('link', { name: '제주 일기', exact: true }).getAttribute('href')).toBe(`/dashboard/blogs/${blogId}/posts`);
+    // The blog's address, as the API gives it.
+    await eventually(() => page.getByRole('link', { name: `jeju.localhost:${server.port}` }).getAttribute('href')).toBe(blog.url);
   });
 
   it('writes a Korean post with the IME and a pasted image; the upload placeholder becomes the image', STEP, async () => {
@@ -290,6 +292,7 @@ describe('a new user’s first hour with the dashboard, in Chromium, against the
 
   it('shares a draft’s preview; someone without a session reads it with the theme, privately', STEP, async () => {
     await visit('posts', `/dashboard/blogs/${blogId}/posts`, '#posts-list table');
+    expect(await page.locator('#posts-list tbody tr a:not(.tag)').allTextContents()).toEqual(['한라산 등반기']);
     await page.getByRole('link', { name: 'New post' }).click();
     await eventually(() => page.locator('#editor').isVisible()).toBe(true);
     await page.getByLabel('Title', { exact: true }).fill('공유할 초안');
