@@ -31,10 +31,10 @@ export interface PreviewFrameDeps {
  * `sandbox` repeats the iframe's attribute for a frame opened on its own: an opaque origin, so
  * even a script that got through could not use the session's cookie or call /v1.
  */
-export function previewFramePolicy(scriptUrl: string): string {
+export function previewFramePolicy(scriptUrls: readonly string[]): string {
   return [
     "default-src 'none'",
-    `script-src ${scriptUrl}`,
+    `script-src ${scriptUrls.join(' ')}`,
     "style-src 'self' https: 'unsafe-inline'",
     'img-src * data:',
     'media-src *',
@@ -63,10 +63,14 @@ export function registerPreviewFrame(
     const script = helpers.assets.url('previewFrame.js');
     // Only when the editor's own entry is missing too, which the editor page already answers.
     if (script === null) throw new NotFoundError('the dashboard is not built: run npm run bundle');
-    const page = deps.source.page(auth.account.id, ctx.params.blogId ?? '', { assetsBase: deps.assetsBase, script });
     ctx.set('Cache-Control', 'private, no-store');
     // X-Robots-Tag (noindex, nofollow) and Referrer-Policy come from dashboardRoutes, as for every page.
-    ctx.set('Content-Security-Policy', previewFramePolicy(`${helpers.publicOrigin}${script}`));
+    // The API's public origin, and the host this request was sent to as the CSRF check takes it
+    // (csrf.ts): a browser that reached the dashboard under either loads the script from there.
+    // Set before the page is made, so a not-found answer shows in the editor's frame too.
+    const urls = new Set([`${helpers.publicOrigin}${script}`, `${ctx.protocol}://${ctx.host}${script}`]);
+    ctx.set('Content-Security-Policy', previewFramePolicy([...urls]));
+    const page = deps.source.page(auth.account.id, ctx.params.blogId ?? '', { assetsBase: deps.assetsBase, script });
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
   });
