@@ -54,6 +54,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
   const apiBaseUrl = publicApiBase(config);
   // Preview pages live beside /v1 on the API's public base (a prefix behind a proxy included).
   const previewBase = apiBaseUrl.replace(/\/v1\/?$/, '');
+  const previewPath = new URL(previewBase).pathname.replace(/\/+$/, '');
   const previews = composePreviews(core);
   const views = { pageViews: core.analytics.pageViews, trustProxyHops: config.trustProxyHops };
   const app = createApp({
@@ -102,7 +103,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
       source: previews.links,
       limiter: new AddressRateLimiter(clock, PREVIEW_PAGE_LIMIT.requests, PREVIEW_PAGE_LIMIT.windowMs),
       trustProxyHops: config.trustProxyHops,
-      basePath: new URL(previewBase).pathname.replace(/\/+$/, ''),
+      basePath: previewPath,
     },
     corsOrigins: config.corsOrigins,
     metrics,
@@ -114,6 +115,8 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
       loginLinks: core.loginLinks,
       passwords: core.passwords,
       assets: new DashboardAssets(join(packageRoot, 'dist', 'dashboard')),
+      // The editor's preview frame takes the theme's assets where preview links do.
+      previewFrame: { source: previews.frame, assetsBase: `${previewPath}/preview/assets` },
       // Not a plan limit: on even with FOLIO_RATE_LIMITS=off (guessing passwords is never fine).
       limits: {
         perAddress: new AddressRateLimiter(clock, SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs),

@@ -3,7 +3,7 @@
  * link), against the real app: a Korean post written with the IME and a pasted image,
  * autosaved, published and read on the live page, edited and saved, a two-tab conflict that
  * loses nothing, History → Restore, Schedule (Creator) and its disabled state (Free), Delete,
- * and axe-core on the page.
+ * the live preview in a sandboxed frame of the blog's theme, and axe-core on the page.
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -24,6 +24,25 @@ function editorText(page: Page): Promise<string> {
 
 const saveState = (page: Page) => page.locator('#save-state');
 
+/** The live preview's content element, inside the Preview region's frame (the blog's theme). */
+const previewContent = (page: Page) => page.frameLocator('#preview-frame').locator('article .post-content');
+
+/** Content HTML compared across the frame and the published page: the frame's media URLs are absolute on the blog's host. */
+const comparable = (html: string) =>
+  html
+    .replace(/https?:\/\/jeju\.localhost:\d+(?=\/)/g, '')
+    .replace(/>\s+</g, '><')
+    .trim();
+
+/** The dashboard's messages from the preview frame's flag scripts: a post's script that ran would send one. */
+const PWNED_LISTENER = () => {
+  const w = window as unknown as { pwned: unknown[] };
+  w.pwned = [];
+  window.addEventListener('message', (event) => {
+    if (event.data === 'pwned') w.pwned.push(event.data);
+  });
+};
+
 /** expect.poll with room for a loaded machine (its default gives up after 1 s); a pass returns at once. */
 const eventually = <T>(read: () => T | Promise<T>, message?: string) => expect.poll(read, { timeout: 30_000, interval: 100, ...(message ? { message } : {}) });
 
@@ -35,8 +54,6 @@ describe('the post editor', () => {
   let png: string;
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
-  let previewExists = false;
-  let shareExists = false;
 
   async function signedIn(options: { accountId?: string; viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<Page> {
     const context = await browser.newContext({
@@ -90,10 +107,13 @@ describe('the post editor', () => {
         .png()
         .toBuffer()
     ).toString('base64');
+    // The owner's theme: the preview frame must show it as the published page does.
+    const themed = await t.request('PUT', `/v1/blogs/${blogId}`, {
+      key: creatorKey,
+      body: { theme_config: { customCss: '.post-content { font-family: "Folio Frame Test", serif; } body { --folio-frame-test: 11px; }' } },
+    });
+    expect(themed.status, themed.text).toBe(200);
     browser = await launchChromium();
-    // POST /v1/preview and the preview link come from another branch: the editor must work, and
-    // say so, without them; which case this run checks depends on whether the app has them.
-    previewExists = (await t.request('POST', '/v1/preview', { key: creatorKey, blogId, body: { content_md: 'x' } })).status !== 404;
   });
   afterEach(() => {
     expect(problems.splice(0)).toEqual([]);
@@ -132,8 +152,8 @@ describe('the post editor', () => {
     }, png);
     await eventually(() => editorText(page)).toMatch(/!\[Image\]\(http:\/\/jeju\.localhost:\d+\/media\/[^)]+\.png\)/);
     expect(await editorText(page)).toMatch(/^한글로 쓴 첫 문단입니다\.\n\n!\[Image\]/);
-    if (previewExists) await eventually(() => page.locator('#preview-body').textContent()).toContain('한글로 쓴 첫 문단입니다.');
-    else await eventually(() => page.locator('#preview-state').textContent()).toContain('The live preview is not available on this server');
+    await eventually(() => previewContent(page).textContent()).toContain('한글로 쓴 첫 문단입니다.');
+    await eventually(() => previewContent(page).locator('img').count()).toBe(1);
     await eventually(() => saveState(page).textContent()).toBe('All changes saved');
     await eventually(() => new URL(page.url()).pathname).toMatch(/\/posts\/[^/]+$/);
     slug = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1)!);
@@ -174,6 +194,102 @@ describe('the post editor', () => {
     await eventually(() => saveState(page).textContent()).toBe('All changes saved');
     await reader.reload();
     expect(await reader.locator('.post-content').textContent()).toContain('정상에서 본 풍경.');
+  });
+
+  it("shows in the Preview frame the published page's content, in the blog's theme, in a sandbox", async () => {
+    const page = await signedIn();
+    await openEditor(page, encodeURIComponent(slug));
+    await eventually(() => previewContent(page).textContent()).toContain('정상에서 본 풍경.');
+    const frame = (await (await page.locator('#preview-frame').elementHandle())!.contentFrame())!;
+    expect(new URL(frame.url()).pathname).toBe(`/dashboard/blogs/${blogId}/preview-frame`);
+    expect(await frame.locator('article .post-title').textContent()).toBe('한라산 등반기');
+    expect(await frame.evaluate(() => document.documentElement.lang)).toBe('ko');
+
+    const reader = await page.context().newPage();
+    await reader.goto(`${blogOrigin}/${encodeURIComponent(slug)}`);
+    const published = await reader.locator('article .post-content').innerHTML();
+    expect(comparable(await previewContent(page).innerHTML())).toBe(comparable(published));
+    // The frame's images load from the blog's host, as the page's do (the width the srcset picks
+    // depends on the frame's).
+    const loaded = (images: Element[]) =>
+      images.map((image) => ({ host: new URL((image as HTMLImageElement).currentSrc).hostname, drawn: (image as HTMLImageElement).naturalWidth > 0 }));
+    await eventually(() => previewContent(page).locator('img').evaluateAll(loaded)).toEqual([{ host: 'jeju.localhost', drawn: true }]);
+    expect(await reader.locator('article .post-content img').evaluateAll(loaded)).toEqual([{ host: 'jeju.localhost', drawn: true }]);
+
+    // The theme applies: the owner's custom CSS and the theme's stylesheet, as on the published
+    // page, and nothing of the dashboard's own styles.
+    const styleOf = () => {
+      const body = getComputedStyle(document.body);
+      const content = document.querySelector('article .post-content');
+      return {
+        font: content ? getComputedStyle(content).fontFamily : getComputedStyle(document.querySelector('#preview-frame')!).fontFamily,
+        custom: body.getPropertyValue('--folio-frame-test').trim(),
+        background: body.backgroundColor,
+      };
+    };
+    const framed = await frame.evaluate(styleOf);
+    expect(framed).toEqual(await reader.evaluate(styleOf));
+    expect(framed.font).toContain('Folio Frame Test');
+    expect(framed.custom).toBe('11px');
+    const dashboard = await page.evaluate(styleOf);
+    expect(dashboard.font).not.toBe(framed.font);
+    expect(dashboard.custom).toBe('');
+
+    // A sandboxed frame: an opaque origin, so even a script that got in could not read the
+    // dashboard's cookies or page, nor call /v1 with the session (its CSP forbids any fetch too).
+    const reach = await frame.evaluate(async () => {
+      const attempt = async (run: () => unknown) => {
+        try {
+          return `allowed: ${String(await run())}`;
+        } catch (error) {
+          return error instanceof Error ? error.name : 'refused';
+        }
+      };
+      return {
+        origin: window.origin,
+        cookie: await attempt(() => document.cookie),
+        parent: await attempt(() => window.parent.document.title),
+        api: await attempt(async () => (await fetch('/v1/account', { credentials: 'include' })).status),
+      };
+    });
+    expect(reach).toEqual({ origin: 'null', cookie: 'SecurityError', parent: 'SecurityError', api: 'TypeError' });
+    // The fetch was refused by the frame's CSP, as the console says: the expected refusals.
+    const isApiRefusal = (problem: string) => problem.includes('/v1/account') && /Content Security Policy/.test(problem);
+    await eventually(() => problems.filter(isApiRefusal).length).toBeGreaterThan(0);
+    for (const refusal of problems.filter(isApiRefusal)) problems.splice(problems.indexOf(refusal), 1);
+    await reader.close();
+  });
+
+  it("runs nothing of a post's script or event handlers in the Preview frame, nor anything injected into it", async () => {
+    const hostile = [
+      '앞 문장.',
+      '<img src="x" onerror="window.parent.postMessage(\'pwned\', \'*\')">',
+      "<script>window.parent.postMessage('pwned', '*')</script>",
+      "<svg><script>window.parent.postMessage('pwned', '*')</script></svg>",
+      '뒤 문장.',
+    ].join('\n\n');
+    const created = await t.request('POST', '/v1/posts', { key: creatorKey, blogId, body: { title: 'Hostile', content: hostile } });
+    expect(created.status, created.text).toBe(201);
+    const page = await signedIn();
+    await page.addInitScript(PWNED_LISTENER);
+    await openEditor(page, encodeURIComponent(created.body.slug));
+    await eventually(() => previewContent(page).textContent()).toContain('뒤 문장.');
+    const frame = (await (await page.locator('#preview-frame').elementHandle())!.contentFrame())!;
+    // Every image of the frame has loaded or failed: an onerror handler would have run by now.
+    await eventually(() => frame.evaluate(() => Array.from(document.images).every((image) => image.complete))).toBe(true);
+    expect(await previewContent(page).locator('script, [onerror]').count()).toBe(0);
+
+    // Past the server's sanitiser, the frame's CSP still refuses inline script.
+    const refused = page.waitForEvent('console', (message) => /Content Security Policy/.test(message.text()));
+    await frame.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = "window.parent.postMessage('pwned', '*')";
+      document.body.append(script);
+    });
+    const refusal = (await refused).text();
+    expect(refusal).toMatch(/inline script violates the following Content Security Policy directive 'script-src /);
+    problems.splice(problems.indexOf(refusal), 1);
+    expect(await page.evaluate(() => (window as unknown as { pwned: unknown[] }).pwned)).toEqual([]);
   });
 
   it('shows a conflict when another tab saved first, keeping the local text, with Reload and Show difference', async () => {
@@ -344,20 +460,16 @@ describe('the post editor', () => {
     await eventually(() => editorText(page)).toMatch(/첫 줄\. 끝\.$/);
   });
 
-  it('makes a share preview link, or says the server has no such operation', async () => {
+  it('makes a share preview link ready to copy', async () => {
     const page = await signedIn();
     await openEditor(page, encodeURIComponent(slug));
-    shareExists = (await t.request('POST', `/v1/posts/${encodeURIComponent(slug)}/preview-link`, { key: creatorKey, blogId, body: {} })).status !== 404;
     await page.getByRole('button', { name: 'Share preview' }).click();
-    if (shareExists) {
-      const field = page.getByLabel('Preview link');
-      await eventually(() => field.inputValue()).toMatch(/^https?:\/\//);
-      expect(await field.getAttribute('readonly')).not.toBeNull();
-      expect(await page.getByRole('button', { name: 'Copy link' }).getAttribute('data-copy')).toBe('share-url');
-    } else
-      await expect
-        .poll(() => page.locator('#share-state').textContent())
-        .toBe('Share preview is not available on this server (it has no preview-link operation).');
+    const field = page.getByLabel('Preview link');
+    await eventually(() => field.inputValue()).toMatch(/^https?:\/\//);
+    expect(await field.getAttribute('readonly')).not.toBeNull();
+    expect(await page.getByRole('button', { name: 'Copy link' }).getAttribute('data-copy')).toBe('share-url');
+    const link = new URL(await field.inputValue());
+    expect((await fetch(`${t.baseUrl}${link.pathname}`)).status).toBe(200);
   });
 
   it('reaches every field and action with Tab alone, in reading order, with a visible focus', async () => {
@@ -365,7 +477,13 @@ describe('the post editor', () => {
     await openEditor(page, encodeURIComponent(slug));
     await page.locator('h1').click();
     const reached: string[] = [];
-    for (let i = 0; i < 40; i++) {
+    // Inside the preview frame (the blog's page: its links), the theme's own focus style shows.
+    const inFrame = () =>
+      page.frame({ url: /\/preview-frame$/ })!.evaluate(() => {
+        const active = document.activeElement;
+        return active && active !== document.body ? getComputedStyle(active).outlineStyle : 'nothing focused';
+      });
+    for (let i = 0; i < 70; i++) {
       await page.keyboard.press('Tab');
       const focused = () =>
         page.evaluate(() => {
@@ -379,7 +497,8 @@ describe('the post editor', () => {
         });
       const now = await focused();
       if (!now) continue;
-      await eventually(async () => (await focused())?.outline, `focus on ${now.name} is visible`).not.toBe('none');
+      if (now.name === 'preview-frame') await eventually(inFrame, 'focus inside the preview frame is visible').not.toMatch(/^(none|nothing focused)$/);
+      else await eventually(async () => (await focused())?.outline, `focus on ${now.name} is visible`).not.toBe('none');
       if (!reached.includes(now.name)) reached.push(now.name);
     }
     const order = [
@@ -390,6 +509,7 @@ describe('the post editor', () => {
       'live-link',
       'post-title',
       'post-content',
+      'preview-frame',
       'post-tags',
       'post-slug',
       'post-description',
@@ -416,6 +536,10 @@ describe('the post editor', () => {
       const page = await signedIn({ colorScheme });
       await openEditor(page, encodeURIComponent(slug));
       const results = await new AxeBuilder({ page }).analyze();
+      // axe-core reads the preview frame's stylesheet with a request of its own, which the
+      // frame's CSP (no connect-src) refuses: the tool's request, not the page's.
+      const axeReads = problems.filter((problem) => /^Connecting to '[^']*\/preview\/assets\/[^']*\.css' violates .*default-src 'none'/.test(problem));
+      for (const read of axeReads) problems.splice(problems.indexOf(read), 1);
       const serious = results.violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
         .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);

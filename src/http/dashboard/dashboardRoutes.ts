@@ -9,6 +9,7 @@ import { checkCsrf, originAllowed } from './csrf.js';
 import { ForbiddenError } from '../../domain/errors.js';
 import { readForm } from './formBody.js';
 import { DASHBOARD_PAGES } from './pages.js';
+import { registerPreviewFrame, type PreviewFrameDeps } from './previewFrame.js';
 import { clearSessionCookie, sessionSecretOf, setSessionCookie } from './sessionCookie.js';
 import { dashboardPolicy, DashboardViews } from './views.js';
 import { registerSignIn, SIGN_IN_PATH, type SignInDeps } from './signIn.js';
@@ -19,6 +20,8 @@ export interface DashboardDeps extends SignInDeps {
   sessions: SessionsService;
   loginLinks: LoginLinksService;
   assets: DashboardAssets;
+  /** The editor's preview frame (previewFrame.ts); without it the route is not there. */
+  previewFrame?: PreviewFrameDeps;
 }
 
 /**
@@ -40,6 +43,7 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
 
   router.get(`${ASSETS_PATH}:file`, named(`${ASSETS_PATH}:file`), deps.assets.serve);
   registerSignIn(router, deps, views, { named, sessionOf });
+  if (deps.previewFrame) registerPreviewFrame(router, deps.previewFrame, { named, sessionOf, toSignIn, assets: deps.assets, publicOrigin: deps.publicOrigin });
 
   router.get(`${SIGN_IN_PATH}/:token`, named(`${SIGN_IN_PATH}/:token`), (ctx) => {
     const use = deps.loginLinks.consume(ctx.params.token ?? '');

@@ -6,7 +6,8 @@ import type { DashboardAssets } from './assets.js';
 
 /**
  * The dashboard's Content-Security-Policy: nothing inline, nothing from elsewhere; images may be
- * data: and blob: URLs (pasted images before upload) and the blogs' own hosts (`imgSources`).
+ * data: and blob: URLs (pasted images before upload) and the blogs' own hosts (`imgSources`);
+ * frames only from this host.
  */
 export function dashboardPolicy(imgSources: readonly string[] = []): string {
   return [
@@ -15,6 +16,8 @@ export function dashboardPolicy(imgSources: readonly string[] = []): string {
     "style-src 'self'",
     ['img-src', "'self'", 'data:', 'blob:', ...imgSources].join(' '),
     "connect-src 'self'",
+    // The editor's Preview region is a frame of this host (previewFrame.ts); nothing frames the dashboard.
+    "frame-src 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "form-action 'self'",

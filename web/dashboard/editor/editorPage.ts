@@ -13,6 +13,7 @@ import { HistoryDialog } from './historyDialog.js';
 import { uploadImages } from './imageUpload.js';
 import { LivePreview } from './livePreview.js';
 import { PostSession } from './postSession.js';
+import { PreviewFrameView } from './previewFrameView.js';
 import { Scheduling } from './scheduling.js';
 import { wireSharePreview } from './sharePreview.js';
 
@@ -47,7 +48,8 @@ export async function startEditor(main: HTMLElement): Promise<void> {
     return editor;
   };
   const form = new FieldsForm(content);
-  const preview = new LivePreview(blogId, byId('preview-body'), byId('preview-state'));
+  const preview = new LivePreview(blogId, new PreviewFrameView(byId<HTMLIFrameElement>('preview-frame')), byId('preview-state'), () => form.title.value);
+  form.title.addEventListener('input', () => preview.retitle());
   let blogUrl: string | null = null;
   let leaving = false;
 
