@@ -5,7 +5,7 @@
  * as the app that made the posts and the app started after it.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,40 @@ describe('a CLI rebuild before the server starts', () => {
       expect(t.folio.reRenderAfterUpgrade()).toBe(0);
     } finally {
       await t.close();
+    }
+  });
+
+  it('after folio import into a fresh data dir, the imported blogs are not rendered again at the start', async () => {
+    const t = await startTestApp({ dataDir });
+    let exported: string;
+    try {
+      const res = await t.request('GET', '/v1/account/export', { key: blogs[0]!.actor.key });
+      expect(res.status, res.text).toBe(200);
+      exported = res.text;
+    } finally {
+      await t.close();
+    }
+    const fresh = mkdtempSync(join(tmpdir(), 'folio-import-start-'));
+    try {
+      const file = join(fresh, 'export.json');
+      writeFileSync(file, exported);
+      const env = { FOLIO_DATA_DIR: join(fresh, 'data'), FOLIO_RATE_LIMITS: 'off' };
+      const account = await runCliCaptured(['account', 'create', '--json'], env);
+      expect(account.code, account.stderr).toBe(0);
+      // The blog slugs are the first data dir's: the import names them again in this one.
+      const run = await runCliCaptured(['import', file, '--account', JSON.parse(account.stdout).account_id], env);
+      expect(run.code, run.stderr).toBe(0);
+      const server = await startTestApp({ dataDir: env.FOLIO_DATA_DIR });
+      try {
+        expect(server.folio.reRenderAfterUpgrade()).toBe(0);
+        await server.folio.tick();
+        await server.folio.idle();
+        expect(server.handledJobs).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
     }
   });
 
