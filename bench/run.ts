@@ -38,7 +38,10 @@ const { values } = parseArgs({
   },
 });
 const only = new Set(
-  (values.only ?? 'api,api-read,publish,edits,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak')
+  (
+    values.only ??
+    'api,api-read,publish,edits,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak'
+  )
     .split(',')
     .map((s) => s.trim()),
 );
