@@ -77,7 +77,10 @@ export async function importCommand(config: Config, args: string[], busyTimeoutM
       await folio.runner.runNow([id]);
     }
     publishing(jobIds.length, jobIds.length);
-    const pending = jobIds.map((id) => repos.jobs.findById(id)).filter((job) => job && job.status !== 'done');
+    const ran = jobIds.map((id) => repos.jobs.findById(id));
+    // An imported blog's job rendered its pages and indexes: the server's start need not again.
+    for (const job of ran) if (job?.status === 'done') folio.recordRenderedByCommand(job.blogId, { pages: true });
+    const pending = ran.filter((job) => job && job.status !== 'done');
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const nothing = result.blogs.length === 0 ? ' Nothing was imported.' : '';
     process.stdout.write(`Imported ${result.blogs.length} blogs and ${result.posts} posts into account ${account.id} in ${seconds} s.${nothing}\n`);

@@ -19,12 +19,14 @@ export async function siteCommand(config: Config, group: 'site' | 'search', args
     if (group === 'search') {
       const started = performance.now();
       const count = await folio.publisher.reindex(blog);
+      folio.recordRenderedByCommand(blog.id, { pages: false });
       process.stdout.write(`Reindexed ${count} published posts of ${slug} in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
       return 0;
     }
     if (sub === 'rebuild') {
       const started = performance.now();
       const result = await folio.publisher.rebuild(blog, { force: true, withSearch: true, onProgress: progressBar(`rebuilding ${slug}`) });
+      folio.recordRenderedByCommand(blog.id, { pages: true });
       process.stdout.write(
         `Rebuilt ${slug}: ${result.written} objects written, ${result.deleted} stale removed, search index rebuilt, in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
       );
@@ -64,6 +66,7 @@ export async function rebuildAll(config: Config, options: { busyTimeoutMs?: numb
         withSearch: true,
         onProgress: progressBar(`rebuilding ${blog.slug} (${i + 1}/${blogs.length})`),
       });
+      folio.recordRenderedByCommand(blog.id, { pages: true });
       written += result.written;
     }
     process.stdout.write(

@@ -15,7 +15,7 @@ import { Backups } from '../backup/backups.js';
 import { databaseFile, storeLabel } from './adapters.js';
 import { close, idle, tick } from './background.js';
 import type { ComposeOptions, FolioCore } from './folio.js';
-import { composePublishing, reRenderIfUpgraded } from './publishing.js';
+import { composePublishing, recordRenderedByCommand, reRenderIfUpgraded } from './publishing.js';
 import { composeSearch } from './search.js';
 import { composeServices } from './services.js';
 import { composeStores, openData, removeLeftovers, settleStore } from './storage.js';
@@ -108,6 +108,7 @@ export function buildCore(options: ComposeOptions): Core {
     warmUp,
     analytics,
     reRenderAfterUpgrade: () => reRenderIfUpgraded({ ...data, clock, logger }, cache),
+    recordRenderedByCommand: (blogId, what) => recordRenderedByCommand({ ...data, clock }, cache, blogId, what),
     removeLeftovers: () => removeLeftovers(backups, stores.baseStore),
     tick: () => tick({ storeWatch: publishing.storeWatch, transitions: services.transitions, blogs: repos.blogs, dispatcher, runner, expiredSignIns }),
     idle: () => idle(background),

@@ -124,6 +124,8 @@ export interface FolioCore {
   metrics: Metrics;
   /** Records the render fingerprint; a changed theme or renderer queues every blog's re-render. */
   reRenderAfterUpgrade(): number;
+  /** A CLI command re-rendered the blog's pages and indexes (`pages`) or only its indexes: the server's next start leaves it out. */
+  recordRenderedByCommand(blogId: string, what: { pages: boolean }): void;
   /** Search indexes and listings of recently used blogs: recorded (every minute, at close) and loaded again after a start. */
   warmUp: WarmUp;
   /** What the search cache holds (blogs least recently used first). */

@@ -14,7 +14,8 @@ import { createPublishing, type Publishing } from '../publish/publishing.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
 import type { CachePolicy } from '../domain/cacheHeaders.js';
 import { lazyTheme } from '../publish/render/renderTheme.js';
-import { renderFingerprint, reRenderAfterUpgrade } from '../publish/reRenderAfterUpgrade.js';
+import { recordRenderedOutsideServer, renderFingerprint, reRenderAfterUpgrade } from '../publish/reRenderAfterUpgrade.js';
+import { RenderStampsRepo } from '../db/renderStampsRepo.js';
 import { SEARCH_TEXT_VERSION } from '../search/searchTypes.js';
 import type { PooledSearchWork } from '../search/pooledSearchWork.js';
 import { StaticIndexWriter } from '../search/static/staticIndexWriter.js';
@@ -97,8 +98,25 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
 export function reRenderIfUpgraded(deps: { db: Db; settings: SettingsRepo; repos: Repos; clock: Clock; logger: Logger }, cache: CachePolicy): number {
   const { db, settings, repos, clock, logger } = deps;
   return reRenderAfterUpgrade(
-    { db, settings, blogs: repos.blogs, jobs: repos.jobs, clock, logger },
-    renderFingerprint(templatesDir, [cache.page]),
+    { db, settings, stamps: new RenderStampsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger },
+    serverFingerprint(cache),
     SEARCH_TEXT_VERSION,
   );
+}
+
+/**
+ * After `folio site rebuild` (pages and indexes) or `folio search reindex` (indexes): stamps the
+ * blog with the same fingerprint and search text version the server's start compares, so the
+ * server does not do the whole blog's work again.
+ */
+export function recordRenderedByCommand(deps: { db: Db; repos: Repos; clock: Clock }, cache: CachePolicy, blogId: string, what: { pages: boolean }): void {
+  recordRenderedOutsideServer(
+    { stamps: new RenderStampsRepo(deps.db), jobs: deps.repos.jobs, clock: deps.clock },
+    blogId,
+    what.pages ? { fingerprint: serverFingerprint(cache), searchTextVersion: SEARCH_TEXT_VERSION } : { searchTextVersion: SEARCH_TEXT_VERSION },
+  );
+}
+
+function serverFingerprint(cache: CachePolicy): string {
+  return renderFingerprint(templatesDir, [cache.page]);
 }

@@ -6,7 +6,8 @@
  * transaction, so a crash cannot record it without the jobs. The scheduler's first tick runs
  * them, and pages whose bytes did not change are not uploaded again. The same is done, search
  * indexes included, when what the index takes of a post changed (search/searchTypes.ts,
- * SEARCH_TEXT_VERSION).
+ * SEARCH_TEXT_VERSION). A blog that `folio site rebuild` (or `folio search reindex`) already
+ * brought in line with what this server runs is left out (its render stamp, recorded by the CLI).
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import type { Db } from '../db/database.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { RENDERER_CHANGED, SEARCH_TEXT_CHANGED, type JobsRepo } from '../db/jobsRepo.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
+import type { RenderStamp, RenderStampsRepo } from '../db/renderStampsRepo.js';
 import type { Logger } from '../lib/logger.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 
@@ -63,6 +65,8 @@ const SEARCH_KEY = 'search_text_version';
 export interface ReRenderDeps {
   db: Db;
   settings: SettingsRepo;
+  /** What the CLI rendered since the last start; read and cleared here. */
+  stamps: RenderStampsRepo;
   blogs: BlogsRepo;
   jobs: JobsRepo;
   clock: Clock;
@@ -77,24 +81,54 @@ export interface ReRenderDeps {
 export function reRenderAfterUpgrade(deps: ReRenderDeps, fingerprint: string, searchTextVersion: string): number {
   const renderChanged = deps.settings.get(KEY) !== fingerprint;
   const searchChanged = deps.settings.get(SEARCH_KEY) !== searchTextVersion;
-  if (!renderChanged && !searchChanged) return 0;
+  if (!renderChanged && !searchChanged) {
+    // Stamps are only worth keeping until the next start: a later one would trust them blindly.
+    deps.stamps.clear();
+    return 0;
+  }
   const now = isoNow(deps.clock);
-  const reason = searchChanged ? SEARCH_TEXT_CHANGED : RENDERER_CHANGED;
-  const blogs = deps.db
+  const queued = deps.db
     .transaction(() => {
       deps.settings.set(KEY, fingerprint, now);
       deps.settings.set(SEARCH_KEY, searchTextVersion, now);
+      const stamps = deps.stamps.all();
+      deps.stamps.clear();
       // Nothing recorded: pages of an install older than this check, rendered by unknown code.
-      const all = deps.blogs.listAll();
-      for (const blog of all) deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason }, now });
-      return all.length;
+      let count = 0;
+      for (const blog of deps.blogs.listAll()) {
+        const stamp = trustedStamp(deps.stamps, blog.id, stamps[blog.id]);
+        const render = renderChanged && stamp?.fingerprint !== fingerprint;
+        const search = searchChanged && stamp?.searchTextVersion !== searchTextVersion;
+        if (!render && !search) continue;
+        deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: search ? SEARCH_TEXT_CHANGED : RENDERER_CHANGED }, now });
+        count += 1;
+      }
+      return count;
     })
     .immediate();
-  if (blogs > 0) {
+  if (queued > 0) {
     const what = searchChanged
       ? 'what the search index takes of a post changed: re-rendering and reindexing'
       : 'the theme or renderer changed since the last start: re-rendering';
-    deps.logger.info({ blogs }, `${what} all ${blogs} blogs in the background`);
+    deps.logger.info({ blogs: queued }, `${what} ${queued} blogs in the background`);
   }
-  return blogs;
+  return queued;
+}
+
+/**
+ * A stamp counts only when no page-changing job of the blog came after it: such a job was run by
+ * a server of the previous version (the CLI runs none after its stamp), whose pages it wrote.
+ */
+function trustedStamp(stamps: RenderStampsRepo, blogId: string, stamp: RenderStamp | undefined): RenderStamp | null {
+  if (!stamp) return null;
+  return stamps.hasJobAfter(blogId, stamp.afterJob) ? null : stamp;
+}
+
+/** Records that this process (the CLI) rendered every page and/or rebuilt the indexes of one blog. */
+export function recordRenderedOutsideServer(
+  deps: { stamps: RenderStampsRepo; jobs: Pick<JobsRepo, 'latestId'>; clock: Clock },
+  blogId: string,
+  what: { fingerprint?: string; searchTextVersion?: string },
+): void {
+  deps.stamps.record(blogId, { ...what, afterJob: deps.jobs.latestId() }, isoNow(deps.clock));
 }

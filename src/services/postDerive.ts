@@ -6,6 +6,8 @@
 import type { ContentRenderer } from '../content/contentRenderer.js';
 import { MAX_CONTENT_HTML_BYTES, type PostContent } from '../content/postContent.js';
 import { BadRequestError, ServiceUnavailableError } from '../domain/errors.js';
+import { countText, emptyCounts, type TextCounts } from '../domain/language.js';
+import type { Post } from '../domain/post.js';
 import { TaskTimeoutError } from '../workers/fairWorkerPool.js';
 
 /** `tenant`: the account the work is done for; `field`: the request field the Markdown came in. */
@@ -29,4 +31,19 @@ export async function derivePostOrRefuse(content: ContentRenderer, tenant: strin
     );
   }
   return derived;
+}
+
+/**
+ * A new title over the stored text, without rendering the Markdown again: the HTML and the
+ * description do not depend on the title, and a post's counts are its title's plus its text's
+ * (countPostText counts them apart), so only the two titles are counted. Null for a row stored
+ * before counts were (its text must be counted once).
+ */
+export function retitledContent(base: Post, title: string): PostContent | null {
+  if (!base.textCounts) return null;
+  const before = countText(base.title, emptyCounts());
+  const after = countText(title, emptyCounts());
+  const textCounts = { ...base.textCounts };
+  for (const key of Object.keys(textCounts) as (keyof TextCounts)[]) textCounts[key] += after[key] - before[key];
+  return { contentHtml: base.contentHtml, htmlBytes: Buffer.byteLength(base.contentHtml, 'utf8'), description: base.metaDescription, textCounts };
 }

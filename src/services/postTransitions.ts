@@ -16,8 +16,13 @@ export class PostTransitions {
     private readonly logger: Logger,
   ) {}
 
-  /** draft/scheduled → published; published → published again (re-render, first date kept). */
+  /**
+   * draft/scheduled → published; published → published again: first date kept, and nothing
+   * rendered when the blog has no unfinished job (its pages are what the database says already).
+   */
   async publish(blog: BlogWithDomain, slug: string): Promise<Post> {
+    const current = findPostOrThrow(this.deps, blog, slug);
+    if (current.status === 'published' && this.deps.jobs.listOpenForBlog(blog.id).length === 0) return current;
     return commitThenPublish(this.deps, (record) => {
       const before = findPostOrThrow(this.deps, blog, slug);
       const now = isoNow(this.deps.clock);

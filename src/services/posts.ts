@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isUniqueViolation } from '../db/database.js';
 import { commitThenPublish } from './commitThenPublish.js';
 import type { PostContent } from '../content/postContent.js';
-import { derivePostOrRefuse } from './postDerive.js';
+import { derivePostOrRefuse, retitledContent } from './postDerive.js';
 import { isoNow } from '../lib/clock.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { checkPrecondition, type Precondition } from './precondition.js';
@@ -133,8 +133,10 @@ export class PostsService {
       checkPublishedAt(input.publishedAt, input.status ?? base.status, this.deps.clock.now());
       const title = input.title ?? base.title;
       const contentMd = input.contentMd ?? base.contentMd;
-      const rederive = input.title !== undefined || input.contentMd !== undefined || input.metaDescription === null;
-      const content = rederive ? await this.derive(blog, title, contentMd) : null;
+      // A new title alone changes only the counts: the Markdown is not rendered again for it.
+      const rederive = input.contentMd !== undefined || input.metaDescription === null;
+      const retitled = !rederive && input.title !== undefined ? retitledContent(base, title) : null;
+      const content = retitled ?? (rederive || input.title !== undefined ? await this.derive(blog, title, contentMd) : null);
       const post = await this.applyUpdate(blog, slug, input, base, content, precondition);
       if (post) return post;
       if (attempt >= UPDATE_ATTEMPTS) throw new ConflictError(`post "${slug}" was changed by another request while this one was being rendered; try again`);

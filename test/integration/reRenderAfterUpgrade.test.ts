@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { templatesDir } from '../../src/lib/paths.js';
 import { renderFingerprint } from '../../src/publish/reRenderAfterUpgrade.js';
 import { SettingsRepo } from '../../src/db/settingsRepo.js';
+import { RenderStampsRepo } from '../../src/db/renderStampsRepo.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { reRenderAfterUpgrade } from '../../src/publish/reRenderAfterUpgrade.js';
 import { SEARCH_TEXT_VERSION } from '../../src/search/searchTypes.js';
@@ -29,6 +30,7 @@ afterAll(async () => t.close());
 const deps = () => ({
   db: t.folio.db,
   settings: new SettingsRepo(t.folio.db),
+  stamps: new RenderStampsRepo(t.folio.db),
   blogs: t.folio.repos.blogs,
   jobs: t.folio.repos.jobs,
   clock: t.clock,
