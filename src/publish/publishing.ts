@@ -19,7 +19,7 @@ import type { SiteUrls } from '../domain/siteUrls.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import type { CardDrawer } from './cards/cardDrawer.js';
 import { dispatchJob } from './jobs/dispatchJob.js';
-import { JobRunner, type JobHandler } from './jobs/jobRunner.js';
+import { JobRunner, type BatchHandler, type JobHandler } from './jobs/jobRunner.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { RenderSlots } from './parallel/renderSlots.js';
 import { SiteDeletion } from './pipelines/deleteSite.js';
@@ -136,6 +136,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     hashes,
     purge,
     indexes,
+    unpublishedChanges: (blogId) => deps.jobs.countPendingPostJobs(blogId),
     drawCardsSoon: (blog, drawings) => postCards.drawSoon(blog, drawings),
     rebuild: (blog) => rebuild.rebuild(blog),
   });
@@ -174,7 +175,22 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     deps.beforeJob?.();
     return dispatch(job);
   };
-  const runner = new JobRunner({ jobs: deps.jobs, handler: deps.jobHandler ?? handle, clock: deps.clock, logger, metrics: deps.metrics });
+  // Post changes queued behind a blog's running job fold into its next run (docs/publishing.md#coalesced-publishing).
+  const batch: BatchHandler = {
+    folds: (kind) => kind === 'post' || kind === 'post_removed',
+    run: async (jobs) => {
+      deps.beforeJob?.();
+      await postChange.runBatch(jobs);
+    },
+  };
+  const runner = new JobRunner({
+    jobs: deps.jobs,
+    handler: deps.jobHandler ?? handle,
+    batch: deps.jobHandler ? undefined : batch,
+    clock: deps.clock,
+    logger,
+    metrics: deps.metrics,
+  });
 
   return {
     ...createWarmablePublishing({
