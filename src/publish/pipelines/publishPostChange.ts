@@ -99,13 +99,21 @@ export class PostChangePipeline {
     if (drawings.some((card) => hashes.get(blog.id, card.key) === null)) this.deps.drawCardsSoon(blog, drawings);
     // index: each post once, as it is now (the last load of a post named twice wins)
     const live = new Map(loaded.changes.map((change) => [change.input.postId, change.live]));
-    await this.index(blog, [...live].map(([postId, post]) => ({ postId, live: post })), attempt);
+    await this.index(
+      blog,
+      [...live].map(([postId, post]) => ({ postId, live: post })),
+      attempt,
+    );
   }
 
   /** The whole blog rendered again, then the posts indexed as they are now. */
   private async wholeBlog(blog: BlogWithDomain, postIds: readonly string[], attempt: number): Promise<void> {
     await this.deps.rebuild(blog);
-    await this.index(blog, postIds.map((postId) => ({ postId, live: livePost(this.deps.site, postId) })), attempt);
+    await this.index(
+      blog,
+      postIds.map((postId) => ({ postId, live: livePost(this.deps.site, postId) })),
+      attempt,
+    );
   }
 
   private async index(blog: BlogWithDomain, posts: readonly { postId: string; live: SitePost | null }[], attempt: number): Promise<void> {
