@@ -84,6 +84,8 @@ export interface PublishingDeps {
   beforeJob?: () => void;
   /** Replaces `handle` as the runner's handler (tests of the job mechanics). */
   jobHandler?: JobHandler;
+  /** Replaces `handleBatch` for folded post jobs beside `jobHandler`; without it, a replaced handler runs every job alone. */
+  jobBatchHandler?: BatchHandler['run'];
 }
 
 export interface Publishing extends WarmablePublishing {
@@ -91,6 +93,8 @@ export interface Publishing extends WarmablePublishing {
   runner: JobRunner;
   /** Carries out one job: `beforeJob`, then the pipeline of its kind. */
   handle: JobHandler;
+  /** Carries out consecutive post jobs of one blog as one batch: `beforeJob`, then the post change pipeline. */
+  handleBatch: BatchHandler['run'];
   /** Re-renders every object of the blog; `force` uploads even objects whose hash matches. */
   rebuild(blog: BlogWithDomain, options?: RebuildOptions): Promise<WriteResult>;
   /** Compares the store with what the database says the blog should be. */
@@ -175,18 +179,16 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     deps.beforeJob?.();
     return dispatch(job);
   };
-  // Post changes queued behind a blog's running job fold into its next run (docs/publishing.md#coalesced-publishing).
-  const batch: BatchHandler = {
-    folds: (kind) => kind === 'post' || kind === 'post_removed',
-    run: async (jobs) => {
-      deps.beforeJob?.();
-      await postChange.runBatch(jobs);
-    },
+  const handleBatch: BatchHandler['run'] = async (jobs) => {
+    deps.beforeJob?.();
+    await postChange.runBatch(jobs);
   };
+  // Post changes queued behind a blog's running job fold into its next run (docs/publishing.md#coalesced-publishing).
+  const runBatch = deps.jobHandler ? deps.jobBatchHandler : handleBatch;
   const runner = new JobRunner({
     jobs: deps.jobs,
     handler: deps.jobHandler ?? handle,
-    batch: deps.jobHandler ? undefined : batch,
+    batch: runBatch ? { folds: (kind) => kind === 'post' || kind === 'post_removed', run: runBatch } : undefined,
     clock: deps.clock,
     logger,
     metrics: deps.metrics,
@@ -205,6 +207,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     }),
     runner,
     handle,
+    handleBatch,
     rebuild: (blog, options) => rebuild.rebuild(blog, options),
     verify: (blog) => rebuild.verify(blog),
     reindex: (blog) => reindex.reindex(blog),
