@@ -80,6 +80,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     content: parts.content,
     cards: parts.cards,
     socialCards: parts.config.socialCards,
+    maxBatch: parts.config.publishBatch,
     logger,
     clock: parts.clock,
     metrics: parts.metrics,

@@ -19,7 +19,7 @@ import type { SiteUrls } from '../domain/siteUrls.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import type { CardDrawer } from './cards/cardDrawer.js';
 import { dispatchJob } from './jobs/dispatchJob.js';
-import { JobRunner, type BatchHandler, type JobHandler } from './jobs/jobRunner.js';
+import { JobRunner, MAX_BATCH, type BatchHandler, type JobHandler } from './jobs/jobRunner.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { RenderSlots } from './parallel/renderSlots.js';
 import { SiteDeletion } from './pipelines/deleteSite.js';
@@ -82,6 +82,8 @@ export interface PublishingDeps {
   removeMedia: JobHandler;
   /** Runs before every job and may refuse it by throwing (the job then stays pending). */
   beforeJob?: () => void;
+  /** The most post jobs of a blog folded into one run (FOLIO_PUBLISH_BATCH); 1 runs each alone. */
+  maxBatch?: number;
   /** Replaces `handle` as the runner's handler (tests of the job mechanics). */
   jobHandler?: JobHandler;
   /** Replaces `handleBatch` for folded post jobs beside `jobHandler`; without it, a replaced handler runs every job alone. */
@@ -184,11 +186,11 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     await postChange.runBatch(jobs);
   };
   // Post changes queued behind a blog's running job fold into its next run (docs/publishing.md#coalesced-publishing).
-  const runBatch = deps.jobHandler ? deps.jobBatchHandler : handleBatch;
+  const runBatch = (deps.maxBatch ?? MAX_BATCH) > 1 ? (deps.jobHandler ? deps.jobBatchHandler : handleBatch) : undefined;
   const runner = new JobRunner({
     jobs: deps.jobs,
     handler: deps.jobHandler ?? handle,
-    batch: runBatch ? { folds: (kind) => kind === 'post' || kind === 'post_removed', run: runBatch } : undefined,
+    batch: runBatch ? { folds: (kind) => kind === 'post' || kind === 'post_removed', run: runBatch, max: deps.maxBatch ?? MAX_BATCH } : undefined,
     clock: deps.clock,
     logger,
     metrics: deps.metrics,

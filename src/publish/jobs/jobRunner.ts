@@ -10,7 +10,7 @@ export type JobHandler = (job: PublishJob) => Promise<void>;
 
 const MAX_BACKOFF_MS = 5 * 60 * 1000;
 
-/** Jobs folded into one run at most: a batch holds its blog for a bounded time. */
+/** Jobs folded into one run at most, by default: a batch holds its blog for a bounded time. */
 export const MAX_BATCH = 200;
 
 /**
@@ -21,6 +21,8 @@ export interface BatchHandler {
   /** Whether jobs of this kind fold into a batch; a job of another kind ends one. */
   folds(kind: PublishJob['kind']): boolean;
   run(jobs: readonly PublishJob[]): Promise<void>;
+  /** The most jobs of one run (MAX_BATCH unless configured). */
+  max?: number;
 }
 
 export interface JobRunnerDeps {
@@ -138,7 +140,7 @@ export class JobRunner {
     const { batch } = this.deps;
     if (!batch?.folds(job.kind)) return [job];
     const run: PublishJob[] = [];
-    for (const pending of this.deps.jobs.pendingFrom(job.blogId, job.id, MAX_BATCH)) {
+    for (const pending of this.deps.jobs.pendingFrom(job.blogId, job.id, batch.max ?? MAX_BATCH)) {
       if (!batch.folds(pending.kind)) break;
       run.push(pending);
     }
