@@ -36,7 +36,7 @@ async function call(baseUrl: string, blog: ImportedBlog, method: string, path: s
  * first start of a data dir made by importCorpus re-renders the blog: it records the render
  * fingerprint), then stops it: the next start is a plain restart.
  */
-async function settle(blog: ImportedBlog, env: Record<string, string>): Promise<void> {
+export async function settle(blog: ImportedBlog, env: Record<string, string>): Promise<void> {
   const server = await startBenchServer({ FOLIO_DATA_DIR: blog.dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn', ...env });
   try {
     for (;;) {

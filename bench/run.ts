@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,publish,edits,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak` and the large corpus size with `--posts N`
- * (default 10,000). `soak` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
+ * `--only api,api-read,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak` and the large corpus size with `--posts N`
+ * (default 10,000); `--seconds N` also sets how long the `burst` writers run (default 60). `soak` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first).
  */
 import { parseArgs } from 'node:util';
@@ -15,6 +15,7 @@ import { runSearchBench } from './searchBench.js';
 import { runTenantsBench } from './tenantsBench.js';
 import { runDiscoverBench } from './discoverBench.js';
 import { runSyncBench } from './syncBench.js';
+import { runBurstBench } from './burstBench.js';
 import { runStaticSearchBench } from './staticSearchBench.js';
 import { runHostileBench } from './hostileBench.js';
 import { corpusDir, loadCorpus } from './corpus.js';
@@ -40,7 +41,7 @@ const { values } = parseArgs({
 const only = new Set(
   (
     values.only ??
-    'api,api-read,publish,edits,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak'
+    'api,api-read,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak'
   )
     .split(',')
     .map((s) => s.trim()),
@@ -68,6 +69,7 @@ await section('publish', async () => {
   return [];
 });
 await section('edits', () => runEditBench(posts));
+await section('burst', () => runBurstBench(posts, values.seconds ? seconds : 60));
 await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('tenants', () => runTenantsBench({ blogs: 1000, postsPerBlog: 100, bigPosts: 50_000, corpusDir: corpusDir(50_000) }));
 await section('discover', () => runDiscoverBench({ blogs: 1000, postsPerBlog: 100, corpusDir: corpusDir(10_000), corpusPosts: 10_000 }));

@@ -56,6 +56,7 @@ export function buildCore(options: ComposeOptions): Core {
     logger,
     metrics,
     jobHandler: options.jobHandler,
+    jobBatchHandler: options.jobBatchHandler,
   });
   const { publisher } = publishing;
   const { runner } = publisher;
@@ -98,6 +99,7 @@ export function buildCore(options: ComposeOptions): Core {
     domains: services.domains,
     runner,
     handleJob: publisher.handle,
+    handleJobs: publisher.handleBatch,
     urls,
     store,
     publisher,

@@ -4,7 +4,7 @@ import type { Config } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { SiteStore } from '../storage/siteStore.js';
-import type { JobHandler, JobRunner } from '../publish/jobs/jobRunner.js';
+import type { BatchHandler, JobHandler, JobRunner } from '../publish/jobs/jobRunner.js';
 import type { Publishing } from '../publish/publishing.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
 import type { DomainResolver, DomainsService } from '../services/domains.js';
@@ -70,6 +70,8 @@ export interface ComposeOptions {
   store?: SiteStore;
   /** Replaces the publisher as the job handler (tests of the job mechanics). */
   jobHandler?: JobHandler;
+  /** With `jobHandler`: replaces the handler of folded post jobs; without it a replaced handler runs every job alone. */
+  jobBatchHandler?: BatchHandler['run'];
   /** Replaces the search engine built on the store (tests of other parts). */
   search?: { searcher: BlogSearcher; updater: SearchIndexUpdater };
   resolver?: DomainResolver;
@@ -115,6 +117,8 @@ export interface FolioCore {
   runner: JobRunner;
   /** What the runner does with a job unless ComposeOptions.jobHandler replaced it: publishing, or removing a deleted image's objects. */
   handleJob: JobHandler;
+  /** What the runner does with folded post jobs unless ComposeOptions.jobBatchHandler replaced it. */
+  handleJobs: BatchHandler['run'];
   urls: SiteUrls;
   store: SiteStore;
   publisher: Publishing;

@@ -9,7 +9,7 @@ import type { SettingsRepo } from '../db/settingsRepo.js';
 import { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import { SiteRepo } from '../db/siteRepo.js';
 import { ListingSnapshotsRepo } from '../db/listingSnapshotsRepo.js';
-import type { JobHandler } from '../publish/jobs/jobRunner.js';
+import type { BatchHandler, JobHandler } from '../publish/jobs/jobRunner.js';
 import { createPublishing, type Publishing } from '../publish/publishing.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
 import type { CachePolicy } from '../domain/cacheHeaders.js';
@@ -51,6 +51,8 @@ interface PublishingParts {
   metrics: Metrics;
   /** Replaces the job handler (tests of the job mechanics). */
   jobHandler: JobHandler | undefined;
+  /** Replaces the handler of folded post jobs beside `jobHandler`. */
+  jobBatchHandler: BatchHandler['run'] | undefined;
 }
 
 export interface PublishingPart {
@@ -79,6 +81,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     content: parts.content,
     cards: parts.cards,
     socialCards: parts.config.socialCards,
+    maxBatch: parts.config.publishBatch,
     logger,
     clock: parts.clock,
     metrics: parts.metrics,
@@ -90,6 +93,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     removeMedia: (job) => mediaRemoval.handle(job),
     beforeJob: () => storeWatch.assertOwnStore(),
     ...(parts.jobHandler ? { jobHandler: parts.jobHandler } : {}),
+    ...(parts.jobBatchHandler ? { jobBatchHandler: parts.jobBatchHandler } : {}),
   });
   return { publisher, mediaRemoval, storeWatch };
 }

@@ -58,6 +58,8 @@ export interface Config {
   readonly trustProxyHops: number;
   /** Whether publishing draws social cards for posts and home pages (FOLIO_SOCIAL_CARDS, docs/publishing.md). */
   readonly socialCards: boolean;
+  /** The most post jobs of one blog a publish run folds together (FOLIO_PUBLISH_BATCH, docs/publishing.md#coalesced-publishing); 1: each runs alone. */
+  readonly publishBatch: number;
   /** Days of daily analytics kept (FOLIO_ANALYTICS_RETENTION_DAYS, docs/analytics.md). */
   readonly analyticsRetentionDays: number;
   /** When the server snapshots the database into the store (FOLIO_BACKUP_INTERVAL); null: never. */
@@ -151,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken,
     trustProxyHops: readProxyHops(env),
     socialCards: readBool(env, 'FOLIO_SOCIAL_CARDS', true),
+    publishBatch: readInt(env, 'FOLIO_PUBLISH_BATCH', 200, 1, 1000),
     analyticsRetentionDays: readInt(env, 'FOLIO_ANALYTICS_RETENTION_DAYS', 400, 1, 36_500),
     mediaMaxPixels: mediaMegapixels * 1_000_000,
     mediaTimeLimitMs: mediaTimeLimit * 1000,

@@ -95,8 +95,12 @@ export class JobsRepo {
   private readonly countStmt;
   private readonly latestIdStmt;
   private readonly postJobsSinceStmt;
+  private readonly pendingFromStmt;
+  private readonly pendingPostCountStmt;
+  private readonly db: Db;
 
   constructor(db: Db) {
+    this.db = db;
     this.insertStmt = db.prepare(
       `INSERT INTO publish_jobs (blog_id, blog_slug, kind, payload, status, run_after, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
@@ -117,6 +121,13 @@ export class JobsRepo {
     this.postJobsSinceStmt = db.prepare<[number, string], JobRow>(
       `SELECT * FROM publish_jobs WHERE id > ? AND blog_id = ? AND kind IN ('post', 'post_removed') ORDER BY id`,
     );
+    // Both walk the (blog_id, status) index, whose rows are in id order.
+    this.pendingFromStmt = db.prepare<[string, number, number], JobRow>(
+      `SELECT * FROM publish_jobs WHERE blog_id = ? AND status = 'pending' AND id >= ? ORDER BY id LIMIT ?`,
+    );
+    this.pendingPostCountStmt = db.prepare<[string], { n: number }>(
+      `SELECT COUNT(*) AS n FROM publish_jobs WHERE blog_id = ? AND status = 'pending' AND kind IN ('post', 'post_removed')`,
+    );
   }
 
   /** Records a job; call inside the transaction that makes the change it publishes. */
@@ -136,6 +147,23 @@ export class JobsRepo {
 
   markDone(id: number, now: string): boolean {
     return this.doneStmt.run(now, id).changes > 0;
+  }
+
+  /** Marks a batch's jobs done together: one transaction, so a crash leaves all of them pending or none. */
+  markAllDone(ids: readonly number[], now: string): void {
+    this.db.transaction(() => {
+      for (const id of ids) this.doneStmt.run(now, id);
+    })();
+  }
+
+  /** The blog's pending jobs from job `fromId` on (itself included), oldest first. */
+  pendingFrom(blogId: string, fromId: number, limit: number): PublishJob[] {
+    return this.pendingFromStmt.all(blogId, fromId, limit).map(toJob);
+  }
+
+  /** How many of the blog's post jobs are pending: changes its pages may not show yet. */
+  countPendingPostJobs(blogId: string): number {
+    return this.pendingPostCountStmt.get(blogId)?.n ?? 0;
   }
 
   /** Records a failed attempt; the job stays pending until `runAfter`, or becomes failed for good. */

@@ -9,26 +9,42 @@ import { tagSegment } from './render/renderPaths.js';
 import type { SitePostSummary } from '../domain/siteTypes.js';
 import type { CardDrawing } from './cards/cardSpec.js';
 import { catalogue, drawn } from './pages/catalogue.js';
-import { viewOfChange, type PostChangeInput, type PostChangeOutput } from './pages/siteView.js';
+import { viewOfChange, type PostChangeInput, type PostChangeOutput, type SiteView } from './pages/siteView.js';
 
 export type { PostChangeInput, PostChangeOutput };
 
 export function renderPostChange(input: PostChangeInput): PostChangeOutput {
-  const site = viewOfChange(input);
+  return renderPostChanges(viewOfChange(input), [input]);
+}
+
+/**
+ * A batch of one blog's changes, each loaded against the same state `site`: the union of the
+ * pages they affect, each rendered once from that state (so a burst renders the home page, the
+ * feeds and the sitemaps once, not once per post). Every page a change names exists in that
+ * state, so a key one change renders is never deleted for another.
+ */
+export function renderPostChanges(site: SiteView, inputs: readonly PostChangeInput[]): PostChangeOutput {
   const objects: SiteObject[] = [];
-  const deletions: string[] = [];
+  const removed = new Set<string>();
   for (const type of catalogue) {
-    const { render, remove } = type.affectedBy(site, input);
-    for (const page of render) objects.push(type.render(site, page));
-    deletions.push(...remove);
+    const pages = new Map<string, unknown>();
+    for (const input of inputs) {
+      const { render, remove } = type.affectedBy(site, input);
+      for (const page of render) pages.set(type.pageId ? type.pageId(page) : String(page), page);
+      for (const key of remove) removed.add(key);
+    }
+    for (const page of pages.values()) objects.push(type.render(site, page));
   }
-  const drawings: CardDrawing[] = [];
+  const drawings = new Map<string, CardDrawing>();
   for (const type of drawn) {
-    const { draw, remove } = type.affectedBy(site, input);
-    drawings.push(...draw);
-    deletions.push(...remove);
+    for (const input of inputs) {
+      const { draw, remove } = type.affectedBy(site, input);
+      for (const card of draw) drawings.set(card.key, card);
+      for (const key of remove) removed.add(key);
+    }
   }
-  return { objects, deletions, drawings };
+  const kept = new Set([...objects.map((object) => object.key), ...drawings.keys()]);
+  return { objects, deletions: [...removed].filter((key) => !kept.has(key)), drawings: [...drawings.values()] };
 }
 
 /**

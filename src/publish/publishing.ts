@@ -19,7 +19,7 @@ import type { SiteUrls } from '../domain/siteUrls.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import type { CardDrawer } from './cards/cardDrawer.js';
 import { dispatchJob } from './jobs/dispatchJob.js';
-import { JobRunner, type JobHandler } from './jobs/jobRunner.js';
+import { JobRunner, MAX_BATCH, type BatchHandler, type JobHandler } from './jobs/jobRunner.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import { RenderSlots } from './parallel/renderSlots.js';
 import { SiteDeletion } from './pipelines/deleteSite.js';
@@ -82,8 +82,12 @@ export interface PublishingDeps {
   removeMedia: JobHandler;
   /** Runs before every job and may refuse it by throwing (the job then stays pending). */
   beforeJob?: () => void;
+  /** The most post jobs of a blog folded into one run (FOLIO_PUBLISH_BATCH); 1 runs each alone. */
+  maxBatch?: number;
   /** Replaces `handle` as the runner's handler (tests of the job mechanics). */
   jobHandler?: JobHandler;
+  /** Replaces `handleBatch` for folded post jobs beside `jobHandler`; without it, a replaced handler runs every job alone. */
+  jobBatchHandler?: BatchHandler['run'];
 }
 
 export interface Publishing extends WarmablePublishing {
@@ -91,6 +95,8 @@ export interface Publishing extends WarmablePublishing {
   runner: JobRunner;
   /** Carries out one job: `beforeJob`, then the pipeline of its kind. */
   handle: JobHandler;
+  /** Carries out consecutive post jobs of one blog as one batch: `beforeJob`, then the post change pipeline. */
+  handleBatch: BatchHandler['run'];
   /** Re-renders every object of the blog; `force` uploads even objects whose hash matches. */
   rebuild(blog: BlogWithDomain, options?: RebuildOptions): Promise<WriteResult>;
   /** Compares the store with what the database says the blog should be. */
@@ -136,6 +142,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     hashes,
     purge,
     indexes,
+    unpublishedChanges: (blogId) => deps.jobs.countPendingPostJobs(blogId),
     drawCardsSoon: (blog, drawings) => postCards.drawSoon(blog, drawings),
     rebuild: (blog) => rebuild.rebuild(blog),
   });
@@ -174,7 +181,20 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     deps.beforeJob?.();
     return dispatch(job);
   };
-  const runner = new JobRunner({ jobs: deps.jobs, handler: deps.jobHandler ?? handle, clock: deps.clock, logger, metrics: deps.metrics });
+  const handleBatch: BatchHandler['run'] = async (jobs) => {
+    deps.beforeJob?.();
+    await postChange.runBatch(jobs);
+  };
+  // Post changes queued behind a blog's running job fold into its next run (docs/publishing.md#coalesced-publishing).
+  const runBatch = (deps.maxBatch ?? MAX_BATCH) > 1 ? (deps.jobHandler ? deps.jobBatchHandler : handleBatch) : undefined;
+  const runner = new JobRunner({
+    jobs: deps.jobs,
+    handler: deps.jobHandler ?? handle,
+    batch: runBatch ? { folds: (kind) => kind === 'post' || kind === 'post_removed', run: runBatch, max: deps.maxBatch ?? MAX_BATCH } : undefined,
+    clock: deps.clock,
+    logger,
+    metrics: deps.metrics,
+  });
 
   return {
     ...createWarmablePublishing({
@@ -189,6 +209,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     }),
     runner,
     handle,
+    handleBatch,
     rebuild: (blog, options) => rebuild.rebuild(blog, options),
     verify: (blog) => rebuild.verify(blog),
     reindex: (blog) => reindex.reindex(blog),

@@ -62,9 +62,17 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
   const files = await markdownFiles(dir);
   const seen = new Map<string, string>();
   const aliasesSeen = new Map<string, string>();
+  // Each file's failure, by its place in the folder: requests in flight finish out of order.
+  const failures: { at: number; file: string; message: string }[] = [];
+  const sending = new Set<Promise<void>>();
+  let apiGone = false;
 
   for (const [i, file] of files.entries()) {
     options.onProgress?.(i, files.length);
+    if (apiGone) break; // the API is gone: the rest would fail the same way
+    // A window of requests in flight: the server folds a blog's publishes that arrive together
+    // into one render of the pages they share (docs/publishing.md#coalesced-publishing).
+    while (sending.size >= PUSH_WINDOW) await Promise.race(sending);
     try {
       const where = pathMeaning(file);
       if (where.section) {
@@ -122,25 +130,26 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
         continue;
       }
       say(change);
-      const after = current ? await update(client, blogId, current, local, changes ?? {}) : await create(client, blogId, local);
-      if (current) report.updated++;
-      else report.created++;
-      state.posts[slug] = { hash, updatedAt: after.updated_at };
+      const send = async (): Promise<void> => {
+        try {
+          const after = current ? await update(client, blogId, current, local, changes ?? {}) : await create(client, blogId, local);
+          if (current) report.updated++;
+          else report.created++;
+          state.posts[slug] = { hash, updatedAt: after.updated_at };
+        } catch (err) {
+          failures.push({ at: i, file, message: failureMessage(err) });
+          if (err instanceof FolioApiError && err.status === 0) apiGone = true;
+        }
+      };
+      const sent: Promise<void> = send().finally(() => sending.delete(sent));
+      sending.add(sent);
     } catch (err) {
-      report.failures.push({
-        file,
-        message:
-          err instanceof FrontMatterError
-            ? `line ${err.line}: ${err.problem}`
-            : err instanceof FolioApiError
-              ? `${err.code}: ${err.message}`
-              : err instanceof DryRunRefusal
-                ? `the API would refuse it: ${err.message}`
-                : String(err),
-      });
-      if (err instanceof FolioApiError && err.status === 0) break; // the API is gone: the rest would fail the same way
+      failures.push({ at: i, file, message: failureMessage(err) });
+      if (err instanceof FolioApiError && err.status === 0) apiGone = true;
     }
   }
+  await Promise.all(sending);
+  for (const { file, message } of failures.sort((a, b) => a.at - b.at)) report.failures.push({ file, message });
   options.onProgress?.(files.length, files.length);
 
   for (const slug of remote.keys()) {
@@ -164,6 +173,16 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
   }
   if (!options.dryRun) await writeState(dir, state);
   return report;
+}
+
+/** Creates and updates in flight at once: enough for the server to fold them, few enough to leave other clients room. */
+const PUSH_WINDOW = 8;
+
+function failureMessage(err: unknown): string {
+  if (err instanceof FrontMatterError) return `line ${err.line}: ${err.problem}`;
+  if (err instanceof FolioApiError) return `${err.code}: ${err.message}`;
+  if (err instanceof DryRunRefusal) return `the API would refuse it: ${err.message}`;
+  return String(err);
 }
 
 async function create(client: FolioClient, blogId: string, local: Desired): Promise<Post> {

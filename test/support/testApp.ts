@@ -102,6 +102,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // By default jobs go to the real publisher (into the folder store under the temp data dir),
   // and are also recorded so tests can see which jobs a request produced.
   let publish: ((job: PublishJob) => Promise<void>) | null = null;
+  let publishBatch: ((jobs: readonly PublishJob[]) => Promise<void>) | null = null;
   const logger = options.logger ?? createLogger('silent');
   const folio = compose({
     config,
@@ -114,6 +115,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         handledJobs.push(job);
         await publish?.(job);
       }),
+    // Post jobs queued behind a running one fold into one batch, as in the server (recorded too).
+    ...(options.jobHandler
+      ? {}
+      : {
+          jobBatchHandler: async (jobs: readonly PublishJob[]) => {
+            handledJobs.push(...jobs);
+            await publishBatch?.(jobs);
+          },
+        }),
     ...(options.searcher && options.searchUpdater ? { search: { searcher: options.searcher, updater: options.searchUpdater } } : {}),
     resolver: options.resolver ?? fakeResolver,
     ...(options.publicUrls ? { publicUrls: options.publicUrls } : {}),
@@ -121,6 +131,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.webhookLimits ? { webhookLimits: options.webhookLimits } : {}),
   });
   publish = folio.handleJob;
+  publishBatch = folio.handleJobs;
   const server: Server = createHttpServer(folio.listener, logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

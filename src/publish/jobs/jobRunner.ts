@@ -10,9 +10,26 @@ export type JobHandler = (job: PublishJob) => Promise<void>;
 
 const MAX_BACKOFF_MS = 5 * 60 * 1000;
 
+/** Jobs folded into one run at most, by default: a batch holds its blog for a bounded time. */
+export const MAX_BATCH = 200;
+
+/**
+ * Carries out consecutive jobs of one blog together (post changes: their shared pages render
+ * once). Throwing leaves every job of the batch pending.
+ */
+export interface BatchHandler {
+  /** Whether jobs of this kind fold into a batch; a job of another kind ends one. */
+  folds(kind: PublishJob['kind']): boolean;
+  run(jobs: readonly PublishJob[]): Promise<void>;
+  /** The most jobs of one run (MAX_BATCH unless configured). */
+  max?: number;
+}
+
 export interface JobRunnerDeps {
   jobs: JobsRepo;
   handler: JobHandler;
+  /** Without it every job runs alone. */
+  batch?: BatchHandler | undefined;
   clock: Clock;
   logger: Logger;
   metrics?: JobMetrics | undefined;
@@ -27,6 +44,8 @@ export class JobRunner {
   /** Each blog's jobs, one at a time. */
   private readonly perBlog = new KeyedQueue<string>();
   private readonly inFlight = new Set<number>();
+  /** Queued jobs an earlier batch already ran (or tried): their own turn only answers. */
+  private readonly ranInBatch = new Set<number>();
 
   constructor(private readonly deps: JobRunnerDeps) {}
 
@@ -67,36 +86,66 @@ export class JobRunner {
   }
 
   private async execute(job: PublishJob): Promise<void> {
-    const { jobs, handler, clock, logger, metrics } = this.deps;
+    const { jobs, clock, logger, metrics } = this.deps;
+    const ranInBatch = this.ranInBatch.delete(job.id);
     // Another runner (or an earlier retry) may have finished it while this one waited its turn.
     const current = jobs.findById(job.id);
-    if (current?.status !== 'pending') return;
+    // A batch that failed tried it since it was queued: its error is recorded, the tick retries it.
+    if (current?.status !== 'pending' || ranInBatch) return;
+    const batch = this.batchFrom(current);
     const started = Date.now();
     let failure: unknown = null;
     try {
       // A job starts in a turn of the event loop of its own, not on the tail of the request
       // that committed it: waiting requests get in between the two.
       await yieldToLoop();
-      await handler(current);
+      if (batch.length > 1 && this.deps.batch) await this.deps.batch.run(batch);
+      else await this.deps.handler(current);
     } catch (err) {
       failure = err;
     }
-    metrics?.observeJob(job.kind, failure === null ? 'done' : 'failed', (Date.now() - started) / 1000);
+    for (const member of batch) metrics?.observeJob(member.kind, failure === null ? 'done' : 'failed', (Date.now() - started) / 1000);
     try {
       if (failure === null) {
-        jobs.markDone(job.id, clock.now().toISOString());
-        logger.debug({ job: job.id, kind: job.kind, blog: job.blogSlug, ms: Date.now() - started }, 'publish job done');
+        jobs.markAllDone(
+          batch.map((member) => member.id),
+          clock.now().toISOString(),
+        );
+        logger.debug({ job: job.id, jobs: batch.length, kind: job.kind, blog: job.blogSlug, ms: Date.now() - started }, 'publish job done');
         return;
       }
       const message = failure instanceof Error ? failure.message : String(failure);
-      const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(current.attempts, 16));
       const now = clock.now();
-      jobs.markAttemptFailed(job.id, message, new Date(now.getTime() + delay).toISOString(), now.toISOString(), false);
-      logger.warn({ job: job.id, kind: job.kind, blog: job.blogSlug, attempt: current.attempts + 1, err: message }, 'publish job failed; will retry');
+      for (const member of batch) {
+        const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(member.attempts, 16));
+        jobs.markAttemptFailed(member.id, message, new Date(now.getTime() + delay).toISOString(), now.toISOString(), false);
+      }
+      logger.warn(
+        { job: job.id, jobs: batch.length, kind: job.kind, blog: job.blogSlug, attempt: current.attempts + 1, err: message },
+        'publish job failed; will retry',
+      );
     } catch (err) {
       // The job's row could not be updated (another process holds the database's write lock):
       // it stays pending and due, and runs again at the next tick. Jobs are idempotent.
       logger.warn({ job: job.id, kind: job.kind, blog: job.blogSlug, err }, 'publish job state not recorded; it will run again');
     }
+  }
+
+  /**
+   * The job and the consecutive pending jobs of its blog recorded after it that fold with it
+   * (up to MAX_BATCH; a job of another kind ends the run, so kinds keep their order). The ones
+   * queued here behind it are marked so their turn does not run them again.
+   */
+  private batchFrom(job: PublishJob): PublishJob[] {
+    const { batch } = this.deps;
+    if (!batch?.folds(job.kind)) return [job];
+    const run: PublishJob[] = [];
+    for (const pending of this.deps.jobs.pendingFrom(job.blogId, job.id, batch.max ?? MAX_BATCH)) {
+      if (!batch.folds(pending.kind)) break;
+      run.push(pending);
+    }
+    if (run[0]?.id !== job.id) return [job];
+    for (const member of run) if (member.id !== job.id && this.inFlight.has(member.id)) this.ranInBatch.add(member.id);
+    return run;
   }
 }

@@ -10,15 +10,31 @@ export interface ListChange {
   position: number | null;
   totalBefore: number;
   totalAfter: number;
+  /**
+   * How many changes of the blog the store may not reflect yet, this one included (the pending
+   * post jobs, PostChangeInput.unpublishedChanges): the list's length before them is then only
+   * known to within that many posts either way.
+   */
+  slack?: number;
 }
 
 /** Numbered pages to render and to remove; all of them when the change cannot be placed. */
 export function pagesFor(change: ListChange, total: number, pageSize = ARCHIVE_PAGE_SIZE): { render: number[]; remove: number[] } {
+  const slack = Math.max(1, change.slack ?? 1);
+  const beyond = (count: number): number[] => Array.from({ length: archivePageCount(total + slack, pageSize) - count }, (_, i) => count + i + 1);
   if (change.position === null) {
     const count = archivePageCount(total, pageSize);
-    return { render: Array.from({ length: count }, (_, i) => i + 1), remove: [count + 1] };
+    return { render: Array.from({ length: count }, (_, i) => i + 1), remove: slack > 1 ? beyond(count) : [count + 1] };
   }
-  return archivePagesAffected({ position: change.position, totalBefore: change.totalBefore, totalAfter: change.totalAfter }, pageSize);
+  const one = archivePagesAffected({ position: change.position, totalBefore: change.totalBefore, totalAfter: change.totalAfter }, pageSize);
+  if (slack === 1 || change.totalBefore === change.totalAfter) return one;
+  // Folded changes (a batch, or changes committed while it ran): the page that was the last one
+  // before them may be any from the one `slack` posts back, and pages past the end up to
+  // `slack` posts further are stale, so the batch re-renders and removes every candidate.
+  const after = archivePageCount(total, pageSize);
+  const render = new Set(one.render);
+  for (let page = Math.max(1, archivePageCount(total - slack, pageSize)); page <= after; page += 1) render.add(page);
+  return { render: [...render].sort((a, b) => a - b), remove: beyond(after) };
 }
 
 /**
@@ -28,13 +44,14 @@ export function pagesFor(change: ListChange, total: number, pageSize = ARCHIVE_P
  */
 export function locate(list: readonly SitePostSummary[], change: PostChangeInput, joined = false): ListChange {
   const index = change.post ? indexIn(list, change.post) : -1;
+  const slack = change.unpublishedChanges ?? 1;
   if (index >= 0) {
     const inserted = change.wasLive === false || joined;
-    return { position: index, totalBefore: inserted ? list.length - 1 : list.length, totalAfter: list.length };
+    return { position: index, totalBefore: inserted ? list.length - 1 : list.length, totalAfter: list.length, slack };
   }
-  if (!change.previousPublishedAt) return { position: null, totalBefore: list.length + 1, totalAfter: list.length };
+  if (!change.previousPublishedAt) return { position: null, totalBefore: list.length + 1, totalAfter: list.length, slack };
   const position = positionOf(list, { id: change.postId, publishedAt: change.previousPublishedAt });
-  return { position, totalBefore: list.length + 1, totalAfter: list.length };
+  return { position, totalBefore: list.length + 1, totalAfter: list.length, slack };
 }
 
 /**

@@ -26,5 +26,6 @@ export const monthPages: PageType<Month> = {
     return { render, remove };
   },
   render: (site, month) => renderMonthPage(site.ctx, month, postsInMonth(site.posts, month)),
+  pageId: ({ year, month }) => `${year}-${month}`,
   listedByNextPost: (posts) => ({ lists: [postsInMonth(posts, monthOf(posts[posts.length - 1]!.publishedAt))] }),
 };

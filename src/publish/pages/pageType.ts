@@ -36,6 +36,11 @@ export interface ChangedPages<Page> {
   readonly name: string;
   affectedBy(site: SiteView, change: PostChangeInput): Affected<Page>;
   render(site: SiteView, page: Page): SiteObject;
+  /**
+   * Names the page among the type's pages, so a batch of changes renders each page once
+   * (postChange.ts renderPostChanges); absent, pages are numbers, strings or null.
+   */
+  pageId?(page: Page): string;
   /** `posts` is the blog's oldest-first list, which holds a post at least. */
   listedByNextPost?(posts: readonly SitePostSummary[]): NextPostListing;
 }

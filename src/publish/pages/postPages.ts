@@ -42,6 +42,7 @@ export const postPages: PerPostPages<PostPage> = {
     return { render, remove: moved ? [postKey(ctx.blog.slug, previousSlug)] : [] };
   },
   render: (site, page) => renderPostPage(site.ctx, page.post, postNeighbours(site.posts, page.index)),
+  pageId: (page) => page.post.id,
   renderPost: renderPostPage,
 };
 
@@ -61,4 +62,5 @@ export const redirects: PageType<SiteRedirect> = {
     return { render, remove: remove.map((from) => redirectKey(site.ctx.blog.slug, from)) };
   },
   render: (site, redirect) => renderRedirect(site.ctx, redirect.from, redirect.to),
+  pageId: (redirect) => redirect.from,
 };

@@ -17,5 +17,6 @@ export const postTwins: PerPostPages<SitePost> = {
     return { render: post ? [post] : [], remove: gone ? [twinKey(site.ctx.blog.slug, previousSlug)] : [] };
   },
   render: (site, post) => renderPostTwin(site.ctx, post),
+  pageId: (post) => post.id,
   renderPost: (ctx, post) => renderPostTwin(ctx, post),
 };

@@ -15,6 +15,7 @@ export const assets: PageType<ThemeAsset> = {
   all: (site) => site.ctx.theme.assets,
   affectedBy: (site) => ({ render: site.ctx.theme.assets, remove: [] }),
   render: (site, asset) => siteAssets(site.ctx.blog.slug, [asset])[0]!,
+  pageId: (asset) => asset.fileName,
 };
 
 export const searchPage = onePage('search page', (site) => renderSearchPage(site.ctx));

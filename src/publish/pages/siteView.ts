@@ -60,6 +60,12 @@ export interface PostChangeInput {
   removedRedirects?: readonly string[] | undefined;
   /** Keys of the cards recorded under the post's slug and its previous slug (pages/cards.ts). */
   storedCards?: readonly string[] | undefined;
+  /**
+   * The blog's changes the store may not show yet, this one included (its pending post jobs;
+   * 1 when absent): a batch, or changes committed while it ran, move numbered lists by more
+   * than one post (listChange.ts pagesFor).
+   */
+  unpublishedChanges?: number | undefined;
 }
 
 export interface PostChangeOutput {

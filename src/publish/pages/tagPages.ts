@@ -55,6 +55,7 @@ export const tagPages: PageType<TagPage> = {
     if (page === null) return renderTagPage(site.ctx, name, tagged.slice(-TAG_LIST_MAX), tagged.length);
     return renderTagArchivePage(site.ctx, name, page, archivePageSlice(tagged, page, ARCHIVE_PAGE_SIZE), archivePageCount(tagged.length));
   },
+  pageId: ({ segment, page }) => `${segment}/${page ?? ''}`,
   // A tag's page, its last archive page and the one before it.
   listedByNextPost: () => ({ newestOfEachTag: Math.max(TAG_LIST_MAX, 2 * ARCHIVE_PAGE_SIZE) }),
 };

@@ -1,5 +1,6 @@
 /**
- * The `post` and `post_removed` jobs: one post published, edited or taken down. Load what the
+ * The `post` and `post_removed` jobs: one post published, edited or taken down, or a batch of such
+ * changes to one blog folded together (docs/publishing.md#coalesced-publishing). Load what the
  * change touches, render those objects, write them, purge them at the edge, then bring both
  * search indexes in step (and purge the static index's files). A job renders the database's
  * current state, so running it twice, late, or after a crash gives the same store
@@ -10,7 +11,8 @@ import type { PublishJob } from '../../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
 import type { SiteStore } from '../../storage/siteStore.js';
-import { renderPostChange } from '../postChange.js';
+import { renderPostChanges } from '../postChange.js';
+import { viewOfChange } from '../pages/siteView.js';
 import type { SitePost } from '../../domain/siteTypes.js';
 import type { CdnSync } from '../stages/cdnSync.js';
 import { LANGUAGE_TIPPED, type PostChangeLoader } from '../stages/loadPostChange.js';
@@ -23,11 +25,13 @@ import type { BlogWithDomain } from '../../domain/blog.js';
 export interface PostChangePipelineDeps {
   blogs: Pick<BlogsRepo, 'findById'>;
   site: Pick<SiteRepo, 'post'>;
-  load: Pick<PostChangeLoader, 'load'>;
+  load: Pick<PostChangeLoader, 'loadBatch'>;
   store: SiteStore;
   hashes: ObjectHashesRepo;
   purge: CdnSync;
-  indexes: Pick<SearchIndexes, 'postChanged'>;
+  indexes: Pick<SearchIndexes, 'postsChanged'>;
+  /** How many of the blog's post jobs are pending: changes the store may not show yet. */
+  unpublishedChanges: (blogId: string) => number;
   /** Draws the social cards the change's pages name, after them (pipelines/drawPostCards.ts). */
   drawCardsSoon: (blog: BlogWithDomain, drawings: readonly CardDrawing[]) => void;
   /** Renders and writes the whole blog (pipelines/rebuildSite.ts), for changes that move it all. */
@@ -45,45 +49,75 @@ export class PostChangePipeline {
     return this.published.has(blogId);
   }
 
-  async run(job: PublishJob): Promise<void> {
+  /** One job: a batch of one, today's path of a quiet blog's publish. */
+  run(job: PublishJob): Promise<void> {
+    return this.runBatch([job]);
+  }
+
+  /**
+   * Consecutive post jobs of one blog (jobs/jobRunner.ts folds them): each changed post's pages,
+   * and the pages they share rendered once from one read of the blog, written, purged and
+   * indexed once. Throwing leaves every job of the batch pending; a retry renders the database's
+   * state again, so it converges whatever the batch wrote before it failed.
+   */
+  async runBatch(jobs: readonly PublishJob[]): Promise<void> {
     const { blogs, site, load, store, hashes, purge } = this.deps;
-    const blog = blogs.findById(job.blogId);
+    const first = jobs[0];
+    if (!first) return;
+    const blog = blogs.findById(first.blogId);
     if (!blog) return; // deleted since: its site_delete job removes everything
-    const postId = job.payload.postId;
-    if (!postId) throw new Error(`job ${job.id} has no postId`);
+    const changes = jobs.map((job) => {
+      if (!job.payload.postId) throw new Error(`job ${job.id} has no postId`);
+      return { postId: job.payload.postId, payload: job.payload };
+    });
+    const postIds = [...new Set(changes.map((change) => change.postId))];
+    // On a retry, everything is purged, since the first attempt may have written it unpurged.
+    const attempt = Math.max(...jobs.map((job) => job.attempts));
     this.published.add(blog.id);
-    if (job.payload.wasLive && job.payload.previousPublishedAt) {
-      // A live post given another date (published_at) moves in every list, month and feed: the
-      // whole blog is rendered again, which also deletes the objects the change left stale.
+    // A live post given another date (published_at) moves in every list, month and feed: the
+    // whole blog is rendered again, which also deletes the objects the change left stale.
+    const redated = changes.some(({ postId, payload }) => {
+      if (!payload.wasLive || !payload.previousPublishedAt) return false;
       const live = livePost(site, postId);
-      if (live && live.publishedAt !== job.payload.previousPublishedAt) return this.wholeBlog(blog, postId, job.attempts, live);
-    }
+      return live !== null && live.publishedAt !== payload.previousPublishedAt;
+    });
+    if (redated) return this.wholeBlog(blog, postIds, attempt);
 
     // load
-    const loaded = await load.load(blog, postId, job.payload);
+    const loaded = await load.loadBatch(blog, changes, () => this.deps.unpublishedChanges(blog.id));
     // The titles tipped the blog's language: every page's <html lang> and labels change.
-    if (loaded === LANGUAGE_TIPPED) return this.wholeBlog(blog, postId, job.attempts);
+    if (loaded === LANGUAGE_TIPPED) return this.wholeBlog(blog, postIds, attempt);
     // render
-    const { objects, deletions, drawings } = renderPostChange(loaded.input);
+    const inputs = loaded.changes.map((change) => change.input);
+    const { objects, deletions, drawings } = renderPostChanges(viewOfChange(inputs[0]!), inputs);
     // write
     const written = await writeSite(store, hashes, blog.id, objects, deletions);
-    // purge: on a retry, everything the job rendered, since the first attempt may have written it unpurged
+    // purge
     const allKeys = [...objects.map((o) => o.key), ...deletions];
-    await purge.changed(blog, { attempt: job.attempts, changedKeys: written.changedKeys, allKeys });
+    await purge.changed(blog, { attempt, changedKeys: written.changedKeys, allKeys });
     // The cards the pages name and the store lacks follow the pages (drawPostCards.ts says why).
     if (drawings.some((card) => hashes.get(blog.id, card.key) === null)) this.deps.drawCardsSoon(blog, drawings);
-    // index
-    await this.index(blog, postId, job.attempts, loaded.live);
+    // index: each post once, as it is now (the last load of a post named twice wins)
+    const live = new Map(loaded.changes.map((change) => [change.input.postId, change.live]));
+    await this.index(
+      blog,
+      [...live].map(([postId, post]) => ({ postId, live: post })),
+      attempt,
+    );
   }
 
-  /** The whole blog rendered again, then the post indexed as it is now (or `live`, when already read). */
-  private async wholeBlog(blog: BlogWithDomain, postId: string, attempt: number, live?: SitePost): Promise<void> {
+  /** The whole blog rendered again, then the posts indexed as they are now. */
+  private async wholeBlog(blog: BlogWithDomain, postIds: readonly string[], attempt: number): Promise<void> {
     await this.deps.rebuild(blog);
-    await this.index(blog, postId, attempt, live ?? livePost(this.deps.site, postId));
+    await this.index(
+      blog,
+      postIds.map((postId) => ({ postId, live: livePost(this.deps.site, postId) })),
+      attempt,
+    );
   }
 
-  private async index(blog: BlogWithDomain, postId: string, attempt: number, live: SitePost | null): Promise<void> {
-    const changedKeys = await this.deps.indexes.postChanged(blog, postId, live);
+  private async index(blog: BlogWithDomain, posts: readonly { postId: string; live: SitePost | null }[], attempt: number): Promise<void> {
+    const changedKeys = await this.deps.indexes.postsChanged(blog, posts);
     await this.deps.purge.changed(blog, { attempt, changedKeys, allKeys: changedKeys });
   }
 }

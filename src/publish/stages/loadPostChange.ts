@@ -9,11 +9,11 @@ import type { JobPayload } from '../../db/jobsRepo.js';
 import type { ObjectHashesRepo } from '../../db/objectHashesRepo.js';
 import type { SiteRepo } from '../../db/siteRepo.js';
 import type { SiteUrls } from '../../domain/siteUrls.js';
-import type { ListingCache } from '../listing/listingCache.js';
+import type { Listing, ListingCache } from '../listing/listingCache.js';
 import type { PostChangeInput } from '../postChange.js';
 import { FEED_SIZE, indexOfPost, positionOf } from '../render/archive.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from '../render/feeds.js';
-import { blogLanguage, createRenderContext } from '../render/renderContext.js';
+import { blogLanguage, createRenderContext, type RenderContext } from '../render/renderContext.js';
 import type { CachePolicy } from '../../domain/cacheHeaders.js';
 import type { Theme } from '../render/renderTheme.js';
 import type { SitePost, SitePostSummary } from '../../domain/siteTypes.js';
@@ -45,15 +45,65 @@ export interface PostChangeLoaderDeps {
   socialCards: boolean;
 }
 
+/** What every change of a batch is loaded against: the blog's listing and newest posts, read once. */
+export interface LoadedBlogState {
+  blog: BlogWithDomain;
+  listing: Listing;
+  ctx: RenderContext;
+  newest: SitePost[];
+}
+
+/** One change of a batch to load: its post and its job's payload. */
+export interface ChangeToLoad {
+  postId: string;
+  payload: JobPayload;
+}
+
 export class PostChangeLoader {
   constructor(private readonly deps: PostChangeLoaderDeps) {}
 
   async load(blog: BlogWithDomain, postId: string, payload: JobPayload): Promise<LoadedPostChange | typeof LANGUAGE_TIPPED> {
-    const { site, urls, theme, cache } = this.deps;
+    const state = await this.loadBlog(blog);
+    if (state === LANGUAGE_TIPPED) return state;
+    return this.loadChange(state, { postId, payload });
+  }
+
+  /**
+   * The changes of a batch, all against one read of the blog's state, so the pages they share
+   * render from one state whatever commits meanwhile. `unpublished`, read after the listing:
+   * how many of the blog's changes the store may not show yet (listChange.ts says why).
+   */
+  async loadBatch(
+    blog: BlogWithDomain,
+    changes: readonly ChangeToLoad[],
+    unpublished: () => number,
+  ): Promise<{ state: LoadedBlogState; changes: LoadedPostChange[] } | typeof LANGUAGE_TIPPED> {
+    const state = await this.loadBlog(blog);
+    if (state === LANGUAGE_TIPPED) return state;
+    const unpublishedChanges = Math.max(changes.length, unpublished());
+    const loaded: LoadedPostChange[] = [];
+    for (const change of changes) {
+      const one = await this.loadChange(state, change);
+      if (unpublishedChanges > 1) one.input.unpublishedChanges = unpublishedChanges;
+      loaded.push(one);
+    }
+    return { state, changes: loaded };
+  }
+
+  private async loadBlog(blog: BlogWithDomain): Promise<LoadedBlogState | typeof LANGUAGE_TIPPED> {
+    const { site, theme, cache } = this.deps;
     const listing = await this.deps.listings.get(blog.id);
-    const summaries = listing.posts;
-    const siteBlog = toSiteBlog(blog, planOf(this.deps.accounts, blog), urls, this.deps.socialCards);
+    const siteBlog = toSiteBlog(blog, planOf(this.deps.accounts, blog), this.deps.urls, this.deps.socialCards);
     if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) return LANGUAGE_TIPPED;
+    const newest = site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost);
+    const ctx = createRenderContext({ theme, blog: siteBlog, titleCounts: listing.titleCounts, cache });
+    return { blog, listing, ctx, newest };
+  }
+
+  private async loadChange(state: LoadedBlogState, { postId, payload }: ChangeToLoad): Promise<LoadedPostChange> {
+    const { site } = this.deps;
+    const { blog, listing, ctx, newest } = state;
+    const summaries = listing.posts;
     // The post's own Markdown renders its twin; its neighbours' pages need only their HTML.
     const row = site.postWithSource(postId);
     const live = row && row.status === 'published' ? toSitePost(row) : null;
@@ -76,8 +126,6 @@ export class PostChangeLoader {
       const around = after >= summaries.length ? [summaries[summaries.length - 1]] : [summaries[after - 1], summaries[after]];
       for (const neighbour of around) await addNeighbour(neighbour);
     }
-    const newest = site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost);
-    const ctx = createRenderContext({ theme, blog: siteBlog, titleCounts: listing.titleCounts, cache });
     const redirects = live ? site.redirectsOfPost(live.id) : [];
     const previousSlug = payload.previousSlug ?? (live ? undefined : row?.slug);
     const input: PostChangeInput = {

@@ -7,7 +7,7 @@
 import type { SiteRepo } from '../../db/siteRepo.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ContentRenderer } from '../../content/contentRenderer.js';
-import type { ListedDocument } from '../../search/searchTypes.js';
+import type { ListedDocument, SearchDocument } from '../../search/searchTypes.js';
 import type { SiteUrls } from '../../domain/siteUrls.js';
 import type { SitePost } from '../../domain/siteTypes.js';
 import { SearchDocuments } from './searchDocuments.js';
@@ -68,12 +68,27 @@ export class SearchIndexes {
   }
 
   /** A post was published or edited (`live`), or left the site (`live` null). Returns the static index's changed keys. */
-  async postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null): Promise<string[]> {
-    const doc = live ? await this.documents.of(blog, live) : null;
-    if (doc) await this.deps.search.upsert(blog.slug, [doc]);
-    else await this.deps.search.remove(blog.slug, [postId]);
-    this.discovery.postChanged(blog, postId, live, doc);
-    return this.staticSearch.postChanged(blog, postId, doc);
+  postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null): Promise<string[]> {
+    return this.postsChanged(blog, [{ postId, live }]);
+  }
+
+  /**
+   * Posts of one blog published or edited (`live`) or gone (`live` null), each named once: one
+   * upsert and one removal per index for all of them, so a batch adds one segment and one delta.
+   * Returns the static index's changed keys.
+   */
+  async postsChanged(blog: BlogWithDomain, posts: readonly { postId: string; live: SitePost | null }[]): Promise<string[]> {
+    const docs: SearchDocument[] = [];
+    const gone: string[] = [];
+    for (const { postId, live } of posts) {
+      const doc = live ? await this.documents.of(blog, live) : null;
+      if (doc) docs.push(doc);
+      else gone.push(postId);
+      this.discovery.postChanged(blog, postId, live, doc);
+    }
+    if (docs.length > 0) await this.deps.search.upsert(blog.slug, docs);
+    if (gone.length > 0) await this.deps.search.remove(blog.slug, gone);
+    return this.staticSearch.postsChanged(blog, docs, gone);
   }
 
   /** The blog's entries in the discovery index afresh (opted in), or none (opted out); returns how many. */

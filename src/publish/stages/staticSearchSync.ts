@@ -50,10 +50,21 @@ export class StaticSearchSync {
 
   /** A post was published or edited (`doc`), or left the site (`doc` null). Returns the keys it changed. */
   async postChanged(blog: BlogWithDomain, postId: string, doc: SearchDocument | null): Promise<string[]> {
+    return doc ? this.postsChanged(blog, [doc], []) : this.postsChanged(blog, [], [postId]);
+  }
+
+  /** Posts published or edited (`docs`) and posts gone (`gone`), in one write each. Returns the keys it changed. */
+  async postsChanged(blog: BlogWithDomain, docs: readonly SearchDocument[], gone: readonly string[]): Promise<string[]> {
     const { index } = this.deps;
-    const change = (doc ? await index.upsert(blog.slug, [doc]) : await index.remove(blog.slug, [postId])) ?? (await this.build(blog));
-    if (change.due) this.maintainInBackground(blog);
-    return keysOf(change);
+    const keys = new Set<string>();
+    for (const write of [docs.length > 0 ? () => index.upsert(blog.slug, docs) : null, gone.length > 0 ? () => index.remove(blog.slug, gone) : null]) {
+      if (!write) continue;
+      // No index yet (a blog made before it existed): built from the database, which holds every change.
+      const change = (await write()) ?? (await this.build(blog));
+      if (change.due) this.maintainInBackground(blog);
+      for (const key of keysOf(change)) keys.add(key);
+    }
+    return [...keys];
   }
 
   /**

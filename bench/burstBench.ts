@@ -1,0 +1,112 @@
+/**
+ * `--only burst`: writers creating published posts at once into one large blog (issue 31), where
+ * coalesced publishing folds the posts that arrive while the blog's pipeline is busy
+ * (docs/publishing.md#coalesced-publishing). Each figure is measured twice on the same data dir
+ * in the same run: with FOLIO_PUBLISH_BATCH=1 (every job alone: the path before coalescing, the
+ * anchor) and with the default, and reported as a ratio of the two, with the load average.
+ */
+import { loadavg } from 'node:os';
+import { loadCorpus, type CorpusPost } from './corpus.js';
+import { percentile } from './harness/stats.js';
+import { importCorpus, removeImported, type ImportedBlog } from './importCorpus.js';
+import { settle } from './publishBench.js';
+import { startBenchServer } from './serverProcess.js';
+import type { BenchRow } from './table.js';
+
+const ONE_WRITER_SAMPLES = 100;
+
+interface Run {
+  latencies: number[];
+  seconds: number;
+}
+
+/** `writers` loops each creating published posts (corpus bodies, fresh titles) until `seconds` have passed or `perWriter` were made. */
+async function writeBurst(
+  baseUrl: string,
+  blog: ImportedBlog,
+  corpus: readonly CorpusPost[],
+  options: { writers: number; seconds: number; perWriter: number; tag: string },
+): Promise<Run> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  const deadline = started + options.seconds * 1000;
+  let next = 0;
+  const writer = async (w: number): Promise<void> => {
+    for (let i = 0; i < options.perWriter && performance.now() < deadline; i++) {
+      const source = corpus[next++ % corpus.length]!;
+      const body = { title: `${source.title} (${options.tag} ${w}-${i})`, content: source.body, tags: source.tags.slice(0, 5), status: 'published' };
+      const sent = performance.now();
+      const res = await fetch(`${baseUrl}/v1/posts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${blog.apiKey}`, 'x-blog-id': blog.blogId, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await res.text();
+      if (res.status !== 201) throw new Error(`create answered ${res.status}`);
+      latencies.push(performance.now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: options.writers }, (_, w) => writer(w)));
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+const load = (): string =>
+  loadavg()
+    .slice(0, 2)
+    .map((l) => l.toFixed(1))
+    .join(' / ');
+
+const ms = (value: number): string => value.toFixed(0);
+
+export async function runBurstBench(posts: number, seconds = 60, writers = 4): Promise<BenchRow[]> {
+  const area = `burst (${posts.toLocaleString('en-US')} posts)`;
+  const rows: BenchRow[] = [];
+  const corpus = loadCorpus(posts);
+  const blog = await importCorpus(corpus, 'burst');
+  try {
+    // The import's first start re-renders the blog; the runs below start from a settled one.
+    await settle(blog, {});
+    const results = new Map<string, { one: Run; many: Run; loads: string }>();
+    for (const [name, env] of [
+      ['alone', { FOLIO_PUBLISH_BATCH: '1' }],
+      ['coalesced', {}],
+    ] as const) {
+      const server = await startBenchServer({ FOLIO_DATA_DIR: blog.dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn', ...env });
+      try {
+        const one = await writeBurst(server.baseUrl, blog, corpus, { writers: 1, seconds: 600, perWriter: ONE_WRITER_SAMPLES, tag: `${name} one` });
+        const many = await writeBurst(server.baseUrl, blog, corpus, { writers, seconds, perWriter: Number.POSITIVE_INFINITY, tag: `${name} many` });
+        results.set(name, { one, many, loads: load() });
+      } finally {
+        await server.stop();
+      }
+    }
+    const alone = results.get('alone')!;
+    const coalesced = results.get('coalesced')!;
+    const rate = (run: Run): number => run.latencies.length / run.seconds;
+    const p95 = (run: Run): number => percentile(run.latencies, 0.95);
+    rows.push(
+      {
+        area,
+        measure: `${writers} writers creating published posts for ${seconds} s: publishes/s, coalesced ÷ each job alone (FOLIO_PUBLISH_BATCH=1)`,
+        value: `${rate(coalesced.many).toFixed(1)} ÷ ${rate(alone.many).toFixed(1)} = ${(rate(coalesced.many) / rate(alone.many)).toFixed(2)}×`,
+        target: '≥ 100 /s',
+      },
+      {
+        area,
+        measure: `${writers} writers: p50 / p95, coalesced (each job alone: ${ms(percentile(alone.many.latencies, 0.5))} / ${ms(p95(alone.many))} ms)`,
+        value: `${ms(percentile(coalesced.many.latencies, 0.5))} / ${ms(p95(coalesced.many))} ms`,
+        target: 'p95 ≤ 300 ms',
+      },
+      {
+        area,
+        measure: `one writer, ${ONE_WRITER_SAMPLES} creates: p95 coalesced ÷ each job alone (p50 ${ms(percentile(coalesced.one.latencies, 0.5))} ÷ ${ms(percentile(alone.one.latencies, 0.5))} ms)`,
+        value: `${ms(p95(coalesced.one))} ÷ ${ms(p95(alone.one))} ms = ${(p95(coalesced.one) / p95(alone.one)).toFixed(2)}×`,
+        target: 'no worse (≤ 1×, within noise)',
+      },
+      { area, measure: 'load average (1 / 5 min) after the runs alone / coalesced', value: `${alone.loads} | ${coalesced.loads}` },
+    );
+  } finally {
+    removeImported(blog);
+  }
+  return rows;
+}
