@@ -11,16 +11,8 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bench/harness/chromium.js';
 import { loginLink } from '../support/dashboardSession.js';
+import { composeHangul, editorText, pasteFile } from '../support/editorInput.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-
-/** The Content field's text, line by line as CodeMirror draws it (the test posts are short). */
-function editorText(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const content = document.getElementById('post-content')?.shadowRoot?.querySelector('.cm-content');
-    if (!content || content.querySelector('.cm-placeholder')) return '';
-    return Array.from(content.querySelectorAll('.cm-line'), (line) => line.textContent ?? '').join('\n');
-  });
-}
 
 const saveState = (page: Page) => page.locator('#save-state');
 
@@ -135,21 +127,11 @@ describe('the post editor', () => {
     // CodeMirror's own styles applied under the strict CSP (a constructed sheet in its shadow root).
     expect(await page.evaluate(() => getComputedStyle(document.getElementById('post-content')!.shadowRoot!.querySelector('.cm-editor')!).display)).toBe('flex');
     await content.click();
-    // Hangul as an IME composes it: jamo, then syllables, then the committed word.
-    const cdp = await page.context().newCDPSession(page);
-    for (const step of ['ㅎ', '하', '한', '한ㄱ', '한그', '한글'])
-      await cdp.send('Input.imeSetComposition', { text: step, selectionStart: step.length, selectionEnd: step.length });
-    await cdp.send('Input.insertText', { text: '한글' });
+    await composeHangul(page);
     await page.keyboard.insertText('로 쓴 첫 문단입니다.');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
-    await page.evaluate((base64) => {
-      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-      const data = new DataTransfer();
-      data.items.add(new File([bytes], 'image.png', { type: 'image/png' }));
-      const target = document.getElementById('post-content')?.shadowRoot?.querySelector('.cm-content');
-      target?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    }, png);
+    await pasteFile(page, { name: 'image.png', type: 'image/png', base64: png });
     await eventually(() => editorText(page)).toMatch(/!\[Image\]\(http:\/\/jeju\.localhost:\d+\/media\/[^)]+\.png\)/);
     expect(await editorText(page)).toMatch(/^한글로 쓴 첫 문단입니다\.\n\n!\[Image\]/);
     await eventually(() => previewContent(page).textContent()).toContain('한글로 쓴 첫 문단입니다.');
@@ -422,12 +404,7 @@ describe('the post editor', () => {
     await openEditor(page, 'new');
     await page.getByRole('textbox', { name: 'Content' }).click();
     await page.keyboard.insertText('앞 문장.');
-    await page.evaluate(() => {
-      const data = new DataTransfer();
-      data.items.add(new File([new TextEncoder().encode('not a picture at all')], 'broken.png', { type: 'image/png' }));
-      const target = document.getElementById('post-content')?.shadowRoot?.querySelector('.cm-content');
-      target?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    });
+    await pasteFile(page, { name: 'broken.png', type: 'image/png', base64: Buffer.from('not a picture at all').toString('base64') });
     const alert = page.getByRole('alert');
     await eventually(() => alert.count()).toBe(1);
     expect(await alert.textContent()).toContain('The image broken.png could not be uploaded');

@@ -15,6 +15,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bench/harness/chromium.js';
+import { composeHangul, editorText, pasteFile } from '../support/editorInput.js';
 import { type SpawnedServer, spawnServer } from '../support/spawnedServer.js';
 
 /** expect.poll with room for a loaded machine (its 1 s default is not); a pass returns at once. */
@@ -22,15 +23,6 @@ const eventually = <T>(read: () => T | Promise<T>, message?: string) => expect.p
 
 /** Each step does several page loads and saves; a loaded machine needs room, a quiet one takes seconds. */
 const STEP = { timeout: 180_000 };
-
-/** The Content field's text, line by line as CodeMirror draws it (the posts here are short). */
-function editorText(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const content = document.getElementById('post-content')?.shadowRoot?.querySelector('.cm-content');
-    if (!content || content.querySelector('.cm-placeholder')) return '';
-    return Array.from(content.querySelectorAll('.cm-line'), (line) => line.textContent ?? '').join('\n');
-  });
-}
 
 /**
  * The HTML the Preview region shows for the post's content: the region holds a sandboxed frame
@@ -203,22 +195,12 @@ describe('a new user’s first hour with the dashboard, in Chromium, against the
     await eventually(() => page.locator('#editor').isVisible()).toBe(true);
     await page.getByLabel('Title', { exact: true }).fill('한라산 등반기');
     await page.getByRole('textbox', { name: 'Content' }).click();
-    // Hangul as an input method composes it: jamo, then syllables, then the committed word.
-    const cdp = await context.newCDPSession(page);
-    for (const step of ['ㅎ', '하', '한', '한ㄱ', '한그', '한글'])
-      await cdp.send('Input.imeSetComposition', { text: step, selectionStart: step.length, selectionEnd: step.length });
-    await cdp.send('Input.insertText', { text: '한글' });
+    await composeHangul(page);
     await page.keyboard.insertText('로 쓴 첫 문단입니다.');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
     // A screenshot pasted from the clipboard.
-    await page.evaluate((base64) => {
-      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-      const data = new DataTransfer();
-      data.items.add(new File([bytes], 'image.png', { type: 'image/png' }));
-      const target = document.getElementById('post-content')?.shadowRoot?.querySelector('.cm-content');
-      target?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    }, png);
+    await pasteFile(page, { name: 'image.png', type: 'image/png', base64: png });
     await eventually(() => editorText(page)).toMatch(new RegExp(`!\\[Image\\]\\(${blogOrigin}/media/[^)]+\\.png\\)`));
     expect(await editorText(page)).not.toContain('Uploading');
     expect(await editorText(page)).toMatch(/^한글로 쓴 첫 문단입니다\.\n\n!\[Image\]/);
