@@ -4,10 +4,9 @@
  * again. The CLI runs in this process (runCliCaptured), on the same SQLite file and folder store
  * as the app that made the posts and the app started after it.
  */
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RenderStampsRepo } from '../../src/db/renderStampsRepo.js';
 import { SettingsRepo } from '../../src/db/settingsRepo.js';
@@ -16,6 +15,7 @@ import { reRenderAfterUpgrade } from '../../src/publish/reRenderAfterUpgrade.js'
 import { SEARCH_TEXT_VERSION } from '../../src/search/searchTypes.js';
 import { buildBlog, buildPost, type BuiltBlog } from '../support/factories.js';
 import { runCliCaptured } from '../support/runCliCaptured.js';
+import { storeFiles as filesIn } from '../support/storeFiles.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'folio-rebuild-start-'));
@@ -23,14 +23,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Every file of the folder store: its modification time and its bytes' hash. */
 function storeFiles(): Map<string, string> {
-  const root = join(dataDir, 'public');
-  const files = new Map<string, string>();
-  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    files.set(relative(root, path), `${statSync(path).mtimeMs} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`);
-  }
-  return files;
+  return filesIn(join(dataDir, 'public'));
 }
 
 const jobCount = (t: TestApp): number => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM publish_jobs').get() as { n: number }).n;

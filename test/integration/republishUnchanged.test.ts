@@ -4,15 +4,15 @@
  * While the blog has an unfinished job (a store that failed), the re-publish still records one,
  * so its answer keeps meaning "the page is live".
  */
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { FaultyStore } from '../support/faultyStore.js';
 import { buildBlog, buildPost, postPath, type BuiltBlog } from '../support/factories.js';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.js';
+import { storeFiles } from '../support/storeFiles.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 let t: TestApp;
@@ -37,14 +37,7 @@ afterAll(async () => {
 
 /** Every file of the blog's folder: modification time and bytes' hash. */
 function blogFiles(): Map<string, string> {
-  const root = join(t.dataDir, 'public', blog.slug);
-  const files = new Map<string, string>();
-  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    files.set(relative(root, path), `${statSync(path).mtimeMs} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`);
-  }
-  return files;
+  return storeFiles(join(t.dataDir, 'public', blog.slug));
 }
 
 const count = (table: 'publish_jobs' | 'webhook_deliveries'): number => (t.folio.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
