@@ -1,13 +1,15 @@
 /**
- * The reader side of analytics: what the site server tells about pages it answered and the
- * beacons it received (docs/analytics.md). Never stores an address: it is hashed with the day's
- * salt and dropped; the hash stays in memory for the day.
+ * The reader side of analytics on the main thread: what the site server tells about pages it
+ * answered and the beacons it received (docs/analytics.md). It only adds what needs the
+ * database — the load's target and the day's salt, both cached — and hands the load to the
+ * counting (viewTally.ts, in its own thread): a busy blog's beacons cost the API's event loop a
+ * few object copies, never the hashing, URL parsing and visitor set.
  */
 import type { Clock } from '../lib/clock.js';
-import { notCounted, type ViewHeaders } from './viewRules.js';
-import { externalHost, parseUrl, RecentReferrers, sourceOfPage } from './referrers.js';
-import { visitorHash, type DailySalts } from './visitorHash.js';
-import type { ViewCounter, ViewTarget } from './viewCounter.js';
+import type { DailySalts } from './visitorHash.js';
+import type { ViewTarget } from './viewCounter.js';
+import type { ViewLoad } from './viewTally.js';
+import type { ViewHeaders } from './viewRules.js';
 
 /** One request on a blog's host, as the site server saw it. */
 export interface ReaderRequest extends ViewHeaders {
@@ -27,15 +29,20 @@ export interface Targets {
   target(blogSlug: string, postSlug: string | null): ViewTarget | null;
 }
 
+/** Where loads go to be counted (the counting thread, or in-process where it cannot start). */
+export interface ViewSink {
+  add(load: ViewLoad): void;
+}
+
 export interface PageViewsDeps {
   targets: Targets;
   salts: DailySalts;
-  counter: ViewCounter;
+  sink: ViewSink;
   clock: Clock;
 }
 
 export class PageViews {
-  private readonly recent = new RecentReferrers();
+  private salt: { day: string; text: string } | null = null;
 
   constructor(private readonly deps: PageViewsDeps) {}
 
@@ -44,34 +51,27 @@ export class PageViews {
    * kept for a minute for the page's beacon, the only load that is counted.
    */
   pageServed(request: ReaderRequest): void {
-    if (request.referer === '' || notCounted(request) !== null) return;
-    const host = externalHost(request.referer, request.host);
-    if (host === null) return;
-    const target = this.deps.targets.target(request.blogSlug, null);
-    if (!target) return;
-    const visitor = this.visitor(target, request);
-    if (visitor) this.recent.remember(visitor.hash, request.path, host, this.deps.clock.now().getTime());
+    if (request.referer === '' || request.method !== 'GET') return;
+    this.hand('page', request, null);
   }
 
-  /** A beacon of the page `postSlug` (null: a listing page); true when it was counted. */
-  beacon(request: ReaderRequest, postSlug: string | null): boolean {
-    if (notCounted(request) !== null) return false;
-    // The page that loaded the beacon: on the blog's own host, or it is not a reader's page
-    // (a saved copy, a page embedding another's beacon): never counted.
-    const page = request.referer === '' ? null : parseUrl(request.referer);
-    if (request.referer !== '' && (page === null || page.hostname.toLowerCase() !== request.host)) return false;
+  /** A beacon of the page `postSlug` (null: a listing page). */
+  beacon(request: ReaderRequest, postSlug: string | null): void {
+    // HEAD reads no page; the other rules (bots, prefetches) are the counting's.
+    if (request.method !== 'GET') return;
+    this.hand('beacon', request, postSlug);
+  }
+
+  private hand(kind: ViewLoad['kind'], request: ReaderRequest, postSlug: string | null): void {
     const target = this.deps.targets.target(request.blogSlug, postSlug);
-    if (!target) return false;
-    const visitor = this.visitor(target, request);
-    if (!visitor) return false;
-    const { hash, day } = visitor;
-    const remembered = page ? this.recent.take(hash, page.pathname, this.deps.clock.now().getTime()) : null;
-    const source = (page ? sourceOfPage(page) : null) ?? remembered;
-    this.deps.counter.record(day, target, hash, source);
-    return true;
+    if (!target) return;
+    const today = this.today();
+    if (!today) return;
+    const { blogSlug: _blog, ...headers } = request;
+    this.deps.sink.add({ ...headers, kind, day: today.day, salt: today.text, blogId: target.blogId, postId: target.postId, at: this.deps.clock.now().getTime() });
   }
 
-  private visitor(target: ViewTarget, request: ReaderRequest): { hash: string; day: string } | null {
+  private today(): { day: string; text: string } | null {
     let today: { day: string; salt: Buffer };
     try {
       today = this.deps.salts.today();
@@ -80,6 +80,7 @@ export class PageViews {
       // lost, the reader still gets the page and its image.
       return null;
     }
-    return { day: today.day, hash: visitorHash(today.salt, target.blogId, request.address, request.userAgent) };
+    if (this.salt?.day !== today.day) this.salt = { day: today.day, text: today.salt.toString('base64') };
+    return this.salt;
   }
 }

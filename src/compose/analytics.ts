@@ -1,7 +1,8 @@
 /** The analytics part of the composition root (docs/analytics.md): counting, its flush and the API service. */
+import { LocalCounting, type Counting } from '../analytics/counting.js';
+import { CountingThread } from '../analytics/countingThread.js';
 import { PageViews } from '../analytics/pageViews.js';
 import { RecentTargets } from '../analytics/recentTargets.js';
-import { ViewCounter } from '../analytics/viewCounter.js';
 import { DailySalts } from '../analytics/visitorHash.js';
 import type { Config } from '../config/config.js';
 import { AnalyticsRepo } from '../db/analyticsRepo.js';
@@ -12,6 +13,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { AnalyticsService } from '../services/analytics.js';
 import { AnalyticsFlush } from '../services/analyticsFlush.js';
+import { compiledScript } from '../workers/compiledScript.js';
 
 /** At least this often the counts reach SQLite: the most a crash can lose. */
 export const FLUSH_INTERVAL_MS = 5_000;
@@ -20,7 +22,7 @@ export interface Analytics {
   pageViews: PageViews;
   service: AnalyticsService;
   /** What the in-memory counter holds now (bounded; tests check hostile hits add nothing). */
-  pending(): { rows: number; referrers: number; visitors: number };
+  pending(): Promise<{ rows: number; referrers: number; visitors: number }>;
   /** Writes the counts held in memory now (tests call it instead of waiting for the timer). */
   flush(): Promise<void>;
   /** Starts the flush timer (the server; a CLI command counts nothing); `stop` flushes a last time. */
@@ -31,12 +33,15 @@ export interface Analytics {
 export function composeAnalytics(deps: { config: Config; db: Db; posts: PostsRepo; clock: Clock; logger: Logger; metrics: Metrics }): Analytics {
   const { db, clock, logger } = deps;
   const repo = new AnalyticsRepo(db);
-  const counter = new ViewCounter();
-  const pageViews = new PageViews({ targets: new RecentTargets(repo, clock), salts: new DailySalts(repo, clock), counter, clock });
+  // Counted in a worker thread (analytics/countingThread.ts says why); in this one only where no
+  // compiled worker exists (running from sources).
+  const script = compiledScript('analytics/countingWorker');
+  const counting: Counting = script ? new CountingThread(script, logger) : new LocalCounting();
+  const pageViews = new PageViews({ targets: new RecentTargets(repo, clock), salts: new DailySalts(repo, clock), sink: counting, clock });
   const flusher = new AnalyticsFlush({
     db,
     repo,
-    counter,
+    counting,
     clock,
     logger,
     retentionDays: deps.config.analyticsRetentionDays,
@@ -46,7 +51,7 @@ export function composeAnalytics(deps: { config: Config; db: Db; posts: PostsRep
   return {
     pageViews,
     service: new AnalyticsService({ analytics: repo, posts: deps.posts, clock }),
-    pending: () => counter.sizes(),
+    pending: () => counting.sizes(),
     flush: () => flusher.flush(),
     start() {
       // unref: the timer never keeps a process alive; shutdown flushes through stop().
@@ -58,6 +63,7 @@ export function composeAnalytics(deps: { config: Config; db: Db; posts: PostsRep
       clearInterval(timer);
       timer = null;
       await flusher.flush();
+      await counting.close();
     },
   };
 }

@@ -4,7 +4,7 @@
  * one. Also the daily retention prune.
  */
 import { performance } from 'node:perf_hooks';
-import type { ViewCounter } from '../analytics/viewCounter.js';
+import type { Counting } from '../analytics/counting.js';
 import { dayBefore, utcDay } from '../analytics/visitorHash.js';
 import type { AnalyticsRepo } from '../db/analyticsRepo.js';
 import type { Db } from '../db/database.js';
@@ -15,7 +15,7 @@ import type { Logger } from '../lib/logger.js';
 export interface AnalyticsFlushDeps {
   db: Db;
   repo: AnalyticsRepo;
-  counter: ViewCounter;
+  counting: Counting;
   clock: Clock;
   logger: Logger;
   retentionDays: number;
@@ -45,8 +45,14 @@ export class AnalyticsFlush {
   }
 
   private async flushNow(): Promise<void> {
-    const { db, repo, counter } = this.deps;
-    const batch = counter.drain();
+    const { db, repo, counting } = this.deps;
+    let batch;
+    try {
+      batch = await counting.drain();
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'analytics counts could not be taken from the counting thread');
+      return;
+    }
     // Nothing counted and today's prune done: no write lock taken for nothing.
     if (batch.days.length === 0 && this.prunedDay === utcDay(this.deps.clock.now())) return;
     try {
@@ -58,7 +64,7 @@ export class AnalyticsFlush {
       this.deps.observe?.((performance.now() - started) / 1000);
     } catch (err) {
       // Kept for the next flush (a busy or failing database), never lost silently.
-      counter.restore(batch);
+      counting.restore(batch);
       this.deps.logger.warn({ err }, 'analytics flush failed; the counts stay in memory for the next one');
     }
   }
