@@ -68,7 +68,15 @@ export class PageViews {
     const today = this.today();
     if (!today) return;
     const { blogSlug: _blog, ...headers } = request;
-    this.deps.sink.add({ ...headers, kind, day: today.day, salt: today.text, blogId: target.blogId, postId: target.postId, at: this.deps.clock.now().getTime() });
+    this.deps.sink.add({
+      ...headers,
+      kind,
+      day: today.day,
+      salt: today.text,
+      blogId: target.blogId,
+      postId: target.postId,
+      at: this.deps.clock.now().getTime(),
+    });
   }
 
   private today(): { day: string; text: string } | null {
