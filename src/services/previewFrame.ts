@@ -7,6 +7,7 @@
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { NotFoundError } from '../domain/errors.js';
+import { emptyCounts, type Language } from '../domain/language.js';
 import type { SitePost } from '../domain/siteTypes.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
 import type { Clock } from '../lib/clock.js';
@@ -33,8 +34,12 @@ export interface PreviewFrameAssets {
 export class PreviewFrame {
   constructor(private readonly deps: PreviewFrameDeps) {}
 
-  /** The frame's page for one of the account's blogs; any other blog id is not found. */
-  page(accountId: string, blogId: string, assets: PreviewFrameAssets): string | Buffer {
+  /**
+   * The frame's page for one of the account's blogs; any other blog id is not found. `lang`: the
+   * language of the post shown, which the published page takes from the post's words; the
+   * theme's labels and date format follow it (the frame asks for the other one when it changes).
+   */
+  page(accountId: string, blogId: string, assets: PreviewFrameAssets, lang: Language = 'en'): string | Buffer {
     const { blogs, accounts, urls, theme, clock, socialCards } = this.deps;
     const blog = blogs.findOwned(accountId, blogId);
     if (!blog) throw new NotFoundError('blog not found');
@@ -53,6 +58,8 @@ export class PreviewFrame {
       publishedAt: now,
       createdAt: now,
       updatedAt: now,
+      // The counts the page takes its language from: one Korean word for a Korean post.
+      textCounts: { ...emptyCounts(), hangulWords: lang === 'ko' ? 1 : 0 },
     };
     return renderPreviewPage(ctx, empty, assets.assetsBase, { script: assets.script });
   }

@@ -184,11 +184,18 @@ describe('the post editor', () => {
     await eventually(() => previewContent(page).textContent()).toContain('정상에서 본 풍경.');
     const frame = (await (await page.locator('#preview-frame').elementHandle())!.contentFrame())!;
     expect(new URL(frame.url()).pathname).toBe(`/dashboard/blogs/${blogId}/preview-frame`);
-    expect(await frame.locator('article .post-title').textContent()).toBe('한라산 등반기');
-    expect(await frame.evaluate(() => document.documentElement.lang)).toBe('ko');
+    // A Korean post: the frame asks for the theme's Korean page (labels, dates) and shows the
+    // preview again in it.
+    await eventually(() => new URL(frame.url()).searchParams.get('lang')).toBe('ko');
+    await eventually(() => frame.evaluate(() => document.documentElement.lang)).toBe('ko');
+    await eventually(() => frame.locator('article .post-title').textContent()).toBe('한라산 등반기');
+    await eventually(() => frame.locator('article .post-content').textContent()).toContain('정상에서 본 풍경.');
+    expect(await frame.locator('article .post-meta time').first().textContent()).toMatch(/^\d{4}년 \d{1,2}월 \d{1,2}일$/);
 
     const reader = await page.context().newPage();
     await reader.goto(`${blogOrigin}/${encodeURIComponent(slug)}`);
+    const navOf = (target: typeof reader | typeof frame) => target.locator('.site-nav').textContent();
+    expect(await navOf(frame)).toBe(await navOf(reader));
     const published = await reader.locator('article .post-content').innerHTML();
     expect(comparable(await previewContent(page).innerHTML())).toBe(comparable(published));
     // The frame's images load from the blog's host, as the page's do (the width the srcset picks
@@ -456,7 +463,7 @@ describe('the post editor', () => {
     const reached: string[] = [];
     // Inside the preview frame (the blog's page: its links), the theme's own focus style shows.
     const inFrame = () =>
-      page.frame({ url: /\/preview-frame$/ })!.evaluate(() => {
+      page.frame({ url: /\/preview-frame(\?lang=ko)?$/ })!.evaluate(() => {
         const active = document.activeElement;
         return active && active !== document.body ? getComputedStyle(active).outlineStyle : 'nothing focused';
       });

@@ -85,6 +85,27 @@ describe('the live preview frame', () => {
     expect(js).not.toMatch(/\bimport\s*[{*"'`(]|\bexport\s*\{/);
   });
 
+  it("renders the theme's labels and dates in the post's language: English unless asked for Korean", async () => {
+    const page = async (query: string) => {
+      const res = await get(`${framePath(blogId)}${query}`, { cookie: session.cookie });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const english = await page('');
+    expect(english).toMatch(/<html lang="en"/);
+    expect(english).toMatch(/<time datetime="[^"]+">[A-Z][a-z]+ \d{1,2}, \d{4}<\/time>/);
+    const korean = await page('?lang=ko');
+    expect(korean).toMatch(/<html lang="ko"/);
+    expect(korean).toMatch(/<time datetime="[^"]+">\d{4}년 \d{1,2}월 \d{1,2}일<\/time>/);
+    expect(korean).toContain('>보관함<');
+    // Anything else is the English page, never an error or an echo of the value.
+    for (const hostile of ['?lang=fr', '?lang=%3Cscript%3E', '?lang=ko&lang=ko', '?lang[]=ko']) {
+      const other = await page(hostile);
+      expect(other).toMatch(/<html lang="en"/);
+      expect(other).not.toContain('<script>');
+    }
+  });
+
   it("answers another account's blog, an unknown one and a hostile id with the API's not-found body", async () => {
     const other = t.createAccount('creator');
     const theirs = await t.request('POST', '/v1/blogs', { key: other.key, body: { slug: 'not-yours', name: 'Not yours' } });

@@ -2,7 +2,8 @@
  * GET /dashboard/blogs/:blogId/preview-frame: the page inside the editor's Preview region — the
  * blog's theme around an empty post (src/services/previewFrame.ts) — which the frame's script
  * (web/dashboard/pages/previewFrame.ts) fills with the HTML the editor sends it. A session only,
- * as every dashboard page; another account's blog is not found.
+ * as every dashboard page; another account's blog is not found. `?lang=ko` renders the theme's
+ * Korean labels and dates, as a Korean post's published page has them.
  */
 import type Router from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
@@ -15,7 +16,7 @@ import type { DashboardAssets } from './assets.js';
 export const PREVIEW_FRAME_PATH = '/dashboard/blogs/:blogId/preview-frame';
 
 export interface PreviewFrameSource {
-  page(accountId: string, blogId: string, assets: PreviewFrameAssets): string | Buffer;
+  page(accountId: string, blogId: string, assets: PreviewFrameAssets, lang: 'ko' | 'en'): string | Buffer;
 }
 
 export interface PreviewFrameDeps {
@@ -70,7 +71,9 @@ export function registerPreviewFrame(
     // Set before the page is made, so a not-found answer shows in the editor's frame too.
     const urls = new Set([`${helpers.publicOrigin}${script}`, `${ctx.protocol}://${ctx.host}${script}`]);
     ctx.set('Content-Security-Policy', previewFramePolicy([...urls]));
-    const page = deps.source.page(auth.account.id, ctx.params.blogId ?? '', { assetsBase: deps.assetsBase, script });
+    // `?lang=ko`: the frame of a Korean post (the frame's script asks for it); anything else is English.
+    const lang = ctx.query.lang === 'ko' ? 'ko' : 'en';
+    const page = deps.source.page(auth.account.id, ctx.params.blogId ?? '', { assetsBase: deps.assetsBase, script }, lang);
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
   });

@@ -16,3 +16,12 @@ export interface PreviewMessage {
 export interface PreviewReadyMessage {
   type: 'folio-preview-ready';
 }
+
+/**
+ * Frame → editor: the post shown is in `lang`, the frame's page in the other language: the editor
+ * reloads the frame for `lang` (its labels and date format are the theme's, rendered by the server).
+ */
+export interface PreviewLanguageMessage {
+  type: 'folio-preview-language';
+  lang: 'ko' | 'en';
+}

@@ -6,7 +6,7 @@
  * never calls /v1 and holds no session; the HTML is the server's sanitised preview.
  */
 import { onBlogHost } from '../lib/blogHost.js';
-import type { PreviewMessage, PreviewReadyMessage } from '../lib/previewMessages.js';
+import type { PreviewLanguageMessage, PreviewMessage, PreviewReadyMessage } from '../lib/previewMessages.js';
 
 const content = document.querySelector<HTMLElement>('article .post-content');
 const title = document.querySelector<HTMLElement>('article .post-title');
@@ -41,8 +41,13 @@ function show(message: PreviewMessage): void {
   const { scrollX, scrollY } = window;
   content.replaceChildren(onBlogHost(message.html, message.baseUrl));
   if (title) title.textContent = message.title;
-  document.documentElement.lang = languageOf(`${message.title} ${content.textContent ?? ''}`);
   window.scrollTo(scrollX, scrollY);
+  // The page's labels and dates are in the language the server rendered it for; a post in the
+  // other one asks the editor for that page (it reloads the frame and sends the preview again).
+  const lang = languageOf(`${message.title} ${content.textContent ?? ''}`);
+  if (lang !== document.documentElement.lang && window.parent !== window) {
+    window.parent.postMessage({ type: 'folio-preview-language', lang } satisfies PreviewLanguageMessage, window.location.origin);
+  }
 }
 
 window.addEventListener('message', (event) => {
