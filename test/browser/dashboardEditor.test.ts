@@ -81,6 +81,11 @@ describe('the post editor', () => {
     await eventually(() => page.locator('#editor').isVisible()).toBe(true);
   }
 
+  async function openNewPost(page: Page): Promise<void> {
+    await page.goto(`${t.baseUrl}/dashboard/blogs/${blogId}/new-post`);
+    await eventually(() => page.locator('#editor').isVisible()).toBe(true);
+  }
+
   const post = async (slug: string) => (await t.request('GET', `/v1/posts/${encodeURIComponent(slug)}`, { blogId, key: creatorKey })).body;
   let creatorKey: string;
   let creatorId: string;
@@ -120,7 +125,7 @@ describe('the post editor', () => {
 
   it('writes a Korean post with the IME and a pasted image, autosaves it as a draft, and takes its URL', async () => {
     const page = await signedIn();
-    await openEditor(page, 'new');
+    await openNewPost(page);
     await eventually(() => page.locator('h1').textContent()).toBe('New post');
     await page.getByLabel('Title', { exact: true }).fill('한라산 등반기');
     const content = page.getByRole('textbox', { name: 'Content' });
@@ -348,7 +353,7 @@ describe('the post editor', () => {
 
   it('schedules a draft at a time in the author’s time zone, stored as UTC (Creator plan)', async () => {
     const page = await signedIn();
-    await openEditor(page, 'new');
+    await openNewPost(page);
     await page.getByLabel('Title', { exact: true }).fill('예약 글');
     await page.getByRole('textbox', { name: 'Content' }).click();
     await page.keyboard.insertText('내일 아침에 올라갈 글.');
@@ -361,11 +366,24 @@ describe('the post editor', () => {
     expect(scheduled.scheduled_at).toBe('2031-01-15T00:30:00.000Z');
   });
 
+  it('opens a post whose slug is `new` at its own address; a new post has another one', async () => {
+    const created = await t.request('POST', '/v1/posts', { key: creatorKey, blogId, body: { title: 'What is new', slug: 'new', content: 'Notes.' } });
+    expect(created.status).toBe(201);
+    const page = await signedIn();
+    await openEditor(page, 'new');
+    await eventually(() => page.locator('#post-title').inputValue()).toBe('What is new');
+    expect(await page.locator('#editor-heading').textContent()).toBe('Edit post');
+    await page.goto(`${t.baseUrl}/dashboard/blogs/${blogId}/new-post`);
+    await eventually(() => page.locator('#editor').isVisible()).toBe(true);
+    expect(await page.locator('#editor-heading').textContent()).toBe('New post');
+    expect(await page.locator('#post-title').inputValue()).toBe('');
+  });
+
   it('disables Schedule on a Free account, naming the plan', async () => {
     const free = t.createAccount('free');
     const blog = await t.request('POST', '/v1/blogs', { key: free.key, body: { slug: 'free-notes', name: 'Free notes' } });
     const page = await signedIn({ accountId: free.accountId });
-    await page.goto(`${t.baseUrl}/dashboard/blogs/${blog.body.id}/posts/new`);
+    await page.goto(`${t.baseUrl}/dashboard/blogs/${blog.body.id}/new-post`);
     await eventually(() => page.locator('#editor').isVisible()).toBe(true);
     await expect
       .poll(() => page.locator('#schedule-note').textContent())
@@ -408,7 +426,7 @@ describe('the post editor', () => {
 
   it('removes the placeholder of an image the server refuses and says why in an alert', async () => {
     const page = await signedIn();
-    await openEditor(page, 'new');
+    await openNewPost(page);
     await page.getByRole('textbox', { name: 'Content' }).click();
     await page.keyboard.insertText('앞 문장.');
     await pasteFile(page, { name: 'broken.png', type: 'image/png', base64: Buffer.from('not a picture at all').toString('base64') });
@@ -420,7 +438,7 @@ describe('the post editor', () => {
 
   it('uploads a dropped image at the drop point, and undoes and redoes edits', async () => {
     const page = await signedIn();
-    await openEditor(page, 'new');
+    await openNewPost(page);
     await page.getByRole('textbox', { name: 'Content' }).click();
     await page.keyboard.insertText('첫 줄.');
     await page.evaluate((base64) => {

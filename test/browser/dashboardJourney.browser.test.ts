@@ -191,7 +191,7 @@ describe('a new user’s first hour with the dashboard, in Chromium, against the
   it('writes a Korean post with the IME and a pasted image; the upload placeholder becomes the image', STEP, async () => {
     await page.goto(`${server.baseUrl}/dashboard/blogs/${blogId}/posts`);
     await page.getByRole('link', { name: 'New post' }).click();
-    await page.waitForURL(`${server.baseUrl}/dashboard/blogs/${blogId}/posts/new`);
+    await page.waitForURL(`${server.baseUrl}/dashboard/blogs/${blogId}/new-post`);
     await eventually(() => page.locator('#editor').isVisible()).toBe(true);
     await page.getByLabel('Title', { exact: true }).fill('한라산 등반기');
     await page.getByRole('textbox', { name: 'Content' }).click();

@@ -117,7 +117,7 @@ describe('posts list', () => {
     // Newest first: the last one made.
     expect(await rows(page).first().locator('a:not(.tag)').textContent()).toBe('Note 45');
     expect(await rows(page).first().locator('a:not(.tag)').getAttribute('href')).toBe(`/dashboard/blogs/${blogId}/posts/note-45`);
-    expect(await page.getByRole('link', { name: 'New post' }).getAttribute('href')).toBe(`/dashboard/blogs/${blogId}/posts/new`);
+    expect(await page.getByRole('link', { name: 'New post' }).getAttribute('href')).toBe(`/dashboard/blogs/${blogId}/new-post`);
 
     await page.getByRole('link', { name: 'Next page' }).click();
     await poll(() => summary(page)).toContain('page 2 of 3');

@@ -132,7 +132,7 @@ describe('the live preview frame', () => {
   });
 
   it('is framed by the editor, sandboxed, and the editor may frame this host only', async () => {
-    const res = await get(`/dashboard/blogs/${blogId}/posts/new`, { cookie: session.cookie });
+    const res = await get(`/dashboard/blogs/${blogId}/new-post`, { cookie: session.cookie });
     const page = await res.text();
     expect(res.status).toBe(200);
     const policy = res.headers.get('content-security-policy') ?? '';

@@ -27,7 +27,7 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   { path: '/dashboard/blogs/:blogId/analytics', template: 'analytics', entry: 'analytics', title: 'Analytics', nav: 'blogs' },
   { path: '/dashboard/keys', template: 'keys', entry: 'keys', title: 'API keys', nav: 'keys' },
   { path: '/dashboard/account', template: 'account', entry: 'account', title: 'Account', nav: 'account' },
-  // The editor: `new` before `:slug`, so a new post's address is never read as a slug.
-  { path: '/dashboard/blogs/:blogId/posts/new', template: 'editor', entry: 'editor', title: 'New post', nav: 'blogs' },
+  // The editor. A new post is outside /posts/, so every slug (`new` included) has its address there.
+  { path: '/dashboard/blogs/:blogId/new-post', template: 'editor', entry: 'editor', title: 'New post', nav: 'blogs' },
   { path: '/dashboard/blogs/:blogId/posts/:slug', template: 'editor', entry: 'editor', title: 'Edit post', nav: 'blogs' },
 ];

@@ -237,9 +237,9 @@ export async function startEditor(main: HTMLElement): Promise<void> {
   void preview.render(content().text());
 }
 
-/** `/dashboard/blogs/<id>/posts/<slug>` → the slug; `…/posts/new` (a new post) → null. */
+/** `/dashboard/blogs/<id>/posts/<slug>` → the slug (`new` too); `…/new-post` (a new post) → null. */
 export function slugFromPath(pathname: string): string | null {
   const match = /\/posts\/([^/]+)\/?$/.exec(pathname);
-  if (!match?.[1] || match[1] === 'new') return null;
+  if (!match?.[1]) return null;
   return decodeURIComponent(match[1]);
 }

@@ -1,5 +1,5 @@
 /**
- * The post editor's entry (/dashboard/blogs/<blogId>/posts/new and …/posts/<slug>): everything
+ * The post editor's entry (/dashboard/blogs/<blogId>/new-post and …/posts/<slug>): everything
  * is in web/dashboard/editor/; this starts it, or says in the page why it could not.
  */
 import { startEditor } from '../editor/editorPage.js';
