@@ -2,7 +2,7 @@
  * Share preview: POST /v1/posts/:slug/preview-link gives a private URL to the post as it is now;
  * the editor shows it in a read-only field with a copy button (the shell's `data-copy`).
  */
-import { ApiError, api } from '../lib/api.js';
+import { api } from '../lib/api.js';
 import { byId, localDateTime } from './dom.js';
 
 export function wireSharePreview(blogId: string, postPath: () => string | null, beforeShare: () => Promise<boolean>): void {
@@ -31,10 +31,7 @@ export function wireSharePreview(blogId: string, postPath: () => string | null, 
       field.focus();
       field.select();
     } catch (error) {
-      state.textContent =
-        error instanceof ApiError && (error.status === 404 || error.status === 405) && error.message.startsWith('no route')
-          ? 'Share preview is not available on this server (it has no preview-link operation).'
-          : `No preview link: ${error instanceof Error ? error.message : String(error)}`;
+      state.textContent = `No preview link: ${error instanceof Error ? error.message : String(error)}`;
     }
   });
 }
