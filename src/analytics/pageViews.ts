@@ -9,7 +9,7 @@ import type { Clock } from '../lib/clock.js';
 import type { DailySalts } from './visitorHash.js';
 import type { ViewTarget } from './viewCounter.js';
 import type { ViewLoad } from './viewTally.js';
-import type { ViewHeaders } from './viewRules.js';
+import { notCounted, type ViewHeaders } from './viewRules.js';
 
 /** One request on a blog's host, as the site server saw it. */
 export interface ReaderRequest extends ViewHeaders {
@@ -51,14 +51,15 @@ export class PageViews {
    * kept for a minute for the page's beacon, the only load that is counted.
    */
   pageServed(request: ReaderRequest): void {
-    if (request.referer === '' || request.method !== 'GET') return;
+    if (request.referer === '' || notCounted(request) !== null) return;
     this.hand('page', request, null);
   }
 
   /** A beacon of the page `postSlug` (null: a listing page). */
   beacon(request: ReaderRequest, postSlug: string | null): void {
-    // HEAD reads no page; the other rules (bots, prefetches) are the counting's.
-    if (request.method !== 'GET') return;
+    // Loads that are no view (HEAD, bots, prefetches) never reach the database here, not even
+    // for the day's salt; the rules are cheap on this thread (isbot's verdicts are remembered).
+    if (notCounted(request) !== null) return;
     this.hand('beacon', request, postSlug);
   }
 
