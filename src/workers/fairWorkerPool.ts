@@ -8,13 +8,20 @@
  * - Waiting tasks are taken round-robin between tenants (the one served longest ago first),
  *   oldest first within a tenant.
  * - A task running longer than `timeoutMs` is abandoned: its worker is terminated (the only way
- *   to stop synchronous work) and replaced on demand; the task fails with TaskTimeoutError.
+ *   to stop synchronous work) and replaced on demand; the task fails with TaskTimeoutError. The
+ *   time counts from when the worker has loaded its modules (it says so), not from its start.
  * - A worker that crashes fails its task and is replaced in the same way.
  *
  * The worker side is `serveTasks` (taskWorker.ts).
  */
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import type { TaskReply, TaskRequest } from './taskWorker.js';
+import { WORKER_READY, type TaskReply, type TaskRequest } from './taskWorker.js';
+
+/**
+ * A task handed to a worker that is still loading its modules waits this much longer: on a
+ * loaded machine a cold start alone can outlast a short limit, and the limit is for the task.
+ */
+const START_ALLOWANCE_MS = 30_000;
 
 export interface FairWorkerPoolOptions {
   script: URL;
@@ -49,6 +56,8 @@ interface Slot<Req, Res> {
   worker: Worker;
   task: Task<Req, Res> | null;
   timer: NodeJS.Timeout | null;
+  /** The worker said WORKER_READY: its modules are loaded. */
+  ready: boolean;
 }
 
 export class FairWorkerPool<Req, Res> {
@@ -156,12 +165,17 @@ export class FairWorkerPool<Req, Res> {
   private assign(slot: Slot<Req, Res>, task: Task<Req, Res>): void {
     slot.task = task;
     slot.worker.ref();
+    this.startTimer(slot, slot.ready ? this.options.timeoutMs : this.options.timeoutMs + START_ALLOWANCE_MS);
+    const message: TaskRequest<Req> = { id: task.id, request: task.request };
+    slot.worker.postMessage(message);
+  }
+
+  private startTimer(slot: Slot<Req, Res>, ms: number): void {
+    if (slot.timer) clearTimeout(slot.timer);
     slot.timer = setTimeout(() => {
       this.finish(slot, (t) => t.reject(new TaskTimeoutError(this.options.timeoutMs)));
       this.retire(slot);
-    }, this.options.timeoutMs);
-    const message: TaskRequest<Req> = { id: task.id, request: task.request };
-    slot.worker.postMessage(message);
+    }, ms);
   }
 
   /** Ends the slot's current task with `settle` and frees the tenant's share. */
@@ -189,9 +203,15 @@ export class FairWorkerPool<Req, Res> {
   private startWorker(): Slot<Req, Res> {
     const worker = new Worker(this.options.script, this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {});
     worker.unref();
-    const slot: Slot<Req, Res> = { worker, task: null, timer: null };
+    const slot: Slot<Req, Res> = { worker, task: null, timer: null, ready: false };
     this.slots.add(slot);
-    worker.on('message', (reply: TaskReply<Res>) => {
+    worker.on('message', (reply: TaskReply<Res> | typeof WORKER_READY) => {
+      if (reply === WORKER_READY) {
+        slot.ready = true;
+        // The task handed over while the worker loaded gets its whole limit from now.
+        if (slot.task) this.startTimer(slot, this.options.timeoutMs);
+        return;
+      }
       if (!slot.task || reply.id !== slot.task.id) return;
       if ('error' in reply) this.finish(slot, (task) => task.reject(new Error(`worker task failed: ${reply.error}`)));
       else this.finish(slot, (task) => task.resolve(reply.result));

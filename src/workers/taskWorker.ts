@@ -12,6 +12,9 @@ export interface TaskRequest<Req> {
 
 export type TaskReply<Res> = { id: number; result: Res } | { id: number; error: string };
 
+/** Sent once the worker's modules are loaded: a task's time limit counts from here, not from the thread's start. */
+export const WORKER_READY = 'folio-worker-ready';
+
 /** `handler` may answer with a promise (a card's drawing): the pool gives a worker one task at a time. */
 export function serveTasks<Req, Res>(handler: (request: Req) => Res | Promise<Res>, transfer: (result: Res) => ArrayBuffer[] = () => []): void {
   const port = parentPort;
@@ -26,4 +29,5 @@ export function serveTasks<Req, Res>(handler: (request: Req) => Res | Promise<Re
     }
     port.postMessage(reply, 'result' in reply ? transfer(reply.result) : []);
   });
+  port.postMessage(WORKER_READY);
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FairWorkerPool, TaskTimeoutError, WorkerPoolClosedError } from '../../../src/workers/fairWorkerPool.js';
+import { WORKER_READY } from '../../../src/workers/taskWorker.js';
 
 interface Task {
   /** Busy for this long, holding the worker's thread as rendering does. */
@@ -20,9 +21,11 @@ interface Task {
 
 const dir = mkdtempSync(join(tmpdir(), 'folio-pool-'));
 const script = pathToFileURL(join(dir, 'worker.mjs'));
-writeFileSync(
-  script,
-  `import { parentPort } from 'node:worker_threads';
+/** A worker whose modules take a second to load, as a cold one does on a loaded machine. */
+const slowStart = pathToFileURL(join(dir, 'slow-start.mjs'));
+const body = (startMs: number) => `import { parentPort } from 'node:worker_threads';
+const loaded = Date.now() + ${startMs};
+while (Date.now() < loaded) {}
 parentPort.on('message', ({ id, request }) => {
   if (request.fail === 'exit') process.exit(3);
   if (request.fail === 'throw') return parentPort.postMessage({ id, error: 'Error: ' + request.label });
@@ -30,8 +33,10 @@ parentPort.on('message', ({ id, request }) => {
   while (Date.now() < until) {}
   parentPort.postMessage({ id, result: request.label });
 });
-`,
-);
+parentPort.postMessage('${WORKER_READY}');
+`;
+writeFileSync(script, body(0));
+writeFileSync(slowStart, body(1_000));
 
 let pool: FairWorkerPool<Task, string> | null = null;
 afterEach(async () => {
@@ -114,6 +119,14 @@ describe('FairWorkerPool', () => {
     const stuck = p.run('a', { ms: 60_000, label: 'stuck' });
     await expect(stuck).rejects.toBeInstanceOf(TaskTimeoutError);
     expect(await p.run('b', { label: 'after' })).toBe('after');
+  });
+
+  it("counts a task's time limit from when its worker has loaded, not from the thread's start", async () => {
+    pool = new FairWorkerPool<Task, string>({ script: slowStart, size: 1, timeoutMs: 300 });
+    // The worker loads for a second, longer than the limit; the task itself is instant.
+    expect(await pool.run('a', { label: 'first' })).toBe('first');
+    // Once loaded, a task past the limit is still abandoned.
+    await expect(pool.run('a', { ms: 60_000, label: 'stuck' })).rejects.toBeInstanceOf(TaskTimeoutError);
   });
 
   it('fails only the task whose worker dies or throws', async () => {
