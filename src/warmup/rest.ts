@@ -56,16 +56,18 @@ export class Rest {
     this.resting = true;
     try {
       const released = await warmUp.rest();
-      const workers = heavy.retireIdle();
+      // Background work on the workers (a rebuild, cards) allocates, so V8 collects by itself
+      // meanwhile; the forced collection, which holds the loop, waits until all is idle.
+      if (!heavy.retireIdle()) return false;
       const before = process.memoryUsage();
       collect();
       const after = process.memoryUsage();
-      if (workers) this.restedAt = quiet.since;
+      this.restedAt = quiet.since;
       logger.info(
-        { ...released, workersStopped: workers, rssMb: Math.round(after.rss / 1e6), heapFreedMb: Math.round((before.heapTotal - after.heapTotal) / 1e6) },
-        'at rest: listings, search indexes and idle workers let go',
+        { ...released, rssMb: Math.round(after.rss / 1e6), heapFreedMb: Math.round((before.heapTotal - after.heapTotal) / 1e6) },
+        'at rest: listings, search indexes and worker threads let go',
       );
-      return workers;
+      return true;
     } catch (err) {
       logger.warn({ err }, 'resting failed; the next quiet check tries again');
       return false;
