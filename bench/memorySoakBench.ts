@@ -151,7 +151,7 @@ async function soakOne(posts: number, seconds: number): Promise<BenchRow[]> {
       const loadAtStart = load();
       const began = Date.now();
       const work = Promise.all([searcher(), searcher(), publisher()]);
-      const samples: { at: number; rss: number; cache: number; heap: number }[] = [];
+      const samples: { at: number; rss: number; cache: number; heap: number; heapTotal: number }[] = [];
       while (Date.now() < until) {
         await sleep(Math.min(SAMPLE_MS, until - Date.now()));
         samples.push({
@@ -159,6 +159,7 @@ async function soakOne(posts: number, seconds: number): Promise<BenchRow[]> {
           rss: await server.rss(),
           cache: await metric(server.baseUrl, 'folio_search_index_cache_bytes'),
           heap: await metric(server.baseUrl, 'nodejs_heap_size_used_bytes'),
+          heapTotal: await metric(server.baseUrl, 'nodejs_heap_size_total_bytes'),
         });
       }
       await work;
