@@ -167,8 +167,8 @@ async function soakOne(posts: number, seconds: number): Promise<BenchRow[]> {
         const sec = Math.round(s.at / 1000);
         rows.push({
           area,
-          measure: `RSS (JS heap used; search cache estimate) at ${Math.floor(sec / 60)}:${String(sec % 60).padStart(2, '0')}`,
-          value: `${MB(s.rss)} (${MB(s.heap)}; ${MB(s.cache)})`,
+          measure: `RSS (JS heap used / committed; search cache estimate) at ${Math.floor(sec / 60)}:${String(sec % 60).padStart(2, '0')}`,
+          value: `${MB(s.rss)} (${MB(s.heap)} / ${MB(s.heapTotal)}; ${MB(s.cache)})`,
         });
       }
       const first = samples.find((s) => s.at >= 59_000) ?? samples[0]!;
