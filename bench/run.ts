@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak` and the large corpus size with `--posts N`
- * (default 10,000); `--seconds N` also sets how long the `burst` writers run (default 60). `soak` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
+ * `--only api,api-read,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed` and the large corpus size with `--posts N`
+ * (default 10,000); `--seconds N` also sets how long the `burst` writers run (default 60). `soak` (memory at rest and under
+ * searches and publishes) runs `--soak-seconds N` (default 300) at `--soak-posts 10000,50000`; `soak-mixed` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first).
  */
 import { parseArgs } from 'node:util';
@@ -25,6 +26,7 @@ import { runCardsBench } from './cardsBench.js';
 import { runMediaBench } from './mediaBench.js';
 import { runWebhookBench } from './webhookBench.js';
 import { runSoakBench } from './soakBench.js';
+import { runMemorySoakBench } from './memorySoakBench.js';
 import { runAnalyticsBench } from './analyticsBench.js';
 import { runDashboardBench } from './dashboardBench.js';
 import { importCorpus, removeImported, type ImportedBlog } from './importCorpus.js';
@@ -36,12 +38,14 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
     stores: { type: 'string' },
     minutes: { type: 'string' },
+    'soak-seconds': { type: 'string' },
+    'soak-posts': { type: 'string' },
   },
 });
 const only = new Set(
   (
     values.only ??
-    'api,api-read,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak'
+    'api,api-read,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed'
   )
     .split(',')
     .map((s) => s.trim()),
@@ -81,7 +85,13 @@ await section('cards', () => runCardsBench());
 await section('webhooks', () => runWebhookBench());
 await section('analytics', () => runAnalyticsBench());
 await section('dashboard', () => runDashboardBench(posts));
-await section('soak', () => runSoakBench({ minutes: Number(values.minutes ?? 10) }));
+await section('soak', () =>
+  runMemorySoakBench({
+    seconds: Number(values['soak-seconds'] ?? 300),
+    sizes: (values['soak-posts'] ?? '10000,50000').split(',').map((s) => Number(s.trim())),
+  }),
+);
+await section('soak-mixed', () => runSoakBench({ minutes: Number(values.minutes ?? 10) }));
 
 // The edge, backup and start sections share one imported blog of `posts` posts.
 let shared: ImportedBlog | null = null;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --only soak [--minutes N]`: mixed load on 20 blogs of one real server (its
+ * `npm run bench -- --only soak-mixed [--minutes N]`: mixed load on 20 blogs of one real server (its
  * own process, dist/server/main.js) for ten minutes by default, and the event loop's worst delay
  * in every minute, read from the server's own monitor (prom-client's
  * nodejs_eventloop_lag_max_seconds through GET /metrics, which resets it on every read), with its

@@ -10,6 +10,8 @@ import { StoreMismatchError } from './services/storeSettings.js';
 import { createHttpServer } from './http/httpServer.js';
 import { RequestActivity } from './warmup/idleSteps.js';
 import { warmUpAfterFirstRequest } from './warmup/startupWarmUp.js';
+import { Rest } from './warmup/rest.js';
+import { collectGarbage } from './runtime/collectGarbage.js';
 import { createLogger, flushLogs } from './lib/logger.js';
 import { planSummary } from './domain/plans.js';
 import { startScheduler } from './runtime/scheduler.js';
@@ -116,6 +118,9 @@ async function main(): Promise<void> {
   folio.tick().catch((err: unknown) => logger.error({ err }, 'start-up catch-up failed; the scheduler retries'));
   // Lazy libraries, worker threads, and the indexes and listings in use before the restart.
   warmUpAfterFirstRequest({ server, activity, logger, metrics: folio.metrics, heavy: folio.heavy, media: folio.media, warmUp: folio.warmUp });
+  // And after FOLIO_REST_AFTER without a request, what only use needs is let go again.
+  const rest = new Rest({ activity, afterMs: config.restAfterMs, warmUp: folio.warmUp, heavy: folio.heavy, collect: collectGarbage, logger });
+  rest.start();
 
   const scheduler = startScheduler(
     {
@@ -142,7 +147,10 @@ async function main(): Promise<void> {
     server,
     logger,
     timeoutMs: config.shutdownTimeoutMs,
-    stopIntake: () => scheduler.stop(),
+    stopIntake: () => {
+      rest.stop();
+      return scheduler.stop();
+    },
     // Waits for running publish jobs, then stops the worker threads and the checkpointer, and closes the database.
     close: async () => {
       await folio.close();

@@ -39,6 +39,8 @@ export interface Config {
   readonly dnsServers: readonly string[];
   /** Memory budget of the search index cache, in bytes. */
   readonly searchCacheBytes: number;
+  /** Quiet time after which the server lets go of its caches and worker threads (FOLIO_REST_AFTER, seconds; 0: never; warmup/rest.ts). */
+  readonly restAfterMs: number;
   /** The CDN Folio purges after every publish (FOLIO_CDN); `none` by default. */
   readonly cdn: CdnConfig;
   /** Bound on a graceful stop (SIGTERM/SIGINT): draining requests and running jobs, then exit. */
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     dnsServers: Object.freeze(dnsServers),
     searchCacheBytes: searchCacheMb * 1024 * 1024,
+    restAfterMs: readInt(env, 'FOLIO_REST_AFTER', 300, 0, 86_400) * 1000,
     cdn,
     shutdownTimeoutMs: shutdownSeconds * 1000,
     metricsToken,

@@ -50,6 +50,11 @@ export class HeavyWork {
     this.pool?.prestart();
   }
 
+  /** Stops the workers if none is busy (a server at rest); the next task starts them again. */
+  retireIdle(): boolean {
+    return this.pool?.retireIdle() ?? true;
+  }
+
   stats(): { waiting: number; running: number; workers: number } {
     return this.pool?.stats() ?? { waiting: 0, running: 0, workers: 0 };
   }

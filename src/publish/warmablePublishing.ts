@@ -20,6 +20,8 @@ export interface WarmablePublishing {
   recentListings(): string[];
   /** Saves the listings that changed since last time (listing/listingCache.ts); returns how many. */
   saveListings(now: string): Promise<number>;
+  /** Lets go of the listings in memory (a server at rest, after `saveListings`); returns how many. */
+  releaseListings(): number;
   /**
    * Loads what a blog's first publish would otherwise wait for: its listing and the rows its
    * pages list, the state of both search indexes, the theme (compiled on first use), the collator
@@ -39,7 +41,7 @@ export interface WarmablePublishingDeps {
   accounts: Pick<AccountsRepo, 'findById'>;
   urls: SiteUrls;
   theme: Theme;
-  listings: Pick<ListingCache, 'get' | 'recent' | 'save'>;
+  listings: Pick<ListingCache, 'get' | 'recent' | 'save' | 'release'>;
   load: Pick<PostChangeLoader, 'load'>;
   indexes: Pick<SearchIndexes, 'warm' | 'rehearse'>;
   /** Whether the blog ran a post job in this process: nothing is left to compile for it. */
@@ -51,6 +53,7 @@ export function createWarmablePublishing(deps: WarmablePublishingDeps): Warmable
   return {
     recentListings: () => listings.recent(),
     saveListings: (now) => listings.save(now),
+    releaseListings: () => listings.release(),
 
     async prepareForPublishing(blogId) {
       const blog = blogs.findById(blogId);

@@ -110,6 +110,16 @@ export class SearchIndexCache {
   }
 
   /**
+   * Drops every blog's index (a server at rest, warmup/rest.ts); returns the estimated bytes
+   * let go. The next query of a blog loads its index again, as after a restart.
+   */
+  release(): number {
+    const released = this.bytes;
+    for (const blogSlug of [...this.entries.keys()]) this.evict(blogSlug);
+    return released;
+  }
+
+  /**
    * Loads the blog's index ahead of its first query (the warm-up after a restart)
    * if it fits in what the budget leaves, as the least recently used entry: warming never
    * evicts anything, and blogs warmed in most-recent-first order end in their old order.

@@ -27,19 +27,32 @@ export class RequestActivity {
   private inFlight = 0;
   /** When a request last started or ended (performance.now()); -Infinity before the first. */
   private lastSeen = Number.NEGATIVE_INFINITY;
+  /** Requests started and ended so far. */
+  private seen = 0;
   private readonly waiters = new Set<() => void>();
 
   constructor(server: Server) {
     server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
       this.inFlight += 1;
+      this.seen += 1;
       this.lastSeen = performance.now();
       res.once('close', () => {
         this.inFlight -= 1;
+        this.seen += 1;
         this.lastSeen = performance.now();
         if (this.inFlight > 0) return;
         for (const wake of [...this.waiters]) wake();
       });
     });
+  }
+
+  /**
+   * How long no request has been in flight (ms), and the number of the last request to start
+   * or end, which changes whenever one does; 0 while one is in flight.
+   */
+  quiet(): { forMs: number; since: number } {
+    if (this.inFlight > 0) return { forMs: 0, since: this.seen };
+    return { forMs: performance.now() - this.lastSeen, since: this.seen };
   }
 
   /**

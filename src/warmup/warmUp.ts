@@ -40,6 +40,7 @@ export interface WarmableCache {
   readonly maxBytes: number;
   stats(): { bytes: number; blogs: string[] };
   warm(blogSlug: string): Promise<boolean>;
+  release(): number;
 }
 
 export interface WarmUpDeps {
@@ -64,6 +65,17 @@ export class WarmUp {
     this.record(KEY, this.deps.cache.stats().blogs.reverse().slice(0, REMEMBERED));
     this.record(LISTINGS_KEY, this.deps.listings.recentListings().slice(0, LISTINGS));
     await this.deps.listings.saveListings(isoNow(this.deps.clock));
+  }
+
+  /**
+   * The other direction, for a server at rest (warmup/rest.ts): records and saves as `remember`
+   * does, then lets go of the listings and the search indexes. The lists stay recorded (an empty
+   * cache records nothing), so the next start still warms them; until then the next publish of a
+   * blog restores its listing from the snapshot just saved, and its next query loads its index.
+   */
+  async rest(): Promise<{ searchBytes: number; listings: number }> {
+    await this.remember();
+    return { listings: this.deps.listings.releaseListings(), searchBytes: this.deps.cache.release() };
   }
 
   /**
@@ -93,10 +105,11 @@ export class WarmUp {
   }
 
   private record(key: string, blogs: readonly string[]): void {
+    // Nothing in memory (a fresh process, or one at rest): what was recorded stays true enough.
+    if (blogs.length === 0) return;
     const value = JSON.stringify(blogs);
     const previous = this.recorded.get(key) ?? this.deps.settings.get(key);
-    // Nothing in memory and nothing recorded: no row (a CLI process never searches).
-    if (value === (previous ?? '[]')) return;
+    if (value === previous) return;
     this.deps.settings.set(key, value, isoNow(this.deps.clock));
     this.recorded.set(key, value);
   }

@@ -82,7 +82,13 @@ describe('warm-up after a restart', () => {
     const settings = new SettingsRepo(db);
     settings.set('search_recent_blogs', JSON.stringify(['gone', 'c', 'b', 'a']), '2026-01-01T00:00:00.000Z');
     // No listings are remembered here; the publisher's part is covered above.
-    const listings = { recentListings: () => [], prepareForPublishing: async () => false, dryRunPublish: async () => {}, saveListings: async () => 0 };
+    const listings = {
+      recentListings: () => [],
+      prepareForPublishing: async () => false,
+      dryRunPublish: async () => {},
+      saveListings: async () => 0,
+      releaseListings: () => 0,
+    };
     const warmUp = new WarmUp({ settings, cache, listings, clock: new FakeClock(), logger: createLogger('silent') });
     expect((await warmUp.warm()).search).toEqual(['c', 'b']);
     // Least recently used first, as before the restart: 'c' is the most recent.
@@ -106,6 +112,7 @@ describe('warm-up after a restart', () => {
         steps.push(`search ${blog}`);
         return true;
       },
+      release: () => 0,
     };
     const listings = {
       recentListings: () => [],
@@ -115,6 +122,7 @@ describe('warm-up after a restart', () => {
       },
       dryRunPublish: async (blogId: string) => void steps.push(`dry run ${blogId}`),
       saveListings: async () => 0,
+      releaseListings: () => 0,
     };
     const warmUp = new WarmUp({ settings, cache, listings, clock: new FakeClock(), logger: createLogger('silent') });
     const result = await warmUp.warm({ whenQuiet: async () => void steps.push('quiet') });

@@ -95,6 +95,16 @@ export class ListingCache {
     return [...this.entries.keys()].reverse();
   }
 
+  /**
+   * Drops every entry, keeping the snapshots (a server at rest, after `save`); returns how many
+   * blogs were held. A blog's next publish restores its listing from its snapshot.
+   */
+  release(): number {
+    const held = this.entries.size;
+    this.entries.clear();
+    return held;
+  }
+
   /** Drops a blog's entry and its snapshot (the blog was deleted). */
   forget(blogId: string): void {
     this.entries.delete(blogId);

@@ -44,6 +44,8 @@ export interface StaticIndexFilesDeps {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PRIVATE_CACHE = 'private, no-store';
+/** States kept, most recently written last: each names every post of its blog (docs/operations.md#memory). */
+const STATES_KEPT = 16;
 
 export class StaticIndexFiles {
   /**
@@ -66,7 +68,17 @@ export class StaticIndexFiles {
 
   /** Keeps a state read ahead of the blog's first write (the warm-up after a restart). */
   keep(blogSlug: string, state: StaticState): void {
+    this.hold(blogSlug, state);
+  }
+
+  /** Keeps the state as the most recent; the least recently written blog's goes past STATES_KEPT (read again on its next write). */
+  private hold(blogSlug: string, state: StaticState): void {
+    this.states.delete(blogSlug);
     this.states.set(blogSlug, state);
+    for (const oldest of this.states.keys()) {
+      if (this.states.size <= STATES_KEPT) break;
+      this.states.delete(oldest);
+    }
   }
 
   async readState(blogSlug: string): Promise<StaticState | null> {
@@ -169,7 +181,7 @@ export class StaticIndexFiles {
     };
     await this.putPublic(metaKey(blogSlug), JSON.stringify(meta));
     await this.deps.store.put(stateKey(blogSlug), JSON.stringify(storedState(state)), { contentType: JSON_TYPE, cacheControl: PRIVATE_CACHE });
-    this.states.set(blogSlug, state);
+    this.hold(blogSlug, state);
     return metaKey(blogSlug);
   }
 

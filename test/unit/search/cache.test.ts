@@ -49,6 +49,23 @@ describe('SearchIndexCache', () => {
     expect((await reader.search('b', 'alpha', PAGE)).total).toBe(11);
   });
 
+  it('lets go of every index at rest, and loads a blog again on its next query', async () => {
+    const store = new MemorySiteStore();
+    await blogWith(store, 'a', 'alpha', 6);
+    await blogWith(store, 'b', 'beta', 6);
+    const reader = new SearchIndexCache(store);
+    await reader.search('a', 'alpha', PAGE);
+    await reader.search('b', 'beta', PAGE);
+    const held = reader.stats().bytes;
+    expect(held).toBeGreaterThan(0);
+    expect(reader.release()).toBe(held);
+    expect(reader.stats()).toEqual({ bytes: 0, blogs: [] });
+    store.resetCalls();
+    expect((await reader.search('b', 'beta', PAGE)).total).toBe(6);
+    expect(segmentGets(store).length).toBeGreaterThan(0);
+    expect(reader.stats().blogs).toEqual(['b']);
+  });
+
   it('answers from memory while the manifest is unchanged, reading only the manifest', async () => {
     const store = new MemorySiteStore();
     await blogWith(store, 'b', 'alpha', 6);

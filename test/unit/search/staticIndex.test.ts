@@ -233,6 +233,22 @@ describe('the static search index', () => {
     expect(s.calls.get).toContain(metaKey('warm'));
   });
 
+  it('keeps the states of the 16 blogs written last: an older blog reads its state again on its next write, and loses nothing', async () => {
+    const s = new MemorySiteStore();
+    const w = new StaticIndexWriter(s, { cacheControl: 'public, max-age=60' });
+    const blogs = Array.from({ length: 17 }, (_, i) => `b${i}`);
+    for (const blog of blogs) await w.rebuild(blog, RELEVANCE_POSTS.slice(0, 3));
+    s.resetCalls();
+    // b1 is still held; b0 was the least recently written of 17.
+    await w.upsert('b1', [RELEVANCE_POSTS[3]!]);
+    expect(s.calls.get).not.toContain(stateKey('b1'));
+    await w.upsert('b0', [RELEVANCE_POSTS[3]!]);
+    expect(s.calls.get).toContain(stateKey('b0'));
+    const fresh = new MemorySiteStore();
+    await new StaticIndexWriter(fresh, { cacheControl: 'public, max-age=60' }).rebuild('b0', RELEVANCE_POSTS.slice(0, 4));
+    expect(await readStaticIndex(s, 'b0')).toEqual(await readStaticIndex(fresh, 'b0'));
+  });
+
   it('a publish rewrites only the delta chunks of the post’s terms, its fragment and meta.json', async () => {
     const s = store();
     const statics = writer(s);

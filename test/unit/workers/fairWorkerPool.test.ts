@@ -74,6 +74,20 @@ describe('FairWorkerPool', () => {
     expect(p.stats().workers).toBe(3);
   });
 
+  it('stops its workers at rest only when none is busy, and starts them again for the next task', async () => {
+    const p = start(2);
+    const slow = p.run('a', { ms: 200, label: 'slow' });
+    expect(p.stats().workers).toBe(2);
+    // A task running: nothing is stopped, and it finishes.
+    expect(p.retireIdle()).toBe(false);
+    expect(p.stats().workers).toBe(2);
+    expect(await slow).toBe('slow');
+    expect(p.retireIdle()).toBe(true);
+    expect(p.stats().workers).toBe(0);
+    expect(await Promise.all([p.run('a', { label: 'again' }), p.run('b', { label: 'too' })])).toEqual(['again', 'too']);
+    expect(p.stats().workers).toBe(2);
+  });
+
   it('keeps a worker for other accounts while one account has a queue of slow tasks', async () => {
     const p = start(2);
     const finished = new Map<string, number>();

@@ -1,0 +1,104 @@
+/**
+ * A server at rest lets go of what only use needs (issue 31, item 3: memory at rest): after
+ * FOLIO_REST_AFTER without a request, the search indexes, the publishing listings and the idle
+ * worker threads are gone from memory, what was in use stays recorded for the next start, and
+ * the next query and publish answer as before, loading what they need again.
+ */
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SettingsRepo } from '../../src/db/settingsRepo.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { collectGarbage } from '../../src/runtime/collectGarbage.js';
+import { RequestActivity } from '../../src/warmup/idleSteps.js';
+import { Rest } from '../../src/warmup/rest.js';
+import { buildBlog, buildPost } from '../support/factories.js';
+import { startTestApp } from '../support/testApp.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('a server at rest', () => {
+  it('drops its indexes, listings and idle workers after the quiet time, keeps them recorded, and answers the next query and publish as before', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'folio-rest-'));
+    dirs.push(dataDir);
+    const app = await startTestApp({ dataDir });
+    // The server's own arrangement: a RequestActivity on the HTTP server that serves the app.
+    const server: Server = createServer(app.folio.listener);
+    const activity = new RequestActivity(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const blog = await buildBlog(app);
+      await buildPost(blog, { title: 'Resting words', content: 'Words to find again.', status: 'published' });
+      await app.folio.idle();
+      const search = async (q: string): Promise<number> => {
+        const res = await fetch(`${base}/v1/search?q=${q}`, { headers: { authorization: `Bearer ${blog.actor.key}`, 'x-blog-id': blog.id } });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { pagination: { total: number } }).pagination.total;
+      };
+      expect(await search('words')).toBe(1);
+      app.folio.heavy.prestart();
+      expect(app.folio.searchCacheStats().blogs).toEqual([blog.slug]);
+      expect(app.folio.publisher.recentListings()).toEqual([blog.id]);
+
+      const rest = new Rest({
+        activity,
+        afterMs: 200,
+        warmUp: app.folio.warmUp,
+        heavy: app.folio.heavy,
+        collect: collectGarbage,
+        logger: createLogger('silent'),
+      });
+      // A request in flight (its body not sent yet): nothing is let go, however long it lasts.
+      const open = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      open.write(`POST /v1/posts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{`);
+      while (activity.quiet().forMs > 0) await sleep(10);
+      await sleep(250);
+      expect(await rest.check()).toBe(false);
+      expect(app.folio.searchCacheStats().blogs).toEqual([blog.slug]);
+      open.destroy();
+      while (activity.quiet().forMs === 0) await sleep(10);
+
+      await sleep(250);
+      expect(await rest.check()).toBe(true);
+      expect(app.folio.searchCacheStats()).toEqual({ bytes: 0, blogs: [] });
+      expect(app.folio.publisher.recentListings()).toEqual([]);
+      expect(app.folio.heavy.stats().workers).toBe(0);
+      // What was in use stays recorded: the next start warms the same blog.
+      const settings = new SettingsRepo(app.folio.db);
+      expect(JSON.parse(settings.get('search_recent_blogs')!)).toEqual([blog.slug]);
+      expect(JSON.parse(settings.get('listing_recent_blogs')!)).toEqual([blog.id]);
+      await app.folio.warmUp.remember();
+      expect(JSON.parse(settings.get('search_recent_blogs')!)).toEqual([blog.slug]);
+      // Rested, and no request since: the next check does nothing.
+      expect(await rest.check()).toBe(false);
+
+      // The next query loads the index again; the next publish restores the listing.
+      expect(await search('words')).toBe(1);
+      expect(app.folio.searchCacheStats().blogs).toEqual([blog.slug]);
+      await buildPost(blog, { title: 'Second', content: 'More words after the rest.', status: 'published' });
+      await app.folio.idle();
+      expect(app.folio.publisher.recentListings()).toEqual([blog.id]);
+      expect(await search('words')).toBe(2);
+      const home = await app.folio.store.get(`${blog.slug}/index.html`);
+      expect(home?.body.toString()).toContain('Second');
+      expect(home?.body.toString()).toContain('Resting words');
+
+      // A request since the rest: after the quiet time it rests again.
+      await sleep(250);
+      expect(await rest.check()).toBe(true);
+      expect(app.folio.searchCacheStats().blogs).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
+    }
+  });
+});
