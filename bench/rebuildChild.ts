@@ -26,6 +26,9 @@ if (process.argv.includes('--with-search')) {
   await folio.publisher.reindex(blog);
   reindexMs = performance.now() - reindexStarted;
   maxRssWithReindexMb = process.resourceUsage().maxRSS / 1024;
+  // As `folio site rebuild` does: the server's next start then sees the render as its own and
+  // does not re-render the blog in the background (#31 item 4).
+  folio.recordRenderedByCommand(blog.id, { pages: true });
 }
 await folio.close();
 process.stdout.write(JSON.stringify({ ms, objects: result.written, maxRssMb, reindexMs, maxRssWithReindexMb }));
