@@ -49,9 +49,7 @@ async function importInto(dataDir: string, posts: readonly CorpusPost[], blogSlu
     clock,
     jobHandler: async () => {},
   });
-  const { apiKey, blog } = existing
-    ? { apiKey: existing.apiKey, blog: folio.repos.blogs.findBySlug(blogSlug)! }
-    : await createBlog(folio, blogSlug);
+  const { apiKey, blog } = existing ? { apiKey: existing.apiKey, blog: folio.repos.blogs.findBySlug(blogSlug)! } : await createBlog(folio, blogSlug);
   for (const [i, post] of posts.entries()) {
     clock.current = new Date(`${post.date}T00:00:00.000Z`);
     clock.current.setUTCSeconds((offset + i) % 86_400);

@@ -116,7 +116,9 @@ export async function runScaleBench(opts: { maxPosts: number }): Promise<BenchRo
   const corpus = loadCorpus(largest);
   const queries = queriesOf(corpus);
   const version = hugoVersion();
-  const rows: BenchRow[] = [{ area: 'scale', measure: 'Hugo (the rebuild anchor)', value: version ? version.split(' ')[1]! : 'not found: apt-get install -y hugo' }];
+  const rows: BenchRow[] = [
+    { area: 'scale', measure: 'Hugo (the rebuild anchor)', value: version ? version.split(' ')[1]! : 'not found: apt-get install -y hugo' },
+  ];
   const hugo: HugoSite | null = version ? createHugoSite() : null;
   const figures: SizeFigures[] = [];
   let blog: ImportedBlog | null = null;
@@ -129,7 +131,11 @@ export async function runScaleBench(opts: { maxPosts: number }): Promise<BenchRo
       else await importMore(blog, more, imported);
       hugo?.add(more);
       imported = size;
-      rows.push({ area: 'scale', measure: `${size} posts: import ${more.length} more (service layer; load average ${load()})`, value: `${((performance.now() - started) / 1000).toFixed(0)} s` });
+      rows.push({
+        area: 'scale',
+        measure: `${size} posts: import ${more.length} more (service layer; load average ${load()})`,
+        value: `${((performance.now() - started) / 1000).toFixed(0)} s`,
+      });
 
       const loadBefore = load();
       const folio = rebuild(blog);

@@ -71,7 +71,12 @@ export function createHugoSite(): HugoSite {
 }
 
 function contentFile(post: CorpusPost): string {
-  const front = [`title: ${JSON.stringify(post.title)}`, `date: ${post.date}`, `slug: ${JSON.stringify(post.slug)}`, `tags: ${JSON.stringify(post.tags.slice(0, 10))}`];
+  const front = [
+    `title: ${JSON.stringify(post.title)}`,
+    `date: ${post.date}`,
+    `slug: ${JSON.stringify(post.slug)}`,
+    `tags: ${JSON.stringify(post.tags.slice(0, 10))}`,
+  ];
   return `---\n${front.join('\n')}\n---\n\n${post.body}\n`;
 }
 
@@ -89,7 +94,9 @@ export function buildHugo(site: HugoSite): HugoBuild {
   const withTime = spawnSync('/usr/bin/time', ['-f', '%M', 'true']).status === 0;
   const args = ['--source', site.dir, '--destination', out, '--quiet'];
   const started = performance.now();
-  const run = withTime ? spawnSync('/usr/bin/time', ['-f', 'maxrss=%M', 'hugo', ...args], { maxBuffer: 1 << 24 }) : spawnSync('hugo', args, { maxBuffer: 1 << 24 });
+  const run = withTime
+    ? spawnSync('/usr/bin/time', ['-f', 'maxrss=%M', 'hugo', ...args], { maxBuffer: 1 << 24 })
+    : spawnSync('hugo', args, { maxBuffer: 1 << 24 });
   const ms = performance.now() - started;
   const stderr = run.stderr.toString();
   if (run.status !== 0) throw new Error(`hugo exited with ${run.status}: ${stderr.slice(-300)}`);

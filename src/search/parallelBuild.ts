@@ -20,6 +20,8 @@ export interface ParallelBuildOptions {
   workers?: number;
   /** Posts per piece handed to a worker. */
   pieceDocs?: number;
+  /** Each worker's old generation cap, in MB (tests make it small). Default WORKER_OLD_GENERATION_MB. */
+  workerOldGenerationMb?: number;
 }
 
 /**
@@ -33,6 +35,13 @@ const DEFAULT_PIECE_DOCS = 64;
  */
 const PIECES_PER_RUN = 16;
 const WORKER_YOUNG_GENERATION_MB = 64;
+/**
+ * Left alone, V8 lets a worker's old generation grow with the garbage of every run it indexes
+ * (hundreds of MB per worker on a big blog, all of it in the process's RSS) while a run keeps
+ * a few MB alive. A run that does need more (a thousand posts near the size limit) makes the
+ * worker run out of memory: that run and the rest of its worker's share are then indexed here.
+ */
+export const WORKER_OLD_GENERATION_MB = 128;
 
 /** The compiled worker file, or null when running from TypeScript sources. */
 export function workerScript(): URL | null {
@@ -87,7 +96,8 @@ export async function buildSegmentsFrom(source: DocumentRuns, options: ParallelB
   const script = workerScript();
   const workers = Math.min(options.workers ?? defaultWorkerCount(), runs.length);
   const built: SegmentData[] = [];
-  if (script && workers > 1) built.push(...(await buildOnWorkers(script, runs, read, pieceDocs, workers)));
+  if (script && workers > 1)
+    built.push(...(await buildOnWorkers(script, runs, read, pieceDocs, workers, options.workerOldGenerationMb ?? WORKER_OLD_GENERATION_MB)));
   else for (const run of runs) built.push(buildInPieces(await read(run), pieceDocs));
 
   const segments: SegmentData[] = [];
@@ -106,16 +116,28 @@ async function buildOnWorkers(
   read: (run: Run) => Promise<SearchDocument[]>,
   pieceDocs: number,
   count: number,
+  oldGenerationMb: number,
 ): Promise<SegmentData[]> {
   const results: SegmentData[] = new Array<SegmentData>(runs.length);
   let next = 0;
-  const pool = Array.from({ length: count }, () => new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } }));
+  const limits = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: oldGenerationMb };
+  const pool = Array.from({ length: count }, () => new Worker(script, { resourceLimits: limits }));
+  // The rest of the runs, indexed on this thread: what a worker that ran out of memory leaves.
+  const inProcess = async (): Promise<void> => {
+    while (next < runs.length) {
+      const piece = next++;
+      results[piece] = buildInPieces(await read(runs[piece]!), pieceDocs);
+    }
+  };
   try {
     await Promise.all(
       pool.map(
         (worker) =>
           new Promise<void>((resolve, reject) => {
             let done = false;
+            let outOfMemory = false;
+            // The run the worker holds, kept to index it here if the worker runs out of memory.
+            let held: BuildRequest | null = null;
             const send = async (): Promise<void> => {
               if (next >= runs.length) {
                 done = true;
@@ -123,8 +145,8 @@ async function buildOnWorkers(
                 return;
               }
               const piece = next++;
-              const request: BuildRequest = { piece, docs: await read(runs[piece]!), pieceDocs };
-              worker.postMessage(request);
+              held = { piece, docs: await read(runs[piece]!), pieceDocs };
+              worker.postMessage(held);
             };
             const sendNext = (): void => {
               send().catch(reject);
@@ -135,11 +157,23 @@ async function buildOnWorkers(
                 return;
               }
               results[reply.piece] = reply.data;
+              held = null;
               sendNext();
             });
-            worker.on('error', reject);
+            worker.on('error', (err: Error & { code?: string }) => {
+              if (err.code !== 'ERR_WORKER_OUT_OF_MEMORY' || done) {
+                reject(err);
+                return;
+              }
+              done = true;
+              outOfMemory = true;
+              const run = held;
+              held = null;
+              if (run) results[run.piece] = buildInPieces(run.docs, pieceDocs);
+              inProcess().then(resolve, reject);
+            });
             worker.on('exit', (code) => {
-              if (!done || code !== 0) reject(new Error(`search index worker exited early (code ${code})`));
+              if (!outOfMemory && (!done || code !== 0)) reject(new Error(`search index worker exited early (code ${code})`));
             });
             sendNext();
           }),
