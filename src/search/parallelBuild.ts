@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { compiledScript } from '../workers/compiledScript.js';
 import type { BuildReply, BuildRequest } from './buildWorker.js';
-import { buildInPieces, buildSegmentData, concatSegmentsCooperatively, type SegmentData } from './segmentData.js';
+import { buildInPieces, type SegmentData } from './segmentData.js';
+import { RunJoiner } from './runJoiner.js';
 import type { SearchDocument } from './searchTypes.js';
 
 export interface ParallelBuildOptions {
@@ -95,18 +96,17 @@ export async function buildSegmentsFrom(source: DocumentRuns, options: ParallelB
   const read = (run: Run): Promise<SearchDocument[]> => source.read(run.from, run.to);
   const script = workerScript();
   const workers = Math.min(options.workers ?? defaultWorkerCount(), runs.length);
-  const built: SegmentData[] = [];
+  // Runs are joined into their groups as they come, not held to the end (runJoiner.ts).
+  const joiner = new RunJoiner(
+    runs.map((run) => run.group),
+    source.groupSizes.length,
+  );
   if (script && workers > 1)
-    built.push(...(await buildOnWorkers(script, runs, read, pieceDocs, workers, options.workerOldGenerationMb ?? WORKER_OLD_GENERATION_MB)));
-  else for (const run of runs) built.push(buildInPieces(await read(run), pieceDocs));
-
-  const segments: SegmentData[] = [];
-  for (const [group] of source.groupSizes.entries()) {
-    const parts = built.filter((_, i) => runs[i]!.group === group).map((data) => ({ data, drop: null }));
-    if (parts.length === 0) segments.push(buildSegmentData([]));
-    else segments.push(parts.length === 1 ? parts[0]!.data : (await concatSegmentsCooperatively(parts)).data);
-  }
-  return segments;
+    await buildOnWorkers(script, runs, read, pieceDocs, workers, options.workerOldGenerationMb ?? WORKER_OLD_GENERATION_MB, (piece, data) =>
+      joiner.add(piece, data),
+    );
+  else for (const [i, run] of runs.entries()) joiner.add(i, buildInPieces(await read(run), pieceDocs));
+  return joiner.finish();
 }
 
 /** Each worker is sent the next run as soon as it is free; a run's documents are read just before. */
@@ -117,8 +117,8 @@ async function buildOnWorkers(
   pieceDocs: number,
   count: number,
   oldGenerationMb: number,
-): Promise<SegmentData[]> {
-  const results: SegmentData[] = new Array<SegmentData>(runs.length);
+  onBuilt: (piece: number, data: SegmentData) => void,
+): Promise<void> {
   let next = 0;
   const limits = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: oldGenerationMb };
   const pool = Array.from({ length: count }, () => new Worker(script, { resourceLimits: limits }));
@@ -126,7 +126,7 @@ async function buildOnWorkers(
   const inProcess = async (): Promise<void> => {
     while (next < runs.length) {
       const piece = next++;
-      results[piece] = buildInPieces(await read(runs[piece]!), pieceDocs);
+      onBuilt(piece, buildInPieces(await read(runs[piece]!), pieceDocs));
     }
   };
   try {
@@ -156,7 +156,7 @@ async function buildOnWorkers(
                 reject(new Error(`search index worker failed on piece ${reply.piece}: ${reply.error}`));
                 return;
               }
-              results[reply.piece] = reply.data;
+              onBuilt(reply.piece, reply.data);
               held = null;
               sendNext();
             });
@@ -169,7 +169,7 @@ async function buildOnWorkers(
               outOfMemory = true;
               const run = held;
               held = null;
-              if (run) results[run.piece] = buildInPieces(run.docs, pieceDocs);
+              if (run) onBuilt(run.piece, buildInPieces(run.docs, pieceDocs));
               inProcess().then(resolve, reject);
             });
             worker.on('exit', (code) => {
@@ -182,5 +182,4 @@ async function buildOnWorkers(
   } finally {
     await Promise.all(pool.map((w) => w.terminate()));
   }
-  return results;
 }
