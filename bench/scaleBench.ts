@@ -126,9 +126,13 @@ export async function runScaleBench(opts: { maxPosts: number }, out: BenchRow[] 
   const corpus = loadCorpus(largest);
   const queries = queriesOf(corpus);
   const version = hugoVersion();
-  const rows: BenchRow[] = [
-    { area: 'scale', measure: 'Hugo (the rebuild anchor)', value: version ? version.split(' ')[1]! : 'not found: apt-get install -y hugo' },
-  ];
+  const rows = {
+    push(...added: BenchRow[]): void {
+      for (const row of added) process.stderr.write(`scale: ${row.measure}: ${row.value}\n`);
+      out.push(...added);
+    },
+  };
+  rows.push({ area: 'scale', measure: 'Hugo (the rebuild anchor)', value: version ? version.split(' ')[1]! : 'not found: apt-get install -y hugo' });
   const hugo: HugoSite | null = version ? createHugoSite() : null;
   const figures: SizeFigures[] = [];
   let blog: ImportedBlog | null = null;
