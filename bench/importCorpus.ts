@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../src/lib/clock.js';
 import { compose } from '../src/compose/compose.js';
+import type { Folio } from '../src/compose/folio.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/lib/logger.js';
 import type { CorpusPost } from './corpus.js';
@@ -28,6 +29,19 @@ export interface ImportedBlog {
  */
 export async function importCorpus(posts: readonly CorpusPost[], blogSlug: string): Promise<ImportedBlog> {
   const dataDir = mkdtempSync(join(tmpdir(), 'folio-bench-data-'));
+  return importInto(dataDir, posts, blogSlug, 0);
+}
+
+/**
+ * Adds more posts to a blog importCorpus made, published at their corpus dates: the `scale`
+ * section grows one data dir from 1,000 to 100,000 posts instead of importing each size anew.
+ * `offset` is how many posts the blog has (it spreads the dates over the day as importCorpus does).
+ */
+export async function importMore(blog: ImportedBlog, posts: readonly CorpusPost[], offset: number): Promise<void> {
+  await importInto(blog.dataDir, posts, blog.blogSlug, offset, blog);
+}
+
+async function importInto(dataDir: string, posts: readonly CorpusPost[], blogSlug: string, offset: number, existing?: ImportedBlog): Promise<ImportedBlog> {
   const clock = new SettableClock();
   const folio = compose({
     config: loadConfig({ FOLIO_DATA_DIR: dataDir }),
@@ -35,6 +49,17 @@ export async function importCorpus(posts: readonly CorpusPost[], blogSlug: strin
     clock,
     jobHandler: async () => {},
   });
+  const { apiKey, blog } = existing ? { apiKey: existing.apiKey, blog: folio.repos.blogs.findBySlug(blogSlug)! } : await createBlog(folio, blogSlug);
+  for (const [i, post] of posts.entries()) {
+    clock.current = new Date(`${post.date}T00:00:00.000Z`);
+    clock.current.setUTCSeconds((offset + i) % 86_400);
+    await folio.posts.create(blog, { title: post.title, contentMd: post.body, slug: post.slug, tags: post.tags.slice(0, 10), status: 'published' });
+  }
+  await folio.close();
+  return { dataDir, blogSlug, apiKey, blogId: blog.id };
+}
+
+async function createBlog(folio: Folio, blogSlug: string) {
   const { account, apiKey } = folio.accounts.create({ plan: 'enterprise' });
   const blog = await folio.blogs.create(
     {
@@ -44,13 +69,7 @@ export async function importCorpus(posts: readonly CorpusPost[], blogSlug: strin
     },
     { slug: blogSlug, name: `Bench blog ${blogSlug}`, description: 'Generated corpus' },
   );
-  for (const [i, post] of posts.entries()) {
-    clock.current = new Date(`${post.date}T00:00:00.000Z`);
-    clock.current.setUTCSeconds(i % 86_400);
-    await folio.posts.create(blog, { title: post.title, contentMd: post.body, slug: post.slug, tags: post.tags.slice(0, 10), status: 'published' });
-  }
-  await folio.close();
-  return { dataDir, blogSlug, apiKey, blogId: blog.id };
+  return { apiKey, blog };
 }
 
 /** Removes an imported data dir (a 50,000-post one is 2.7 GB), unless FOLIO_BENCH_KEEP is set to look into it. */

@@ -4,12 +4,17 @@
  * `--with-search` it then builds the blog's search index from the database, timed apart.
  */
 import '../src/runtime/threadPool.js';
+import { boundHeapGrowth } from '../src/runtime/heapGrowth.js';
 import { compose } from '../src/compose/compose.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/lib/logger.js';
 
 const [dataDir, slug] = process.argv.slice(2);
-const folio = compose({ config: loadConfig({ FOLIO_DATA_DIR: dataDir }), logger: createLogger('warn') });
+// As `folio site rebuild` and `folio search reindex` do (src/cli/siteCommands.ts).
+boundHeapGrowth();
+// FOLIO_SOCIAL_CARDS from the caller: the scale section renders as its server will run (cards off).
+const cards = process.env.FOLIO_SOCIAL_CARDS ? { FOLIO_SOCIAL_CARDS: process.env.FOLIO_SOCIAL_CARDS } : {};
+const folio = compose({ config: loadConfig({ FOLIO_DATA_DIR: dataDir, ...cards }), logger: createLogger('warn') });
 const blog = folio.repos.blogs.findBySlug(slug!)!;
 const started = performance.now();
 const result = await folio.publisher.rebuild(blog, { force: true });
@@ -26,6 +31,9 @@ if (process.argv.includes('--with-search')) {
   await folio.publisher.reindex(blog);
   reindexMs = performance.now() - reindexStarted;
   maxRssWithReindexMb = process.resourceUsage().maxRSS / 1024;
+  // As `folio site rebuild` does: the server's next start then sees the render as its own and
+  // does not re-render the blog in the background (#31 item 4).
+  folio.recordRenderedByCommand(blog.id, { pages: true });
 }
 await folio.close();
 process.stdout.write(JSON.stringify({ ms, objects: result.written, maxRssMb, reindexMs, maxRssWithReindexMb }));

@@ -3,7 +3,8 @@
  * `--only api,api-read,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed` and the large corpus size with `--posts N`
  * (default 10,000); `--seconds N` also sets how long the `burst` writers run (default 60). `soak` (memory at rest and under
  * searches and publishes) runs `--soak-seconds N` (default 300) at `--soak-posts 10000,50000`; `soak-mixed` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
- * section's s3rver runs out (at 50,000 posts they upload the whole site first).
+ * section's s3rver runs out (at 50,000 posts they upload the whole site first). `scale` runs only
+ * when named (`--only scale`); `--max-posts N` stops its curve at N posts (default 100,000).
  */
 import { parseArgs } from 'node:util';
 import { printTable, type BenchRow } from './table.js';
@@ -29,6 +30,7 @@ import { runSoakBench } from './soakBench.js';
 import { runMemorySoakBench } from './memorySoakBench.js';
 import { runAnalyticsBench } from './analyticsBench.js';
 import { runDashboardBench } from './dashboardBench.js';
+import { runScaleBench } from './scaleBench.js';
 import { importCorpus, removeImported, type ImportedBlog } from './importCorpus.js';
 
 const { values } = parseArgs({
@@ -40,6 +42,7 @@ const { values } = parseArgs({
     minutes: { type: 'string' },
     'soak-seconds': { type: 'string' },
     'soak-posts': { type: 'string' },
+    'max-posts': { type: 'string' },
   },
 });
 const only = new Set(
@@ -92,6 +95,11 @@ await section('soak', () =>
   }),
 );
 await section('soak-mixed', () => runSoakBench({ minutes: Number(values.minutes ?? 10) }));
+// Not in the default list: it imports up to 100,000 posts (see docs/performance.md).
+await section('scale', async () => {
+  await runScaleBench({ maxPosts: Number(values['max-posts'] ?? 100_000) }, rows);
+  return [];
+});
 
 // The edge, backup and start sections share one imported blog of `posts` posts.
 let shared: ImportedBlog | null = null;

@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import { CLI_BUSY_TIMEOUT_MS } from '../db/database.js';
 import { composeCore } from '../compose/core.js';
 import { createLogger } from '../lib/logger.js';
+import { boundHeapGrowth } from '../runtime/heapGrowth.js';
 import { CommandError, UsageError } from './cliErrors.js';
 import { progressBar } from './progressBar.js';
 
@@ -11,6 +12,8 @@ export async function siteCommand(config: Config, group: 'site' | 'search', args
   if (!slug || extra.length > 0) throw new UsageError(`${group} ${sub ?? '<command>'} takes <blog-slug>`);
   const valid = group === 'site' ? ['rebuild', 'verify'] : ['reindex'];
   if (!sub || !valid.includes(sub)) throw new UsageError(`unknown command "${group} ${sub ?? ''}"`);
+  // A big blog's rebuild or reindex stays near its live memory (#31: ≤ 1 GB at 100,000 posts).
+  boundHeapGrowth();
   // Renders with the public URL settings the server recorded, never this shell's defaults.
   const folio = composeCore({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
   try {
@@ -55,6 +58,7 @@ export async function siteCommand(config: Config, group: 'site' | 'search', args
 
 /** `folio site rebuild --all`: every blog's pages and search index from the database (after a restore). */
 export async function rebuildAll(config: Config, options: { busyTimeoutMs?: number }): Promise<number> {
+  boundHeapGrowth();
   const folio = composeCore({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
   try {
     const started = performance.now();

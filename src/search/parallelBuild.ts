@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { compiledScript } from '../workers/compiledScript.js';
 import type { BuildReply, BuildRequest } from './buildWorker.js';
-import { buildInPieces, buildSegmentData, concatSegmentsCooperatively, type SegmentData } from './segmentData.js';
+import { buildInPieces, type SegmentData } from './segmentData.js';
+import { RunJoiner } from './runJoiner.js';
 import type { SearchDocument } from './searchTypes.js';
 
 export interface ParallelBuildOptions {
@@ -20,6 +21,8 @@ export interface ParallelBuildOptions {
   workers?: number;
   /** Posts per piece handed to a worker. */
   pieceDocs?: number;
+  /** Each worker's old generation cap, in MB (tests make it small). Default WORKER_OLD_GENERATION_MB. */
+  workerOldGenerationMb?: number;
 }
 
 /**
@@ -33,6 +36,13 @@ const DEFAULT_PIECE_DOCS = 64;
  */
 const PIECES_PER_RUN = 16;
 const WORKER_YOUNG_GENERATION_MB = 64;
+/**
+ * Left alone, V8 lets a worker's old generation grow with the garbage of every run it indexes
+ * (hundreds of MB per worker on a big blog, all of it in the process's RSS) while a run keeps
+ * a few MB alive. A run that does need more (a thousand posts near the size limit) makes the
+ * worker run out of memory: that run and the rest of its worker's share are then indexed here.
+ */
+export const WORKER_OLD_GENERATION_MB = 128;
 
 /** The compiled worker file, or null when running from TypeScript sources. */
 export function workerScript(): URL | null {
@@ -86,17 +96,17 @@ export async function buildSegmentsFrom(source: DocumentRuns, options: ParallelB
   const read = (run: Run): Promise<SearchDocument[]> => source.read(run.from, run.to);
   const script = workerScript();
   const workers = Math.min(options.workers ?? defaultWorkerCount(), runs.length);
-  const built: SegmentData[] = [];
-  if (script && workers > 1) built.push(...(await buildOnWorkers(script, runs, read, pieceDocs, workers)));
-  else for (const run of runs) built.push(buildInPieces(await read(run), pieceDocs));
-
-  const segments: SegmentData[] = [];
-  for (const [group] of source.groupSizes.entries()) {
-    const parts = built.filter((_, i) => runs[i]!.group === group).map((data) => ({ data, drop: null }));
-    if (parts.length === 0) segments.push(buildSegmentData([]));
-    else segments.push(parts.length === 1 ? parts[0]!.data : (await concatSegmentsCooperatively(parts)).data);
-  }
-  return segments;
+  // Runs are joined into their groups as they come, not held to the end (runJoiner.ts).
+  const joiner = new RunJoiner(
+    runs.map((run) => run.group),
+    source.groupSizes.length,
+  );
+  if (script && workers > 1)
+    await buildOnWorkers(script, runs, read, pieceDocs, workers, options.workerOldGenerationMb ?? WORKER_OLD_GENERATION_MB, (piece, data) =>
+      joiner.add(piece, data),
+    );
+  else for (const [i, run] of runs.entries()) joiner.add(i, buildInPieces(await read(run), pieceDocs));
+  return joiner.finish();
 }
 
 /** Each worker is sent the next run as soon as it is free; a run's documents are read just before. */
@@ -106,16 +116,28 @@ async function buildOnWorkers(
   read: (run: Run) => Promise<SearchDocument[]>,
   pieceDocs: number,
   count: number,
-): Promise<SegmentData[]> {
-  const results: SegmentData[] = new Array<SegmentData>(runs.length);
+  oldGenerationMb: number,
+  onBuilt: (piece: number, data: SegmentData) => void,
+): Promise<void> {
   let next = 0;
-  const pool = Array.from({ length: count }, () => new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } }));
+  const limits = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: oldGenerationMb };
+  const pool = Array.from({ length: count }, () => new Worker(script, { resourceLimits: limits }));
+  // The rest of the runs, indexed on this thread: what a worker that ran out of memory leaves.
+  const inProcess = async (): Promise<void> => {
+    while (next < runs.length) {
+      const piece = next++;
+      onBuilt(piece, buildInPieces(await read(runs[piece]!), pieceDocs));
+    }
+  };
   try {
     await Promise.all(
       pool.map(
         (worker) =>
           new Promise<void>((resolve, reject) => {
             let done = false;
+            let outOfMemory = false;
+            // The run the worker holds, kept to index it here if the worker runs out of memory.
+            let held: BuildRequest | null = null;
             const send = async (): Promise<void> => {
               if (next >= runs.length) {
                 done = true;
@@ -123,8 +145,8 @@ async function buildOnWorkers(
                 return;
               }
               const piece = next++;
-              const request: BuildRequest = { piece, docs: await read(runs[piece]!), pieceDocs };
-              worker.postMessage(request);
+              held = { piece, docs: await read(runs[piece]!), pieceDocs };
+              worker.postMessage(held);
             };
             const sendNext = (): void => {
               send().catch(reject);
@@ -134,12 +156,24 @@ async function buildOnWorkers(
                 reject(new Error(`search index worker failed on piece ${reply.piece}: ${reply.error}`));
                 return;
               }
-              results[reply.piece] = reply.data;
+              onBuilt(reply.piece, reply.data);
+              held = null;
               sendNext();
             });
-            worker.on('error', reject);
+            worker.on('error', (err: Error & { code?: string }) => {
+              if (err.code !== 'ERR_WORKER_OUT_OF_MEMORY' || done) {
+                reject(err);
+                return;
+              }
+              done = true;
+              outOfMemory = true;
+              const run = held;
+              held = null;
+              if (run) onBuilt(run.piece, buildInPieces(run.docs, pieceDocs));
+              inProcess().then(resolve, reject);
+            });
             worker.on('exit', (code) => {
-              if (!done || code !== 0) reject(new Error(`search index worker exited early (code ${code})`));
+              if (!outOfMemory && (!done || code !== 0)) reject(new Error(`search index worker exited early (code ${code})`));
             });
             sendNext();
           }),
@@ -148,5 +182,4 @@ async function buildOnWorkers(
   } finally {
     await Promise.all(pool.map((w) => w.terminate()));
   }
-  return results;
 }

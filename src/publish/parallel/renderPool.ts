@@ -7,6 +7,14 @@ import { Worker } from 'node:worker_threads';
 import type { RenderedPage, RenderReply, RenderRequest, RenderWorkerData } from './renderWorker.js';
 import { bodyTransfers } from './chunkPosts.js';
 
+/**
+ * Each worker's old generation is capped: left alone, V8 lets a worker's heap grow with the
+ * garbage of every chunk it renders (a few hundred MB each at 50,000 posts, all of it in the
+ * process's RSS), while what a chunk keeps alive is bounded by its body bytes
+ * (renderSiteInChunks.ts, DEFAULT_CHUNK_BYTES), a small part of this.
+ */
+export const RENDER_WORKER_OLD_GENERATION_MB = 128;
+
 interface Pending {
   resolve: (pages: RenderedPage[]) => void;
   reject: (err: Error) => void;
@@ -21,7 +29,7 @@ export class RenderPool {
 
   constructor(script: URL, data: RenderWorkerData, count: number) {
     this.workers = Array.from({ length: Math.max(1, count) }, () => {
-      const worker = new Worker(script, { workerData: data });
+      const worker = new Worker(script, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: RENDER_WORKER_OLD_GENERATION_MB } });
       worker.on('message', (reply: RenderReply) => this.answer(worker, reply));
       worker.on('error', (err) => this.fail(err));
       worker.on('exit', (code) => this.fail(new Error(`render worker exited early (code ${code})`)));

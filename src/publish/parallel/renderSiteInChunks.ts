@@ -38,7 +38,7 @@ export interface ParallelRenderOptions {
    * bounded by count only.
    */
   bodyBytes?: (posts: readonly SitePostSummary[]) => readonly number[] | Promise<readonly number[]>;
-  /** Most body bytes in one chunk (a chunk holds one post at least). Default 32 MiB. */
+  /** Most body bytes in one chunk (a chunk holds one post at least). Default 8 MiB. */
   chunkBytes?: number;
   /** The compiled worker; defaults to `renderWorker.js` beside this module (tests pass their own build). */
   workerScript?: URL | null;
@@ -60,9 +60,10 @@ const DEFAULT_CHUNK_POSTS = 200;
 /**
  * A chunk of large posts would carry far more HTML than a chunk of ordinary ones, and several
  * chunks are in flight (two per worker): a blog of large posts is rendered in chunks of fewer
- * posts instead.
+ * posts instead. 8 MiB is far above a chunk of ordinary posts (about 3 MiB for 200) and keeps
+ * what a chunk holds in a worker well under its heap cap (renderPool.ts).
  */
-const DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024;
+const DEFAULT_CHUNK_BYTES = 8 * 1024 * 1024;
 /** How long rendering in-process may run before requests waiting on the event loop get a turn. */
 const SLICE_MS = 20;
 /** Objects other than post pages handed on together (at most: a slice also ends a chunk). */

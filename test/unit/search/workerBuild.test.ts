@@ -122,6 +122,24 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
     expect(ids).toEqual(docs.map((doc) => doc.id));
   });
 
+  it('indexes here what a worker that ran out of memory held, and builds the same segments', () => {
+    // Runs of 32 posts of 400 KB, far above the workers' 8 MB heap cap: each worker dies on its
+    // first run, and this thread indexes that run and the rest instead.
+    const script = `
+      import { buildSegments, buildSegmentsFrom } from './dist/src/search/parallelBuild.js';
+      const words = (i) => ('alpha beta gamma delta w' + i + ' ').repeat(16000);
+      const docs = Array.from({ length: 48 }, (_, i) => ({ id: 'm' + i, slug: 'm' + i, title: 't' + (i % 5), body: words(i), code: '', metaDescription: '', tags: [], createdAt: '2024-01-01T00:00:00.000Z', publishedAt: '2024-01-01T00:00:00.000Z', url: 'https://x/m' + i }));
+      const [capped] = await buildSegmentsFrom({ groupSizes: [docs.length], read: async (from, to) => docs.slice(from, to) }, { workers: 2, pieceDocs: 2, workerOldGenerationMb: 8 });
+      const [plain] = await buildSegments([docs], { workers: 0, pieceDocs: 2 });
+      const same = JSON.stringify({ ...capped, offsets: [...capped.offsets], postingDocs: [...capped.postingDocs], postingTfs: [...capped.postingTfs], lengths: [...capped.docs.lengths] })
+        === JSON.stringify({ ...plain, offsets: [...plain.offsets], postingDocs: [...plain.postingDocs], postingTfs: [...plain.postingTfs], lengths: [...plain.docs.lengths] });
+      process.stdout.write(JSON.stringify({ same, ids: capped.docs.ids.length }));
+    `;
+    writeFileSync(join(dir, 'oom.mjs'), script);
+    const output = execFileSync(process.execPath, [join(dir, 'oom.mjs')], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(JSON.parse(output)).toEqual({ same: true, ids: 48 });
+  }, 120_000);
+
   it('uses the compiled worker and builds exactly what an in-process build gives', () => {
     // Three runs of 16 pieces of 8 (the workers join each run; this thread joins the runs).
     const docs = Array.from({ length: 300 }, (_, i) =>
