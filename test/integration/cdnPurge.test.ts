@@ -57,12 +57,7 @@ describe('CDN purge as a step of every publish job', () => {
     // The static search index follows the answer (publish/stages/staticSearchQueue.ts) and
     // changes in place too: its meta.json and the post's fragment, purged when they land.
     await t.folio.idle();
-    expect(sent()).toEqual(
-      expect.arrayContaining([
-        `PURGE ${HOST} /search/meta.json`,
-        `PURGE ${HOST} /search/d/0.json`,
-      ]),
-    );
+    expect(sent()).toEqual(expect.arrayContaining([`PURGE ${HOST} /search/meta.json`, `PURGE ${HOST} /search/d/0.json`]));
     // The post's words: into the delta (search/x/) of the index the blog's creation laid out.
     expect(sent().some((line) => /^PURGE \S+ \/search\/[tx]\/\d+\.json$/.test(line))).toBe(true);
     // Internal objects (the search index) are never served, so never purged.
