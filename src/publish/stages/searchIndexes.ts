@@ -83,8 +83,12 @@ export class SearchIndexes {
   }
 
   /** A post was published or edited (`live`), or left the site (`live` null). Returns the static index's changed keys. */
-  postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null): Promise<string[]> {
-    return this.postsChanged(blog, [{ postId, live }]);
+  async postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null): Promise<string[]> {
+    const keys = await this.postsChanged(blog, [{ postId, live }]);
+    // Whole-blog work (a reindex catching up with changes made meanwhile) ends with both indexes
+    // written: a CLI command returns, and its process exits, only then.
+    await this.staticQueue.idle();
+    return keys;
   }
 
   /**
