@@ -90,6 +90,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: parts.buildSegment }),
     listingSnapshots: new ListingSnapshotsRepo(db),
     media: repos.media,
+    staticSearchBehind: staticSearchMarks(parts.settings, parts.clock),
     removeMedia: (job) => mediaRemoval.handle(job),
     beforeJob: () => storeWatch.assertOwnStore(),
     ...(parts.jobHandler ? { jobHandler: parts.jobHandler } : {}),
@@ -123,4 +124,13 @@ export function recordRenderedByCommand(deps: { db: Db; repos: Repos; clock: Clo
 
 function serverFingerprint(cache: CachePolicy): string {
   return renderFingerprint(templatesDir, [cache.page]);
+}
+
+/** One settings row per blog whose static search index may lack queued changes (publish/stages/staticSearchQueue.ts). */
+function staticSearchMarks(settings: SettingsRepo, clock: Clock): { get(blogId: string): boolean; set(blogId: string, behind: boolean): void } {
+  const key = (blogId: string): string => `static_search_behind:${blogId}`;
+  return {
+    get: (blogId) => settings.get(key(blogId)) === '1',
+    set: (blogId, behind) => settings.set(key(blogId), behind ? '1' : '0', clock.now().toISOString()),
+  };
 }

@@ -78,6 +78,11 @@ export interface PublishingDeps {
   cards: CardDrawer;
   /** FOLIO_SOCIAL_CARDS (default on): off, no page names a drawn card and none is drawn. */
   socialCards?: boolean;
+  /**
+   * The durable mark of a blog whose static search index may lack changes queued after their
+   * publish answered (stages/staticSearchQueue.ts); kept in memory without it (tests).
+   */
+  staticSearchBehind?: { get(blogId: string): boolean; set(blogId: string, behind: boolean): void };
   /** The `media_delete` job, which is not publishing's (services/mediaRemoval.ts). */
   removeMedia: JobHandler;
   /** Runs before every job and may refuse it by throwing (the job then stays pending). */
@@ -124,6 +129,8 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     staticSearch: deps.staticSearch,
     onBackgroundChange: (blog, changedKeys) => purge.changed(blog, { attempt: 1, changedKeys, allKeys: changedKeys }),
     logger,
+    blogExists: (blogId) => blogs.findById(blogId) !== null,
+    staticBehind: deps.staticSearchBehind ?? inMemoryMarks(),
   });
   const { cards } = deps;
   const socialCards = deps.socialCards ?? true;
@@ -220,4 +227,9 @@ export function createPublishing(deps: PublishingDeps): Publishing {
       await indexes.idle();
     },
   };
+}
+
+function inMemoryMarks(): { get(blogId: string): boolean; set(blogId: string, behind: boolean): void } {
+  const marked = new Set<string>();
+  return { get: (blogId) => marked.has(blogId), set: (blogId, behind) => void (behind ? marked.add(blogId) : marked.delete(blogId)) };
 }

@@ -16,6 +16,7 @@ import type { BlogWithDomain } from '../../domain/blog.js';
 import type { SearchIndexUpdater } from '../../search/ports.js';
 import type { DiscoveryIndex } from '../../search/discovery/ports.js';
 import { DiscoveryEntries } from './discoveryEntries.js';
+import { StaticSearchQueue, type StaticSearchQueueDeps } from './staticSearchQueue.js';
 
 export interface SearchIndexesDeps {
   site: Pick<SiteRepo, 'publishedIdsAfter' | 'publishedByIds'>;
@@ -30,12 +31,17 @@ export interface SearchIndexesDeps {
   /** Keys of the static index that its background upkeep changed: the purge stage's turn. */
   onBackgroundChange: (blog: BlogWithDomain, changedKeys: readonly string[]) => Promise<void>;
   logger: Logger;
+  /** Whether a blog still exists: queued static index changes of a deleted blog are dropped. */
+  blogExists: (blogId: string) => boolean;
+  /** The durable mark of a blog whose static index may lack queued changes (stages/staticSearchQueue.ts). */
+  staticBehind: StaticSearchQueueDeps['behind'];
 }
 
 export class SearchIndexes {
   private readonly documents: SearchDocuments;
   private readonly staticSearch: StaticSearchSync;
   private readonly discovery: DiscoveryEntries;
+  private readonly staticQueue: StaticSearchQueue;
 
   constructor(private readonly deps: SearchIndexesDeps) {
     this.documents = new SearchDocuments(deps);
@@ -46,6 +52,14 @@ export class SearchIndexes {
       onBackgroundChange: deps.onBackgroundChange,
       onBackgroundError: (err, blog) =>
         deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
+    });
+    this.staticQueue = new StaticSearchQueue({
+      write: (blog, docs, gone) => this.staticSearch.postsChanged(blog, docs, gone),
+      rebuild: (blog) => this.staticSearch.rebuild(blog),
+      exists: deps.blogExists,
+      behind: deps.staticBehind,
+      onChange: deps.onBackgroundChange,
+      onError: (err, blog) => deps.logger.warn({ err, blog }, "static search index not updated; the blog's next change lays it out afresh from the database"),
     });
   }
 
@@ -63,19 +77,25 @@ export class SearchIndexes {
 
   /** Resolves once background upkeep (static index merges) and the static index's writes are done. */
   async idle(): Promise<void> {
+    await this.staticQueue.idle();
     await this.staticSearch.idle();
     await this.deps.staticSearch.idle();
   }
 
   /** A post was published or edited (`live`), or left the site (`live` null). Returns the static index's changed keys. */
-  postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null): Promise<string[]> {
-    return this.postsChanged(blog, [{ postId, live }]);
+  async postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null): Promise<string[]> {
+    const keys = await this.postsChanged(blog, [{ postId, live }]);
+    // Whole-blog work (a reindex catching up with changes made meanwhile) ends with both indexes
+    // written: a CLI command returns, and its process exits, only then.
+    await this.staticQueue.idle();
+    return keys;
   }
 
   /**
    * Posts of one blog published or edited (`live`) or gone (`live` null), each named once: one
    * upsert and one removal per index for all of them, so a batch adds one segment and one delta.
-   * Returns the static index's changed keys.
+   * The static index follows after the answer (stages/staticSearchQueue.ts), so this returns no
+   * keys of it: its writes are purged when they land.
    */
   async postsChanged(blog: BlogWithDomain, posts: readonly { postId: string; live: SitePost | null }[]): Promise<string[]> {
     const docs: SearchDocument[] = [];
@@ -88,7 +108,8 @@ export class SearchIndexes {
     }
     if (docs.length > 0) await this.deps.search.upsert(blog.slug, docs);
     if (gone.length > 0) await this.deps.search.remove(blog.slug, gone);
-    return this.staticSearch.postsChanged(blog, docs, gone);
+    this.staticQueue.add(blog, docs, gone);
+    return [];
   }
 
   /** The blog's entries in the discovery index afresh (opted in), or none (opted out); returns how many. */
@@ -132,7 +153,9 @@ export class SearchIndexes {
   }
 
   /** Drops the API index; the static index's files go with the rest of the blog's objects. */
-  drop(blogSlug: string): Promise<void> {
+  async drop(blogSlug: string): Promise<void> {
+    // A queued static write must not land after the blog's objects are deleted.
+    await this.staticQueue.idle();
     return this.deps.search.drop(blogSlug);
   }
 }

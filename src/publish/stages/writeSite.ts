@@ -73,7 +73,9 @@ export async function writeSite(
   deletions: readonly string[] = [],
   options: WriteOptions = {},
 ): Promise<WriteResult> {
-  const writer = new SiteWriter(store, hashes, blogId, { ...options, bulk: objects.length > 64, total: objects.length });
+  // A post change's batch looks its objects' hashes up one by one: reading every hash the blog
+  // has (tens of thousands at 10,000 posts) would make each batch cost the blog's size.
+  const writer = new SiteWriter(store, hashes, blogId, { ...options, bulk: objects.length > 64, readAllHashes: false, total: objects.length });
   try {
     await writer.write(objects);
   } catch (err) {
@@ -107,7 +109,7 @@ export class SiteWriter {
     private readonly store: SiteStore,
     private readonly hashes: ObjectHashesRepo,
     private readonly blogId: string,
-    private readonly options: WriteOptions & { bulk: boolean; total: number },
+    private readonly options: WriteOptions & { bulk: boolean; total: number; readAllHashes?: boolean },
   ) {}
 
   /** Keys of every object handed to `write` so far. */
@@ -119,7 +121,7 @@ export class SiteWriter {
   async write(objects: readonly SiteObject[], force = false): Promise<void> {
     const { store, options } = this;
     for (const object of objects) this.written.add(object.key);
-    if (options.bulk) this.known ??= recordedHashes(this.hashes, this.blogId);
+    if (options.bulk && options.readAllHashes !== false) this.known ??= recordedHashes(this.hashes, this.blogId);
     const known = await this.known;
     await forEachConcurrently(objects, CONCURRENCY, async (object) => {
       this.count();

@@ -1,0 +1,94 @@
+/**
+ * The static search index's writes of post changes, after the publish has answered: one blog's
+ * pending changes are folded into one write (the newest document of each post wins), so a burst
+ * costs a delta write per write-time, not per batch, and a delta merge (seconds at 10,000 posts)
+ * holds the index, never a publish. The API's index, which `GET /v1/search` reads, stays in the
+ * publish. A durable mark (`behind`) is set before the publish's jobs are marked done and cleared
+ * once the blog's queue is empty: a process stopped in between leaves it, and the blog's next
+ * change in a later process lays the index out afresh from the database instead of trusting it.
+ */
+import type { SearchDocument } from '../../search/searchTypes.js';
+import type { BlogWithDomain } from '../../domain/blog.js';
+
+export interface StaticSearchQueueDeps {
+  /** One write of the blog's folded changes (StaticSearchSync.postsChanged): the keys it changed. */
+  write: (blog: BlogWithDomain, docs: readonly SearchDocument[], gone: readonly string[]) => Promise<string[]>;
+  /** Lays the blog's index out afresh from the database (StaticSearchSync.rebuild): the keys it changed. */
+  rebuild: (blog: BlogWithDomain) => Promise<string[]>;
+  /** Whether the blog is still there (a deleted blog's queued changes are dropped with it). */
+  exists: (blogId: string) => boolean;
+  /** The durable mark: whether the blog's index may lack changes, and setting it. */
+  behind: { get(blogId: string): boolean; set(blogId: string, behind: boolean): void };
+  /** The keys a background write changed: the purge stage's turn. */
+  onChange: (blog: BlogWithDomain, changedKeys: readonly string[]) => Promise<void>;
+  onError: (err: unknown, blogSlug: string) => void;
+}
+
+interface Pending {
+  blog: BlogWithDomain;
+  /** Post id → its document now, or null when it left the site. */
+  changes: Map<string, SearchDocument | null>;
+  /** The mark was left by an earlier process: lay out afresh before anything else. */
+  rebuild: boolean;
+}
+
+export class StaticSearchQueue {
+  private readonly pending = new Map<string, Pending>();
+  private readonly draining = new Map<string, Promise<void>>();
+  /** Blogs whose mark this process has read (or set) already. */
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly deps: StaticSearchQueueDeps) {}
+
+  /** Queues the changes and returns at once; the mark is durable when this returns. */
+  add(blog: BlogWithDomain, docs: readonly SearchDocument[], gone: readonly string[]): void {
+    if (docs.length === 0 && gone.length === 0) return;
+    let entry = this.pending.get(blog.id);
+    if (!entry) {
+      entry = { blog, changes: new Map(), rebuild: false };
+      this.pending.set(blog.id, entry);
+    }
+    entry.blog = blog;
+    if (!this.seen.has(blog.id)) {
+      this.seen.add(blog.id);
+      if (this.deps.behind.get(blog.id)) entry.rebuild = true;
+    }
+    for (const id of gone) entry.changes.set(id, null);
+    for (const doc of docs) entry.changes.set(doc.id, doc);
+    if (!this.draining.has(blog.id)) {
+      this.deps.behind.set(blog.id, true);
+      const run = this.drain(blog.id).finally(() => this.draining.delete(blog.id));
+      this.draining.set(blog.id, run);
+    }
+  }
+
+  /** Resolves once every queued change is written (or has failed and been reported). */
+  async idle(): Promise<void> {
+    while (this.draining.size > 0) await Promise.all([...this.draining.values()]);
+  }
+
+  private async drain(blogId: string): Promise<void> {
+    let failed = false;
+    // A turn of the event loop first: the publish that queued this answers before it starts.
+    await Promise.resolve();
+    for (let entry = this.pending.get(blogId); entry; entry = this.pending.get(blogId)) {
+      this.pending.delete(blogId);
+      const { blog } = entry;
+      if (!this.deps.exists(blogId)) continue;
+      try {
+        const docs = [...entry.changes.values()].filter((doc): doc is SearchDocument => doc !== null);
+        const gone = [...entry.changes].filter(([, doc]) => doc === null).map(([id]) => id);
+        // Laid out afresh, the index holds every change the database has, these included.
+        const keys = entry.rebuild ? await this.deps.rebuild(blog) : await this.deps.write(blog, docs, gone);
+        await this.deps.onChange(blog, keys);
+      } catch (err) {
+        failed = true;
+        this.deps.onError(err, blog.slug);
+      }
+    }
+    // A failed write leaves the mark, and the blog's next change reads it again: it lays the
+    // index out afresh from the database, in this process or the next.
+    if (!failed && this.deps.exists(blogId)) this.deps.behind.set(blogId, false);
+    if (failed) this.seen.delete(blogId);
+  }
+}
