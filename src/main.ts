@@ -91,6 +91,8 @@ async function main(): Promise<void> {
 
   // An upgrade that changed the theme or the renderer re-renders every blog (on the tick below).
   folio.reRenderAfterUpgrade();
+  // A static search index a stopped process left behind its posts is laid out afresh (in the background).
+  folio.publisher.resumeStaticSearch();
 
   const server = createHttpServer(folio.listener, logger);
   const activity = new RequestActivity(server);

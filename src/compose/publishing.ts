@@ -14,6 +14,7 @@ import { createPublishing, type Publishing } from '../publish/publishing.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
 import type { CachePolicy } from '../domain/cacheHeaders.js';
 import { lazyTheme } from '../publish/render/renderTheme.js';
+import type { StaticSearchMarks } from '../publish/stages/staticSearchQueue.js';
 import { recordRenderedOutsideServer, renderFingerprint, reRenderAfterUpgrade } from '../publish/reRenderAfterUpgrade.js';
 import { RenderStampsRepo } from '../db/renderStampsRepo.js';
 import { SEARCH_TEXT_VERSION } from '../search/searchTypes.js';
@@ -127,10 +128,11 @@ function serverFingerprint(cache: CachePolicy): string {
 }
 
 /** One settings row per blog whose static search index may lack queued changes (publish/stages/staticSearchQueue.ts). */
-function staticSearchMarks(settings: SettingsRepo, clock: Clock): { get(blogId: string): boolean; set(blogId: string, behind: boolean): void } {
-  const key = (blogId: string): string => `static_search_behind:${blogId}`;
+function staticSearchMarks(settings: SettingsRepo, clock: Clock): StaticSearchMarks {
+  const prefix = 'static_search_behind:';
   return {
-    get: (blogId) => settings.get(key(blogId)) === '1',
-    set: (blogId, behind) => settings.set(key(blogId), behind ? '1' : '0', clock.now().toISOString()),
+    get: (blogId) => settings.get(`${prefix}${blogId}`) === '1',
+    set: (blogId, behind) => settings.set(`${prefix}${blogId}`, behind ? '1' : '0', clock.now().toISOString()),
+    marked: () => settings.keysWithValue(prefix, '1').map((key) => key.slice(prefix.length)),
   };
 }

@@ -37,6 +37,7 @@ import { DomainEntries } from './stages/domainEntries.js';
 import { FullSite, type VerifyReport } from './stages/fullSite.js';
 import { PostChangeLoader } from './stages/loadPostChange.js';
 import { SearchIndexes } from './stages/searchIndexes.js';
+import type { StaticSearchMarks } from './stages/staticSearchQueue.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
 import type { StaticSearchIndex } from './stages/staticSearchSync.js';
 import type { WriteResult } from './stages/writeSite.js';
@@ -82,7 +83,7 @@ export interface PublishingDeps {
    * The durable mark of a blog whose static search index may lack changes queued after their
    * publish answered (stages/staticSearchQueue.ts); kept in memory without it (tests).
    */
-  staticSearchBehind?: { get(blogId: string): boolean; set(blogId: string, behind: boolean): void };
+  staticSearchBehind?: StaticSearchMarks;
   /** The `media_delete` job, which is not publishing's (services/mediaRemoval.ts). */
   removeMedia: JobHandler;
   /** Runs before every job and may refuse it by throwing (the job then stays pending). */
@@ -112,6 +113,8 @@ export interface Publishing extends WarmablePublishing {
   wholeBlogWork(): { running: number; waiting: number };
   /** Resolves once the jobs started so far and the search upkeep they started are done. */
   idle(): Promise<void>;
+  /** At start: lays out afresh, in the background, the static search indexes a stopped process left behind; returns how many. */
+  resumeStaticSearch(): number;
 }
 
 export function createPublishing(deps: PublishingDeps): Publishing {
@@ -120,6 +123,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
   const slots = new RenderSlots(WHOLE_BLOG_SLOTS);
   const purge = new CdnSync({ cdn: deps.cdn, urls });
   const domains = new DomainEntries({ store, blogs });
+  const marks = deps.staticSearchBehind ?? inMemoryMarks();
   const indexes = new SearchIndexes({
     site,
     urls,
@@ -130,7 +134,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     onBackgroundChange: (blog, changedKeys) => purge.changed(blog, { attempt: 1, changedKeys, allKeys: changedKeys }),
     logger,
     blogExists: (blogId) => blogs.findById(blogId) !== null,
-    staticBehind: deps.staticSearchBehind ?? inMemoryMarks(),
+    staticBehind: marks,
   });
   const { cards } = deps;
   const socialCards = deps.socialCards ?? true;
@@ -221,6 +225,19 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     verify: (blog) => rebuild.verify(blog),
     reindex: (blog) => reindex.reindex(blog),
     wholeBlogWork: () => slots.stats(),
+    resumeStaticSearch: () => {
+      let resumed = 0;
+      for (const blogId of marks.marked()) {
+        const blog = blogs.findById(blogId);
+        // A blog deleted since: nothing to lay out, and its mark goes.
+        if (!blog) marks.set(blogId, false);
+        else {
+          indexes.resumeStatic(blog);
+          resumed += 1;
+        }
+      }
+      return resumed;
+    },
     idle: async () => {
       await runner.idle();
       await postCards.idle();
@@ -229,7 +246,11 @@ export function createPublishing(deps: PublishingDeps): Publishing {
   };
 }
 
-function inMemoryMarks(): { get(blogId: string): boolean; set(blogId: string, behind: boolean): void } {
+function inMemoryMarks(): StaticSearchMarks {
   const marked = new Set<string>();
-  return { get: (blogId) => marked.has(blogId), set: (blogId, behind) => void (behind ? marked.add(blogId) : marked.delete(blogId)) };
+  return {
+    get: (blogId) => marked.has(blogId),
+    set: (blogId, behind) => void (behind ? marked.add(blogId) : marked.delete(blogId)),
+    marked: () => [...marked],
+  };
 }

@@ -63,4 +63,37 @@ describe('the static search index after a stop with its writes still queued', ()
       await second.close();
     }
   });
+  it('lays out at start, without waiting for a change, an index a stop left behind (as main.ts does)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-static-resume-'));
+    try {
+      const first = await startTestApp({ dataDir: dir });
+      const blogId = (await first.request('POST', '/v1/blogs', { body: { slug: 'resumed', name: 'Resumed' } })).body.id as string;
+      const kites = await first.request('POST', '/v1/posts', { blogId, body: { title: 'Kites', slug: 'kites', content: 'paper kites', status: 'published' } });
+      await first.folio.idle();
+      await new StaticIndexWriter(first.folio.store, { cacheControl: 'no-cache' }).remove('resumed', [kites.body.id as string]);
+      await first.close();
+      const db = new Database(join(dir, 'folio.db'));
+      db.prepare("UPDATE settings SET value = '1' WHERE key = ?").run(`static_search_behind:${blogId}`);
+      db.close();
+
+      const second = await startTestApp({ dataDir: dir });
+      try {
+        const paths = async () => matchingPaths(await readStaticIndex(second.folio.store, 'resumed'), queryTerms('kites'));
+        expect(await paths()).toEqual([]);
+        expect(second.folio.publisher.resumeStaticSearch()).toBe(1);
+        await second.folio.idle();
+        expect(await paths()).toEqual(['/kites']);
+        const reader = new Database(join(dir, 'folio.db'), { readonly: true });
+        const row = reader.prepare('SELECT value FROM settings WHERE key = ?').get(`static_search_behind:${blogId}`) as { value: string };
+        reader.close();
+        expect(row.value).toBe('0');
+        // Nothing left behind now: the next start lays out nothing.
+        expect(second.folio.publisher.resumeStaticSearch()).toBe(0);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

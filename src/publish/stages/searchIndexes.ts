@@ -75,6 +75,11 @@ export class SearchIndexes {
     await this.deps.staticSearch.rehearse([doc]);
   }
 
+  /** At start: lays out afresh the static index a stopped process left behind (staticSearchQueue.ts). */
+  resumeStatic(blog: BlogWithDomain): void {
+    this.staticQueue.resume(blog);
+  }
+
   /** Resolves once background upkeep (static index merges) and the static index's writes are done. */
   async idle(): Promise<void> {
     await this.staticQueue.idle();

@@ -4,11 +4,19 @@
  * costs a delta write per write-time, not per batch, and a delta merge (seconds at 10,000 posts)
  * holds the index, never a publish. The API's index, which `GET /v1/search` reads, stays in the
  * publish. A durable mark (`behind`) is set before the publish's jobs are marked done and cleared
- * once the blog's queue is empty: a process stopped in between leaves it, and the blog's next
- * change in a later process lays the index out afresh from the database instead of trusting it.
+ * once the blog's queue is empty: a process stopped in between leaves it, and the next process
+ * lays the index out afresh from the database at its start (`resume`) instead of trusting it.
  */
 import type { SearchDocument } from '../../search/searchTypes.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
+
+/** Durable marks of blogs whose static index may lack changes (settings rows in the server). */
+export interface StaticSearchMarks {
+  get(blogId: string): boolean;
+  set(blogId: string, behind: boolean): void;
+  /** Every blog marked now: at start, those a stopped process left behind. */
+  marked(): string[];
+}
 
 export interface StaticSearchQueueDeps {
   /** One write of the blog's folded changes (StaticSearchSync.postsChanged): the keys it changed. */
@@ -18,7 +26,7 @@ export interface StaticSearchQueueDeps {
   /** Whether the blog is still there (a deleted blog's queued changes are dropped with it). */
   exists: (blogId: string) => boolean;
   /** The durable mark: whether the blog's index may lack changes, and setting it. */
-  behind: { get(blogId: string): boolean; set(blogId: string, behind: boolean): void };
+  behind: StaticSearchMarks;
   /** The keys a background write changed: the purge stage's turn. */
   onChange: (blog: BlogWithDomain, changedKeys: readonly string[]) => Promise<void>;
   onError: (err: unknown, blogSlug: string) => void;
@@ -57,6 +65,22 @@ export class StaticSearchQueue {
     for (const doc of docs) entry.changes.set(doc.id, doc);
     if (!this.draining.has(blog.id)) {
       this.deps.behind.set(blog.id, true);
+      const run = this.drain(blog.id).finally(() => this.draining.delete(blog.id));
+      this.draining.set(blog.id, run);
+    }
+  }
+
+  /**
+   * Lays out afresh the index of a blog a stopped process left marked (called at start), so it
+   * never waits for the blog's next change; a change queued meanwhile is folded into it.
+   */
+  resume(blog: BlogWithDomain): void {
+    if (this.seen.has(blog.id)) return;
+    this.seen.add(blog.id);
+    const entry = this.pending.get(blog.id) ?? { blog, changes: new Map(), rebuild: true };
+    entry.rebuild = true;
+    this.pending.set(blog.id, entry);
+    if (!this.draining.has(blog.id)) {
       const run = this.drain(blog.id).finally(() => this.draining.delete(blog.id));
       this.draining.set(blog.id, run);
     }
