@@ -119,7 +119,16 @@ async function main(): Promise<void> {
   // blog after an upgrade can take minutes), and the scheduler's tick below continues them.
   folio.tick().catch((err: unknown) => logger.error({ err }, 'start-up catch-up failed; the scheduler retries'));
   // Lazy libraries, worker threads, and the indexes and listings in use before the restart.
-  warmUpAfterFirstRequest({ server, activity, logger, metrics: folio.metrics, heavy: folio.heavy, media: folio.media, warmUp: folio.warmUp });
+  warmUpAfterFirstRequest({
+    server,
+    activity,
+    logger,
+    metrics: folio.metrics,
+    heavy: folio.heavy,
+    media: folio.media,
+    analytics: config.serveSites ? folio.analytics : null,
+    warmUp: folio.warmUp,
+  });
   // And after FOLIO_REST_AFTER without a request, what only use needs is let go again.
   const rest = new Rest({ activity, afterMs: config.restAfterMs, warmUp: folio.warmUp, heavy: folio.heavy, collect: collectGarbage, logger });
   rest.start();

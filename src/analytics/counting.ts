@@ -15,6 +15,8 @@ export interface Counting extends ViewSink {
   sizes(): Promise<CountSizes>;
   /** Stops counting; what was not drained is lost (the flush at shutdown drains first). */
   close(): Promise<void>;
+  /** Starts what counting runs on, so the first reader's load does not wait for it. */
+  prestart(): void;
 }
 
 /** Counting on the calling thread. */
@@ -38,4 +40,6 @@ export class LocalCounting implements Counting {
   }
 
   async close(): Promise<void> {}
+
+  prestart(): void {}
 }

@@ -41,6 +41,10 @@ export class CountingThread implements Counting {
     else this.timer ??= setTimeout(() => this.send(), SEND_MS).unref();
   }
 
+  prestart(): void {
+    this.started();
+  }
+
   async drain(): Promise<ViewBatch> {
     this.send();
     if (!this.worker) return { days: [], referrers: [] };

@@ -3,6 +3,7 @@ import { LocalCounting, type Counting } from '../analytics/counting.js';
 import { CountingThread } from '../analytics/countingThread.js';
 import { PageViews } from '../analytics/pageViews.js';
 import { RecentTargets } from '../analytics/recentTargets.js';
+import { prepareViewRules } from '../analytics/viewRules.js';
 import { DailySalts } from '../analytics/visitorHash.js';
 import type { Config } from '../config/config.js';
 import { AnalyticsRepo } from '../db/analyticsRepo.js';
@@ -25,6 +26,8 @@ export interface Analytics {
   pending(): Promise<{ rows: number; referrers: number; visitors: number }>;
   /** Writes the counts held in memory now (tests call it instead of waiting for the timer). */
   flush(): Promise<void>;
+  /** Starts the counting thread and the view rules (a warm-up step), so the first beacon does not wait for them. */
+  prestart(): void;
   /** Starts the flush timer (the server; a CLI command counts nothing); `stop` flushes a last time. */
   start(): void;
   stop(): Promise<void>;
@@ -52,6 +55,10 @@ export function composeAnalytics(deps: { config: Config; db: Db; posts: PostsRep
     pageViews,
     service: new AnalyticsService({ analytics: repo, posts: deps.posts, clock }),
     pending: () => counting.sizes(),
+    prestart() {
+      prepareViewRules();
+      counting.prestart();
+    },
     flush: () => flusher.flush(),
     start() {
       // unref: the timer never keeps a process alive; shutdown flushes through stop().

@@ -26,6 +26,7 @@ import { PREVIEW_PAGE_LIMIT } from '../http/previewPages.js';
 import { composePreviews } from './previews.js';
 import { siteServer } from '../http/siteServer.js';
 import { withViewBeacon } from '../http/viewBeacon.js';
+import { rememberedHosts } from '../http/beaconHosts.js';
 import { IdempotencyRepo } from '../db/idempotencyRepo.js';
 import { IdempotencyService } from '../services/idempotency.js';
 import { AccountExporter } from '../services/accountExport.js';
@@ -125,6 +126,6 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     },
   });
   // Sites' view beacons are answered before the app (http/viewBeacon.ts says why).
-  const listener = config.serveSites ? withViewBeacon(app.callback(), { views, blogForHost: hosts }) : app.callback();
+  const listener = config.serveSites ? withViewBeacon(app.callback(), { views, blogForHost: rememberedHosts(hosts, clock) }) : app.callback();
   return { app, listener };
 }

@@ -29,6 +29,8 @@ export interface StartupWarmUpDeps {
   metrics: { load(): Promise<unknown> };
   heavy: { prestart(): void };
   media: { loadPipeline(): void };
+  /** Reader analytics' counting thread and rules; null where no site is served (no beacon arrives). */
+  analytics: { prestart(): void } | null;
   warmUp: Pick<WarmUp, 'warm'>;
 }
 
@@ -52,7 +54,7 @@ export function warmUpAfterFirstRequest(deps: StartupWarmUpDeps): void {
   server.on('request', onFirstRequest);
 }
 
-/** Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser, prom-client) and the worker threads. */
+/** Libraries left out of start-up (ajv, the Markdown pipeline, the JSON body parser, prom-client) and the worker threads (counting's too). */
 function loadLazyParts(deps: StartupWarmUpDeps): void {
   const { logger } = deps;
   const loadMetrics = (): void => {
@@ -67,6 +69,7 @@ function loadLazyParts(deps: StartupWarmUpDeps): void {
     () => void jsonParser(),
     () => deps.heavy.prestart(),
     () => deps.media.loadPipeline(),
+    ...(deps.analytics ? [() => deps.analytics!.prestart()] : []),
   ];
   // runWhenIdle never rejects: each step's failure goes to the callback.
   void runWhenIdle(deps.activity, steps, (err) => logger.warn({ err }, 'warm-up step failed; it runs again on first use'));
