@@ -319,18 +319,35 @@ describe('FsSiteStore on disk', () => {
     expect(await store.list('')).toEqual(['blog/index.html']);
   });
 
-  it('flushes deferred writes file by file where no `sync -f` command is found', async () => {
-    await store.put('blog/a/index.html', '<p>a</p>', { ...HTML, deferSync: true });
-    await store.put('blog/b/index.html', '<p>b</p>', { ...HTML, deferSync: true });
-    await store.delete('blog/b/index.html');
+  /** Runs `flush` with PATH holding only a `sync` that records its call and fails (so the file-by-file path runs after it). */
+  async function flushWithRecordingSync(): Promise<boolean> {
+    const bin = join(fixture.dir, 'bin');
+    const marker = join(fixture.dir, 'sync-called');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'sync'), `#!/bin/sh\necho "$@" > '${marker}'\nexit 1\n`, { mode: 0o755 });
     const path = process.env.PATH;
-    process.env.PATH = fixture.dir; // holds no `sync`
+    process.env.PATH = `${bin}:/nonexistent`;
     try {
       await store.flush();
     } finally {
       process.env.PATH = path;
     }
+    return existsSync(marker);
+  }
+
+  it('flushes a publish’s few deferred writes file by file, without starting `sync -f`', async () => {
+    await store.put('blog/a/index.html', '<p>a</p>', { ...HTML, deferSync: true });
+    await store.put('blog/b/index.html', '<p>b</p>', { ...HTML, deferSync: true });
+    await store.delete('blog/b/index.html');
+    expect(await flushWithRecordingSync()).toBe(false);
     expect(await readFile(join(fixture.root, 'blog/a/index.html'), 'utf8')).toBe('<p>a</p>');
+  });
+
+  it('flushes many deferred writes with one `sync -f`, and file by file where that command fails', async () => {
+    const keys = Array.from({ length: 70 }, (_, i) => `blog/p${i}/index.html`);
+    for (const key of keys) await store.put(key, `<p>${key}</p>`, { ...HTML, deferSync: true });
+    expect(await flushWithRecordingSync()).toBe(true);
+    for (const key of keys) expect(await readFile(join(fixture.root, key), 'utf8')).toBe(`<p>${key}</p>`);
   });
 
   it('keeps bodies at <root>/<key>, so a static server can serve the folder as is', async () => {
