@@ -54,6 +54,12 @@ export interface StaticState {
   length: number;
   /** The revision of the meta.json written with it (absent in states written before revisions). */
   revision?: string;
+  /**
+   * The delta chunks as this process last wrote them, decoded; memory only, never stored. Every
+   * publish rewrites all of them, and reading and decoding them again cost as much as the rest
+   * of the index step. Valid exactly as long as the state is (its revision is meta.json's).
+   */
+  deltaFiles?: Map<string, Record<string, number[]>>;
 }
 
 /** The state as stored: `idColumn` is every ordinal's post id, joined by "\n". */
@@ -74,7 +80,7 @@ export function liveCount(state: StaticState): number {
 
 /** The state as it is stored (JSON.stringify of it). */
 export function storedState(state: StaticState): StoredState {
-  const { ids, ...rest } = state;
+  const { ids, deltaFiles: _memoryOnly, ...rest } = state;
   return { ...rest, idColumn: ids.joined() };
 }
 

@@ -106,13 +106,15 @@ export class StaticIndexFiles {
   /**
    * Adds postings to the files `fileOf` assigns their terms to, shedding the dead from every
    * file it rewrites (they never come back, so nothing else needs them); `alsoWrite` are written
-   * even without an addition. Returns the keys written.
+   * even without an addition. `held` (the delta's files, StaticState.deltaFiles) serves files
+   * decoded instead of reading them and keeps what is written. Returns the keys written.
    */
   async rewrite(
     additions: readonly [string, number[]][],
     fileOf: (term: string) => string,
     drop: { existing: ReadonlySet<number>; added: ReadonlySet<number> },
     alsoWrite: readonly string[] = [],
+    held?: Map<string, Record<string, number[]>>,
   ): Promise<string[]> {
     const byFile = new Map<string, [string, number[]][]>(alsoWrite.map((key) => [key, []]));
     for (const addition of additions) {
@@ -123,11 +125,14 @@ export class StaticIndexFiles {
     }
     const files = [...byFile].sort((a, b) => (a[0] < b[0] ? -1 : 1));
     await forEachConcurrently(files, WRITE_CONCURRENCY, async ([key, terms]) => {
-      const file = (await this.readJson<ChunkFile>(key)) ?? {};
-      for (const term of Object.keys(file)) file[term] = withoutDead(decodePostings(file[term]!), drop.existing);
+      const file = held?.get(key) ?? decodeChunk((await this.readJson<ChunkFile>(key)) ?? {});
+      // Taken out until written: a failed write drops the state, and with it what it held.
+      held?.delete(key);
+      for (const term of Object.keys(file)) file[term] = withoutDead(file[term]!, drop.existing);
       // Ordinals only grow, so appending keeps every list sorted.
       for (const [term, list] of terms) file[term] = [...(file[term] ?? []), ...withoutDead(list, drop.added)];
       await this.putData(key, serialiseChunk(file));
+      held?.set(key, file);
     });
     // Durable before the caller goes on: a merge deletes the delta files next.
     await this.deps.store.flush();
@@ -217,4 +222,10 @@ function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {
   const kept: number[] = [];
   for (let i = 0; i < list.length; i += POSTING_STRIDE) if (!dead.has(list[i]!)) kept.push(list[i]!, list[i + 1]!, list[i + 2]!);
   return kept;
+}
+
+function decodeChunk(stored: ChunkFile): Record<string, number[]> {
+  const file: Record<string, number[]> = {};
+  for (const term of Object.keys(stored)) file[term] = decodePostings(stored[term]!);
+  return file;
 }

@@ -139,7 +139,15 @@ export class StaticIndexWriter {
       const newDelta = state.delta.length === 0 ? Array.from({ length: DELTA_CHUNKS }, (_, chunk) => deltaKey(blogSlug, chunk)) : [];
       state.delta.push(...ordinals);
       const dead = new Set(state.dead);
-      const written = await this.files.rewrite(additions, (term) => deltaKey(blogSlug, chunkOf(term, DELTA_CHUNKS)), { existing: dead, added: dead }, newDelta);
+      // A new delta starts from nothing: what the state held was the merged one's.
+      if (newDelta.length > 0 || !state.deltaFiles) state.deltaFiles = new Map();
+      const written = await this.files.rewrite(
+        additions,
+        (term) => deltaKey(blogSlug, chunkOf(term, DELTA_CHUNKS)),
+        { existing: dead, added: dead },
+        newDelta,
+        state.deltaFiles,
+      );
       return this.files.finish(blogSlug, state, fragments, { written, deleted: [] });
     });
   }

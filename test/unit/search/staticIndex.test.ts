@@ -187,6 +187,27 @@ describe('the static search index', () => {
     expect(incremental.entries[pathOf(RELEVANCE_POSTS[0]!.url)]).toBeUndefined();
   });
 
+  it('writes the same delta files from what it holds in memory as a writer that reads them back each time', async () => {
+    const [held, read] = [store(), store()];
+    const heldWriter = writer(held);
+    const first = RELEVANCE_POSTS.slice(0, 5);
+    await heldWriter.rebuild('d', first);
+    await writer(read).rebuild('d', first);
+    const bodies = async (s: FsSiteStore) =>
+      Promise.all(Array.from({ length: DELTA_CHUNKS }, async (_, chunk) => (await s.getBody(deltaKey('d', chunk)))?.toString('utf8') ?? null));
+    const steps: SearchDocument[] = [
+      ...RELEVANCE_POSTS.slice(5, 15),
+      { ...RELEVANCE_POSTS[6]!, title: 'Retitled', body: 'entirely new words 새로운 낱말' }, // an edit: its old postings die
+      ...RELEVANCE_POSTS.slice(15, 20),
+    ];
+    for (const doc of steps) {
+      await heldWriter.upsert('d', [doc]);
+      await writer(read).upsert('d', [doc]); // a new writer each time: nothing held, every file read back
+      expect(await bodies(held)).toEqual(await bodies(read));
+    }
+    expect((await bodies(held)).some((body) => body !== null && body.includes('새로운'))).toBe(true);
+  });
+
   it('a writer keeps its last state only while meta.json names it: another process’s write in between is not lost', async () => {
     const s = store();
     const server = writer(s);
