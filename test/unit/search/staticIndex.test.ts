@@ -205,7 +205,7 @@ describe('the static search index', () => {
       await writer(read).upsert('d', [doc]); // a new writer each time: nothing held, every file read back
       expect(await bodies(held)).toEqual(await bodies(read));
     }
-    expect((await bodies(held)).some((body) => body !== null && body.includes('새로운'))).toBe(true);
+    expect((await bodies(held)).some((body) => body?.includes('새로운'))).toBe(true);
   });
 
   it('a writer keeps its last state only while meta.json names it: another process’s write in between is not lost', async () => {
