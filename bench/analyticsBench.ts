@@ -81,6 +81,10 @@ export async function runAnalyticsBench(pairs = 4, windowSeconds = 6): Promise<B
     await call('POST', '/v1/posts', { title: 'The post', slug: 'the-post', content: 'Some words. '.repeat(400), status: 'published' }, blog.id);
     const api = { path: '/v1/posts/the-post', headers: { authorization: `Bearer ${key}`, 'x-blog-id': blog.id } };
     const host = `counted.localhost:${port}`;
+    // A quiet moment first: the server's warm-up (warmup/startupWarmUp.ts) runs its steps only
+    // while no request is in flight, else one every two seconds, and under a steady load its
+    // steps (worker threads starting, libraries loading) would land in whichever windows came.
+    await sleep(5_000);
     // Warm-up, then quiet and loaded windows in the order Q L L Q, `pairs` times over. The API is
     // read at a fixed rate well below what the server can answer: a latency is only comparable
     // between runs that ask the same of it, while a saturating client would measure the share of
