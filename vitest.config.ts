@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SHIP } from './vitest.ship.config.js';
 
 /**
  * Files that bound how long the event loop or a request may be held: they run last, one at a
@@ -9,8 +10,9 @@ const ALONE = ['test/integration/hostileInputs.test.ts', 'test/regressions/datab
 export default defineConfig({
   test: {
     // The Chromium and Varnish suites have their own configs and commands (npm run test:browser,
-    // npm run test:edge), since they need Debian packages; .ci/run installs them and runs all three.
-    exclude: ['test/browser/**', 'test/cdn/**', 'node_modules/**'],
+    // npm run test:edge), since they need Debian packages; the shipping checks (npm run
+    // test:ship) are a second build and a linter's start-up. .ci/run runs all four.
+    exclude: ['test/browser/**', 'test/cdn/**', 'node_modules/**', ...SHIP],
     globalSetup: ['test/support/globalSetup.ts'],
     // Limits for a hung test, not speed checks (those are benches): at load average 15 several
     // files that take 6-8 s on a quiet machine ran past 20 s, so the limits leave 3x room.
