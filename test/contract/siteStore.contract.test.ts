@@ -522,6 +522,30 @@ describe('FsSiteStore plain objects (no metadata file)', () => {
     expect(await later.get('blog/deep/a/b/index.html')).not.toHaveProperty('redirectTo');
   });
 
+  it('deletes a redirect and its metadata in folders it has read, prunes them, and deletes keys never written without a trace', async () => {
+    const store = open();
+    await store.put('blog/first/index.html', 'reads .meta and .meta/blog', PAGE);
+    await store.put('blog/tags/go/index.html', 'moved', { ...PAGE, redirectTo: '/tags/golang/' });
+    await store.put('blog/tags/go/page/1/index.html', 'a plain page', PAGE);
+    expect(existsSync(metaFile('blog/tags/go/index.html'))).toBe(true);
+
+    // Pages a batch names in case a list lost them, never written (the metadata tree has no such folder).
+    for (const key of ['blog/tags/go/page/2/index.html', 'blog/tags/rust/page/3/index.html', 'blog/page/9/index.html']) await store.delete(key);
+    await store.delete('blog/tags/go/index.html');
+
+    expect(existsSync(metaFile('blog/tags/go/index.html'))).toBe(false);
+    expect(existsSync(join(root, '.meta/blog/tags'))).toBe(false);
+    expect(existsSync(join(root, 'blog/tags/go/index.html'))).toBe(false);
+    expect((await store.get('blog/tags/go/page/1/index.html'))?.body.toString()).toBe('a plain page');
+    expect(existsSync(join(root, 'blog/tags/rust'))).toBe(false);
+    expect(existsSync(join(root, 'blog/page'))).toBe(false);
+    // A store opened afterwards (nothing read yet) deletes what the disk has.
+    await store.put('blog/old/index.html', 'moved', { ...PAGE, redirectTo: '/new' });
+    await open().delete('blog/old/index.html');
+    expect(existsSync(metaFile('blog/old/index.html'))).toBe(false);
+    expect(existsSync(join(root, 'blog/old'))).toBe(false);
+  });
+
   it('reads one whole version of a body while puts replace it (getBody)', async () => {
     // Folder store only: s3rver, the S3 stand-in, serves an object while it is still writing it
     // (S3 itself never does), so the same check against it would test s3rver.
