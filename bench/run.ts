@@ -5,6 +5,7 @@
  * searches and publishes) runs `--soak-seconds N` (default 300) at `--soak-posts 10000,50000`; `soak-mixed` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first). `scale` runs only
  * when named (`--only scale`); `--max-posts N` stops its curve at N posts (default 100,000).
+ * `push` pushes folders of `--push-posts 1000,10000` posts (the default; 10,000 take about five minutes).
  */
 import { parseArgs } from 'node:util';
 import { printTable, type BenchRow } from './table.js';
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     'soak-seconds': { type: 'string' },
     'soak-posts': { type: 'string' },
     'max-posts': { type: 'string' },
+    'push-posts': { type: 'string' },
   },
 });
 const only = new Set(
@@ -80,7 +82,11 @@ await section('burst', () => runBurstBench(posts, values.seconds ? seconds : 60)
 await section('search', () => runSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('tenants', () => runTenantsBench({ blogs: 1000, postsPerBlog: 100, bigPosts: 50_000, corpusDir: corpusDir(50_000) }));
 await section('discover', () => runDiscoverBench({ blogs: 1000, postsPerBlog: 100, corpusDir: corpusDir(10_000), corpusPosts: 10_000 }));
-await section('push', () => runSyncBench(1000));
+await section('push', async () => {
+  const sizes = (values['push-posts'] ?? '1000,10000').split(',').map((n) => Number(n.trim()));
+  for (const size of sizes) rows.push(...(await runSyncBench(size)));
+  return [];
+});
 await section('static-search', () => runStaticSearchBench({ posts, corpusDir: corpusDir(posts) }));
 await section('hostile', () => runHostileBench());
 await section('media', () => runMediaBench());
