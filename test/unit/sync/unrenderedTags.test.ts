@@ -41,4 +41,9 @@ describe('unrenderedTags', () => {
     const md = 'See {{ site.url }}/about and {{page.title | escape}}, {{- site.url -}} again.\n\n    {{ site.baseurl }}\n\n`{{ content }}`';
     expect(unrenderedTags(md)).toEqual(['site.url', 'page.title']);
   });
+
+  it('reports nothing for Markdown without braces, nor for braces written as entities (generators read the source)', () => {
+    expect(unrenderedTags('# Plain\n\nNo templates { here } or %} there.')).toEqual([]);
+    expect(unrenderedTags('Shown as text: &#123;&#123;< figure >&#125;&#125; and &lbrace;% include x %&rbrace;')).toEqual([]);
+  });
 });
