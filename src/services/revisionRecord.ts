@@ -63,7 +63,9 @@ export function recordRevision(repo: PostRevisionsRepo, post: Post, before: Post
     else {
       const sealed = source.restore === true;
       repo.insert({ id: randomUUID(), postId: post.id, keyId: source.keyId, createdAt: now, sealed, title: post.title, contentMd: post.contentMd });
-      repo.prune(post.id, KEEP_NEWEST, KEEP_DAILY);
+      // A post without a revision before this change has two at most: nothing to prune (and a
+      // push or an agent's burst of creates skips the pruning query).
+      if (head !== null) repo.prune(post.id, KEEP_NEWEST, KEEP_DAILY);
     }
   }
   if (goesLive) repo.sealNewest(post.id);
