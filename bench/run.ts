@@ -84,6 +84,7 @@ await section('tenants', () => runTenantsBench({ blogs: 1000, postsPerBlog: 100,
 await section('discover', () => runDiscoverBench({ blogs: 1000, postsPerBlog: 100, corpusDir: corpusDir(10_000), corpusPosts: 10_000 }));
 await section('push', async () => {
   const sizes = (values['push-posts'] ?? '1000,10000').split(',').map((n) => Number(n.trim()));
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--push-posts takes whole post counts, comma-separated (got ${values['push-posts']})`);
   for (const size of sizes) rows.push(...(await runSyncBench(size)));
   return [];
 });
