@@ -8,7 +8,9 @@
  *
  * Quiet and loaded windows alternate (Q L L Q, repeated): on this shared VM a neighbour's burst
  * or a slow drift lands on both sides alike instead of on whichever run it happened to meet, and
- * the p99 of each side is taken over all its windows together. Each pair's own ratio is shown
+ * the p99 of each side is taken over all its windows together. Every window is followed by the
+ * same pause (SETTLE_MS), so what a loaded window leaves behind (its garbage, the beacon
+ * process's exit) is not measured as the next quiet window's. Each pair's own ratio is shown
  * too, so the spread is visible. Also: the longest event-loop block of a flush (from /metrics),
  * and whether every hit reached the API's counts.
  */
@@ -25,11 +27,14 @@ const HITS_PER_SECOND = 1_000;
 /** The API's request rate in both runs: a busy blog's API, a tenth of what one process answers here. */
 const API_RATE = 400;
 const HITS = fileURLToPath(new URL('./analyticsHits.js', import.meta.url));
+/** The pause after every window, quiet or loaded alike. */
+const SETTLE_MS = 2_000;
 
 /**
- * The beacon load from its own process (analyticsHits.ts), at a lower priority (`nice -n 10`):
- * it stands for readers on other machines, so where it and the server want the same core at
- * once, the server is served first. It still sends every hit on time (the table says so).
+ * The beacon load from its own process (analyticsHits.ts), at the lowest priority (`nice -n 19`):
+ * it stands for readers on other machines, whose CPU is not this one's, so where it and the
+ * server want the same core at once, the server is served first. It still sends every hit on
+ * time (the table says so).
  * `ready` resolves once its sockets are open: the measured window starts after its start-up.
  */
 interface HitCounts {
@@ -38,7 +43,7 @@ interface HitCounts {
   failed: number;
 }
 function beaconLoad(url: string, host: string, seconds: number): { ready: Promise<void>; done: Promise<HitCounts> } {
-  const child = spawn('nice', ['-n', '10', process.execPath, HITS, url, host, String(seconds), String(HITS_PER_SECOND)], {
+  const child = spawn('nice', ['-n', '19', process.execPath, HITS, url, host, String(seconds), String(HITS_PER_SECOND)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -62,7 +67,7 @@ function beaconLoad(url: string, host: string, seconds: number): { ready: Promis
   return { ready, done };
 }
 
-export async function runAnalyticsBench(pairs = 4, windowSeconds = 6): Promise<BenchRow[]> {
+export async function runAnalyticsBench(pairs = 8, windowSeconds = 6): Promise<BenchRow[]> {
   const area = 'analytics (beacon load)';
   const port = 3900 + Math.floor(Math.random() * 500);
   const server = await startBenchServer({ FOLIO_RATE_LIMITS: 'off', FOLIO_TRUST_PROXY: 'on' }, port);
@@ -100,6 +105,7 @@ export async function runAnalyticsBench(pairs = 4, windowSeconds = 6): Promise<B
       const run = await pacedLoad(measured);
       quiet.push(...run.latencies);
       answered.quiet += run.ok;
+      await sleep(SETTLE_MS);
       return percentile(run.latencies, 0.99);
     };
     const loadedWindow = async (): Promise<number> => {
@@ -111,6 +117,7 @@ export async function runAnalyticsBench(pairs = 4, windowSeconds = 6): Promise<B
       hits.failed += counts.failed;
       loaded.push(...run.latencies);
       answered.loaded += run.ok;
+      await sleep(SETTLE_MS);
       return percentile(run.latencies, 0.99);
     };
     for (let pair = 0; pair < pairs; pair += 1) {

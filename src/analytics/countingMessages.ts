@@ -9,3 +9,9 @@ export type CountingRequest =
   | { type: 'sizes'; id: number };
 
 export type CountingReply = { type: 'drained'; id: number; batch: ViewBatch } | { type: 'sizes'; id: number; sizes: CountSizes };
+
+/**
+ * The counting thread's nice value (Linux): counting is background work, so where it and the API
+ * want the same core, the API goes first.
+ */
+export const COUNTING_NICE = 10;

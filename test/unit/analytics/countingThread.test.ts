@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { COUNTING_NICE } from '../../../src/analytics/countingMessages.js';
 import { LocalCounting } from '../../../src/analytics/counting.js';
 import { CountingThread } from '../../../src/analytics/countingThread.js';
 import type { ViewLoad } from '../../../src/analytics/viewTally.js';
@@ -92,5 +95,29 @@ describe('counting in a worker thread', () => {
     threaded.add(load(2));
     const batch = await threaded.drain();
     expect(batch.days.map((row) => row.views)).toEqual([1, 1]);
+  });
+});
+
+/** The nice value of each thread of this process (Linux: /proc/self/task/<tid>/stat, field 19). */
+function threadNices(): Map<number, number> {
+  const nices = new Map<number, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    nices.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return nices;
+}
+
+describe.runIf(process.platform === 'linux')('the counting thread’s priority', () => {
+  it('runs below the server’s threads and leaves theirs as they were', async () => {
+    const before = threadNices();
+    const threaded = thread();
+    threaded.add(load(1));
+    await threaded.drain();
+    const after = threadNices();
+    const added = [...after].filter(([tid]) => !before.has(tid));
+    expect(added.some(([, nice]) => nice === COUNTING_NICE)).toBe(true);
+    expect(getPriority()).toBe(before.get(process.pid));
+    for (const [tid, nice] of before) if (after.has(tid)) expect(after.get(tid)).toBe(nice);
   });
 });
