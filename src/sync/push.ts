@@ -152,7 +152,8 @@ export async function push(client: FolioClient, blogId: string, dir: string, opt
   for (const { file, message } of failures.sort((a, b) => a.at - b.at)) report.failures.push({ file, message });
   options.onProgress?.(files.length, files.length);
 
-  for (const slug of remote.keys()) {
+  // By slug: the listing's order follows publish times, which posts pushed together can share.
+  for (const slug of [...remote.keys()].sort()) {
     if (seen.has(slug)) continue;
     if (!options.deleteMissing) {
       report.orphans.push(slug);
