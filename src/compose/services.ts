@@ -24,6 +24,7 @@ import { PostTransitions } from '../services/postTransitions.js';
 import { PostRevisionsService } from '../services/postRevisions.js';
 import { MediaService } from '../services/media.js';
 import type { MediaRemoval } from '../services/mediaRemoval.js';
+import type { StoreWatch } from '../services/storeWatch.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
 import { createDomainResolver } from './adapters.js';
 import type { ComposeOptions } from './folio.js';
@@ -78,6 +79,7 @@ export function composeServices(
     content: ContentRenderer;
     runner: JobRunner;
     mediaRemoval: MediaRemoval;
+    storeWatch: Pick<StoreWatch, 'check'>;
   },
   options: Pick<ComposeOptions, 'resolver' | 'webhookLookup' | 'webhookLimits'>,
 ): Services {
@@ -105,7 +107,7 @@ export function composeServices(
     posts,
     transitions: new PostTransitions(postDeps, logger),
     revisions: new PostRevisionsService({ revisions: repos.revisions, posts: repos.posts }, posts),
-    media: new MediaService({ db, media: repos.media, store: deps.store, pipeline, jobs: repos.jobs, runner, removal: deps.mediaRemoval, clock }),
+    media: new MediaService({ db, media: repos.media, store: deps.store, pipeline, jobs: repos.jobs, runner, removal: deps.mediaRemoval, storeWatch: deps.storeWatch, clock }),
     domains: new DomainsService({
       db,
       blogs: repos.blogs,

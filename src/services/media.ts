@@ -5,12 +5,13 @@ import type { Media, MediaRepo } from '../db/mediaRepo.js';
 import { writeTransaction } from '../db/writeTransaction.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
 import { isoNow, type Clock } from '../lib/clock.js';
-import { BadRequestError, ConflictError, NotFoundError, UnsupportedMediaTypeError } from '../domain/errors.js';
+import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../domain/errors.js';
 import type { EncodedImage, ImagePipeline } from '../media/imagePipeline.js';
 import { formatOfContentType, MEDIA_DIR, mediaNames } from '../media/mediaNames.js';
 import { CACHE_CONTROL_ASSET } from '../domain/cacheHeaders.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import type { MediaRemoval } from './mediaRemoval.js';
+import type { StoreWatch } from './storeWatch.js';
 import type { PublishQueue } from '../domain/publishQueue.js';
 
 export interface MediaDeps {
@@ -22,8 +23,13 @@ export interface MediaDeps {
   jobs: Pick<JobsRepo, 'insert'>;
   runner: Pick<PublishQueue, 'runNow'>;
   removal: Pick<MediaRemoval, 'exclusive'>;
+  /** Whether the data dir now publishes to another store than this process's (storeWatch.ts). */
+  storeWatch: Pick<StoreWatch, 'check'>;
   clock: Clock;
 }
+
+/** How long a client is asked to wait: an operator has to restart the server first. */
+const STORE_MOVED_RETRY_SECONDS = 60;
 
 /**
  * Images uploaded into a blog. The objects are written before the row, so a row always names
@@ -49,6 +55,10 @@ export class MediaService {
     if (existing && existing.format !== format)
       throw new BadRequestError(`Content-Type says ${contentType} but the body is an ${existing.format.toUpperCase()} image`);
     if (existing) return { media: existing, created: false };
+    // A store moved under this server: the image would land where nobody reads any more, and
+    // its row would name objects the blog's pages cannot show. Refused, as publish jobs wait.
+    const moved = this.deps.storeWatch.check();
+    if (moved !== null) throw new ServiceUnavailableError(`the image was not stored: ${moved}`, { retryAfter: STORE_MOVED_RETRY_SECONDS });
 
     // Fair between accounts: one account's uploads never hold another's up (imagePipeline.ts).
     const encoded = await pipeline.encode(bytes, format, hash, blog.accountId);

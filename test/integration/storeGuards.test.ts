@@ -112,7 +112,7 @@ describe('the recorded store guards commands and a running server', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('D1: migrate-store refuses while a server runs on the data dir; a server whose store was moved under it publishes nothing into the old one', async () => {
+  it('D1: migrate-store refuses while a server runs on the data dir; a server whose store was moved under it publishes and uploads nothing into the old one', async () => {
     const server = await spawnServer(base);
     servers.push(server);
     key = /API key: (\S+)/.exec((await server.waitForLine((line) => line.text.includes('API key: '), 5_000)).text)![1]!;
@@ -152,6 +152,20 @@ describe('the recorded store guards commands and a running server', () => {
     expect(failed.status).toBe('pending');
     expect(failed.last_error).toMatch(/this data dir now publishes to S3 bucket/);
     expect(existsSync(join(dataDir, 'public', 'wren', 'after-the-move'))).toBe(false);
+    // An upload is refused too: its objects would land in the old store, named by a row.
+    const mediaRows = (db.prepare('SELECT count(*) AS n FROM media').get() as { n: number }).n;
+    const upload = await fetch(`${server.baseUrl}/v1/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png', 'x-blog-id': blogId },
+      body: new Uint8Array(await image('png', 320, 200)),
+    });
+    const refusedUpload = (await upload.json()) as { error: string; message: string };
+    expect(upload.status, JSON.stringify(refusedUpload)).toBe(503);
+    expect(upload.headers.get('retry-after')).toBe('60');
+    expect(refusedUpload.error).toBe('service_unavailable');
+    expect(refusedUpload.message).toMatch(/^the image was not stored: this data dir now publishes to S3 bucket/);
+    expect((db.prepare('SELECT count(*) AS n FROM media').get() as { n: number }).n).toBe(mediaRows);
+    expect(readdirSync(join(dataDir, 'public', 'wren', 'media')).filter((name) => !name.startsWith('.'))).toHaveLength(imageObjects);
     // Logged once, not at every tick.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(server.lines.filter((line) => line.json?.level === 50 && String(line.json.msg).includes('this server publishes to the folder store'))).toHaveLength(
