@@ -60,7 +60,10 @@ export function buildCore(options: ComposeOptions): Core {
   });
   const { publisher } = publishing;
   const { runner } = publisher;
-  const services = composeServices({ config, db, repos, clock, logger, urls, store, content, runner, mediaRemoval: publishing.mediaRemoval, storeWatch: publishing.storeWatch }, options);
+  const services = composeServices(
+    { config, db, repos, clock, logger, urls, store, content, runner, mediaRemoval: publishing.mediaRemoval, storeWatch: publishing.storeWatch },
+    options,
+  );
   const { dispatcher } = services;
   metrics.watch({ pendingJobs: () => repos.jobs.countByStatus('pending'), searchCache: () => search.cache.stats(), heavy: () => heavy.stats() });
 

@@ -107,7 +107,17 @@ export function composeServices(
     posts,
     transitions: new PostTransitions(postDeps, logger),
     revisions: new PostRevisionsService({ revisions: repos.revisions, posts: repos.posts }, posts),
-    media: new MediaService({ db, media: repos.media, store: deps.store, pipeline, jobs: repos.jobs, runner, removal: deps.mediaRemoval, storeWatch: deps.storeWatch, clock }),
+    media: new MediaService({
+      db,
+      media: repos.media,
+      store: deps.store,
+      pipeline,
+      jobs: repos.jobs,
+      runner,
+      removal: deps.mediaRemoval,
+      storeWatch: deps.storeWatch,
+      clock,
+    }),
     domains: new DomainsService({
       db,
       blogs: repos.blogs,
