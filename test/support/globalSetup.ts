@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { startS3rver } from '../../bench/harness/s3rver.js';
+import { preferMemoryTmpdir } from './memoryTmpdir.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,6 +25,8 @@ const services: ReadonlyArray<(project: TestProject) => Promise<Teardown>> = [
 ];
 
 export default async function setup(project: TestProject): Promise<Teardown> {
+  // Before anything makes a directory: the test workers, forked after this, inherit it.
+  preferMemoryTmpdir();
   const started: Teardown[] = [];
   // Stop in reverse start order, and stop every service even when one of them fails to stop.
   const teardown = async (): Promise<void> => {

@@ -17,6 +17,8 @@ interface Task {
   ms?: number;
   label: string;
   fail?: 'throw' | 'exit';
+  /** A gate (see `gates`): the task marks its slot started, then holds its worker until released. */
+  gate?: { buffer: SharedArrayBuffer; index: number };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'folio-pool-'));
@@ -29,6 +31,11 @@ while (Date.now() < loaded) {}
 parentPort.on('message', ({ id, request }) => {
   if (request.fail === 'exit') process.exit(3);
   if (request.fail === 'throw') return parentPort.postMessage({ id, error: 'Error: ' + request.label });
+  if (request.gate) {
+    const cells = new Int32Array(request.gate.buffer);
+    Atomics.store(cells, request.gate.index, 1);
+    while (Atomics.load(cells, request.gate.index) !== 2) Atomics.wait(cells, request.gate.index, 1, 50);
+  }
   const until = Date.now() + (request.ms ?? 0);
   while (Date.now() < until) {}
   parentPort.postMessage({ id, result: request.label });
@@ -50,12 +57,31 @@ function start(size: number, timeoutMs = 10_000): FairWorkerPool<Task, string> {
   return pool;
 }
 
-/** Runs the task and records when it finished, in ms since `t0`. */
-function timed(p: FairWorkerPool<Task, string>, tenant: string, task: Task, finished: Map<string, number>, t0: number): Promise<string> {
-  return p.run(tenant, task).then((label) => {
-    finished.set(label, performance.now() - t0);
-    return label;
-  });
+/**
+ * Tasks that each hold their worker until the test releases them, so the order the pool hands
+ * tasks out is observed step by step, whatever the machine's load does to timing.
+ */
+function gates(labels: readonly string[]) {
+  const buffer = new SharedArrayBuffer(4 * labels.length);
+  const cells = new Int32Array(buffer);
+  const index = (label: string): number => labels.indexOf(label);
+  const started = (): string[] => labels.filter((label) => Atomics.load(cells, index(label)) !== 0);
+  return {
+    task: (label: string): Task => ({ label, gate: { buffer, index: index(label) } }),
+    started,
+    /** Waits until exactly `count` tasks have started, and returns them. */
+    async startedCount(count: number): Promise<string[]> {
+      const deadline = Date.now() + 20_000;
+      while (started().length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      // A moment more: a task that should not start yet would show now.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return started();
+    },
+    release(label: string): void {
+      Atomics.store(cells, index(label), 2);
+      Atomics.notify(cells, index(label));
+    },
+  };
 }
 
 describe('FairWorkerPool', () => {
@@ -90,31 +116,49 @@ describe('FairWorkerPool', () => {
 
   it('keeps a worker for other accounts while one account has a queue of slow tasks', async () => {
     const p = start(2);
-    const finished = new Map<string, number>();
-    const t0 = performance.now();
-    const heavy = [1, 2, 3, 4].map((i) => timed(p, 'hog', { ms: 300, label: `hog-${i}` }, finished, t0));
-    // Submitted after all of the hog's work: it must not wait for it.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const quick = timed(p, 'other', { ms: 10, label: 'other' }, finished, t0);
-    await Promise.all([...heavy, quick]);
-    expect(finished.get('other')!).toBeLessThan(finished.get('hog-1')!);
-    // One worker at a time for the hog: its four tasks take four turns.
-    expect(finished.get('hog-4')!).toBeGreaterThanOrEqual(4 * 300 - 50);
+    const g = gates(['hog-1', 'hog-2', 'hog-3', 'hog-4', 'other']);
+    const heavy = [1, 2, 3, 4].map((i) => p.run('hog', g.task(`hog-${i}`)));
+    // The hog has one worker of two, even with both free and four tasks waiting.
+    expect(await g.startedCount(1)).toEqual(['hog-1']);
+    // Submitted after all of the hog's work, it takes the free worker at once.
+    const quick = p.run('other', g.task('other'));
+    expect(await g.startedCount(2)).toEqual(['hog-1', 'other']);
+    g.release('other');
+    await quick;
+    // A free worker still does not give the hog a second one: its tasks take turns.
+    expect(await g.startedCount(2)).toEqual(['hog-1', 'other']);
+    for (const i of [1, 2, 3]) {
+      g.release(`hog-${i}`);
+      expect(await g.startedCount(3 + i - 1)).toContain(`hog-${i + 1}`);
+      expect(p.stats().running).toBe(1);
+    }
+    g.release('hog-4');
+    await Promise.all(heavy);
     expect(p.stats()).toEqual({ waiting: 0, running: 0, workers: 2 });
   });
 
   it('takes waiting tasks round-robin between accounts', async () => {
     const p = start(2);
-    const order: string[] = [];
-    const run = (tenant: string, label: string, ms = 40) => p.run(tenant, { ms, label }).then((l) => order.push(l));
-    // b2 is short: it and a3 can be handed out at nearly the same moment (when c1 and a2 end
-    // together), and only a shorter b2 makes finishing order follow the order they were taken.
-    const all = [run('a', 'a1'), run('a', 'a2'), run('a', 'a3'), run('b', 'b1'), run('b', 'b2', 10), run('c', 'c1')];
+    const g = gates(['a1', 'a2', 'a3', 'b1', 'b2', 'c1']);
+    const done: string[] = [];
+    const run = (tenant: string, label: string) => p.run(tenant, g.task(label)).then((result) => done.push(result));
+    const all = [run('a', 'a1'), run('a', 'a2'), run('a', 'a3'), run('b', 'b1'), run('b', 'b2'), run('c', 'c1')];
+    // One worker per account while others wait: a1 and b1 first.
+    expect(await g.startedCount(2)).toEqual(['a1', 'b1']);
+    // a1's worker goes to c, the account not served yet, before a's second task.
+    g.release('a1');
+    expect(await g.startedCount(3)).toEqual(['a1', 'b1', 'c1']);
+    // Then a (served before b), then b, then a again.
+    g.release('b1');
+    expect(await g.startedCount(4)).toEqual(['a1', 'a2', 'b1', 'c1']);
+    g.release('c1');
+    expect(await g.startedCount(5)).toEqual(['a1', 'a2', 'b1', 'b2', 'c1']);
+    g.release('a2');
+    expect(await g.startedCount(6)).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'c1']);
+    g.release('b2');
+    g.release('a3');
     await Promise.all(all);
-    // a1 and b1 start first; then c1 and a2 go before the second task of b, then b2, a3.
-    expect(order.indexOf('c1')).toBeLessThan(order.indexOf('a3'));
-    expect(order.indexOf('b2')).toBeLessThan(order.indexOf('a3'));
-    expect(order.indexOf('b1')).toBeLessThan(order.indexOf('a2'));
+    expect(done).toHaveLength(6);
   });
 
   it('gives a one-worker pool to each account in turn', async () => {
