@@ -4,9 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { open, rmdir, unlink } from 'node:fs/promises';
+import { rmdir, unlink } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 import { StorageError } from '../domain/errors.js';
+import { closeFd, openFd, readFd, sizeOfFd } from './fdCalls.js';
 
 /** Why a key is refused, or null when it is a valid key. */
 export function keyProblem(key: string): string | null {
@@ -51,21 +52,21 @@ export function readRangeOrNull(file: string, start: number, end: number, operat
 
 /** One open, reads until the span is filled or the file ends, one close. */
 async function readBytes(file: string, span: { start: number; end: number } | null, operation: string, key: string): Promise<Buffer | null> {
-  let handle;
+  let fd: number;
   try {
-    handle = await open(file, 'r');
+    fd = await openFd(file, 'r');
   } catch (error) {
     if (isNoSuchObject(error)) return null;
     throw fsError(operation, key, error);
   }
   try {
     const start = span?.start ?? 0;
-    const length = span ? Math.max(0, span.end - span.start) : (await handle.stat()).size;
+    const length = span ? Math.max(0, span.end - span.start) : await sizeOfFd(fd);
     // Not from the shared pool: a body may be kept (the site server's cache) long after.
     const buffer = Buffer.allocUnsafeSlow(length);
     let filled = 0;
     while (filled < length) {
-      const { bytesRead } = await handle.read(buffer, filled, length - filled, start + filled);
+      const bytesRead = await readFd(fd, buffer, filled, length - filled, start + filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
@@ -75,7 +76,7 @@ async function readBytes(file: string, span: { start: number; end: number } | nu
     if (isNoSuchObject(error)) return null;
     throw fsError(operation, key, error);
   } finally {
-    await handle.close();
+    await closeFd(fd);
   }
 }
 

@@ -3,8 +3,8 @@
  * write of thousands of objects then waits for the disk once instead of once per object.
  */
 import { execFile } from 'node:child_process';
-import { open } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { closeFd, datasyncFd, openFd } from './fdCalls.js';
 import { fsError } from './fsFiles.js';
 
 /** Files flushed at once, file by file. */
@@ -53,14 +53,14 @@ async function flushEach(files: readonly string[], root: string): Promise<void> 
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < files.length) {
-      const handle = await open(files[next++]!, 'r').catch(() => null); // deleted since: nothing to flush
-      if (!handle) continue;
+      const fd = await openFd(files[next++]!, 'r').catch(() => null); // deleted since: nothing to flush
+      if (fd === null) continue;
       try {
-        await handle.datasync();
+        await datasyncFd(fd);
       } catch (error) {
         throw fsError('flush', root, error);
       } finally {
-        await handle.close();
+        await closeFd(fd);
       }
     }
   };

@@ -3,8 +3,9 @@
  * written beside it, so readers never see part of one.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { closeFd, datasyncFd, openFd, writeAllFd } from './fdCalls.js';
 import { errnoCode } from './fsFiles.js';
 
 /** `.tmp-<pid>-<token>-<counter>`: whose temp file it is, so a later start can tell leftovers (fsLeftovers.ts). */
@@ -41,10 +42,10 @@ export class TempFiles {
   async write(target: string, data: Buffer | string, sync: boolean): Promise<string> {
     const dir = dirname(target);
     const temp = join(dir, `${this.prefix}${(this.counter++).toString(36)}`);
-    let handle;
+    let fd: number;
     for (let attempt = 1; ; attempt++) {
       try {
-        handle = await open(temp, 'wx');
+        fd = await openFd(temp, 'wx');
         break;
       } catch (error) {
         // The folder is missing. It is created on demand, not before the first write into it:
@@ -55,15 +56,15 @@ export class TempFiles {
       }
     }
     try {
-      await handle.writeFile(data);
-      if (sync) await handle.datasync();
+      await writeAllFd(fd, data);
+      if (sync) await datasyncFd(fd);
     } catch (error) {
-      await handle.close().catch(() => undefined);
+      await closeFd(fd).catch(() => undefined);
       await rm(temp, { force: true }).catch(() => undefined);
       throw error;
     }
     try {
-      await handle.close();
+      await closeFd(fd);
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
       throw error;
