@@ -188,7 +188,9 @@ export async function runScaleBench(opts: { maxPosts: number; minPosts?: number 
           : {
               area: 'scale',
               measure: `${size} posts: Hugo full build`,
-              value: hugo ? `not run: it would need about ${hugoNeedsGb.toFixed(0)} GB, this machine has ${(totalmem() / 1024 ** 3).toFixed(0)} GB` : 'hugo not found',
+              value: hugo
+                ? `not run: it would need about ${hugoNeedsGb.toFixed(0)} GB, this machine has ${(totalmem() / 1024 ** 3).toFixed(0)} GB`
+                : 'hugo not found',
             },
       );
 
