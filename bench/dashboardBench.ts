@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { AccountsRepo } from '../src/db/accountsRepo.js';
 import { openDatabase } from '../src/db/database.js';
 import { LoginLinksRepo } from '../src/db/loginLinksRepo.js';
+import { SqliteClient } from '../src/db/sql/sqliteClient.js';
 import { systemClock } from '../src/lib/clock.js';
 import { LoginLinksService } from '../src/services/loginLinks.js';
 import { launchChromium } from './harness/chromium.js';
@@ -46,16 +47,18 @@ export async function runDashboardBench(count = 10_000): Promise<BenchRow[]> {
     // Signed in as a person is: a one-time link, made by the service that prints them, on the
     // same SQLite file the server has open (WAL).
     const db = openDatabase(join(blog.dataDir, 'folio.db'));
+    const sql = new SqliteClient(db);
     let link: string | undefined;
     try {
       const links = new LoginLinksService({
-        links: new LoginLinksRepo(db),
+        links: new LoginLinksRepo(sql),
         accounts: new AccountsRepo(db),
         clock: systemClock,
         apiBaseUrl: `${server.baseUrl}/v1`,
       });
-      link = links.create(account.id)?.url;
+      link = (await links.create(account.id))?.url;
     } finally {
+      sql.close();
       db.close();
     }
     if (!link) throw new Error(`no account ${account.id} for a login link`);

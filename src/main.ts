@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   }
   if (first) {
     // The person's way in: the dashboard, signed in by a link that works once, for 15 minutes.
-    const link = folio.loginLinks.create(first.account.id);
+    const link = await folio.loginLinks.create(first.account.id);
     // Printed once, outside the JSON log stream, because a fresh install needs a working key from
     // `npm start` alone; it is never logged again and only its hash is stored.
     process.stdout.write(

@@ -1,9 +1,7 @@
 /** `folio account …`: accounts, their plans and their keys (the operator's side; the API has no account creation). */
 import type { Config } from '../config/config.js';
-import { openDatabase } from '../db/database.js';
-import { databaseFile } from '../compose/adapters.js';
 import { createAccounts } from '../compose/services.js';
-import { createRepos } from '../compose/storage.js';
+import { withDatabase } from './cliDatabase.js';
 import type { AccountsService } from '../services/accounts.js';
 import { isPlan, planSummary, PLANS } from '../domain/plans.js';
 import { systemClock } from '../lib/clock.js';
@@ -14,24 +12,19 @@ import type { Invocation } from './invocation.js';
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** The accounts service on its own connection, closed after `work`. */
-function withAccounts<T>(config: Config, work: (accounts: AccountsService) => T): T {
-  const db = openDatabase(databaseFile(config));
-  try {
-    return work(createAccounts({ db, repos: createRepos(db), clock: systemClock }));
-  } finally {
-    db.close();
-  }
+function withAccounts<T>(config: Config, work: (accounts: AccountsService) => T | Promise<T>): Promise<T> {
+  return withDatabase(config, ({ db, repos }) => work(createAccounts({ db, repos, clock: systemClock })));
 }
 
 /**
  * `folio account create`: on `--plan`, else FOLIO_DEFAULT_PLAN. The plan and what it allows are
  * printed, so an operator sees at once whether the account can have several blogs or a domain.
  */
-export function accountCreate(config: Config, { values }: Invocation): number {
+export async function accountCreate(config: Config, { values }: Invocation): Promise<number> {
   const plan = values.string('plan') ?? config.defaultPlan;
   if (!isPlan(plan)) throw new UsageError(`unknown plan "${plan}"; expected one of ${PLANS.join(', ')}`);
   const email = values.string('email');
-  const { account, apiKey } = withAccounts(config, (accounts) => accounts.create({ plan, ...(email ? { email } : {}) }));
+  const { account, apiKey } = await withAccounts(config, (accounts) => accounts.create({ plan, ...(email ? { email } : {}) }));
   if (values.boolean('json')) {
     out(JSON.stringify({ account_id: account.id, plan: account.plan, api_key: apiKey }));
     return 0;
@@ -47,8 +40,8 @@ export function accountCreate(config: Config, { values }: Invocation): number {
   return 0;
 }
 
-export function accountList(config: Config, { values }: Invocation): number {
-  const accounts = withAccounts(config, (service) => service.list());
+export async function accountList(config: Config, { values }: Invocation): Promise<number> {
+  const accounts = await withAccounts(config, (service) => service.list());
   if (values.boolean('json')) {
     out(JSON.stringify(accounts.map((a) => ({ account_id: a.id, email: a.email, plan: a.plan, created_at: a.createdAt }))));
   } else if (accounts.length === 0) {
@@ -59,10 +52,10 @@ export function accountList(config: Config, { values }: Invocation): number {
   return 0;
 }
 
-export function accountSetPlan(config: Config, { positionals }: Invocation): number {
+export async function accountSetPlan(config: Config, { positionals }: Invocation): Promise<number> {
   const [accountId, plan] = positionals as [string, string];
   if (!isPlan(plan)) throw new UsageError(`unknown plan "${plan}"; expected one of ${PLANS.join(', ')}`);
-  const change = withAccounts(config, (accounts) => accounts.setPlan(accountId, plan));
+  const change = await withAccounts(config, (accounts) => accounts.setPlan(accountId, plan));
   if (!change) throw new UsageError(`no account with id ${accountId}`);
   if (change.previous === plan) {
     out(`Account ${accountId} is already on the ${plan} plan; nothing changed.`);
@@ -78,9 +71,9 @@ export function accountSetPlan(config: Config, { positionals }: Invocation): num
 }
 
 /** `folio account keys <account_id>`: the operator's view of an account's keys. */
-export function accountKeys(config: Config, { values, positionals }: Invocation): number {
+export async function accountKeys(config: Config, { values, positionals }: Invocation): Promise<number> {
   const [accountId] = positionals as [string];
-  const entries = withAccounts(config, (accounts) => accounts.listKeys(accountId));
+  const entries = await withAccounts(config, (accounts) => accounts.listKeys(accountId));
   if (!entries) throw new CommandFailed(`no account with id ${accountId}`, 2);
   if (values.boolean('json')) {
     const rows = entries.map(({ key, blogSlug }) => ({
@@ -108,7 +101,7 @@ export function accountKeys(config: Config, { values, positionals }: Invocation)
   return 0;
 }
 
-export function accountCreateKey(config: Config, { values, positionals }: Invocation): number {
+export async function accountCreateKey(config: Config, { values, positionals }: Invocation): Promise<number> {
   const [accountId] = positionals as [string];
   const name = values.string('name');
   // The API's limits for a key name, so the CLI and the API accept the same names.
@@ -116,7 +109,7 @@ export function accountCreateKey(config: Config, { values, positionals }: Invoca
     throw new UsageError('--name must be 1-100 characters and not blank');
   }
   const expiresAt = parseExpires(values.string('expires'), systemClock.now());
-  const created = withAccounts(config, (accounts) => accounts.createKey(accountId, name, expiresAt));
+  const created = await withAccounts(config, (accounts) => accounts.createKey(accountId, name, expiresAt));
   if (!created) throw new CommandFailed(`no account with id ${accountId}`, 2);
   const { key, secret } = created;
   if (values.boolean('json')) {
@@ -134,21 +127,15 @@ export function accountCreateKey(config: Config, { values, positionals }: Invoca
  */
 export async function accountDelete(config: Config, { positionals }: Invocation): Promise<number> {
   const [accountId] = positionals as [string];
-  const db = openDatabase(databaseFile(config));
-  let deleted: boolean;
-  try {
-    deleted = await createAccounts({ db, repos: createRepos(db), clock: systemClock }).delete(accountId);
-  } finally {
-    db.close();
-  }
+  const deleted = await withDatabase(config, ({ db, repos }) => createAccounts({ db, repos, clock: systemClock }).delete(accountId));
   if (!deleted) throw new CommandFailed(`no account with id ${accountId}`, 2);
   out(`Deleted account ${accountId}: its keys are refused and its blogs are gone; the running server removes their sites (or at its next start).`);
   return 0;
 }
 
-export function accountRevokeKey(config: Config, { values, positionals }: Invocation): number {
+export async function accountRevokeKey(config: Config, { values, positionals }: Invocation): Promise<number> {
   const [keyId] = positionals as [string];
-  const result = withAccounts(config, (accounts) => accounts.revokeKey(keyId, { force: values.boolean('force') }));
+  const result = await withAccounts(config, (accounts) => accounts.revokeKey(keyId, { force: values.boolean('force') }));
   if (result.outcome === 'not_found') throw new CommandFailed(`no active key with id ${keyId}`, 2);
   const { key } = result;
   if (result.outcome === 'last_account_key') {

@@ -1,9 +1,7 @@
 /** `folio account login-link` and `folio account set-password`: people's sign-in to the dashboard (docs/dashboard.md). */
 import type { Config } from '../config/config.js';
-import { openDatabase } from '../db/database.js';
-import { databaseFile } from '../compose/adapters.js';
 import { createLoginLinks, createPasswords } from '../compose/services.js';
-import { createRepos } from '../compose/storage.js';
+import { withDatabase } from './cliDatabase.js';
 import { systemClock } from '../lib/clock.js';
 import { CommandFailed } from './cliErrors.js';
 import type { Invocation } from './invocation.js';
@@ -11,15 +9,9 @@ import type { Invocation } from './invocation.js';
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** `folio account login-link <account_id>`: a one-time link, valid 15 minutes, printed once. */
-export function accountLoginLink(config: Config, { values, positionals }: Invocation): number {
+export async function accountLoginLink(config: Config, { values, positionals }: Invocation): Promise<number> {
   const [accountId] = positionals as [string];
-  const db = openDatabase(databaseFile(config));
-  let link: ReturnType<ReturnType<typeof createLoginLinks>['create']>;
-  try {
-    link = createLoginLinks({ config, repos: createRepos(db), clock: systemClock }).create(accountId);
-  } finally {
-    db.close();
-  }
+  const link = await withDatabase(config, ({ repos }) => createLoginLinks({ config, repos, clock: systemClock }).create(accountId));
   if (!link) throw new CommandFailed(`no account with id ${accountId}`, 2);
   if (values.boolean('json')) out(JSON.stringify({ account_id: accountId, url: link.url, expires_at: link.expiresAt }));
   else out(`Sign-in link for account ${accountId} (works once, until ${link.expiresAt}):\n${link.url}`);
@@ -34,13 +26,9 @@ export function accountLoginLink(config: Config, { values, positionals }: Invoca
 export async function accountSetPassword(config: Config, { values, positionals }: Invocation): Promise<number> {
   const [accountId] = positionals as [string];
   const password = process.stdin.isTTY ? await promptHidden('New password: ') : await firstLineOfStdin();
-  const db = openDatabase(databaseFile(config));
-  let change: Awaited<ReturnType<ReturnType<typeof createPasswords>['set']>>;
-  try {
-    change = await createPasswords({ repos: createRepos(db), clock: systemClock }).set(accountId, password, values.string('email') ?? null);
-  } finally {
-    db.close();
-  }
+  const change = await withDatabase(config, ({ repos }) =>
+    createPasswords({ repos, clock: systemClock }).set(accountId, password, values.string('email') ?? null),
+  );
   if (!change) throw new CommandFailed(`no account with id ${accountId}`, 2);
   const ended = change.endedSessions;
   out(`Password set for account ${accountId}; ${ended === 0 ? 'it had no sessions' : `${ended} session${ended === 1 ? '' : 's'} ended`}.`);

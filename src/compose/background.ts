@@ -1,4 +1,5 @@
 /** What a Folio process does besides answering: the scheduler's tick, waiting for background work, closing. */
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { JobRunner } from '../publish/jobs/jobRunner.js';
 import type { Publishing } from '../publish/publishing.js';
@@ -24,7 +25,7 @@ export async function tick(parts: {
   expiredSignIns: Pick<ExpiredSignIns, 'prune'>;
 }): Promise<void> {
   parts.storeWatch.check();
-  parts.expiredSignIns.prune();
+  await parts.expiredSignIns.prune();
   await parts.transitions.publishDue(parts.blogs);
   // Retries come due with time; sends run in the background, never holding the tick.
   parts.dispatcher.deliverDue();
@@ -60,6 +61,7 @@ export async function close(
     heavy: Pick<HeavyWork, 'close'>;
     checkpointer: Checkpointer;
     db: Db;
+    sql: SqlClient;
     analytics: Pick<Analytics, 'stop'>;
   },
 ): Promise<void> {
@@ -70,5 +72,6 @@ export async function close(
   await parts.warmUp.remember();
   await parts.heavy.close();
   await parts.checkpointer.stop();
+  parts.sql.close();
   parts.db.close();
 }

@@ -35,7 +35,7 @@ export function buildCore(options: ComposeOptions): Core {
   const clock = options.clock ?? systemClock;
   const data = openData(options, clock);
   const { db, repos, config } = data;
-  const checkpointer = startCheckpointer(db, databaseFile(config));
+  const checkpointer = startCheckpointer(db, databaseFile(config), { alsoOn: data.sql });
   const urls = new SiteUrls(config);
   // Worker threads for work that grows with a post's size; shared fairly by accounts.
   const heavy = new HeavyWork();
@@ -85,6 +85,7 @@ export function buildCore(options: ComposeOptions): Core {
   const folio: FolioCore = {
     config,
     db,
+    sql: data.sql,
     clock,
     logger,
     repos,
@@ -119,7 +120,7 @@ export function buildCore(options: ComposeOptions): Core {
     idle: () => idle(background),
     settleStore: () => settleStore(data, stores, clock, logger),
     searchCacheStats: () => search.cache.stats(),
-    close: () => close({ ...background, warmUp, heavy, checkpointer, db, analytics }),
+    close: () => close({ ...background, warmUp, heavy, checkpointer, db, sql: data.sql, analytics }),
   };
   return { folio, searcher: search.searcher };
 }

@@ -40,6 +40,7 @@ import type { WebhooksRepo } from '../db/webhooksRepo.js';
 import type { BlogSearcher } from '../search/ports.js';
 import type { Analytics } from './analytics.js';
 import type { SessionsRepo } from '../db/sessionsRepo.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { LoginLinksRepo } from '../db/loginLinksRepo.js';
 import type { SessionsService } from '../services/sessions.js';
 import type { LoginLinksService } from '../services/loginLinks.js';
@@ -96,6 +97,8 @@ export interface ComposeOptions {
 export interface FolioCore {
   config: Config;
   db: Db;
+  /** The query seam the repositories are moving onto (src/db/sql/sqlClient.ts). */
+  sql: SqlClient;
   clock: Clock;
   logger: Logger;
   repos: Repos;

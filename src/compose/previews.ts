@@ -14,15 +14,15 @@ export interface Previews {
 }
 
 export function composePreviews(core: FolioCore): Previews {
-  const { db, repos, urls, clock, config, content } = core;
+  const { sql, repos, urls, clock, config, content } = core;
   // Their own lazy copy of the shipped theme (the same files publishing reads): loaded on the
   // first preview only, and it keeps publishing's wiring out of the HTTP part.
   const theme = lazyTheme(templatesDir);
   return {
     live: new LivePreview({ content, urls }),
     links: new PreviewLinks({
-      db,
-      links: new PreviewLinksRepo(db),
+      sql,
+      links: new PreviewLinksRepo(sql),
       posts: repos.posts,
       blogs: repos.blogs,
       accounts: repos.accounts,

@@ -32,10 +32,16 @@ import { CountedPurger } from '../metrics/countedPurger.js';
 import type { Backups } from '../backup/backups.js';
 import { SessionsRepo } from '../db/sessionsRepo.js';
 import { LoginLinksRepo } from '../db/loginLinksRepo.js';
+import { SqliteClient } from '../db/sql/sqliteClient.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import { createSiteStore, databaseFile } from './adapters.js';
 import type { ComposeOptions, Repos } from './folio.js';
 
-export function createRepos(db: Db): Repos {
+/**
+ * The repositories on both ways to the database while they move onto the SqlClient seam
+ * (issue #32): `db` for those still on better-sqlite3's statements, `sql` for the others.
+ */
+export function createRepos(db: Db, sql: SqlClient): Repos {
   // One version for every cache, so a request asks SQLite once whether anything changed.
   const dbVersion = new DbVersion(db);
   return {
@@ -50,13 +56,15 @@ export function createRepos(db: Db): Repos {
     webhooks: new WebhooksRepo(db),
     discovery: new DiscoveryRepo(db),
     sessions: new SessionsRepo(db),
-    loginLinks: new LoginLinksRepo(db),
+    loginLinks: new LoginLinksRepo(sql),
   };
 }
 
 /** The open database and what this process settled from it. */
 export interface Data {
   db: Db;
+  /** The query seam on `db`'s file (writes on a second connection, opened on first use). */
+  sql: SqliteClient;
   repos: Repos;
   settings: SettingsRepo;
   /** `options.config` with the public URL settings the database recorded (ComposeOptions.publicUrls). */
@@ -71,7 +79,8 @@ export function openData(options: Pick<ComposeOptions, 'config' | 'logger' | 'bu
     onMigrated: (names) =>
       logger.info({ migrations: names }, `applied ${names.length} database migration${names.length === 1 ? '' : 's'}: ${names.join(', ')}`),
   });
-  const repos = createRepos(db);
+  const sql = new SqliteClient(db);
+  const repos = createRepos(db, sql);
   const settings = new SettingsRepo(db);
   // Settled before anything uses it: every URL this process builds comes from this config.
   try {
@@ -79,8 +88,9 @@ export function openData(options: Pick<ComposeOptions, 'config' | 'logger' | 'bu
     const config = options.publicUrls ? resolvePublicUrlSettings(settle, options.config, options.publicUrls) : options.config;
     // A command never writes into another store than the server's (the server checks at start: settleStore).
     if (options.publicUrls === 'cli' && !options.store) checkStoreForCommand(settings, config);
-    return { db, repos, settings, config };
+    return { db, sql, repos, settings, config };
   } catch (err) {
+    sql.close();
     db.close();
     throw err;
   }

@@ -17,20 +17,30 @@ export interface Checkpointer {
 
 const DEFAULT_INTERVAL_MS = 500;
 
-export function startCheckpointer(db: Db, file: string, intervalMs = DEFAULT_INTERVAL_MS): Checkpointer {
+/** Another connection of this process whose automatic checkpoints follow `db`'s (the SqlClient's writer). */
+export interface AutoCheckpointed {
+  setAutoCheckpoint(pages: number): void;
+}
+
+export function startCheckpointer(db: Db, file: string, options: { intervalMs?: number; alsoOn?: AutoCheckpointed } = {}): Checkpointer {
+  const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+  const autoCheckpoint = (pages: number): void => {
+    if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`);
+    options.alsoOn?.setAutoCheckpoint(pages);
+  };
   const script = compiledScript('db/checkpointWorker');
   if (!script || file === ':memory:') return { stop: async () => undefined };
   const data: CheckpointWorkerData = { file, intervalMs };
   const worker = new Worker(script, { workerData: data });
   // A command-line process must be able to exit while the checkpointer sleeps.
   worker.unref();
-  db.pragma('wal_autocheckpoint = 0');
+  autoCheckpoint(0);
   let stopping = false;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.on('error', () => undefined); // 'exit' follows; handled there
   void exited.then(() => {
     // Without the worker the log would only grow: SQLite's own checkpoints take over again.
-    if (!stopping && db.open) db.pragma('wal_autocheckpoint = 1000');
+    if (!stopping) autoCheckpoint(1000);
   });
   return {
     stop: async () => {
@@ -40,7 +50,7 @@ export function startCheckpointer(db: Db, file: string, intervalMs = DEFAULT_INT
       worker.ref();
       worker.postMessage('stop');
       await exited;
-      if (db.open) db.pragma('wal_autocheckpoint = 1000');
+      autoCheckpoint(1000);
     },
   };
 }

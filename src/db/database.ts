@@ -29,14 +29,9 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   let db: Db | undefined;
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file);
     // Migrations at start-up may wait for a CLI command to finish; nothing is served yet.
-    db.pragma(`busy_timeout = ${CLI_BUSY_TIMEOUT_MS}`);
+    db = openConnection(file, CLI_BUSY_TIMEOUT_MS);
     db.pragma('journal_mode = WAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('synchronous = NORMAL');
-    // After a checkpoint the log is reused from its start; this trims what a burst left behind.
-    db.pragma('journal_size_limit = 67108864');
     const applied = migrate(db, file);
     if (applied.length > 0) options.onMigrated?.(applied);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS}`);
@@ -44,6 +39,22 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   } catch (err) {
     db?.close();
     throw databaseOpenFailure(err, file) ?? err;
+  }
+}
+
+/** A connection with the settings every Folio connection has (WAL is the file's, set once by openDatabase). */
+export function openConnection(file: string, busyTimeoutMs: number): Db {
+  const db = new Database(file);
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    db.pragma('foreign_keys = ON');
+    db.pragma('synchronous = NORMAL');
+    // After a checkpoint the log is reused from its start; this trims what a burst left behind.
+    db.pragma('journal_size_limit = 67108864');
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { SqlWriter } from './sql/sqlClient.js';
 
 export interface NewPreviewLink {
   tokenHash: string;
@@ -9,33 +9,34 @@ export interface NewPreviewLink {
 
 /** `preview_links` (migration 023): only tokens' hashes; rows go with their post (ON DELETE CASCADE). */
 export class PreviewLinksRepo {
-  private readonly insertStmt;
-  private readonly findStmt;
-  private readonly revokeStmt;
-  private readonly pruneStmt;
+  constructor(private readonly sql: SqlWriter) {}
 
-  constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      'INSERT INTO preview_links (token_hash, post_id, created_at, expires_at) VALUES (@tokenHash, @postId, @createdAt, @expiresAt)',
-    );
-    this.findStmt = db.prepare<[string, string], { post_id: string }>('SELECT post_id FROM preview_links WHERE token_hash = ? AND expires_at > ?');
-    this.revokeStmt = db.prepare<[string]>('DELETE FROM preview_links WHERE post_id = ?');
-    this.pruneStmt = db.prepare<[string, string]>('DELETE FROM preview_links WHERE post_id = ? AND expires_at <= ?');
+  /** The same queries inside a transaction. */
+  in(tx: SqlWriter): PreviewLinksRepo {
+    return new PreviewLinksRepo(tx);
   }
 
-  /** Also drops the post's expired links, so a post's rows stay as many as its live links. */
-  insert(link: NewPreviewLink): void {
-    this.pruneStmt.run(link.postId, link.createdAt);
-    this.insertStmt.run(link);
+  /**
+   * Also drops the post's expired links, so a post's rows stay as many as its live links. False
+   * when the post is gone (deleted since the caller read it): nothing was written.
+   */
+  async insert(link: NewPreviewLink): Promise<boolean> {
+    await this.sql.run('DELETE FROM preview_links WHERE post_id = ? AND expires_at <= ?', [link.postId, link.createdAt]);
+    const { changes } = await this.sql.run(
+      'INSERT INTO preview_links (token_hash, post_id, created_at, expires_at) SELECT ?, id, ?, ? FROM posts WHERE id = ?',
+      [link.tokenHash, link.createdAt, link.expiresAt, link.postId],
+    );
+    return changes === 1;
   }
 
   /** The post a live (unexpired at `now`) token opens, or null. */
-  postOf(tokenHash: string, now: string): string | null {
-    return this.findStmt.get(tokenHash, now)?.post_id ?? null;
+  async postOf(tokenHash: string, now: string): Promise<string | null> {
+    const row = await this.sql.get<{ post_id: string }>('SELECT post_id FROM preview_links WHERE token_hash = ? AND expires_at > ?', [tokenHash, now]);
+    return row?.post_id ?? null;
   }
 
   /** Deletes every link of the post; how many there were. */
-  revokeAll(postId: string): number {
-    return this.revokeStmt.run(postId).changes;
+  async revokeAll(postId: string): Promise<number> {
+    return (await this.sql.run('DELETE FROM preview_links WHERE post_id = ?', [postId])).changes;
   }
 }

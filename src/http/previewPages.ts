@@ -12,7 +12,7 @@ import { addressRateLimit } from './middleware/addressRateLimit.js';
 import type { AppState } from './state.js';
 
 export interface PreviewPageSource {
-  page(token: string, assetsBase: string): string | Buffer | null;
+  page(token: string, assetsBase: string): Promise<string | Buffer | null>;
   asset(fileName: string): ThemeAsset | undefined;
 }
 
@@ -64,8 +64,8 @@ export function registerPreviewPages(router: Router<AppState>, deps: PreviewPage
     ctx.body = asset.body;
   });
 
-  router.get('/preview/:token', hidePath, named(LOGGED_PREVIEW_PATH), addressRateLimit(deps.limiter, deps.trustProxyHops), (ctx) => {
-    const page = deps.source.page(ctx.params.token ?? '', assetsBase);
+  router.get('/preview/:token', hidePath, named(LOGGED_PREVIEW_PATH), addressRateLimit(deps.limiter, deps.trustProxyHops), async (ctx) => {
+    const page = await deps.source.page(ctx.params.token ?? '', assetsBase);
     ctx.set('Cache-Control', 'private, no-store');
     ctx.set('X-Robots-Tag', 'noindex, nofollow');
     // The API's {error, message}, as every answer of this host: one 404 for unknown, expired,

@@ -14,12 +14,12 @@ export class ExpiredSignIns {
 
   constructor(private readonly deps: { sessions: SessionsService; loginLinks: LoginLinksService; clock: Clock }) {}
 
-  prune(): void {
+  async prune(): Promise<void> {
     const now = this.deps.clock.now().getTime();
     if (now - this.last < PRUNE_INTERVAL_MS) return;
     try {
       this.deps.sessions.deleteExpired();
-      this.deps.loginLinks.deleteExpired();
+      await this.deps.loginLinks.deleteExpired();
       this.last = now;
     } catch (err) {
       // Housekeeping only: while the CLI holds the write lock, the next tick tries again.

@@ -28,22 +28,22 @@ export class LoginLinksService {
   ) {}
 
   /** A new link for the account, or null when no such account exists. */
-  create(accountId: string): LoginLink | null {
+  async create(accountId: string): Promise<LoginLink | null> {
     if (!this.deps.accounts.findById(accountId)) return null;
     const now = this.deps.clock.now();
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + LOGIN_LINK_LIFETIME_MS).toISOString();
-    this.deps.links.insert({ tokenHash: hashSecret(token), accountId, createdAt: now.toISOString(), expiresAt });
+    await this.deps.links.insert({ tokenHash: hashSecret(token), accountId, createdAt: now.toISOString(), expiresAt });
     return { url: `${dashboardBase(this.deps.apiBaseUrl)}/sign-in/${token}`, expiresAt };
   }
 
   /** Uses the link up (atomically, once) and says whose it was, or why it no longer works. */
-  consume(token: string): LinkUse {
+  async consume(token: string): Promise<LinkUse> {
     if (!/^[A-Za-z0-9_-]{1,100}$/.test(token)) return { outcome: 'unknown' };
     return this.deps.links.consume(hashSecret(token), this.deps.clock.now().toISOString());
   }
 
-  deleteExpired(): number {
+  async deleteExpired(): Promise<number> {
     return this.deps.links.deleteExpired(this.deps.clock.now().toISOString());
   }
 }

@@ -7,10 +7,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
-import type { Db } from '../db/database.js';
 import type { PostsRepo } from '../db/postsRepo.js';
 import type { PreviewLinksRepo } from '../db/previewLinksRepo.js';
-import { writeTransaction } from '../db/writeTransaction.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { BlogWithDomain } from '../domain/blog.js';
 import { NotFoundError } from '../domain/errors.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
@@ -25,7 +24,7 @@ import { planOf, toSiteBlog, toSitePost } from '../publish/stages/loadSite.js';
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 export interface PreviewLinksDeps {
-  db: Db;
+  sql: SqlClient;
   links: PreviewLinksRepo;
   posts: PostsRepo;
   blogs: BlogsRepo;
@@ -46,27 +45,28 @@ export class PreviewLinks {
     const token = randomBytes(32).toString('base64url');
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + expiresInSeconds * 1000).toISOString();
-    await writeTransaction(this.deps.db, () => {
+    await this.deps.sql.transaction(async (tx) => {
       const post = this.postOrThrow(blog, slug);
-      this.deps.links.insert({ tokenHash: hashToken(token), postId: post.id, createdAt: now.toISOString(), expiresAt });
+      const made = await this.deps.links.in(tx).insert({ tokenHash: hashToken(token), postId: post.id, createdAt: now.toISOString(), expiresAt });
+      if (!made) throw new NotFoundError(`post "${slug}" not found`);
     });
     return { token, expiresAt };
   }
 
   /** Every link of the post stops working at once. */
   async revokeAll(blog: BlogWithDomain, slug: string): Promise<void> {
-    await writeTransaction(this.deps.db, () => this.deps.links.revokeAll(this.postOrThrow(blog, slug).id));
+    await this.deps.links.revokeAll(this.postOrThrow(blog, slug).id);
   }
 
   /**
    * The preview page of a live token, or null for anything else (unknown, expired, revoked, the
    * post gone). `assetsBase`: where the theme's assets are served (see asset()).
    */
-  page(token: string, assetsBase: string): string | Buffer | null {
+  async page(token: string, assetsBase: string): Promise<string | Buffer | null> {
     if (!TOKEN.test(token)) return null;
     const { links, posts, blogs, accounts, urls, theme, clock } = this.deps;
     const now = clock.now().toISOString();
-    const postId = links.postOf(hashToken(token), now);
+    const postId = await links.postOf(hashToken(token), now);
     const post = postId === null ? null : posts.findById(postId);
     const blog = post ? blogs.findById(post.blogId) : null;
     if (!post || !blog) return null;

@@ -72,7 +72,7 @@ describe('the post editor', () => {
     });
     page.on('pageerror', (error) => problems.push(error.message));
     // Signed in as a person is: the one-time link sets the session cookie.
-    await page.goto(loginLink(t, options.accountId ?? creatorId));
+    await page.goto(await loginLink(t, options.accountId ?? creatorId));
     return page;
   }
 

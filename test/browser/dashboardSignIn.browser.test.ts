@@ -55,7 +55,7 @@ describe('dashboard sign-in in headless Chromium', () => {
     });
     tab.on('pageerror', (err) => problems.push(err.message));
 
-    await tab.goto(loginLink(t));
+    await tab.goto(await loginLink(t));
     const cookie = (await context.cookies()).find((c) => c.name === 'folio_session');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
 

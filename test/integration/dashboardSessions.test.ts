@@ -16,7 +16,7 @@ const HOUR = 3600_000;
 
 describe('one-time sign-in links', () => {
   it('sign the browser in once: a session cookie, then 303 to /dashboard; a second use answers 410 with a page', async () => {
-    const url = loginLink(t);
+    const url = await loginLink(t);
     expect(url).toMatch(new RegExp(`^${t.baseUrl}/dashboard/sign-in/[A-Za-z0-9_-]{43}$`));
     const first = await fetch(url, { redirect: 'manual' });
     expect(first.status).toBe(303);
@@ -37,7 +37,7 @@ describe('one-time sign-in links', () => {
   });
 
   it('expire after 15 minutes (410), and an unknown token answers 404', async () => {
-    const url = loginLink(t);
+    const url = await loginLink(t);
     t.clock.advance(LOGIN_LINK_LIFETIME_MS);
     const late = await fetch(url, { redirect: 'manual' });
     expect(late.status).toBe(410);
@@ -50,7 +50,7 @@ describe('one-time sign-in links', () => {
   });
 
   it('can be used once even when two requests race', async () => {
-    const url = loginLink(t);
+    const url = await loginLink(t);
     const answers = await Promise.all([fetch(url, { redirect: 'manual' }), fetch(url, { redirect: 'manual' }), fetch(url, { redirect: 'manual' })]);
     expect(answers.map((a) => a.status).sort()).toEqual([303, 410, 410]);
   });
@@ -139,7 +139,7 @@ describe('housekeeping', () => {
   it("the scheduler's tick deletes expired sessions and links, at most once an hour", async () => {
     const clock = t.clock;
     const session = await signIn(t);
-    loginLink(t);
+    await loginLink(t);
     await t.folio.tick();
     const count = (table: string) => (t.folio.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     const before = { sessions: count('sessions'), links: count('login_links') };
@@ -239,7 +239,7 @@ describe('Secure cookies under https', () => {
   it('marks the cookie Secure when the public API base is https', async () => {
     const https = await startTestApp({ env: { FOLIO_PUBLIC_API_URL: 'https://api.example.test/v1' } });
     try {
-      const link = loginLink(https);
+      const link = await loginLink(https);
       const res = await fetch(link, { redirect: 'manual' });
       expect(res.headers.getSetCookie()[0]).toMatch(/; Secure$/);
     } finally {

@@ -8,14 +8,14 @@ import type { TestApp } from './testApp.js';
  * `folio account login-link` uses, pointed at the test server: a Chromium page that opens it is
  * signed in (`page.goto(await loginLink(app))`).
  */
-export function loginLink(app: TestApp, accountId: string = app.accountId): string {
+export async function loginLink(app: TestApp, accountId: string = app.accountId): Promise<string> {
   const links = new LoginLinksService({
     links: app.folio.repos.loginLinks,
     accounts: app.folio.repos.accounts,
     clock: app.clock,
     apiBaseUrl: `${app.baseUrl}/v1`,
   });
-  const link = links.create(accountId);
+  const link = await links.create(accountId);
   if (!link) throw new Error(`no account ${accountId}`);
   return link.url;
 }
@@ -35,7 +35,7 @@ export interface SignedIn {
 
 /** Opens a sign-in link as a browser would (no redirect followed) and returns the session it set. */
 export async function signIn(app: TestApp, accountId: string = app.accountId, userAgent = 'vitest'): Promise<SignedIn> {
-  const res = await fetch(loginLink(app, accountId), { redirect: 'manual', headers: { 'user-agent': userAgent } });
+  const res = await fetch(await loginLink(app, accountId), { redirect: 'manual', headers: { 'user-agent': userAgent } });
   if (res.status !== 303) throw new Error(`sign-in link answered ${res.status}: ${await res.text()}`);
   const setCookie = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
   if (!setCookie) throw new Error('sign-in link set no session cookie');

@@ -45,8 +45,8 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
   registerSignIn(router, deps, views, { named, sessionOf });
   if (deps.previewFrame) registerPreviewFrame(router, deps.previewFrame, { named, sessionOf, toSignIn, assets: deps.assets, publicOrigin: deps.publicOrigin });
 
-  router.get(`${SIGN_IN_PATH}/:token`, named(`${SIGN_IN_PATH}/:token`), (ctx) => {
-    const use = deps.loginLinks.consume(ctx.params.token ?? '');
+  router.get(`${SIGN_IN_PATH}/:token`, named(`${SIGN_IN_PATH}/:token`), async (ctx) => {
+    const use = await deps.loginLinks.consume(ctx.params.token ?? '');
     if (use.outcome !== 'ok') {
       const reason = use.outcome === 'used' ? 'It has been used already.' : use.outcome === 'expired' ? 'It has expired.' : 'It is not a link Folio made.';
       views.send(ctx, use.outcome === 'unknown' ? 404 : 410, 'linkUsed', { title: 'Sign-in link used', page: 'link-used', csrf: null }, { reason });

@@ -1,0 +1,18 @@
+import type { Config } from '../config/config.js';
+import { databaseFile } from '../compose/adapters.js';
+import type { Repos } from '../compose/folio.js';
+import { createRepos } from '../compose/storage.js';
+import { openDatabase, type Db } from '../db/database.js';
+import { SqliteClient } from '../db/sql/sqliteClient.js';
+
+/** A command's own connections to the data dir's database, closed after `work` (also when it fails). */
+export async function withDatabase<T>(config: Config, work: (data: { db: Db; repos: Repos }) => T | Promise<T>): Promise<T> {
+  const db = openDatabase(databaseFile(config));
+  const sql = new SqliteClient(db);
+  try {
+    return await work({ db, repos: createRepos(db, sql) });
+  } finally {
+    sql.close();
+    db.close();
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The query seam every repository is moving onto (issue #32, step 1): plain SQL with positional
+ * `?` parameters, answered asynchronously, so that the same repositories can later run on
+ * PostgreSQL, whose driver cannot answer synchronously. SQLite's implementation is
+ * sqliteClient.ts; docs/architecture.md says why we chose SQL text over a query builder.
+ *
+ * Rules for the SQL passed here, so that one text serves both databases:
+ * - positional `?` parameters only (no `@name`, no `$1`);
+ * - `INSERT … ON CONFLICT … DO NOTHING | DO UPDATE` rather than `INSERT OR IGNORE | REPLACE`;
+ * - no SQLite-only functions where a standard one exists.
+ */
+
+/** A value SQLite and PostgreSQL both bind: text, numbers, blobs and NULL. */
+export type SqlValue = string | number | bigint | Buffer | null;
+export type SqlParams = readonly SqlValue[];
+
+export interface SqlRunResult {
+  /** Rows the statement inserted, updated or deleted. */
+  changes: number;
+}
+
+/** Reads: outside a transaction they see every committed write, of this process or another. */
+export interface SqlReader {
+  /** The first row, or undefined when there is none. */
+  get<Row>(sql: string, params?: SqlParams): Promise<Row | undefined>;
+  all<Row>(sql: string, params?: SqlParams): Promise<Row[]>;
+}
+
+export interface SqlWriter extends SqlReader {
+  /** Outside a transaction the statement commits on its own, waiting for the write lock if need be. */
+  run(sql: string, params?: SqlParams): Promise<SqlRunResult>;
+}
+
+/** What a transaction's function is given: its statements commit together or not at all. */
+export type SqlTransaction = SqlWriter;
+
+export interface SqlClient extends SqlWriter {
+  /**
+   * Runs `fn` in a write transaction: committed when its promise resolves, rolled back when it
+   * rejects. Other writers wait until it ends, so `fn` should only query (no network, no store
+   * writes); reads outside it go on. A transaction cannot open another: `fn` is handed the one it
+   * is in.
+   */
+  transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T>;
+  close(): void;
+}
