@@ -55,7 +55,7 @@ export function createRepos(db: Db, sql: SqlClient): Repos {
     media: new MediaRepo(db),
     webhooks: new WebhooksRepo(db),
     discovery: new DiscoveryRepo(db),
-    sessions: new SessionsRepo(db),
+    sessions: new SessionsRepo(sql),
     loginLinks: new LoginLinksRepo(sql),
   };
 }

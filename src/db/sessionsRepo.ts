@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { SqlWriter } from './sql/sqlClient.js';
 import type { Account } from './accountsRepo.js';
 import type { Plan } from '../domain/plans.js';
 
@@ -45,41 +45,25 @@ const toSession = (row: SessionRow): Session => ({
 });
 
 export class SessionsRepo {
-  private readonly insertStmt;
-  private readonly byHashStmt;
-  private readonly listStmt;
-  private readonly touchStmt;
-  private readonly deleteStmt;
-  private readonly deleteAllStmt;
-  private readonly deleteOthersStmt;
-  private readonly deleteExpiredStmt;
+  constructor(private readonly sql: SqlWriter) {}
 
-  constructor(db: Db) {
-    this.insertStmt = db.prepare(
+  async insert(session: NewSession): Promise<void> {
+    await this.sql.run(
       `INSERT INTO sessions (id, secret_hash, account_id, csrf_token, created_at, last_used_at, expires_at, user_agent)
-       VALUES (@id, @secretHash, @accountId, @csrfToken, @createdAt, @lastUsedAt, @expiresAt, @userAgent)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [session.id, session.secretHash, session.accountId, session.csrfToken, session.createdAt, session.lastUsedAt, session.expiresAt, session.userAgent],
     );
-    // One read per request: the session and its account together, on the hash's unique index.
-    this.byHashStmt = db.prepare<[string], SessionWithAccountRow>(
-      `SELECT s.*, a.plan, a.email, a.created_at AS account_created_at, a.updated_at AS account_updated_at
-         FROM sessions s JOIN accounts a ON a.id = s.account_id
-        WHERE s.secret_hash = ?`,
-    );
-    this.listStmt = db.prepare<[string, string], SessionRow>('SELECT * FROM sessions WHERE account_id = ? AND expires_at > ? ORDER BY created_at DESC, id');
-    this.touchStmt = db.prepare('UPDATE sessions SET last_used_at = ?, expires_at = ? WHERE id = ?');
-    this.deleteStmt = db.prepare('DELETE FROM sessions WHERE id = ? AND account_id = ?');
-    this.deleteAllStmt = db.prepare('DELETE FROM sessions WHERE account_id = ?');
-    this.deleteOthersStmt = db.prepare('DELETE FROM sessions WHERE account_id = ? AND id != ?');
-    this.deleteExpiredStmt = db.prepare('DELETE FROM sessions WHERE expires_at <= ?');
-  }
-
-  insert(session: NewSession): void {
-    this.insertStmt.run(session);
   }
 
   /** The session with this secret hash and its account (expired ones too: the caller compares). */
-  findByHash(hash: string): { session: Session; account: Account } | null {
-    const row = this.byHashStmt.get(hash);
+  async findByHash(hash: string): Promise<{ session: Session; account: Account } | null> {
+    // One read per request: the session and its account together, on the hash's unique index.
+    const row = await this.sql.get<SessionWithAccountRow>(
+      `SELECT s.*, a.plan, a.email, a.created_at AS account_created_at, a.updated_at AS account_updated_at
+         FROM sessions s JOIN accounts a ON a.id = s.account_id
+        WHERE s.secret_hash = ?`,
+      [hash],
+    );
     if (!row) return null;
     return {
       session: toSession(row),
@@ -88,28 +72,32 @@ export class SessionsRepo {
   }
 
   /** The account's live sessions, newest first. */
-  listLive(accountId: string, now: string): Session[] {
-    return this.listStmt.all(accountId, now).map(toSession);
+  async listLive(accountId: string, now: string): Promise<Session[]> {
+    const rows = await this.sql.all<SessionRow>('SELECT * FROM sessions WHERE account_id = ? AND expires_at > ? ORDER BY created_at DESC, id', [
+      accountId,
+      now,
+    ]);
+    return rows.map(toSession);
   }
 
-  touch(id: string, lastUsedAt: string, expiresAt: string): void {
-    this.touchStmt.run(lastUsedAt, expiresAt, id);
+  async touch(id: string, lastUsedAt: string, expiresAt: string): Promise<void> {
+    await this.sql.run('UPDATE sessions SET last_used_at = ?, expires_at = ? WHERE id = ?', [lastUsedAt, expiresAt, id]);
   }
 
-  delete(accountId: string, id: string): boolean {
-    return this.deleteStmt.run(id, accountId).changes > 0;
+  async delete(accountId: string, id: string): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM sessions WHERE id = ? AND account_id = ?', [id, accountId])).changes > 0;
   }
 
-  deleteAll(accountId: string): number {
-    return this.deleteAllStmt.run(accountId).changes;
+  async deleteAll(accountId: string): Promise<number> {
+    return (await this.sql.run('DELETE FROM sessions WHERE account_id = ?', [accountId])).changes;
   }
 
   /** Every session of the account but `keepId` (a password change keeps the browser that made it). */
-  deleteOthers(accountId: string, keepId: string): number {
-    return this.deleteOthersStmt.run(accountId, keepId).changes;
+  async deleteOthers(accountId: string, keepId: string): Promise<number> {
+    return (await this.sql.run('DELETE FROM sessions WHERE account_id = ? AND id != ?', [accountId, keepId])).changes;
   }
 
-  deleteExpired(now: string): number {
-    return this.deleteExpiredStmt.run(now).changes;
+  async deleteExpired(now: string): Promise<number> {
+    return (await this.sql.run('DELETE FROM sessions WHERE expires_at <= ?', [now])).changes;
   }
 }

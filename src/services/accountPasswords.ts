@@ -28,7 +28,7 @@ export class AccountPasswords {
     if (this.deps.accounts.emailTakenForSignIn(signInEmail, accountId)) throw new ConflictError(`another account already signs in with ${signInEmail}`);
     const hash = await hashPassword(password);
     this.deps.accounts.setPassword(accountId, hash, email, isoNow(this.deps.clock));
-    return { endedSessions: this.deps.sessions.revokeAll(accountId) };
+    return { endedSessions: await this.deps.sessions.revokeAll(accountId) };
   }
 
   /**
@@ -51,7 +51,7 @@ export class AccountPasswords {
     }
     const hash = await hashPassword(next);
     if (!this.deps.accounts.setPassword(auth.account.id, hash, null, isoNow(this.deps.clock))) throw new NotFoundError('account not found');
-    return { endedSessions: this.deps.sessions.revokeOthers(auth.account.id, auth.via === 'session' ? auth.session.id : null) };
+    return { endedSessions: await this.deps.sessions.revokeOthers(auth.account.id, auth.via === 'session' ? auth.session.id : null) };
   }
 
   /**

@@ -18,7 +18,7 @@ export class ExpiredSignIns {
     const now = this.deps.clock.now().getTime();
     if (now - this.last < PRUNE_INTERVAL_MS) return;
     try {
-      this.deps.sessions.deleteExpired();
+      await this.deps.sessions.deleteExpired();
       await this.deps.loginLinks.deleteExpired();
       this.last = now;
     } catch (err) {

@@ -1,5 +1,4 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { isDatabaseBusy } from '../db/database.js';
 import type { Session, SessionsRepo } from '../db/sessionsRepo.js';
 import { NotFoundError } from '../domain/errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -27,7 +26,7 @@ export class SessionsService {
   constructor(private readonly deps: { sessions: SessionsRepo; clock: Clock }) {}
 
   /** A new session for the account; `secret` goes in the cookie and is never stored. */
-  create(accountId: string, userAgent: string): { session: Session; secret: string } {
+  async create(accountId: string, userAgent: string): Promise<{ session: Session; secret: string }> {
     const now = this.deps.clock.now();
     const secret = randomBytes(32).toString('base64url');
     const session: Session = {
@@ -39,7 +38,7 @@ export class SessionsService {
       expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(),
       userAgent: userAgentLabel(userAgent),
     };
-    this.deps.sessions.insert({ ...session, secretHash: hashSecret(secret) });
+    await this.deps.sessions.insert({ ...session, secretHash: hashSecret(secret) });
     return { session, secret };
   }
 
@@ -47,9 +46,9 @@ export class SessionsService {
    * The live session whose cookie holds `secret`, or null (unknown, revoked, expired).
    * `renewed`: this use moved its end forward (the cookie should be sent again with it).
    */
-  authenticate(secret: string): { auth: SessionAuth; renewed: boolean } | null {
+  async authenticate(secret: string): Promise<{ auth: SessionAuth; renewed: boolean } | null> {
     if (secret === '' || secret.length > 200) return null;
-    const found = this.deps.sessions.findByHash(hashSecret(secret));
+    const found = await this.deps.sessions.findByHash(hashSecret(secret));
     if (!found) return null;
     const now = this.deps.clock.now();
     if (found.session.expiresAt <= now.toISOString()) return null;
@@ -57,33 +56,34 @@ export class SessionsService {
     return { auth: { via: 'session', account: found.account, session }, renewed: session !== found.session };
   }
 
-  list(auth: AuthContext): SessionEntry[] {
+  async list(auth: AuthContext): Promise<SessionEntry[]> {
     const current = auth.via === 'session' ? auth.session.id : null;
-    return this.deps.sessions.listLive(auth.account.id, this.deps.clock.now().toISOString()).map((session) => ({ session, current: session.id === current }));
+    const live = await this.deps.sessions.listLive(auth.account.id, this.deps.clock.now().toISOString());
+    return live.map((session) => ({ session, current: session.id === current }));
   }
 
   /** Ends one of the caller's sessions (the current one included: that is signing out). */
-  revoke(auth: AuthContext, sessionId: string): void {
-    if (!this.deps.sessions.delete(auth.account.id, sessionId)) throw new NotFoundError('session not found');
+  async revoke(auth: AuthContext, sessionId: string): Promise<void> {
+    if (!(await this.deps.sessions.delete(auth.account.id, sessionId))) throw new NotFoundError('session not found');
   }
 
   /** Ends one session by id for its account (sign-out). */
-  end(session: Session): void {
-    this.deps.sessions.delete(session.accountId, session.id);
+  async end(session: Session): Promise<void> {
+    await this.deps.sessions.delete(session.accountId, session.id);
   }
 
   /** Every session of the account (account deletion takes them anyway, by cascade). */
-  revokeAll(accountId: string): number {
+  revokeAll(accountId: string): Promise<number> {
     return this.deps.sessions.deleteAll(accountId);
   }
 
   /** Every session of the account but one: a password change keeps only the browser that made it. */
-  revokeOthers(accountId: string, keepId: string | null): number {
+  revokeOthers(accountId: string, keepId: string | null): Promise<number> {
     return keepId === null ? this.deps.sessions.deleteAll(accountId) : this.deps.sessions.deleteOthers(accountId, keepId);
   }
 
   /** Rows of sessions nobody can use any more (the scheduler's housekeeping). */
-  deleteExpired(): number {
+  deleteExpired(): Promise<number> {
     return this.deps.sessions.deleteExpired(this.deps.clock.now().toISOString());
   }
 
@@ -92,14 +92,9 @@ export class SessionsService {
     if (now.getTime() - Date.parse(session.lastUsedAt) < SESSION_TOUCH_INTERVAL_MS) return session;
     const lastUsedAt = now.toISOString();
     const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString();
-    try {
-      this.deps.sessions.touch(session.id, lastUsedAt, expiresAt);
-    } catch (err) {
-      // Bookkeeping only: while another process holds the write lock the request goes on, and a
-      // later use slides the session.
-      if (isDatabaseBusy(err)) return session;
-      throw err;
-    }
+    // Bookkeeping only: the request does not wait for the write (which waits while another
+    // process holds the write lock); if it fails, a later use slides the session.
+    this.deps.sessions.touch(session.id, lastUsedAt, expiresAt).catch(() => undefined);
     return { ...session, lastUsedAt, expiresAt };
   }
 }

@@ -87,20 +87,20 @@ describe('a session on /v1', () => {
   it('slides: used within 30 days it lives on, unused for 30 days it ends; the row is written at most once an hour', async () => {
     const session = await signIn(t);
     const get = () => fetch(`${t.baseUrl}/v1/account`, { headers: { cookie: session.cookie } });
-    const row = () => t.folio.repos.sessions.listLive(t.accountId, t.clock.now().toISOString()).find((s) => s.id === session.sessionId);
-    const created = row()!;
+    const row = async () => (await t.folio.repos.sessions.listLive(t.accountId, t.clock.now().toISOString())).find((s) => s.id === session.sessionId);
+    const created = (await row())!;
     t.clock.advance(SESSION_TOUCH_INTERVAL_MS / 2);
     const early = await get();
     expect(early.status).toBe(200);
     expect(early.headers.getSetCookie()).toEqual([]);
-    expect(row()!.lastUsedAt).toBe(created.lastUsedAt);
+    expect((await row())!.lastUsedAt).toBe(created.lastUsedAt);
 
     t.clock.advance(SESSION_LIFETIME_MS - HOUR);
     const renewed = await get();
     expect(renewed.status).toBe(200);
     expect(renewed.headers.getSetCookie()[0]).toMatch(/^folio_session=.*Max-Age=2592000/);
-    expect(row()!.lastUsedAt).toBe(t.clock.now().toISOString());
-    expect(row()!.expiresAt).toBe(new Date(t.clock.now().getTime() + SESSION_LIFETIME_MS).toISOString());
+    expect((await row())!.lastUsedAt).toBe(t.clock.now().toISOString());
+    expect((await row())!.expiresAt).toBe(new Date(t.clock.now().getTime() + SESSION_LIFETIME_MS).toISOString());
 
     t.clock.advance(SESSION_LIFETIME_MS - 1);
     expect((await get()).status).toBe(200);
@@ -129,7 +129,7 @@ describe('a session on /v1', () => {
       body: JSON.stringify({ confirm: other.accountId }),
     });
     expect(res.status, await res.clone().text()).toBe(200);
-    expect(t.folio.repos.sessions.listLive(other.accountId, t.clock.now().toISOString())).toEqual([]);
+    expect(await t.folio.repos.sessions.listLive(other.accountId, t.clock.now().toISOString())).toEqual([]);
     const after = await fetch(`${t.baseUrl}/v1/account`, { headers: { cookie: session.cookie } });
     expect(after.status).toBe(401);
   });

@@ -40,7 +40,7 @@ export async function signIn(app: TestApp, accountId: string = app.accountId, us
   const setCookie = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
   if (!setCookie) throw new Error('sign-in link set no session cookie');
   const secret = setCookie.slice(SESSION_COOKIE.length + 1, setCookie.indexOf(';'));
-  const found = app.folio.repos.sessions.findByHash(hashSecret(secret));
+  const found = await app.folio.repos.sessions.findByHash(hashSecret(secret));
   if (!found) throw new Error('the session cookie names no session');
   const cookie = `${SESSION_COOKIE}=${secret}`;
   const csrf = found.session.csrfToken;

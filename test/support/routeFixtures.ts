@@ -111,8 +111,8 @@ export class RouteFixtures {
     values.revisionId = this.newestRevision(values.blogId);
     values.otherRevisionId = this.newestRevision(values.otherBlogId);
     values.webhookId = this.webhookOf(values.blogId, values.webhookId);
-    values.sessionId = this.sessionOf(t.accountId, values.sessionId);
-    values.otherSessionId = this.sessionOf(this.other.accountId, values.otherSessionId);
+    values.sessionId = await this.sessionOf(t.accountId, values.sessionId);
+    values.otherSessionId = await this.sessionOf(this.other.accountId, values.otherSessionId);
     values.otherWebhookId = this.webhookOf(values.otherBlogId, values.otherWebhookId);
     values.deliveryId = this.deliveryOf(values.webhookId, values.deliveryId);
     values.otherDeliveryId = this.deliveryOf(values.otherWebhookId, values.otherDeliveryId);
@@ -173,10 +173,10 @@ export class RouteFixtures {
   }
 
   /** A live dashboard session of the account (a run may have revoked it), made by the service a sign-in uses. */
-  private sessionOf(accountId: string, current: string | undefined): string {
-    const live = this.t.folio.repos.sessions.listLive(accountId, this.t.clock.now().toISOString());
+  private async sessionOf(accountId: string, current: string | undefined): Promise<string> {
+    const live = await this.t.folio.repos.sessions.listLive(accountId, this.t.clock.now().toISOString());
     if (current && live.some((session) => session.id === current)) return current;
-    return this.t.folio.sessions.create(accountId, 'route fixtures').session.id;
+    return (await this.t.folio.sessions.create(accountId, 'route fixtures')).session.id;
   }
 
   /**

@@ -36,9 +36,9 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
   // Images in the editor's preview and the posts' social images live on the blogs' own hosts
   // (any subdomain or custom domain): images only, never script, so any origin may serve them.
   const policy = dashboardPolicy(['https:', 'http:']);
-  const sessionOf = (ctx: ParameterizedContext): SessionAuth | null => {
+  const sessionOf = async (ctx: ParameterizedContext): Promise<SessionAuth | null> => {
     const secret = sessionSecretOf(ctx);
-    return secret === '' ? null : (deps.sessions.authenticate(secret)?.auth ?? null);
+    return secret === '' ? null : ((await deps.sessions.authenticate(secret))?.auth ?? null);
   };
 
   router.get(`${ASSETS_PATH}:file`, named(`${ASSETS_PATH}:file`), deps.assets.serve);
@@ -53,9 +53,9 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
       return;
     }
     // A browser that was signed in already leaves its old session behind, ended.
-    const previous = sessionOf(ctx);
-    if (previous) deps.sessions.end(previous.session);
-    const { secret } = deps.sessions.create(use.accountId, ctx.get('user-agent'));
+    const previous = await sessionOf(ctx);
+    if (previous) await deps.sessions.end(previous.session);
+    const { secret } = await deps.sessions.create(use.accountId, ctx.get('user-agent'));
     setSessionCookie(ctx, secret, secure);
     ctx.status = 303;
     ctx.redirect('/dashboard');
@@ -65,10 +65,10 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
     const form = await readForm(ctx);
     // Not even the cookie is cleared for another origin's form: that would sign people out at will.
     if (!originAllowed(ctx, deps.publicOrigin)) throw new ForbiddenError('sign-out refused: the form was sent from another site');
-    const current = sessionOf(ctx);
+    const current = await sessionOf(ctx);
     if (current) {
       checkCsrf(ctx, current.session, deps.publicOrigin, form.get('csrf') ?? ctx.get('x-csrf-token'));
-      deps.sessions.end(current.session);
+      await deps.sessions.end(current.session);
     }
     clearSessionCookie(ctx, secure);
     ctx.status = 303;
@@ -76,8 +76,8 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
   });
 
   for (const page of DASHBOARD_PAGES) {
-    router.get(page.path, named(page.path), (ctx) => {
-      const auth = sessionOf(ctx);
+    router.get(page.path, named(page.path), async (ctx) => {
+      const auth = await sessionOf(ctx);
       if (!auth) return toSignIn(ctx);
       const shell = { title: page.title, page: page.template, csrf: auth.session.csrfToken, params: { ...ctx.params }, ...(page.nav ? { nav: page.nav } : {}) };
       views.send(ctx, 200, page.template, shell, {}, page.entry);
@@ -91,7 +91,7 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
     // (no text/html in Accept) keep today's JSON answers.
     if (ctx.path === '/' && isBrowserGet(ctx)) {
       ctx.status = 303;
-      ctx.redirect(sessionOf(ctx) ? '/dashboard' : SIGN_IN_PATH);
+      ctx.redirect((await sessionOf(ctx)) ? '/dashboard' : SIGN_IN_PATH);
       return;
     }
     if (ctx.path !== '/dashboard' && !ctx.path.startsWith('/dashboard/')) return next();
@@ -104,7 +104,7 @@ export function dashboardRoutes(deps: DashboardDeps, named: (route: string) => M
     ctx.set('Referrer-Policy', 'same-origin');
     return routes(ctx, async () => {
       // No dashboard route: a browser without a session signs in first; the rest get the 404.
-      if (isBrowserGet(ctx) && !ctx.path.startsWith(ASSETS_PATH) && !sessionOf(ctx)) return toSignIn(ctx);
+      if (isBrowserGet(ctx) && !ctx.path.startsWith(ASSETS_PATH) && !(await sessionOf(ctx))) return toSignIn(ctx);
       return next();
     });
   };

@@ -52,14 +52,14 @@ export function registerPreviewFrame(
   deps: PreviewFrameDeps,
   helpers: {
     named: (route: string) => Middleware<AppState>;
-    sessionOf: (ctx: ParameterizedContext) => SessionAuth | null;
+    sessionOf: (ctx: ParameterizedContext) => Promise<SessionAuth | null>;
     toSignIn: (ctx: ParameterizedContext) => void;
     assets: DashboardAssets;
     publicOrigin: string;
   },
 ): void {
-  router.get(PREVIEW_FRAME_PATH, helpers.named(PREVIEW_FRAME_PATH), (ctx) => {
-    const auth = helpers.sessionOf(ctx);
+  router.get(PREVIEW_FRAME_PATH, helpers.named(PREVIEW_FRAME_PATH), async (ctx) => {
+    const auth = await helpers.sessionOf(ctx);
     if (!auth) return helpers.toSignIn(ctx);
     const script = helpers.assets.url('previewFrame.js');
     // Only when the editor's own entry is missing too, which the editor page already answers.

@@ -35,14 +35,14 @@ export function registerSignIn(
   router: Router<AppState>,
   deps: SignInDeps,
   views: DashboardViews,
-  helpers: { named: (route: string) => Middleware<AppState>; sessionOf: (ctx: ParameterizedContext) => SessionAuth | null },
+  helpers: { named: (route: string) => Middleware<AppState>; sessionOf: (ctx: ParameterizedContext) => Promise<SessionAuth | null> },
 ): void {
   const secure = deps.publicOrigin.startsWith('https:');
   const page = (ctx: ParameterizedContext, status: number, email = '', error: string | null = null) =>
     views.send(ctx, status, 'signIn', { title: 'Sign in', page: 'sign-in', csrf: null }, { email, error });
 
-  router.get(SIGN_IN_PATH, helpers.named(SIGN_IN_PATH), (ctx) => {
-    if (helpers.sessionOf(ctx)) {
+  router.get(SIGN_IN_PATH, helpers.named(SIGN_IN_PATH), async (ctx) => {
+    if (await helpers.sessionOf(ctx)) {
       ctx.status = 303;
       ctx.redirect('/dashboard');
       return;
@@ -71,9 +71,9 @@ export function registerSignIn(
       page(ctx, 401, email, WRONG);
       return;
     }
-    const previous = helpers.sessionOf(ctx);
-    if (previous) deps.sessions.end(previous.session);
-    const { secret } = deps.sessions.create(account.id, ctx.get('user-agent'));
+    const previous = await helpers.sessionOf(ctx);
+    if (previous) await deps.sessions.end(previous.session);
+    const { secret } = await deps.sessions.create(account.id, ctx.get('user-agent'));
     setSessionCookie(ctx, secret, secure);
     ctx.status = 303;
     ctx.redirect('/dashboard');

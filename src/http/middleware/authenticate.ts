@@ -22,7 +22,7 @@ export function authenticate(keys: ApiKeysService, cookies: SessionAuthOptions |
     const authorization = ctx.get('authorization');
     const secret = cookies && authorization === '' ? sessionSecretOf(ctx) : '';
     if (cookies && secret !== '') {
-      const found = cookies.sessions.authenticate(secret);
+      const found = await cookies.sessions.authenticate(secret);
       if (!found) throw new UnauthorizedError('this dashboard session has ended (signed out, revoked or expired): sign in again at /dashboard/sign-in');
       if (!isSafeMethod(ctx.method)) checkCsrf(ctx, found.auth.session, cookies.publicOrigin, ctx.get('x-csrf-token'));
       // The cookie's lifetime slides with the row's.

@@ -58,9 +58,9 @@ export function accountSessionRoutes({ sessions, passwords }: { sessions: Sessio
       scope: 'keys:manage',
       status: 200,
       response: dataListSchema(sessionSchema),
-      handler: (ctx) => {
+      handler: async (ctx) => {
         ctx.body = {
-          data: sessions.list(fullOf(ctx)).map(({ session, current }) => ({
+          data: (await sessions.list(fullOf(ctx))).map(({ session, current }) => ({
             id: session.id,
             created_at: session.createdAt,
             last_used_at: session.lastUsedAt,
@@ -81,8 +81,8 @@ export function accountSessionRoutes({ sessions, passwords }: { sessions: Sessio
       scope: 'keys:manage',
       status: 200,
       response: deletedSchema,
-      handler: (ctx) => {
-        sessions.revoke(fullOf(ctx), ctx.params.sessionId ?? '');
+      handler: async (ctx) => {
+        await sessions.revoke(fullOf(ctx), ctx.params.sessionId ?? '');
         ctx.body = { deleted: true };
       },
     },
