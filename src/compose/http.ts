@@ -67,7 +67,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
     // Not a plan limit (no account to count by): on even with FOLIO_RATE_LIMITS=off.
     addressLimiter: new AddressRateLimiter(clock, TLS_ASK_LIMIT.requests, TLS_ASK_LIMIT.windowMs),
     trustProxyHops: config.trustProxyHops,
-    idempotency: new IdempotencyService({ db, repo: new IdempotencyRepo(db), clock }),
+    idempotency: new IdempotencyService({ sql: core.sql, repo: new IdempotencyRepo(core.sql), clock }),
     routes: [
       ...postRoutes({ posts, transitions, urls, media }),
       ...previewRoutes({ live: previews.live, links: previews.links, urls, pageUrl: (token) => `${previewBase}/preview/${token}` }),

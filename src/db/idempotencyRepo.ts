@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { SqlWriter } from './sql/sqlClient.js';
 
 /** Who a record belongs to: the API key that sent the first request, and its account. */
 export interface IdempotencyOwner {
@@ -51,49 +51,56 @@ const toRecord = (row: Row): IdempotencyRecord => ({
 
 /** The `idempotency_keys` table (migrations 010, 015). */
 export class IdempotencyRepo {
-  private readonly findStmt;
-  private readonly upsertStmt;
-  private readonly completeStmt;
-  private readonly deleteStmt;
-  private readonly purgeStmt;
+  constructor(private readonly sql: SqlWriter) {}
 
-  constructor(db: Db) {
-    this.findStmt = db.prepare<[string, string, string], Row>('SELECT * FROM idempotency_keys WHERE account_id = ? AND api_key_id = ? AND key = ?');
-    this.upsertStmt = db.prepare(
-      `INSERT INTO idempotency_keys (account_id, api_key_id, key, fingerprint, state, locked_until, status, response_body, withheld, created_at, expires_at)
-       VALUES (@accountId, @keyId, @key, @fingerprint, 'pending', @lockedUntil, NULL, NULL, NULL, @createdAt, @expiresAt)
-       ON CONFLICT (account_id, api_key_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending', locked_until = excluded.locked_until,
-         status = NULL, response_body = NULL, withheld = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at`,
-    );
-    this.completeStmt = db.prepare(
-      "UPDATE idempotency_keys SET state = 'done', locked_until = NULL, status = ?, response_body = ?, withheld = ? WHERE account_id = ? AND api_key_id = ? AND key = ? AND state = 'pending'",
-    );
-    this.deleteStmt = db.prepare("DELETE FROM idempotency_keys WHERE account_id = ? AND api_key_id = ? AND key = ? AND state = 'pending'");
-    this.purgeStmt = db.prepare('DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE expires_at <= ? LIMIT 100)');
+  /** The same queries inside a transaction. */
+  in(tx: SqlWriter): IdempotencyRepo {
+    return new IdempotencyRepo(tx);
   }
 
-  find(owner: IdempotencyOwner, key: string): IdempotencyRecord | null {
-    const row = this.findStmt.get(owner.accountId, owner.keyId, key);
+  async find(owner: IdempotencyOwner, key: string): Promise<IdempotencyRecord | null> {
+    const row = await this.sql.get<Row>('SELECT * FROM idempotency_keys WHERE account_id = ? AND api_key_id = ? AND key = ?', [
+      owner.accountId,
+      owner.keyId,
+      key,
+    ]);
     return row ? toRecord(row) : null;
   }
 
   /** Claims the key for a request about to run (replacing an expired or abandoned record). */
-  claim(owner: IdempotencyOwner, record: { key: string; fingerprint: string; lockedUntil: string; createdAt: string; expiresAt: string }): void {
-    this.upsertStmt.run({ ...record, accountId: owner.accountId, keyId: owner.keyId });
+  async claim(owner: IdempotencyOwner, record: { key: string; fingerprint: string; lockedUntil: string; createdAt: string; expiresAt: string }): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO idempotency_keys (account_id, api_key_id, key, fingerprint, state, locked_until, status, response_body, withheld, created_at, expires_at)
+       VALUES (?, ?, ?, ?, 'pending', ?, NULL, NULL, NULL, ?, ?)
+       ON CONFLICT (account_id, api_key_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending', locked_until = excluded.locked_until,
+         status = NULL, response_body = NULL, withheld = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+      [owner.accountId, owner.keyId, record.key, record.fingerprint, record.lockedUntil, record.createdAt, record.expiresAt],
+    );
   }
 
   /** `responseBody` never holds a secret: `withheld` names the field that was left out. */
-  complete(owner: IdempotencyOwner, key: string, status: number, responseBody: string, withheld: string | null): void {
-    this.completeStmt.run(status, responseBody, withheld, owner.accountId, owner.keyId, key);
+  async complete(owner: IdempotencyOwner, key: string, status: number, responseBody: string, withheld: string | null): Promise<void> {
+    await this.sql.run(
+      "UPDATE idempotency_keys SET state = 'done', locked_until = NULL, status = ?, response_body = ?, withheld = ? WHERE account_id = ? AND api_key_id = ? AND key = ? AND state = 'pending'",
+      [status, responseBody, withheld, owner.accountId, owner.keyId, key],
+    );
   }
 
   /** Gives up a claim: the request failed, a retry may run it again. */
-  release(owner: IdempotencyOwner, key: string): void {
-    this.deleteStmt.run(owner.accountId, owner.keyId, key);
+  async release(owner: IdempotencyOwner, key: string): Promise<void> {
+    await this.sql.run("DELETE FROM idempotency_keys WHERE account_id = ? AND api_key_id = ? AND key = ? AND state = 'pending'", [
+      owner.accountId,
+      owner.keyId,
+      key,
+    ]);
   }
 
-  /** Removes up to 100 expired records. */
-  purgeExpired(now: string): void {
-    this.purgeStmt.run(now);
+  /** Removes up to 100 expired records (a bounded delete on every claim keeps the table small). */
+  async purgeExpired(now: string): Promise<void> {
+    await this.sql.run(
+      `DELETE FROM idempotency_keys WHERE (account_id, api_key_id, key) IN
+         (SELECT account_id, api_key_id, key FROM idempotency_keys WHERE expires_at <= ? LIMIT 100)`,
+      [now],
+    );
   }
 }

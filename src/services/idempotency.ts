@@ -12,9 +12,8 @@
  * request created instead of a second secret or a copy of the first.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Db } from '../db/database.js';
 import type { IdempotencyOwner, IdempotencyRepo } from '../db/idempotencyRepo.js';
-import { writeTransaction } from '../db/writeTransaction.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { ConflictError, IdempotencyKeyReusedError } from '../domain/errors.js';
 
@@ -34,7 +33,7 @@ export interface SecretField {
 }
 
 export interface IdempotencyDeps {
-  db: Db;
+  sql: SqlClient;
   repo: IdempotencyRepo;
   clock: Clock;
   /** How long a retry waits for the first request to finish before giving up with 409. */
@@ -49,11 +48,12 @@ export class IdempotencyService {
   async start(owner: IdempotencyOwner, key: string, fingerprint: string, secret?: SecretField): Promise<IdempotencyStart> {
     const deadline = Date.now() + (this.deps.waitMs ?? 30_000);
     for (;;) {
-      const outcome = await writeTransaction(this.deps.db, (): IdempotencyStart | { kind: 'wait' } => {
+      const outcome = await this.deps.sql.transaction(async (tx): Promise<IdempotencyStart | { kind: 'wait' }> => {
+        const repo = this.deps.repo.in(tx);
         const now = this.deps.clock.now();
         const nowIso = now.toISOString();
-        this.deps.repo.purgeExpired(nowIso);
-        const record = this.deps.repo.find(owner, key);
+        await repo.purgeExpired(nowIso);
+        const record = await repo.find(owner, key);
         if (record && record.expiresAt > nowIso) {
           if (record.fingerprint !== fingerprint) {
             throw new IdempotencyKeyReusedError('this Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request');
@@ -65,7 +65,7 @@ export class IdempotencyService {
           }
           if (record.lockedUntil! > nowIso) return { kind: 'wait' };
         }
-        this.deps.repo.claim(owner, {
+        await repo.claim(owner, {
           key,
           fingerprint,
           lockedUntil: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS).toISOString(),
@@ -91,12 +91,12 @@ export class IdempotencyService {
       withheld = secret.field;
     }
     const text = JSON.stringify(kept);
-    await writeTransaction(this.deps.db, () => this.deps.repo.complete(owner, key, status, text, withheld));
+    await this.deps.repo.complete(owner, key, status, text, withheld);
   }
 
   /** The request failed: the key is free for a retry. */
   async failed(owner: IdempotencyOwner, key: string): Promise<void> {
-    await writeTransaction(this.deps.db, () => this.deps.repo.release(owner, key));
+    await this.deps.repo.release(owner, key);
   }
 }
 

@@ -143,7 +143,7 @@ describe('Idempotency-Key on POST', () => {
 
   it('a key whose first request died (a crash) is taken over once its lock lapses, not before', async () => {
     const blog = await buildBlog(t);
-    const service = new IdempotencyService({ db: t.folio.db, repo: new IdempotencyRepo(t.folio.db), clock: t.clock, waitMs: 100 });
+    const service = new IdempotencyService({ sql: t.folio.sql, repo: new IdempotencyRepo(t.folio.sql), clock: t.clock, waitMs: 100 });
     const account = { accountId: blog.actor.accountId, keyId: 'key-of-the-crashed-request' };
     expect(await service.start(account, 'crashed', 'fp')).toEqual({ kind: 'run' });
     // Never completed. A retry within the lock waits, then gives up with a 409 to retry later.
@@ -152,6 +152,22 @@ describe('Idempotency-Key on POST', () => {
     expect(await service.start(account, 'crashed', 'fp')).toEqual({ kind: 'run' });
     await service.succeeded(account, 'crashed', 201, { id: 'x' });
     expect(await service.start(account, 'crashed', 'fp')).toEqual({ kind: 'replay', status: 201, body: { id: 'x' } });
+  });
+
+  it('deletes expired records a hundred at a time, on each claim, and keeps the live ones', async () => {
+    const blog = await buildBlog(t);
+    const repo = new IdempotencyRepo(t.folio.sql);
+    const service = new IdempotencyService({ sql: t.folio.sql, repo, clock: t.clock });
+    const owner = { accountId: blog.actor.accountId, keyId: 'key-of-old-requests' };
+    const past = new Date(t.clock.now().getTime() - 1000).toISOString();
+    for (let i = 0; i < 150; i++) await repo.claim(owner, { key: `old-${i}`, fingerprint: 'fp', lockedUntil: past, createdAt: past, expiresAt: past });
+    const rows = () => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM idempotency_keys WHERE api_key_id = ?').get(owner.keyId) as { n: number }).n;
+    expect(rows()).toBe(150);
+    await service.start(owner, 'new-1', 'fp');
+    expect(rows()).toBe(51);
+    await service.start(owner, 'new-2', 'fp');
+    expect(rows()).toBe(2);
+    expect(await repo.find(owner, 'new-1')).toMatchObject({ state: 'pending' });
   });
 });
 
