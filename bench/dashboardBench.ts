@@ -58,7 +58,7 @@ export async function runDashboardBench(count = 10_000): Promise<BenchRow[]> {
       });
       link = (await links.create(account.id))?.url;
     } finally {
-      sql.close();
+      await sql.close();
       db.close();
     }
     if (!link) throw new Error(`no account ${account.id} for a login link`);

@@ -12,7 +12,7 @@ export async function withDatabase<T>(config: Config, work: (data: { db: Db; rep
   try {
     return await work({ db, repos: createRepos(db, sql) });
   } finally {
-    sql.close();
+    await sql.close();
     db.close();
   }
 }

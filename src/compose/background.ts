@@ -72,6 +72,6 @@ export async function close(
   await parts.warmUp.remember();
   await parts.heavy.close();
   await parts.checkpointer.stop();
-  parts.sql.close();
+  await parts.sql.close();
   parts.db.close();
 }

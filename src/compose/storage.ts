@@ -90,7 +90,7 @@ export function openData(options: Pick<ComposeOptions, 'config' | 'logger' | 'bu
     if (options.publicUrls === 'cli' && !options.store) checkStoreForCommand(settings, config);
     return { db, sql, repos, settings, config };
   } catch (err) {
-    sql.close();
+    void sql.close();
     db.close();
     throw err;
   }

@@ -42,5 +42,5 @@ export interface SqlClient extends SqlWriter {
    * is in.
    */
   transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T>;
-  close(): void;
+  close(): Promise<void>;
 }

@@ -100,7 +100,7 @@ export class SqliteClient implements SqlClient {
   }
 
   /** Closes the write connection; the read connection is its opener's to close. */
-  close(): void {
+  async close(): Promise<void> {
     this.writer?.close();
     this.writer = undefined;
     this.writes = undefined;

@@ -3,28 +3,20 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { openDatabase, type Db } from '../../../src/db/database.js';
 import { SqliteClient } from '../../../src/db/sql/sqliteClient.js';
 import { StatementCache } from '../../../src/db/sql/statementCache.js';
+import { gate, sqlClientContract } from '../../support/sqlClientContract.js';
 import { testTempDir } from '../../support/tempDir.js';
 
 /** A real database file with one table, the server's short busy timeout, and a client on it. */
-function setUp(writeWaitMs = 2_000) {
+function setUp(writeWaitMs = 2_000, table = true) {
   const file = join(testTempDir('folio-sql-'), 'folio.db');
   const db = openDatabase(file, { busyTimeoutMs: 10 });
-  db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE)');
+  if (table) db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE)');
   const client = new SqliteClient(db, { writeWaitMs });
-  onTestFinished(() => {
-    client.close();
+  onTestFinished(async () => {
+    await client.close();
     db.close();
   });
   return { file, db, client };
-}
-
-/** A promise and the function that settles it: holds a transaction open for as long as a test needs. */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
 }
 
 const bodies = (db: Db) =>
@@ -34,46 +26,7 @@ const bodies = (db: Db) =>
     .map((row) => row.body);
 
 describe('SqliteClient', () => {
-  it('reads, writes and counts changes with positional parameters', async () => {
-    const { client } = setUp();
-    expect(await client.run('INSERT INTO notes (body) VALUES (?), (?)', ['a', 'b'])).toEqual({ changes: 2 });
-    expect(await client.get<{ body: string }>('SELECT body FROM notes WHERE body = ?', ['b'])).toEqual({ body: 'b' });
-    expect(await client.get('SELECT body FROM notes WHERE body = ?', ['z'])).toBeUndefined();
-    expect(await client.all<{ body: string }>('SELECT body FROM notes ORDER BY body')).toEqual([{ body: 'a' }, { body: 'b' }]);
-    expect(await client.run('DELETE FROM notes')).toEqual({ changes: 2 });
-  });
-
-  it('commits a transaction when its function resolves, and rolls it back when it rejects', async () => {
-    const { db, client } = setUp();
-    const id = await client.transaction(async (tx) => {
-      await tx.run('INSERT INTO notes (body) VALUES (?)', ['kept']);
-      return (await tx.get<{ id: number }>('SELECT id FROM notes WHERE body = ?', ['kept']))!.id;
-    });
-    expect(id).toBe(1);
-    const failure = client.transaction(async (tx) => {
-      await tx.run('INSERT INTO notes (body) VALUES (?)', ['lost']);
-      await tx.run('INSERT INTO notes (body) VALUES (?)', ['kept']); // UNIQUE violation
-    });
-    await expect(failure).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' });
-    expect(bodies(db)).toEqual(['kept']);
-    expect(db.inTransaction).toBe(false);
-  });
-
-  it("keeps a transaction's writes from reads outside it until it commits", async () => {
-    const { client } = setUp();
-    const held = gate();
-    const inserted = gate();
-    const done = client.transaction(async (tx) => {
-      await tx.run('INSERT INTO notes (body) VALUES (?)', ['pending']);
-      inserted.open();
-      await held.opened;
-    });
-    await inserted.opened;
-    expect(await client.all('SELECT body FROM notes')).toEqual([]);
-    held.open();
-    await done;
-    expect(await client.all('SELECT body FROM notes')).toEqual([{ body: 'pending' }]);
-  });
+  sqlClientContract(async () => setUp(2_000, false).client);
 
   it('runs writes one at a time, in the order they were asked for', async () => {
     const { db, client } = setUp();
@@ -136,29 +89,6 @@ describe('SqliteClient', () => {
     other.exec('ROLLBACK');
     // The failed write released its turn: the next one goes through.
     expect(await client.run('INSERT INTO notes (body) VALUES (?)', ['next'])).toEqual({ changes: 1 });
-  });
-
-  it('refuses the client inside a transaction instead of waiting for itself', async () => {
-    const { db, client } = setUp();
-    const outcome = await client.transaction(async (tx) => {
-      await tx.run('INSERT INTO notes (body) VALUES (?)', ['outer']);
-      const nested = await client.transaction(async () => 'inner').catch((err: Error) => err.message);
-      const write = await client.run('INSERT INTO notes (body) VALUES (?)', ['x']).catch((err: Error) => err.message);
-      const read = await client.get('SELECT 1').catch((err: Error) => err.message);
-      return { nested, write, read };
-    });
-    expect(outcome.nested).toMatch(/inside a transaction/);
-    expect(outcome.write).toMatch(/inside a transaction/);
-    expect(outcome.read).toMatch(/inside a transaction/);
-    expect(bodies(db)).toEqual(['outer']);
-    // After it, the client is usable again.
-    expect(await client.get('SELECT COUNT(*) AS n FROM notes')).toEqual({ n: 1 });
-  });
-
-  it('refuses a transaction handle kept past its function', async () => {
-    const { client } = setUp();
-    const kept = await client.transaction(async (tx) => tx);
-    await expect(kept.run('INSERT INTO notes (body) VALUES (?)', ['late'])).rejects.toThrow(/has ended/);
   });
 });
 

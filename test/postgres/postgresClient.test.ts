@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { PostgresClient } from '../../src/db/sql/postgresClient.js';
+import { startPostgres, type Postgres } from '../support/postgres.js';
+import { sqlClientContract } from '../support/sqlClientContract.js';
+
+let server: Postgres;
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(async () => server?.stop());
+
+/** A client on a new database of the cluster, closed when the test ends. */
+async function client(options: ConstructorParameters<typeof PostgresClient>[1] = {}): Promise<PostgresClient> {
+  const made = new PostgresClient(await server.createDatabase(), options);
+  onTestFinished(() => made.close());
+  return made;
+}
+
+describe('PostgresClient', () => {
+  sqlClientContract(() => client());
+
+  it("gives up on a transaction that keeps conflicting once writeWaitMs has passed, with PostgreSQL's error", async () => {
+    const url = await server.createDatabase();
+    const sql = new PostgresClient(url, { writeWaitMs: 200 });
+    const other = new PostgresClient(url);
+    onTestFinished(async () => {
+      await sql.close();
+      await other.close();
+    });
+    await sql.run('CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
+    await sql.run('INSERT INTO counters (id, n) VALUES (?, ?)', [1, 0]);
+    let runs = 0;
+    const started = Date.now();
+    // Every run reads the row, then another client commits a change to it, then the run writes
+    // it: a serialization failure each time.
+    const doomed = sql.transaction(async (tx) => {
+      runs++;
+      await tx.get('SELECT n FROM counters WHERE id = ?', [1]);
+      await other.run('UPDATE counters SET n = n + 1 WHERE id = ?', [1]);
+      await tx.run('UPDATE counters SET n = n + 100 WHERE id = ?', [1]);
+    });
+    await expect(doomed).rejects.toMatchObject({ code: '40001' });
+    expect(runs).toBeGreaterThan(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    // Nothing of the failed runs stayed; every one of the other client's updates did.
+    expect(await sql.get('SELECT n FROM counters WHERE id = ?', [1])).toEqual({ n: runs });
+  });
+});
