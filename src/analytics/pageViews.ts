@@ -26,7 +26,7 @@ export interface ReaderRequest extends ViewHeaders {
 
 export interface Targets {
   /** The blog and its published post `postSlug` (null: the blog itself), or null. */
-  target(blogSlug: string, postSlug: string | null): ViewTarget | null;
+  target(blogSlug: string, postSlug: string | null): Promise<ViewTarget | null>;
 }
 
 /** Where loads go to be counted (the counting thread, or in-process where it cannot start). */
@@ -51,25 +51,33 @@ export class PageViews {
    * An HTML page the site server answered: when it came from another site, its referrer host is
    * kept for a minute for the page's beacon, the only load that is counted.
    */
-  pageServed(request: ReaderRequest): void {
+  async pageServed(request: ReaderRequest): Promise<void> {
     if (request.referer === '' || notCounted(request) !== null) return;
-    this.hand('page', request, null);
+    await this.hand('page', request, null);
   }
 
   /** A beacon of the page `postSlug` (null: a listing page). */
-  beacon(request: ReaderRequest, postSlug: string | null): void {
+  async beacon(request: ReaderRequest, postSlug: string | null): Promise<void> {
     // Loads that are no view (HEAD, bots, prefetches) never reach the database here, not even
     // for the day's salt; the rules are cheap on this thread (isbot's verdicts are remembered).
     if (notCounted(request) !== null) return;
-    this.hand('beacon', request, postSlug);
+    await this.hand('beacon', request, postSlug);
   }
 
-  private hand(kind: ViewLoad['kind'], request: ReaderRequest, postSlug: string | null): void {
-    const target = this.deps.targets.target(request.blogSlug, postSlug);
-    if (!target) return;
+  /** Never rejects: a load whose target or salt the database could not give is not counted. */
+  private async hand(kind: ViewLoad['kind'], request: ReaderRequest, postSlug: string | null): Promise<void> {
     const at = this.deps.clock.now().getTime();
-    const today = this.today(at);
-    if (!today) return;
+    let target: ViewTarget | null;
+    let today: { day: string; text: string } | null;
+    try {
+      target = await this.deps.targets.target(request.blogSlug, postSlug);
+      if (!target) return;
+      today = await this.today(at);
+      if (!today) return;
+    } catch {
+      // The database busy or failing: this view is lost, the reader still gets the page.
+      return;
+    }
     // Named field by field: a rest-and-spread copy of the request cost more than everything
     // else a beacon does here.
     this.deps.sink.add({
@@ -91,16 +99,9 @@ export class PageViews {
     });
   }
 
-  private today(at: number): { day: string; text: string } | null {
+  private async today(at: number): Promise<{ day: string; text: string } | null> {
     if (this.salt && at < this.salt.until && at >= this.salt.until - 86_400_000) return this.salt;
-    let today: { day: string; salt: Buffer };
-    try {
-      today = this.deps.salts.today();
-    } catch {
-      // The day's salt could not be read or made (the database busy or failing): this view is
-      // lost, the reader still gets the page and its image.
-      return null;
-    }
+    const today = await this.deps.salts.today();
     if (this.salt?.day !== today.day) {
       const until = Date.parse(`${today.day}T00:00:00.000Z`) + 86_400_000;
       this.salt = { day: today.day, text: today.salt.toString('base64'), until };

@@ -22,12 +22,12 @@ export class RecentTargets implements Targets {
     private readonly limits = { ttlMs: TTL_MS, entries: MAX_ENTRIES },
   ) {}
 
-  target(blogSlug: string, postSlug: string | null): ViewTarget | null {
+  async target(blogSlug: string, postSlug: string | null): Promise<ViewTarget | null> {
     const key = `${blogSlug}\0${postSlug ?? ''}`;
     const now = this.clock.now().getTime();
     const known = this.entries.get(key);
     if (known && known.until > now) return known.target;
-    const target = this.source.target(blogSlug, postSlug);
+    const target = await this.source.target(blogSlug, postSlug);
     if (target === null) {
       this.entries.delete(key);
       return null;

@@ -9,9 +9,9 @@ import type { Clock } from '../lib/clock.js';
 /** Where salts live (SQLite: every process of a data dir hashes with the same salt). */
 export interface SaltStore {
   /** The day's salt: `fresh` when the day has none yet, else the one stored first. */
-  saltFor(day: string, fresh: Buffer): Buffer;
+  saltFor(day: string, fresh: Buffer): Promise<Buffer>;
   /** Deletes the salts of days before `day`. */
-  deleteSaltsBefore(day: string): void;
+  deleteSaltsBefore(day: string): Promise<void>;
 }
 
 /** `YYYY-MM-DD` of an instant, in UTC. */
@@ -33,12 +33,12 @@ export class DailySalts {
   ) {}
 
   /** Today's salt, read or made once a day; yesterday's and older are deleted then. */
-  today(): { day: string; salt: Buffer } {
+  async today(): Promise<{ day: string; salt: Buffer }> {
     const day = utcDay(this.clock.now());
     if (this.current?.day === day) return this.current;
-    const salt = this.store.saltFor(day, randomBytes(32));
+    const salt = await this.store.saltFor(day, randomBytes(32));
     // Yesterday's salt stays for the 48 hours the method promises; anything older goes now.
-    this.store.deleteSaltsBefore(dayBefore(day, 1));
+    await this.store.deleteSaltsBefore(dayBefore(day, 1));
     this.current = { day, salt };
     return this.current;
   }

@@ -7,7 +7,7 @@ import { prepareViewRules } from '../analytics/viewRules.js';
 import { DailySalts } from '../analytics/visitorHash.js';
 import type { Config } from '../config/config.js';
 import { AnalyticsRepo } from '../db/analyticsRepo.js';
-import type { Db } from '../db/database.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { PostsRepo } from '../db/postsRepo.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
@@ -33,16 +33,16 @@ export interface Analytics {
   stop(): Promise<void>;
 }
 
-export function composeAnalytics(deps: { config: Config; db: Db; posts: PostsRepo; clock: Clock; logger: Logger; metrics: Metrics }): Analytics {
-  const { db, clock, logger } = deps;
-  const repo = new AnalyticsRepo(db);
+export function composeAnalytics(deps: { config: Config; sql: SqlClient; posts: PostsRepo; clock: Clock; logger: Logger; metrics: Metrics }): Analytics {
+  const { sql, clock, logger } = deps;
+  const repo = new AnalyticsRepo(sql);
   // Counted in a worker thread (analytics/countingThread.ts says why); in this one only where no
   // compiled worker exists (running from sources).
   const script = compiledScript('analytics/countingWorker');
   const counting: Counting = script ? new CountingThread(script, logger) : new LocalCounting();
   const pageViews = new PageViews({ targets: new RecentTargets(repo, clock), salts: new DailySalts(repo, clock), sink: counting, clock });
   const flusher = new AnalyticsFlush({
-    db,
+    sql,
     repo,
     counting,
     clock,

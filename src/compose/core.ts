@@ -77,7 +77,7 @@ export function buildCore(options: ComposeOptions): Core {
     keep: config.backupKeep,
     media: { copy: config.storage !== 's3', store: storeLabel(config) },
   });
-  const analytics = composeAnalytics({ config, db, posts: repos.posts, clock, logger, metrics });
+  const analytics = composeAnalytics({ config, sql: data.sql, posts: repos.posts, clock, logger, metrics });
   const warmUp = new WarmUp({ settings: data.settings, cache: search.cache, listings: publisher, clock, logger });
   const background = { publisher, backups, searchWriter: search.writer, dispatcher };
   const expiredSignIns = new ExpiredSignIns({ sessions: services.sessions, loginLinks: services.loginLinks, clock });

@@ -111,7 +111,7 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
     }
     if (options.views && object.contentType.startsWith('text/html')) {
       // Only the beacon counts; a page remembers where its reader came from for it.
-      options.views.pageViews.pageServed(readerRequest(ctx.req, ctx.path, blog, host, options.views.trustProxyHops));
+      void options.views.pageViews.pageServed(readerRequest(ctx.req, ctx.path, blog, host, options.views.trustProxyHops));
     }
   };
 }

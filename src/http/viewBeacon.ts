@@ -82,7 +82,8 @@ export function withViewBeacon(next: RequestListener, deps: { views: Views; blog
     const { host, blog } = siteOfHost(header(req, 'host'), deps.blogForHost);
     if (blog === null || blog === NO_BLOG) return next(req, res);
     const slug = beaconSlug(url.slice(queryAt + 1));
-    if (slug !== undefined) deps.views.pageViews.beacon(readerRequest(req, BEACON_PATH, blog, host, deps.views.trustProxyHops), slug);
+    // Counted after the answer's bytes are on their way; the reader never waits for the count.
+    if (slug !== undefined) void deps.views.pageViews.beacon(readerRequest(req, BEACON_PATH, blog, host, deps.views.trustProxyHops), slug);
     res.writeHead(200, { ...PIXEL_HEADERS, 'X-Request-Id': requestIdFor(header(req, 'x-request-id')) });
     res.end(method === 'HEAD' ? undefined : PIXEL);
   };

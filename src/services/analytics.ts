@@ -33,31 +33,31 @@ export interface Overview extends Window {
 export class AnalyticsService {
   constructor(private readonly deps: { analytics: AnalyticsRepo; posts: Pick<PostsRepo, 'findBySlug'>; clock: Clock }) {}
 
-  overview(auth: AuthContext, blog: BlogWithDomain): Overview {
+  async overview(auth: AuthContext, blog: BlogWithDomain): Promise<Overview> {
     requireAnalytics(auth);
-    const window = this.window({ blogId: blog.id });
-    return { ...window, topPosts: this.deps.analytics.topPosts(blog.id, this.since(DAILY_DAYS), TOP_POSTS) };
+    const window = await this.window({ blogId: blog.id });
+    return { ...window, topPosts: await this.deps.analytics.topPosts(blog.id, this.since(DAILY_DAYS), TOP_POSTS) };
   }
 
   /** A post of the blog, published or not (a draft keeps the counts it had while published). */
-  post(auth: AuthContext, blog: BlogWithDomain, slug: string): Window & { slug: string } {
+  async post(auth: AuthContext, blog: BlogWithDomain, slug: string): Promise<Window & { slug: string }> {
     requireAnalytics(auth);
     const post = this.deps.posts.findBySlug(blog.id, slug);
     if (!post) throw new NotFoundError(`post "${slug}" not found`);
-    return { slug: post.slug, ...this.window({ postId: post.id }) };
+    return { slug: post.slug, ...(await this.window({ postId: post.id })) };
   }
 
-  private window(subject: Subject): Window {
+  private async window(subject: Subject): Promise<Window> {
     const { analytics } = this.deps;
-    const week = analytics.totals(subject, this.since(7));
-    const month = analytics.totals(subject, this.since(DAILY_DAYS));
+    const week = await analytics.totals(subject, this.since(7));
+    const month = await analytics.totals(subject, this.since(DAILY_DAYS));
     return {
       views7d: week.views,
       views30d: month.views,
       visitors7d: week.visitors,
       visitors30d: month.visitors,
-      daily: this.lastDays(analytics.daily(subject, this.since(DAILY_DAYS))),
-      referrers: analytics.referrers(subject, this.since(DAILY_DAYS), TOP_REFERRERS),
+      daily: this.lastDays(await analytics.daily(subject, this.since(DAILY_DAYS))),
+      referrers: await analytics.referrers(subject, this.since(DAILY_DAYS), TOP_REFERRERS),
     };
   }
 

@@ -64,8 +64,8 @@ export function analyticsRoutes({ analytics }: { analytics: AnalyticsService }):
       blogScoped: true,
       status: 200,
       response: overviewSchema,
-      handler: (ctx) => {
-        ctx.body = presentOverview(analytics.overview(authOf(ctx), blogOf(ctx)));
+      handler: async (ctx) => {
+        ctx.body = presentOverview(await analytics.overview(authOf(ctx), blogOf(ctx)));
       },
     },
     {
@@ -79,8 +79,8 @@ export function analyticsRoutes({ analytics }: { analytics: AnalyticsService }):
       blogScoped: true,
       status: 200,
       response: postSchema,
-      handler: (ctx) => {
-        ctx.body = presentPostAnalytics(analytics.post(authOf(ctx), blogOf(ctx), ctx.params.slug ?? ''));
+      handler: async (ctx) => {
+        ctx.body = presentPostAnalytics(await analytics.post(authOf(ctx), blogOf(ctx), ctx.params.slug ?? ''));
       },
     },
   ];

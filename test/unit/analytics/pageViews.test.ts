@@ -7,11 +7,11 @@ import { FakeClock } from '../../support/fakeClock.js';
 function memorySalts(): SaltStore {
   const salts = new Map<string, Buffer>();
   return {
-    saltFor: (day, fresh) => {
+    saltFor: async (day, fresh) => {
       if (!salts.has(day)) salts.set(day, fresh);
       return salts.get(day)!;
     },
-    deleteSaltsBefore: (day) => {
+    deleteSaltsBefore: async (day) => {
       for (const key of salts.keys()) if (key < day) salts.delete(key);
     },
   };
@@ -30,21 +30,21 @@ const reader: ReaderRequest = {
   address: '203.0.113.7',
 };
 
-describe('PageViews (the main thread’s part of counting)', () => {
-  it('hands each load on with its UTC day and that day’s salt, across midnight both ways', () => {
+describe('PageViews (the main thread’s part of counting)', async () => {
+  it('hands each load on with its UTC day and that day’s salt, across midnight both ways', async () => {
     const clock = new FakeClock('2026-03-24T23:59:59.900Z');
     const loads: ViewLoad[] = [];
     const views = new PageViews({
-      targets: { target: () => ({ blogId: 'B', postId: 'P' }) },
+      targets: { target: async () => ({ blogId: 'B', postId: 'P' }) },
       salts: new DailySalts(memorySalts(), clock),
       sink: { add: (l) => loads.push(l) },
       clock,
     });
-    views.beacon(reader, 'p');
+    await views.beacon(reader, 'p');
     clock.advance(200);
-    views.beacon(reader, 'p');
+    await views.beacon(reader, 'p');
     clock.set('2026-03-24T12:00:00.000Z');
-    views.beacon(reader, 'p');
+    await views.beacon(reader, 'p');
     expect(loads.map((l) => l.day)).toEqual(['2026-03-24', '2026-03-25', '2026-03-24']);
     expect(loads[0]!.salt).not.toBe(loads[1]!.salt);
     expect(loads[0]).toMatchObject({
@@ -60,20 +60,20 @@ describe('PageViews (the main thread’s part of counting)', () => {
     expect(loads[1]!.at).toBe(Date.parse('2026-03-25T00:00:00.100Z'));
   });
 
-  it('hands on nothing for HEAD, bots or a target that is not published', () => {
+  it('hands on nothing for HEAD, bots or a target that is not published', async () => {
     const clock = new FakeClock();
     const loads: ViewLoad[] = [];
     const views = new PageViews({
-      targets: { target: (_b, post) => (post === 'p' ? { blogId: 'B', postId: 'P' } : null) },
+      targets: { target: async (_b, post) => (post === 'p' ? { blogId: 'B', postId: 'P' } : null) },
       salts: new DailySalts(memorySalts(), clock),
       sink: { add: (l) => loads.push(l) },
       clock,
     });
-    views.beacon({ ...reader, method: 'HEAD' }, 'p');
-    views.beacon({ ...reader, userAgent: 'Googlebot/2.1 (+http://www.google.com/bot.html)' }, 'p');
-    views.beacon(reader, 'draft');
+    await views.beacon({ ...reader, method: 'HEAD' }, 'p');
+    await views.beacon({ ...reader, userAgent: 'Googlebot/2.1 (+http://www.google.com/bot.html)' }, 'p');
+    await views.beacon(reader, 'draft');
     expect(loads).toEqual([]);
-    views.beacon(reader, 'p');
+    await views.beacon(reader, 'p');
     expect(loads).toHaveLength(1);
   });
 });

@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/database.js';
 import { AnalyticsRepo } from '../../../src/db/analyticsRepo.js';
+import { SqliteClient } from '../../../src/db/sql/sqliteClient.js';
 import { DailySalts, dayBefore, visitorHash } from '../../../src/analytics/visitorHash.js';
 import { ViewCounter } from '../../../src/analytics/viewCounter.js';
 import { FakeClock } from '../../support/fakeClock.js';
 
 const dirs: string[] = [];
-afterEach(() => {
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -23,34 +26,39 @@ function repoOnDisk() {
       .prepare<[], { day: string }>('SELECT day FROM analytics_salts ORDER BY day')
       .all()
       .map((r) => r.day);
-  return { db, repo: new AnalyticsRepo(db), salts };
+  const sql = new SqliteClient(db);
+  closers.push(async () => {
+    await sql.close();
+    db.close();
+  });
+  return { db, repo: new AnalyticsRepo(sql), salts };
 }
 
 describe('daily salts', () => {
-  it('makes one salt per UTC day, shared by every process of the data dir', () => {
+  it('makes one salt per UTC day, shared by every process of the data dir', async () => {
     const { repo } = repoOnDisk();
     const clock = new FakeClock('2026-03-24T00:00:01.000Z');
     const a = new DailySalts(repo, clock);
     const b = new DailySalts(repo, clock);
-    expect(a.today().salt.equals(b.today().salt)).toBe(true);
-    const first = a.today().salt;
+    expect((await a.today()).salt.equals((await b.today()).salt)).toBe(true);
+    const first = (await a.today()).salt;
     clock.set('2026-03-24T23:59:59.999Z');
-    expect(a.today().salt.equals(first)).toBe(true);
+    expect((await a.today()).salt.equals(first)).toBe(true);
     clock.set('2026-03-25T00:00:00.000Z');
-    expect(a.today().day).toBe('2026-03-25');
-    expect(a.today().salt.equals(first)).toBe(false);
+    expect((await a.today()).day).toBe('2026-03-25');
+    expect((await a.today()).salt.equals(first)).toBe(false);
   });
 
-  it('deletes a salt once it is 48 hours old, so days cannot be linked', () => {
+  it('deletes a salt once it is 48 hours old, so days cannot be linked', async () => {
     const { repo, salts } = repoOnDisk();
     const clock = new FakeClock('2026-03-24T10:00:00.000Z');
     const daily = new DailySalts(repo, clock);
-    daily.today();
+    await daily.today();
     clock.advance(86_400_000);
-    daily.today();
+    await daily.today();
     expect(salts()).toEqual(['2026-03-24', '2026-03-25']);
     clock.advance(86_400_000);
-    daily.today();
+    await daily.today();
     expect(salts()).toEqual(['2026-03-25', '2026-03-26']);
   });
 
