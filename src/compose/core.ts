@@ -61,7 +61,7 @@ export function buildCore(options: ComposeOptions): Core {
   const { publisher } = publishing;
   const { runner } = publisher;
   const services = composeServices(
-    { config, db, repos, clock, logger, urls, store, content, runner, mediaRemoval: publishing.mediaRemoval, storeWatch: publishing.storeWatch },
+    { config, db, sql: data.sql, repos, clock, logger, urls, store, content, runner, mediaRemoval: publishing.mediaRemoval, storeWatch: publishing.storeWatch },
     options,
   );
   const { dispatcher } = services;

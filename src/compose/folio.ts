@@ -37,6 +37,7 @@ import type { JobsRepo } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import type { DiscoveryRepo } from '../db/discoveryRepo.js';
 import type { WebhooksRepo } from '../db/webhooksRepo.js';
+import type { WebhookQueueRepo } from '../db/webhookQueueRepo.js';
 import type { BlogSearcher } from '../search/ports.js';
 import type { Analytics } from './analytics.js';
 import type { SessionsRepo } from '../db/sessionsRepo.js';
@@ -56,6 +57,8 @@ export interface Repos {
   jobs: JobsRepo;
   media: MediaRepo;
   webhooks: WebhooksRepo;
+  /** Deliveries queued inside the transactions of post changes (still on better-sqlite3). */
+  webhookQueue: WebhookQueueRepo;
   /** GET /v1/discover's index across blogs (behind the DiscoveryIndex port). */
   discovery: DiscoveryRepo;
   /** Dashboard sign-in (docs/dashboard.md): sessions and one-time links. */

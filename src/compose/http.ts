@@ -44,7 +44,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
   const { posts, transitions, media, blogs, domains, apiKeys } = core;
   const hosts = blogForHost(repos.blogs, serviceHostname(config));
   const webhooks = new WebhooksService({
-    db,
+    sql: core.sql,
     blogs: repos.blogs,
     webhooks: repos.webhooks,
     clock,

@@ -1,4 +1,5 @@
 /** The services part of the composition root: what the API and the CLI call, and the webhook events they record. */
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { Config } from '../config/config.js';
 import { serviceHostname } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
@@ -71,6 +72,7 @@ export function composeServices(
   deps: {
     config: Config;
     db: Db;
+    sql: SqlClient;
     repos: Repos;
     clock: Clock;
     logger: Logger;
@@ -85,7 +87,7 @@ export function composeServices(
 ): Services {
   const { config, db, repos, clock, logger, urls, runner } = deps;
   const dispatcher = new WebhookDispatcher({
-    db,
+    sql: deps.sql,
     repo: repos.webhooks,
     clock,
     logger,
@@ -93,7 +95,7 @@ export function composeServices(
     allowPrivate: config.webhooksAllowPrivate,
     ...(options.webhookLimits ? { limits: options.webhookLimits } : {}),
   });
-  const events = new WebhookEvents(repos.webhooks, urls, () => dispatcher.deliverDue());
+  const events = new WebhookEvents(repos.webhookQueue, urls, () => dispatcher.deliverDue());
   const postDeps = { db, posts: repos.posts, revisions: repos.revisions, jobs: repos.jobs, media: repos.media, events, runner, clock, content: deps.content };
   const pipeline = new ImagePipeline({ maxPixels: config.mediaMaxPixels, timeLimitMs: config.mediaTimeLimitMs });
   const posts = new PostsService(postDeps);

@@ -17,6 +17,7 @@ import { PostRevisionsRepo } from '../db/postRevisionsRepo.js';
 import { MediaRepo } from '../db/mediaRepo.js';
 import { DiscoveryRepo } from '../db/discoveryRepo.js';
 import { WebhooksRepo } from '../db/webhooksRepo.js';
+import { WebhookQueueRepo } from '../db/webhookQueueRepo.js';
 import { SettingsRepo } from '../db/settingsRepo.js';
 import { resolvePublicUrlSettings } from '../services/publicUrlSettings.js';
 import { checkStoreForCommand, settleStoreForServer } from '../services/storeSettings.js';
@@ -53,7 +54,8 @@ export function createRepos(db: Db, sql: SqlClient): Repos {
     domains: new DomainsRepo(db),
     jobs: new JobsRepo(db),
     media: new MediaRepo(db),
-    webhooks: new WebhooksRepo(db),
+    webhooks: new WebhooksRepo(sql),
+    webhookQueue: new WebhookQueueRepo(db),
     discovery: new DiscoveryRepo(db),
     sessions: new SessionsRepo(sql),
     loginLinks: new LoginLinksRepo(sql),

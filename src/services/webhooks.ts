@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { BlogWithDomain } from '../domain/blog.js';
-import type { Db } from '../db/database.js';
 import type { AttemptView, Webhook, WebhooksRepo } from '../db/webhooksRepo.js';
-import { writeTransaction } from '../db/writeTransaction.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors.js';
 import { BlockedAddressError, resolveAllowed, type Lookup } from '../webhooks/addressGuard.js';
@@ -16,7 +15,7 @@ export const MAX_WEBHOOKS_PER_BLOG = 10;
 export class WebhooksService {
   constructor(
     private readonly deps: {
-      db: Db;
+      sql: SqlClient;
       blogs: BlogsRepo;
       webhooks: WebhooksRepo;
       clock: Clock;
@@ -46,8 +45,9 @@ export class WebhooksService {
       if (err instanceof BlockedAddressError) throw new BadRequestError(`url refused: ${err.message}`, { details: [{ field: 'url', message: err.message }] });
       throw err;
     }
-    return writeTransaction(this.deps.db, () => {
-      if (this.deps.webhooks.listByBlog(blog.id).length >= MAX_WEBHOOKS_PER_BLOG)
+    return this.deps.sql.transaction(async (tx) => {
+      const webhooks = this.deps.webhooks.in(tx);
+      if ((await webhooks.listByBlog(blog.id)).length >= MAX_WEBHOOKS_PER_BLOG)
         throw new ConflictError(`a blog can have at most ${MAX_WEBHOOKS_PER_BLOG} webhooks; delete one first`);
       const webhook: Webhook = {
         id: randomUUID(),
@@ -57,22 +57,22 @@ export class WebhooksService {
         secret: `whsec_${randomBytes(24).toString('base64')}`,
         createdAt: isoNow(this.deps.clock),
       };
-      this.deps.webhooks.insert(webhook);
+      await webhooks.insert(webhook);
       return webhook;
     });
   }
 
-  list(auth: AuthContext, blogId: string): Webhook[] {
+  list(auth: AuthContext, blogId: string): Promise<Webhook[]> {
     return this.deps.webhooks.listByBlog(this.blog(auth, blogId).id);
   }
 
   async delete(auth: AuthContext, blogId: string, webhookId: string): Promise<void> {
-    await writeTransaction(this.deps.db, () => this.deps.webhooks.delete(this.webhook(auth, blogId, webhookId).id));
+    await this.deps.webhooks.delete((await this.webhook(auth, blogId, webhookId)).id);
   }
 
   /** The most recent attempts, newest first. */
-  attempts(auth: AuthContext, blogId: string, webhookId: string): AttemptView[] {
-    return this.deps.webhooks.attempts(this.webhook(auth, blogId, webhookId).id, 100);
+  async attempts(auth: AuthContext, blogId: string, webhookId: string): Promise<AttemptView[]> {
+    return this.deps.webhooks.attempts((await this.webhook(auth, blogId, webhookId)).id, 100);
   }
 
   /**
@@ -81,11 +81,12 @@ export class WebhooksService {
    * retried with back-off only within 24 hours of its event.
    */
   async redeliver(auth: AuthContext, blogId: string, webhookId: string, deliveryId: string): Promise<{ deliveryId: string }> {
-    const webhook = this.webhook(auth, blogId, webhookId);
-    await writeTransaction(this.deps.db, () => {
-      const delivery = this.deps.webhooks.findDelivery(webhook.id, deliveryId);
+    const webhook = await this.webhook(auth, blogId, webhookId);
+    await this.deps.sql.transaction(async (tx) => {
+      const webhooks = this.deps.webhooks.in(tx);
+      const delivery = await webhooks.findDelivery(webhook.id, deliveryId);
       if (!delivery) throw new NotFoundError('delivery not found');
-      this.deps.webhooks.redeliver(delivery.id, isoNow(this.deps.clock));
+      await webhooks.redeliver(delivery.id, isoNow(this.deps.clock));
     });
     this.deps.wake?.();
     return { deliveryId };
@@ -97,9 +98,9 @@ export class WebhooksService {
     return blog;
   }
 
-  private webhook(auth: AuthContext, blogId: string, webhookId: string): Webhook {
+  private async webhook(auth: AuthContext, blogId: string, webhookId: string): Promise<Webhook> {
     const blog = this.blog(auth, blogId);
-    const webhook = this.deps.webhooks.find(webhookId);
+    const webhook = await this.deps.webhooks.find(webhookId);
     if (!webhook || webhook.blogId !== blog.id) throw new NotFoundError('webhook not found');
     return webhook;
   }

@@ -11,9 +11,8 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook as Signer } from 'standardwebhooks';
 import type { Clock } from '../lib/clock.js';
-import type { Db } from '../db/database.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { Delivery, DueDelivery, WebhooksRepo } from '../db/webhooksRepo.js';
-import { writeTransaction } from '../db/writeTransaction.js';
 import type { Logger } from '../lib/logger.js';
 import { resolveAllowed, type Lookup } from './addressGuard.js';
 
@@ -35,7 +34,7 @@ export interface DeliveryLimits {
 export const DELIVERY_LIMITS: DeliveryLimits = { timeoutMs: 10_000, maxInFlight: 16, perAccount: 4, closeGraceMs: 1_000 };
 
 export interface DispatcherDeps {
-  db: Db;
+  sql: SqlClient;
   repo: WebhooksRepo;
   clock: Clock;
   logger: Logger;
@@ -112,13 +111,31 @@ export class WebhookDispatcher {
   private readonly stop = new AbortController();
   private readonly limits: DeliveryLimits;
   private closed = false;
+  /** The reading of due deliveries under way, if any (deliverDue). */
+  private filling: Promise<void> | null = null;
+  private fillAgain = false;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.limits = { ...DELIVERY_LIMITS, ...deps.limits };
   }
 
-  /** Starts sends for every due delivery it has room for; returns at once. */
+  /**
+   * Starts sends for every due delivery it has room for; returns at once. Calls while the due
+   * deliveries are being read run once more after it, so no wake-up is lost.
+   */
   deliverDue(): void {
+    if (this.filling) {
+      this.fillAgain = true;
+      return;
+    }
+    this.fillAgain = false;
+    this.filling = this.fill().finally(() => {
+      this.filling = null;
+      if (this.fillAgain && !this.closed) this.deliverDue();
+    });
+  }
+
+  private async fill(): Promise<void> {
     const { maxInFlight, perAccount } = this.limits;
     while (!this.closed && this.running.size < maxInFlight) {
       let due: DueDelivery[];
@@ -126,7 +143,7 @@ export class WebhookDispatcher {
         // Busy webhooks and accounts at their share are left out by the query itself: however
         // many deliveries they have waiting, the next ones of every other account are found.
         const full = [...this.perAccount].filter(([, n]) => n >= perAccount).map(([account]) => account);
-        due = this.deps.repo.due(this.deps.clock.now().toISOString(), { skipWebhooks: [...this.busyWebhooks], skipAccounts: full }, 50);
+        due = await this.deps.repo.due(this.deps.clock.now().toISOString(), { skipWebhooks: [...this.busyWebhooks], skipAccounts: full }, 50);
       } catch (err) {
         this.deps.logger.warn({ err }, 'webhook deliveries could not be read; trying again at the next tick');
         return;
@@ -167,9 +184,14 @@ export class WebhookDispatcher {
    */
   async idle(): Promise<void> {
     for (;;) {
+      if (this.filling) {
+        await this.filling;
+        continue;
+      }
       if (this.running.size === 0) {
         await new Promise((resolve) => setImmediate(resolve));
-        if (this.running.size === 0) return;
+        if (this.running.size === 0 && !this.filling) return;
+        continue;
       }
       await Promise.allSettled([...this.running]);
     }
@@ -193,7 +215,7 @@ export class WebhookDispatcher {
 
   private async attempt(delivery: DueDelivery): Promise<void> {
     const { repo, clock, logger } = this.deps;
-    const webhook = repo.find(delivery.webhookId);
+    const webhook = await repo.find(delivery.webhookId);
     if (!webhook) return;
     const started = performance.now();
     let responseCode: number | null = null;
@@ -233,6 +255,6 @@ export class WebhookDispatcher {
       next = { status: gaveUp ? 'failed' : 'pending', nextAttemptAt: new Date(retryAt).toISOString() };
       if (gaveUp) logger.warn({ delivery: delivery.id, webhook: webhook.id, error }, 'webhook delivery failed for 24 hours; giving up');
     }
-    await writeTransaction(this.deps.db, () => repo.recordAttempt(delivery, { at: now.toISOString(), responseCode, durationMs, error }, next));
+    await this.deps.sql.transaction((tx) => repo.in(tx).recordAttempt(delivery, { at: now.toISOString(), responseCode, durationMs, error }, next));
   }
 }

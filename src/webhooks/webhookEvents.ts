@@ -4,7 +4,7 @@
  */
 import type { BlogWithDomain } from '../domain/blog.js';
 import type { Post } from '../domain/post.js';
-import type { WebhooksRepo } from '../db/webhooksRepo.js';
+import type { WebhookQueueRepo } from '../db/webhookQueueRepo.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
 
 export const WEBHOOK_EVENTS = [
@@ -25,7 +25,7 @@ export class WebhookEvents {
    * has committed or rolled back.
    */
   constructor(
-    private readonly repo: WebhooksRepo,
+    private readonly repo: Pick<WebhookQueueRepo, 'enqueue'>,
     private readonly urls: SiteUrls,
     private readonly queued: () => void = () => undefined,
   ) {}

@@ -110,12 +110,12 @@ export class RouteFixtures {
     }
     values.revisionId = this.newestRevision(values.blogId);
     values.otherRevisionId = this.newestRevision(values.otherBlogId);
-    values.webhookId = this.webhookOf(values.blogId, values.webhookId);
+    values.webhookId = await this.webhookOf(values.blogId, values.webhookId);
     values.sessionId = await this.sessionOf(t.accountId, values.sessionId);
     values.otherSessionId = await this.sessionOf(this.other.accountId, values.otherSessionId);
-    values.otherWebhookId = this.webhookOf(values.otherBlogId, values.otherWebhookId);
-    values.deliveryId = this.deliveryOf(values.webhookId, values.deliveryId);
-    values.otherDeliveryId = this.deliveryOf(values.otherWebhookId, values.otherDeliveryId);
+    values.otherWebhookId = await this.webhookOf(values.otherBlogId, values.otherWebhookId);
+    values.deliveryId = await this.deliveryOf(values.webhookId, values.deliveryId);
+    values.otherDeliveryId = await this.deliveryOf(values.otherWebhookId, values.otherDeliveryId);
     if (!values.freeBlogId || !blogs.findOwned(this.free.accountId, values.freeBlogId))
       values.freeBlogId = await this.blogOf(this.free.accountId, this.free.key);
     for (const name of ['accountKey', 'otherAccountKey', 'freePlanKey', 'blogKey', 'readOnlyKey'])
@@ -157,11 +157,11 @@ export class RouteFixtures {
    * FOLIO_WEBHOOKS_ALLOW_PRIVATE, and this one must never be reached (deliveries to it are
    * blocked at the address check, without any network).
    */
-  private webhookOf(blogId: string, current: string | undefined): string {
+  private async webhookOf(blogId: string, current: string | undefined): Promise<string> {
     const { webhooks } = this.t.folio.repos;
-    if (current && webhooks.find(current)?.blogId === blogId) return current;
+    if (current && (await webhooks.find(current))?.blogId === blogId) return current;
     const id = `fixture-hook-${process.pid}-${++this.counter}`;
-    webhooks.insert({
+    await webhooks.insert({
       id,
       blogId,
       url: 'http://127.0.0.1:9/hook',
@@ -183,9 +183,9 @@ export class RouteFixtures {
    * A delivery of the webhook, written through the database as the fixture webhook is: failed,
    * so nothing sends it unless a run redelivers it (and then the address check blocks it).
    */
-  private deliveryOf(webhookId: string, current: string | undefined): string {
+  private async deliveryOf(webhookId: string, current: string | undefined): Promise<string> {
     const { webhooks } = this.t.folio.repos;
-    if (current && webhooks.findDelivery(webhookId, current)) return current;
+    if (current && (await webhooks.findDelivery(webhookId, current))) return current;
     const id = `msg_fixture${process.pid}x${++this.counter}`;
     this.t.folio.db
       .prepare(

@@ -105,8 +105,8 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
       scope: 'blogs:read',
       status: 200,
       response: dataListSchema(webhookSchema),
-      handler: (ctx) => {
-        ctx.body = { data: webhooks.list(authOf(ctx), ctx.params.id ?? '').map(presentWebhook) };
+      handler: async (ctx) => {
+        ctx.body = { data: (await webhooks.list(authOf(ctx), ctx.params.id ?? '')).map(presentWebhook) };
       },
     },
     {
@@ -135,8 +135,8 @@ export function webhookRoutes({ webhooks }: { webhooks: WebhooksService }): Rout
       scope: 'blogs:read',
       status: 200,
       response: dataListSchema(attemptSchema),
-      handler: (ctx) => {
-        ctx.body = { data: webhooks.attempts(authOf(ctx), ctx.params.id ?? '', ctx.params.webhookId ?? '').map(presentAttempt) };
+      handler: async (ctx) => {
+        ctx.body = { data: (await webhooks.attempts(authOf(ctx), ctx.params.id ?? '', ctx.params.webhookId ?? '')).map(presentAttempt) };
       },
     },
     {
