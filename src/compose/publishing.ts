@@ -2,6 +2,7 @@
  * The publishing part of the composition root: publishing itself (its job runner, pipelines and
  * stages), and what a job needs besides (removing a deleted image, the store guard).
  */
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from '../db/database.js';
@@ -35,6 +36,7 @@ import type { Repos } from './folio.js';
 interface PublishingParts {
   config: Config;
   db: Db;
+  sql: SqlClient;
   repos: Repos;
   settings: SettingsRepo;
   store: SiteStore;
@@ -73,7 +75,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     jobs: repos.jobs,
     accounts: repos.accounts,
     site: new SiteRepo(db),
-    hashes: new ObjectHashesRepo(db),
+    hashes: new ObjectHashesRepo(parts.sql),
     store,
     urls,
     theme: lazyTheme(templatesDir),
@@ -89,7 +91,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     cache,
     cdn,
     staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: parts.buildSegment }),
-    listingSnapshots: new ListingSnapshotsRepo(db),
+    listingSnapshots: new ListingSnapshotsRepo(parts.sql),
     media: repos.media,
     staticSearchBehind: staticSearchMarks(parts.settings, parts.clock),
     removeMedia: (job) => mediaRemoval.handle(job),

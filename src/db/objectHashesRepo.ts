@@ -1,75 +1,66 @@
-import type { Db } from './database.js';
+import type { SqlClient } from './sql/sqlClient.js';
 
 /** Content hashes of the objects the publisher wrote, per blog. */
 export class ObjectHashesRepo {
-  private readonly getStmt;
-  private readonly setStmt;
-  private readonly deleteStmt;
-  private readonly clearStmt;
-  private readonly allStmt;
-  private readonly pageStmt;
-  private readonly underStmt;
-  private readonly setManyTx;
-  private readonly deleteManyTx;
+  constructor(private readonly sql: SqlClient) {}
 
-  constructor(db: Db) {
-    this.getStmt = db.prepare<[string, string], { hash: string }>('SELECT hash FROM object_hashes WHERE blog_id = ? AND key = ?');
-    this.setStmt = db.prepare('INSERT INTO object_hashes (blog_id, key, hash) VALUES (?, ?, ?) ON CONFLICT (blog_id, key) DO UPDATE SET hash = excluded.hash');
-    this.deleteStmt = db.prepare('DELETE FROM object_hashes WHERE blog_id = ? AND key = ?');
-    this.clearStmt = db.prepare('DELETE FROM object_hashes WHERE blog_id = ?');
-    this.allStmt = db.prepare<[string], { key: string; hash: string }>('SELECT key, hash FROM object_hashes WHERE blog_id = ?');
-    this.pageStmt = db.prepare<[string, string, number], { key: string; hash: string }>(
-      'SELECT key, hash FROM object_hashes WHERE blog_id = ? AND key > ? ORDER BY key LIMIT ?',
-    );
-    // A range over the primary key's order, not LIKE: a prefix may hold `%` or `_`.
-    this.underStmt = db.prepare<[string, string, string], { key: string }>(
-      'SELECT key FROM object_hashes WHERE blog_id = ? AND key >= ? AND key < ? ORDER BY key',
-    );
-    // One transaction per batch: a commit per row made recording a rebuild's 12,000 hashes slow.
-    this.setManyTx = db.transaction((blogId: string, entries: readonly (readonly [string, string])[]) => {
-      for (const [key, hash] of entries) this.setStmt.run(blogId, key, hash);
-    });
-    this.deleteManyTx = db.transaction((blogId: string, keys: readonly string[]) => {
-      for (const key of keys) this.deleteStmt.run(blogId, key);
-    });
+  async get(blogId: string, key: string): Promise<string | null> {
+    return (await this.sql.get<{ hash: string }>('SELECT hash FROM object_hashes WHERE blog_id = ? AND key = ?', [blogId, key]))?.hash ?? null;
   }
 
-  get(blogId: string, key: string): string | null {
-    return this.getStmt.get(blogId, key)?.hash ?? null;
-  }
-
-  all(blogId: string): Map<string, string> {
-    return new Map(this.allStmt.all(blogId).map((row) => [row.key, row.hash]));
+  async all(blogId: string): Promise<Map<string, string>> {
+    const rows = await this.sql.all<{ key: string; hash: string }>('SELECT key, hash FROM object_hashes WHERE blog_id = ?', [blogId]);
+    return new Map(rows.map((row) => [row.key, row.hash]));
   }
 
   /** Up to `limit` recorded hashes after `afterKey` in key order (keyset paging: '' starts). */
-  page(blogId: string, afterKey: string, limit: number): [string, string][] {
-    return this.pageStmt.all(blogId, afterKey, limit).map((row) => [row.key, row.hash]);
+  async page(blogId: string, afterKey: string, limit: number): Promise<[string, string][]> {
+    const rows = await this.sql.all<{ key: string; hash: string }>('SELECT key, hash FROM object_hashes WHERE blog_id = ? AND key > ? ORDER BY key LIMIT ?', [
+      blogId,
+      afterKey,
+      limit,
+    ]);
+    return rows.map((row) => [row.key, row.hash]);
   }
 
   /** Recorded keys that start with `prefix`. */
-  keysUnder(blogId: string, prefix: string): string[] {
-    return this.underStmt.all(blogId, prefix, `${prefix}\u{10FFFF}`).map((row) => row.key);
+  async keysUnder(blogId: string, prefix: string): Promise<string[]> {
+    // A range over the primary key's order, not LIKE: a prefix may hold `%` or `_`.
+    const rows = await this.sql.all<{ key: string }>('SELECT key FROM object_hashes WHERE blog_id = ? AND key >= ? AND key < ? ORDER BY key', [
+      blogId,
+      prefix,
+      `${prefix}\u{10FFFF}`,
+    ]);
+    return rows.map((row) => row.key);
   }
 
-  set(blogId: string, key: string, hash: string): void {
-    this.setStmt.run(blogId, key, hash);
+  async set(blogId: string, key: string, hash: string): Promise<void> {
+    await this.sql.run(SET, [blogId, key, hash]);
   }
 
-  /** Records `[key, hash]` pairs in one transaction. */
-  setMany(blogId: string, entries: readonly (readonly [string, string])[]): void {
-    if (entries.length > 0) this.setManyTx(blogId, entries);
+  /** Records `[key, hash]` pairs in one transaction (a commit per row made recording a rebuild's 12,000 hashes slow). */
+  async setMany(blogId: string, entries: readonly (readonly [string, string])[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.sql.transaction(async (tx) => {
+      for (const [key, hash] of entries) await tx.run(SET, [blogId, key, hash]);
+    });
   }
 
-  delete(blogId: string, key: string): void {
-    this.deleteStmt.run(blogId, key);
+  async delete(blogId: string, key: string): Promise<void> {
+    await this.sql.run(DELETE, [blogId, key]);
   }
 
-  deleteMany(blogId: string, keys: readonly string[]): void {
-    if (keys.length > 0) this.deleteManyTx(blogId, keys);
+  async deleteMany(blogId: string, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.sql.transaction(async (tx) => {
+      for (const key of keys) await tx.run(DELETE, [blogId, key]);
+    });
   }
 
-  clear(blogId: string): void {
-    this.clearStmt.run(blogId);
+  async clear(blogId: string): Promise<void> {
+    await this.sql.run('DELETE FROM object_hashes WHERE blog_id = ?', [blogId]);
   }
 }
+
+const SET = 'INSERT INTO object_hashes (blog_id, key, hash) VALUES (?, ?, ?) ON CONFLICT (blog_id, key) DO UPDATE SET hash = excluded.hash';
+const DELETE = 'DELETE FROM object_hashes WHERE blog_id = ? AND key = ?';

@@ -13,17 +13,24 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDatabaseBusy, type Db } from './database.js';
+import { writeTurnsOf } from './sql/writeTurns.js';
 
 export const WRITE_WAIT_MS = 5_000;
 
 export async function writeTransaction<T>(db: Db, fn: () => T, maxWaitMs = WRITE_WAIT_MS): Promise<T> {
-  const deadline = Date.now() + maxWaitMs;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return db.transaction(fn).immediate();
-    } catch (err) {
-      if (!isDatabaseBusy(err) || Date.now() >= deadline) throw err;
-      await sleep(Math.min(100, 5 * 2 ** attempt));
+  // In this process's order with the SqlClient's writes on the same file (sql/writeTurns.ts).
+  const release = await writeTurnsOf(db).take();
+  try {
+    const deadline = Date.now() + maxWaitMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return db.transaction(fn).immediate();
+      } catch (err) {
+        if (!isDatabaseBusy(err) || Date.now() >= deadline) throw err;
+        await sleep(Math.min(100, 5 * 2 ** attempt));
+      }
     }
+  } finally {
+    release();
   }
 }

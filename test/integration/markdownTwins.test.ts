@@ -98,7 +98,7 @@ describe('Markdown twins', () => {
     const twins = (await t.folio.store.list('twins/')).filter((key) => key.endsWith('.md'));
     expect(twins.length).toBeGreaterThan(0);
     await t.folio.store.deleteMany(twins);
-    new ObjectHashesRepo(t.folio.db).deleteMany(blogId, twins);
+    await new ObjectHashesRepo(t.folio.sql).deleteMany(blogId, twins);
     expect((await get('/twin-one.md')).status).toBe(404);
     new SettingsRepo(t.folio.db).set('render_fingerprint', 'a-build-without-twins', '2026-01-01T00:00:00.000Z');
     expect(t.folio.reRenderAfterUpgrade()).toBeGreaterThan(0);

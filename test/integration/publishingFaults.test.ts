@@ -65,20 +65,20 @@ describe('publishing when the store fails', () => {
       t.clock.advance(60_000);
       await t.folio.posts.create(row, { title: `Chunk post ${i}`, contentMd: `Body ${i}.`, tags: [`tag-${i % 5}`], status: 'published' });
     }
-    const hashes = new ObjectHashesRepo(t.folio.db);
+    const hashes = new ObjectHashesRepo(t.folio.sql);
 
     // Puts fail from the 301st on; the store still flushes what it accepted.
     faulty.failAfterPuts = 300;
     faulty.putsOnly = true;
     await expect(t.folio.publisher.rebuild(row)).rejects.toThrow(/simulated crash/);
-    const kept = hashes.all(row.id).size;
+    const kept = (await hashes.all(row.id)).size;
     // Every accepted write is recorded once flushed; more than one chunk of 200 post pages got through.
     expect(kept).toBe(300);
 
     faulty.failAfterPuts = null;
     faulty.puts = 0;
     const result = await t.folio.publisher.rebuild(row);
-    expect(result.written + result.unchanged).toBe(hashes.all(row.id).size);
+    expect(result.written + result.unchanged).toBe((await hashes.all(row.id)).size);
     expect(result.unchanged).toBe(kept);
     expect(result.written + result.unchanged).toBeGreaterThan(450);
     const report = await t.folio.publisher.verify(row);

@@ -209,7 +209,7 @@ describe('social cards', () => {
     const cards = await storedCards();
     expect(cards.length).toBeGreaterThan(5);
     await t.folio.store.deleteMany(cards);
-    new ObjectHashesRepo(t.folio.db).deleteMany(blogId, cards);
+    await new ObjectHashesRepo(t.folio.sql).deleteMany(blogId, cards);
     new SettingsRepo(t.folio.db).set('render_fingerprint', 'a-build-without-cards', '2026-01-01T00:00:00.000Z');
     expect(t.folio.reRenderAfterUpgrade()).toBeGreaterThan(0);
     await t.folio.tick();
@@ -240,7 +240,7 @@ describe('the cards of a big blog', () => {
     const all = await cardsOfMany();
     expect(all).toHaveLength(count + 1);
     await t.folio.store.deleteMany(all);
-    new ObjectHashesRepo(t.folio.db).deleteMany(many, all);
+    await new ObjectHashesRepo(t.folio.sql).deleteMany(many, all);
 
     const blog = t.folio.repos.blogs.findById(many)!;
     await t.folio.publisher.rebuild(blog);

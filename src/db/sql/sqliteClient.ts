@@ -23,6 +23,7 @@ import { isDatabaseBusy, openConnection, type Db } from '../database.js';
 import { WRITE_WAIT_MS } from '../writeTransaction.js';
 import type { SqlClient, SqlParams, SqlRunResult, SqlTransaction } from './sqlClient.js';
 import { StatementCache } from './statementCache.js';
+import { writeTurnsOf, type WriteTurns } from './writeTurns.js';
 
 export interface SqliteClientOptions {
   /** How long a write waits for a lock another process holds before failing with SQLITE_BUSY. */
@@ -34,8 +35,8 @@ export class SqliteClient implements SqlClient {
   private writes: StatementCache | undefined;
   private writer: Db | undefined;
   private autoCheckpointPages: number | undefined;
-  /** Settles when the last write asked for so far has ended: the next one waits for it. */
-  private tail: Promise<void> = Promise.resolve();
+  /** Shared with writeTransaction.ts on the same connection (writeTurns.ts). */
+  private readonly turns: WriteTurns;
   private readonly current = new AsyncLocalStorage<SqliteTransaction>();
   private readonly writeWaitMs: number;
 
@@ -45,6 +46,7 @@ export class SqliteClient implements SqlClient {
   ) {
     if (reader.memory) throw new Error('SqliteClient needs a database file: an in-memory database has no second connection');
     this.reads = new StatementCache(reader);
+    this.turns = writeTurnsOf(reader);
     this.writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
   }
 
@@ -76,7 +78,7 @@ export class SqliteClient implements SqlClient {
       await this.retryWhileBusy(() => statements.prepare('BEGIN IMMEDIATE').run());
       const tx = new SqliteTransaction(statements);
       try {
-        const result = await this.current.run(tx, () => fn(tx));
+        const result = await this.current.run(tx, () => this.turns.hold(() => fn(tx)));
         statements.prepare('COMMIT').run();
         return result;
       } catch (err) {
@@ -117,15 +119,8 @@ export class SqliteClient implements SqlClient {
     }
   }
 
-  /** Waits for the writes asked for before this one; the function returned lets the next one go. */
-  private async turn(): Promise<() => void> {
-    const previous = this.tail;
-    let release!: () => void;
-    this.tail = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await previous;
-    return release;
+  private turn(): Promise<() => void> {
+    return this.turns.take();
   }
 
   private writeStatements(): StatementCache {

@@ -35,9 +35,9 @@ export interface ListingSource extends SummaryReader {
 
 /** Where snapshots are kept (ListingSnapshotsRepo). */
 export interface SnapshotStore {
-  get(blogId: string): { seq: number; data: Uint8Array } | null;
-  put(blogId: string, seq: number, data: Buffer, now: string): void;
-  delete(blogId: string): void;
+  get(blogId: string): Promise<{ seq: number; data: Uint8Array } | null>;
+  put(blogId: string, seq: number, data: Buffer, now: string): Promise<void>;
+  delete(blogId: string): Promise<void>;
 }
 
 export interface ListingCacheOptions {
@@ -106,9 +106,9 @@ export class ListingCache {
   }
 
   /** Drops a blog's entry and its snapshot (the blog was deleted). */
-  forget(blogId: string): void {
+  async forget(blogId: string): Promise<void> {
     this.entries.delete(blogId);
-    this.snapshots?.delete(blogId);
+    await this.snapshots?.delete(blogId);
   }
 
   /**
@@ -124,10 +124,10 @@ export class ListingCache {
       // does not reach back to is of no use.
       if (!entry.dirty && entry.seq - entry.savedSeq <= this.keepChanges / 2) continue;
       try {
-        this.snapshots.put(blogId, entry.seq, encodeListing(entry.posts, entry.titleCounts, titleCountsOf), now);
+        await this.snapshots.put(blogId, entry.seq, encodeListing(entry.posts, entry.titleCounts, titleCountsOf), now);
       } catch {
-        // A snapshot is a cache: one that cannot be written now (another process holding
-        // SQLite's write lock) stays due and is tried again at the next save.
+        // A snapshot is a cache: one that cannot be written now (another process held SQLite's
+        // write lock too long) stays due and is tried again at the next save.
         continue;
       }
       entry.dirty = false;
@@ -144,15 +144,12 @@ export class ListingCache {
   }
 
   private load(blogId: string): Promise<BlogListing> {
-    return this.loading.load(blogId, () => {
-      const restored = this.restore(blogId);
-      return restored ? Promise.resolve(restored) : this.readAll(blogId);
-    });
+    return this.loading.load(blogId, async () => (await this.restore(blogId)) ?? this.readAll(blogId));
   }
 
   /** The blog's saved listing when the log reaches back to it and replaying it is cheap. */
-  private restore(blogId: string): BlogListing | null {
-    const saved = this.snapshots?.get(blogId);
+  private async restore(blogId: string): Promise<BlogListing | null> {
+    const saved = await this.snapshots?.get(blogId);
     if (!saved || !this.reaches(saved.seq)) return null;
     if (this.source.changesSince(blogId, saved.seq).length > MAX_REPLAY) return null;
     return BlogListing.restore(saved.seq, blogId, this.source, saved.data);

@@ -31,13 +31,13 @@ export class SiteDeletion {
   async run(job: PublishJob): Promise<void> {
     const { store, hashes, blogs, indexes, domains, purge, logger } = this.deps;
     if (job.payload.hostname) await domains.release(job.payload.hostname, job.blogSlug);
-    this.deps.listings.forget(job.blogId);
+    await this.deps.listings.forget(job.blogId);
     // Only blogs deleted before slugs were reserved can have a successor already; its objects
     // are not ours to delete.
     const successor = blogs.findBySlug(job.blogSlug);
     if (successor && successor.id !== job.blogId) {
       logger.warn({ blog: job.blogSlug }, 'slug reused before the old site was deleted; leaving objects to the new blog');
-      hashes.clear(job.blogId);
+      await hashes.clear(job.blogId);
       blogs.releaseSlug(job.blogSlug, job.blogId);
       return;
     }
@@ -56,7 +56,7 @@ export class SiteDeletion {
     if (left.length > 0) throw new Error(`${left.length} objects appeared under ${prefix} while the blog was being deleted; retrying`);
     // purge: readers of the edge stop seeing it before a new blog may take the slug
     await purge.everything({ slug: job.blogSlug }, known, job.payload.hostname ? [job.payload.hostname] : []);
-    hashes.clear(job.blogId);
+    await hashes.clear(job.blogId);
     blogs.releaseSlug(job.blogSlug, job.blogId);
   }
 }

@@ -38,7 +38,8 @@ export class PostCards {
     const { store, hashes, cards, purge, logger } = this.deps;
     this.queue
       .run(blog.id, async () => {
-        const missing = drawings.filter((card) => hashes.get(blog.id, card.key) === null);
+        const missing: CardDrawing[] = [];
+        for (const card of drawings) if ((await hashes.get(blog.id, card.key)) === null) missing.push(card);
         if (missing.length === 0) return;
         const changedKeys: string[] = [];
         await drawCards(cards, blog.accountId, missing, async (drawn) => {

@@ -96,7 +96,7 @@ export class PostChangePipeline {
     const allKeys = [...objects.map((o) => o.key), ...deletions];
     await purge.changed(blog, { attempt, changedKeys: written.changedKeys, allKeys });
     // The cards the pages name and the store lacks follow the pages (drawPostCards.ts says why).
-    if (drawings.some((card) => hashes.get(blog.id, card.key) === null)) this.deps.drawCardsSoon(blog, drawings);
+    if (await anyMissing(hashes, blog.id, drawings)) this.deps.drawCardsSoon(blog, drawings);
     // index: each post once, as it is now (the last load of a post named twice wins)
     const live = new Map(loaded.changes.map((change) => [change.input.postId, change.live]));
     await this.index(
@@ -120,4 +120,10 @@ export class PostChangePipeline {
     const changedKeys = await this.deps.indexes.postsChanged(blog, posts);
     await this.deps.purge.changed(blog, { attempt, changedKeys, allKeys: changedKeys });
   }
+}
+
+/** Whether the store lacks any of the cards (no hash recorded for it). */
+async function anyMissing(hashes: Pick<ObjectHashesRepo, 'get'>, blogId: string, drawings: readonly { key: string }[]): Promise<boolean> {
+  for (const card of drawings) if ((await hashes.get(blogId, card.key)) === null) return true;
+  return false;
 }

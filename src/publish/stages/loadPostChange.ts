@@ -145,23 +145,23 @@ export class PostChangeLoader {
       redirectsToPost: redirects,
       // A post that left the site takes its old addresses with it.
       removedRedirects: [...(payload.removedRedirects ?? []), ...(live ? [] : site.redirectsOfPost(postId))],
-      storedCards: this.storedCards(blog, postId, live?.slug, previousSlug, summaries),
+      storedCards: await this.storedCards(blog, postId, live?.slug, previousSlug, summaries),
     };
     return { input, live };
   }
 
   /** The recorded cards under the post's slug, and under its previous slug unless another live post holds that now. */
-  private storedCards(
+  private async storedCards(
     blog: BlogWithDomain,
     postId: string,
     slug: string | undefined,
     previousSlug: string | undefined,
     summaries: readonly SitePostSummary[],
-  ): string[] {
+  ): Promise<string[]> {
     const { hashes } = this.deps;
-    const cards = slug ? hashes.keysUnder(blog.id, postCardPrefix(blog.slug, slug)) : [];
+    const cards = slug ? await hashes.keysUnder(blog.id, postCardPrefix(blog.slug, slug)) : [];
     if (previousSlug && previousSlug !== slug && !summaries.some((post) => post.slug === previousSlug && post.id !== postId)) {
-      cards.push(...hashes.keysUnder(blog.id, postCardPrefix(blog.slug, previousSlug)));
+      cards.push(...(await hashes.keysUnder(blog.id, postCardPrefix(blog.slug, previousSlug))));
     }
     return cards;
   }

@@ -53,7 +53,7 @@ export interface WriteOptions {
 export async function recordedHashes(hashes: ObjectHashesRepo, blogId: string): Promise<Map<string, string>> {
   const known = new Map<string, string>();
   for (let after = ''; ; await yieldToLoop()) {
-    const page = hashes.page(blogId, after, KNOWN_PAGE);
+    const page = await hashes.page(blogId, after, KNOWN_PAGE);
     for (const [key, hash] of page) known.set(key, hash);
     if (page.length < KNOWN_PAGE) return known;
     after = page[page.length - 1]![0];
@@ -127,7 +127,7 @@ export class SiteWriter {
       this.count();
       const body = typeof object.body === 'string' ? Buffer.from(object.body, 'utf8') : object.body;
       const hash = hashWithBody(object, body);
-      const previous = known ? (known.get(object.key) ?? null) : this.hashes.get(this.blogId, object.key);
+      const previous = known ? (known.get(object.key) ?? null) : await this.hashes.get(this.blogId, object.key);
       if (previous === hash && !options.force && !force) {
         this.result.unchanged += 1;
         return;
@@ -176,7 +176,7 @@ export class SiteWriter {
     // transaction for a whole rebuild's hashes would hold every request meanwhile.
     for (let start = 0; start < batch.length; start += RECORD_BATCH) {
       if (start > 0) await yieldToLoop();
-      this.hashes.setMany(this.blogId, batch.slice(start, start + RECORD_BATCH));
+      await this.hashes.setMany(this.blogId, batch.slice(start, start + RECORD_BATCH));
     }
   }
 
@@ -186,7 +186,7 @@ export class SiteWriter {
     const toDelete = [...new Set(deletions)].filter((key) => !this.written.has(key));
     if (toDelete.length > 0) {
       await this.store.deleteMany(toDelete);
-      this.hashes.deleteMany(this.blogId, toDelete);
+      await this.hashes.deleteMany(this.blogId, toDelete);
       this.result.deleted = toDelete.length;
       this.result.changedKeys.push(...toDelete);
     }

@@ -3,6 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { openDatabase, type Db } from '../../../src/db/database.js';
 import { SqliteClient } from '../../../src/db/sql/sqliteClient.js';
 import { StatementCache } from '../../../src/db/sql/statementCache.js';
+import { writeTransaction } from '../../../src/db/writeTransaction.js';
 import { gate, sqlClientContract } from '../../support/sqlClientContract.js';
 import { testTempDir } from '../../support/tempDir.js';
 
@@ -119,5 +120,35 @@ describe('SqliteClient with statements that write and return rows', () => {
     expect(await returned).toEqual({ id: 2 });
     expect(await client.all<{ id: number }>('UPDATE notes SET body = body || ? RETURNING id', ['!'])).toHaveLength(2);
     expect(bodies(db)).toEqual(['first!', 'second!']);
+  });
+});
+
+describe('SqliteClient beside writeTransaction (the code not yet on the seam)', () => {
+  it('takes turns with it in the order they were asked for, so neither meets the lock', async () => {
+    const { db, client } = setUp();
+    const held = gate();
+    const insert = db.prepare('INSERT INTO notes (body) VALUES (?)');
+    const first = client.transaction(async (tx) => {
+      await held.opened;
+      await tx.run('INSERT INTO notes (body) VALUES (?)', ['seam']);
+    });
+    // Would fail with SQLITE_BUSY (after blocking for the busy timeout) if it ran now.
+    const second = writeTransaction(db, () => insert.run('legacy'), 50);
+    const third = client.run('INSERT INTO notes (body) VALUES (?)', ['seam again']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    held.open();
+    await Promise.all([first, second, third]);
+    expect(bodies(db)).toEqual(['seam', 'legacy', 'seam again']);
+  });
+
+  it('refuses writeTransaction inside a transaction of the client instead of waiting for itself', async () => {
+    const { db, client } = setUp();
+    const outcome = await client.transaction(async (tx) => {
+      await tx.run('INSERT INTO notes (body) VALUES (?)', ['outer']);
+      return writeTransaction(db, () => 'inner').catch((err: Error) => err.message);
+    });
+    expect(outcome).toMatch(/would wait for that transaction/);
+    expect(bodies(db)).toEqual(['outer']);
+    expect(await writeTransaction(db, () => 'after')).toBe('after');
   });
 });

@@ -178,7 +178,7 @@ describe('ListingCache', () => {
     }
 
     it('restores a saved listing, replays what changed since, and equals the rows', async () => {
-      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       const a = await publish('Alpha', ['one', 'Two', 'two']);
       const b = await publish('Beta', ['two', '한국어']);
       await publish('Gamma', []);
@@ -201,7 +201,7 @@ describe('ListingCache', () => {
     });
 
     it('reads the rows of the posts a page shows, not every row', async () => {
-      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       for (let i = 0; i < 600; i++) {
         t.clock.advance(60_000);
         await t.folio.posts.create(blog, { title: `Post ${i}`, contentMd: 'Body.', tags: [`t${i % 5}`], status: 'published' });
@@ -232,7 +232,7 @@ describe('ListingCache', () => {
     });
 
     it('reads each row of a long page about once, whichever way the page lists its posts', async () => {
-      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       for (let i = 0; i < 600; i++) {
         t.clock.advance(60_000);
         await t.folio.posts.create(blog, { title: `Post ${i}`, contentMd: 'Body.', tags: [], status: 'published' });
@@ -255,7 +255,7 @@ describe('ListingCache', () => {
     });
 
     it("reads ahead the rows of what the next publish's pages list, and only those", async () => {
-      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       for (let i = 0; i < 1100; i++) {
         t.clock.advance(86_400_000); // a post a day: ~30 a month
         await t.folio.posts.create(blog, { title: `Post ${i}`, contentMd: 'Body.', tags: [`t${i % 7}`], status: 'published' });
@@ -280,7 +280,7 @@ describe('ListingCache', () => {
     });
 
     it('reports the title counts as saved, so a language tipped by a change since is seen', async () => {
-      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       await publish('English words here', []);
       const saving = new ListingCache(site, { snapshots });
       const saved = { ...(await saving.get(blog.id)).titleCounts };
@@ -292,7 +292,7 @@ describe('ListingCache', () => {
     });
 
     it('reads the rows instead when the log no longer reaches back to the snapshot, or the bytes are not a snapshot', async () => {
-      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       const first = await publish('First', []);
       const saving = new ListingCache(site, { snapshots });
       await saving.get(blog.id);
@@ -303,57 +303,57 @@ describe('ListingCache', () => {
       site.pruneChanges(site.latestChange()); // the rename is no longer in the log
       await expectCurrent(new ListingCache(site, { snapshots }));
 
-      snapshots.put(blog.id, site.latestChange() + 1, Buffer.from('not a snapshot'), '2026-01-01T00:00:00.000Z');
+      await snapshots.put(blog.id, site.latestChange() + 1, Buffer.from('not a snapshot'), '2026-01-01T00:00:00.000Z');
       await expectCurrent(new ListingCache(site, { snapshots }));
     });
 
     it('saves again a listing that did not change once the log has moved far past its snapshot', async () => {
-      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       await publish('Only', []);
       const cache = new ListingCache(site, { snapshots, keepChanges: 4 });
       await cache.get(blog.id);
       expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
-      const savedAt = snapshots.get(blog.id)!.seq;
+      const savedAt = (await snapshots.get(blog.id))!.seq;
       // Another blog's posts move the log on.
       const other = t.folio.repos.blogs.findById((await t.request('POST', '/v1/blogs', { body: { slug: 'other', name: 'Other' } })).body.id)!;
       for (let i = 0; i < 3; i++) await t.folio.posts.create(other, { title: `Other ${i}`, contentMd: 'x', status: 'published' });
       await cache.get(blog.id);
       expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
-      expect(snapshots.get(blog.id)!.seq).toBeGreaterThan(savedAt);
+      expect((await snapshots.get(blog.id))!.seq).toBeGreaterThan(savedAt);
     });
 
     it('keeps a listing due when its snapshot cannot be written, and saves it next time', async () => {
-      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       await publish('Only', []);
       let refuse = true;
       const flaky: SnapshotStore = {
         get: (blogId) => snapshots.get(blogId),
         delete: (blogId) => snapshots.delete(blogId),
-        put: (...args) => {
+        put: async (...args) => {
           if (refuse) throw new Error('SQLITE_BUSY: database is locked');
-          snapshots.put(...args);
+          await snapshots.put(...args);
         },
       };
       const cache = new ListingCache(site, { snapshots: flaky });
       await cache.get(blog.id);
       expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(0);
-      expect(snapshots.get(blog.id)).toBeNull();
+      expect(await snapshots.get(blog.id)).toBeNull();
       refuse = false;
       expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
-      expect(snapshots.get(blog.id)).not.toBeNull();
+      expect(await snapshots.get(blog.id)).not.toBeNull();
     });
 
     it('is deleted with its blog, and never saved for a blog that is gone', async () => {
-      const snapshots = new ListingSnapshotsRepo(t.folio.db);
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       await publish('Only', []);
       const cache = new ListingCache(site, { snapshots });
       await cache.get(blog.id);
       await cache.save('2026-01-01T00:00:00.000Z');
-      expect(snapshots.get(blog.id)).not.toBeNull();
-      cache.forget(blog.id);
-      expect(snapshots.get(blog.id)).toBeNull();
-      snapshots.put('no-such-blog', 1, Buffer.from('x'), '2026-01-01T00:00:00.000Z');
-      expect(snapshots.get('no-such-blog')).toBeNull();
+      expect(await snapshots.get(blog.id)).not.toBeNull();
+      await cache.forget(blog.id);
+      expect(await snapshots.get(blog.id)).toBeNull();
+      await snapshots.put('no-such-blog', 1, Buffer.from('x'), '2026-01-01T00:00:00.000Z');
+      expect(await snapshots.get('no-such-blog')).toBeNull();
     });
 
     it('encodes ids, dates, tags and title counts, and decodes them as they were', () => {
