@@ -18,6 +18,7 @@ import { numberPlaceholders } from './placeholders.js';
 import { WRITE_WAIT_MS } from '../writeTransaction.js';
 
 const INT8_OID = 20;
+const NUMERIC_OID = 1700;
 const RETRIED_CODES = new Set(['40001', '40P01']);
 
 export interface PostgresClientOptions {
@@ -51,8 +52,12 @@ export class PostgresClient implements SqlClient {
     this.pool = new pg.Pool({
       connectionString,
       max: options.maxConnections ?? 10,
-      // COUNT(*) and other bigints come back as numbers, as SQLite's do (the counts fit).
-      types: { getTypeParser: ((oid: number, format?: string) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text'))) as never },
+      // Bigints (every integer column, COUNT(*)) and numerics (SUM of bigints) come back as
+      // numbers, as SQLite's integers do: Folio's counts and ids fit in a double.
+      types: {
+        getTypeParser: ((oid: number, format?: string) =>
+          oid === INT8_OID || oid === NUMERIC_OID ? Number : pg.types.getTypeParser(oid, format as 'text')) as never,
+      },
     });
     // An idle connection that fails (the server restarted) is dropped by the pool; without a
     // listener the error would end the process.
