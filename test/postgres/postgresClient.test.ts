@@ -39,10 +39,28 @@ describe('PostgresClient', () => {
       await other.run('UPDATE counters SET n = n + 1 WHERE id = ?', [1]);
       await tx.run('UPDATE counters SET n = n + 100 WHERE id = ?', [1]);
     });
-    await expect(doomed).rejects.toMatchObject({ code: '40001' });
+    // As SQLite's busy error after its wait: the database cannot serve this now (a 503).
+    await expect(doomed).rejects.toMatchObject({ name: 'DatabaseUnavailableError', cause: { code: '40001' } });
     expect(runs).toBeGreaterThan(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
     // Nothing of the failed runs stayed; every one of the other client's updates did.
     expect(await sql.get('SELECT n FROM counters WHERE id = ?', [1])).toEqual({ n: runs });
+  });
+
+  it('reports a server that went away as unavailable, and reconnects once it is back', async () => {
+    const url = await server.createDatabase();
+    const sql = new PostgresClient(url);
+    onTestFinished(() => sql.close());
+    await sql.run('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    await sql.run('INSERT INTO notes (id, body) VALUES (?, ?)', [1, 'kept']);
+    await server.pause();
+    const unavailable = { name: 'DatabaseUnavailableError' };
+    await expect(sql.get('SELECT body FROM notes')).rejects.toMatchObject(unavailable);
+    await expect(sql.transaction((tx) => tx.run('INSERT INTO notes (id, body) VALUES (?, ?)', [2, 'lost']))).rejects.toMatchObject(unavailable);
+    await server.start();
+    // A statement's own error is not the server's absence: it stays what PostgreSQL said.
+    await expect(sql.run('INSERT INTO notes (id, body) VALUES (?, ?)', [1, 'again'])).rejects.toMatchObject({ code: '23505' });
+    await expect(sql.transaction(async () => Promise.reject(new Error('the function failed')))).rejects.toThrow('the function failed');
+    expect(await sql.all('SELECT body FROM notes ORDER BY id')).toEqual([{ body: 'kept' }]);
   });
 });

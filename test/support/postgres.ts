@@ -18,6 +18,9 @@ const NOBODY = 65534;
 export interface Postgres {
   /** postgres://… of a new, empty database on the cluster. */
   createDatabase(): Promise<string>;
+  /** Stops the server (fast shutdown: clients are disconnected); `start` brings it back on the same port and data. */
+  pause(): Promise<void>;
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,35 +43,25 @@ export async function startPostgres(): Promise<Postgres> {
   const data = join(dir, 'data');
   await run(join(bin, 'initdb'), ['-D', data, '-U', 'folio', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync'], asUser);
   const port = await freePort();
-  const server = spawn(
-    join(bin, 'postgres'),
-    [
-      '-D',
-      data,
-      '-p',
-      String(port),
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      `unix_socket_directories=${dir}`,
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
-    ],
-    { ...asUser, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let log = '';
-  server.stderr?.on('data', (chunk: Buffer) => {
-    log = (log + chunk.toString()).slice(-4000);
-  });
   const base = `postgres://folio@127.0.0.1:${port}`;
+  const settings = ['listen_addresses=127.0.0.1', `unix_socket_directories=${dir}`, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
+  let server: ChildProcess | null = null;
+  const launch = async (): Promise<void> => {
+    const launched = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])], {
+      ...asUser,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    server = launched;
+    let log = '';
+    launched.stderr?.on('data', (chunk: Buffer) => {
+      log = (log + chunk.toString()).slice(-4000);
+    });
+    await waitForConnections(`${base}/postgres`, launched, () => log);
+  };
   try {
-    await waitForConnections(`${base}/postgres`, server, () => log);
+    await launch();
   } catch (err) {
-    await stopServer(server);
+    if (server) await stopServer(server);
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
@@ -85,8 +78,14 @@ export async function startPostgres(): Promise<Postgres> {
       }
       return `${base}/${name}`;
     },
+    async pause() {
+      if (server) await stopServer(server);
+      server = null;
+    },
+    start: launch,
     async stop() {
-      await stopServer(server);
+      if (server) await stopServer(server);
+      server = null;
       rmSync(dir, { recursive: true, force: true });
     },
   };

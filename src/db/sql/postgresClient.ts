@@ -13,7 +13,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import type { SqlClient, SqlParams, SqlRunResult, SqlTransaction } from './sqlClient.js';
+import { DatabaseUnavailableError, type SqlClient, type SqlParams, type SqlRunResult, type SqlTransaction } from './sqlClient.js';
 import { numberPlaceholders } from './placeholders.js';
 import { WRITE_WAIT_MS } from '../writeTransaction.js';
 
@@ -84,19 +84,26 @@ export class PostgresClient implements SqlClient {
     this.refuseInsideTransaction();
     const deadline = Date.now() + this.writeWaitMs;
     for (let attempt = 1; ; attempt++) {
-      const connection = await this.pool.connect();
+      const connection = await this.pool.connect().catch((err: unknown) => {
+        throw asUnavailable(err);
+      });
       const tx = new PostgresTransaction(connection);
       let broken: Error | undefined;
       try {
-        await connection.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        await query(connection, 'BEGIN ISOLATION LEVEL SERIALIZABLE', []);
         const result = await this.current.run(tx, () => fn(tx));
-        await connection.query('COMMIT');
+        // A serialization failure may also come at COMMIT: retried like any other.
+        await query(connection, 'COMMIT', []);
         return result;
       } catch (err) {
         await connection.query('ROLLBACK').catch((rollbackErr: Error) => {
           broken = rollbackErr;
         });
-        if (!RETRIED_CODES.has(codeOf(err)) || Date.now() >= deadline) throw err;
+        // The function's own errors, and the statements' (already translated), go as they are;
+        // a conflict that kept recurring means the database cannot serve this now.
+        const conflict = RETRIED_CODES.has(codeOf(err));
+        if (!conflict) throw err;
+        if (Date.now() >= deadline) throw asUnavailable(err, true);
       } finally {
         tx.end();
         // A connection whose rollback failed is closed rather than handed to the next caller.
@@ -146,7 +153,30 @@ class PostgresTransaction implements SqlTransaction {
 }
 
 function query(on: Queryable, sql: string, params: SqlParams): Promise<pg.QueryResult> {
-  return on.query(pgText(sql), params as unknown[]);
+  return on.query(pgText(sql), params as unknown[]).catch((err: unknown) => {
+    throw asUnavailable(err);
+  });
+}
+
+/**
+ * SQLSTATE classes and codes that say the server cannot answer now, not that the statement is
+ * wrong: connection exceptions (08), shutdowns and refusals (57P01-57P03), too many connections
+ * (53300). Conflicts (40001, 40P01) are retried by transaction() and become unavailability only
+ * once they kept recurring until writeWaitMs had passed.
+ */
+const UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
+
+/**
+ * The error as the seam reports it: a failure to reach the server (a socket error, a
+ * connection ended by the server, which node-postgres reports without a SQLSTATE) or one of the
+ * codes above becomes DatabaseUnavailableError; an error of the statement itself stays as it is.
+ */
+function asUnavailable(err: unknown, conflictsToo = false): unknown {
+  if (err instanceof DatabaseUnavailableError) return err;
+  const code = codeOf(err);
+  const statementError = /^[0-9A-Z]{5}$/.test(code) && !UNAVAILABLE.test(code) && !(conflictsToo && RETRIED_CODES.has(code));
+  if (statementError || !(err instanceof Error)) return err;
+  return new DatabaseUnavailableError(`PostgreSQL is unavailable: ${err.message}`, { cause: err });
 }
 
 function codeOf(err: unknown): string {

@@ -44,3 +44,15 @@ export interface SqlClient extends SqlWriter {
   transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/**
+ * The database cannot answer now (PostgreSQL restarting, failing over, refusing connections):
+ * not the request's fault, so the HTTP layer answers 503 with Retry-After. SQLite's equivalent
+ * is its busy error (database.ts isDatabaseBusy).
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+  }
+}

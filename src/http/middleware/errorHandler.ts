@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { AppError, InsufficientStorageError, isDiskFull, ServiceUnavailableError, StorageError } from '../../domain/errors.js';
 import { isDatabaseBusy } from '../../db/database.js';
+import { DatabaseUnavailableError } from '../../db/sql/sqlClient.js';
 import type { Logger } from '../../lib/logger.js';
 import type { AppState } from '../state.js';
 
@@ -23,7 +24,8 @@ function asUnavailable(err: unknown): AppError | null {
     return new InsufficientStorageError('the server is out of disk space, so nothing was written; try again once the operator has freed space', { cause: err });
   if (err instanceof StorageError)
     return new ServiceUnavailableError('the site store is unavailable; try again shortly', { retryAfter: err.retryAfter ?? 30, cause: err });
-  if (isDatabaseBusy(err)) return new ServiceUnavailableError('the database is busy; try again shortly', { retryAfter: 2, cause: err });
+  if (isDatabaseBusy(err) || err instanceof DatabaseUnavailableError)
+    return new ServiceUnavailableError('the database is busy; try again shortly', { retryAfter: 2, cause: err });
   return null;
 }
 
