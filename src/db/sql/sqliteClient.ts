@@ -19,14 +19,19 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDatabaseBusy, openConnection, type Db } from '../database.js';
+import { isDatabaseBusy, openConnection, SERVER_BUSY_TIMEOUT_MS, type Db } from '../database.js';
 import { WRITE_WAIT_MS } from '../writeTransaction.js';
 import type { SqlClient, SqlParams, SqlRunResult, SqlTransaction } from './sqlClient.js';
 import { StatementCache } from './statementCache.js';
 import { writeTurnsOf, type WriteTurns } from './writeTurns.js';
 
 export interface SqliteClientOptions {
-  /** How long a write waits for a lock another process holds before failing with SQLITE_BUSY. */
+  /**
+   * How long a write keeps retrying, on timers, for a lock another process holds before failing
+   * with SQLITE_BUSY. Default: WRITE_WAIT_MS on a connection with the server's short busy timeout
+   * (the server waits on timers, never inside SQLite); none on a command's connection, which
+   * waits inside SQLite for its own busy timeout, as its other writes do.
+   */
   writeWaitMs?: number;
 }
 
@@ -47,7 +52,8 @@ export class SqliteClient implements SqlClient {
     if (reader.memory) throw new Error('SqliteClient needs a database file: an in-memory database has no second connection');
     this.reads = new StatementCache(reader);
     this.turns = writeTurnsOf(reader);
-    this.writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
+    const busyTimeoutMs = reader.pragma('busy_timeout', { simple: true }) as number;
+    this.writeWaitMs = options.writeWaitMs ?? (busyTimeoutMs <= SERVER_BUSY_TIMEOUT_MS ? WRITE_WAIT_MS : 0);
   }
 
   async get<Row>(sql: string, params: SqlParams = []): Promise<Row | undefined> {
