@@ -130,7 +130,15 @@ async function main(): Promise<void> {
     warmUp: folio.warmUp,
   });
   // And after FOLIO_REST_AFTER without a request, what only use needs is let go again.
-  const rest = new Rest({ activity, afterMs: config.restAfterMs, warmUp: folio.warmUp, heavy: folio.heavy, collect: collectGarbage, logger });
+  const rest = new Rest({
+    activity,
+    afterMs: config.restAfterMs,
+    warmUp: folio.warmUp,
+    heavy: folio.heavy,
+    database: folio.sql,
+    collect: collectGarbage,
+    logger,
+  });
   rest.start();
 
   const scheduler = startScheduler(

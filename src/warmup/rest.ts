@@ -18,6 +18,8 @@ export interface RestDeps {
   afterMs: number;
   warmUp: Pick<WarmUp, 'rest'>;
   heavy: { retireIdle(): boolean };
+  /** The database client's connections that only use needs (SQLite's write connection). */
+  database: { rest(): Promise<void> };
   /** One full garbage collection (runtime/collectGarbage.ts). */
   collect: () => void;
   logger: Logger;
@@ -50,7 +52,7 @@ export class Rest {
    * returns whether it let go of everything (busy workers are stopped at a later check).
    */
   async check(): Promise<boolean> {
-    const { activity, afterMs, warmUp, heavy, collect, logger } = this.deps;
+    const { activity, afterMs, warmUp, heavy, database, collect, logger } = this.deps;
     const quiet = activity.quiet();
     if (this.resting || quiet.forMs < afterMs || quiet.since === this.restedAt) return false;
     this.resting = true;
@@ -59,6 +61,7 @@ export class Rest {
       // Background work on the workers (a rebuild, cards) allocates, so V8 collects by itself
       // meanwhile; the forced collection, which holds the loop, waits until all is idle.
       if (!heavy.retireIdle()) return false;
+      await database.rest();
       const before = process.memoryUsage();
       collect();
       const after = process.memoryUsage();

@@ -4,6 +4,7 @@
  * worker threads are gone from memory, what was in use stays recorded for the next start, and
  * the next query and publish answer as before, loading what they need again.
  */
+import type { SqliteClient } from '../../src/db/sql/sqliteClient.js';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,11 +50,14 @@ describe('a server at rest', () => {
       expect(app.folio.searchCacheStats().blogs).toEqual([blog.slug]);
       expect(app.folio.publisher.recentListings()).toEqual([blog.id]);
 
+      // The seam's SQLite client: whether its write connection is open.
+      const writeConnectionOpen = () => (app.folio.sql as SqliteClient).writing;
       const rest = new Rest({
         activity,
         afterMs: 200,
         warmUp: app.folio.warmUp,
         heavy: app.folio.heavy,
+        database: app.folio.sql,
         collect: collectGarbage,
         logger: createLogger('silent'),
       });
@@ -68,8 +72,11 @@ describe('a server at rest', () => {
       while (activity.quiet().forMs === 0) await sleep(10);
 
       await sleep(250);
+      // The publish recorded its objects' hashes through the seam's write connection.
+      expect(writeConnectionOpen()).toBe(true);
       expect(await rest.check()).toBe(true);
       expect(app.folio.searchCacheStats()).toEqual({ bytes: 0, blogs: [] });
+      expect(writeConnectionOpen()).toBe(false);
       expect(app.folio.publisher.recentListings()).toEqual([]);
       expect(app.folio.heavy.stats().workers).toBe(0);
       // What was in use stays recorded: the next start warms the same blog.
@@ -87,6 +94,7 @@ describe('a server at rest', () => {
       await buildPost(blog, { title: 'Second', content: 'More words after the rest.', status: 'published' });
       await app.folio.idle();
       expect(app.folio.publisher.recentListings()).toEqual([blog.id]);
+      expect(writeConnectionOpen()).toBe(true);
       expect(await search('words')).toBe(2);
       const home = await app.folio.store.get(`${blog.slug}/index.html`);
       expect(home?.body.toString()).toContain('Second');

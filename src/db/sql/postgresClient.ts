@@ -114,6 +114,9 @@ export class PostgresClient implements SqlClient {
     }
   }
 
+  /** Nothing to do: the pool closes connections that stay idle for ten seconds by itself. */
+  async rest(): Promise<void> {}
+
   close(): Promise<void> {
     return this.pool.end();
   }

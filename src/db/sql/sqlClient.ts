@@ -42,6 +42,8 @@ export interface SqlClient extends SqlWriter {
    * is in.
    */
   transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T>;
+  /** A server at rest (warmup/rest.ts): lets go of connections that only use needs; the next query opens them again. */
+  rest(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -107,6 +107,26 @@ export class SqliteClient implements SqlClient {
     this.writer?.pragma(`wal_autocheckpoint = ${pages}`);
   }
 
+  /** Whether the write connection is open (it opens on the first write, and closes at rest). */
+  get writing(): boolean {
+    return this.writer !== undefined;
+  }
+
+  /**
+   * Closes the write connection (its page cache and statements, about 7 MB after some use) once
+   * the writes asked for so far are done; the next write opens it again.
+   */
+  async rest(): Promise<void> {
+    const release = await this.turn();
+    try {
+      this.writer?.close();
+      this.writer = undefined;
+      this.writes = undefined;
+    } finally {
+      release();
+    }
+  }
+
   /** Closes the write connection; the read connection is its opener's to close. */
   async close(): Promise<void> {
     this.writer?.close();
