@@ -105,22 +105,6 @@ export function sqlClientContract(make: MakeClient): void {
     expect(await client.get('SELECT stars FROM notes WHERE id = ?', [1])).toEqual({ stars: 8 });
   });
 
-  it('refuses the client inside a transaction instead of waiting for itself', async () => {
-    const client = await withNotes(make);
-    const outcome = await client.transaction(async (tx) => {
-      await tx.run('INSERT INTO notes (id, body) VALUES (?, ?)', [1, 'outer']);
-      const nested = await client.transaction(async () => 'inner').catch((err: Error) => err.message);
-      const write = await client.run('INSERT INTO notes (id, body) VALUES (?, ?)', [2, 'x']).catch((err: Error) => err.message);
-      const read = await client.get('SELECT 1 AS one').catch((err: Error) => err.message);
-      return { nested, write, read };
-    });
-    expect(outcome.nested).toMatch(/inside a transaction/);
-    expect(outcome.write).toMatch(/inside a transaction/);
-    expect(outcome.read).toMatch(/inside a transaction/);
-    expect(await bodies(client)).toEqual(['outer']);
-    expect(await client.get('SELECT COUNT(*) AS n FROM notes')).toEqual({ n: 1 });
-  });
-
   it('refuses a transaction handle kept past its function', async () => {
     const client = await withNotes(make);
     const kept = await client.transaction(async (tx) => tx);

@@ -38,8 +38,11 @@ export interface SqlClient extends SqlWriter {
   /**
    * Runs `fn` in a write transaction: committed when its promise resolves, rolled back when it
    * rejects. Other writers wait until it ends, so `fn` should only query (no network, no store
-   * writes); reads outside it go on. A transaction cannot open another: `fn` is handed the one it
-   * is in.
+   * writes); reads outside it go on. Inside `fn`, query only through the `tx` it is handed:
+   * the client's own writes (and writeTransaction.ts) would wait for this transaction to end,
+   * which waits for them, and the client's reads would not see the transaction's writes.
+   * (Not checked at run time: on Node 20 the one way to tell, AsyncLocalStorage, makes every
+   * promise of the process about three times slower.)
    */
   transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T>;
   /** A server at rest (warmup/rest.ts): lets go of connections that only use needs; the next query opens them again. */

@@ -16,7 +16,6 @@
  * inside SQLite: a write waits up to `writeWaitMs`, then its SQLITE_BUSY error goes to the
  * caller (the HTTP layer answers 503 with Retry-After), as writeTransaction.ts does.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDatabaseBusy, openConnection, SERVER_BUSY_TIMEOUT_MS, type Db } from '../database.js';
@@ -42,7 +41,6 @@ export class SqliteClient implements SqlClient {
   private autoCheckpointPages: number | undefined;
   /** Shared with writeTransaction.ts on the same connection (writeTurns.ts). */
   private readonly turns: WriteTurns;
-  private readonly current = new AsyncLocalStorage<SqliteTransaction>();
   private readonly writeWaitMs: number;
 
   constructor(
@@ -57,7 +55,6 @@ export class SqliteClient implements SqlClient {
   }
 
   async get<Row>(sql: string, params: SqlParams = []): Promise<Row | undefined> {
-    this.refuseInsideTransaction();
     const statement = this.reads.prepare(sql);
     // A statement that writes and returns rows (`UPDATE … RETURNING`) is a write: it takes its turn.
     if (!statement.readonly) return this.write(sql, (writing) => writing.get(...params) as Row | undefined);
@@ -65,26 +62,23 @@ export class SqliteClient implements SqlClient {
   }
 
   async all<Row>(sql: string, params: SqlParams = []): Promise<Row[]> {
-    this.refuseInsideTransaction();
     const statement = this.reads.prepare(sql);
     if (!statement.readonly) return this.write(sql, (writing) => writing.all(...params) as Row[]);
     return statement.all(...params) as Row[];
   }
 
   async run(sql: string, params: SqlParams = []): Promise<SqlRunResult> {
-    this.refuseInsideTransaction();
     return this.write(sql, (statement) => ({ changes: statement.run(...params).changes }));
   }
 
   async transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-    this.refuseInsideTransaction();
     const release = await this.turn();
     try {
       const statements = this.writeStatements();
       await this.retryWhileBusy(() => statements.prepare('BEGIN IMMEDIATE').run());
       const tx = new SqliteTransaction(statements);
       try {
-        const result = await this.current.run(tx, () => this.turns.hold(() => fn(tx)));
+        const result = await fn(tx);
         statements.prepare('COMMIT').run();
         return result;
       } catch (err) {
@@ -168,16 +162,6 @@ export class SqliteClient implements SqlClient {
         if (!isDatabaseBusy(err) || Date.now() >= deadline) throw err;
         await sleep(Math.min(100, 5 * 2 ** tries));
       }
-    }
-  }
-
-  /**
-   * Inside a transaction, the client itself must not be used: its reads would not see the
-   * transaction's writes, and its writes would wait for the transaction to end, forever.
-   */
-  private refuseInsideTransaction(): void {
-    if (this.current.getStore()?.open) {
-      throw new Error('this code runs inside a transaction: query through the transaction its function was given, not the client');
     }
   }
 }

@@ -140,15 +140,4 @@ describe('SqliteClient beside writeTransaction (the code not yet on the seam)', 
     await Promise.all([first, second, third]);
     expect(bodies(db)).toEqual(['seam', 'legacy', 'seam again']);
   });
-
-  it('refuses writeTransaction inside a transaction of the client instead of waiting for itself', async () => {
-    const { db, client } = setUp();
-    const outcome = await client.transaction(async (tx) => {
-      await tx.run('INSERT INTO notes (body) VALUES (?)', ['outer']);
-      return writeTransaction(db, () => 'inner').catch((err: Error) => err.message);
-    });
-    expect(outcome).toMatch(/would wait for that transaction/);
-    expect(bodies(db)).toEqual(['outer']);
-    expect(await writeTransaction(db, () => 'after')).toBe('after');
-  });
 });
