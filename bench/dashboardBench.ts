@@ -52,7 +52,7 @@ export async function runDashboardBench(count = 10_000): Promise<BenchRow[]> {
     try {
       const links = new LoginLinksService({
         links: new LoginLinksRepo(sql),
-        accounts: new AccountsRepo(db),
+        accounts: new AccountsRepo(sql),
         clock: systemClock,
         apiBaseUrl: `${server.baseUrl}/v1`,
       });

@@ -16,6 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openDatabase } from '../src/db/database.js';
+import { SqliteClient } from '../src/db/sql/sqliteClient.js';
 import { DiscoveryRepo } from '../src/db/discoveryRepo.js';
 import type { DiscoveryDocument } from '../src/search/discovery/ports.js';
 import { percentile } from './harness/stats.js';
@@ -56,10 +57,11 @@ function get(agent: Agent, localAddress: string, url: string): Promise<{ status:
 }
 
 /** Writes accounts, blogs, posts and discovery entries; returns the seconds the index writes took. */
-function seed(dataDir: string, opts: DiscoverBenchOptions): { seconds: number; posts: number } {
+async function seed(dataDir: string, opts: DiscoverBenchOptions): Promise<{ seconds: number; posts: number }> {
   const corpus = loadCorpus(opts.corpusDir, opts.corpusPosts);
   const db = openDatabase(join(dataDir, 'folio.db'));
-  const discovery = new DiscoveryRepo(db);
+  const sql = new SqliteClient(db);
+  const discovery = new DiscoveryRepo(sql);
   const now = new Date().toISOString();
   const accountId = randomUUID();
   db.prepare(`INSERT INTO accounts (id, plan, created_at, updated_at) VALUES (?, 'enterprise', ?, ?)`).run(accountId, now, now);
@@ -74,9 +76,9 @@ function seed(dataDir: string, opts: DiscoverBenchOptions): { seconds: number; p
   let posts = 0;
   let entries: DiscoveryDocument[] = [];
   // Ten blogs per index transaction: FTS5 merges fewer, larger segments, as a bulk load should.
-  const flush = (): void => {
+  const flush = async (): Promise<void> => {
     const started = performance.now();
-    discovery.upsert(entries);
+    await discovery.upsert(entries);
     seconds += (performance.now() - started) / 1000;
     posts += entries.length;
     entries = [];
@@ -118,9 +120,10 @@ function seed(dataDir: string, opts: DiscoverBenchOptions): { seconds: number; p
         });
       }
     })();
-    if (b % 10 === 9) flush();
+    if (b % 10 === 9) await flush();
   }
-  flush();
+  await flush();
+  await sql.close();
   db.close();
   return { seconds, posts };
 }
@@ -133,7 +136,7 @@ export async function runDiscoverBench(opts: DiscoverBenchOptions): Promise<Benc
     // A first start on the empty data dir records the render fingerprint, so the start that
     // serves the bench does not queue a re-render of every blog written below.
     await (await startBenchServer({ FOLIO_DATA_DIR: dataDir })).stop();
-    const seeded = seed(dataDir, opts);
+    const seeded = await seed(dataDir, opts);
     rows.push({
       area,
       measure: `index ${seeded.posts.toLocaleString('en-US')} posts (tokenize + FTS5 writes, 1,000 a transaction)`,

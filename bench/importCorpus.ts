@@ -43,13 +43,13 @@ export async function importMore(blog: ImportedBlog, posts: readonly CorpusPost[
 
 async function importInto(dataDir: string, posts: readonly CorpusPost[], blogSlug: string, offset: number, existing?: ImportedBlog): Promise<ImportedBlog> {
   const clock = new SettableClock();
-  const folio = compose({
+  const folio = await compose({
     config: loadConfig({ FOLIO_DATA_DIR: dataDir }),
     logger: createLogger('warn'),
     clock,
     jobHandler: async () => {},
   });
-  const { apiKey, blog } = existing ? { apiKey: existing.apiKey, blog: folio.repos.blogs.findBySlug(blogSlug)! } : await createBlog(folio, blogSlug);
+  const { apiKey, blog } = existing ? { apiKey: existing.apiKey, blog: (await folio.repos.blogs.findBySlug(blogSlug))! } : await createBlog(folio, blogSlug);
   for (const [i, post] of posts.entries()) {
     clock.current = new Date(`${post.date}T00:00:00.000Z`);
     clock.current.setUTCSeconds((offset + i) % 86_400);
@@ -60,7 +60,7 @@ async function importInto(dataDir: string, posts: readonly CorpusPost[], blogSlu
 }
 
 async function createBlog(folio: Folio, blogSlug: string) {
-  const { account, apiKey } = folio.accounts.create({ plan: 'enterprise' });
+  const { account, apiKey } = await folio.accounts.create({ plan: 'enterprise' });
   const blog = await folio.blogs.create(
     {
       via: 'key',

@@ -14,8 +14,8 @@ const [dataDir, slug] = process.argv.slice(2);
 boundHeapGrowth();
 // FOLIO_SOCIAL_CARDS from the caller: the scale section renders as its server will run (cards off).
 const cards = process.env.FOLIO_SOCIAL_CARDS ? { FOLIO_SOCIAL_CARDS: process.env.FOLIO_SOCIAL_CARDS } : {};
-const folio = compose({ config: loadConfig({ FOLIO_DATA_DIR: dataDir, ...cards }), logger: createLogger('warn') });
-const blog = folio.repos.blogs.findBySlug(slug!)!;
+const folio = await compose({ config: loadConfig({ FOLIO_DATA_DIR: dataDir, ...cards }), logger: createLogger('warn') });
+const blog = (await folio.repos.blogs.findBySlug(slug!))!;
 const started = performance.now();
 const result = await folio.publisher.rebuild(blog, { force: true });
 const ms = performance.now() - started;
@@ -33,7 +33,7 @@ if (process.argv.includes('--with-search')) {
   maxRssWithReindexMb = process.resourceUsage().maxRSS / 1024;
   // As `folio site rebuild` does: the server's next start then sees the render as its own and
   // does not re-render the blog in the background (#31 item 4).
-  folio.recordRenderedByCommand(blog.id, { pages: true });
+  await folio.recordRenderedByCommand(blog.id, { pages: true });
 }
 await folio.close();
 process.stdout.write(JSON.stringify({ ms, objects: result.written, maxRssMb, reindexMs, maxRssWithReindexMb }));

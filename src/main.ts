@@ -45,17 +45,17 @@ async function main(): Promise<void> {
   let folio: Folio;
   try {
     // Records FOLIO_SERVICE_DOMAIN / FOLIO_PUBLIC_SCHEME for the CLI; a change re-renders every blog (on the tick below).
-    folio = compose({ config, logger, publicUrls: 'server' });
+    folio = await compose({ config, logger, publicUrls: 'server' });
   } catch (err) {
     const message = startFailure(err);
     if (message === null) throw err;
     return refuseToStart(message);
   }
-  let first: ReturnType<Folio['accounts']['bootstrap']>;
+  let first: Awaited<ReturnType<Folio['accounts']['bootstrap']>>;
   try {
     // The store this data dir publishes to: recorded on first start, refused when another is configured.
     await folio.settleStore();
-    first = folio.accounts.bootstrap(config.defaultPlan);
+    first = await folio.accounts.bootstrap(config.defaultPlan);
     // For commands that must not run beside a server (`folio site migrate-store`); removed at a clean exit.
     writeServerPid(config.dataDir);
   } catch (err) {
@@ -90,9 +90,9 @@ async function main(): Promise<void> {
   }
 
   // An upgrade that changed the theme or the renderer re-renders every blog (on the tick below).
-  folio.reRenderAfterUpgrade();
+  await folio.reRenderAfterUpgrade();
   // A static search index a stopped process left behind its posts is laid out afresh (in the background).
-  folio.publisher.resumeStaticSearch();
+  await folio.publisher.resumeStaticSearch();
 
   const server = createHttpServer(folio.listener, logger);
   const activity = new RequestActivity(server);

@@ -13,7 +13,7 @@ const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 /** The accounts service on its own connection, closed after `work`. */
 function withAccounts<T>(config: Config, work: (accounts: AccountsService) => T | Promise<T>): Promise<T> {
-  return withDatabase(config, ({ db, repos }) => work(createAccounts({ db, repos, clock: systemClock })));
+  return withDatabase(config, ({ sql, repos }) => work(createAccounts({ sql, repos, clock: systemClock })));
 }
 
 /**
@@ -127,7 +127,7 @@ export async function accountCreateKey(config: Config, { values, positionals }: 
  */
 export async function accountDelete(config: Config, { positionals }: Invocation): Promise<number> {
   const [accountId] = positionals as [string];
-  const deleted = await withDatabase(config, ({ db, repos }) => createAccounts({ db, repos, clock: systemClock }).delete(accountId));
+  const deleted = await withDatabase(config, ({ sql, repos }) => createAccounts({ sql, repos, clock: systemClock }).delete(accountId));
   if (!deleted) throw new CommandFailed(`no account with id ${accountId}`, 2);
   out(`Deleted account ${accountId}: its keys are refused and its blogs are gone; the running server removes their sites (or at its next start).`);
   return 0;

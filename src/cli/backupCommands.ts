@@ -8,25 +8,19 @@ import { backupToFile } from '../backup/backups.js';
 import { describeKeys } from '../backup/backupMedia.js';
 import { BACKUP_PREFIX, backupKeys, backupTime } from '../backup/backupKeys.js';
 import { assertEmptyDataDir, restoreDatabase, type BackupSource } from '../backup/restore.js';
-import { openDatabase } from '../db/database.js';
 import { SettingsRepo } from '../db/settingsRepo.js';
 import { checkStoreForCommand } from '../services/storeSettings.js';
 import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
+import { withDatabase } from './cliDatabase.js';
 
 /**
  * Refuses, like `site rebuild`, when this environment names another store than the one the data
  * dir publishes to: a backup would copy no image (exit 0), a listing would find no backup. A data
  * dir without a database (listing from a new machine) has nothing recorded.
  */
-function checkRecordedStore(config: Config): void {
-  const file = databaseFile(config);
-  if (!existsSync(file)) return;
-  const db = openDatabase(file);
-  try {
-    checkStoreForCommand(new SettingsRepo(db), config);
-  } finally {
-    db.close();
-  }
+async function checkRecordedStore(config: Config): Promise<void> {
+  if (!existsSync(databaseFile(config))) return;
+  await withDatabase(config, ({ sql }) => checkStoreForCommand(new SettingsRepo(sql), config));
 }
 
 /** `12.3 kB` below a megabyte (a small blog's backup would read `0.0 MB`), `51.2 MB` above. */
@@ -42,7 +36,7 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
   if (!existsSync(dbFile)) throw new CommandError(`no database at ${dbFile} (check FOLIO_DATA_DIR)`);
   // Before SQLite's "unable to open database" about the hidden partial file written beside it.
   if (!existsSync(dirname(file))) throw new CommandError(`directory ${dirname(file)} does not exist`);
-  checkRecordedStore(config);
+  await checkRecordedStore(config);
   const started = performance.now();
   const where = storeLabel(config);
   const copy = values['no-media'] !== true;
@@ -69,7 +63,7 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
 async function listBackups(config: Config, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError('backup list takes no arguments (only --json)');
-  checkRecordedStore(config);
+  await checkRecordedStore(config);
   const store = createSiteStore(config);
   const where = storeLabel(config);
   const keys = backupKeys(await store.list(BACKUP_PREFIX)).reverse();

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
 import { composeCore } from '../compose/core.js';
 import { CLI_BUSY_TIMEOUT_MS } from '../db/database.js';
-import { IMPORTED } from '../db/jobsRepo.js';
+import { IMPORTED, type PublishJob } from '../db/jobsRepo.js';
 import { compileSchema, validationError } from '../http/middleware/validate.js';
 import { createBlogBody, updateBlogBody } from '../http/routes/blogs.schema.js';
 import { createPostBody } from '../http/routes/posts.schema.js';
@@ -40,13 +40,13 @@ export async function importCommand(config: Config, args: string[], busyTimeoutM
   } catch (err) {
     throw new CommandError(`${file} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const folio = composeCore({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
+  const folio = await composeCore({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
   try {
-    const account = folio.repos.accounts.findById(values.account);
+    const account = await folio.repos.accounts.findById(values.account);
     if (!account) throw new CommandError(`no account ${values.account} (folio account list shows them)`);
     const { repos } = folio;
     const importer = new AccountImporter({
-      db: folio.db,
+      sql: folio.sql,
       blogs: repos.blogs,
       posts: repos.posts,
       revisions: repos.revisions,
@@ -65,10 +65,9 @@ export async function importCommand(config: Config, args: string[], busyTimeoutM
       throw err;
     }
     // A blog an earlier run wrote but could not render (killed, store down) is rendered now.
-    const unrendered = repos.blogs
-      .listByAccount(account.id)
-      .flatMap((blog) => repos.jobs.listOpenForBlog(blog.id))
-      .filter((job) => job.kind === 'site' && job.payload.reason === IMPORTED && !result.jobIds.includes(job.id));
+    const open: PublishJob[] = [];
+    for (const blog of await repos.blogs.listByAccount(account.id)) open.push(...(await repos.jobs.listOpenForBlog(blog.id)));
+    const unrendered = open.filter((job) => job.kind === 'site' && job.payload.reason === IMPORTED && !result.jobIds.includes(job.id));
     const jobIds = [...result.jobIds, ...unrendered.map((job) => job.id)];
     // The site and its search index, rendered now so the blogs are live when this returns.
     const publishing = progressBar('publishing blogs');
@@ -77,9 +76,10 @@ export async function importCommand(config: Config, args: string[], busyTimeoutM
       await folio.runner.runNow([id]);
     }
     publishing(jobIds.length, jobIds.length);
-    const ran = jobIds.map((id) => repos.jobs.findById(id));
+    const ran: (PublishJob | null)[] = [];
+    for (const id of jobIds) ran.push(await repos.jobs.findById(id));
     // An imported blog's job rendered its pages and indexes: the server's start need not again.
-    for (const job of ran) if (job?.status === 'done') folio.recordRenderedByCommand(job.blogId, { pages: true });
+    for (const job of ran) if (job?.status === 'done') await folio.recordRenderedByCommand(job.blogId, { pages: true });
     const pending = ran.filter((job) => job && job.status !== 'done');
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const nothing = result.blogs.length === 0 ? ' Nothing was imported.' : '';

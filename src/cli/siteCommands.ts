@@ -15,21 +15,21 @@ export async function siteCommand(config: Config, group: 'site' | 'search', args
   // A big blog's rebuild or reindex stays near its live memory (#31: ≤ 1 GB at 100,000 posts).
   boundHeapGrowth();
   // Renders with the public URL settings the server recorded, never this shell's defaults.
-  const folio = composeCore({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
+  const folio = await composeCore({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
   try {
-    const blog = folio.repos.blogs.findBySlug(slug);
+    const blog = await folio.repos.blogs.findBySlug(slug);
     if (!blog) throw new CommandError(`no blog with slug "${slug}"`);
     if (group === 'search') {
       const started = performance.now();
       const count = await folio.publisher.reindex(blog);
-      folio.recordRenderedByCommand(blog.id, { pages: false });
+      await folio.recordRenderedByCommand(blog.id, { pages: false });
       process.stdout.write(`Reindexed ${count} published posts of ${slug} in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
       return 0;
     }
     if (sub === 'rebuild') {
       const started = performance.now();
       const result = await folio.publisher.rebuild(blog, { force: true, withSearch: true, onProgress: progressBar(`rebuilding ${slug}`) });
-      folio.recordRenderedByCommand(blog.id, { pages: true });
+      await folio.recordRenderedByCommand(blog.id, { pages: true });
       process.stdout.write(
         `Rebuilt ${slug}: ${result.written} objects written, ${result.deleted} stale removed, search index rebuilt, in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`,
       );
@@ -59,10 +59,10 @@ export async function siteCommand(config: Config, group: 'site' | 'search', args
 /** `folio site rebuild --all`: every blog's pages and search index from the database (after a restore). */
 export async function rebuildAll(config: Config, options: { busyTimeoutMs?: number }): Promise<number> {
   boundHeapGrowth();
-  const folio = composeCore({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
+  const folio = await composeCore({ config, logger: createLogger('warn'), publicUrls: 'cli', busyTimeoutMs: options.busyTimeoutMs ?? CLI_BUSY_TIMEOUT_MS });
   try {
     const started = performance.now();
-    const blogs = folio.repos.blogs.listAll();
+    const blogs = await folio.repos.blogs.listAll();
     let written = 0;
     for (const [i, blog] of blogs.entries()) {
       const result = await folio.publisher.rebuild(blog, {
@@ -70,7 +70,7 @@ export async function rebuildAll(config: Config, options: { busyTimeoutMs?: numb
         withSearch: true,
         onProgress: progressBar(`rebuilding ${blog.slug} (${i + 1}/${blogs.length})`),
       });
-      folio.recordRenderedByCommand(blog.id, { pages: true });
+      await folio.recordRenderedByCommand(blog.id, { pages: true });
       written += result.written;
     }
     process.stdout.write(

@@ -24,7 +24,7 @@ export async function tick(parts: {
   runner: JobRunner;
   expiredSignIns: Pick<ExpiredSignIns, 'prune'>;
 }): Promise<void> {
-  parts.storeWatch.check();
+  await parts.storeWatch.check();
   await parts.expiredSignIns.prune();
   await parts.transitions.publishDue(parts.blogs);
   // Retries come due with time; sends run in the background, never holding the tick.

@@ -8,8 +8,8 @@ import { composeHttp } from './http.js';
 
 export type { ComposeOptions, Folio } from './folio.js';
 
-export function compose(options: ComposeOptions): Folio {
-  const { folio, searcher } = buildCore(options);
+export async function compose(options: ComposeOptions): Promise<Folio> {
+  const { folio, searcher } = await buildCore(options);
   // Only a process that serves readers counts them; the CLI's composeCore starts no timer.
   folio.analytics.start();
   return { ...folio, ...composeHttp(folio, searcher, options) };

@@ -30,10 +30,10 @@ export interface Core {
   searcher: BlogSearcher;
 }
 
-export function buildCore(options: ComposeOptions): Core {
+export async function buildCore(options: ComposeOptions): Promise<Core> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
-  const data = openData(options, clock);
+  const data = await openData(options, clock);
   const { db, repos, config } = data;
   const checkpointer = startCheckpointer(db, databaseFile(config), { alsoOn: data.sql });
   const urls = new SiteUrls(config);
@@ -61,7 +61,7 @@ export function buildCore(options: ComposeOptions): Core {
   const { publisher } = publishing;
   const { runner } = publisher;
   const services = composeServices(
-    { config, db, sql: data.sql, repos, clock, logger, urls, store, content, runner, mediaRemoval: publishing.mediaRemoval, storeWatch: publishing.storeWatch },
+    { config, sql: data.sql, repos, clock, logger, urls, store, content, runner, mediaRemoval: publishing.mediaRemoval, storeWatch: publishing.storeWatch },
     options,
   );
   const { dispatcher } = services;
@@ -126,6 +126,6 @@ export function buildCore(options: ComposeOptions): Core {
 }
 
 /** Everything but the HTTP app: what a CLI command uses. */
-export function composeCore(options: ComposeOptions): FolioCore {
-  return buildCore(options).folio;
+export async function composeCore(options: ComposeOptions): Promise<FolioCore> {
+  return (await buildCore(options)).folio;
 }

@@ -57,7 +57,7 @@ export interface Repos {
   jobs: JobsRepo;
   media: MediaRepo;
   webhooks: WebhooksRepo;
-  /** Deliveries queued inside the transactions of post changes (still on better-sqlite3). */
+  /** Deliveries queued inside the transactions of post changes. */
   webhookQueue: WebhookQueueRepo;
   /** GET /v1/discover's index across blogs (behind the DiscoveryIndex port). */
   discovery: DiscoveryRepo;
@@ -100,7 +100,7 @@ export interface ComposeOptions {
 export interface FolioCore {
   config: Config;
   db: Db;
-  /** The query seam the repositories are moving onto (src/db/sql/sqlClient.ts). */
+  /** The query seam every repository queries through (src/db/sql/sqlClient.ts). */
   sql: SqlClient;
   clock: Clock;
   logger: Logger;
@@ -133,9 +133,9 @@ export interface FolioCore {
   /** Prometheus series of this instance (GET /metrics); `countPurgeError` is the CDN purger's hook. */
   metrics: Metrics;
   /** Records the render fingerprint; a changed theme or renderer queues every blog's re-render. */
-  reRenderAfterUpgrade(): number;
+  reRenderAfterUpgrade(): Promise<number>;
   /** A CLI command re-rendered the blog's pages and indexes (`pages`) or only its indexes: the server's next start leaves it out. */
-  recordRenderedByCommand(blogId: string, what: { pages: boolean }): void;
+  recordRenderedByCommand(blogId: string, what: { pages: boolean }): Promise<void>;
   /** Search indexes and listings of recently used blogs: recorded (every minute, at close) and loaded again after a start. */
   warmUp: WarmUp;
   /** What the search cache holds (blogs least recently used first). */

@@ -40,7 +40,7 @@ import type { ComposeOptions, Folio, FolioCore } from './folio.js';
 import type { BlogSearcher } from '../search/ports.js';
 
 export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pick<ComposeOptions, 'webhookLookup'>): Pick<Folio, 'app' | 'listener'> {
-  const { config, db, clock, logger, repos, urls, metrics } = core;
+  const { config, clock, logger, repos, urls, metrics } = core;
   const { posts, transitions, media, blogs, domains, apiKeys } = core;
   const hosts = blogForHost(repos.blogs, serviceHostname(config));
   const webhooks = new WebhooksService({
@@ -60,7 +60,7 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
   const views = { pageViews: core.analytics.pageViews, trustProxyHops: config.trustProxyHops };
   const app = createApp({
     logger,
-    db,
+    sql: core.sql,
     keys: apiKeys,
     blogs: repos.blogs,
     rateLimiter: config.rateLimits ? new RateLimiter(clock) : null,

@@ -9,6 +9,7 @@ import type { Db } from '../db/database.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
 import { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import { SiteRepo } from '../db/siteRepo.js';
+import { SqliteSummaryReader } from '../db/summaryReader.js';
 import { ListingSnapshotsRepo } from '../db/listingSnapshotsRepo.js';
 import type { BatchHandler, JobHandler } from '../publish/jobs/jobRunner.js';
 import { createPublishing, type Publishing } from '../publish/publishing.js';
@@ -74,7 +75,8 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     blogs: repos.blogs,
     jobs: repos.jobs,
     accounts: repos.accounts,
-    site: new SiteRepo(db),
+    site: new SiteRepo(parts.sql),
+    lazySummaries: new SqliteSummaryReader(db),
     hashes: new ObjectHashesRepo(parts.sql),
     store,
     urls,
@@ -103,10 +105,13 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
 }
 
 /** Records the render fingerprint; a changed theme, renderer or search text queues every blog's re-render. */
-export function reRenderIfUpgraded(deps: { db: Db; settings: SettingsRepo; repos: Repos; clock: Clock; logger: Logger }, cache: CachePolicy): number {
-  const { db, settings, repos, clock, logger } = deps;
+export function reRenderIfUpgraded(
+  deps: { sql: SqlClient; settings: SettingsRepo; repos: Repos; clock: Clock; logger: Logger },
+  cache: CachePolicy,
+): Promise<number> {
+  const { sql, settings, repos, clock, logger } = deps;
   return reRenderAfterUpgrade(
-    { db, settings, stamps: new RenderStampsRepo(db), blogs: repos.blogs, jobs: repos.jobs, clock, logger },
+    { sql, settings, stamps: new RenderStampsRepo(sql), blogs: repos.blogs, jobs: repos.jobs, clock, logger },
     serverFingerprint(cache),
     SEARCH_TEXT_VERSION,
   );
@@ -117,9 +122,14 @@ export function reRenderIfUpgraded(deps: { db: Db; settings: SettingsRepo; repos
  * blog with the same fingerprint and search text version the server's start compares, so the
  * server does not do the whole blog's work again.
  */
-export function recordRenderedByCommand(deps: { db: Db; repos: Repos; clock: Clock }, cache: CachePolicy, blogId: string, what: { pages: boolean }): void {
-  recordRenderedOutsideServer(
-    { stamps: new RenderStampsRepo(deps.db), jobs: deps.repos.jobs, clock: deps.clock },
+export function recordRenderedByCommand(
+  deps: { sql: SqlClient; repos: Repos; clock: Clock },
+  cache: CachePolicy,
+  blogId: string,
+  what: { pages: boolean },
+): Promise<void> {
+  return recordRenderedOutsideServer(
+    { stamps: new RenderStampsRepo(deps.sql), jobs: deps.repos.jobs, clock: deps.clock },
     blogId,
     what.pages ? { fingerprint: serverFingerprint(cache), searchTextVersion: SEARCH_TEXT_VERSION } : { searchTextVersion: SEARCH_TEXT_VERSION },
   );
@@ -133,8 +143,8 @@ function serverFingerprint(cache: CachePolicy): string {
 function staticSearchMarks(settings: SettingsRepo, clock: Clock): StaticSearchMarks {
   const prefix = 'static_search_behind:';
   return {
-    get: (blogId) => settings.get(`${prefix}${blogId}`) === '1',
+    get: async (blogId) => (await settings.get(`${prefix}${blogId}`)) === '1',
     set: (blogId, behind) => settings.set(`${prefix}${blogId}`, behind ? '1' : '0', clock.now().toISOString()),
-    marked: () => settings.keysWithValue(prefix, '1').map((key) => key.slice(prefix.length)),
+    marked: async () => (await settings.keysWithValue(prefix, '1')).map((key) => key.slice(prefix.length)),
   };
 }

@@ -4,7 +4,6 @@ import type { Config } from '../config/config.js';
 import { serviceHostname } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import type { Db } from '../db/database.js';
 import type { JobRunner } from '../publish/jobs/jobRunner.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
@@ -49,9 +48,9 @@ export interface Services {
 }
 
 /** The accounts service alone: the CLI's `account` commands need no more. */
-export function createAccounts(deps: { db: Db; repos: Repos; clock: Clock; runner?: JobRunner }): AccountsService {
-  const { db, repos, clock, runner } = deps;
-  return new AccountsService({ db, accounts: repos.accounts, keys: repos.keys, blogs: repos.blogs, jobs: repos.jobs, clock, ...(runner ? { runner } : {}) });
+export function createAccounts(deps: { sql: SqlClient; repos: Repos; clock: Clock; runner?: JobRunner }): AccountsService {
+  const { sql, repos, clock, runner } = deps;
+  return new AccountsService({ sql, accounts: repos.accounts, keys: repos.keys, blogs: repos.blogs, jobs: repos.jobs, clock, ...(runner ? { runner } : {}) });
 }
 
 /** The one-time sign-in links alone: `folio account login-link` needs no more. */
@@ -71,7 +70,6 @@ export function createPasswords(deps: { repos: Repos; clock: Clock }): AccountPa
 export function composeServices(
   deps: {
     config: Config;
-    db: Db;
     sql: SqlClient;
     repos: Repos;
     clock: Clock;
@@ -85,9 +83,9 @@ export function composeServices(
   },
   options: Pick<ComposeOptions, 'resolver' | 'webhookLookup' | 'webhookLimits'>,
 ): Services {
-  const { config, db, repos, clock, logger, urls, runner } = deps;
+  const { config, sql, repos, clock, logger, urls, runner } = deps;
   const dispatcher = new WebhookDispatcher({
-    sql: deps.sql,
+    sql,
     repo: repos.webhooks,
     clock,
     logger,
@@ -96,7 +94,7 @@ export function composeServices(
     ...(options.webhookLimits ? { limits: options.webhookLimits } : {}),
   });
   const events = new WebhookEvents(repos.webhookQueue, urls, () => dispatcher.deliverDue());
-  const postDeps = { db, posts: repos.posts, revisions: repos.revisions, jobs: repos.jobs, media: repos.media, events, runner, clock, content: deps.content };
+  const postDeps = { sql, posts: repos.posts, revisions: repos.revisions, jobs: repos.jobs, media: repos.media, events, runner, clock, content: deps.content };
   const pipeline = new ImagePipeline({ maxPixels: config.mediaMaxPixels, timeLimitMs: config.mediaTimeLimitMs });
   const posts = new PostsService(postDeps);
   return {
@@ -105,12 +103,12 @@ export function composeServices(
     sessions: new SessionsService({ sessions: repos.sessions, clock }),
     loginLinks: createLoginLinks({ config, repos, clock }),
     passwords: createPasswords({ repos, clock }),
-    blogs: new BlogsService({ db, blogs: repos.blogs, jobs: repos.jobs, runner, clock, events }),
+    blogs: new BlogsService({ sql, blogs: repos.blogs, jobs: repos.jobs, runner, clock, events }),
     posts,
     transitions: new PostTransitions(postDeps, logger),
     revisions: new PostRevisionsService({ revisions: repos.revisions, posts: repos.posts }, posts),
     media: new MediaService({
-      db,
+      sql,
       media: repos.media,
       store: deps.store,
       pipeline,
@@ -121,7 +119,7 @@ export function composeServices(
       clock,
     }),
     domains: new DomainsService({
-      db,
+      sql,
       blogs: repos.blogs,
       domains: repos.domains,
       jobs: repos.jobs,

@@ -39,24 +39,24 @@ import { createSiteStore, databaseFile } from './adapters.js';
 import type { ComposeOptions, Repos } from './folio.js';
 
 /**
- * The repositories on both ways to the database while they move onto the SqlClient seam
- * (issue #32): `db` for those still on better-sqlite3's statements, `sql` for the others.
+ * The repositories, all on the query seam. `db` is the process's own SQLite connection, which the
+ * cached lookups (a key by hash, a blog by id) ask whether anything changed since they were filled.
  */
 export function createRepos(db: Db, sql: SqlClient): Repos {
   // One version for every cache, so a request asks SQLite once whether anything changed.
   const dbVersion = new DbVersion(db);
   return {
-    accounts: new AccountsRepo(db),
-    keys: new ApiKeysRepo(db, dbVersion),
-    blogs: new BlogsRepo(db, dbVersion),
-    posts: new PostsRepo(db),
-    revisions: new PostRevisionsRepo(db),
-    domains: new DomainsRepo(db),
-    jobs: new JobsRepo(db),
-    media: new MediaRepo(db),
+    accounts: new AccountsRepo(sql),
+    keys: new ApiKeysRepo(sql, dbVersion),
+    blogs: new BlogsRepo(sql, dbVersion),
+    posts: new PostsRepo(sql),
+    revisions: new PostRevisionsRepo(sql),
+    domains: new DomainsRepo(sql),
+    jobs: new JobsRepo(sql),
+    media: new MediaRepo(sql),
     webhooks: new WebhooksRepo(sql),
-    webhookQueue: new WebhookQueueRepo(db),
-    discovery: new DiscoveryRepo(db),
+    webhookQueue: new WebhookQueueRepo(sql),
+    discovery: new DiscoveryRepo(sql),
     sessions: new SessionsRepo(sql),
     loginLinks: new LoginLinksRepo(sql),
   };
@@ -74,7 +74,7 @@ export interface Data {
 }
 
 /** Opens the database (running its migrations) and settles the configuration against it. */
-export function openData(options: Pick<ComposeOptions, 'config' | 'logger' | 'busyTimeoutMs' | 'publicUrls' | 'store'>, clock: Clock): Data {
+export async function openData(options: Pick<ComposeOptions, 'config' | 'logger' | 'busyTimeoutMs' | 'publicUrls' | 'store'>, clock: Clock): Promise<Data> {
   const { logger } = options;
   const db = openDatabase(databaseFile(options.config), {
     busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS,
@@ -83,16 +83,16 @@ export function openData(options: Pick<ComposeOptions, 'config' | 'logger' | 'bu
   });
   const sql = new SqliteClient(db);
   const repos = createRepos(db, sql);
-  const settings = new SettingsRepo(db);
+  const settings = new SettingsRepo(sql);
   // Settled before anything uses it: every URL this process builds comes from this config.
   try {
-    const settle = { db, settings, blogs: repos.blogs, jobs: repos.jobs, clock, logger };
-    const config = options.publicUrls ? resolvePublicUrlSettings(settle, options.config, options.publicUrls) : options.config;
+    const settle = { sql, settings, blogs: repos.blogs, jobs: repos.jobs, clock, logger };
+    const config = options.publicUrls ? await resolvePublicUrlSettings(settle, options.config, options.publicUrls) : options.config;
     // A command never writes into another store than the server's (the server checks at start: settleStore).
-    if (options.publicUrls === 'cli' && !options.store) checkStoreForCommand(settings, config);
+    if (options.publicUrls === 'cli' && !options.store) await checkStoreForCommand(settings, config);
     return { db, sql, repos, settings, config };
   } catch (err) {
-    void sql.close();
+    await sql.close();
     db.close();
     throw err;
   }
@@ -140,11 +140,7 @@ export function settleStore(data: Data, stores: Pick<Stores, 'store'>, clock: Cl
       settings: data.settings,
       clock,
       logger,
-      blogSlugs: () =>
-        data.repos.blogs
-          .listAll()
-          .slice(0, 5)
-          .map((blog) => blog.slug),
+      blogSlugs: async () => (await data.repos.blogs.listAll()).slice(0, 5).map((blog) => blog.slug),
       storeHas: async (key) => (await stores.store.getBody(key)) !== null,
     },
     data.config,

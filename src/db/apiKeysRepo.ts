@@ -1,5 +1,5 @@
-import type { Db } from './database.js';
-import { DbVersion, VersionedCache } from './versionedCache.js';
+import { atomically, type SqlScope, type SqlTransaction } from './sql/sqlClient.js';
+import { type ChangeVersion, VersionedCache } from './versionedCache.js';
 import type { Account } from './accountsRepo.js';
 import type { Plan } from '../domain/plans.js';
 
@@ -72,83 +72,50 @@ const toKey = (row: KeyRow): ApiKey => ({
   expiresAt: row.expires_at,
 });
 
+// One read per request: the key and its account together, on the hash's unique index.
+const BY_HASH = `SELECT k.*, a.plan, a.email, a.created_at AS account_created_at, a.updated_at AS account_updated_at
+   FROM api_keys k JOIN accounts a ON a.id = k.account_id
+  WHERE k.key_hash = ? AND k.revoked_at IS NULL`;
+const ACTIVE_BY_ID = 'SELECT * FROM api_keys WHERE id = ? AND revoked_at IS NULL';
+// Only keys that still work count: an expired account key does not keep the account reachable.
+const COUNT_ACCOUNT_KEYS =
+  'SELECT COUNT(*) AS n FROM api_keys WHERE blog_id IS NULL AND account_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)';
+
 export class ApiKeysRepo {
-  private readonly insertStmt;
-  private readonly byHashStmt;
-  private readonly listByBlogStmt;
-  private readonly revokeStmt;
-  private readonly touchStmt;
-  private readonly listAccountKeysStmt;
-  private readonly listForAccountStmt;
-  private readonly activeByIdStmt;
-  private readonly countAccountKeysStmt;
-  private readonly revokeByIdStmt;
-  private readonly revokeCheckedTx;
+  /** Absent without a version, and always in a transaction (in()): such reads neither use nor fill it. */
+  private readonly byHashCache: VersionedCache<{ key: ApiKey; account: Account } | null> | undefined;
 
-  private readonly byHashCache: VersionedCache<{ key: ApiKey; account: Account } | null>;
-
-  constructor(db: Db, version: DbVersion = new DbVersion(db)) {
-    this.byHashCache = new VersionedCache(version);
-    this.insertStmt = db.prepare(
-      `INSERT INTO api_keys (id, account_id, blog_id, name, key_hash, key_prefix, scopes, created_at, expires_at)
-       VALUES (@id, @accountId, @blogId, @name, @keyHash, @keyPrefix, @scopes, @createdAt, @expiresAt)`,
-    );
-    // One read per request: the key and its account together, on the hash's unique index.
-    this.byHashStmt = db.prepare<[string], KeyWithAccountRow>(
-      `SELECT k.*, a.plan, a.email, a.created_at AS account_created_at, a.updated_at AS account_updated_at
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id
-        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
-    );
-    this.listByBlogStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE blog_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id');
-    this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND blog_id = ? AND revoked_at IS NULL');
-    this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
-    // `blog_id IS NULL` can use api_keys_by_blog (blog_id, created_at); account keys are few.
-    this.listAccountKeysStmt = db.prepare<[string], KeyRow>(
-      'SELECT * FROM api_keys WHERE blog_id IS NULL AND account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id',
-    );
-    this.listForAccountStmt = db.prepare<[string], KeyRow & { blog_slug: string | null }>(
-      `SELECT k.*, b.slug AS blog_slug FROM api_keys k LEFT JOIN blogs b ON b.id = k.blog_id
-        WHERE k.account_id = ? AND k.revoked_at IS NULL
-        ORDER BY k.blog_id IS NOT NULL, b.slug, k.created_at DESC, k.id`,
-    );
-    this.activeByIdStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ? AND revoked_at IS NULL');
-    // Only keys that still work count: an expired account key does not keep the account reachable.
-    this.countAccountKeysStmt = db.prepare<[string, string], { n: number }>(
-      'SELECT COUNT(*) AS n FROM api_keys WHERE blog_id IS NULL AND account_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
-    );
-    this.revokeByIdStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
-    // Check and update in one transaction: two revocations at once (the server and the CLI are
-    // separate connections) must not both pass the "not the last account key" check.
-    this.revokeCheckedTx = db.transaction((keyId: string, now: string, options: RevokeKeyOptions): KeyRevocation => {
-      const row = this.activeByIdStmt.get(keyId);
-      if (!row) return { outcome: 'not_found' };
-      if (options.accountId !== undefined && row.account_id !== options.accountId) return { outcome: 'not_found' };
-      if (options.accountKeysOnly && row.blog_id !== null) return { outcome: 'not_found' };
-      const key = toKey(row);
-      const working = row.expires_at === null || row.expires_at > now;
-      if (row.blog_id === null && working && options.keepLastAccountKey && this.countAccountKeysStmt.get(row.account_id, now)!.n <= 1) {
-        return { outcome: 'last_account_key', key };
-      }
-      this.revokeByIdStmt.run(now, keyId);
-      return { outcome: 'revoked', key };
-    });
+  constructor(
+    private readonly sql: SqlScope,
+    version?: ChangeVersion,
+  ) {
+    this.byHashCache = version ? new VersionedCache(version) : undefined;
   }
 
-  insert(key: NewApiKey): void {
-    this.insertStmt.run({ ...key, scopes: JSON.stringify(key.scopes) });
+  /** The same queries inside a transaction, without the cache. */
+  in(tx: SqlTransaction): ApiKeysRepo {
+    return new ApiKeysRepo(tx);
+  }
+
+  async insert(key: NewApiKey): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO api_keys (id, account_id, blog_id, name, key_hash, key_prefix, scopes, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [key.id, key.accountId, key.blogId, key.name, key.keyHash, key.keyPrefix, JSON.stringify(key.scopes), key.createdAt, key.expiresAt],
+    );
   }
 
   /**
    * The active key with this hash and its account, or null when unknown or revoked. An expired
    * key is still found: the caller compares `expiresAt` with its clock, also for a cached key.
    */
-  findActiveByHash(hash: string): { key: ApiKey; account: Account } | null {
+  async findActiveByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null> {
     // From memory until anything is written (versionedCache.ts): revocations still apply at once.
-    return this.byHashCache.get(hash, () => this.readActiveByHash(hash));
+    return this.byHashCache ? await this.byHashCache.get(hash, async () => this.readActiveByHash(hash)) : await this.readActiveByHash(hash);
   }
 
-  private readActiveByHash(hash: string): { key: ApiKey; account: Account } | null {
-    const row = this.byHashStmt.get(hash);
+  private async readActiveByHash(hash: string): Promise<{ key: ApiKey; account: Account } | null> {
+    const row = await this.sql.get<KeyWithAccountRow>(BY_HASH, [hash]);
     if (!row) return null;
     return {
       key: toKey(row),
@@ -162,29 +129,54 @@ export class ApiKeysRepo {
     };
   }
 
-  listActiveForBlog(blogId: string): ApiKey[] {
-    return this.listByBlogStmt.all(blogId).map(toKey);
+  async listActiveForBlog(blogId: string): Promise<ApiKey[]> {
+    return (await this.sql.all<KeyRow>('SELECT * FROM api_keys WHERE blog_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id', [blogId])).map(toKey);
   }
 
-  revoke(blogId: string, keyId: string, now: string): boolean {
-    return this.revokeStmt.run(now, keyId, blogId).changes > 0;
+  async revoke(blogId: string, keyId: string, now: string): Promise<boolean> {
+    return (await this.sql.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND blog_id = ? AND revoked_at IS NULL', [now, keyId, blogId])).changes > 0;
   }
 
   /** The account's active account keys (bound to no blog), newest first. */
-  listActiveAccountKeys(accountId: string): ApiKey[] {
-    return this.listAccountKeysStmt.all(accountId).map(toKey);
+  async listActiveAccountKeys(accountId: string): Promise<ApiKey[]> {
+    // `blog_id IS NULL` can use api_keys_by_blog (blog_id, created_at); account keys are few.
+    const rows = await this.sql.all<KeyRow>(
+      'SELECT * FROM api_keys WHERE blog_id IS NULL AND account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id',
+      [accountId],
+    );
+    return rows.map(toKey);
   }
 
   /** Every active key of the account: account keys first, then blog-bound keys by blog slug. */
-  listActiveForAccount(accountId: string): AccountKeyEntry[] {
-    return this.listForAccountStmt.all(accountId).map((row) => ({ key: toKey(row), blogSlug: row.blog_slug }));
+  async listActiveForAccount(accountId: string): Promise<AccountKeyEntry[]> {
+    const rows = await this.sql.all<KeyRow & { blog_slug: string | null }>(
+      `SELECT k.*, b.slug AS blog_slug FROM api_keys k LEFT JOIN blogs b ON b.id = k.blog_id
+        WHERE k.account_id = ? AND k.revoked_at IS NULL
+        ORDER BY k.blog_id IS NOT NULL, b.slug, k.created_at DESC, k.id`,
+      [accountId],
+    );
+    return rows.map((row) => ({ key: toKey(row), blogSlug: row.blog_slug }));
   }
 
-  revokeChecked(keyId: string, now: string, options: RevokeKeyOptions): KeyRevocation {
-    return this.revokeCheckedTx.immediate(keyId, now, options);
+  async revokeChecked(keyId: string, now: string, options: RevokeKeyOptions): Promise<KeyRevocation> {
+    // Check and update in one transaction: two revocations at once (the server and the CLI are
+    // separate connections) must not both pass the "not the last account key" check.
+    return atomically(this.sql, async (tx): Promise<KeyRevocation> => {
+      const row = await tx.get<KeyRow>(ACTIVE_BY_ID, [keyId]);
+      if (!row) return { outcome: 'not_found' };
+      if (options.accountId !== undefined && row.account_id !== options.accountId) return { outcome: 'not_found' };
+      if (options.accountKeysOnly && row.blog_id !== null) return { outcome: 'not_found' };
+      const key = toKey(row);
+      const working = row.expires_at === null || row.expires_at > now;
+      if (row.blog_id === null && working && options.keepLastAccountKey && (await tx.get<{ n: number }>(COUNT_ACCOUNT_KEYS, [row.account_id, now]))!.n <= 1) {
+        return { outcome: 'last_account_key', key };
+      }
+      await tx.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now, keyId]);
+      return { outcome: 'revoked', key };
+    });
   }
 
-  touch(keyId: string, now: string): void {
-    this.touchStmt.run(now, keyId);
+  async touch(keyId: string, now: string): Promise<void> {
+    await this.sql.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [now, keyId]);
   }
 }

@@ -1,5 +1,5 @@
-import type { Db } from './database.js';
-import { DbVersion, VersionedCache } from './versionedCache.js';
+import type { SqlScope, SqlTransaction } from './sql/sqlClient.js';
+import { type ChangeVersion, VersionedCache } from './versionedCache.js';
 import type { Blog, BlogWithDomain } from '../domain/blog.js';
 import type { ThemeConfig } from '../domain/siteTypes.js';
 
@@ -32,112 +32,120 @@ const toBlog = (row: BlogRow): BlogWithDomain => ({
 });
 
 const SELECT = `SELECT b.*, d.hostname, d.status AS domain_status FROM blogs b LEFT JOIN domains d ON d.blog_id = b.id`;
+const BY_ID = `${SELECT} WHERE b.id = ?`;
+const BY_SLUG = `${SELECT} WHERE b.slug = ?`;
+const BY_ACTIVE_HOST = `${SELECT} WHERE d.hostname = ? AND d.status = 'active'`;
+// rowid breaks ties between blogs created in the same millisecond in creation order (SQLite only).
+const LIST_BY_ACCOUNT = `${SELECT} WHERE b.account_id = ? ORDER BY b.created_at DESC, b.rowid DESC`;
+const LIST_ALL = `${SELECT} ORDER BY b.created_at, b.id`;
 
 export class BlogsRepo {
-  private readonly insertStmt;
-  private readonly byIdStmt;
-  private readonly bySlugStmt;
-  private readonly listByAccountStmt;
-  private readonly countByAccountStmt;
-  private readonly updateStmt;
-  private readonly deleteStmt;
-  private readonly listAllStmt;
-  private readonly slugExistsStmt;
-  private readonly retireStmt;
-  private readonly retiredStmt;
-  private readonly releaseStmt;
-  private readonly byActiveHostStmt;
+  /** Absent without a version, and always in a transaction (in()): such reads neither use nor fill it. */
+  private readonly byIdCache: VersionedCache<BlogWithDomain | null> | undefined;
 
-  private readonly byIdCache: VersionedCache<BlogWithDomain | null>;
-
-  constructor(db: Db, version: DbVersion = new DbVersion(db)) {
-    this.byIdCache = new VersionedCache(version);
-    this.insertStmt = db.prepare(
-      `INSERT INTO blogs (id, account_id, slug, name, description, theme_config, discoverable, created_at, updated_at)
-       VALUES (@id, @accountId, @slug, @name, @description, @themeConfig, @discoverable, @createdAt, @updatedAt)`,
-    );
-    this.byIdStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.id = ?`);
-    this.bySlugStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.slug = ?`);
-    // rowid breaks ties between blogs created in the same millisecond in creation order.
-    this.listByAccountStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE b.account_id = ? ORDER BY b.created_at DESC, b.rowid DESC`);
-    this.countByAccountStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM blogs WHERE account_id = ?');
-    this.updateStmt = db.prepare(
-      'UPDATE blogs SET name = @name, description = @description, theme_config = @themeConfig, discoverable = @discoverable, updated_at = @updatedAt WHERE id = @id',
-    );
-    this.deleteStmt = db.prepare('DELETE FROM blogs WHERE id = ?');
-    this.listAllStmt = db.prepare<[], BlogRow>(`${SELECT} ORDER BY b.created_at, b.id`);
-    this.slugExistsStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM blogs WHERE slug = ?');
-    this.retireStmt = db.prepare('INSERT OR REPLACE INTO retired_blog_slugs (slug, blog_id, retired_at) VALUES (?, ?, ?)');
-    this.retiredStmt = db.prepare<[string], { blog_id: string }>('SELECT blog_id FROM retired_blog_slugs WHERE slug = ?');
-    this.releaseStmt = db.prepare('DELETE FROM retired_blog_slugs WHERE slug = ? AND blog_id = ?');
-    this.byActiveHostStmt = db.prepare<[string], BlogRow>(`${SELECT} WHERE d.hostname = ? AND d.status = 'active'`);
+  constructor(
+    private readonly sql: SqlScope,
+    version?: ChangeVersion,
+  ) {
+    this.byIdCache = version ? new VersionedCache(version) : undefined;
   }
 
-  insert(blog: Blog): void {
-    this.insertStmt.run({ ...blog, themeConfig: JSON.stringify(blog.themeConfig), discoverable: blog.discoverable ? 1 : 0 });
+  /** The same queries inside a transaction, without the cache. */
+  in(tx: SqlTransaction): BlogsRepo {
+    return new BlogsRepo(tx);
+  }
+
+  async insert(blog: Blog): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO blogs (id, account_id, slug, name, description, theme_config, discoverable, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        blog.id,
+        blog.accountId,
+        blog.slug,
+        blog.name,
+        blog.description,
+        JSON.stringify(blog.themeConfig),
+        blog.discoverable ? 1 : 0,
+        blog.createdAt,
+        blog.updatedAt,
+      ],
+    );
   }
 
   /** Served from memory until anything is written (versionedCache.ts): every API request asks. */
-  findById(id: string): BlogWithDomain | null {
-    return this.byIdCache.get(id, () => {
-      const row = this.byIdStmt.get(id);
+  async findById(id: string): Promise<BlogWithDomain | null> {
+    const load = async (): Promise<BlogWithDomain | null> => {
+      const row = await this.sql.get<BlogRow>(BY_ID, [id]);
       return row ? toBlog(row) : null;
-    });
+    };
+    return this.byIdCache ? await this.byIdCache.get(id, load) : await load();
   }
 
-  findBySlug(slug: string): BlogWithDomain | null {
-    const row = this.bySlugStmt.get(slug);
+  async findBySlug(slug: string): Promise<BlogWithDomain | null> {
+    const row = await this.sql.get<BlogRow>(BY_SLUG, [slug]);
     return row ? toBlog(row) : null;
   }
 
   /** The account's blog with this id; another account's blog is treated as missing. */
-  findOwned(accountId: string, id: string): BlogWithDomain | null {
-    const blog = this.findById(id);
+  async findOwned(accountId: string, id: string): Promise<BlogWithDomain | null> {
+    const blog = await this.findById(id);
     return blog && blog.accountId === accountId ? blog : null;
   }
 
   /** The blog a custom hostname is active for, if any. */
-  findByActiveDomain(hostname: string): BlogWithDomain | null {
-    const row = this.byActiveHostStmt.get(hostname);
+  async findByActiveDomain(hostname: string): Promise<BlogWithDomain | null> {
+    const row = await this.sql.get<BlogRow>(BY_ACTIVE_HOST, [hostname]);
     return row ? toBlog(row) : null;
   }
 
   /** Whether a blog holds the slug now (the site server's per-request check: one index probe). */
-  hasSlug(slug: string): boolean {
-    return this.slugExistsStmt.get(slug) !== undefined;
+  async hasSlug(slug: string): Promise<boolean> {
+    return (await this.sql.get<{ one: number }>('SELECT 1 AS one FROM blogs WHERE slug = ?', [slug])) !== undefined;
   }
 
   /** Reserves a deleted blog's slug until its site is gone (migration 007); call in the delete's transaction. */
-  retireSlug(slug: string, blogId: string, now: string): void {
-    this.retireStmt.run(slug, blogId, now);
+  async retireSlug(slug: string, blogId: string, now: string): Promise<void> {
+    await this.sql.run(
+      `INSERT INTO retired_blog_slugs (slug, blog_id, retired_at) VALUES (?, ?, ?)
+       ON CONFLICT (slug) DO UPDATE SET blog_id = excluded.blog_id, retired_at = excluded.retired_at`,
+      [slug, blogId, now],
+    );
   }
 
-  isSlugRetired(slug: string): boolean {
-    return this.retiredStmt.get(slug) !== undefined;
+  async isSlugRetired(slug: string): Promise<boolean> {
+    return (await this.sql.get<{ blog_id: string }>('SELECT blog_id FROM retired_blog_slugs WHERE slug = ?', [slug])) !== undefined;
   }
 
   /** Frees the slug once the deleted blog's objects and index are gone. */
-  releaseSlug(slug: string, blogId: string): void {
-    this.releaseStmt.run(slug, blogId);
+  async releaseSlug(slug: string, blogId: string): Promise<void> {
+    await this.sql.run('DELETE FROM retired_blog_slugs WHERE slug = ? AND blog_id = ?', [slug, blogId]);
   }
 
-  listByAccount(accountId: string): BlogWithDomain[] {
-    return this.listByAccountStmt.all(accountId).map(toBlog);
+  async listByAccount(accountId: string): Promise<BlogWithDomain[]> {
+    return (await this.sql.all<BlogRow>(LIST_BY_ACCOUNT, [accountId])).map(toBlog);
   }
 
-  listAll(): BlogWithDomain[] {
-    return this.listAllStmt.all().map(toBlog);
+  async listAll(): Promise<BlogWithDomain[]> {
+    return (await this.sql.all<BlogRow>(LIST_ALL)).map(toBlog);
   }
 
-  countByAccount(accountId: string): number {
-    return this.countByAccountStmt.get(accountId)?.n ?? 0;
+  async countByAccount(accountId: string): Promise<number> {
+    return (await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM blogs WHERE account_id = ?', [accountId]))?.n ?? 0;
   }
 
-  update(blog: Pick<Blog, 'id' | 'name' | 'description' | 'themeConfig' | 'discoverable' | 'updatedAt'>): void {
-    this.updateStmt.run({ ...blog, themeConfig: JSON.stringify(blog.themeConfig), discoverable: blog.discoverable ? 1 : 0 });
+  async update(blog: Pick<Blog, 'id' | 'name' | 'description' | 'themeConfig' | 'discoverable' | 'updatedAt'>): Promise<void> {
+    await this.sql.run('UPDATE blogs SET name = ?, description = ?, theme_config = ?, discoverable = ?, updated_at = ? WHERE id = ?', [
+      blog.name,
+      blog.description,
+      JSON.stringify(blog.themeConfig),
+      blog.discoverable ? 1 : 0,
+      blog.updatedAt,
+      blog.id,
+    ]);
   }
 
-  delete(id: string): void {
-    this.deleteStmt.run(id);
+  async delete(id: string): Promise<void> {
+    await this.sql.run('DELETE FROM blogs WHERE id = ?', [id]);
   }
 }

@@ -14,7 +14,7 @@ export type Db = Database.Database;
 /**
  * How long a statement of the server's connection waits for a lock inside SQLite: while it
  * waits, the event loop is blocked. Write transactions wait longer by retrying after timers
- * (writeTransaction.ts); the command line keeps a long timeout, it serves no one else.
+ * (sql/sqliteClient.ts); the command line keeps a long timeout, it serves no one else.
  */
 export const SERVER_BUSY_TIMEOUT_MS = 10;
 export const CLI_BUSY_TIMEOUT_MS = 5_000;
@@ -111,7 +111,9 @@ export function isDatabaseBusy(err: unknown): boolean {
   );
 }
 
-/** True when better-sqlite3 reports a UNIQUE or PRIMARY KEY violation (matched on the code). */
+/** True when the database reports a UNIQUE or PRIMARY KEY violation (matched on the code). */
 export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && (err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY');
+  if (typeof err !== 'object' || err === null || !('code' in err)) return false;
+  // SQLite's extended codes; PostgreSQL's SQLSTATE unique_violation.
+  return err.code === 'SQLITE_CONSTRAINT_UNIQUE' || err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || err.code === '23505';
 }

@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import type { SqlScope, SqlTransaction } from './sql/sqlClient.js';
 
 export type DomainStatus = 'pending_verification' | 'active';
 
@@ -48,99 +48,92 @@ export interface RegistrationKey {
 }
 
 export class DomainsRepo {
-  private readonly insertStmt;
-  private readonly byBlogStmt;
-  private readonly activeByHostStmt;
-  private readonly deleteStmt;
-  private readonly deleteRegistrationStmt;
-  private readonly deleteExpiredStmt;
-  private readonly recordCheckStmt;
-  private readonly activateStmt;
-  private readonly markLostStmt;
-  private readonly pendingStmt;
-  private readonly activeStmt;
+  constructor(private readonly sql: SqlScope) {}
 
-  constructor(db: Db) {
-    this.insertStmt = db.prepare(
+  /** The same queries inside a transaction. */
+  in(tx: SqlTransaction): DomainsRepo {
+    return new DomainsRepo(tx);
+  }
+
+  async insert(domain: Pick<Domain, 'blogId' | 'hostname' | 'challengeToken' | 'createdAt' | 'expiresAt'>): Promise<void> {
+    await this.sql.run(
       `INSERT INTO domains (blog_id, hostname, status, challenge_token, created_at, expires_at)
-       VALUES (@blogId, @hostname, 'pending_verification', @challengeToken, @createdAt, @expiresAt)`,
+       VALUES (?, ?, 'pending_verification', ?, ?, ?)`,
+      [domain.blogId, domain.hostname, domain.challengeToken, domain.createdAt, domain.expiresAt ?? null],
     );
-    this.byBlogStmt = db.prepare<[string], DomainRow>('SELECT * FROM domains WHERE blog_id = ?');
-    this.activeByHostStmt = db.prepare<[string], DomainRow>(`SELECT * FROM domains WHERE hostname = ? AND status = 'active'`);
-    this.deleteStmt = db.prepare('DELETE FROM domains WHERE blog_id = ?');
-    this.deleteRegistrationStmt = db.prepare(`DELETE FROM domains WHERE blog_id = @blogId AND hostname = @hostname AND challenge_token = @challengeToken`);
-    this.deleteExpiredStmt = db.prepare(`DELETE FROM domains WHERE status = 'pending_verification' AND expires_at <= ?`);
-    this.recordCheckStmt = db.prepare(
-      `UPDATE domains SET last_checked_at = @checkedAt, last_error = @lastError
-        WHERE blog_id = @blogId AND hostname = @hostname AND challenge_token = @challengeToken AND status = 'pending_verification'`,
-    );
-    this.activateStmt = db.prepare(
-      `UPDATE domains SET status = 'active', expires_at = NULL, verified_at = @checkedAt, last_checked_at = @checkedAt, last_error = NULL
-        WHERE blog_id = @blogId AND hostname = @hostname AND challenge_token = @challengeToken AND status = 'pending_verification'`,
-    );
-    this.markLostStmt = db.prepare(
-      `UPDATE domains SET last_error = @lastError
-        WHERE hostname = @hostname AND status = 'pending_verification' AND blog_id <> @winner`,
-    );
-    this.pendingStmt = db.prepare<[number], DomainRow>(
-      `SELECT * FROM domains WHERE status = 'pending_verification' ORDER BY COALESCE(last_checked_at, ''), blog_id LIMIT ?`,
-    );
-    this.activeStmt = db.prepare<[], DomainRow>(`SELECT * FROM domains WHERE status = 'active'`);
   }
 
-  insert(domain: Pick<Domain, 'blogId' | 'hostname' | 'challengeToken' | 'createdAt' | 'expiresAt'>): void {
-    this.insertStmt.run(domain);
-  }
-
-  findByBlog(blogId: string): Domain | null {
-    const row = this.byBlogStmt.get(blogId);
+  async findByBlog(blogId: string): Promise<Domain | null> {
+    const row = await this.sql.get<DomainRow>('SELECT * FROM domains WHERE blog_id = ?', [blogId]);
     return row ? toDomain(row) : null;
   }
 
   /** The blog the hostname is active for, if any (at most one: a partial unique index). */
-  findActiveByHostname(hostname: string): Domain | null {
-    const row = this.activeByHostStmt.get(hostname);
+  async findActiveByHostname(hostname: string): Promise<Domain | null> {
+    const row = await this.sql.get<DomainRow>(`SELECT * FROM domains WHERE hostname = ? AND status = 'active'`, [hostname]);
     return row ? toDomain(row) : null;
   }
 
-  delete(blogId: string): boolean {
-    return this.deleteStmt.run(blogId).changes > 0;
+  async delete(blogId: string): Promise<boolean> {
+    return (await this.sql.run('DELETE FROM domains WHERE blog_id = ?', [blogId])).changes > 0;
   }
 
   /** Deletes this registration only, not a newer one of the same blog. */
-  deleteRegistration(key: RegistrationKey): boolean {
-    return this.deleteRegistrationStmt.run(key).changes > 0;
+  async deleteRegistration(key: RegistrationKey): Promise<boolean> {
+    const result = await this.sql.run('DELETE FROM domains WHERE blog_id = ? AND hostname = ? AND challenge_token = ?', [
+      key.blogId,
+      key.hostname,
+      key.challengeToken,
+    ]);
+    return result.changes > 0;
   }
 
   /** Removes pending registrations whose expiry is at or before `now`; returns how many. */
-  deleteExpired(now: string): number {
-    return this.deleteExpiredStmt.run(now).changes;
+  async deleteExpired(now: string): Promise<number> {
+    return (await this.sql.run(`DELETE FROM domains WHERE status = 'pending_verification' AND expires_at <= ?`, [now])).changes;
   }
 
   /** Records a check that did not verify the registration (it stays pending). */
-  recordCheck(check: RegistrationKey & { checkedAt: string; lastError: string }): void {
-    this.recordCheckStmt.run(check);
+  async recordCheck(check: RegistrationKey & { checkedAt: string; lastError: string }): Promise<void> {
+    await this.sql.run(
+      `UPDATE domains SET last_checked_at = ?, last_error = ?
+        WHERE blog_id = ? AND hostname = ? AND challenge_token = ? AND status = 'pending_verification'`,
+      [check.checkedAt, check.lastError, check.blogId, check.hostname, check.challengeToken],
+    );
   }
 
   /**
    * Makes the pending registration active. Throws the unique violation of
    * `domains_active_hostname` when another blog has the hostname active.
    */
-  activate(key: RegistrationKey & { checkedAt: string }): boolean {
-    return this.activateStmt.run(key).changes > 0;
+  async activate(key: RegistrationKey & { checkedAt: string }): Promise<boolean> {
+    const result = await this.sql.run(
+      `UPDATE domains SET status = 'active', expires_at = NULL, verified_at = ?, last_checked_at = ?, last_error = NULL
+        WHERE blog_id = ? AND hostname = ? AND challenge_token = ? AND status = 'pending_verification'`,
+      [key.checkedAt, key.checkedAt, key.blogId, key.hostname, key.challengeToken],
+    );
+    return result.changes > 0;
   }
 
   /** Notes on every other pending registration of the hostname why it can no longer verify. */
-  markLost(hostname: string, winner: string, lastError: string): void {
-    this.markLostStmt.run({ hostname, winner, lastError });
+  async markLost(hostname: string, winner: string, lastError: string): Promise<void> {
+    await this.sql.run(
+      `UPDATE domains SET last_error = ?
+        WHERE hostname = ? AND status = 'pending_verification' AND blog_id <> ?`,
+      [lastError, hostname, winner],
+    );
   }
 
   /** Pending registrations, least recently checked first (the background check's work list). */
-  listPendingForChecks(limit: number): Domain[] {
-    return this.pendingStmt.all(limit).map(toDomain);
+  async listPendingForChecks(limit: number): Promise<Domain[]> {
+    const rows = await this.sql.all<DomainRow>(
+      `SELECT * FROM domains WHERE status = 'pending_verification' ORDER BY COALESCE(last_checked_at, ''), blog_id LIMIT ?`,
+      [limit],
+    );
+    return rows.map(toDomain);
   }
 
-  listActive(): Domain[] {
-    return this.activeStmt.all().map(toDomain);
+  async listActive(): Promise<Domain[]> {
+    return (await this.sql.all<DomainRow>(`SELECT * FROM domains WHERE status = 'active'`)).map(toDomain);
   }
 }

@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { atomically, type SqlScope, type SqlTransaction } from './sql/sqlClient.js';
 
 /**
  * What a job asks the publisher to do. `post` re-renders one post and what lists it; `post_removed`
@@ -85,107 +85,98 @@ const toJob = (row: JobRow): PublishJob => ({
   updatedAt: row.updated_at,
 });
 
-export class JobsRepo {
-  private readonly insertStmt;
-  private readonly byIdStmt;
-  private readonly dueStmt;
-  private readonly doneStmt;
-  private readonly failStmt;
-  private readonly openByBlogStmt;
-  private readonly countStmt;
-  private readonly latestIdStmt;
-  private readonly postJobsSinceStmt;
-  private readonly pendingFromStmt;
-  private readonly pendingPostCountStmt;
-  private readonly db: Db;
+const MARK_DONE = `UPDATE publish_jobs SET status = 'done', attempts = attempts + 1, last_error = NULL, updated_at = ? WHERE id = ? AND status = 'pending'`;
 
-  constructor(db: Db) {
-    this.db = db;
-    this.insertStmt = db.prepare(
-      `INSERT INTO publish_jobs (blog_id, blog_slug, kind, payload, status, run_after, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
-    );
-    this.byIdStmt = db.prepare<[number], JobRow>('SELECT * FROM publish_jobs WHERE id = ?');
-    this.dueStmt = db.prepare<[string, number], JobRow>(`SELECT * FROM publish_jobs WHERE status = 'pending' AND run_after <= ? ORDER BY id LIMIT ?`);
-    this.doneStmt = db.prepare(
-      `UPDATE publish_jobs SET status = 'done', attempts = attempts + 1, last_error = NULL, updated_at = ? WHERE id = ? AND status = 'pending'`,
-    );
-    this.failStmt = db.prepare(
-      `UPDATE publish_jobs SET status = @status, attempts = attempts + 1, last_error = @error, run_after = @runAfter, updated_at = @now
-        WHERE id = @id AND status = 'pending'`,
-    );
-    this.openByBlogStmt = db.prepare<[string], JobRow>(`SELECT * FROM publish_jobs WHERE blog_id = ? AND status IN ('pending', 'failed') ORDER BY id`);
-    this.countStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM publish_jobs WHERE status = ?');
-    this.latestIdStmt = db.prepare<[], { id: number }>('SELECT COALESCE(MAX(id), 0) AS id FROM publish_jobs');
-    // A range of the rowid, newest jobs only: never a scan of the blog's whole history.
-    this.postJobsSinceStmt = db.prepare<[number, string], JobRow>(
-      `SELECT * FROM publish_jobs WHERE id > ? AND blog_id = ? AND kind IN ('post', 'post_removed') ORDER BY id`,
-    );
-    // Both walk the (blog_id, status) index, whose rows are in id order.
-    this.pendingFromStmt = db.prepare<[string, number, number], JobRow>(
-      `SELECT * FROM publish_jobs WHERE blog_id = ? AND status = 'pending' AND id >= ? ORDER BY id LIMIT ?`,
-    );
-    this.pendingPostCountStmt = db.prepare<[string], { n: number }>(
-      `SELECT COUNT(*) AS n FROM publish_jobs WHERE blog_id = ? AND status = 'pending' AND kind IN ('post', 'post_removed')`,
-    );
+export class JobsRepo {
+  constructor(private readonly sql: SqlScope) {}
+
+  /** The same queries inside a transaction. */
+  in(tx: SqlTransaction): JobsRepo {
+    return new JobsRepo(tx);
   }
 
   /** Records a job; call inside the transaction that makes the change it publishes. */
-  insert(job: { blogId: string; blogSlug: string; kind: JobKind; payload: JobPayload; now: string }): number {
-    const result = this.insertStmt.run(job.blogId, job.blogSlug, job.kind, JSON.stringify(job.payload), job.now, job.now, job.now);
-    return Number(result.lastInsertRowid);
+  async insert(job: { blogId: string; blogSlug: string; kind: JobKind; payload: JobPayload; now: string }): Promise<number> {
+    const row = await this.sql.get<{ id: number }>(
+      `INSERT INTO publish_jobs (blog_id, blog_slug, kind, payload, status, run_after, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?) RETURNING id`,
+      [job.blogId, job.blogSlug, job.kind, JSON.stringify(job.payload), job.now, job.now, job.now],
+    );
+    return Number(row!.id);
   }
 
-  findById(id: number): PublishJob | null {
-    const row = this.byIdStmt.get(id);
+  async findById(id: number): Promise<PublishJob | null> {
+    const row = await this.sql.get<JobRow>('SELECT * FROM publish_jobs WHERE id = ?', [id]);
     return row ? toJob(row) : null;
   }
 
-  listDue(nowIso: string, limit: number): PublishJob[] {
-    return this.dueStmt.all(nowIso, limit).map(toJob);
+  async listDue(nowIso: string, limit: number): Promise<PublishJob[]> {
+    return (await this.sql.all<JobRow>(`SELECT * FROM publish_jobs WHERE status = 'pending' AND run_after <= ? ORDER BY id LIMIT ?`, [nowIso, limit])).map(
+      toJob,
+    );
   }
 
-  markDone(id: number, now: string): boolean {
-    return this.doneStmt.run(now, id).changes > 0;
+  async markDone(id: number, now: string): Promise<boolean> {
+    return (await this.sql.run(MARK_DONE, [now, id])).changes > 0;
   }
 
   /** Marks a batch's jobs done together: one transaction, so a crash leaves all of them pending or none. */
-  markAllDone(ids: readonly number[], now: string): void {
-    this.db.transaction(() => {
-      for (const id of ids) this.doneStmt.run(now, id);
-    })();
+  async markAllDone(ids: readonly number[], now: string): Promise<void> {
+    await atomically(this.sql, async (tx) => {
+      for (const id of ids) await tx.run(MARK_DONE, [now, id]);
+    });
   }
 
   /** The blog's pending jobs from job `fromId` on (itself included), oldest first. */
-  pendingFrom(blogId: string, fromId: number, limit: number): PublishJob[] {
-    return this.pendingFromStmt.all(blogId, fromId, limit).map(toJob);
+  async pendingFrom(blogId: string, fromId: number, limit: number): Promise<PublishJob[]> {
+    // Walks the (blog_id, status) index, whose rows are in id order.
+    const rows = await this.sql.all<JobRow>(`SELECT * FROM publish_jobs WHERE blog_id = ? AND status = 'pending' AND id >= ? ORDER BY id LIMIT ?`, [
+      blogId,
+      fromId,
+      limit,
+    ]);
+    return rows.map(toJob);
   }
 
   /** How many of the blog's post jobs are pending: changes its pages may not show yet. */
-  countPendingPostJobs(blogId: string): number {
-    return this.pendingPostCountStmt.get(blogId)?.n ?? 0;
+  async countPendingPostJobs(blogId: string): Promise<number> {
+    // Walks the (blog_id, status) index, whose rows are in id order.
+    const row = await this.sql.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM publish_jobs WHERE blog_id = ? AND status = 'pending' AND kind IN ('post', 'post_removed')`,
+      [blogId],
+    );
+    return row?.n ?? 0;
   }
 
   /** Records a failed attempt; the job stays pending until `runAfter`, or becomes failed for good. */
-  markAttemptFailed(id: number, error: string, runAfter: string, now: string, giveUp: boolean): void {
-    this.failStmt.run({ id, error, runAfter, now, status: giveUp ? 'failed' : 'pending' });
+  async markAttemptFailed(id: number, error: string, runAfter: string, now: string, giveUp: boolean): Promise<void> {
+    await this.sql.run(
+      `UPDATE publish_jobs SET status = ?, attempts = attempts + 1, last_error = ?, run_after = ?, updated_at = ?
+        WHERE id = ? AND status = 'pending'`,
+      [giveUp ? 'failed' : 'pending', error, runAfter, now, id],
+    );
   }
 
-  listOpenForBlog(blogId: string): PublishJob[] {
-    return this.openByBlogStmt.all(blogId).map(toJob);
+  async listOpenForBlog(blogId: string): Promise<PublishJob[]> {
+    return (await this.sql.all<JobRow>(`SELECT * FROM publish_jobs WHERE blog_id = ? AND status IN ('pending', 'failed') ORDER BY id`, [blogId])).map(toJob);
   }
 
   /** The newest job's id (0 when none). */
-  latestId(): number {
-    return this.latestIdStmt.get()?.id ?? 0;
+  async latestId(): Promise<number> {
+    return (await this.sql.get<{ id: number }>('SELECT COALESCE(MAX(id), 0) AS id FROM publish_jobs'))?.id ?? 0;
   }
 
   /** The blog's post jobs recorded after job `afterId`, oldest first, whatever their status. */
-  postJobsSince(blogId: string, afterId: number): PublishJob[] {
-    return this.postJobsSinceStmt.all(afterId, blogId).map(toJob);
+  async postJobsSince(blogId: string, afterId: number): Promise<PublishJob[]> {
+    // A range of the id (SQLite's rowid), newest jobs only: never a scan of the blog's whole history.
+    const rows = await this.sql.all<JobRow>(`SELECT * FROM publish_jobs WHERE id > ? AND blog_id = ? AND kind IN ('post', 'post_removed') ORDER BY id`, [
+      afterId,
+      blogId,
+    ]);
+    return rows.map(toJob);
   }
 
-  countByStatus(status: PublishJob['status']): number {
-    return this.countStmt.get(status)?.n ?? 0;
+  async countByStatus(status: PublishJob['status']): Promise<number> {
+    return (await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM publish_jobs WHERE status = ?', [status]))?.n ?? 0;
   }
 }

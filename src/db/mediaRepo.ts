@@ -1,5 +1,5 @@
 import type { ImageFormat } from '../media/mediaNames.js';
-import type { Db } from './database.js';
+import { atomically, type SqlScope, type SqlTransaction } from './sql/sqlClient.js';
 
 export interface Media {
   id: string;
@@ -39,70 +39,72 @@ const toMedia = (row: MediaRow): Media => ({
 
 /** The `media` and `post_media` tables (migration 009). */
 export class MediaRepo {
-  private readonly insertStmt;
-  private readonly byIdStmt;
-  private readonly byHashStmt;
-  private readonly listStmt;
-  private readonly countStmt;
-  private readonly allStmt;
-  private readonly deleteStmt;
-  private readonly clearRefsStmt;
-  private readonly addRefStmt;
-  private readonly usedByStmt;
+  constructor(private readonly sql: SqlScope) {}
 
-  constructor(db: Db) {
-    this.insertStmt = db.prepare(
-      'INSERT INTO media (id, blog_id, hash, format, width, height, bytes, stored_bytes, created_at) VALUES (@id, @blogId, @hash, @format, @width, @height, @bytes, @storedBytes, @createdAt)',
-    );
-    this.byIdStmt = db.prepare<[string, string], MediaRow>('SELECT * FROM media WHERE blog_id = ? AND id = ?');
-    this.byHashStmt = db.prepare<[string, string], MediaRow>('SELECT * FROM media WHERE blog_id = ? AND hash = ?');
-    this.listStmt = db.prepare<[string, number, number], MediaRow>('SELECT * FROM media WHERE blog_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?');
-    this.countStmt = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM media WHERE blog_id = ?');
-    this.allStmt = db.prepare<[string], MediaRow>('SELECT * FROM media WHERE blog_id = ? ORDER BY hash');
-    this.deleteStmt = db.prepare('DELETE FROM media WHERE id = ?');
-    this.clearRefsStmt = db.prepare('DELETE FROM post_media WHERE post_id = ?');
-    this.addRefStmt = db.prepare('INSERT OR IGNORE INTO post_media (post_id, blog_id, hash) VALUES (?, ?, ?)');
-    this.usedByStmt = db.prepare<[string, string], { slug: string }>(
-      "SELECT p.slug FROM post_media r JOIN posts p ON p.id = r.post_id WHERE r.blog_id = ? AND r.hash = ? AND p.status IN ('published', 'scheduled') ORDER BY p.slug LIMIT 1",
-    );
+  /** The same queries inside a transaction. */
+  in(tx: SqlTransaction): MediaRepo {
+    return new MediaRepo(tx);
   }
 
-  insert(media: Media): void {
-    this.insertStmt.run(media);
+  async insert(media: Media): Promise<void> {
+    await this.sql.run('INSERT INTO media (id, blog_id, hash, format, width, height, bytes, stored_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+      media.id,
+      media.blogId,
+      media.hash,
+      media.format,
+      media.width,
+      media.height,
+      media.bytes,
+      media.storedBytes,
+      media.createdAt,
+    ]);
   }
 
-  find(blogId: string, id: string): Media | null {
-    const row = this.byIdStmt.get(blogId, id);
+  async find(blogId: string, id: string): Promise<Media | null> {
+    const row = await this.sql.get<MediaRow>('SELECT * FROM media WHERE blog_id = ? AND id = ?', [blogId, id]);
     return row ? toMedia(row) : null;
   }
 
-  findByHash(blogId: string, hash: string): Media | null {
-    const row = this.byHashStmt.get(blogId, hash);
+  async findByHash(blogId: string, hash: string): Promise<Media | null> {
+    const row = await this.sql.get<MediaRow>('SELECT * FROM media WHERE blog_id = ? AND hash = ?', [blogId, hash]);
     return row ? toMedia(row) : null;
   }
 
   /** Newest first. */
-  list(blogId: string, page: number, perPage: number): { media: Media[]; total: number } {
-    return { media: this.listStmt.all(blogId, perPage, (page - 1) * perPage).map(toMedia), total: this.countStmt.get(blogId)!.n };
+  async list(blogId: string, page: number, perPage: number): Promise<{ media: Media[]; total: number }> {
+    const rows = await this.sql.all<MediaRow>('SELECT * FROM media WHERE blog_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?', [
+      blogId,
+      perPage,
+      (page - 1) * perPage,
+    ]);
+    const count = await this.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM media WHERE blog_id = ?', [blogId]);
+    return { media: rows.map(toMedia), total: count!.n };
   }
 
   /** Every image of the blog (site verify). */
-  allOfBlog(blogId: string): Media[] {
-    return this.allStmt.all(blogId).map(toMedia);
+  async allOfBlog(blogId: string): Promise<Media[]> {
+    return (await this.sql.all<MediaRow>('SELECT * FROM media WHERE blog_id = ? ORDER BY hash', [blogId])).map(toMedia);
   }
 
-  delete(id: string): void {
-    this.deleteStmt.run(id);
+  async delete(id: string): Promise<void> {
+    await this.sql.run('DELETE FROM media WHERE id = ?', [id]);
   }
 
-  /** Records the images a post names now (replacing what it named before). */
-  setPostRefs(postId: string, blogId: string, hashes: readonly string[]): void {
-    this.clearRefsStmt.run(postId);
-    for (const hash of hashes) this.addRefStmt.run(postId, blogId, hash);
+  /** Records the images a post names now (replacing what it named before), all or nothing. */
+  async setPostRefs(postId: string, blogId: string, hashes: readonly string[]): Promise<void> {
+    await atomically(this.sql, async (tx) => {
+      await tx.run('DELETE FROM post_media WHERE post_id = ?', [postId]);
+      for (const hash of hashes)
+        await tx.run('INSERT INTO post_media (post_id, blog_id, hash) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [postId, blogId, hash]);
+    });
   }
 
   /** The slug of a published or scheduled post naming the image, if any. */
-  liveUser(blogId: string, hash: string): string | null {
-    return this.usedByStmt.get(blogId, hash)?.slug ?? null;
+  async liveUser(blogId: string, hash: string): Promise<string | null> {
+    const row = await this.sql.get<{ slug: string }>(
+      "SELECT p.slug FROM post_media r JOIN posts p ON p.id = r.post_id WHERE r.blog_id = ? AND r.hash = ? AND p.status IN ('published', 'scheduled') ORDER BY p.slug LIMIT 1",
+      [blogId, hash],
+    );
+    return row?.slug ?? null;
   }
 }

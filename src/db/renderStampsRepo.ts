@@ -1,4 +1,4 @@
-import type { Db } from './database.js';
+import { atomically, type SqlScope, type SqlTransaction } from './sql/sqlClient.js';
 
 /** What a process other than the server rendered one blog with (publish/renderStamps.ts). */
 export interface RenderStamp {
@@ -17,25 +17,15 @@ const KEY = 'rendered_outside_server';
  * object by blog id) read once at the server's start, and the probe of the blog's later jobs.
  */
 export class RenderStampsRepo {
-  private readonly getStmt;
-  private readonly setStmt;
-  private readonly clearStmt;
-  private readonly laterJobStmt;
+  constructor(private readonly sql: SqlScope) {}
 
-  constructor(private readonly db: Db) {
-    this.getStmt = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?');
-    this.setStmt = db.prepare(
-      'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-    );
-    this.clearStmt = db.prepare('DELETE FROM settings WHERE key = ?');
-    // A range of the rowid from the stamp on: never a scan of the blog's whole history.
-    this.laterJobStmt = db.prepare<[number, string], { one: number }>(
-      `SELECT 1 AS one FROM publish_jobs WHERE id > ? AND blog_id = ? AND kind IN ('post', 'post_removed', 'site') LIMIT 1`,
-    );
+  /** The same queries inside a transaction. */
+  in(tx: SqlTransaction): RenderStampsRepo {
+    return new RenderStampsRepo(tx);
   }
 
-  all(): Record<string, RenderStamp> {
-    const row = this.getStmt.get(KEY);
+  async all(): Promise<Record<string, RenderStamp>> {
+    const row = await this.sql.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [KEY]);
     if (!row) return {};
     try {
       const parsed: unknown = JSON.parse(row.value);
@@ -47,22 +37,28 @@ export class RenderStampsRepo {
   }
 
   /** Merges `stamp` into the blog's, in one transaction with the read (two CLI commands may run at once). */
-  record(blogId: string, stamp: RenderStamp, now: string): void {
-    this.db
-      .transaction(() => {
-        const stamps = this.all();
-        stamps[blogId] = { ...stamps[blogId], ...stamp };
-        this.setStmt.run(KEY, JSON.stringify(stamps), now);
-      })
-      .immediate();
+  async record(blogId: string, stamp: RenderStamp, now: string): Promise<void> {
+    await atomically(this.sql, async (tx) => {
+      const stamps = await this.in(tx).all();
+      stamps[blogId] = { ...stamps[blogId], ...stamp };
+      await tx.run(
+        'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+        [KEY, JSON.stringify(stamps), now],
+      );
+    });
   }
 
-  clear(): void {
-    this.clearStmt.run(KEY);
+  async clear(): Promise<void> {
+    await this.sql.run('DELETE FROM settings WHERE key = ?', [KEY]);
   }
 
   /** Whether a page-changing job of the blog was recorded after job `afterId`. */
-  hasJobAfter(blogId: string, afterId: number): boolean {
-    return this.laterJobStmt.get(afterId, blogId) !== undefined;
+  async hasJobAfter(blogId: string, afterId: number): Promise<boolean> {
+    // A range of the id (SQLite's rowid) from the stamp on: never a scan of the blog's whole history.
+    const row = await this.sql.get<{ one: number }>(
+      `SELECT 1 AS one FROM publish_jobs WHERE id > ? AND blog_id = ? AND kind IN ('post', 'post_removed', 'site') LIMIT 1`,
+      [afterId, blogId],
+    );
+    return row !== undefined;
   }
 }

@@ -1,29 +1,28 @@
-import type { Db } from './database.js';
+import type { SqlScope, SqlTransaction } from './sql/sqlClient.js';
 
 /** The `settings` key/value table (migration 008): values the server records for every process. */
 export class SettingsRepo {
-  private readonly getStmt;
-  private readonly setStmt;
-  private readonly keysStmt;
+  constructor(private readonly sql: SqlScope) {}
 
-  constructor(db: Db) {
-    this.getStmt = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?');
-    this.keysStmt = db.prepare<[number, string, string], { key: string }>('SELECT key FROM settings WHERE substr(key, 1, ?) = ? AND value = ?');
-    this.setStmt = db.prepare(
-      'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-    );
+  /** The same queries inside a transaction. */
+  in(tx: SqlTransaction): SettingsRepo {
+    return new SettingsRepo(tx);
   }
 
   /** The keys starting with `prefix` whose value is `value`. */
-  keysWithValue(prefix: string, value: string): string[] {
-    return this.keysStmt.all(prefix.length, prefix, value).map((row) => row.key);
+  async keysWithValue(prefix: string, value: string): Promise<string[]> {
+    const rows = await this.sql.all<{ key: string }>('SELECT key FROM settings WHERE substr(key, 1, ?) = ? AND value = ?', [prefix.length, prefix, value]);
+    return rows.map((row) => row.key);
   }
 
-  get(key: string): string | null {
-    return this.getStmt.get(key)?.value ?? null;
+  async get(key: string): Promise<string | null> {
+    return (await this.sql.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [key]))?.value ?? null;
   }
 
-  set(key: string, value: string, now: string): void {
-    this.setStmt.run(key, value, now);
+  async set(key: string, value: string, now: string): Promise<void> {
+    await this.sql.run(
+      'INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+      [key, value, now],
+    );
   }
 }

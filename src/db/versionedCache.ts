@@ -10,7 +10,17 @@
  */
 import type { Db } from './database.js';
 
-export class DbVersion {
+/**
+ * What a cache asks before answering from memory: a value that changes whenever anything was
+ * written. SQLite's is DbVersion; a database shared by several processes needs its own.
+ */
+export interface ChangeVersion {
+  /** Inside a transaction on this connection: reads may see what a rollback undoes. */
+  inTransaction(): boolean;
+  current(): string;
+}
+
+export class DbVersion implements ChangeVersion {
   private readonly dataVersion;
   private readonly totalChanges;
 
@@ -51,20 +61,22 @@ export class VersionedCache<V> {
   private readonly entries = new Map<string, V>();
 
   constructor(
-    private readonly dbVersion: DbVersion,
+    private readonly changes: ChangeVersion,
     private readonly maxEntries = 10_000,
   ) {}
 
-  get(key: string, load: () => V): V {
-    if (this.dbVersion.inTransaction()) return load();
-    const version = this.dbVersion.current();
+  async get(key: string, load: () => Promise<V>): Promise<V> {
+    if (this.changes.inTransaction()) return load();
+    const version = this.changes.current();
     if (version !== this.version) {
       this.entries.clear();
       this.version = version;
     } else if (this.entries.has(key)) {
       return this.entries.get(key)!;
     }
-    const value = deepFreeze(load());
+    const value = deepFreeze(await load());
+    // Kept only if nothing was written since the load began: else it may be older than the write.
+    if (this.version !== version || this.changes.current() !== version) return value;
     // A bound, not an LRU: on overflow start again (a key is one small object).
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, value);

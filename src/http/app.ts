@@ -1,7 +1,7 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import cors from '@koa/cors';
-import type { Db } from '../db/database.js';
+import type { SqlReader } from '../db/sql/sqlClient.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../domain/errors.js';
 import type { Logger } from '../lib/logger.js';
@@ -34,7 +34,8 @@ import { registerPreviewPages, type PreviewPagesDeps } from './previewPages.js';
 
 export interface AppDeps {
   logger: Logger;
-  db: Db;
+  /** Asked by /healthz: a node that cannot reach its database is taken out of the balancer. */
+  sql: SqlReader;
   keys: ApiKeysService;
   blogs: BlogsRepo;
   /** null when FOLIO_RATE_LIMITS=off. */
@@ -77,8 +78,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       ctx.state.route = route;
       return next();
     };
-  router.get('/healthz', named('/healthz'), (ctx) => {
-    deps.db.prepare('SELECT 1').get();
+  router.get('/healthz', named('/healthz'), async (ctx) => {
+    await deps.sql.get('SELECT 1');
     ctx.body = { status: 'ok' };
   });
   // Built on first request, not with the app: a cold start only loads what the first answer needs.

@@ -13,13 +13,13 @@ const TTL_MS = 5_000;
 /** Past it the map starts again (hostile hosts cannot grow memory). */
 const MAX_HOSTS = 10_000;
 
-export function rememberedHosts(blogForHost: (host: string) => HostBlog, clock: Clock, ttlMs = TTL_MS): (host: string) => HostBlog {
+export function rememberedHosts(blogForHost: (host: string) => Promise<HostBlog>, clock: Clock, ttlMs = TTL_MS): (host: string) => Promise<HostBlog> {
   let known = new Map<string, { blog: string; until: number }>();
-  return (host) => {
+  return async (host) => {
     const now = clock.now().getTime();
     const entry = known.get(host);
     if (entry && entry.until > now) return entry.blog;
-    const blog = blogForHost(host);
+    const blog = await blogForHost(host);
     if (typeof blog !== 'string') {
       known.delete(host);
       return blog;

@@ -13,7 +13,7 @@ export function normalizeHost(header: string): string {
 }
 
 /** The normalised host and the blog it serves (null: not a blog host; NO_BLOG: a blog address no blog holds). */
-export function siteOfHost(header: string, blogForHost: (host: string) => HostBlog): { host: string; blog: HostBlog } {
+export async function siteOfHost(header: string, blogForHost: (host: string) => Promise<HostBlog>): Promise<{ host: string; blog: HostBlog }> {
   const host = normalizeHost(header);
-  return { host, blog: HOST_NAME.test(host) ? blogForHost(host) : null };
+  return { host, blog: HOST_NAME.test(host) ? await blogForHost(host) : null };
 }

@@ -15,7 +15,7 @@ export interface SiteServerOptions {
    * removed domain stops being served the moment the change commits, and a store outage cannot
    * turn API requests under foreign hosts into errors.
    */
-  blogForHost: (host: string) => HostBlog;
+  blogForHost: (host: string) => Promise<HostBlog>;
   /** Reader analytics (docs/analytics.md); without it the beacon is answered but nothing is counted. */
   views?: Views;
 }
@@ -54,7 +54,7 @@ export function siteServer(options: SiteServerOptions): Middleware<AppState> {
   const compressed = new CompressedBodies();
 
   return async (ctx, next) => {
-    const { host, blog } = siteOfHost(ctx.get('host'), options.blogForHost);
+    const { host, blog } = await siteOfHost(ctx.get('host'), options.blogForHost);
     if (blog === null) return next();
     // One metrics label for every published page: paths are unbounded and name blogs.
     ctx.state.route = 'site';

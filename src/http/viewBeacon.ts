@@ -72,19 +72,24 @@ export function beaconSlug(query: string): string | null | undefined {
  * Answers beacons on blog hosts before `next` (the Koa app) sees them; every other request,
  * and a beacon path on a host that serves no blog, goes on to `next` unchanged.
  */
-export function withViewBeacon(next: RequestListener, deps: { views: Views; blogForHost: (host: string) => HostBlog }): RequestListener {
+export function withViewBeacon(next: RequestListener, deps: { views: Views; blogForHost: (host: string) => Promise<HostBlog> }): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
     const method = req.method ?? '';
     if (!url.startsWith(BEACON_PATH) || (method !== 'GET' && method !== 'HEAD')) return next(req, res);
     const queryAt = BEACON_PATH.length;
     if (url.length > queryAt && url[queryAt] !== '?') return next(req, res);
-    const { host, blog } = siteOfHost(header(req, 'host'), deps.blogForHost);
-    if (blog === null || blog === NO_BLOG) return next(req, res);
-    const slug = beaconSlug(url.slice(queryAt + 1));
-    // Counted after the answer's bytes are on their way; the reader never waits for the count.
-    if (slug !== undefined) void deps.views.pageViews.beacon(readerRequest(req, BEACON_PATH, blog, host, deps.views.trustProxyHops), slug);
-    res.writeHead(200, { ...PIXEL_HEADERS, 'X-Request-Id': requestIdFor(header(req, 'x-request-id')) });
-    res.end(method === 'HEAD' ? undefined : PIXEL);
+    void siteOfHost(header(req, 'host'), deps.blogForHost).then(
+      ({ host, blog }) => {
+        if (blog === null || blog === NO_BLOG) return next(req, res);
+        const slug = beaconSlug(url.slice(queryAt + 1));
+        // Counted after the answer's bytes are on their way; the reader never waits for the count.
+        if (slug !== undefined) void deps.views.pageViews.beacon(readerRequest(req, BEACON_PATH, blog, host, deps.views.trustProxyHops), slug);
+        res.writeHead(200, { ...PIXEL_HEADERS, 'X-Request-Id': requestIdFor(header(req, 'x-request-id')) });
+        res.end(method === 'HEAD' ? undefined : PIXEL);
+      },
+      // The lookup failed (the database cannot answer): the app answers, as it does any request it cannot serve now.
+      () => next(req, res),
+    );
   };
 }

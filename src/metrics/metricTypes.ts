@@ -5,7 +5,7 @@ export type JobOutcome = 'done' | 'failed';
 
 /** What the gauges read at scrape time. */
 export interface MetricsSources {
-  pendingJobs: () => number;
+  pendingJobs: () => Promise<number>;
   searchCache: () => { bytes: number; blogs: readonly string[] };
   heavy: () => { waiting: number; running: number; workers: number };
 }

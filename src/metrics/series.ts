@@ -91,13 +91,14 @@ export class Series {
   /** Registers the gauges that read current state at each scrape. */
   watch(sources: MetricsSources): void {
     const registers = [this.registry];
-    const gauge = (name: string, help: string, read: () => number): void => {
+    const gauge = (name: string, help: string, read: () => number | Promise<number>): void => {
       new Gauge({
         name,
         help,
         registers,
-        collect() {
-          this.set(read());
+        // prom-client awaits a collect that answers a promise (the pending jobs are a query).
+        async collect() {
+          this.set(await read());
         },
       });
     };

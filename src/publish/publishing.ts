@@ -21,6 +21,7 @@ import type { CardDrawer } from './cards/cardDrawer.js';
 import { dispatchJob } from './jobs/dispatchJob.js';
 import { JobRunner, MAX_BATCH, type BatchHandler, type JobHandler } from './jobs/jobRunner.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
+import type { SummaryReader } from './listing/blogListing.js';
 import { RenderSlots } from './parallel/renderSlots.js';
 import { SiteDeletion } from './pipelines/deleteSite.js';
 import { SiteCards } from './pipelines/drawSiteCards.js';
@@ -75,6 +76,8 @@ export interface PublishingDeps {
   media: Pick<MediaRepo, 'allOfBlog'>;
   /** Saved listings: a blog's first publish after a restart then reads a few rows, not all. */
   listingSnapshots?: SnapshotStore;
+  /** What a restored listing reads its posts from, synchronously (SQLite only: ListingCacheOptions.lazy). */
+  lazySummaries?: SummaryReader;
   /** Draws social cards off the event loop (publish/cards/cardDrawer.ts). */
   cards: CardDrawer;
   /** FOLIO_SOCIAL_CARDS (default on): off, no page names a drawn card and none is drawn. */
@@ -87,7 +90,7 @@ export interface PublishingDeps {
   /** The `media_delete` job, which is not publishing's (services/mediaRemoval.ts). */
   removeMedia: JobHandler;
   /** Runs before every job and may refuse it by throwing (the job then stays pending). */
-  beforeJob?: () => void;
+  beforeJob?: () => Promise<void>;
   /** The most post jobs of a blog folded into one run (FOLIO_PUBLISH_BATCH); 1 runs each alone. */
   maxBatch?: number;
   /** Replaces `handle` as the runner's handler (tests of the job mechanics). */
@@ -114,12 +117,15 @@ export interface Publishing extends WarmablePublishing {
   /** Resolves once the jobs started so far and the search upkeep they started are done. */
   idle(): Promise<void>;
   /** At start: lays out afresh, in the background, the static search indexes a stopped process left behind; returns how many. */
-  resumeStaticSearch(): number;
+  resumeStaticSearch(): Promise<number>;
 }
 
 export function createPublishing(deps: PublishingDeps): Publishing {
   const { blogs, accounts, site, hashes, store, urls, theme, cache, logger } = deps;
-  const listings = new ListingCache(site, deps.listingSnapshots ? { snapshots: deps.listingSnapshots } : {});
+  const listings = new ListingCache(site, {
+    ...(deps.listingSnapshots ? { snapshots: deps.listingSnapshots } : {}),
+    ...(deps.lazySummaries ? { lazy: deps.lazySummaries } : {}),
+  });
   const slots = new RenderSlots(WHOLE_BLOG_SLOTS);
   const purge = new CdnSync({ cdn: deps.cdn, urls });
   const domains = new DomainEntries({ store, blogs });
@@ -133,7 +139,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     staticSearch: deps.staticSearch,
     onBackgroundChange: (blog, changedKeys) => purge.changed(blog, { attempt: 1, changedKeys, allKeys: changedKeys }),
     logger,
-    blogExists: (blogId) => blogs.findById(blogId) !== null,
+    blogExists: async (blogId) => (await blogs.findById(blogId)) !== null,
     staticBehind: marks,
   });
   const { cards } = deps;
@@ -173,9 +179,10 @@ export function createPublishing(deps: PublishingDeps): Publishing {
   });
   const discoveryRefill = new DiscoveryRefill({ blogs, indexes });
   // Run by the background tick, never at once: a rebuild's caller does not wait for the cards.
-  const queueCards = (blog: BlogWithDomain, running?: number): void => {
-    const pending = deps.jobs.listOpenForBlog(blog.id).some((job) => job.kind === 'site_cards' && job.status === 'pending' && job.id !== running);
-    if (!pending) deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site_cards', payload: {}, now: isoNow(deps.clock) });
+  const queueCards = async (blog: BlogWithDomain, running?: number): Promise<void> => {
+    const open = await deps.jobs.listOpenForBlog(blog.id);
+    const pending = open.some((job) => job.kind === 'site_cards' && job.status === 'pending' && job.id !== running);
+    if (!pending) await deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site_cards', payload: {}, now: isoNow(deps.clock) });
   };
   const siteCards = new SiteCards({ blogs, accounts, fullSite, purge, queueCards });
   const deletion = new SiteDeletion({ blogs, store, hashes, listings, domains, indexes, purge, logger });
@@ -189,11 +196,11 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     discovery: (job) => discoveryRefill.run(job),
   });
   const handle: JobHandler = async (job) => {
-    deps.beforeJob?.();
+    await deps.beforeJob?.();
     return dispatch(job);
   };
   const handleBatch: BatchHandler['run'] = async (jobs) => {
-    deps.beforeJob?.();
+    await deps.beforeJob?.();
     await postChange.runBatch(jobs);
   };
   // Post changes queued behind a blog's running job fold into its next run (docs/publishing.md#coalesced-publishing).
@@ -225,12 +232,12 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     verify: (blog) => rebuild.verify(blog),
     reindex: (blog) => reindex.reindex(blog),
     wholeBlogWork: () => slots.stats(),
-    resumeStaticSearch: () => {
+    resumeStaticSearch: async () => {
       let resumed = 0;
-      for (const blogId of marks.marked()) {
-        const blog = blogs.findById(blogId);
+      for (const blogId of await marks.marked()) {
+        const blog = await blogs.findById(blogId);
         // A blog deleted since: nothing to lay out, and its mark goes.
-        if (!blog) marks.set(blogId, false);
+        if (!blog) await marks.set(blogId, false);
         else {
           indexes.resumeStatic(blog);
           resumed += 1;
@@ -249,8 +256,8 @@ export function createPublishing(deps: PublishingDeps): Publishing {
 function inMemoryMarks(): StaticSearchMarks {
   const marked = new Set<string>();
   return {
-    get: (blogId) => marked.has(blogId),
-    set: (blogId, behind) => void (behind ? marked.add(blogId) : marked.delete(blogId)),
-    marked: () => [...marked],
+    get: async (blogId) => marked.has(blogId),
+    set: async (blogId, behind) => void (behind ? marked.add(blogId) : marked.delete(blogId)),
+    marked: async () => [...marked],
   };
 }

@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../lib/paths.js';
-import type { Db } from '../db/database.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { RENDERER_CHANGED, SEARCH_TEXT_CHANGED, type JobsRepo } from '../db/jobsRepo.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
@@ -63,7 +63,7 @@ const KEY = 'render_fingerprint';
 const SEARCH_KEY = 'search_text_version';
 
 export interface ReRenderDeps {
-  db: Db;
+  sql: SqlClient;
   settings: SettingsRepo;
   /** What the CLI rendered since the last start; read and cleared here. */
   stamps: RenderStampsRepo;
@@ -78,34 +78,35 @@ export interface ReRenderDeps {
  * names what the search index takes of a post (SEARCH_TEXT_VERSION); when it changed, the
  * jobs rebuild every blog's indexes as well.
  */
-export function reRenderAfterUpgrade(deps: ReRenderDeps, fingerprint: string, searchTextVersion: string): number {
-  const renderChanged = deps.settings.get(KEY) !== fingerprint;
-  const searchChanged = deps.settings.get(SEARCH_KEY) !== searchTextVersion;
+export async function reRenderAfterUpgrade(deps: ReRenderDeps, fingerprint: string, searchTextVersion: string): Promise<number> {
+  const renderChanged = (await deps.settings.get(KEY)) !== fingerprint;
+  const searchChanged = (await deps.settings.get(SEARCH_KEY)) !== searchTextVersion;
   if (!renderChanged && !searchChanged) {
     // Stamps are only worth keeping until the next start: a later one would trust them blindly.
-    deps.stamps.clear();
+    await deps.stamps.clear();
     return 0;
   }
   const now = isoNow(deps.clock);
-  const queued = deps.db
-    .transaction(() => {
-      deps.settings.set(KEY, fingerprint, now);
-      deps.settings.set(SEARCH_KEY, searchTextVersion, now);
-      const stamps = deps.stamps.all();
-      deps.stamps.clear();
-      // Nothing recorded: pages of an install older than this check, rendered by unknown code.
-      let count = 0;
-      for (const blog of deps.blogs.listAll()) {
-        const stamp = trustedStamp(deps.stamps, blog.id, stamps[blog.id]);
-        const render = renderChanged && stamp?.fingerprint !== fingerprint;
-        const search = searchChanged && stamp?.searchTextVersion !== searchTextVersion;
-        if (!render && !search) continue;
-        deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: search ? SEARCH_TEXT_CHANGED : RENDERER_CHANGED }, now });
-        count += 1;
-      }
-      return count;
-    })
-    .immediate();
+  const queued = await deps.sql.transaction(async (tx) => {
+    const settings = deps.settings.in(tx);
+    const stampsRepo = deps.stamps.in(tx);
+    const jobs = deps.jobs.in(tx);
+    await settings.set(KEY, fingerprint, now);
+    await settings.set(SEARCH_KEY, searchTextVersion, now);
+    const stamps = await stampsRepo.all();
+    await stampsRepo.clear();
+    // Nothing recorded: pages of an install older than this check, rendered by unknown code.
+    let count = 0;
+    for (const blog of await deps.blogs.in(tx).listAll()) {
+      const stamp = await trustedStamp(stampsRepo, blog.id, stamps[blog.id]);
+      const render = renderChanged && stamp?.fingerprint !== fingerprint;
+      const search = searchChanged && stamp?.searchTextVersion !== searchTextVersion;
+      if (!render && !search) continue;
+      await jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: search ? SEARCH_TEXT_CHANGED : RENDERER_CHANGED }, now });
+      count += 1;
+    }
+    return count;
+  });
   if (queued > 0) {
     const what = searchChanged
       ? 'what the search index takes of a post changed: re-rendering and reindexing'
@@ -119,16 +120,16 @@ export function reRenderAfterUpgrade(deps: ReRenderDeps, fingerprint: string, se
  * A stamp counts only when no page-changing job of the blog came after it: such a job was run by
  * a server of the previous version (the CLI runs none after its stamp), whose pages it wrote.
  */
-function trustedStamp(stamps: RenderStampsRepo, blogId: string, stamp: RenderStamp | undefined): RenderStamp | null {
+async function trustedStamp(stamps: RenderStampsRepo, blogId: string, stamp: RenderStamp | undefined): Promise<RenderStamp | null> {
   if (!stamp) return null;
-  return stamps.hasJobAfter(blogId, stamp.afterJob) ? null : stamp;
+  return (await stamps.hasJobAfter(blogId, stamp.afterJob)) ? null : stamp;
 }
 
 /** Records that this process (the CLI) rendered every page and/or rebuilt the indexes of one blog. */
-export function recordRenderedOutsideServer(
+export async function recordRenderedOutsideServer(
   deps: { stamps: RenderStampsRepo; jobs: Pick<JobsRepo, 'latestId'>; clock: Clock },
   blogId: string,
   what: { fingerprint?: string; searchTextVersion?: string },
-): void {
-  deps.stamps.record(blogId, { ...what, afterJob: deps.jobs.latestId() }, isoNow(deps.clock));
+): Promise<void> {
+  await deps.stamps.record(blogId, { ...what, afterJob: await deps.jobs.latestId() }, isoNow(deps.clock));
 }

@@ -56,7 +56,7 @@ export function createWarmablePublishing(deps: WarmablePublishingDeps): Warmable
     releaseListings: () => listings.release(),
 
     async prepareForPublishing(blogId) {
-      const blog = blogs.findById(blogId);
+      const blog = await blogs.findById(blogId);
       if (!blog) return false;
       void deps.theme.assets;
       // The reads first, all at once: they go on while the listing is restored (synchronous work).
@@ -64,7 +64,7 @@ export function createWarmablePublishing(deps: WarmablePublishingDeps): Warmable
       // Handled here too: a failed read must not be an unhandled rejection while the listing loads.
       read.catch(() => undefined);
       const listing = await listings.get(blogId);
-      tagCollator(blogLanguage(toSiteBlog(blog, planOf(deps.accounts, blog), deps.urls), listing.titleCounts));
+      tagCollator(blogLanguage(toSiteBlog(blog, await planOf(deps.accounts, blog), deps.urls), listing.titleCounts));
       // The rows its pages list, by their places in the summary index.
       listing.prefetch(listedByNextPost(listing.posts, (segment) => listing.tagged(segment)));
       await read;
@@ -72,7 +72,7 @@ export function createWarmablePublishing(deps: WarmablePublishingDeps): Warmable
     },
 
     async dryRunPublish(blogId) {
-      const blog = blogs.findById(blogId);
+      const blog = await blogs.findById(blogId);
       if (!blog || deps.publishedSinceStart(blogId)) return;
       // The listing object is kept current in place; the load brings it up to date again.
       const listing = await listings.get(blogId);

@@ -48,7 +48,7 @@ export class AccountExporter {
   /** The document as JSON text, in pieces that concatenate to one valid document. */
   async *stream(accountId: string): AsyncGenerator<string> {
     yield `{"format":${JSON.stringify(EXPORT_FORMAT)},"version":${EXPORT_VERSION},"exported_at":${JSON.stringify(isoNow(this.deps.clock))},"blogs":[`;
-    for (const [i, blog] of this.deps.blogs.listByAccount(accountId).entries()) {
+    for (const [i, blog] of (await this.deps.blogs.listByAccount(accountId)).entries()) {
       if (i > 0) yield ',';
       yield* this.blog(blog);
     }
@@ -72,10 +72,10 @@ export class AccountExporter {
     let first = true;
     const slice = new TimeSlice(SLICE_MS);
     for (;;) {
-      const page = this.deps.posts.exportPage(blog.id, after, POSTS_PER_PAGE, PAGE_CHARS);
+      const page = await this.deps.posts.exportPage(blog.id, after, POSTS_PER_PAGE, PAGE_CHARS);
       if (page.posts.length === 0) break;
       for (const post of page.posts) {
-        yield `${first ? '' : ','}${JSON.stringify(exportedPost(post, origin, this.deps.posts.aliasesOf(post.id)))}`;
+        yield `${first ? '' : ','}${JSON.stringify(exportedPost(post, origin, await this.deps.posts.aliasesOf(post.id)))}`;
         first = false;
         if (slice.over) await slice.next();
       }
@@ -85,7 +85,7 @@ export class AccountExporter {
     yield '],"media":[';
     first = true;
     for (let page = 1; ; page++) {
-      const { media } = this.deps.media.list(blog.id, page, MEDIA_PER_PAGE);
+      const { media } = await this.deps.media.list(blog.id, page, MEDIA_PER_PAGE);
       for (const m of media) {
         const item: ExportedMedia = {
           id: m.id,

@@ -14,14 +14,13 @@ import { Ajv } from 'ajv';
 import type { Account } from '../db/accountsRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { BlogWithDomain } from '../domain/blog.js';
-import type { Db } from '../db/database.js';
 import { IMPORTED, type JobsRepo } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import type { PostsRepo } from '../db/postsRepo.js';
 import type { PostRevisionsRepo } from '../db/postRevisionsRepo.js';
 import { recordRevision } from './revisionRecord.js';
 import type { Post } from '../domain/post.js';
-import { writeTransaction } from '../db/writeTransaction.js';
+import type { SqlClient, SqlTransaction } from '../db/sql/sqlClient.js';
 import type { Clock } from '../lib/clock.js';
 import { isoNow } from '../lib/clock.js';
 import type { ContentRenderer } from '../content/contentRenderer.js';
@@ -65,7 +64,7 @@ interface PlannedBlog {
 }
 
 export interface ImporterDeps {
-  db: Db;
+  sql: SqlClient;
   blogs: BlogsRepo;
   posts: PostsRepo;
   /** Each imported post starts its history with the text it was imported with. */
@@ -92,7 +91,7 @@ export class AccountImporter {
 
   async import(account: Account, doc: ExportDocument, onProgress?: (done: number, total: number) => void): Promise<ImportResult> {
     const result: ImportResult = { blogs: [], posts: 0, skipped: [], notes: [], jobIds: [] };
-    const planned = this.plan(account, doc, result.skipped);
+    const planned = await this.plan(account, doc, result.skipped);
     const total = planned.reduce((n, b) => n + b.posts.length, 0);
     let done = 0;
     for (const { blog, theme, posts } of planned) {
@@ -106,7 +105,7 @@ export class AccountImporter {
         else rendered.push({ checked, content });
       }
       try {
-        const { created, jobId } = await writeTransaction(this.deps.db, () => this.writeBlog(account, blog, theme, rendered));
+        const { created, jobId } = await this.deps.sql.transaction((tx) => this.writeBlog(tx, account, blog, theme, rendered));
         result.blogs.push(created);
         result.jobIds.push(jobId);
         result.posts += rendered.length;
@@ -124,10 +123,10 @@ export class AccountImporter {
   }
 
   /** The blogs and posts to import, each checked as the API checks it; the rest go to `skipped`. */
-  private plan(account: Account, doc: ExportDocument, skipped: Skipped[]): PlannedBlog[] {
+  private async plan(account: Account, doc: ExportDocument, skipped: Skipped[]): Promise<PlannedBlog[]> {
     const planned: PlannedBlog[] = [];
     const seen = new Set<string>();
-    let blogCount = this.deps.blogs.countByAccount(account.id);
+    let blogCount = await this.deps.blogs.countByAccount(account.id);
     const { maxBlogs } = planLimits(account.plan);
     const now = this.deps.clock.now();
     for (const blog of doc.blogs) {
@@ -142,12 +141,12 @@ export class AccountImporter {
         continue;
       }
       seen.add(blog.slug);
-      const holder = this.deps.blogs.findBySlug(blog.slug);
+      const holder = await this.deps.blogs.findBySlug(blog.slug);
       if (holder) {
         skip(holder.accountId === account.id ? 'this account already has a blog with this slug (imported before?)' : 'the slug is taken on this Folio');
         continue;
       }
-      if (this.deps.blogs.isSlugRetired(blog.slug)) {
+      if (await this.deps.blogs.isSlugRetired(blog.slug)) {
         skip('the slug belonged to a deleted blog whose site is still being removed; try again in a minute');
         continue;
       }
@@ -185,18 +184,23 @@ export class AccountImporter {
     return posts;
   }
 
-  private writeBlog(
+  private async writeBlog(
+    tx: SqlTransaction,
     account: Account,
     blog: ExportedBlog,
     theme: Record<string, unknown>,
     rendered: { checked: CheckedPost; content: PostContent }[],
-  ): { created: BlogWithDomain; jobId: number } {
-    const { blogs, posts, revisions, media, jobs } = this.deps;
+  ): Promise<{ created: BlogWithDomain; jobId: number }> {
+    const blogs = this.deps.blogs.in(tx);
+    const posts = this.deps.posts.in(tx);
+    const revisions = this.deps.revisions.in(tx);
+    const media = this.deps.media.in(tx);
+    const jobs = this.deps.jobs.in(tx);
     // Checked again under the write lock: the slug may have been taken since plan().
-    if (blogs.findBySlug(blog.slug) || blogs.isSlugRetired(blog.slug)) throw new ImportRefusal('the slug was taken while importing');
+    if ((await blogs.findBySlug(blog.slug)) || (await blogs.isSlugRetired(blog.slug))) throw new ImportRefusal('the slug was taken while importing');
     const id = randomUUID();
     const now = isoNow(this.deps.clock);
-    blogs.insert({
+    await blogs.insert({
       id,
       accountId: account.id,
       slug: blog.slug,
@@ -227,12 +231,12 @@ export class AccountImporter {
         updatedAt: checked.updatedAt,
         textCounts: content.textCounts,
       };
-      posts.insert(row);
-      recordRevision(revisions, row, null, now);
-      posts.setAliases(id, row.id, checked.aliases, now);
-      media.setPostRefs(row.id, id, mediaHashesIn(`${row.contentMd}\n${row.ogImageUrl ?? ''}`));
+      await posts.insert(row);
+      await recordRevision(revisions, row, null, now);
+      await posts.setAliases(id, row.id, checked.aliases, now);
+      await media.setPostRefs(row.id, id, mediaHashesIn(`${row.contentMd}\n${row.ogImageUrl ?? ''}`));
     }
-    const jobId = jobs.insert({ blogId: id, blogSlug: blog.slug, kind: 'site', payload: { reason: IMPORTED }, now });
-    return { created: blogs.findById(id)!, jobId };
+    const jobId = await jobs.insert({ blogId: id, blogSlug: blog.slug, kind: 'site', payload: { reason: IMPORTED }, now });
+    return { created: (await blogs.findById(id))!, jobId };
   }
 }

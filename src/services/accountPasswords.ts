@@ -21,13 +21,13 @@ export class AccountPasswords {
   /** The operator's: sets the password (and the sign-in email when given); ends every session. */
   async set(accountId: string, password: string, email: string | null = null): Promise<PasswordChange | null> {
     checkNewPassword(password, 'password');
-    const account = this.deps.accounts.findById(accountId);
+    const account = await this.deps.accounts.findById(accountId);
     if (!account) return null;
     const signInEmail = email ?? account.email;
     if (signInEmail === null) throw new BadRequestError('the account has no email to sign in with: give one (--email)');
-    if (this.deps.accounts.emailTakenForSignIn(signInEmail, accountId)) throw new ConflictError(`another account already signs in with ${signInEmail}`);
+    if (await this.deps.accounts.emailTakenForSignIn(signInEmail, accountId)) throw new ConflictError(`another account already signs in with ${signInEmail}`);
     const hash = await hashPassword(password);
-    this.deps.accounts.setPassword(accountId, hash, email, isoNow(this.deps.clock));
+    await this.deps.accounts.setPassword(accountId, hash, email, isoNow(this.deps.clock));
     return { endedSessions: await this.deps.sessions.revokeAll(accountId) };
   }
 
@@ -39,7 +39,7 @@ export class AccountPasswords {
   async change(auth: AuthContext, current: string | undefined, next: string): Promise<PasswordChange> {
     if (!grantOf(auth).scopes.includes('*')) throw new ForbiddenError('changing the password needs a dashboard session or a key with the * scope');
     checkNewPassword(next);
-    const stored = this.deps.accounts.passwordHash(auth.account.id);
+    const stored = await this.deps.accounts.passwordHash(auth.account.id);
     if (stored !== null) {
       if (current === undefined)
         throw new BadRequestError('current_password is required: the account has a password', {
@@ -50,7 +50,7 @@ export class AccountPasswords {
       throw new BadRequestError('the account has no email to sign in with; an operator sets one with `folio account set-password <account_id> --email E`');
     }
     const hash = await hashPassword(next);
-    if (!this.deps.accounts.setPassword(auth.account.id, hash, null, isoNow(this.deps.clock))) throw new NotFoundError('account not found');
+    if (!(await this.deps.accounts.setPassword(auth.account.id, hash, null, isoNow(this.deps.clock)))) throw new NotFoundError('account not found');
     return { endedSessions: await this.deps.sessions.revokeOthers(auth.account.id, auth.via === 'session' ? auth.session.id : null) };
   }
 
@@ -59,7 +59,7 @@ export class AccountPasswords {
    * decoy hash, so both failures take the same time and give the same answer.
    */
   async signIn(email: string, password: string): Promise<Account | null> {
-    const found = email.length <= 320 ? this.deps.accounts.findByEmailWithPassword(email.trim()) : null;
+    const found = email.length <= 320 ? await this.deps.accounts.findByEmailWithPassword(email.trim()) : null;
     const ok = await verifyPassword(password.slice(0, 1024), found?.passwordHash ?? (await decoyHash()));
     return found && ok ? found.account : null;
   }

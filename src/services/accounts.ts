@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../db/database.js';
 import type { Account, AccountsRepo } from '../db/accountsRepo.js';
 import type { AccountKeyEntry, ApiKeysRepo, KeyRevocation } from '../db/apiKeysRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
@@ -12,7 +11,7 @@ import type { Plan } from '../domain/plans.js';
 import { BadRequestError, ForbiddenError } from '../domain/errors.js';
 import { grantOf, type AuthContext } from './authContext.js';
 import type { PublishQueue } from '../domain/publishQueue.js';
-import { writeTransaction } from '../db/writeTransaction.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import { retireBlog } from './blogs.js';
 
 /** Name of the key `create` makes, and the default for new account keys (CLI and API). */
@@ -32,11 +31,11 @@ export interface PlanChange {
 }
 
 export interface AccountsDeps {
-  db: Db;
+  sql: SqlClient;
   accounts: AccountsRepo;
   keys: ApiKeysRepo;
-  blogs: Pick<BlogsRepo, 'listByAccount' | 'countByAccount' | 'delete' | 'retireSlug'>;
-  jobs: Pick<JobsRepo, 'insert'>;
+  blogs: Pick<BlogsRepo, 'listByAccount' | 'countByAccount' | 'delete' | 'retireSlug' | 'in'>;
+  jobs: Pick<JobsRepo, 'insert' | 'in'>;
   clock: Clock;
   /** Starts the site removals of a deletion at once; without it (the CLI) the server's job tick runs them. */
   runner?: PublishQueue;
@@ -46,21 +45,19 @@ export interface AccountsDeps {
 export class AccountsService {
   constructor(private readonly deps: AccountsDeps) {}
 
-  create(input: { email?: string; plan: Plan }): CreatedAccount {
+  async create(input: { email?: string; plan: Plan }): Promise<CreatedAccount> {
     const now = isoNow(this.deps.clock);
     const account: Account = { id: randomUUID(), email: input.email ?? null, plan: input.plan, createdAt: now, updatedAt: now };
     const { row, secret } = mintKey({ accountId: account.id, blogId: null, name: ACCOUNT_KEY_NAME, scopes: ['*'], createdAt: now, expiresAt: null });
-    this.deps.db
-      .transaction(() => {
-        this.deps.accounts.insert(account);
-        this.deps.keys.insert(row);
-      })
-      .immediate();
+    await this.deps.sql.transaction(async (tx) => {
+      await this.deps.accounts.in(tx).insert(account);
+      await this.deps.keys.in(tx).insert(row);
+    });
     return { account, apiKey: secret };
   }
 
   /** How many blogs the account has, for GET /v1/account's usage. */
-  blogCount(accountId: string): number {
+  blogCount(accountId: string): Promise<number> {
     return this.deps.blogs.countByAccount(accountId);
   }
 
@@ -85,19 +82,21 @@ export class AccountsService {
    * jobs then run in the background. False when no such account exists.
    */
   async delete(accountId: string): Promise<boolean> {
-    const jobIds: number[] = [];
-    const deleted = await writeTransaction(this.deps.db, () => {
-      if (!this.deps.accounts.findById(accountId)) return false;
+    const { deleted, jobIds } = await this.deps.sql.transaction(async (tx) => {
+      const accounts = this.deps.accounts.in(tx);
+      const jobIds: number[] = [];
+      if (!(await accounts.findById(accountId))) return { deleted: false, jobIds };
       const now = isoNow(this.deps.clock);
-      for (const blog of this.deps.blogs.listByAccount(accountId)) jobIds.push(retireBlog(this.deps, blog, now));
-      return this.deps.accounts.delete(accountId);
+      const scope = { blogs: this.deps.blogs.in(tx), jobs: this.deps.jobs.in(tx) };
+      for (const blog of await scope.blogs.listByAccount(accountId)) jobIds.push(await retireBlog(scope, blog, now));
+      return { deleted: await accounts.delete(accountId), jobIds };
     });
     // One blog's removal does not wait for another's: each starts on its own blog's queue.
     for (const id of jobIds) this.deps.runner?.runInBackground([id]);
     return deleted;
   }
 
-  list(): Account[] {
+  list(): Promise<Account[]> {
     return this.deps.accounts.list();
   }
 
@@ -109,25 +108,26 @@ export class AccountsService {
    * change made from the CLI reaches the sites without this process rendering anything.
    * Returns null when no such account exists.
    */
-  setPlan(accountId: string, plan: Plan): PlanChange | null {
-    return this.deps.db
-      .transaction((): PlanChange | null => {
-        const account = this.deps.accounts.findById(accountId);
-        if (!account) return null;
-        if (account.plan === plan) return { previous: plan, jobIds: [] };
-        const now = isoNow(this.deps.clock);
-        this.deps.accounts.setPlan(accountId, plan, now);
-        const jobIds = this.deps.blogs
-          .listByAccount(accountId)
-          .map((blog) => this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'plan_changed' }, now }));
-        return { previous: account.plan, jobIds };
-      })
-      .immediate();
+  setPlan(accountId: string, plan: Plan): Promise<PlanChange | null> {
+    return this.deps.sql.transaction(async (tx): Promise<PlanChange | null> => {
+      const accounts = this.deps.accounts.in(tx);
+      const account = await accounts.findById(accountId);
+      if (!account) return null;
+      if (account.plan === plan) return { previous: plan, jobIds: [] };
+      const now = isoNow(this.deps.clock);
+      await accounts.setPlan(accountId, plan, now);
+      const jobs = this.deps.jobs.in(tx);
+      const jobIds: number[] = [];
+      for (const blog of await this.deps.blogs.in(tx).listByAccount(accountId)) {
+        jobIds.push(await jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'plan_changed' }, now }));
+      }
+      return { previous: account.plan, jobIds };
+    });
   }
 
   /** Every active key of the account, blog-bound ones included; null when no such account exists. */
-  listKeys(accountId: string): AccountKeyEntry[] | null {
-    if (!this.deps.accounts.findById(accountId)) return null;
+  async listKeys(accountId: string): Promise<AccountKeyEntry[] | null> {
+    if (!(await this.deps.accounts.findById(accountId))) return null;
     return this.deps.keys.listActiveForAccount(accountId);
   }
 
@@ -135,8 +135,8 @@ export class AccountsService {
    * A new full-scope account key: the operator's way back in after the last account key was
    * revoked, or when one leaked. Null when no such account exists. `expiresAt` has the API's bounds.
    */
-  createKey(accountId: string, name: string = ACCOUNT_KEY_NAME, expiresAt: Date | null = null): CreatedKey | null {
-    if (!this.deps.accounts.findById(accountId)) return null;
+  async createKey(accountId: string, name: string = ACCOUNT_KEY_NAME, expiresAt: Date | null = null): Promise<CreatedKey | null> {
+    if (!(await this.deps.accounts.findById(accountId))) return null;
     checkExpiry(expiresAt, this.deps.clock.now());
     const { row, key, secret } = mintKey({
       accountId,
@@ -146,7 +146,7 @@ export class AccountsService {
       createdAt: isoNow(this.deps.clock),
       expiresAt: expiresAt?.toISOString() ?? null,
     });
-    this.deps.keys.insert(row);
+    await this.deps.keys.insert(row);
     return { key, secret };
   }
 
@@ -154,7 +154,7 @@ export class AccountsService {
    * Revokes any active key of any account (operator power). The account's last account key is
    * refused unless `force`, so an account is not locked out by a slip.
    */
-  revokeKey(keyId: string, options: { force: boolean }): KeyRevocation {
+  revokeKey(keyId: string, options: { force: boolean }): Promise<KeyRevocation> {
     return this.deps.keys.revokeChecked(keyId, isoNow(this.deps.clock), { accountKeysOnly: false, keepLastAccountKey: !options.force });
   }
 
@@ -162,8 +162,8 @@ export class AccountsService {
    * First start on an empty database: one account on `plan` (FOLIO_DEFAULT_PLAN) so `npm start`
    * alone gives a working key. Returns null when accounts already exist.
    */
-  bootstrap(plan: Plan): CreatedAccount | null {
-    const existing = this.deps.db.transaction(() => this.deps.accounts.count()).immediate();
+  async bootstrap(plan: Plan): Promise<CreatedAccount | null> {
+    const existing = await this.deps.sql.transaction((tx) => this.deps.accounts.in(tx).count());
     if (existing > 0) return null;
     return this.create({ plan });
   }

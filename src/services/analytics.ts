@@ -42,7 +42,7 @@ export class AnalyticsService {
   /** A post of the blog, published or not (a draft keeps the counts it had while published). */
   async post(auth: AuthContext, blog: BlogWithDomain, slug: string): Promise<Window & { slug: string }> {
     requireAnalytics(auth);
-    const post = this.deps.posts.findBySlug(blog.id, slug);
+    const post = await this.deps.posts.findBySlug(blog.id, slug);
     if (!post) throw new NotFoundError(`post "${slug}" not found`);
     return { slug: post.slug, ...(await this.window({ postId: post.id })) };
   }

@@ -1,6 +1,5 @@
 import type { ApiKey, ApiKeysRepo } from '../db/apiKeysRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
-import { isDatabaseBusy } from '../db/database.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../domain/errors.js';
 import { canGrant, grantOf, type AuthContext, type GrantableScope } from './authContext.js';
@@ -34,13 +33,13 @@ export class ApiKeysService {
   ) {}
 
   /** Resolves a raw Authorization header value; throws 401 for anything but a live key. */
-  authenticate(authorization: string | undefined): AuthContext {
+  async authenticate(authorization: string | undefined): Promise<AuthContext> {
     if (!authorization) throw new UnauthorizedError('missing Authorization header: send "Authorization: Bearer pk_live_..."');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match || !match[1]!.startsWith(KEY_PREFIX)) {
       throw new UnauthorizedError('Authorization must be "Bearer pk_live_..."');
     }
-    const found = this.keys.findActiveByHash(hashKey(match[1]!));
+    const found = await this.keys.findActiveByHash(hashKey(match[1]!));
     if (!found) throw new UnauthorizedError('unknown or revoked API key');
     // Compared with the clock on every request, after the lookup: a key served from memory
     // (versionedCache.ts) expires on time as well.
@@ -53,32 +52,32 @@ export class ApiKeysService {
     return { via: 'key', ...found };
   }
 
-  create(auth: AuthContext, blogId: string, input: KeyRequest): CreatedKey {
-    const blog = this.blogs.findOwned(auth.account.id, blogId);
+  async create(auth: AuthContext, blogId: string, input: KeyRequest): Promise<CreatedKey> {
+    const blog = await this.blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');
     return this.mint(auth, blog.id, input);
   }
 
-  list(auth: AuthContext, blogId: string): ApiKey[] {
-    const blog = this.blogs.findOwned(auth.account.id, blogId);
+  async list(auth: AuthContext, blogId: string): Promise<ApiKey[]> {
+    const blog = await this.blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');
     return this.keys.listActiveForBlog(blog.id);
   }
 
-  revoke(auth: AuthContext, blogId: string, keyId: string): void {
-    const blog = this.blogs.findOwned(auth.account.id, blogId);
+  async revoke(auth: AuthContext, blogId: string, keyId: string): Promise<void> {
+    const blog = await this.blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');
-    if (!this.keys.revoke(blog.id, keyId, isoNow(this.clock))) throw new NotFoundError('API key not found');
+    if (!(await this.keys.revoke(blog.id, keyId, isoNow(this.clock)))) throw new NotFoundError('API key not found');
     this.lastTouched.delete(keyId);
   }
 
   /** A key of the caller's account bound to no blog (POST /account/api-keys). */
-  createAccountKey(auth: AuthContext, input: KeyRequest): CreatedKey {
+  createAccountKey(auth: AuthContext, input: KeyRequest): Promise<CreatedKey> {
     return this.mint(auth, null, input);
   }
 
   /** The caller's active account keys, newest first; blog-bound keys are listed per blog. */
-  listAccountKeys(auth: AuthContext): ApiKey[] {
+  listAccountKeys(auth: AuthContext): Promise<ApiKey[]> {
     return this.keys.listActiveAccountKeys(auth.account.id);
   }
 
@@ -87,8 +86,8 @@ export class ApiKeysService {
    * refused: with it gone the account could only be reached through blog-bound keys, if any,
    * and an operator would have to mint a new one (`folio account create-key`).
    */
-  revokeAccountKey(auth: AuthContext, keyId: string): void {
-    const result = this.keys.revokeChecked(keyId, isoNow(this.clock), {
+  async revokeAccountKey(auth: AuthContext, keyId: string): Promise<void> {
+    const result = await this.keys.revokeChecked(keyId, isoNow(this.clock), {
       accountId: auth.account.id,
       accountKeysOnly: true,
       keepLastAccountKey: true,
@@ -100,7 +99,7 @@ export class ApiKeysService {
     this.lastTouched.delete(keyId);
   }
 
-  private mint(auth: AuthContext, blogId: string | null, input: KeyRequest): CreatedKey {
+  private async mint(auth: AuthContext, blogId: string | null, input: KeyRequest): Promise<CreatedKey> {
     // A key may hand out only what it holds itself, or a limited key could mint a full one.
     if (!input.scopes.every((scope) => canGrant(grantOf(auth), scope))) throw new ForbiddenError('a key cannot create a key with scopes it does not have');
     const now = this.clock.now();
@@ -113,7 +112,7 @@ export class ApiKeysService {
       createdAt: now.toISOString(),
       expiresAt: input.expiresAt?.toISOString() ?? null,
     });
-    this.keys.insert(row);
+    await this.keys.insert(row);
     return { key, secret };
   }
 
@@ -122,14 +121,11 @@ export class ApiKeysService {
     const last = this.lastTouched.get(keyId);
     if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
     if (this.lastTouched.size > 100_000) this.lastTouched.clear();
-    try {
-      this.keys.touch(keyId, new Date(now).toISOString());
-    } catch (err) {
-      // Bookkeeping only: while another process holds the write lock, the request goes on and
-      // the next use records the time.
-      if (isDatabaseBusy(err)) return;
-      throw err;
-    }
     this.lastTouched.set(keyId, now);
+    // Bookkeeping only: the request does not wait for the write (which waits while another
+    // process holds the write lock); if it fails, the next use records the time.
+    this.keys.touch(keyId, new Date(now).toISOString()).catch(() => {
+      if (this.lastTouched.get(keyId) === now) this.lastTouched.delete(keyId);
+    });
   }
 }

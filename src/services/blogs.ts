@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhookEvents } from '../webhooks/webhookEvents.js';
-import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/database.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { Blog, BlogWithDomain } from '../domain/blog.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
@@ -33,7 +33,7 @@ export interface UpdateBlogInput {
 export type BlogPrecondition = Precondition<BlogWithDomain>;
 
 export interface BlogsDeps {
-  db: Db;
+  sql: SqlClient;
   blogs: BlogsRepo;
   jobs: JobsRepo;
   runner: PublishQueue;
@@ -43,18 +43,18 @@ export interface BlogsDeps {
 }
 
 /**
- * The rows of a blog delete, inside the caller's write transaction: the blog goes (its posts,
- * keys, webhooks and media rows with it), its slug stays reserved until the durable
- * `site_delete` job returned here has removed its objects and search index (migration 007).
- * Account deletion (services/accounts.ts) runs it for every blog of the account.
+ * The rows of a blog delete, inside the caller's write transaction (`deps` bound to it): the
+ * blog goes (its posts, keys, webhooks and media rows with it), its slug stays reserved until
+ * the durable `site_delete` job returned here has removed its objects and search index
+ * (migration 007). Account deletion (services/accounts.ts) runs it for every blog of the account.
  */
-export function retireBlog(
+export async function retireBlog(
   deps: { blogs: Pick<BlogsRepo, 'delete' | 'retireSlug'>; jobs: Pick<JobsRepo, 'insert'> },
   blog: BlogWithDomain,
   now: string,
-): number {
-  deps.blogs.delete(blog.id);
-  deps.blogs.retireSlug(blog.slug, blog.id, now);
+): Promise<number> {
+  await deps.blogs.delete(blog.id);
+  await deps.blogs.retireSlug(blog.slug, blog.id, now);
   return deps.jobs.insert({
     blogId: blog.id,
     blogSlug: blog.slug,
@@ -83,9 +83,10 @@ export class BlogsService {
     };
     // A handful of small objects, written before the answer as a publish's are; a failure stays
     // on the job and the background tick retries it.
-    await commitThenPublish(this.deps, (record) => {
+    await commitThenPublish(this.deps, async (tx, record) => {
+      const blogs = this.deps.blogs.in(tx);
       // Counted inside the write transaction so two parallel creates cannot both pass.
-      const count = this.deps.blogs.countByAccount(auth.account.id);
+      const count = await blogs.countByAccount(auth.account.id);
       const { maxBlogs } = planLimits(auth.account.plan);
       if (count >= maxBlogs) {
         const upgrade = PLANS.find((plan) => planLimits(plan).maxBlogs > count);
@@ -93,39 +94,39 @@ export class BlogsService {
           ...(upgrade ? { requiredPlan: upgrade } : {}),
         });
       }
-      if (this.deps.blogs.findBySlug(input.slug)) throw new ConflictError(`blog slug "${input.slug}" is taken`);
-      if (this.deps.blogs.isSlugRetired(input.slug)) {
+      if (await blogs.findBySlug(input.slug)) throw new ConflictError(`blog slug "${input.slug}" is taken`);
+      if (await blogs.isSlugRetired(input.slug)) {
         throw new ConflictError(`blog slug "${input.slug}" belonged to a deleted blog whose site is still being removed; try again in a minute`);
       }
       try {
-        this.deps.blogs.insert(blog);
+        await blogs.insert(blog);
       } catch (err) {
         if (isUniqueViolation(err)) throw new ConflictError(`blog slug "${input.slug}" is taken`, { cause: err });
         throw err;
       }
       // The answer's `url` works at once: the home page ("No posts yet"), the 404 and search
       // pages, the feeds, robots.txt. It answered 404 until the first post was published.
-      record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_created' }, now }));
+      record(await this.deps.jobs.in(tx).insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_created' }, now }));
     });
     return { ...blog, customDomain: null, domainActive: false };
   }
 
-  list(auth: AuthContext): BlogWithDomain[] {
+  list(auth: AuthContext): Promise<BlogWithDomain[]> {
     return this.deps.blogs.listByAccount(auth.account.id);
   }
 
-  get(auth: AuthContext, blogId: string): BlogWithDomain {
-    const blog = this.deps.blogs.findOwned(auth.account.id, blogId);
-    if (!blog) throw new NotFoundError('blog not found');
-    return blog;
+  get(auth: AuthContext, blogId: string): Promise<BlogWithDomain> {
+    return ownedOrThrow(this.deps.blogs, auth, blogId);
   }
 
   async update(auth: AuthContext, blogId: string, input: UpdateBlogInput, precondition?: BlogPrecondition): Promise<BlogWithDomain> {
     if (input.themeConfig) this.assertThemeAllowed(auth, input.themeConfig);
     return commitThenPublish(
       this.deps,
-      (record) => {
-        const blog = this.get(auth, blogId);
+      async (tx, record) => {
+        const blogs = this.deps.blogs.in(tx);
+        const jobs = this.deps.jobs.in(tx);
+        const blog = await ownedOrThrow(blogs, auth, blogId);
         checkPrecondition(precondition, blog, `blog "${blog.slug}"`);
         const themeConfig = input.themeConfig ? mergeTheme(blog.themeConfig, input.themeConfig) : blog.themeConfig;
         const next: BlogWithDomain = {
@@ -136,18 +137,18 @@ export class BlogsService {
           discoverable: input.discoverable ?? blog.discoverable,
           updatedAt: isoNow(this.deps.clock),
         };
-        this.deps.blogs.update(next);
-        this.deps.events?.blog(next, next.updatedAt);
+        await blogs.update(next);
+        await this.deps.events?.in(tx).blog(next, next.updatedAt);
         // Name, description and theme appear on every page: the whole site is re-rendered.
         const visibleChange =
           next.name !== blog.name || next.description !== blog.description || JSON.stringify(themeConfig) !== JSON.stringify(blog.themeConfig);
         if (visibleChange) {
-          record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_updated' }, now: next.updatedAt }));
+          record(await jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: 'blog_updated' }, now: next.updatedAt }));
         }
         // Readers stop seeing an opted-out blog at this commit (the query reads the flag); the job
         // indexes an opted-in blog's posts, or drops an opted-out one's entries.
         if (next.discoverable !== blog.discoverable) {
-          record(this.deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'discovery', payload: {}, now: next.updatedAt }));
+          record(await jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'discovery', payload: {}, now: next.updatedAt }));
         }
         return next;
       },
@@ -158,10 +159,11 @@ export class BlogsService {
   async delete(auth: AuthContext, blogId: string, precondition?: BlogPrecondition): Promise<void> {
     await commitThenPublish(
       this.deps,
-      (record) => {
-        const blog = this.get(auth, blogId);
+      async (tx, record) => {
+        const blogs = this.deps.blogs.in(tx);
+        const blog = await ownedOrThrow(blogs, auth, blogId);
         checkPrecondition(precondition, blog, `blog "${blog.slug}"`);
-        record(retireBlog(this.deps, blog, isoNow(this.deps.clock)));
+        record(await retireBlog({ blogs, jobs: this.deps.jobs.in(tx) }, blog, isoNow(this.deps.clock)));
       },
       'background',
     );
@@ -180,6 +182,13 @@ export class BlogsService {
       }
     }
   }
+}
+
+/** Through `blogs` as given: the plain repository, or one bound to a transaction under way. */
+async function ownedOrThrow(blogs: Pick<BlogsRepo, 'findOwned'>, auth: AuthContext, blogId: string): Promise<BlogWithDomain> {
+  const blog = await blogs.findOwned(auth.account.id, blogId);
+  if (!blog) throw new NotFoundError('blog not found');
+  return blog;
 }
 
 function mergeTheme(current: ThemeConfig, patch: NonNullable<UpdateBlogInput['themeConfig']>): ThemeConfig {

@@ -1,4 +1,3 @@
-import type { Db } from '../db/database.js';
 import type { WebhookEvents } from '../webhooks/webhookEvents.js';
 import { isUniqueViolation } from '../db/database.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
@@ -11,7 +10,7 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '.
 import type { AuthContext } from './authContext.js';
 import { challengeName, challengeProblems, challengeValue, newChallengeToken, type DomainResolver } from './domainChallenge.js';
 import { minimumPlan, planIncludes } from '../domain/plans.js';
-import { writeTransaction } from '../db/writeTransaction.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import { commitThenPublish } from './commitThenPublish.js';
 
 export type { DomainResolver } from './domainChallenge.js';
@@ -39,7 +38,7 @@ const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const keyOf = (d: Domain): RegistrationKey => ({ blogId: d.blogId, hostname: d.hostname, challengeToken: d.challengeToken });
 
 export interface DomainsDeps {
-  db: Db;
+  sql: SqlClient;
   blogs: BlogsRepo;
   domains: DomainsRepo;
   jobs: JobsRepo;
@@ -66,15 +65,16 @@ export class DomainsService {
    * hostage by registering it first.
    */
   async register(auth: AuthContext, blogId: string, hostname: string): Promise<DomainView> {
-    const blog = this.ownedBlog(auth, blogId);
+    const blog = await this.ownedBlog(auth, blogId);
     this.assertHostname(hostname);
     const now = this.deps.clock.now();
-    const domain = await writeTransaction(this.deps.db, () => {
-      const existing = this.deps.domains.findByBlog(blog.id);
+    const domain = await this.deps.sql.transaction(async (tx) => {
+      const domains = this.deps.domains.in(tx);
+      const existing = await domains.findByBlog(blog.id);
       if (existing && !this.isExpired(existing, now)) throw new ConflictError('this blog already has a custom domain; delete it first');
       // A lapsed registration of this blog is dropped, as the background check would.
-      if (existing) this.deps.domains.delete(blog.id);
-      if (this.deps.domains.findActiveByHostname(hostname)) throw new ConflictError(`hostname "${hostname}" is already in use by another blog`);
+      if (existing) await domains.delete(blog.id);
+      if (await domains.findActiveByHostname(hostname)) throw new ConflictError(`hostname "${hostname}" is already in use by another blog`);
       const row = {
         blogId: blog.id,
         hostname,
@@ -83,13 +83,13 @@ export class DomainsService {
         expiresAt: new Date(now.getTime() + PENDING_TTL_MS).toISOString(),
       };
       try {
-        this.deps.domains.insert(row);
+        await domains.insert(row);
       } catch (err) {
-        // The transaction is IMMEDIATE, so only the primary key (one domain per blog) can clash here.
+        // The transaction holds the write lock, so only the primary key (one domain per blog) can clash here.
         if (isUniqueViolation(err)) throw new ConflictError('this blog already has a custom domain; delete it first', { cause: err });
         throw err;
       }
-      return this.deps.domains.findByBlog(blog.id)!;
+      return (await domains.findByBlog(blog.id))!;
     });
     return this.view(blog, domain);
   }
@@ -99,12 +99,12 @@ export class DomainsService {
    * past its expiry is removed and answers 404, as after the background check removed it.
    */
   async get(auth: AuthContext, blogId: string): Promise<DomainView> {
-    const blog = this.ownedBlog(auth, blogId);
-    const domain = this.deps.domains.findByBlog(blog.id);
+    const blog = await this.ownedBlog(auth, blogId);
+    const domain = await this.deps.domains.findByBlog(blog.id);
     if (!domain) throw new NotFoundError('this blog has no custom domain');
     if (domain.status === 'pending_verification') {
       await this.check(blog, domain);
-      const current = this.deps.domains.findByBlog(blog.id);
+      const current = await this.deps.domains.findByBlog(blog.id);
       if (!current) {
         throw new NotFoundError(
           this.isExpired(domain, this.deps.clock.now())
@@ -118,17 +118,18 @@ export class DomainsService {
   }
 
   async remove(auth: AuthContext, blogId: string): Promise<void> {
-    const blog = this.ownedBlog(auth, blogId);
+    const blog = await this.ownedBlog(auth, blogId);
     await commitThenPublish(
       this.deps,
-      (record) => {
-        const domain = this.deps.domains.findByBlog(blog.id);
+      async (tx, record) => {
+        const domains = this.deps.domains.in(tx);
+        const domain = await domains.findByBlog(blog.id);
         if (!domain) throw new NotFoundError('this blog has no custom domain');
-        this.deps.domains.delete(blog.id);
+        await domains.delete(blog.id);
         if (domain.status === 'active') {
           // Canonical URLs go back to the subdomain and the routing entry must disappear.
           record(
-            this.deps.jobs.insert({
+            await this.deps.jobs.in(tx).insert({
               blogId: blog.id,
               blogSlug: blog.slug,
               kind: 'site',
@@ -147,11 +148,11 @@ export class DomainsService {
    * recently checked first. Returns how many became active.
    */
   async checkPending(limit = 50): Promise<number> {
-    const expired = this.deps.domains.deleteExpired(isoNow(this.deps.clock));
+    const expired = await this.deps.domains.deleteExpired(isoNow(this.deps.clock));
     if (expired > 0) this.deps.logger.info({ count: expired }, 'removed expired custom domain registrations');
     let activated = 0;
-    for (const domain of this.deps.domains.listPendingForChecks(limit)) {
-      const blog = this.deps.blogs.findById(domain.blogId);
+    for (const domain of await this.deps.domains.listPendingForChecks(limit)) {
+      const blog = await this.deps.blogs.findById(domain.blogId);
       if (blog && (await this.check(blog, domain))) activated += 1;
     }
     return activated;
@@ -166,27 +167,28 @@ export class DomainsService {
     // No lookups when they cannot change the outcome: the registration has lapsed (it is
     // removed below), or another blog has the hostname.
     const lapsed = this.isExpired(domain, this.deps.clock.now());
-    const taken = !lapsed && this.deps.domains.findActiveByHostname(domain.hostname) !== null;
+    const taken = !lapsed && (await this.deps.domains.findActiveByHostname(domain.hostname)) !== null;
     const dnsProblems = lapsed ? ['expired'] : taken ? [TAKEN] : await challengeProblems(this.deps.resolver, domain, this.cnameTarget(blog));
     const outcome = await commitThenPublish(
       this.deps,
-      (record): 'active' | 'pending' | 'gone' => {
+      async (tx, record): Promise<'active' | 'pending' | 'gone'> => {
+        const domains = this.deps.domains.in(tx);
         const now = this.deps.clock.now();
-        const current = this.deps.domains.findByBlog(blog.id);
+        const current = await domains.findByBlog(blog.id);
         // Removed, replaced or verified while DNS was answering: nothing to record.
         if (!current || current.challengeToken !== domain.challengeToken || current.status !== 'pending_verification') return 'gone';
         // Past its expiry a registration is never activated, whatever DNS says now.
         if (this.isExpired(current, now)) {
-          this.deps.domains.deleteRegistration(keyOf(current));
+          await domains.deleteRegistration(keyOf(current));
           return 'gone';
         }
         const checkedAt = now.toISOString();
         let problems = dnsProblems;
         // Re-checked under the write lock: another blog may have verified during the lookups.
-        if (problems.length === 0 && this.deps.domains.findActiveByHostname(current.hostname)) problems = [TAKEN];
+        if (problems.length === 0 && (await domains.findActiveByHostname(current.hostname))) problems = [TAKEN];
         if (problems.length === 0) {
           try {
-            this.deps.domains.activate({ ...keyOf(current), checkedAt });
+            await domains.activate({ ...keyOf(current), checkedAt });
           } catch (err) {
             // The partial unique index (one active row per hostname) is the last guard.
             if (!isUniqueViolation(err)) throw err;
@@ -194,12 +196,12 @@ export class DomainsService {
           }
         }
         if (problems.length > 0) {
-          this.deps.domains.recordCheck({ ...keyOf(current), checkedAt, lastError: problems.join('; ') });
+          await domains.recordCheck({ ...keyOf(current), checkedAt, lastError: problems.join('; ') });
           return 'pending';
         }
-        this.deps.domains.markLost(current.hostname, blog.id, TAKEN);
+        await domains.markLost(current.hostname, blog.id, TAKEN);
         record(
-          this.deps.jobs.insert({
+          await this.deps.jobs.in(tx).insert({
             blogId: blog.id,
             blogSlug: blog.slug,
             kind: 'site',
@@ -207,7 +209,7 @@ export class DomainsService {
             now: checkedAt,
           }),
         );
-        this.deps.events?.domain(blog, current.hostname, checkedAt);
+        await this.deps.events?.in(tx).domain(blog, current.hostname, checkedAt);
         return 'active';
       },
       'background',
@@ -228,8 +230,8 @@ export class DomainsService {
     };
   }
 
-  private ownedBlog(auth: AuthContext, blogId: string): BlogWithDomain {
-    const blog = this.deps.blogs.findOwned(auth.account.id, blogId);
+  private async ownedBlog(auth: AuthContext, blogId: string): Promise<BlogWithDomain> {
+    const blog = await this.deps.blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');
     if (!planIncludes(auth.account.plan, 'domains')) {
       throw new ForbiddenError(`custom domains need the ${minimumPlan('domains')} plan or higher`, { requiredPlan: minimumPlan('domains') });

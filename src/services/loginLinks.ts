@@ -29,7 +29,7 @@ export class LoginLinksService {
 
   /** A new link for the account, or null when no such account exists. */
   async create(accountId: string): Promise<LoginLink | null> {
-    if (!this.deps.accounts.findById(accountId)) return null;
+    if (!(await this.deps.accounts.findById(accountId))) return null;
     const now = this.deps.clock.now();
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + LOGIN_LINK_LIFETIME_MS).toISOString();

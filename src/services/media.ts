@@ -1,8 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { BlogWithDomain } from '../domain/blog.js';
-import type { Db } from '../db/database.js';
 import type { Media, MediaRepo } from '../db/mediaRepo.js';
-import { writeTransaction } from '../db/writeTransaction.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError, UnsupportedMediaTypeError } from '../domain/errors.js';
@@ -15,12 +14,12 @@ import type { StoreWatch } from './storeWatch.js';
 import type { PublishQueue } from '../domain/publishQueue.js';
 
 export interface MediaDeps {
-  db: Db;
+  sql: SqlClient;
   media: MediaRepo;
   store: SiteStore;
   pipeline: ImagePipeline;
   /** Records the removal of a deleted image's objects (a `media_delete` job). */
-  jobs: Pick<JobsRepo, 'insert'>;
+  jobs: Pick<JobsRepo, 'insert' | 'in'>;
   runner: Pick<PublishQueue, 'runNow'>;
   removal: Pick<MediaRemoval, 'exclusive'>;
   /** Whether the data dir now publishes to another store than this process's (storeWatch.ts). */
@@ -51,13 +50,13 @@ export class MediaService {
     }
     const { media, pipeline } = this.deps;
     const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 20);
-    const existing = media.findByHash(blog.id, hash);
+    const existing = await media.findByHash(blog.id, hash);
     if (existing && existing.format !== format)
       throw new BadRequestError(`Content-Type says ${contentType} but the body is an ${existing.format.toUpperCase()} image`);
     if (existing) return { media: existing, created: false };
     // A store moved under this server: the image would land where nobody reads any more, and
     // its row would name objects the blog's pages cannot show. Refused, as publish jobs wait.
-    const moved = this.deps.storeWatch.check();
+    const moved = await this.deps.storeWatch.check();
     if (moved !== null) throw new ServiceUnavailableError(`the image was not stored: ${moved}`, { retryAfter: STORE_MOVED_RETRY_SECONDS });
 
     // Fair between accounts: one account's uploads never hold another's up (imagePipeline.ts).
@@ -68,13 +67,14 @@ export class MediaService {
 
   /** Writes the objects, then the row that names them. */
   private async storeObjects(blog: BlogWithDomain, hash: string, bytes: Buffer, encoded: EncodedImage): Promise<{ media: Media; created: boolean }> {
-    const { db, media, store, clock } = this.deps;
+    const { sql, store, clock } = this.deps;
     for (const object of encoded.objects) {
       await store.put(`${blog.slug}/${MEDIA_DIR}/${object.name}`, object.body, { contentType: object.contentType, cacheControl: CACHE_CONTROL_ASSET });
     }
-    return writeTransaction(db, () => {
+    return sql.transaction(async (tx) => {
+      const media = this.deps.media.in(tx);
       // The same bytes sent twice at once: the second finds the first's row.
-      const raced = media.findByHash(blog.id, hash);
+      const raced = await media.findByHash(blog.id, hash);
       if (raced) return { media: raced, created: false };
       const row: Media = {
         id: randomUUID(),
@@ -84,7 +84,7 @@ export class MediaService {
         storedBytes: encoded.objects.reduce((sum, o) => sum + o.body.length, 0),
         createdAt: isoNow(clock),
       };
-      media.insert(row);
+      await media.insert(row);
       return { media: row, created: true };
     });
   }
@@ -99,18 +99,16 @@ export class MediaService {
     return this.deps.pipeline.stats();
   }
 
-  list(blog: BlogWithDomain, page: number, perPage: number): { media: Media[]; total: number } {
+  list(blog: BlogWithDomain, page: number, perPage: number): Promise<{ media: Media[]; total: number }> {
     return this.deps.media.list(blog.id, page, perPage);
   }
 
-  find(blog: BlogWithDomain, id: string): Media | null {
+  find(blog: BlogWithDomain, id: string): Promise<Media | null> {
     return this.deps.media.find(blog.id, id);
   }
 
-  get(blog: BlogWithDomain, id: string): Media {
-    const found = this.deps.media.find(blog.id, id);
-    if (!found) throw new NotFoundError(`media "${id}" not found`);
-    return found;
+  get(blog: BlogWithDomain, id: string): Promise<Media> {
+    return found(this.deps.media, blog, id);
   }
 
   /**
@@ -119,13 +117,14 @@ export class MediaService {
    * retried until done, so an image deleted while the store is down does not stay public.
    */
   async delete(blog: BlogWithDomain, id: string): Promise<void> {
-    const { db, media, jobs, runner, clock } = this.deps;
-    const jobId = await writeTransaction(db, () => {
-      const row = this.get(blog, id);
-      const user = media.liveUser(blog.id, row.hash);
+    const { sql, runner, clock } = this.deps;
+    const jobId = await sql.transaction(async (tx) => {
+      const media = this.deps.media.in(tx);
+      const row = await found(media, blog, id);
+      const user = await media.liveUser(blog.id, row.hash);
       if (user) throw new ConflictError(`this image is used by the post "${user}", which is published or scheduled; remove it from that post first`);
-      media.delete(row.id);
-      return jobs.insert({
+      await media.delete(row.id);
+      return this.deps.jobs.in(tx).insert({
         blogId: blog.id,
         blogSlug: blog.slug,
         kind: 'media_delete',
@@ -135,4 +134,11 @@ export class MediaService {
     });
     await runner.runNow([jobId]);
   }
+}
+
+/** The blog's image `id`, through `repo` (bound to a transaction or not); 404 when there is none. */
+async function found(repo: Pick<MediaRepo, 'find'>, blog: BlogWithDomain, id: string): Promise<Media> {
+  const media = await repo.find(blog.id, id);
+  if (!media) throw new NotFoundError(`media "${id}" not found`);
+  return media;
 }

@@ -41,12 +41,12 @@ export class MediaRemoval {
   readonly handle = async (job: PublishJob): Promise<void> => {
     const { mediaHash: hash, mediaNames: names } = job.payload;
     if (!hash || !names) throw new Error(`job ${job.id} names no image`);
-    const blog = this.deps.blogs.findById(job.blogId);
+    const blog = await this.deps.blogs.findById(job.blogId);
     // A deleted blog's site_delete job removes everything under its prefix, these objects too.
     if (!blog) return;
     await this.exclusive(blog.id, hash, async () => {
       // Uploaded again since the delete: the objects belong to the new row now.
-      if (this.deps.media.findByHash(blog.id, hash)) return;
+      if (await this.deps.media.findByHash(blog.id, hash)) return;
       await this.deps.store.deleteMany(names.map((name) => `${blog.slug}/${MEDIA_DIR}/${name}`));
       await this.deps.cdn.purgePaths(
         this.deps.urls.origins(blog),

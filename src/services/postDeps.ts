@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.js';
-import type { Db } from '../db/database.js';
+import type { SqlClient, SqlTransaction } from '../db/sql/sqlClient.js';
 import type { JobPayload, JobsRepo } from '../db/jobsRepo.js';
 import type { PostsRepo } from '../db/postsRepo.js';
 import type { PostRevisionsRepo } from '../db/postRevisionsRepo.js';
@@ -13,7 +13,7 @@ import type { PublishQueue } from '../domain/publishQueue.js';
 
 /** What the post services share; built once in compose/services.ts. */
 export interface PostDeps {
-  db: Db;
+  sql: SqlClient;
   posts: PostsRepo;
   /** Each post's history of title and Markdown, written with the change (revisionRecord.ts). */
   revisions: PostRevisionsRepo;
@@ -28,24 +28,39 @@ export interface PostDeps {
   content: ContentRenderer;
 }
 
-export function findPostOrThrow(deps: PostDeps, blog: BlogWithDomain, slug: string): Post {
-  const post = deps.posts.findBySlug(blog.id, slug);
+/** The repositories a post change writes through, bound to its transaction (PostDeps' own, `in(tx)`). */
+export type PostTx = Pick<PostDeps, 'posts' | 'revisions' | 'jobs' | 'media' | 'events'>;
+
+export function postTx(deps: PostDeps, tx: SqlTransaction): PostTx {
+  return {
+    posts: deps.posts.in(tx),
+    revisions: deps.revisions.in(tx),
+    jobs: deps.jobs.in(tx),
+    media: deps.media.in(tx),
+    events: deps.events.in(tx),
+  };
+}
+
+/** Through `posts` as given: the plain repository, or one bound to a transaction under way. */
+export async function findPostOrThrow(deps: Pick<PostDeps, 'posts'>, blog: BlogWithDomain, slug: string): Promise<Post> {
+  const post = await deps.posts.findBySlug(blog.id, slug);
   if (!post) throw new NotFoundError(`post "${slug}" not found`);
   return post;
 }
 
 /**
- * Re-render a live post and everything that lists it. Call inside the change's transaction; a
- * post going live also needs its post.published event, which the caller records.
+ * Re-render a live post and everything that lists it. Call inside the change's transaction
+ * (`deps.jobs` bound to it: postTx); a post going live also needs its post.published event,
+ * which the caller records.
  */
-export function recordPostJob(
+export async function recordPostJob(
   deps: Pick<PostDeps, 'jobs'>,
   blog: BlogWithDomain,
   post: Post,
   before: Post | null,
   now: string,
   removedAliases: readonly string[] = [],
-): number {
+): Promise<number> {
   const payload: JobPayload = { postId: post.id, wasLive: before?.status === 'published' };
   if (before && before.slug !== post.slug) payload.previousSlug = before.slug;
   // A live post given another date moves in every list: the publisher renders the whole blog.
@@ -56,7 +71,7 @@ export function recordPostJob(
 }
 
 /** Take a post that was live off the site (unpublish or delete). */
-export function recordRemovalJob(deps: Pick<PostDeps, 'jobs'>, blog: BlogWithDomain, before: Post, now: string, redirects: string[]): number {
+export async function recordRemovalJob(deps: Pick<PostDeps, 'jobs'>, blog: BlogWithDomain, before: Post, now: string, redirects: string[]): Promise<number> {
   const payload: JobPayload = { postId: before.id, previousSlug: before.slug, previousTags: before.tags };
   if (before.publishedAt) payload.previousPublishedAt = before.publishedAt;
   if (redirects.length > 0) payload.removedRedirects = redirects;

@@ -12,13 +12,13 @@ export class PostRevisionsService {
     private readonly posts: PostsService,
   ) {}
 
-  list(blog: BlogWithDomain, slug: string, page: { page: number; perPage: number }): { revisions: RevisionSummary[]; total: number } {
-    const post = this.postOf(blog, slug);
+  async list(blog: BlogWithDomain, slug: string, page: { page: number; perPage: number }): Promise<{ revisions: RevisionSummary[]; total: number }> {
+    const post = await this.postOf(blog, slug);
     return this.deps.revisions.list(post.id, page.perPage, (page.page - 1) * page.perPage);
   }
 
-  get(blog: BlogWithDomain, slug: string, revisionId: string): Revision {
-    return this.revisionOf(this.postOf(blog, slug), revisionId);
+  async get(blog: BlogWithDomain, slug: string, revisionId: string): Promise<Revision> {
+    return this.revisionOf(await this.postOf(blog, slug), revisionId);
   }
 
   /**
@@ -26,19 +26,19 @@ export class PostRevisionsService {
    * publish job), as a new revision of its own: the history only ever grows forward.
    */
   async restore(blog: BlogWithDomain, slug: string, revisionId: string, keyId: string, precondition?: PostPrecondition): Promise<Post> {
-    const revision = this.revisionOf(this.postOf(blog, slug), revisionId);
+    const revision = await this.revisionOf(await this.postOf(blog, slug), revisionId);
     return this.posts.update(blog, slug, { title: revision.title, contentMd: revision.contentMd, source: { keyId, restore: true } }, precondition);
   }
 
   /** The post's id alone: a listing reads no Markdown, not even the post's. */
-  private postOf(blog: BlogWithDomain, slug: string): { id: string } {
-    const version = this.deps.posts.versionBySlug(blog.id, slug);
+  private async postOf(blog: BlogWithDomain, slug: string): Promise<{ id: string }> {
+    const version = await this.deps.posts.versionBySlug(blog.id, slug);
     if (!version) throw new NotFoundError(`post "${slug}" not found`);
     return version;
   }
 
-  private revisionOf(post: { id: string }, revisionId: string): Revision {
-    const revision = this.deps.revisions.find(post.id, revisionId);
+  private async revisionOf(post: { id: string }, revisionId: string): Promise<Revision> {
+    const revision = await this.deps.revisions.find(post.id, revisionId);
     if (!revision) throw new NotFoundError(`revision "${revisionId}" of this post not found`);
     return revision;
   }

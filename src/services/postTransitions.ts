@@ -4,9 +4,9 @@ import type { Account } from '../db/accountsRepo.js';
 import type { Logger } from '../lib/logger.js';
 import { isoNow } from '../lib/clock.js';
 import { BadRequestError, ConflictError, ForbiddenError } from '../domain/errors.js';
-import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
+import { findPostOrThrow, postTx, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { minimumPlan, planIncludes } from '../domain/plans.js';
-import { writeTransaction } from '../db/writeTransaction.js';
+import type { BlogsRepo } from '../db/blogsRepo.js';
 import { commitThenPublish } from './commitThenPublish.js';
 
 /** The post state machine: publish, schedule, unpublish, and due schedules. */
@@ -21,18 +21,19 @@ export class PostTransitions {
    * rendered when the blog has no unfinished job (its pages are what the database says already).
    */
   async publish(blog: BlogWithDomain, slug: string): Promise<Post> {
-    const current = findPostOrThrow(this.deps, blog, slug);
-    if (current.status === 'published' && this.deps.jobs.listOpenForBlog(blog.id).length === 0) return current;
-    return commitThenPublish(this.deps, (record) => {
-      const before = findPostOrThrow(this.deps, blog, slug);
+    const current = await findPostOrThrow(this.deps, blog, slug);
+    if (current.status === 'published' && (await this.deps.jobs.listOpenForBlog(blog.id)).length === 0) return current;
+    return commitThenPublish(this.deps, async (tx, record) => {
+      const { posts, revisions, jobs, events } = postTx(this.deps, tx);
+      const before = await findPostOrThrow({ posts }, blog, slug);
       const now = isoNow(this.deps.clock);
       const next: Post = before.status === 'published' ? before : { ...before, status: 'published', publishedAt: now, scheduledAt: null, updatedAt: now };
       if (next !== before) {
-        this.deps.posts.update(next);
-        this.deps.revisions.sealNewest(next.id);
-        this.deps.events.post(blog, 'post.published', next, now);
+        await posts.update(next);
+        await revisions.sealNewest(next.id);
+        await events.post(blog, 'post.published', next, now);
       }
-      record(recordPostJob(this.deps, blog, next, before, now));
+      record(await recordPostJob({ jobs }, blog, next, before, now));
       return next;
     });
   }
@@ -42,8 +43,9 @@ export class PostTransitions {
       throw new ForbiddenError(`scheduling needs the ${minimumPlan('schedule')} plan or higher`, { requiredPlan: minimumPlan('schedule') });
     }
     // Nothing to render: a scheduled post is not on the site until publishDue publishes it.
-    return writeTransaction(this.deps.db, () => {
-      const before = findPostOrThrow(this.deps, blog, slug);
+    return this.deps.sql.transaction(async (tx) => {
+      const { posts, events } = postTx(this.deps, tx);
+      const before = await findPostOrThrow({ posts }, blog, slug);
       if (before.status === 'published') {
         throw new ConflictError('a published post cannot be scheduled; unpublish it first');
       }
@@ -52,22 +54,23 @@ export class PostTransitions {
         throw new BadRequestError('scheduled_at must be in the future', { details: [{ field: 'scheduled_at', message: 'must be in the future' }] });
       }
       const next: Post = { ...before, status: 'scheduled', scheduledAt: scheduledAt.toISOString(), updatedAt: now.toISOString() };
-      this.deps.posts.update(next);
-      this.deps.events.post(blog, 'post.scheduled', next, next.updatedAt);
+      await posts.update(next);
+      await events.post(blog, 'post.scheduled', next, next.updatedAt);
       return next;
     });
   }
 
   /** published/scheduled → draft: the public page and its search entry disappear. */
   async unpublish(blog: BlogWithDomain, slug: string): Promise<Post> {
-    return commitThenPublish(this.deps, (record) => {
-      const before = findPostOrThrow(this.deps, blog, slug);
+    return commitThenPublish(this.deps, async (tx, record) => {
+      const { posts, jobs, events } = postTx(this.deps, tx);
+      const before = await findPostOrThrow({ posts }, blog, slug);
       if (before.status === 'draft') throw new ConflictError('the post is already a draft');
       const now = isoNow(this.deps.clock);
       const next: Post = { ...before, status: 'draft', publishedAt: null, scheduledAt: null, updatedAt: now };
-      this.deps.posts.update(next);
-      this.deps.events.post(blog, 'post.unpublished', next, now);
-      if (before.status === 'published') record(recordRemovalJob(this.deps, blog, before, now, []));
+      await posts.update(next);
+      await events.post(blog, 'post.unpublished', next, now);
+      if (before.status === 'published') record(await recordRemovalJob({ jobs }, blog, before, now, []));
       return next;
     });
   }
@@ -78,31 +81,36 @@ export class PostTransitions {
    * Batches commit one by one and every job runs after the last, so this one does not use
    * commitThenPublish.
    */
-  async publishDue(blogs: { findById(id: string): BlogWithDomain | null }): Promise<number> {
+  async publishDue(blogs: Pick<BlogsRepo, 'in'>): Promise<number> {
     const jobIds: number[] = [];
     let moved = 0;
     for (;;) {
       const now = this.deps.clock.now().toISOString();
-      const due = this.deps.posts.listDue(now, 100);
+      const due = await this.deps.posts.listDue(now, 100);
       if (due.length === 0) break;
-      const movedBefore = moved;
-      await writeTransaction(this.deps.db, () => {
+      // The batch's job ids, one per post moved: returned, as the function may run more than once.
+      const batch = await this.deps.sql.transaction(async (tx) => {
+        const { posts, revisions, jobs, events } = postTx(this.deps, tx);
+        const blogsTx = blogs.in(tx);
+        const ids: number[] = [];
         for (const candidate of due) {
           // Re-read inside the transaction: an API call may have changed it meanwhile.
-          const post = this.deps.posts.findById(candidate.id);
+          const post = await posts.findById(candidate.id);
           if (post?.status !== 'scheduled' || !post.scheduledAt || post.scheduledAt > now) continue;
-          const blog = blogs.findById(post.blogId);
+          const blog = await blogsTx.findById(post.blogId);
           if (!blog) continue;
           // The post goes out dated as intended, even when published late after downtime.
           const next: Post = { ...post, status: 'published', publishedAt: post.scheduledAt, scheduledAt: null, updatedAt: now };
-          this.deps.posts.update(next);
-          this.deps.revisions.sealNewest(next.id);
-          this.deps.events.post(blog, 'post.published', next, now);
-          jobIds.push(recordPostJob(this.deps, blog, next, post, now));
-          moved += 1;
+          await posts.update(next);
+          await revisions.sealNewest(next.id);
+          await events.post(blog, 'post.published', next, now);
+          ids.push(await recordPostJob({ jobs }, blog, next, post, now));
         }
+        return ids;
       });
-      if (due.length < 100 || moved === movedBefore) break;
+      jobIds.push(...batch);
+      moved += batch.length;
+      if (due.length < 100 || batch.length === 0) break;
     }
     if (moved > 0) this.logger.info({ published: moved }, 'published scheduled posts');
     await this.deps.runner.runNow(jobIds);

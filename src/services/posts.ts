@@ -6,7 +6,7 @@ import { derivePostOrRefuse, retitledContent } from './postDerive.js';
 import { isoNow } from '../lib/clock.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { checkPrecondition, type Precondition } from './precondition.js';
-import { findPostOrThrow, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
+import { findPostOrThrow, postTx, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
 import { firstFreeSlug, slugify } from './slugs.js';
 import { claimAliases } from './aliasClaims.js';
@@ -14,6 +14,8 @@ import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from './postCh
 import type { Post, PostListQuery, PostSummary, PostVersion } from '../domain/post.js';
 import type { BlogWithDomain } from '../domain/blog.js';
 import { recordRevision, type RevisionSource } from './revisionRecord.js';
+import type { MediaRepo } from '../db/mediaRepo.js';
+import type { PostsRepo } from '../db/postsRepo.js';
 
 export interface CreatePostInput {
   title: string;
@@ -67,9 +69,10 @@ export class PostsService {
     checkPublishedAt(input.publishedAt, status, this.deps.clock.now());
     const aliases = input.aliases === undefined ? [] : checkedAliases(input.aliases);
     const content = await this.derive(blog, input.title, input.contentMd);
-    return commitThenPublish(this.deps, (record) => {
+    return commitThenPublish(this.deps, async (tx, record) => {
+      const { posts, revisions, jobs, media, events } = postTx(this.deps, tx);
       const now = isoNow(this.deps.clock);
-      const slug = this.claimSlug(blog, input.slug, input.title, null);
+      const slug = await this.claimSlug(posts, blog, input.slug, input.title, null);
       const created: Post = {
         id: randomUUID(),
         blogId: blog.id,
@@ -88,35 +91,35 @@ export class PostsService {
         updatedAt: now,
         textCounts: content.textCounts,
       };
-      this.insertOrConflict(created);
-      if (aliases.length > 0) claimAliases(this.deps.posts, blog, created, aliases, now);
-      this.recordMedia(blog, created);
-      recordRevision(this.deps.revisions, created, null, now, input.source);
+      await insertOrConflict(posts, created);
+      if (aliases.length > 0) await claimAliases(posts, blog, created, aliases, now);
+      await recordMedia(media, blog, created);
+      await recordRevision(revisions, created, null, now, input.source);
       if (status === 'published') {
-        record(recordPostJob(this.deps, blog, created, null, now));
-        this.deps.events.post(blog, 'post.published', created, now);
+        record(await recordPostJob({ jobs }, blog, created, null, now));
+        await events.post(blog, 'post.published', created, now);
       }
       return created;
     });
   }
 
-  get(blog: BlogWithDomain, slug: string): Post {
+  get(blog: BlogWithDomain, slug: string): Promise<Post> {
     return findPostOrThrow(this.deps, blog, slug);
   }
 
   /** The post's aliases, normalised, in the author's order. */
-  aliasesOf(post: Post): string[] {
+  aliasesOf(post: Post): Promise<string[]> {
     return this.deps.posts.aliasesOf(post.id);
   }
 
   /** The post's id and row version, without reading its text (a 404 like `get`). */
-  version(blog: BlogWithDomain, slug: string): PostVersion {
-    const version = this.deps.posts.versionBySlug(blog.id, slug);
+  async version(blog: BlogWithDomain, slug: string): Promise<PostVersion> {
+    const version = await this.deps.posts.versionBySlug(blog.id, slug);
     if (!version) throw new NotFoundError(`post "${slug}" not found`);
     return version;
   }
 
-  list(blog: BlogWithDomain, query: PostListQuery): { posts: PostSummary[]; total: number } {
+  list(blog: BlogWithDomain, query: PostListQuery): Promise<{ posts: PostSummary[]; total: number }> {
     return this.deps.posts.list(blog.id, query);
   }
 
@@ -127,7 +130,7 @@ export class PostsService {
    */
   async update(blog: BlogWithDomain, slug: string, input: UpdatePostInput, precondition?: PostPrecondition): Promise<Post> {
     for (let attempt = 1; ; attempt++) {
-      const base = findPostOrThrow(this.deps, blog, slug);
+      const base = await findPostOrThrow(this.deps, blog, slug);
       // Early, so a stale edit is refused before its Markdown is rendered; again in the transaction.
       checkPrecondition(precondition, base, `post "${base.slug}"`);
       checkPublishedAt(input.publishedAt, input.status ?? base.status, this.deps.clock.now());
@@ -152,10 +155,10 @@ export class PostsService {
     content: PostContent | null,
     precondition?: PostPrecondition,
   ): Promise<Post | null> {
-    const { posts } = this.deps;
     const aliases = input.aliases === undefined ? undefined : checkedAliases(input.aliases);
-    return commitThenPublish(this.deps, (record): Post | null => {
-      const before = findPostOrThrow(this.deps, blog, slug);
+    return commitThenPublish(this.deps, async (tx, record): Promise<Post | null> => {
+      const { posts, revisions, jobs, media, events } = postTx(this.deps, tx);
+      const before = await findPostOrThrow({ posts }, blog, slug);
       checkPrecondition(precondition, before, `post "${before.slug}"`);
       checkPublishedAt(input.publishedAt, input.status ?? before.status, this.deps.clock.now());
       if (content && (before.title !== base.title || before.contentMd !== base.contentMd)) return null;
@@ -176,7 +179,7 @@ export class PostsService {
         next.metaDescription = content.description;
       }
       if (input.slug !== undefined && input.slug !== before.slug) {
-        next.slug = this.claimSlug(blog, input.slug, next.title, before.id);
+        next.slug = await this.claimSlug(posts, blog, input.slug, next.title, before.id);
       }
       if (input.status === 'published' && before.status !== 'published') {
         next.status = 'published';
@@ -191,88 +194,93 @@ export class PostsService {
       }
       // The old address of a live post keeps working: it redirects to the new one.
       if (next.slug !== before.slug && before.status === 'published' && next.status === 'published') {
-        posts.addRedirect(blog.id, before.slug, before.id, now);
+        await posts.addRedirect(blog.id, before.slug, before.id, now);
       }
-      const aliasesBefore = posts.aliasesOf(before.id);
+      const aliasesBefore = await posts.aliasesOf(before.id);
       const removedAliases = aliases === undefined ? [] : aliasesBefore.filter((path) => !aliases.includes(path));
       // Checked against the slug the post ends with: an alias may not be the post's own address.
-      if (aliases !== undefined || next.slug !== before.slug) claimAliases(posts, blog, next, aliases ?? aliasesBefore, now);
-      posts.update(next);
-      recordRevision(this.deps.revisions, next, before, now, input.source);
-      if (next.contentMd !== before.contentMd || next.ogImageUrl !== before.ogImageUrl) this.recordMedia(blog, next);
-      if (next.status === 'published') record(recordPostJob(this.deps, blog, next, before, now, removedAliases));
-      else if (before.status === 'published') record(recordRemovalJob(this.deps, blog, before, now, aliasesBefore));
-      if (next.status === 'published' && before.status !== 'published') this.deps.events.post(blog, 'post.published', next, now);
-      else if (next.status === 'draft' && before.status !== 'draft') this.deps.events.post(blog, 'post.unpublished', next, now);
-      else this.deps.events.post(blog, 'post.updated', next, now);
+      if (aliases !== undefined || next.slug !== before.slug) await claimAliases(posts, blog, next, aliases ?? aliasesBefore, now);
+      await posts.update(next);
+      await recordRevision(revisions, next, before, now, input.source);
+      if (next.contentMd !== before.contentMd || next.ogImageUrl !== before.ogImageUrl) await recordMedia(media, blog, next);
+      if (next.status === 'published') record(await recordPostJob({ jobs }, blog, next, before, now, removedAliases));
+      else if (before.status === 'published') record(await recordRemovalJob({ jobs }, blog, before, now, aliasesBefore));
+      if (next.status === 'published' && before.status !== 'published') await events.post(blog, 'post.published', next, now);
+      else if (next.status === 'draft' && before.status !== 'draft') await events.post(blog, 'post.unpublished', next, now);
+      else await events.post(blog, 'post.updated', next, now);
       return next;
     });
   }
 
   async delete(blog: BlogWithDomain, slug: string, precondition?: PostPrecondition): Promise<void> {
-    const { posts } = this.deps;
-    await commitThenPublish(this.deps, (record) => {
-      const before = findPostOrThrow(this.deps, blog, slug);
+    await commitThenPublish(this.deps, async (tx, record) => {
+      const { posts, jobs, events } = postTx(this.deps, tx);
+      const before = await findPostOrThrow({ posts }, blog, slug);
       checkPrecondition(precondition, before, `post "${before.slug}"`);
       // Its aliases go with it: their rows cascade, their objects are the job's to remove.
-      const redirects = [...posts.redirectsOf(before.id), ...posts.aliasesOf(before.id)];
-      posts.delete(before.id);
-      this.deps.events.post(blog, 'post.deleted', before, isoNow(this.deps.clock));
+      const redirects = [...(await posts.redirectsOf(before.id)), ...(await posts.aliasesOf(before.id))];
+      await posts.delete(before.id);
+      await events.post(blog, 'post.deleted', before, isoNow(this.deps.clock));
       if (before.status === 'published' || redirects.length > 0) {
-        record(recordRemovalJob(this.deps, blog, before, isoNow(this.deps.clock), redirects));
+        record(await recordRemovalJob({ jobs }, blog, before, isoNow(this.deps.clock), redirects));
       }
     });
   }
 
   /**
    * An explicit slug must be free (409) and not reserved (400); a generated one takes the first
-   * free `-2`, `-3`, … A slug held only as another post's old address is taken over.
+   * free `-2`, `-3`, … A slug held only as another post's old address is taken over. Inside the
+   * write transaction (`posts` bound to it).
    */
-  private claimSlug(blog: BlogWithDomain, explicit: string | undefined, title: string, selfId: string | null): string {
-    const { posts } = this.deps;
-    const aliasFree = (slug: string): boolean => {
-      const holder = posts.aliasHolder(blog.id, `/${slug}/`);
+  private async claimSlug(posts: PostsRepo, blog: BlogWithDomain, explicit: string | undefined, title: string, selfId: string | null): Promise<string> {
+    const aliasFree = async (slug: string): Promise<boolean> => {
+      const holder = await posts.aliasHolder(blog.id, `/${slug}/`);
       return holder === null || holder === selfId;
-    };
-    const isFree = (slug: string): boolean => {
-      const holder = posts.findBySlug(blog.id, slug);
-      return (!holder || holder.id === selfId) && aliasFree(slug);
     };
     let slug: string;
     if (explicit !== undefined) {
       checkSlugNotReserved(explicit);
-      if (!isFree(explicit)) throw new ConflictError(`a post with slug "${explicit}" or the alias "/${explicit}/" already exists in this blog`);
+      const holder = await posts.findBySlug(blog.id, explicit);
+      const free = (!holder || holder.id === selfId) && (await aliasFree(explicit));
+      if (!free) throw new ConflictError(`a post with slug "${explicit}" or the alias "/${explicit}/" already exists in this blog`);
       slug = explicit;
     } else {
       // One query for every `base-N` instead of one per candidate: a blog with many posts of
       // the same title made each create probe thousands of slugs.
       const base = slugify(title);
-      const taken = posts.slugsStartingWith(blog.id, base);
-      slug = firstFreeSlug(base, (candidate) => {
-        const holder = taken.get(candidate);
-        return (holder === undefined || holder === selfId) && aliasFree(candidate);
-      });
+      const taken = await posts.slugsStartingWith(blog.id, base);
+      // firstFreeSlug's test is synchronous: the candidate it gives is checked for an alias here,
+      // and one another post holds as an alias is skipped on the next pass.
+      const aliased = new Set<string>();
+      for (;;) {
+        slug = firstFreeSlug(base, (candidate) => {
+          const holder = taken.get(candidate);
+          return (holder === undefined || holder === selfId) && !aliased.has(candidate);
+        });
+        if (await aliasFree(slug)) break;
+        aliased.add(slug);
+      }
     }
-    posts.removeRedirect(blog.id, slug);
+    await posts.removeRedirect(blog.id, slug);
     return slug;
   }
 
   private derive(blog: BlogWithDomain, title: string, contentMd: string): Promise<PostContent> {
     return derivePostOrRefuse(this.deps.content, blog.accountId, title, contentMd);
   }
+}
 
-  /** The images the post names now, for MediaService's "in use" check. Inside the write transaction. */
-  private recordMedia(blog: BlogWithDomain, post: Post): void {
-    this.deps.media.setPostRefs(post.id, blog.id, mediaHashesIn(`${post.contentMd}\n${post.ogImageUrl ?? ''}`));
-  }
+/** The images the post names now, for MediaService's "in use" check. Inside the write transaction. */
+async function recordMedia(media: MediaRepo, blog: BlogWithDomain, post: Post): Promise<void> {
+  await media.setPostRefs(post.id, blog.id, mediaHashesIn(`${post.contentMd}\n${post.ogImageUrl ?? ''}`));
+}
 
-  private insertOrConflict(post: Post): void {
-    try {
-      this.deps.posts.insert(post);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(`a post with slug "${post.slug}" already exists in this blog`, { cause: err });
-      throw err;
-    }
+async function insertOrConflict(posts: PostsRepo, post: Post): Promise<void> {
+  try {
+    await posts.insert(post);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError(`a post with slug "${post.slug}" already exists in this blog`, { cause: err });
+    throw err;
   }
 }
 

@@ -39,11 +39,11 @@ export class PreviewFrame {
    * language of the post shown, which the published page takes from the post's words; the
    * theme's labels and date format follow it (the frame asks for the other one when it changes).
    */
-  page(accountId: string, blogId: string, assets: PreviewFrameAssets, lang: Language = 'en'): string | Buffer {
+  async page(accountId: string, blogId: string, assets: PreviewFrameAssets, lang: Language = 'en'): Promise<string | Buffer> {
     const { blogs, accounts, urls, theme, clock, socialCards } = this.deps;
-    const blog = blogs.findOwned(accountId, blogId);
+    const blog = await blogs.findOwned(accountId, blogId);
     if (!blog) throw new NotFoundError('blog not found');
-    const themed = createRenderContext({ theme, blog: toSiteBlog(blog, planOf(accounts, blog), urls, socialCards) });
+    const themed = createRenderContext({ theme, blog: toSiteBlog(blog, await planOf(accounts, blog), urls, socialCards) });
     const ctx = { ...themed, headerHtml: '', footerHtml: '', adCode: '' };
     const now = clock.now().toISOString();
     const empty: SitePost = {

@@ -11,6 +11,7 @@ import type { PostsRepo } from '../db/postsRepo.js';
 import type { PreviewLinksRepo } from '../db/previewLinksRepo.js';
 import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { BlogWithDomain } from '../domain/blog.js';
+import type { Post } from '../domain/post.js';
 import { NotFoundError } from '../domain/errors.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
 import type { Clock } from '../lib/clock.js';
@@ -46,7 +47,7 @@ export class PreviewLinks {
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + expiresInSeconds * 1000).toISOString();
     await this.deps.sql.transaction(async (tx) => {
-      const post = this.postOrThrow(blog, slug);
+      const post = await postOrThrow(this.deps.posts.in(tx), blog, slug);
       const made = await this.deps.links.in(tx).insert({ tokenHash: hashToken(token), postId: post.id, createdAt: now.toISOString(), expiresAt });
       if (!made) throw new NotFoundError(`post "${slug}" not found`);
     });
@@ -55,7 +56,8 @@ export class PreviewLinks {
 
   /** Every link of the post stops working at once. */
   async revokeAll(blog: BlogWithDomain, slug: string): Promise<void> {
-    await this.deps.links.revokeAll(this.postOrThrow(blog, slug).id);
+    const post = await postOrThrow(this.deps.posts, blog, slug);
+    await this.deps.links.revokeAll(post.id);
   }
 
   /**
@@ -67,10 +69,10 @@ export class PreviewLinks {
     const { links, posts, blogs, accounts, urls, theme, clock } = this.deps;
     const now = clock.now().toISOString();
     const postId = await links.postOf(hashToken(token), now);
-    const post = postId === null ? null : posts.findById(postId);
-    const blog = post ? blogs.findById(post.blogId) : null;
+    const post = postId === null ? null : await posts.findById(postId);
+    const blog = post ? await blogs.findById(post.blogId) : null;
     if (!post || !blog) return null;
-    const ctx = createRenderContext({ theme, blog: toSiteBlog(blog, planOf(accounts, blog), urls, this.deps.socialCards) });
+    const ctx = createRenderContext({ theme, blog: toSiteBlog(blog, await planOf(accounts, blog), urls, this.deps.socialCards) });
     // A draft shows the date it would have if published now; a scheduled post, its date.
     return renderPreviewPage(ctx, toSitePost({ ...post, publishedAt: post.publishedAt ?? post.scheduledAt ?? now }), assetsBase);
   }
@@ -79,10 +81,11 @@ export class PreviewLinks {
   asset(fileName: string): ThemeAsset | undefined {
     return this.deps.theme.assets.find((asset) => asset.fileName === fileName);
   }
+}
 
-  private postOrThrow(blog: BlogWithDomain, slug: string) {
-    const post = this.deps.posts.findBySlug(blog.id, slug);
-    if (!post) throw new NotFoundError(`post "${slug}" not found`);
-    return post;
-  }
+/** Through `posts` as given: the plain repository, or one bound to a transaction under way. */
+async function postOrThrow(posts: PostsRepo, blog: BlogWithDomain, slug: string): Promise<Post> {
+  const post = await posts.findBySlug(blog.id, slug);
+  if (!post) throw new NotFoundError(`post "${slug}" not found`);
+  return post;
 }

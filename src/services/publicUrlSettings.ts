@@ -6,10 +6,10 @@
  * recorded ones, and a deliberate change (restarting the server with a new value) re-renders
  * every blog.
  */
-import type { Db } from '../db/database.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { URLS_CHANGED, type JobsRepo } from '../db/jobsRepo.js';
 import type { SettingsRepo } from '../db/settingsRepo.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { Logger } from '../lib/logger.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { defaultPublicScheme, withPublicUrls, type Config } from '../config/config.js';
@@ -19,7 +19,7 @@ import type { PublicScheme } from '../domain/siteUrls.js';
 export type PublicUrlMode = 'server' | 'cli';
 
 export interface PublicUrlSettingsDeps {
-  db: Db;
+  sql: SqlClient;
   settings: SettingsRepo;
   blogs: BlogsRepo;
   jobs: JobsRepo;
@@ -46,16 +46,16 @@ interface Recorded {
   publicScheme: PublicScheme;
 }
 
-function readRecorded(settings: SettingsRepo): Recorded | null {
-  const serviceDomain = settings.get(KEYS.serviceDomain);
-  const publicScheme = settings.get(KEYS.publicScheme);
+async function readRecorded(settings: SettingsRepo): Promise<Recorded | null> {
+  const serviceDomain = await settings.get(KEYS.serviceDomain);
+  const publicScheme = await settings.get(KEYS.publicScheme);
   if (serviceDomain === null || (publicScheme !== 'http' && publicScheme !== 'https')) return null;
   return { serviceDomain, publicScheme };
 }
 
 /** The config every part of this process must use (SiteUrls, domains, the site server). */
-export function resolvePublicUrlSettings(deps: PublicUrlSettingsDeps, config: Config, mode: PublicUrlMode): Config {
-  const recorded = readRecorded(deps.settings);
+export async function resolvePublicUrlSettings(deps: PublicUrlSettingsDeps, config: Config, mode: PublicUrlMode): Promise<Config> {
+  const recorded = await readRecorded(deps.settings);
   return mode === 'server' ? settleForServer(deps, config, recorded) : settleForCli(config, recorded);
 }
 
@@ -77,7 +77,7 @@ function settleForCli(config: Config, recorded: Recorded | null): Config {
   return withPublicUrls(config, recorded);
 }
 
-function settleForServer(deps: PublicUrlSettingsDeps, config: Config, recorded: Recorded | null): Config {
+async function settleForServer(deps: PublicUrlSettingsDeps, config: Config, recorded: Recorded | null): Promise<Config> {
   const serviceDomain = config.explicit.serviceDomain ? config.serviceDomain : (recorded?.serviceDomain ?? config.serviceDomain);
   // The scheme's default follows the domain: a recorded default `http` of `localhost:3000` must
   // not stick to a new public domain, whose default is `https`.
@@ -88,14 +88,14 @@ function settleForServer(deps: PublicUrlSettingsDeps, config: Config, recorded: 
       : defaultPublicScheme(serviceDomain);
   const effective = withPublicUrls(config, { serviceDomain, publicScheme });
   const now = isoNow(deps.clock);
-  const record = (): void => {
-    deps.settings.set(KEYS.serviceDomain, serviceDomain, now);
-    deps.settings.set(KEYS.publicScheme, publicScheme, now);
+  const record = async (settings: SettingsRepo): Promise<void> => {
+    await settings.set(KEYS.serviceDomain, serviceDomain, now);
+    await settings.set(KEYS.publicScheme, publicScheme, now);
   };
 
   if (!recorded) {
     // First start, or the first start after upgrading: the pages already carry these values.
-    deps.db.transaction(record).immediate();
+    await deps.sql.transaction((tx) => record(deps.settings.in(tx)));
     deps.logger.info({ serviceDomain, publicScheme }, 'recorded the public URL settings for every process on this data dir');
     return effective;
   }
@@ -110,14 +110,13 @@ function settleForServer(deps: PublicUrlSettingsDeps, config: Config, recorded: 
   // Public URLs are in every page, feed and sitemap: every blog is re-rendered. The jobs are
   // recorded with the new values, so a crash in between cannot leave the change half-applied;
   // the server's first tick runs them.
-  const blogs = deps.db
-    .transaction(() => {
-      record();
-      const all = deps.blogs.listAll();
-      for (const blog of all) deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: URLS_CHANGED }, now });
-      return all.length;
-    })
-    .immediate();
+  const blogs = await deps.sql.transaction(async (tx) => {
+    await record(deps.settings.in(tx));
+    const all = await deps.blogs.in(tx).listAll();
+    const jobs = deps.jobs.in(tx);
+    for (const blog of all) await jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site', payload: { reason: URLS_CHANGED }, now });
+    return all.length;
+  });
   const changes = [
     ...(recorded.serviceDomain === serviceDomain ? [] : [`FOLIO_SERVICE_DOMAIN ${recorded.serviceDomain} -> ${serviceDomain}`]),
     ...(recorded.publicScheme === publicScheme ? [] : [`FOLIO_PUBLIC_SCHEME ${recorded.publicScheme} -> ${publicScheme}`]),

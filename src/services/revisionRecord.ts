@@ -25,19 +25,20 @@ export interface RevisionSource {
 const NO_KEY: RevisionSource = { keyId: null };
 
 /**
- * Records `post` (as just written) against `before` (null: created). A change of title or
- * Markdown writes a revision, or coalesces into the newest one: same key, within the window of
- * its first change, not sealed. A post going live seals its newest revision, so the text it was
- * published with is kept whatever is edited next.
+ * Records `post` (as just written) against `before` (null: created), through `repo` bound to
+ * the change's transaction. A change of title or Markdown writes a revision, or coalesces into
+ * the newest one: same key, within the window of its first change, not sealed. A post going
+ * live seals its newest revision, so the text it was published with is kept whatever is edited
+ * next.
  */
-export function recordRevision(repo: PostRevisionsRepo, post: Post, before: Post | null, now: string, source: RevisionSource = NO_KEY): void {
+export async function recordRevision(repo: PostRevisionsRepo, post: Post, before: Post | null, now: string, source: RevisionSource = NO_KEY): Promise<void> {
   const goesLive = post.status === 'published' && before?.status !== 'published';
   const textChanged = before === null || before.title !== post.title || before.contentMd !== post.contentMd;
   if (textChanged || source.restore) {
-    const head = repo.newest(post.id);
+    const head = await repo.newest(post.id);
     if (head === null && before !== null) {
       // Written before revisions existed: its text until now becomes its first revision.
-      repo.insert({
+      await repo.insert({
         id: randomUUID(),
         postId: post.id,
         keyId: null,
@@ -59,14 +60,14 @@ export function recordRevision(repo: PostRevisionsRepo, post: Post, before: Post
       head.keyId === source.keyId &&
       age >= 0 &&
       age < COALESCE_WINDOW_MS;
-    if (coalesces) repo.replace(head.seq, { createdAt: now, title: post.title, contentMd: post.contentMd });
+    if (coalesces) await repo.replace(head.seq, { createdAt: now, title: post.title, contentMd: post.contentMd });
     else {
       const sealed = source.restore === true;
-      repo.insert({ id: randomUUID(), postId: post.id, keyId: source.keyId, createdAt: now, sealed, title: post.title, contentMd: post.contentMd });
+      await repo.insert({ id: randomUUID(), postId: post.id, keyId: source.keyId, createdAt: now, sealed, title: post.title, contentMd: post.contentMd });
       // A post without a revision before this change has two at most: nothing to prune (and a
       // push or an agent's burst of creates skips the pruning query).
-      if (head !== null) repo.prune(post.id, KEEP_NEWEST, KEEP_DAILY);
+      if (head !== null) await repo.prune(post.id, KEEP_NEWEST, KEEP_DAILY);
     }
   }
-  if (goesLive) repo.sealNewest(post.id);
+  if (goesLive) await repo.sealNewest(post.id);
 }

@@ -11,18 +11,18 @@ export const NO_BLOG = Symbol('no blog');
  * Subdomains of the service domain are blog addresses even while no blog holds them: they
  * answer a plain 404, never the API.
  */
-export function blogForHost(blogs: BlogsRepo, serviceHost: string): (host: string) => HostBlog {
+export function blogForHost(blogs: BlogsRepo, serviceHost: string): (host: string) => Promise<HostBlog> {
   const suffix = `.${serviceHost}`;
-  return (host) => {
+  return async (host) => {
     if (host.endsWith(suffix)) {
       const label = host.slice(0, -suffix.length);
       if (label.includes('.')) return null;
-      return blogs.hasSlug(label) ? label : NO_BLOG;
+      return (await blogs.hasSlug(label)) ? label : NO_BLOG;
     }
     if (host === serviceHost) return null;
     // Custom domains have two labels or more and never end in digits (domains.ts refuses IP
     // addresses), so the API's own 127.0.0.1 or [::1] never costs a lookup.
     if (!host.includes('.') || /\.\d+$/.test(host)) return null;
-    return blogs.findByActiveDomain(host)?.slug ?? null;
+    return (await blogs.findByActiveDomain(host))?.slug ?? null;
   };
 }

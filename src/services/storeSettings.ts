@@ -87,8 +87,8 @@ export function configForStore(config: Config, record: StoreRecord): Config {
   });
 }
 
-export function readStoreRecord(settings: SettingsRepo): StoreRecord | null {
-  const raw = settings.get(KEY);
+export async function readStoreRecord(settings: SettingsRepo): Promise<StoreRecord | null> {
+  const raw = await settings.get(KEY);
   if (raw === null) return null;
   try {
     const parsed = JSON.parse(raw) as StoreRecord;
@@ -99,8 +99,8 @@ export function readStoreRecord(settings: SettingsRepo): StoreRecord | null {
   return null;
 }
 
-export function writeStoreRecord(settings: SettingsRepo, record: StoreRecord, clock: Clock): void {
-  settings.set(KEY, JSON.stringify(record), isoNow(clock));
+export async function writeStoreRecord(settings: SettingsRepo, record: StoreRecord, clock: Clock): Promise<void> {
+  await settings.set(KEY, JSON.stringify(record), isoNow(clock));
 }
 
 const MIGRATE = '`folio site migrate-store`';
@@ -109,8 +109,8 @@ const MIGRATE = '`folio site migrate-store`';
  * A command (the CLI) about to read or write the store: refuses when its environment names
  * another store than the recorded one. Before any server recorded a store, the environment is used.
  */
-export function checkStoreForCommand(settings: SettingsRepo, config: Config): void {
-  const recorded = readStoreRecord(settings);
+export async function checkStoreForCommand(settings: SettingsRepo, config: Config): Promise<void> {
+  const recorded = await readStoreRecord(settings);
   const configured = storeRecordOf(config);
   if (!recorded || sameStore(recorded, configured)) return;
   throw new StoreMismatchError(
@@ -125,7 +125,7 @@ export interface StoreSettleDeps {
   clock: Clock;
   logger: Logger;
   /** Slugs of (up to a few of) the blogs of this data dir; none on a fresh install. Asked only without a record. */
-  blogSlugs(): string[];
+  blogSlugs(): Promise<string[]>;
   /** Whether the configured store holds the object (a blog's home page). */
   storeHas(key: string): Promise<boolean>;
 }
@@ -137,7 +137,7 @@ export interface StoreSettleDeps {
  * while the environment names a bucket is a move nobody made, and is refused like a mismatch.
  */
 export async function settleStoreForServer(deps: StoreSettleDeps, config: Config): Promise<void> {
-  const recorded = readStoreRecord(deps.settings);
+  const recorded = await readStoreRecord(deps.settings);
   const configured = storeRecordOf(config);
   const refuse = (from: StoreRecord, why: string): never => {
     throw new StoreMismatchError(
@@ -150,14 +150,14 @@ export async function settleStoreForServer(deps: StoreSettleDeps, config: Config
   if (recorded) {
     if (!sameStore(recorded, configured)) refuse(recorded, 'recorded in the database');
     // Same store: keep how to reach it current (a new region or addressing style).
-    if (JSON.stringify(recorded) !== JSON.stringify(configured)) writeStoreRecord(deps.settings, configured, deps.clock);
+    if (JSON.stringify(recorded) !== JSON.stringify(configured)) await writeStoreRecord(deps.settings, configured, deps.clock);
     return;
   }
-  const record = (): void => {
-    writeStoreRecord(deps.settings, configured, deps.clock);
+  const record = async (): Promise<void> => {
+    await writeStoreRecord(deps.settings, configured, deps.clock);
     deps.logger.info({ store: describeStore(configured, config.dataDir) }, 'recorded the site store for every process on this data dir');
   };
-  const slugs = deps.blogSlugs();
+  const slugs = await deps.blogSlugs();
   if (slugs.length === 0) return record();
   let holds = false;
   try {

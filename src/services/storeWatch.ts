@@ -24,9 +24,9 @@ export class StoreWatch {
   constructor(private readonly deps: { settings: SettingsRepo; config: Config; logger: Logger }) {}
 
   /** Why this process must not publish now, or null while the recorded store is its own (or none is recorded). */
-  check(): string | null {
+  async check(): Promise<string | null> {
     const { settings, config, logger } = this.deps;
-    const recorded = readStoreRecord(settings);
+    const recorded = await readStoreRecord(settings);
     const own = storeRecordOf(config);
     if (!recorded || sameStore(recorded, own)) {
       this.logged = false;
@@ -43,8 +43,8 @@ export class StoreWatch {
   }
 
   /** Throws StoreMovedError when check() finds the store moved. */
-  assertOwnStore(): void {
-    const moved = this.check();
+  async assertOwnStore(): Promise<void> {
+    const moved = await this.check();
     if (moved !== null) throw new StoreMovedError(moved);
   }
 }

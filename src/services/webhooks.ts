@@ -27,7 +27,7 @@ export class WebhooksService {
   ) {}
 
   async create(auth: AuthContext, blogId: string, input: { url: string; events: string[] }): Promise<Webhook> {
-    const blog = this.blog(auth, blogId);
+    const blog = await this.blog(auth, blogId);
     let url: URL;
     try {
       url = new URL(input.url);
@@ -62,8 +62,8 @@ export class WebhooksService {
     });
   }
 
-  list(auth: AuthContext, blogId: string): Promise<Webhook[]> {
-    return this.deps.webhooks.listByBlog(this.blog(auth, blogId).id);
+  async list(auth: AuthContext, blogId: string): Promise<Webhook[]> {
+    return this.deps.webhooks.listByBlog((await this.blog(auth, blogId)).id);
   }
 
   async delete(auth: AuthContext, blogId: string, webhookId: string): Promise<void> {
@@ -92,14 +92,14 @@ export class WebhooksService {
     return { deliveryId };
   }
 
-  private blog(auth: AuthContext, blogId: string): BlogWithDomain {
-    const blog = this.deps.blogs.findOwned(auth.account.id, blogId);
+  private async blog(auth: AuthContext, blogId: string): Promise<BlogWithDomain> {
+    const blog = await this.deps.blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');
     return blog;
   }
 
   private async webhook(auth: AuthContext, blogId: string, webhookId: string): Promise<Webhook> {
-    const blog = this.blog(auth, blogId);
+    const blog = await this.blog(auth, blogId);
     const webhook = await this.deps.webhooks.find(webhookId);
     if (!webhook || webhook.blogId !== blog.id) throw new NotFoundError('webhook not found');
     return webhook;

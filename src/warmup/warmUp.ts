@@ -62,8 +62,8 @@ export class WarmUp {
    * the listings that changed: a restart restores them instead of reading every post.
    */
   async remember(): Promise<void> {
-    this.record(KEY, this.deps.cache.stats().blogs.reverse().slice(0, REMEMBERED));
-    this.record(LISTINGS_KEY, this.deps.listings.recentListings().slice(0, LISTINGS));
+    await this.record(KEY, this.deps.cache.stats().blogs.reverse().slice(0, REMEMBERED));
+    await this.record(LISTINGS_KEY, this.deps.listings.recentListings().slice(0, LISTINGS));
     await this.deps.listings.saveListings(isoNow(this.deps.clock));
   }
 
@@ -88,7 +88,7 @@ export class WarmUp {
   async warm(options: { whenQuiet?: () => Promise<void> } = {}): Promise<{ search: string[]; listings: string[] }> {
     const whenQuiet = options.whenQuiet ?? (async () => {});
     const listings: string[] = [];
-    for (const blogId of this.remembered(LISTINGS_KEY).slice(0, LISTINGS).reverse()) {
+    for (const blogId of (await this.remembered(LISTINGS_KEY)).slice(0, LISTINGS).reverse()) {
       try {
         if (await this.deps.listings.prepareForPublishing(blogId)) listings.unshift(blogId);
       } catch (err) {
@@ -104,13 +104,13 @@ export class WarmUp {
     return { search, listings };
   }
 
-  private record(key: string, blogs: readonly string[]): void {
+  private async record(key: string, blogs: readonly string[]): Promise<void> {
     // Nothing in memory (a fresh process, or one at rest): what was recorded stays true enough.
     if (blogs.length === 0) return;
     const value = JSON.stringify(blogs);
-    const previous = this.recorded.get(key) ?? this.deps.settings.get(key);
+    const previous = this.recorded.get(key) ?? (await this.deps.settings.get(key));
     if (value === previous) return;
-    this.deps.settings.set(key, value, isoNow(this.deps.clock));
+    await this.deps.settings.set(key, value, isoNow(this.deps.clock));
     this.recorded.set(key, value);
   }
 
@@ -118,7 +118,7 @@ export class WarmUp {
   private async warmSearch(whenQuiet: () => Promise<void>): Promise<string[]> {
     const { cache, logger } = this.deps;
     const loaded: string[] = [];
-    for (const blog of this.remembered(KEY)) {
+    for (const blog of await this.remembered(KEY)) {
       await whenQuiet();
       if (cache.stats().bytes >= FILL * cache.maxBytes) break;
       try {
@@ -132,8 +132,8 @@ export class WarmUp {
     return loaded;
   }
 
-  private remembered(key: string): string[] {
-    const raw = this.deps.settings.get(key);
+  private async remembered(key: string): Promise<string[]> {
+    const raw = await this.deps.settings.get(key);
     if (!raw) return [];
     try {
       const value: unknown = JSON.parse(raw);

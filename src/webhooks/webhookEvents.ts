@@ -5,6 +5,7 @@
 import type { BlogWithDomain } from '../domain/blog.js';
 import type { Post } from '../domain/post.js';
 import type { WebhookQueueRepo } from '../db/webhookQueueRepo.js';
+import type { SqlTransaction } from '../db/sql/sqlClient.js';
 import type { SiteUrls } from '../domain/siteUrls.js';
 
 export const WEBHOOK_EVENTS = [
@@ -20,18 +21,23 @@ export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
 export class WebhookEvents {
   /**
-   * `queued` is called when deliveries were written, from inside the transaction: the
-   * dispatcher is woken on the next turn of the event loop, once the transaction (synchronous)
-   * has committed or rolled back.
+   * `queued` wakes the dispatcher once deliveries were written and their transaction committed
+   * (events are recorded through `in(tx)`, inside the change's transaction).
    */
   constructor(
-    private readonly repo: Pick<WebhookQueueRepo, 'enqueue'>,
+    private readonly repo: Pick<WebhookQueueRepo, 'enqueue' | 'in'>,
     private readonly urls: SiteUrls,
     private readonly queued: () => void = () => undefined,
+    private readonly tx: SqlTransaction | null = null,
   ) {}
 
-  post(blog: BlogWithDomain, type: Extract<WebhookEventType, `post.${string}`>, post: Post, now: string): void {
-    this.record(blog, type, now, {
+  /** Events recorded in the transaction of the change they describe: delivered only if it commits. */
+  in(tx: SqlTransaction): WebhookEvents {
+    return new WebhookEvents(this.repo.in(tx), this.urls, this.queued, tx);
+  }
+
+  async post(blog: BlogWithDomain, type: Extract<WebhookEventType, `post.${string}`>, post: Post, now: string): Promise<void> {
+    await this.record(blog, type, now, {
       post: {
         id: post.id,
         slug: post.slug,
@@ -46,20 +52,24 @@ export class WebhookEvents {
     });
   }
 
-  blog(blog: BlogWithDomain, now: string): void {
-    this.record(blog, 'blog.updated', now, {});
+  async blog(blog: BlogWithDomain, now: string): Promise<void> {
+    await this.record(blog, 'blog.updated', now, {});
   }
 
-  domain(blog: BlogWithDomain, hostname: string, now: string): void {
-    this.record(blog, 'domain.activated', now, { domain: { hostname, url: `${this.urls.origin({ ...blog, customDomain: hostname, domainActive: true })}/` } });
+  async domain(blog: BlogWithDomain, hostname: string, now: string): Promise<void> {
+    await this.record(blog, 'domain.activated', now, {
+      domain: { hostname, url: `${this.urls.origin({ ...blog, customDomain: hostname, domainActive: true })}/` },
+    });
   }
 
-  private record(blog: BlogWithDomain, type: WebhookEventType, now: string, data: Record<string, unknown>): void {
+  private async record(blog: BlogWithDomain, type: WebhookEventType, now: string, data: Record<string, unknown>): Promise<void> {
     const payload = JSON.stringify({
       type,
       timestamp: now,
       data: { blog: { id: blog.id, slug: blog.slug, name: blog.name, url: this.urls.blog(blog) }, ...data },
     });
-    if (this.repo.enqueue(blog.id, type, payload, now) > 0) setImmediate(this.queued);
+    if ((await this.repo.enqueue(blog.id, type, payload, now)) === 0) return;
+    if (this.tx) this.tx.afterCommit(this.queued);
+    else this.queued();
   }
 }

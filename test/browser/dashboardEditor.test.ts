@@ -92,7 +92,7 @@ describe('the post editor', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    const creator = t.createAccount('creator');
+    const creator = await t.createAccount('creator');
     creatorKey = creator.key;
     creatorId = creator.accountId;
     const blog = await t.request('POST', '/v1/blogs', { key: creatorKey, body: { slug: 'jeju', name: '제주 일기' } });
@@ -380,7 +380,7 @@ describe('the post editor', () => {
   });
 
   it('disables Schedule on a Free account, naming the plan', async () => {
-    const free = t.createAccount('free');
+    const free = await t.createAccount('free');
     const blog = await t.request('POST', '/v1/blogs', { key: free.key, body: { slug: 'free-notes', name: 'Free notes' } });
     const page = await signedIn({ accountId: free.accountId });
     await page.goto(`${t.baseUrl}/dashboard/blogs/${blog.body.id}/new-post`);
@@ -392,7 +392,7 @@ describe('the post editor', () => {
   });
 
   it('shows nothing of another account’s post, nor of a post that does not exist, and says why', async () => {
-    const other = t.createAccount('creator');
+    const other = await t.createAccount('creator');
     const blog = await t.request('POST', '/v1/blogs', { key: other.key, body: { slug: 'private-notes', name: 'Private' } });
     const secret = await t.request('POST', '/v1/posts', { key: other.key, blogId: blog.body.id, body: { title: 'Secret', content: '비밀 문장.' } });
     expect(secret.status).toBe(201);

@@ -45,7 +45,7 @@ beforeAll(async () => {
   t = await startTestApp({ env: { FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' } });
   blogSlug = 'garden-notes';
   blogId = (await t.request('POST', '/v1/blogs', { body: { slug: blogSlug, name: 'Garden notes', description: 'What grows' } })).body.id;
-  const account = t.createAccount('enterprise');
+  const account = await t.createAccount('enterprise');
   const otherBlog = await t.request('POST', '/v1/blogs', { key: account.key, body: { slug: 'secret-diary', name: 'Secret diary' } });
   other = { ...account, blogId: otherBlog.body.id };
   browser = await launchChromium();
@@ -73,7 +73,7 @@ describe('blogs', () => {
   });
 
   it("shows the API's refusal when the plan's blog limit is reached", async () => {
-    const free = t.createAccount('free');
+    const free = await t.createAccount('free');
     expect((await t.request('POST', '/v1/blogs', { key: free.key, body: { slug: 'only-one', name: 'Only one' } })).status).toBe(201);
     const context = await signedIn({ accountId: free.accountId });
     const page = await open(context, '/dashboard');
@@ -181,7 +181,7 @@ describe('looking after the blog', () => {
     expect(blog.description).toBe('What grows, and when');
     await context.close();
 
-    const starter = t.createAccount('starter');
+    const starter = await t.createAccount('starter');
     const starterBlog = (await t.request('POST', '/v1/blogs', { key: starter.key, body: { slug: 'starter-blog', name: 'Starter blog' } })).body.id;
     const limited = await signedIn({ accountId: starter.accountId });
     const settings = await open(limited, blogPage('settings', starterBlog));
@@ -262,7 +262,7 @@ describe('looking after the blog', () => {
     expect(await page.getByRole('cell', { name: 'news.example.org' }).count()).toBe(1);
     await context.close();
 
-    const free = t.createAccount('free');
+    const free = await t.createAccount('free');
     const freeBlog = (await t.request('POST', '/v1/blogs', { key: free.key, body: { slug: 'free-blog', name: 'Free blog' } })).body.id;
     const limited = await signedIn({ accountId: free.accountId });
     const freePage = await open(limited, blogPage('analytics', freeBlog));

@@ -216,7 +216,7 @@ describe('search, keyboard and accessibility in headless Chromium', () => {
       await t.request('POST', '/v1/posts', { blogId: ranks.id, body: { title: `오래된 글 ${i}`, slug: `old-${i}`, content, status: 'published' } });
     }
     await t.folio.idle();
-    await t.folio.publisher.reindex(t.folio.repos.blogs.findById(ranks.id)!);
+    await t.folio.publisher.reindex((await t.folio.repos.blogs.findById(ranks.id))!);
     for (let i = 1; i <= 4; i++) {
       await t.request('POST', '/v1/posts', {
         blogId: ranks.id,

@@ -12,7 +12,7 @@ afterAll(async () => t.close());
 
 describe('GET /v1/account', () => {
   it('answers a creator account with its limits and blog count, for a blog-bound key too', async () => {
-    const owner = buildAccount(t, 'creator');
+    const owner = await buildAccount(t, 'creator');
     const blog = await buildBlog(t, { actor: owner });
     const res = await owner.request('GET', '/v1/account');
     expect(res.status, res.text).toBe(200);
@@ -31,7 +31,7 @@ describe('GET /v1/account', () => {
   });
 
   it('answers null for a limit the plan does not have', async () => {
-    const owner = buildAccount(t, 'enterprise');
+    const owner = await buildAccount(t, 'enterprise');
     await buildBlog(t, { actor: owner });
     await buildBlog(t, { actor: owner });
     const res = await owner.request('GET', '/v1/account');
@@ -42,7 +42,7 @@ describe('GET /v1/account', () => {
   });
 
   it('needs blogs:read and a valid key', async () => {
-    const owner = buildAccount(t, 'free');
+    const owner = await buildAccount(t, 'free');
     const blog = await buildBlog(t, { actor: owner });
     const writer = await createKey(owner, blog.id, { scopes: ['posts:write'] });
     expect((await t.request('GET', '/v1/account', { key: writer.key })).status).toBe(403);

@@ -29,7 +29,7 @@ async function stillThere(blog: BuiltBlog): Promise<void> {
 describe('DELETE /v1/account', () => {
   it('refuses a missing, wrong or other account id with 400 naming confirm, and deletes nothing', async () => {
     const blog = await buildBlog(t);
-    const other = buildAccount(t);
+    const other = await buildAccount(t);
     expectFieldError(await blog.actor.request('DELETE', '/v1/account', { body: {} }), 'confirm');
     expectFieldError(await blog.actor.request('DELETE', '/v1/account', { body: { confirm: 'nope' } }), 'confirm');
     expectFieldError(await blog.actor.request('DELETE', '/v1/account', { body: { confirm: other.accountId } }), 'confirm');

@@ -46,7 +46,7 @@ async function ownKeyId(actor: Actor): Promise<string> {
 
 describe('account key lifecycle over HTTP', () => {
   it('creates, lists by prefix only, works, is revoked, then gets 401 and is no longer listed', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const created = await owner.request('POST', '/v1/account/api-keys', { body: { name: 'Laptop' } });
     expect(created.status).toBe(201);
     expect(sortedKeys(created.body)).toEqual(['created_at', 'expires_at', 'id', 'key', 'name', 'prefix', 'scopes']);
@@ -95,7 +95,7 @@ describe('account key lifecycle over HTTP', () => {
   });
 
   it('names the key "Account key" and gives it every scope when the body says nothing, also without a body', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     expect(await createAccountKey(owner)).toMatchObject({ name: 'Account key', scopes: ['*'] });
     const res = await owner.request('POST', '/v1/account/api-keys');
     expect(res.status).toBe(201);
@@ -103,7 +103,7 @@ describe('account key lifecycle over HTTP', () => {
   });
 
   it('stores the scopes given, once each, and the key holds exactly them', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const reader = await createAccountKey(owner, { name: 'reader', scopes: ['blogs:read', 'posts:read'] });
     expect(reader.scopes).toEqual(['blogs:read', 'posts:read']);
     const entry = (await owner.request('GET', '/v1/account/api-keys')).body.data.find((k: { id: string }) => k.id === reader.id);
@@ -114,7 +114,7 @@ describe('account key lifecycle over HTTP', () => {
   });
 
   it('lists only the account’s active account keys, newest first, not its blog-bound keys', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const first = await ownKeyId(owner);
     t.clock.advance(1000);
     const second = await createAccountKey(owner, { name: 'second' });
@@ -125,7 +125,7 @@ describe('account key lifecycle over HTTP', () => {
     expect(await listIds(owner)).toEqual([third.id, second.id, first]);
     expect(await listIds(owner)).not.toContain(bound.id);
     // Another account's account keys are not listed either.
-    const other = buildAccount(t);
+    const other = await buildAccount(t);
     const otherKey = await createAccountKey(other);
     expect(await listIds(owner)).not.toContain(otherKey.id);
   });
@@ -133,7 +133,7 @@ describe('account key lifecycle over HTTP', () => {
 
 describe('DELETE /v1/account/api-keys/:keyId', () => {
   it('lets a key revoke itself: 200, then 401 on its very next request, while the other key works', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const spare = await createAccountKey(owner, { name: 'spare' });
     const self = actorFor(t, spare.key, owner.accountId, owner.plan);
     expect((await self.request('GET', '/v1/account/api-keys')).status).toBe(200);
@@ -145,7 +145,7 @@ describe('DELETE /v1/account/api-keys/:keyId', () => {
   });
 
   it('refuses to revoke the account’s last account key with 409, and the key keeps working', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const only = await ownKeyId(owner);
     const res = await owner.request('DELETE', `/v1/account/api-keys/${only}`);
     expectError(res, 409, 'conflict');
@@ -155,7 +155,7 @@ describe('DELETE /v1/account/api-keys/:keyId', () => {
   });
 
   it('counts only account keys: blog-bound keys do not make the last account key revocable', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const only = await ownKeyId(owner);
     const blog = await buildBlog(t, { actor: owner });
     const bound = await createKey(owner, blog.id);
@@ -167,7 +167,7 @@ describe('DELETE /v1/account/api-keys/:keyId', () => {
   });
 
   it('revokes the first key once a second exists, and then refuses the second (now the last)', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const first = await ownKeyId(owner);
     const second = await createAccountKey(owner, { name: 'replacement' });
     expect((await owner.request('DELETE', `/v1/account/api-keys/${first}`)).status).toBe(200);
@@ -178,7 +178,7 @@ describe('DELETE /v1/account/api-keys/:keyId', () => {
   });
 
   it('answers 404 for an unknown id, an already revoked key and a blog-bound key id, which keeps working', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const spare = await createAccountKey(owner);
     const blog = await buildBlog(t, { actor: owner });
     const bound = await createKey(owner, blog.id);
@@ -196,9 +196,9 @@ describe('DELETE /v1/account/api-keys/:keyId', () => {
   });
 
   it('answers 404 for another account’s key id, exactly as for a missing one, and that key keeps working', async () => {
-    const a = buildAccount(t);
+    const a = await buildAccount(t);
     const aSpare = await createAccountKey(a);
-    const b = buildAccount(t);
+    const b = await buildAccount(t);
     await createAccountKey(b);
     const foreign = await b.request('DELETE', `/v1/account/api-keys/${aSpare.id}`);
     const missing = await b.request('DELETE', `/v1/account/api-keys/${MISSING_KEY}`);
@@ -211,7 +211,7 @@ describe('DELETE /v1/account/api-keys/:keyId', () => {
 
 describe('account key scopes', () => {
   it('answers 403 on all three routes to a key without keys:manage', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const spare = await createAccountKey(owner);
     const limited = actorFor(t, (await createAccountKey(owner, { scopes: ['posts:read', 'blogs:read', 'blogs:write'] })).key, owner.accountId, owner.plan);
     for (const [method, path, body] of [
@@ -225,7 +225,7 @@ describe('account key scopes', () => {
   });
 
   it('does not let a key mint an account key with scopes it does not hold', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const managerKey = await createAccountKey(owner, { scopes: ['keys:manage', 'posts:read'] });
     const manager = actorFor(t, managerKey.key, owner.accountId, owner.plan);
     const before = (await listIds(owner)).length;
@@ -239,7 +239,7 @@ describe('account key scopes', () => {
   });
 
   it('lets a blog-bound key with keys:manage manage account keys (every key acts for its account)', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const blog = await buildBlog(t, { actor: owner });
     const bound = actorFor(t, (await createKey(owner, blog.id)).key, owner.accountId, owner.plan);
     const made = await createAccountKey(bound, { name: 'from a blog key' });
@@ -250,8 +250,8 @@ describe('account key scopes', () => {
 
 describe('POST /v1/account/api-keys validation', () => {
   let owner: Actor;
-  beforeAll(() => {
-    owner = buildAccount(t);
+  beforeAll(async () => {
+    owner = await buildAccount(t);
   });
   const post = (body: unknown) => owner.request('POST', '/v1/account/api-keys', { body });
 

@@ -74,14 +74,14 @@ interface ListedKey {
 
 describe('folio account keys <account_id>', () => {
   it('lists the account’s account keys and blog-bound keys (with their blog), never a full key', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const [own] = await accountKeyIds(owner);
     const extra = (await owner.request('POST', '/v1/account/api-keys', { body: { name: 'CI', scopes: ['posts:read'] } })).body;
     const blog = await buildBlog(t, { actor: owner });
     const bound = await createKey(owner, blog.id, { name: 'bound' });
     const revoked = await createKey(owner, blog.id, { name: 'gone' });
     expect((await owner.request('DELETE', `/v1/blogs/${blog.id}/api-keys/${revoked.id}`)).status).toBe(200);
-    const other = buildAccount(t);
+    const other = await buildAccount(t);
 
     const json = await folio('account', 'keys', owner.accountId, '--json');
     expect(json.code, json.stderr).toBe(0);
@@ -121,7 +121,7 @@ describe('folio account keys <account_id>', () => {
 
 describe('folio account create-key <account_id>', () => {
   it('prints a full-scope account key once, which works over HTTP at once', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const run = await folio('account', 'create-key', owner.accountId, '--name', 'Recovery', '--json');
     expect(run.code, run.stderr).toBe(0);
     const made = JSON.parse(run.stdout) as { key_id: string; account_id: string; name: string; prefix: string; api_key: string };
@@ -134,7 +134,7 @@ describe('folio account create-key <account_id>', () => {
   });
 
   it('names the key "Account key" by default and prints it in text mode', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const run = await folio('account', 'create-key', owner.accountId);
     expect(run.code, run.stderr).toBe(0);
     const secret = /API key \(shown once, store it now\): (pk_live_\S+)/.exec(run.stdout)?.[1];
@@ -145,7 +145,7 @@ describe('folio account create-key <account_id>', () => {
 
   it('refuses an unknown account (one line, exit 2) and a name the API would refuse (exit 2)', async () => {
     expectOneLineFailure(await folio('account', 'create-key', '00000000-0000-4000-8000-000000000000'), /no account with id/);
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     for (const name of ['   ', 'n'.repeat(101)]) {
       const run = await folio('account', 'create-key', owner.accountId, '--name', name);
       expect(run.code).toBe(2);
@@ -157,7 +157,7 @@ describe('folio account create-key <account_id>', () => {
 
 describe('folio account revoke-key <key_id>', () => {
   it('revokes an account key of any account: 401 on the very next request', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const spare = (await owner.request('POST', '/v1/account/api-keys', { body: { name: 'leaked' } })).body;
     expect((await t.request('GET', '/v1/blogs', { key: spare.key })).status).toBe(200);
     const run = await folio('account', 'revoke-key', spare.id);
@@ -178,7 +178,7 @@ describe('folio account revoke-key <key_id>', () => {
   });
 
   it('refuses the account’s last account key without --force, says what to do, and the key keeps working', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const [only] = await accountKeyIds(owner);
     const blog = await buildBlog(t, { actor: owner });
     await createKey(owner, blog.id);
@@ -193,7 +193,7 @@ describe('folio account revoke-key <key_id>', () => {
   });
 
   it('revokes the last account key with --force, and create-key gets the account back in', async () => {
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const [only] = await accountKeyIds(owner);
     const forced = await folio('account', 'revoke-key', only!, '--force');
     expect(forced.code, forced.stderr).toBe(0);
@@ -210,7 +210,7 @@ describe('folio account revoke-key <key_id>', () => {
       await folio('account', 'revoke-key', '00000000-0000-4000-8000-00000000beef'),
       /no active key with id 00000000-0000-4000-8000-00000000beef/,
     );
-    const owner = buildAccount(t);
+    const owner = await buildAccount(t);
     const spare = (await owner.request('POST', '/v1/account/api-keys', { body: {} })).body;
     expect((await folio('account', 'revoke-key', spare.id)).code).toBe(0);
     expectOneLineFailure(await folio('account', 'revoke-key', spare.id), /no active key with id/);

@@ -255,7 +255,7 @@ describe('folio backup and folio restore', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Rebuilt 2 blogs: \d+ objects written/);
     for (const slug of ['one', 'two']) {
-      const blog = t.folio.repos.blogs.findBySlug(slug)!;
+      const blog = (await t.folio.repos.blogs.findBySlug(slug))!;
       expect(await t.folio.publisher.verify(blog)).toMatchObject({ missing: [], different: [], extra: [] });
       expect((await visit(t.baseUrl, `${slug}.localhost:3000`, `/hello-from-${slug}`)).status).toBe(200);
       expect((await t.folio.store.list(`${slug}/_search/`)).length).toBeGreaterThan(0);

@@ -23,7 +23,7 @@ afterAll(async () => t.close());
 
 describe('POST /v1/blogs', () => {
   it('answers 201 with exactly id, slug, name, url, discoverable and created_at', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const slug = uniqueSlug('create');
     const res = await actor.request('POST', '/v1/blogs', { body: { slug, name: 'My Blog', description: 'About things' } });
     expect(res.status).toBe(201);
@@ -35,25 +35,25 @@ describe('POST /v1/blogs', () => {
 
   it('answers 409 when the slug is taken, also by another account', async () => {
     const owner = await buildBlog(t);
-    const other = buildAccount(t);
+    const other = await buildAccount(t);
     expectError(await owner.actor.request('POST', '/v1/blogs', { body: { slug: owner.slug, name: 'Again' } }), 409, 'conflict');
     expectError(await other.request('POST', '/v1/blogs', { body: { slug: owner.slug, name: 'Mine' } }), 409, 'conflict');
   });
 
   it('answers 400 naming slug and name when they are missing', async () => {
-    const res = await buildAccount(t).request('POST', '/v1/blogs', { body: { description: 'x' } });
+    const res = await (await buildAccount(t)).request('POST', '/v1/blogs', { body: { description: 'x' } });
     expectFieldError(res, 'slug');
     expect(res.body.details.map((d: { field: string }) => d.field)).toContain('name');
   });
 
   for (const slug of ['Upper', 'has space', 'under_score', '-lead', 'trail-', 'dot.ted', 'ünï', '']) {
     it(`answers 400 for the blog slug ${JSON.stringify(slug)}`, async () => {
-      expectFieldError(await buildAccount(t).request('POST', '/v1/blogs', { body: { slug, name: 'x' } }), 'slug');
+      expectFieldError(await (await buildAccount(t)).request('POST', '/v1/blogs', { body: { slug, name: 'x' } }), 'slug');
     });
   }
 
   it('answers 400 for a wrongly typed description and for a blank name', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     expectFieldError(await actor.request('POST', '/v1/blogs', { body: { slug: uniqueSlug(), name: 'x', description: 5 } }), 'description');
     expectFieldError(await actor.request('POST', '/v1/blogs', { body: { slug: uniqueSlug(), name: ' \t ' } }), 'name');
   });
@@ -61,7 +61,7 @@ describe('POST /v1/blogs', () => {
 
 describe('GET /v1/blogs', () => {
   it('lists only the account’s blogs, most recent first, as {data} without pagination', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     await buildBlog(t); // another account's blog must not show up
     const a = await buildBlog(t, { actor });
     t.clock.advance(1000);
@@ -83,7 +83,7 @@ describe('GET /v1/blogs', () => {
   });
 
   it('orders blogs created in the same millisecond by creation, newest first', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const ids: string[] = [];
     for (let i = 0; i < 6; i += 1) ids.push((await buildBlog(t, { actor })).id);
     const res = await actor.request('GET', '/v1/blogs');
@@ -91,7 +91,7 @@ describe('GET /v1/blogs', () => {
   });
 
   it('answers an empty list for an account without blogs', async () => {
-    const res = await buildAccount(t).request('GET', '/v1/blogs');
+    const res = await (await buildAccount(t)).request('GET', '/v1/blogs');
     expect(res.body).toEqual({ data: [] });
   });
 });

@@ -97,7 +97,7 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     const store = new GatedStore(storeOf(server.dataDir), (key) => key === manifestKey('beside'));
     const cli = await startTestApp({ dataDir: server.dataDir, store });
     apps.push(cli);
-    const reindexing = cli.folio.publisher.reindex(cli.folio.repos.blogs.findBySlug('beside')!);
+    const reindexing = cli.folio.publisher.reindex((await cli.folio.repos.blogs.findBySlug('beside'))!);
     await store.reached;
 
     // Meanwhile, through the server: a new post, an edit, a post taken down.
@@ -147,7 +147,7 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     const store = new GatedStore(storeOf(server.dataDir), (key) => key.startsWith('rebuilt/'));
     const cli = await startTestApp({ dataDir: server.dataDir, store });
     apps.push(cli);
-    const cliBlog = cli.folio.repos.blogs.findBySlug('rebuilt')!;
+    const cliBlog = (await cli.folio.repos.blogs.findBySlug('rebuilt'))!;
     const rebuilding = cli.folio.publisher.rebuild(cliBlog, { force: true });
     await store.reached;
     await buildPost(blog, { title: 'Published meanwhile', slug: 'published-meanwhile', content: 'New.', status: 'published', tags: ['series'] });

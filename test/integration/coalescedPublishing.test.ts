@@ -47,8 +47,8 @@ interface Setup {
   blog: { id: string; slug: string };
 }
 
-const waitFor = async (done: () => boolean): Promise<void> => {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+const waitFor = async (done: () => boolean | Promise<boolean>): Promise<void> => {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 5));
 };
 
 describe('coalesced publishing', () => {
@@ -69,7 +69,7 @@ describe('coalesced publishing', () => {
     return { t, store, blog };
   }
 
-  const pendingPostJobs = (s: Setup): number => s.t.folio.repos.jobs.countPendingPostJobs(s.blog.id);
+  const pendingPostJobs = (s: Setup): Promise<number> => s.t.folio.repos.jobs.countPendingPostJobs(s.blog.id);
 
   it('a burst of creates over HTTP: every post is live, listed, in the feeds, the sitemap and search, and the shared pages are written fewer times than posts', async () => {
     const s = await setUp('burst');
@@ -84,7 +84,7 @@ describe('coalesced publishing', () => {
       }),
     );
     // Every change is committed while the first one's job waits on the store.
-    await waitFor(() => pendingPostJobs(s) === N);
+    await waitFor(async () => (await pendingPostJobs(s)) === N);
     store.release();
     const created = await Promise.all(answers);
     for (const res of created) expect(res.status).toBe(201);
@@ -112,7 +112,7 @@ describe('coalesced publishing', () => {
     for (const key of ['index.html', 'rss.xml', 'feed.json', 'sitemap-posts-1.xml', 'llms.txt', 'tags/burst/index.html']) {
       expect(store.putsOf.get(`burst/${key}`), key).toBeLessThanOrEqual(2);
     }
-    const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blog.id)!);
+    const report = await t.folio.publisher.verify((await t.folio.repos.blogs.findById(blog.id))!);
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
     expect((await t.request('GET', `/v1/blogs/${blog.id}/publishing`)).body).toEqual({ pending: 0, failed: 0, jobs: [] });
   });
@@ -120,7 +120,7 @@ describe('coalesced publishing', () => {
   it('answers in the order the changes committed, each once its own post is live', async () => {
     const s = await setUp('ordered');
     const { t, store, blog } = s;
-    const row = t.folio.repos.blogs.findById(blog.id)!;
+    const row = (await t.folio.repos.blogs.findById(blog.id))!;
     const N = 10;
     store.hold();
     const answered: { title: string; live: boolean }[] = [];
@@ -135,7 +135,7 @@ describe('coalesced publishing', () => {
           answered.push({ title, live: recorded(t, blog.id, `ordered/${post.slug}/index.html`) });
         }),
       );
-      await waitFor(() => pendingPostJobs(s) === i + 1);
+      await waitFor(async () => (await pendingPostJobs(s)) === i + 1);
     }
     store.release();
     await Promise.all(creates);
@@ -150,10 +150,10 @@ describe('coalesced publishing', () => {
     const answers = Array.from({ length: N }, (_, i) =>
       t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: `Crash post ${i}`, content: `Body ${i}.`, status: 'published' } }),
     );
-    await waitFor(() => pendingPostJobs(s) === N);
+    await waitFor(async () => (await pendingPostJobs(s)) === N);
     // The newest post's Markdown twin, which only its own change renders: the batch's, not the first job's.
-    const jobs = t.folio.repos.jobs.listOpenForBlog(blog.id);
-    const newest = t.folio.repos.posts.findById(jobs[jobs.length - 1]!.payload.postId!)!;
+    const jobs = await t.folio.repos.jobs.listOpenForBlog(blog.id);
+    const newest = (await t.folio.repos.posts.findById(jobs[jobs.length - 1]!.payload.postId!))!;
     store.refuse.add(`crashy/${newest.slug}.md`);
     store.release();
     const created = await Promise.all(answers);
@@ -174,7 +174,7 @@ describe('coalesced publishing', () => {
     // runDue started every due job; the first ran them all as one batch.
     expect(store.putsOf.get('crashy/index.html') ?? 0).toBeLessThanOrEqual(1);
     for (const res of created) expect((await visit(t.baseUrl, 'crashy.localhost:3000', `/${res.body.slug}`)).status).toBe(200);
-    const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blog.id)!);
+    const report = await t.folio.publisher.verify((await t.folio.repos.blogs.findById(blog.id))!);
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
   });
 
@@ -184,23 +184,24 @@ describe('coalesced publishing', () => {
     const first = t.handledJobs.length;
     store.hold();
     const held = t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Held', content: 'Held.', status: 'published' } });
-    await waitFor(() => pendingPostJobs(s) === 1);
+    await waitFor(async () => (await pendingPostJobs(s)) === 1);
     const before = t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Before the rename', content: 'A.', status: 'published' } });
-    await waitFor(() => pendingPostJobs(s) === 2);
+    await waitFor(async () => (await pendingPostJobs(s)) === 2);
     const renamed = t.request('PUT', `/v1/blogs/${blog.id}`, { body: { name: 'Renamed burst' } });
-    await waitFor(() => t.folio.repos.jobs.listOpenForBlog(blog.id).some((job) => job.kind === 'site'));
+    await waitFor(async () => (await t.folio.repos.jobs.listOpenForBlog(blog.id)).some((job) => job.kind === 'site'));
     const after = t.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'After the rename', content: 'B.', status: 'published' } });
-    await waitFor(() => pendingPostJobs(s) === 3);
+    await waitFor(async () => (await pendingPostJobs(s)) === 3);
     store.release();
     for (const res of await Promise.all([held, before, renamed, after])) expect(res.status).toBeLessThan(300);
     await t.folio.idle();
 
-    const ran = t.handledJobs.slice(first).map((job) => (job.kind === 'site' ? 'site' : t.folio.repos.posts.findById(job.payload.postId!)!.title));
+    const ran: string[] = [];
+    for (const job of t.handledJobs.slice(first)) ran.push(job.kind === 'site' ? 'site' : (await t.folio.repos.posts.findById(job.payload.postId!))!.title);
     expect(ran).toEqual(['Held', 'Before the rename', 'site', 'After the rename']);
     const home = (await visit(t.baseUrl, 'mixed.localhost:3000', '/')).text;
     expect(home).toContain('Renamed burst');
     expect(home).toContain('After the rename');
-    const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blog.id)!);
+    const report = await t.folio.publisher.verify((await t.folio.repos.blogs.findById(blog.id))!);
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
   });
 });

@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost, expectError, postPath } from '../support/factories.js';
 import { openDatabase } from '../../src/db/database.js';
 import { PostsRepo } from '../../src/db/postsRepo.js';
+import { SqliteClient } from '../../src/db/sql/sqliteClient.js';
 import { databaseFile } from '../../src/compose/adapters.js';
 
 let t: TestApp;
@@ -33,11 +34,13 @@ describe('ETag and If-Match on posts', () => {
     expect((await blog.actor.request('GET', postPath('elsewhere'), { blogId: blog.id })).body).toEqual(first.body);
     // Another connection to the same database file, as the `folio` CLI has.
     const other = openDatabase(databaseFile({ dataDir: t.dataDir }));
+    const sql = new SqliteClient(other);
     try {
-      const repo = new PostsRepo(other);
-      const post = repo.findBySlug(blog.id, 'elsewhere')!;
-      repo.update({ ...post, title: 'After', contentMd: 'New text.', contentHtml: '<p>New text.</p>' });
+      const repo = new PostsRepo(sql);
+      const post = (await repo.findBySlug(blog.id, 'elsewhere'))!;
+      await repo.update({ ...post, title: 'After', contentMd: 'New text.', contentHtml: '<p>New text.</p>' });
     } finally {
+      await sql.close();
       other.close();
     }
     const after = await blog.actor.request('GET', postPath('elsewhere'), { blogId: blog.id });

@@ -15,7 +15,7 @@ afterAll(async () => t.close());
 let counter = 0;
 /** An account with an email and a password, set as the operator's CLI does. */
 async function personWithPassword(password = 'correct horse battery'): Promise<{ accountId: string; email: string; password: string; key: string }> {
-  const { accountId, key } = t.createAccount('creator');
+  const { accountId, key } = await t.createAccount('creator');
   const email = `person${++counter}-${process.pid}@example.com`;
   await t.folio.passwords.set(accountId, password, email);
   return { accountId, email, password, key };

@@ -107,7 +107,7 @@ describe('the live preview frame', () => {
   });
 
   it("answers another account's blog, an unknown one and a hostile id with the API's not-found body", async () => {
-    const other = t.createAccount('creator');
+    const other = await t.createAccount('creator');
     const theirs = await t.request('POST', '/v1/blogs', { key: other.key, body: { slug: 'not-yours', name: 'Not yours' } });
     expect(theirs.status).toBe(201);
     for (const id of [theirs.body.id as string, 'blog_nope', '%3Cscript%3Ealert(1)%3C%2Fscript%3E', 'x'.repeat(5000)]) {

@@ -121,7 +121,7 @@ describe('a session on /v1', () => {
   });
 
   it('ends with its account: DELETE /v1/account from the session itself', async () => {
-    const other = t.createAccount('creator');
+    const other = await t.createAccount('creator');
     const session = await signIn(t, other.accountId);
     const res = await fetch(`${t.baseUrl}/v1/account`, {
       method: 'DELETE',
@@ -177,7 +177,7 @@ describe('CSRF on cookie-authenticated writes', () => {
       expect(body.error).toBe('forbidden');
       expect(body.message).toMatch(/CSRF|cross-/);
     }
-    expect(t.folio.repos.blogs.listByAccount(t.accountId).some((b) => b.name === 'CSRF')).toBe(false);
+    expect((await t.folio.repos.blogs.listByAccount(t.accountId)).some((b) => b.name === 'CSRF')).toBe(false);
   });
 
   it('accepts the right token from the same origin, or with no Origin at all', async () => {

@@ -50,7 +50,7 @@ describe('competing registrations of one hostname', () => {
     expect(await entry(t, host)).toBe(owner.slug);
 
     // The squatter learns why at once, without a check of its own.
-    expect(t.folio.repos.domains.findByBlog(squatter.id)?.lastError).toBe(TAKEN);
+    expect((await t.folio.repos.domains.findByBlog(squatter.id))?.lastError).toBe(TAKEN);
     expect((await getDomain(squatter)).body).toMatchObject({ status: 'pending_verification', last_error: TAKEN });
 
     // Even DNS pointing at the squatter, with its token, cannot make it active while the owner has the hostname.
@@ -158,7 +158,7 @@ describe('expiry of pending registrations', () => {
     t.satisfyDomainChallenge(reg.body);
     const jobs = t.handledJobs.length;
     expect(await t.folio.domains.checkPending()).toBe(0);
-    expect(t.folio.repos.domains.findByBlog(blog.id)).toBeNull();
+    expect(await t.folio.repos.domains.findByBlog(blog.id)).toBeNull();
     expectError(await getDomain(blog), 404, 'not_found');
     expect((await blog.actor.request('GET', `/v1/blogs/${blog.id}`)).body.custom_domain).toBeNull();
     await t.folio.idle();
@@ -175,7 +175,7 @@ describe('expiry of pending registrations', () => {
     const res = await getDomain(blog);
     expectError(res, 404, 'not_found');
     expect(res.body.message).toContain(`the registration of "${host}" expired at ${reg.body.expires_at}`);
-    expect(t.folio.repos.domains.findByBlog(blog.id)).toBeNull();
+    expect(await t.folio.repos.domains.findByBlog(blog.id)).toBeNull();
     expectError(await getDomain(blog), 404, 'not_found');
   });
 

@@ -14,7 +14,7 @@ describe('custom domain verification against a DNS server on loopback', () => {
     dns = await startDnsServer();
     // The real Node resolver, asking the real DNS server above.
     t = await startTestApp({ resolver: createDomainResolver([dns.address]) });
-    key = t.createAccount('starter').key;
+    key = (await t.createAccount('starter')).key;
     const blog = await t.request('POST', '/v1/blogs', { key, body: { slug: 'dnsblog', name: 'DNS blog' } });
     blogId = blog.body.id;
   });
@@ -23,7 +23,7 @@ describe('custom domain verification against a DNS server on loopback', () => {
     await dns.close();
   });
 
-  const lastError = (): string | null | undefined => t.folio.repos.domains.findByBlog(blogId)?.lastError;
+  const lastError = async (): Promise<string | null | undefined> => (await t.folio.repos.domains.findByBlog(blogId))?.lastError;
 
   it('stays pending while the hostname has neither record, and says so for both', async () => {
     const reg = await t.request('POST', `/v1/blogs/${blogId}/domain`, { key, body: { hostname: 'blog.example.org' } });
@@ -40,16 +40,16 @@ describe('custom domain verification against a DNS server on loopback', () => {
     dns.setCname('blog.example.org', 'elsewhere.example.net');
     expect(await t.folio.domains.checkPending()).toBe(0);
     expect((await t.request('GET', `/v1/blogs/${blogId}/domain`, { key })).body.status).toBe('pending_verification');
-    expect(lastError()).toContain('CNAME points at elsewhere.example.net, expected dnsblog.localhost');
+    expect(await lastError()).toContain('CNAME points at elsewhere.example.net, expected dnsblog.localhost');
   });
 
   it('stays pending with a correct CNAME but no TXT record, or a TXT record with another token', async () => {
     dns.setCname('blog.example.org', 'dnsblog.localhost');
     expect(await t.folio.domains.checkPending()).toBe(0);
-    expect(lastError()).toBe('no TXT record at _folio-challenge.blog.example.org');
+    expect(await lastError()).toBe('no TXT record at _folio-challenge.blog.example.org');
     dns.setTxt(challenge.name, ['v=spf1 -all', `folio-verification=${'0'.repeat(32)}`, challenge.value.toUpperCase()]);
     expect(await t.folio.domains.checkPending()).toBe(0);
-    expect(lastError()).toBe(`no TXT record at _folio-challenge.blog.example.org is ${challenge.value}`);
+    expect(await lastError()).toBe(`no TXT record at _folio-challenge.blog.example.org is ${challenge.value}`);
     // The bare token is not the format.
     dns.setTxt(challenge.name, [challenge.value.replace('folio-verification=', '')]);
     expect(await t.folio.domains.checkPending()).toBe(0);

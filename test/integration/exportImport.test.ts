@@ -222,7 +222,7 @@ describe('folio import checks what the API checks, reports what it left out, and
       expect(old.headers.location).toBe('/moved');
       // The reserved slug did not replace the blog's archive pages.
       expect((await visit(target.baseUrl, host, '/page/1')).text).toContain('Kept');
-      const report = await target.folio.publisher.verify(target.folio.repos.blogs.findBySlug('checked')!);
+      const report = await target.folio.publisher.verify((await target.folio.repos.blogs.findBySlug('checked'))!);
       expect(report).toMatchObject({ missing: [], different: [], extra: [] });
     } finally {
       await target.close();

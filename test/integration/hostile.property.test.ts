@@ -335,7 +335,7 @@ describe('hostile JSON', () => {
   it(
     'PUT /v1/account/password from a dashboard session never fails with 500 and stores a scrypt hash only on 200',
     async () => {
-      const person = t.createAccount('creator');
+      const person = await t.createAccount('creator');
       t.folio.db.prepare('UPDATE accounts SET email = ? WHERE id = ?').run(`hostile-${process.pid}@example.com`, person.accountId);
       const session = await signIn(t, person.accountId);
       const stored = () =>
@@ -398,7 +398,7 @@ describe('hostile JSON', () => {
           if (res.status === 201) {
             registered += 1;
             expect(isValidHostname(res.body.hostname), res.body.hostname).toBe(true);
-            expect(t.folio.repos.domains.findByBlog(target.id)?.hostname).toBe(res.body.hostname);
+            expect((await t.folio.repos.domains.findByBlog(target.id))?.hostname).toBe(res.body.hostname);
             expect((await blog.actor.request('DELETE', `/v1/blogs/${target.id}/domain`)).status).toBe(200);
           }
         }),

@@ -241,7 +241,7 @@ describe('webhook receivers that trickle their answers, with another account bes
     const other = await startReceiver('/other');
     const histogram = monitorEventLoopDelay({ resolution: 10 });
     try {
-      const tenant = buildAccount(app);
+      const tenant = await buildAccount(app);
       for (const blog of [await buildBlog(app, { actor: tenant }), await buildBlog(app, { actor: tenant })]) {
         for (let i = 0; i < 10; i++) {
           const res = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, {

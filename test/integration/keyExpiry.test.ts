@@ -50,7 +50,7 @@ describe('expires_at on key creation and in lists', () => {
   });
 
   it('answers an account key’s expires_at and lists it; null or absent means never', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const expiresAt = later(24 * HOUR);
     const created = await accountKey(actor, { expires_at: expiresAt });
     expect(created.expires_at).toBe(expiresAt);
@@ -62,7 +62,7 @@ describe('expires_at on key creation and in lists', () => {
   });
 
   it('accepts exactly ten years ahead, and refuses one millisecond more', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const now = t.clock.now();
     const tenYears = new Date(now.getTime());
     tenYears.setUTCFullYear(tenYears.getUTCFullYear() + 10);
@@ -128,7 +128,7 @@ describe('a key used before and after its expires_at', () => {
   });
 
   it('answers 401 saying it expired at POST /mcp too', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const expiresAt = later(HOUR);
     const { key } = await accountKey(actor, { expires_at: expiresAt });
     const init = {
@@ -151,7 +151,7 @@ describe('a key used before and after its expires_at', () => {
   });
 
   it("does not count an expired account key as the account's last one: revoking the only working one is refused", async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const expiring = await accountKey(actor, { expires_at: later(HOUR) });
     t.clock.advance(HOUR);
     const list = await actor.request('GET', '/v1/account/api-keys');
@@ -179,7 +179,7 @@ describe('scope wildcards', () => {
   });
 
   it('accepts a wildcard for every resource with scopes, and refuses unknown ones', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const all = ['posts:*', 'blogs:*', 'keys:*', 'domains:*', 'search:*', 'media:*'];
     expect((await accountKey(actor, { scopes: all })).scopes).toEqual(all);
     for (const scopes of [['widgets:*'], ['posts:**'], ['*:*'], ['posts:']]) {
@@ -188,7 +188,7 @@ describe('scope wildcards', () => {
   });
 
   it('keys:* manages keys; a wildcard is granted only by a key holding it or *', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const keys = await accountKey(actor, { scopes: ['keys:*', 'posts:read', 'posts:write'] });
     const asKeys = (body: Record<string, unknown>) => t.request('POST', '/v1/account/api-keys', { key: keys.key, body });
     expect((await asKeys({ scopes: ['posts:read'] })).status).toBe(201);
@@ -202,7 +202,7 @@ describe('scope wildcards', () => {
 
 describe('folio account create-key --expires', () => {
   it('--expires 30d makes a key expiring 30 days from now, which the server refuses once that has passed', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const started = Date.now();
     const run = await runCliCaptured(['account', 'create-key', actor.accountId, '--expires', '30d', '--json'], { FOLIO_DATA_DIR: t.dataDir });
     expect(run.code, run.stderr).toBe(0);
@@ -219,7 +219,7 @@ describe('folio account create-key --expires', () => {
   });
 
   it('takes 1y and a date-time with a time zone, and refuses a past date, more than ten years and nonsense', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const env = { FOLIO_DATA_DIR: t.dataDir };
     const year = await runCliCaptured(['account', 'create-key', actor.accountId, '--expires', '1y', '--json'], env);
     expect(year.code, year.stderr).toBe(0);
@@ -246,7 +246,7 @@ describe('folio account create-key --expires', () => {
   });
 
   it('shows each key’s expiry in folio account keys', async () => {
-    const actor = buildAccount(t);
+    const actor = await buildAccount(t);
     const expiresAt = later(HOUR);
     await accountKey(actor, { expires_at: expiresAt });
     const run = await runCliCaptured(['account', 'keys', actor.accountId, '--json'], { FOLIO_DATA_DIR: t.dataDir });

@@ -33,7 +33,7 @@ register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}),
 const { compose } = await import('./dist/src/compose/compose.js');
 const { loadConfig } = await import('./dist/src/config/config.js');
 const { createLogger } = await import('./dist/src/lib/logger.js');
-const folio = compose({ config: loadConfig(${JSON.stringify(env)}), logger: createLogger('silent') });
+const folio = await compose({ config: loadConfig(${JSON.stringify(env)}), logger: createLogger('silent') });
 // CommonJS loads (createRequire) are not seen by the hook: they are in require.cache.
 for (const key of Object.keys(createRequire(import.meta.url).cache)) {
   const name = key.match(/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//)?.[1];

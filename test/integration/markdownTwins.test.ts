@@ -100,8 +100,8 @@ describe('Markdown twins', () => {
     await t.folio.store.deleteMany(twins);
     await new ObjectHashesRepo(t.folio.sql).deleteMany(blogId, twins);
     expect((await get('/twin-one.md')).status).toBe(404);
-    new SettingsRepo(t.folio.db).set('render_fingerprint', 'a-build-without-twins', '2026-01-01T00:00:00.000Z');
-    expect(t.folio.reRenderAfterUpgrade()).toBeGreaterThan(0);
+    await new SettingsRepo(t.folio.sql).set('render_fingerprint', 'a-build-without-twins', '2026-01-01T00:00:00.000Z');
+    expect(await t.folio.reRenderAfterUpgrade()).toBeGreaterThan(0);
     await t.folio.tick();
     await t.folio.idle();
     expect((await get('/twin-one.md')).status).toBe(200);

@@ -136,7 +136,7 @@ describe('tool schemas', () => {
 
 describe.each(Object.keys(transports))('MCP tools over %s', (kind) => {
   it('let an agent with a fresh account key make a blog and run it: posts, images, domain, webhooks, keys, settings', async () => {
-    const account = t.createAccount('scale');
+    const account = await t.createAccount('scale');
     const { client, call, ok } = await connect(kind, account.key);
     const slug = `agent-${kind.replace(/\W/g, '').toLowerCase()}`;
     try {
@@ -204,7 +204,7 @@ describe.each(Object.keys(transports))('MCP tools over %s', (kind) => {
   }, 120_000);
 
   it("keep the API's details and required_plan in tool errors, and name tool arguments instead of headers", async () => {
-    const free = t.createAccount('free');
+    const free = await t.createAccount('free');
     const { client, call, ok } = await connect(kind, free.key);
     try {
       const blog = await ok('create_blog', { slug: `free-${kind.replace(/\W/g, '').toLowerCase()}`, name: 'Free' });

@@ -81,7 +81,7 @@ describe('folio mcp over stdio', () => {
 
 describe('POST /mcp', () => {
   it('costs one request of the hourly budget per tool call, whatever the tool does, and nothing for the handshake', async () => {
-    const account = t.createAccount('starter');
+    const account = await t.createAccount('starter');
     const blog = (await t.request('POST', '/v1/blogs', { key: account.key, body: { slug: 'budget', name: 'Budget' } })).body;
     const before = await remaining(account.key);
     const client = new Client({ name: 'budget', version: '1.0.0' });

@@ -172,7 +172,7 @@ describe('POST /v1/media', () => {
     const readOnly = await createKey(blog.actor, blog.id, { scopes: ['posts:write', 'media:read'] });
     expectError(await upload(blog, bytes, 'image/png', readOnly.key), 403, 'forbidden');
     expect((await t.request('GET', '/v1/media', { key: readOnly.key, blogId: blog.id })).status).toBe(200);
-    const stranger = buildAccount(t);
+    const stranger = await buildAccount(t);
     expectError(
       await t.request('POST', '/v1/media', { key: stranger.key, blogId: blog.id, raw: bytes, headers: { 'content-type': 'image/png' } }),
       404,
@@ -244,7 +244,7 @@ describe('media in posts', () => {
     await upload(blog, await image('png', 100, 100), 'image/png');
     const before = await objectKeys(blog);
     await buildPost(blog, { status: 'published' });
-    const row = t.folio.repos.blogs.findOwned(blog.actor.accountId, blog.id)!;
+    const row = (await t.folio.repos.blogs.findOwned(blog.actor.accountId, blog.id))!;
     await t.folio.publisher.rebuild(row);
     expect(await objectKeys(blog)).toEqual(before);
   });

@@ -30,7 +30,7 @@ async function start(dataDir: string): Promise<{ t: TestApp; store: FaultyStore 
 
 /** Runs due jobs until none is pending, moving the clock past every backoff. */
 async function drainJobs(t: TestApp): Promise<void> {
-  for (let round = 0; round < 20 && t.folio.repos.jobs.countByStatus('pending') > 0; round++) {
+  for (let round = 0; round < 20 && (await t.folio.repos.jobs.countByStatus('pending')) > 0; round++) {
     t.clock.advance(10 * 60_000);
     await t.folio.tick();
     await t.folio.idle();
@@ -71,11 +71,11 @@ describe('deleting an image while the store is down', () => {
     ({ t, store } = await start(dataDir));
     store.down = true;
     await drainJobs(t);
-    expect(t.folio.repos.jobs.countByStatus('pending')).toBe(1);
+    expect(await t.folio.repos.jobs.countByStatus('pending')).toBe(1);
 
     store.down = false;
     await drainJobs(t);
-    expect(t.folio.repos.jobs.countByStatus('pending')).toBe(0);
+    expect(await t.folio.repos.jobs.countByStatus('pending')).toBe(0);
     const left = await store.list('gallery/media/');
     expect(left.filter((key) => doomedKeys.includes(key))).toEqual([]);
     // The other image is untouched.
@@ -102,7 +102,7 @@ describe('deleting an image while the store is down', () => {
     expect(second.status, second.text).toBe(201);
     expect(second.body.url).toBe(first.body.url);
     await drainJobs(t);
-    expect(t.folio.repos.jobs.countByStatus('pending')).toBe(0);
+    expect(await t.folio.repos.jobs.countByStatus('pending')).toBe(0);
     expect(await store.list('again/media/')).toEqual(keys);
     expect((await visit(t.baseUrl, 'again.localhost:3000', new URL(second.body.url).pathname)).status).toBe(200);
   });

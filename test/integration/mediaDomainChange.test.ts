@@ -55,7 +55,7 @@ async function upload(t: TestApp, blog: Blog, bytes: Buffer, contentType: string
 
 /** A blog with three published posts naming its images in every way an author can. */
 async function authoredBlog(t: TestApp, slug: string): Promise<{ blog: Blog; photo: Uploaded; chart: Uploaded; posts: string[] }> {
-  const { accountId: _account, key } = t.createAccount('enterprise');
+  const { accountId: _account, key } = await t.createAccount('enterprise');
   const created = await t.request('POST', '/v1/blogs', { key, body: { slug, name: `Blog ${slug}` } });
   expect(created.status, created.text).toBe(201);
   const blog = { id: created.body.id, slug, key };
@@ -134,7 +134,7 @@ describe('changing FOLIO_SERVICE_DOMAIN keeps every image of every post', () => 
     const second = await startServer(dataDir, NEW);
     await second.folio.tick();
     await second.folio.idle();
-    expect(second.folio.repos.jobs.countByStatus('pending')).toBe(0);
+    expect(await second.folio.repos.jobs.countByStatus('pending')).toBe(0);
     await expectEveryImageServed(second, dataDir, blog, `pictures.${NEW}`, OLD);
 
     // The API answers what the author sent, on the blog's current host.

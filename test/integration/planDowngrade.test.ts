@@ -78,7 +78,7 @@ async function expectPagesRender(blog: BuiltBlog, postSlugs: string[], keys: The
 }
 
 async function themedBlog(plan: Plan = 'creator'): Promise<{ blog: BuiltBlog; postSlug: string }> {
-  const actor = buildAccount(t, 'creator');
+  const actor = await buildAccount(t, 'creator');
   const blog = await buildBlog(t, { actor });
   const put = await actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: THEME } });
   expect(put.status, put.text).toBe(200);
@@ -92,7 +92,7 @@ async function themedBlog(plan: Plan = 'creator'): Promise<{ blog: BuiltBlog; po
 
 /** What the CLI does, through the same service, then the server's per-second tick. */
 async function changePlan(blog: BuiltBlog, plan: Plan): Promise<number[]> {
-  const change = t.folio.accounts.setPlan(blog.actor.accountId, plan);
+  const change = await t.folio.accounts.setPlan(blog.actor.accountId, plan);
   expect(change).not.toBeNull();
   await t.folio.tick();
   await t.folio.idle();
@@ -100,7 +100,7 @@ async function changePlan(blog: BuiltBlog, plan: Plan): Promise<number[]> {
 }
 
 async function expectStoreMatchesDatabase(blog: BuiltBlog): Promise<void> {
-  const row = t.folio.repos.blogs.findById(blog.id)!;
+  const row = (await t.folio.repos.blogs.findById(blog.id))!;
   const report = await t.folio.publisher.verify(row);
   expect({ missing: report.missing, different: report.different, extra: report.extra }).toEqual({ missing: [], different: [], extra: [] });
 }
@@ -110,7 +110,7 @@ describe('a plan change re-renders the account’s sites', () => {
     const { blog, postSlug } = await themedBlog();
     const jobIds = await changePlan(blog, 'free');
     expect(jobIds).toHaveLength(1);
-    expect(t.folio.repos.jobs.findById(jobIds[0]!)).toMatchObject({ kind: 'site', blogId: blog.id, status: 'done', payload: { reason: 'plan_changed' } });
+    expect(await t.folio.repos.jobs.findById(jobIds[0]!)).toMatchObject({ kind: 'site', blogId: blog.id, status: 'done', payload: { reason: 'plan_changed' } });
 
     await expectPagesRender(blog, [postSlug], []);
     // What the site server sends, not only what the store holds.
@@ -151,7 +151,7 @@ describe('a plan change re-renders the account’s sites', () => {
   });
 
   it('re-renders every blog of the account, and records nothing when the plan is unchanged', async () => {
-    const actor = buildAccount(t, 'creator');
+    const actor = await buildAccount(t, 'creator');
     const blogs = [await buildBlog(t, { actor }), await buildBlog(t, { actor })];
     for (const blog of blogs) {
       await actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { headerHtml: THEME.headerHtml } } });
@@ -160,19 +160,21 @@ describe('a plan change re-renders the account’s sites', () => {
     }
     await t.folio.idle();
     const before = t.folio.db.prepare('SELECT COUNT(*) AS n FROM publish_jobs').get() as { n: number };
-    expect(t.folio.accounts.setPlan(actor.accountId, 'creator')).toEqual({ previous: 'creator', jobIds: [] });
+    expect(await t.folio.accounts.setPlan(actor.accountId, 'creator')).toEqual({ previous: 'creator', jobIds: [] });
     expect((t.folio.db.prepare('SELECT COUNT(*) AS n FROM publish_jobs').get() as { n: number }).n).toBe(before.n);
 
-    const change = t.folio.accounts.setPlan(actor.accountId, 'starter');
+    const change = await t.folio.accounts.setPlan(actor.accountId, 'starter');
     expect(change?.previous).toBe('creator');
-    expect(change?.jobIds.map((id) => t.folio.repos.jobs.findById(id)?.blogId).sort()).toEqual(blogs.map((b) => b.id).sort());
+    const changedBlogIds: (string | undefined)[] = [];
+    for (const id of change?.jobIds ?? []) changedBlogIds.push((await t.folio.repos.jobs.findById(id))?.blogId);
+    expect(change && changedBlogIds.sort()).toEqual(blogs.map((b) => b.id).sort());
     await t.folio.tick();
     await t.folio.idle();
     for (const blog of blogs) expect(await marksIn(`${blog.slug}/index.html`)).toEqual([]);
   });
 
-  it('answers null for an unknown account', () => {
-    expect(t.folio.accounts.setPlan('00000000-0000-4000-8000-000000000000', 'free')).toBeNull();
+  it('answers null for an unknown account', async () => {
+    expect(await t.folio.accounts.setPlan('00000000-0000-4000-8000-000000000000', 'free')).toBeNull();
   });
 });
 
@@ -190,19 +192,19 @@ describe('folio account set-plan (the command line, in its own process)', () => 
     expect(stdout).toContain('is now on the free plan (was creator)');
     expect(stdout).toContain('1 blog will be re-rendered by the running server, or at its next start.');
     // The CLI process only recorded the job; nothing was rendered yet.
-    expect(t.folio.repos.jobs.listOpenForBlog(blog.id)).toMatchObject([{ kind: 'site', status: 'pending', payload: { reason: 'plan_changed' } }]);
+    expect(await t.folio.repos.jobs.listOpenForBlog(blog.id)).toMatchObject([{ kind: 'site', status: 'pending', payload: { reason: 'plan_changed' } }]);
     expect(await marksIn(`${blog.slug}/index.html`)).toEqual(['customCss', 'cssUrl', 'headerHtml', 'footerHtml']);
 
     // The server's clock is the wall clock, as the CLI's is (the test app starts on a fixed date).
     t.clock.set(new Date());
     await t.folio.tick();
     await t.folio.idle();
-    expect(t.folio.repos.jobs.listOpenForBlog(blog.id)).toEqual([]);
+    expect(await t.folio.repos.jobs.listOpenForBlog(blog.id)).toEqual([]);
     await expectPagesRender(blog, [postSlug], []);
     await expectStoreMatchesDatabase(blog);
 
     const again = await cli('account', 'set-plan', blog.actor.accountId, 'free');
     expect(again.stdout).toContain('already on the free plan; nothing changed');
-    expect(t.folio.repos.jobs.listOpenForBlog(blog.id)).toEqual([]);
+    expect(await t.folio.repos.jobs.listOpenForBlog(blog.id)).toEqual([]);
   });
 });

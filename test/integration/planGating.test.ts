@@ -21,14 +21,14 @@ describe('blogs per plan', () => {
     const limit = BLOG_LIMITS[plan];
     if (limit === null) {
       it(`lets ${plan} create more blogs than any other plan allows`, async () => {
-        const actor = buildAccount(t, plan);
+        const actor = await buildAccount(t, plan);
         for (let i = 0; i < 7; i += 1) await buildBlog(t, { actor });
         expect((await actor.request('GET', '/v1/blogs')).body.data).toHaveLength(7);
       });
       continue;
     }
     it(`lets ${plan} create ${limit} blog${limit === 1 ? '' : 's'}, then answers 403 with required_plan ${NEXT_FOR_BLOGS[plan]}`, async () => {
-      const actor = buildAccount(t, plan);
+      const actor = await buildAccount(t, plan);
       for (let i = 0; i < limit; i += 1) await buildBlog(t, { actor });
       const slug = uniqueSlug('over');
       const res = await actor.request('POST', '/v1/blogs', { body: { slug, name: 'One too many' } });
@@ -40,10 +40,10 @@ describe('blogs per plan', () => {
   }
 
   it('lets an account create more blogs after an upgrade', async () => {
-    const actor = buildAccount(t, 'free');
+    const actor = await buildAccount(t, 'free');
     await buildBlog(t, { actor });
     expectPlanError(await actor.request('POST', '/v1/blogs', { body: { slug: uniqueSlug(), name: 'x' } }), 'creator');
-    t.folio.accounts.setPlan(actor.accountId, 'creator');
+    await t.folio.accounts.setPlan(actor.accountId, 'creator');
     await buildBlog(t, { actor });
   });
 });
@@ -89,7 +89,7 @@ describe('theme_config keys per plan', () => {
   it('lets a downgraded account remove theme keys it can no longer set', async () => {
     const blog = await buildBlog(t, { plan: 'creator' });
     await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { headerHtml: '<b>x</b>', customCss: 'a{}' } } });
-    t.folio.accounts.setPlan(blog.actor.accountId, 'free');
+    await t.folio.accounts.setPlan(blog.actor.accountId, 'free');
     expectPlanError(await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { headerHtml: '<i>y</i>' } } }), 'creator');
     const res = await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { theme_config: { headerHtml: null, customCss: null } } });
     expect(res.status).toBe(200);
@@ -114,7 +114,7 @@ describe('custom domain operations per plan', () => {
         expectPlanError(await blog.actor.request('POST', `/v1/blogs/${blog.id}/domain`, { body: { hostname: 'free.gating.example.com' } }), 'starter');
         expectPlanError(await blog.actor.request('GET', `/v1/blogs/${blog.id}/domain`), 'starter');
         expectPlanError(await blog.actor.request('DELETE', `/v1/blogs/${blog.id}/domain`), 'starter');
-        expect(t.folio.repos.domains.findByBlog(blog.id)).toBeNull();
+        expect(await t.folio.repos.domains.findByBlog(blog.id)).toBeNull();
       });
     }
   }
@@ -149,9 +149,9 @@ describe('scheduling per plan', () => {
     const post = await buildPost(blog, { title: 'Upgrade me' });
     const schedule = () => blog.actor.request('POST', postPath(post.slug, '/schedule'), { blogId: blog.id, body: { scheduled_at: '2031-01-01T00:00:00Z' } });
     expectPlanError(await schedule(), 'creator');
-    expect(t.folio.accounts.setPlan(blog.actor.accountId, 'creator')).not.toBeNull();
+    expect(await t.folio.accounts.setPlan(blog.actor.accountId, 'creator')).not.toBeNull();
     expect((await schedule()).status).toBe(200);
-    t.folio.accounts.setPlan(blog.actor.accountId, 'starter');
+    await t.folio.accounts.setPlan(blog.actor.accountId, 'starter');
     expectError(await schedule(), 403, 'forbidden');
   });
 

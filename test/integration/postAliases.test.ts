@@ -43,7 +43,7 @@ describe('published_at on create and update', () => {
     await t.folio.idle();
     expect((await visit('/archive/2020/07/')).text).toContain('Written in 2019');
     expect((await visit('/archive/2019/05/')).status).toBe(404);
-    const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blog.id)!);
+    const report = await t.folio.publisher.verify((await t.folio.repos.blogs.findById(blog.id))!);
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
   });
 
@@ -169,7 +169,7 @@ describe('aliases', () => {
     expect((await visit('/2019/05/moved-house/')).status).toBe(404);
     await blog.actor.request('POST', postPath('settled', '/publish'), { blogId: blog.id });
     expect((await visit('/2019/05/moved-house/')).status).toBe(301);
-    const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blog.id)!);
+    const report = await t.folio.publisher.verify((await t.folio.repos.blogs.findById(blog.id))!);
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
     await blog.actor.request('DELETE', postPath('settled'), { blogId: blog.id });
     expect((await visit('/2019/05/moved-house/')).status).toBe(404);

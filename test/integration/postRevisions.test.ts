@@ -351,7 +351,7 @@ describe('who may see and restore', () => {
     await buildPost(blog, { slug: 'neighbour' });
     const [mine] = await revisionsOf(blog, 'mine');
     const [neighbours] = await revisionsOf(blog, 'neighbour');
-    const stranger = buildAccount(t);
+    const stranger = await buildAccount(t);
     const strangerBlog = await buildBlog(t, { actor: stranger });
     await buildPost(strangerBlog, { slug: 'mine' });
 

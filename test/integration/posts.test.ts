@@ -185,7 +185,7 @@ describe('post slugs', () => {
     expect(res.status).toBe(200);
     expect(res.body.slug).toBe('new-name');
     expect(jobsSince(t, before)).toEqual([{ kind: 'post', blogId: blog.id, payload: expect.objectContaining({ postId: post.id, previousSlug: 'old-name' }) }]);
-    expect(t.folio.repos.posts.findRedirect(blog.id, 'old-name')).toBe(post.id);
+    expect(await t.folio.repos.posts.findRedirect(blog.id, 'old-name')).toBe(post.id);
     expectError(await blog.actor.request('GET', postPath('old-name'), { blogId: blog.id }), 404, 'not_found');
     expect((await blog.actor.request('GET', postPath('new-name'), { blogId: blog.id })).body.id).toBe(post.id);
   });
@@ -194,7 +194,7 @@ describe('post slugs', () => {
     await buildPost(blog, { title: 'Draft name', slug: 'draft-name' });
     const res = await blog.actor.request('PUT', postPath('draft-name'), { blogId: blog.id, body: { slug: 'draft-renamed' } });
     expect(res.status).toBe(200);
-    expect(t.folio.repos.posts.findRedirect(blog.id, 'draft-name')).toBeNull();
+    expect(await t.folio.repos.posts.findRedirect(blog.id, 'draft-name')).toBeNull();
   });
 
   it('answers 409 when renaming onto a slug another post holds, and 400 onto a reserved one', async () => {

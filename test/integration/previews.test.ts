@@ -136,7 +136,7 @@ describe('POST /v1/preview', () => {
     expect((await preview('ok', { key: reader })).status).toBe(200);
     const writer = await keyWith(['media:read']);
     expectError(await preview('ok', { key: writer }), 403, 'forbidden');
-    const other = buildAccount(t);
+    const other = await buildAccount(t);
     expectError(await preview('ok', { key: other.key }), 404, 'not_found');
   });
 });
@@ -259,7 +259,7 @@ describe('preview links', () => {
     expect((await t.request('DELETE', `/v1/posts/${slug}`, { blogId })).status).toBe(200);
     expect((await open(url)).status).toBe(404);
 
-    const other = buildAccount(t);
+    const other = await buildAccount(t);
     const otherBlog = (await other.request('POST', '/v1/blogs', { body: { slug: 'leaving', name: 'Leaving' } })).body.id;
     await other.request('POST', '/v1/posts', { blogId: otherBlog, body: { title: 'Mine', content: 'x' } });
     const made = await other.request('POST', '/v1/posts/mine/preview-link', { blogId: otherBlog, body: {} });
@@ -272,7 +272,7 @@ describe('preview links', () => {
   });
 
   it('never reaches another account’s post', async () => {
-    const other = buildAccount(t);
+    const other = await buildAccount(t);
     const otherBlog = (await other.request('POST', '/v1/blogs', { body: { slug: 'theirs', name: 'Theirs' } })).body.id;
     await other.request('POST', '/v1/posts', { blogId: otherBlog, body: { title: 'Secret', content: 'x', slug: 'secret' } });
     expectError(await t.request('POST', '/v1/posts/secret/preview-link', { blogId: otherBlog, body: {} }), 404, 'not_found');

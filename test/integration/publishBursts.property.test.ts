@@ -170,9 +170,9 @@ describe('bursts of changes at one blog from several clients', () => {
           }),
         );
         await t.folio.idle();
-        expect(t.folio.repos.jobs.listOpenForBlog(blog.id)).toEqual([]);
+        expect(await t.folio.repos.jobs.listOpenForBlog(blog.id)).toEqual([]);
 
-        const row = t.folio.repos.blogs.findById(blog.id)!;
+        const row = (await t.folio.repos.blogs.findById(blog.id))!;
         const report = await t.folio.publisher.verify(row);
         expect({ missing: report.missing, different: report.different, extra: report.extra }).toEqual({ missing: [], different: [], extra: [] });
 
@@ -181,7 +181,7 @@ describe('bursts of changes at one blog from several clients', () => {
         t.folio.db.exec(`VACUUM INTO '${join(copy, 'folio.db')}'`);
         const fresh = await startTestApp({ dataDir: copy });
         try {
-          const freshRow = fresh.folio.repos.blogs.findById(blog.id)!;
+          const freshRow = (await fresh.folio.repos.blogs.findById(blog.id))!;
           await fresh.folio.publisher.rebuild(freshRow, { force: true, withSearch: true });
           await fresh.folio.idle();
           const [mine, theirs] = [await objectsOf(t, blog.slug), await objectsOf(fresh, blog.slug)];

@@ -137,12 +137,12 @@ describe('publishing lifecycle into the folder store', () => {
   });
 
   it('the store matches the database after every step (verify finds nothing)', async () => {
-    const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blogId)!);
+    const report = await t.folio.publisher.verify((await t.folio.repos.blogs.findById(blogId))!);
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
   });
 
   it('verify names what differs from the database, in the order the site is rendered, and a rebuild mends it', async () => {
-    const blog = t.folio.repos.blogs.findById(blogId)!;
+    const blog = (await t.folio.repos.blogs.findById(blogId))!;
     const options = { contentType: 'text/html; charset=utf-8', cacheControl: 'public, max-age=60' };
     // Changed in the opposite order to the render's: the home page comes first, the feed last.
     await store.put('life/rss.xml', 'not the feed', { ...options, contentType: 'application/rss+xml' });

@@ -49,7 +49,7 @@ describe('publishing when the store fails', () => {
     const page = await visit(t.baseUrl, 'outage.localhost:3000', `/${created.body.slug}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('Written during an outage');
-    const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blog.id)!);
+    const report = await t.folio.publisher.verify((await t.folio.repos.blogs.findById(blog.id))!);
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
   });
 
@@ -60,7 +60,7 @@ describe('publishing when the store fails', () => {
     const t = await startTestApp({ dataDir, store: faulty, jobHandler: async () => {} });
     apps.push(t);
     const created = (await t.request('POST', '/v1/blogs', { body: { slug: 'chunky', name: 'Chunky' } })).body;
-    const row = t.folio.repos.blogs.findById(created.id)!;
+    const row = (await t.folio.repos.blogs.findById(created.id))!;
     for (let i = 0; i < 450; i += 1) {
       t.clock.advance(60_000);
       await t.folio.posts.create(row, { title: `Chunk post ${i}`, contentMd: `Body ${i}.`, tags: [`tag-${i % 5}`], status: 'published' });
@@ -92,7 +92,7 @@ describe('publishing when the store fails', () => {
     const rows = [];
     for (const slug of ['one', 'two', 'three']) {
       const created = (await t.request('POST', '/v1/blogs', { body: { slug, name: slug } })).body;
-      const row = t.folio.repos.blogs.findById(created.id)!;
+      const row = (await t.folio.repos.blogs.findById(created.id))!;
       for (let i = 0; i < 120; i += 1) {
         t.clock.advance(60_000);
         await t.folio.posts.create(row, { title: `${slug} ${i}`, contentMd: `Body ${i}.`, status: 'published' });
@@ -136,7 +136,7 @@ describe('publishing when the store fails', () => {
     apps.push(second);
     clock.advance(5_000);
     await second.folio.tick();
-    const report = await second.folio.publisher.verify(second.folio.repos.blogs.findById(blog.id)!);
+    const report = await second.folio.publisher.verify((await second.folio.repos.blogs.findById(blog.id))!);
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
     expect((await visit(second.baseUrl, 'crashy.localhost:3000', '/two')).status).toBe(301);
     expect((await visit(second.baseUrl, 'crashy.localhost:3000', '/two-renamed')).text).toContain('Two, renamed');

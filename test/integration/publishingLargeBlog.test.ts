@@ -34,7 +34,7 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
     key = seed.key;
     const blog = (await seed.request('POST', '/v1/blogs', { body: { slug: 'big', name: 'Big blog' } })).body;
     blogId = blog.id;
-    const row = seed.folio.repos.blogs.findById(blogId)!;
+    const row = (await seed.folio.repos.blogs.findById(blogId))!;
     for (let i = 0; i < SEEDED; i += 1) {
       seed.clock.advance(60_000);
       const post = await seed.folio.posts.create(row, {
@@ -47,7 +47,7 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
     }
     await seed.close();
     t = await startTestApp({ dataDir, clock: seed.clock });
-    await t.folio.publisher.rebuild(t.folio.repos.blogs.findById(blogId)!);
+    await t.folio.publisher.rebuild((await t.folio.repos.blogs.findById(blogId))!);
   }, 120_000);
 
   afterAll(async () => {
@@ -58,7 +58,7 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
   const api = (method: string, path: string, body?: unknown) => t.request(method, path, { key, blogId, ...(body === undefined ? {} : { body }) });
 
   async function expectInStep(app: TestApp = t): Promise<void> {
-    const report = await app.folio.publisher.verify(app.folio.repos.blogs.findById(blogId)!);
+    const report = await app.folio.publisher.verify((await app.folio.repos.blogs.findById(blogId))!);
     expect({ missing: report.missing, different: report.different, extra: report.extra }).toEqual({ missing: [], different: [], extra: [] });
   }
 

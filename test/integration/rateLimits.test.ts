@@ -27,7 +27,7 @@ describe('rate limits (FOLIO_RATE_LIMITS=on)', () => {
   afterAll(async () => t.close());
 
   it('gives a free account 60 requests an hour with the headers on every response, then 429', async () => {
-    const free = buildAccount(t, 'free');
+    const free = await buildAccount(t, 'free');
     const blog = await buildBlog(t, { actor: free }); // request 1
     const seen: number[] = [];
     for (let i = 2; i <= 60; i += 1) {
@@ -52,7 +52,7 @@ describe('rate limits (FOLIO_RATE_LIMITS=on)', () => {
   });
 
   it('counts every key of the account together, and leaves other accounts alone', async () => {
-    const free = buildAccount(t, 'free');
+    const free = await buildAccount(t, 'free');
     const blog = await buildBlog(t, { actor: free });
     const bound = await createKey(free, blog.id);
     for (let i = 0; i < 29; i += 1) await free.request('GET', '/v1/blogs');
@@ -60,14 +60,14 @@ describe('rate limits (FOLIO_RATE_LIMITS=on)', () => {
     // 2 + 29 + 29 = 60 requests used.
     expectError(await t.request('GET', '/v1/posts', { key: bound.key }), 429, 'rate_limit_exceeded');
     expectError(await free.request('GET', '/v1/blogs'), 429, 'rate_limit_exceeded');
-    const other = buildAccount(t, 'free');
+    const other = await buildAccount(t, 'free');
     const res = await other.request('GET', '/v1/blogs');
     expect(res.status).toBe(200);
     expect(limitHeaders(res).remaining).toBe(59);
   });
 
   it('shortens retry_after as the window runs out', async () => {
-    const free = buildAccount(t, 'free');
+    const free = await buildAccount(t, 'free');
     for (let i = 0; i < 60; i += 1) await free.request('GET', '/v1/blogs');
     clock.advance(25 * 60_000);
     const res = await free.request('GET', '/v1/blogs');
@@ -78,7 +78,7 @@ describe('rate limits (FOLIO_RATE_LIMITS=on)', () => {
   });
 
   it('starts a fresh budget when the clock moves into the next hour', async () => {
-    const free = buildAccount(t, 'free');
+    const free = await buildAccount(t, 'free');
     for (let i = 0; i < 60; i += 1) await free.request('GET', '/v1/blogs');
     expectError(await free.request('GET', '/v1/blogs'), 429, 'rate_limit_exceeded');
     clock.advance(HOUR);
@@ -90,7 +90,7 @@ describe('rate limits (FOLIO_RATE_LIMITS=on)', () => {
 
   for (const plan of PLANS) {
     it(`announces ${PER_HOUR[plan]} requests an hour for the ${plan} plan`, async () => {
-      const actor: Actor = buildAccount(t, plan);
+      const actor: Actor = await buildAccount(t, plan);
       const res = await actor.request('GET', '/v1/blogs');
       expect(limitHeaders(res)).toEqual({ limit: PER_HOUR[plan], remaining: PER_HOUR[plan] - 1, reset: windowEnd });
     });
@@ -107,7 +107,7 @@ describe('rate limits off (FOLIO_RATE_LIMITS=off)', () => {
   it('never answers 429 and sends no rate-limit headers', async () => {
     const t = await startTestApp({ env: { FOLIO_RATE_LIMITS: 'off' } });
     try {
-      const free = buildAccount(t, 'free');
+      const free = await buildAccount(t, 'free');
       for (let i = 0; i < 61; i += 1) {
         const res = await free.request('GET', '/v1/blogs');
         expect(res.status).toBe(200);

@@ -28,32 +28,32 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const deps = () => ({
-  db: t.folio.db,
-  settings: new SettingsRepo(t.folio.db),
-  stamps: new RenderStampsRepo(t.folio.db),
+  sql: t.folio.sql,
+  settings: new SettingsRepo(t.folio.sql),
+  stamps: new RenderStampsRepo(t.folio.sql),
   blogs: t.folio.repos.blogs,
   jobs: t.folio.repos.jobs,
   clock: t.clock,
   logger: createLogger('silent'),
 });
-const pendingJobs = (reason: string) => t.folio.repos.jobs.listDue('9999', 1000).filter((job) => job.payload.reason === reason);
+const pendingJobs = async (reason: string) => (await t.folio.repos.jobs.listDue('9999', 1000)).filter((job) => job.payload.reason === reason);
 const pendingRenders = () => pendingJobs('renderer_changed');
 
 describe('re-rendering after an upgrade', () => {
   it('queues every blog once, indexes included, when nothing was recorded yet (an install older than the check), then nothing', async () => {
-    expect(t.folio.reRenderAfterUpgrade()).toBe(2);
-    expect(pendingJobs('search_text_changed').map((job) => job.kind)).toEqual(['site', 'site']);
+    expect(await t.folio.reRenderAfterUpgrade()).toBe(2);
+    expect((await pendingJobs('search_text_changed')).map((job) => job.kind)).toEqual(['site', 'site']);
     await t.folio.tick();
     await t.folio.idle();
-    expect(pendingJobs('search_text_changed')).toEqual([]);
-    expect(t.folio.reRenderAfterUpgrade()).toBe(0);
+    expect(await pendingJobs('search_text_changed')).toEqual([]);
+    expect(await t.folio.reRenderAfterUpgrade()).toBe(0);
   });
 
-  it('queues every blog again when the fingerprint changes, in the transaction that records it', () => {
-    expect(reRenderAfterUpgrade(deps(), 'another-build', SEARCH_TEXT_VERSION)).toBe(2);
-    expect(new SettingsRepo(t.folio.db).get('render_fingerprint')).toBe('another-build');
-    expect(pendingRenders()).toHaveLength(2);
-    expect(reRenderAfterUpgrade(deps(), 'another-build', SEARCH_TEXT_VERSION)).toBe(0);
+  it('queues every blog again when the fingerprint changes, in the transaction that records it', async () => {
+    expect(await reRenderAfterUpgrade(deps(), 'another-build', SEARCH_TEXT_VERSION)).toBe(2);
+    expect(await new SettingsRepo(t.folio.sql).get('render_fingerprint')).toBe('another-build');
+    expect(await pendingRenders()).toHaveLength(2);
+    expect(await reRenderAfterUpgrade(deps(), 'another-build', SEARCH_TEXT_VERSION)).toBe(0);
   });
 
   it('reindexes every blog when what the index takes of a post changed: code words of an index written before become findable', async () => {
@@ -68,14 +68,14 @@ describe('re-rendering after an upgrade', () => {
     // The blog's indexes as a build that did not index code left them: without the word.
     await t.folio.store.deleteMany(await t.folio.store.list(`${blog.slug}/_search/`));
     expect(await search()).toBe(0);
-    const settings = new SettingsRepo(t.folio.db);
-    settings.set('search_text_version', '1', '2026-01-01T00:00:00.000Z');
-    expect(reRenderAfterUpgrade(deps(), settings.get('render_fingerprint')!, SEARCH_TEXT_VERSION)).toBe(3);
-    expect(pendingJobs('search_text_changed')).toHaveLength(3);
+    const settings = new SettingsRepo(t.folio.sql);
+    await settings.set('search_text_version', '1', '2026-01-01T00:00:00.000Z');
+    expect(await reRenderAfterUpgrade(deps(), (await settings.get('render_fingerprint'))!, SEARCH_TEXT_VERSION)).toBe(3);
+    expect(await pendingJobs('search_text_changed')).toHaveLength(3);
     await t.folio.tick();
     await t.folio.idle();
     expect(await search()).toBe(1);
-    expect(reRenderAfterUpgrade(deps(), settings.get('render_fingerprint')!, SEARCH_TEXT_VERSION)).toBe(0);
+    expect(await reRenderAfterUpgrade(deps(), (await settings.get('render_fingerprint'))!, SEARCH_TEXT_VERSION)).toBe(0);
   });
 
   it('fingerprints the theme: editing a template or an asset changes it, nothing else does', () => {

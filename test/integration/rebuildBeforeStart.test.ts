@@ -58,18 +58,18 @@ describe('a CLI rebuild before the server starts', () => {
     const t = await startTestApp({ dataDir });
     try {
       const jobsBefore = jobCount(t);
-      expect(t.folio.reRenderAfterUpgrade()).toBe(0);
+      expect(await t.folio.reRenderAfterUpgrade()).toBe(0);
       expect(jobCount(t)).toBe(jobsBefore);
       await t.folio.tick();
       await t.folio.idle();
       expect(t.handledJobs).toEqual([]);
       expect(storeFiles()).toEqual(before);
       // The fingerprint is recorded, and the stamps go: a later start has nothing to skip.
-      const settings = new SettingsRepo(t.folio.db);
-      expect(settings.get('render_fingerprint')).not.toBeNull();
-      expect(settings.get('search_text_version')).toBe(SEARCH_TEXT_VERSION);
-      expect(new RenderStampsRepo(t.folio.db).all()).toEqual({});
-      expect(t.folio.reRenderAfterUpgrade()).toBe(0);
+      const settings = new SettingsRepo(t.folio.sql);
+      expect(await settings.get('render_fingerprint')).not.toBeNull();
+      expect(await settings.get('search_text_version')).toBe(SEARCH_TEXT_VERSION);
+      expect(await new RenderStampsRepo(t.folio.sql).all()).toEqual({});
+      expect(await t.folio.reRenderAfterUpgrade()).toBe(0);
     } finally {
       await t.close();
     }
@@ -97,7 +97,7 @@ describe('a CLI rebuild before the server starts', () => {
       expect(run.code, run.stderr).toBe(0);
       const server = await startTestApp({ dataDir: env.FOLIO_DATA_DIR });
       try {
-        expect(server.folio.reRenderAfterUpgrade()).toBe(0);
+        expect(await server.folio.reRenderAfterUpgrade()).toBe(0);
         await server.folio.tick();
         await server.folio.idle();
         expect(server.handledJobs).toEqual([]);
@@ -113,7 +113,7 @@ describe('a CLI rebuild before the server starts', () => {
     const t = await startTestApp({ dataDir });
     try {
       // As an older server left the data dir: another fingerprint recorded.
-      new SettingsRepo(t.folio.db).set('render_fingerprint', 'an-older-build', '2026-01-01T00:00:00.000Z');
+      await new SettingsRepo(t.folio.sql).set('render_fingerprint', 'an-older-build', '2026-01-01T00:00:00.000Z');
       await t.close();
       await rebuild(blogs[0]!.slug);
     } catch (err) {
@@ -122,7 +122,7 @@ describe('a CLI rebuild before the server starts', () => {
     }
     const again = await startTestApp({ dataDir });
     try {
-      expect(again.folio.reRenderAfterUpgrade()).toBe(1);
+      expect(await again.folio.reRenderAfterUpgrade()).toBe(1);
       await again.folio.tick();
       await again.folio.idle();
       expect(again.handledJobs.map((job) => [job.kind, job.blogId, job.payload.reason])).toEqual([['site', blogs[1]!.id, 'renderer_changed']]);
@@ -136,16 +136,16 @@ describe('a CLI rebuild before the server starts', () => {
     const t = await startTestApp({ dataDir });
     try {
       const deps = {
-        db: t.folio.db,
-        settings: new SettingsRepo(t.folio.db),
-        stamps: new RenderStampsRepo(t.folio.db),
+        sql: t.folio.sql,
+        settings: new SettingsRepo(t.folio.sql),
+        stamps: new RenderStampsRepo(t.folio.sql),
         blogs: t.folio.repos.blogs,
         jobs: t.folio.repos.jobs,
         clock: t.clock,
         logger: createLogger('silent'),
       };
       // A server whose renderer differs from the CLI's re-renders both blogs.
-      expect(reRenderAfterUpgrade(deps, 'a-newer-build', SEARCH_TEXT_VERSION)).toBe(2);
+      expect(await reRenderAfterUpgrade(deps, 'a-newer-build', SEARCH_TEXT_VERSION)).toBe(2);
       await t.folio.tick();
       await t.folio.idle();
       // Rebuilt by the CLI, then a post published by the server still running the old renderer.
@@ -159,9 +159,9 @@ describe('a CLI rebuild before the server starts', () => {
       );
       await t.folio.idle();
       // The server restarts with the CLI's renderer: the other blog's stamp still holds.
-      deps.settings.set('render_fingerprint', 'an-older-build', '2026-01-01T00:00:00.000Z');
-      expect(t.folio.reRenderAfterUpgrade()).toBe(1);
-      expect(t.folio.repos.jobs.listDue('9999', 10).map((job) => job.blogId)).toEqual([blogs[0]!.id]);
+      await deps.settings.set('render_fingerprint', 'an-older-build', '2026-01-01T00:00:00.000Z');
+      expect(await t.folio.reRenderAfterUpgrade()).toBe(1);
+      expect((await t.folio.repos.jobs.listDue('9999', 10)).map((job) => job.blogId)).toEqual([blogs[0]!.id]);
     } finally {
       await t.close();
     }

@@ -78,7 +78,7 @@ describe('POST /v1/posts/:slug/publish of a published, unchanged post', () => {
     } finally {
       store.down = false;
     }
-    expect(t.folio.repos.jobs.listOpenForBlog(blog.id)).toHaveLength(1);
+    expect(await t.folio.repos.jobs.listOpenForBlog(blog.id)).toHaveLength(1);
     const jobs = count('publish_jobs');
     const res = await publish('retry-me');
     expect(res.status, res.text).toBe(200);

@@ -80,11 +80,11 @@ describe('a server at rest', () => {
       expect(app.folio.publisher.recentListings()).toEqual([]);
       expect(app.folio.heavy.stats().workers).toBe(0);
       // What was in use stays recorded: the next start warms the same blog.
-      const settings = new SettingsRepo(app.folio.db);
-      expect(JSON.parse(settings.get('search_recent_blogs')!)).toEqual([blog.slug]);
-      expect(JSON.parse(settings.get('listing_recent_blogs')!)).toEqual([blog.id]);
+      const settings = new SettingsRepo(app.folio.sql);
+      expect(JSON.parse((await settings.get('search_recent_blogs'))!)).toEqual([blog.slug]);
+      expect(JSON.parse((await settings.get('listing_recent_blogs'))!)).toEqual([blog.id]);
       await app.folio.warmUp.remember();
-      expect(JSON.parse(settings.get('search_recent_blogs')!)).toEqual([blog.slug]);
+      expect(JSON.parse((await settings.get('search_recent_blogs'))!)).toEqual([blog.slug]);
       // Rested, and no request since: the next check does nothing.
       expect(await rest.check()).toBe(false);
 

@@ -61,7 +61,7 @@ const contract = errorContractOf(openapi);
 
 const router = routerOf(t.folio.app);
 const operations = appOperations(router, openapi);
-const fixtures = new RouteFixtures(t);
+const fixtures = await RouteFixtures.create(t);
 
 // ---------------------------------------------------------------------------------------------
 // Requests

@@ -37,7 +37,7 @@ describe('GET /v1/search reflects every lifecycle operation as soon as it answer
   it('a full rebuild with the search index (folio site rebuild) indexes the Markdown of every post', async () => {
     const body = { title: 'Rebuilt', content: 'The word zebracorn sits in the body only.', meta: { description: 'A short summary.' }, status: 'published' };
     expect((await t.request('POST', '/v1/posts', { blogId, body })).status).toBe(201);
-    const blog = t.folio.repos.blogs.findById(blogId)!;
+    const blog = (await t.folio.repos.blogs.findById(blogId))!;
     await t.folio.store.deleteMany(await t.folio.store.list('findme/_search/'));
     await t.folio.publisher.rebuild(blog, { withSearch: true });
     expect(slugs(await search('zebracorn'))).toEqual(['rebuilt']);
@@ -53,7 +53,7 @@ describe('GET /v1/search reflects every lifecycle operation as soon as it answer
     expect((await t.request('POST', '/v1/posts', { blogId, body: prose })).status).toBe(201);
     expect(slugs(await search('curl'))).toEqual(['tools', 'health-check']);
     expect(slugs(await search('healthz'))).toEqual(['health-check']);
-    const blog = t.folio.repos.blogs.findById(blogId)!;
+    const blog = (await t.folio.repos.blogs.findById(blogId))!;
     await t.folio.publisher.rebuild(blog, { withSearch: true });
     expect(slugs(await search('curl healthz'))).toEqual(['health-check']);
     for (const slug of ['health-check', 'tools']) await t.request('DELETE', `/v1/posts/${slug}`, { blogId });

@@ -20,14 +20,14 @@ describe('collecting search documents', () => {
     const t = await startTestApp({ jobHandler: async () => {} });
     apps.push(t);
     const created = (await t.request('POST', '/v1/blogs', { body: { slug: 'dense', name: 'Dense' } })).body;
-    const blog = t.folio.repos.blogs.findById(created.id)!;
+    const blog = (await t.folio.repos.blogs.findById(created.id))!;
     // `&` renders as `&amp;`: just under the size whose text is still made in place.
     const dense = '&'.repeat(Math.floor(INLINE_MAX_HTML_CHARS / 5) - 100);
     for (let i = 0; i < 150; i += 1) {
       t.clock.advance(60_000);
       await t.folio.posts.create(blog, { title: `Dense ${i}`, contentMd: dense, status: 'published' });
     }
-    const documents = new SearchDocuments({ site: new SiteRepo(t.folio.db), content: t.folio.content, urls: t.folio.urls });
+    const documents = new SearchDocuments({ site: new SiteRepo(t.folio.sql), content: t.folio.content, urls: t.folio.urls });
 
     const { result: docs, turns } = await withLoopTurns(() => documents.all(blog));
 
@@ -41,7 +41,7 @@ describe('collecting search documents', () => {
     const t = await startTestApp({ jobHandler: async () => {} });
     apps.push(t);
     const created = (await t.request('POST', '/v1/blogs', { body: { slug: 'runs', name: 'Runs' } })).body;
-    const blog = t.folio.repos.blogs.findById(created.id)!;
+    const blog = (await t.folio.repos.blogs.findById(created.id))!;
     const slugs: string[] = [];
     for (let i = 0; i < 5; i += 1) {
       t.clock.advance(60_000);
@@ -49,7 +49,7 @@ describe('collecting search documents', () => {
     }
     t.clock.advance(60_000);
     await t.folio.posts.create(blog, { title: 'Draft', contentMd: 'Not published.' });
-    const documents = new SearchDocuments({ site: new SiteRepo(t.folio.db), content: t.folio.content, urls: t.folio.urls });
+    const documents = new SearchDocuments({ site: new SiteRepo(t.folio.sql), content: t.folio.content, urls: t.folio.urls });
 
     const ids = await documents.ids(blog);
     const docs = await documents.ofIds(blog, ids);

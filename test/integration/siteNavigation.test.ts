@@ -53,7 +53,7 @@ describe('navigation and index pages', () => {
     expect((await page('/archive/')).text).not.toContain('/archive/2026/03/');
     expect((await page('/tags/')).text).toMatch(/alpha<\/a> <span class="tag-count">1 post/);
 
-    const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blogId)!);
+    const report = await t.folio.publisher.verify((await t.folio.repos.blogs.findById(blogId))!);
     expect(report).toMatchObject({ missing: [], different: [], extra: [] });
   });
 });

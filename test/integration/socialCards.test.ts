@@ -187,7 +187,7 @@ describe('social cards', () => {
   });
 
   it('a rebuild draws no card the store holds, draws the missing ones, and verify finds none missing', async () => {
-    const blog = t.folio.repos.blogs.findById(blogId)!;
+    const blog = (await t.folio.repos.blogs.findById(blogId))!;
     const cards = await storedCards();
     const [kept, lost] = cards;
     // A marker in place of one card shows whether it was drawn again; another is lost.
@@ -210,8 +210,8 @@ describe('social cards', () => {
     expect(cards.length).toBeGreaterThan(5);
     await t.folio.store.deleteMany(cards);
     await new ObjectHashesRepo(t.folio.sql).deleteMany(blogId, cards);
-    new SettingsRepo(t.folio.db).set('render_fingerprint', 'a-build-without-cards', '2026-01-01T00:00:00.000Z');
-    expect(t.folio.reRenderAfterUpgrade()).toBeGreaterThan(0);
+    await new SettingsRepo(t.folio.sql).set('render_fingerprint', 'a-build-without-cards', '2026-01-01T00:00:00.000Z');
+    expect(await t.folio.reRenderAfterUpgrade()).toBeGreaterThan(0);
     await t.folio.tick();
     await settle();
     expect(await storedCards()).toEqual(cards);
@@ -230,8 +230,8 @@ describe('the cards of a big blog', () => {
     }
     await t.folio.idle();
     // The publishes' cards are drawn by site_cards jobs, a batch per tick.
-    const pending = () => t.folio.repos.jobs.listOpenForBlog(many).filter((job) => job.kind === 'site_cards');
-    for (let ticks = 0; pending().length > 0 && ticks < 10; ticks++) {
+    const pending = async () => (await t.folio.repos.jobs.listOpenForBlog(many)).filter((job) => job.kind === 'site_cards');
+    for (let ticks = 0; (await pending()).length > 0 && ticks < 10; ticks++) {
       await t.folio.tick();
       await t.folio.idle();
     }
@@ -242,11 +242,11 @@ describe('the cards of a big blog', () => {
     await t.folio.store.deleteMany(all);
     await new ObjectHashesRepo(t.folio.sql).deleteMany(many, all);
 
-    const blog = t.folio.repos.blogs.findById(many)!;
+    const blog = (await t.folio.repos.blogs.findById(many))!;
     await t.folio.publisher.rebuild(blog);
     // More than INLINE_CARDS are missing: the render leaves them all to site_cards jobs.
     expect((await t.folio.publisher.verify(blog)).undrawnCards).toHaveLength(count + 1);
-    expect(pending()).toHaveLength(1);
+    expect(await pending()).toHaveLength(1);
     // Each tick runs one batch, newest first, which records the next while cards are missing.
     await t.folio.tick();
     await t.folio.idle();
@@ -254,11 +254,11 @@ describe('the cards of a big blog', () => {
     expect(left).toHaveLength(count + 1 - CARDS_PER_JOB);
     const postsLeft = left.map((key) => Number(/^many\/card-number-(\d+)\/card-/.exec(key)?.[1]));
     expect(postsLeft.sort((a, b) => a - b)).toEqual(Array.from({ length: count + 1 - CARDS_PER_JOB }, (_, i) => i));
-    for (let ticks = 0; pending().length > 0 && ticks < 5; ticks++) {
+    for (let ticks = 0; (await pending()).length > 0 && ticks < 5; ticks++) {
       await t.folio.tick();
       await t.folio.idle();
     }
-    expect(pending()).toHaveLength(0);
+    expect(await pending()).toHaveLength(0);
     expect((await cardsOfMany()).sort()).toEqual(all.sort());
     expect(await t.folio.publisher.verify(blog)).toMatchObject({ missing: [], different: [], extra: [], undrawnCards: [] });
     // Some sixty cards on a shared VM: seconds alone, longer beside other suites.

@@ -77,7 +77,7 @@ describe('search on the static site', () => {
     const incremental = await index();
     expect(incremental.docs).toBe(1);
 
-    await t.folio.publisher.reindex(t.folio.repos.blogs.findById(blogId)!);
+    await t.folio.publisher.reindex((await t.folio.repos.blogs.findById(blogId))!);
     expect(await index()).toEqual(incremental);
   });
 
@@ -106,7 +106,7 @@ describe('search on the static site', () => {
     expect(await t.folio.store.list('finds/search/x/')).toEqual([]);
     expect(await found('lamp3 harbour')).toHaveLength(16);
     const merged = await index();
-    await t.folio.publisher.reindex(t.folio.repos.blogs.findById(blogId)!);
+    await t.folio.publisher.reindex((await t.folio.repos.blogs.findById(blogId))!);
     expect(await index()).toEqual(merged);
   });
 

@@ -57,7 +57,7 @@ describe('the static search index after a stop with its writes still queued', ()
       expect(await found(second, 'paper')).toEqual(['/boats', '/kites', '/lanterns']);
       expect(mark(blogId)).toBe('0');
       const incremental = await readStaticIndex(second.folio.store, 'marks');
-      await second.folio.publisher.reindex(second.folio.repos.blogs.findById(blogId)!);
+      await second.folio.publisher.reindex((await second.folio.repos.blogs.findById(blogId))!);
       expect(await readStaticIndex(second.folio.store, 'marks')).toEqual(incremental);
     } finally {
       await second.close();
@@ -80,7 +80,7 @@ describe('the static search index after a stop with its writes still queued', ()
       try {
         const paths = async () => matchingPaths(await readStaticIndex(second.folio.store, 'resumed'), queryTerms('kites'));
         expect(await paths()).toEqual([]);
-        expect(second.folio.publisher.resumeStaticSearch()).toBe(1);
+        expect(await second.folio.publisher.resumeStaticSearch()).toBe(1);
         await second.folio.idle();
         expect(await paths()).toEqual(['/kites']);
         const reader = new Database(join(dir, 'folio.db'), { readonly: true });
@@ -88,7 +88,7 @@ describe('the static search index after a stop with its writes still queued', ()
         reader.close();
         expect(row.value).toBe('0');
         // Nothing left behind now: the next start lays out nothing.
-        expect(second.folio.publisher.resumeStaticSearch()).toBe(0);
+        expect(await second.folio.publisher.resumeStaticSearch()).toBe(0);
       } finally {
         await second.close();
       }

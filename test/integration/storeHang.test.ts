@@ -43,7 +43,7 @@ describe('a hung store (s3rver paused with SIGSTOP)', () => {
     s3 = await startS3rver({ buckets: [BUCKET] });
     const client = await createTestS3Client(s3.endpoint);
     t = await startTestApp({ store: new S3SiteStore({ client, bucket: BUCKET }), logger: log.logger });
-    owner = buildAccount(t);
+    owner = await buildAccount(t);
     blogId = (await owner.request('POST', '/v1/blogs', { body: { slug: 'hang', name: 'Hang' } })).body.id;
     otherBlogId = (await owner.request('POST', '/v1/blogs', { body: { slug: 'hang-other', name: 'Other' } })).body.id;
     for (const slug of ['first', 'second']) {
@@ -121,18 +121,18 @@ describe('a hung store (s3rver paused with SIGSTOP)', () => {
   it('catches up once the store resumes: the pages and the search index match the database', async () => {
     resume();
     // Retries back off on the fake clock; the circuit lets a call through again after a few real seconds.
-    for (let round = 0; round < 60 && t.folio.repos.jobs.countByStatus('pending') > 0; round++) {
+    for (let round = 0; round < 60 && (await t.folio.repos.jobs.countByStatus('pending')) > 0; round++) {
       t.clock.advance(10 * 60_000);
       await t.folio.tick();
       await t.folio.idle();
-      if (t.folio.repos.jobs.countByStatus('pending') > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+      if ((await t.folio.repos.jobs.countByStatus('pending')) > 0) await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    expect(t.folio.repos.jobs.countByStatus('pending')).toBe(0);
+    expect(await t.folio.repos.jobs.countByStatus('pending')).toBe(0);
     expect((await visit(t.baseUrl, 'hang.localhost:3000', '/paused')).text).toContain('Egrets');
     expect((await visit(t.baseUrl, 'hang.localhost:3000', '/first')).text).toContain('edited during the pause');
     const search = await owner.request('GET', '/v1/search?q=egrets', { blogId });
     expect(search.body.data.map((hit: { slug: string }) => hit.slug)).toEqual(['paused']);
-    const report = await t.folio.publisher.verify(t.folio.repos.blogs.findById(blogId)!);
+    const report = await t.folio.publisher.verify((await t.folio.repos.blogs.findById(blogId))!);
     expect({ missing: report.missing, different: report.different, extra: report.extra }).toEqual({ missing: [], different: [], extra: [] });
     expect(log.lines.some((line) => line.includes('the site store answers again'))).toBe(true);
   });

@@ -39,7 +39,7 @@ describe('a store outage (s3rver stopped and restarted)', () => {
     // One attempt per call: the SDK's retries would only make the outage slower to notice.
     const client = await createTestS3Client(s3.endpoint, { maxAttempts: 1 });
     t = await startTestApp({ store: new S3SiteStore({ client, bucket: BUCKET }) });
-    owner = buildAccount(t);
+    owner = await buildAccount(t);
     blogId = (await owner.request('POST', '/v1/blogs', { body: { slug: 'outage', name: 'Outage' } })).body.id;
     spareBlogId = (await owner.request('POST', '/v1/blogs', { body: { slug: 'outage-spare', name: 'Spare' } })).body.id;
     for (const slug of ['first', 'second', 'doomed']) {
@@ -95,7 +95,7 @@ describe('a store outage (s3rver stopped and restarted)', () => {
     expect(search.body.data.map((hit: { slug: string }) => hit.slug).sort()).toEqual(['doomed', 'first', 'second']);
 
     // A blog whose index was never loaded cannot be searched until the store is back.
-    const other = buildAccount(t);
+    const other = await buildAccount(t);
     const otherBlog = (await other.request('POST', '/v1/blogs', { body: { slug: 'outage-other', name: 'Other' } })).body.id;
     const unloaded: TestResponse = record('search (never loaded)', await other.request('GET', '/v1/search?q=herons', { blogId: otherBlog }));
     expectError(unloaded, 503, 'service_unavailable');
@@ -118,13 +118,13 @@ describe('a store outage (s3rver stopped and restarted)', () => {
     // the restarted s3rver may miss a call's deadline, which opens the store circuit for a few
     // seconds of real time: the rounds go on until it has let a call through again.
     const giveUpAt = performance.now() + 30_000;
-    while (t.folio.repos.jobs.countByStatus('pending') > 0 && performance.now() < giveUpAt) {
+    while ((await t.folio.repos.jobs.countByStatus('pending')) > 0 && performance.now() < giveUpAt) {
       t.clock.advance(10 * 60_000);
       await t.folio.tick();
       await t.folio.idle();
-      if (t.folio.repos.jobs.countByStatus('pending') > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+      if ((await t.folio.repos.jobs.countByStatus('pending')) > 0) await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    expect(t.folio.repos.jobs.countByStatus('pending')).toBe(0);
+    expect(await t.folio.repos.jobs.countByStatus('pending')).toBe(0);
 
     expect((await visit(t.baseUrl, 'outage.localhost:3000', '/dark')).text).toContain('Egrets');
     expect((await visit(t.baseUrl, 'outage.localhost:3000', '/first')).text).toContain('edited');
@@ -133,7 +133,7 @@ describe('a store outage (s3rver stopped and restarted)', () => {
     expect((await visit(t.baseUrl, 'outage.localhost:3000', '/')).text).toContain('Outage, renamed');
     const search = await owner.request('GET', '/v1/search?q=herons', { blogId });
     expect(search.body.data.map((hit: { slug: string }) => hit.slug).sort()).toEqual(['dark', 'first']);
-    const blog = t.folio.repos.blogs.findById(blogId)!;
+    const blog = (await t.folio.repos.blogs.findById(blogId))!;
     const report = await t.folio.publisher.verify(blog);
     expect({ missing: report.missing, different: report.different, extra: report.extra }).toEqual({ missing: [], different: [], extra: [] });
     // The deleted blog's site is gone and its slug free again.

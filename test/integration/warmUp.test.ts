@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../src/db/database.js';
 import { SettingsRepo } from '../../src/db/settingsRepo.js';
+import { SqliteClient } from '../../src/db/sql/sqliteClient.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { SearchIndexCache } from '../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../src/search/searchIndexWriter.js';
@@ -79,8 +80,9 @@ describe('warm-up after a restart', () => {
 
     // Room for two blogs and a half: a third does not fit.
     const cache = new SearchIndexCache(store, { maxBytes: Math.floor(oneBlog * 2.5) });
-    const settings = new SettingsRepo(db);
-    settings.set('search_recent_blogs', JSON.stringify(['gone', 'c', 'b', 'a']), '2026-01-01T00:00:00.000Z');
+    const sql = new SqliteClient(db);
+    const settings = new SettingsRepo(sql);
+    await settings.set('search_recent_blogs', JSON.stringify(['gone', 'c', 'b', 'a']), '2026-01-01T00:00:00.000Z');
     // No listings are remembered here; the publisher's part is covered above.
     const listings = {
       recentListings: () => [],
@@ -93,6 +95,7 @@ describe('warm-up after a restart', () => {
     expect((await warmUp.warm()).search).toEqual(['c', 'b']);
     // Least recently used first, as before the restart: 'c' is the most recent.
     expect(cache.stats().blogs).toEqual(['b', 'c']);
+    await sql.close();
     db.close();
   });
 
@@ -101,9 +104,10 @@ describe('warm-up after a restart', () => {
     dirs.push(dir);
     const db = openDatabase(join(dir, 'folio.db'));
     migrate(db);
-    const settings = new SettingsRepo(db);
-    settings.set('search_recent_blogs', JSON.stringify(['s1', 's2']), '2026-01-01T00:00:00.000Z');
-    settings.set('listing_recent_blogs', JSON.stringify(['b1', 'b2', 'gone']), '2026-01-01T00:00:00.000Z');
+    const sql = new SqliteClient(db);
+    const settings = new SettingsRepo(sql);
+    await settings.set('search_recent_blogs', JSON.stringify(['s1', 's2']), '2026-01-01T00:00:00.000Z');
+    await settings.set('listing_recent_blogs', JSON.stringify(['b1', 'b2', 'gone']), '2026-01-01T00:00:00.000Z');
     const steps: string[] = [];
     const cache = {
       maxBytes: 1_000_000,
@@ -140,6 +144,7 @@ describe('warm-up after a restart', () => {
       'quiet',
       'search s2',
     ]);
+    await sql.close();
     db.close();
   });
 });

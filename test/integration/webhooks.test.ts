@@ -223,7 +223,7 @@ describe('webhooks to receivers that trickle their answer (one byte at a time, n
     trickler.answer = () => 'trickle';
     const other = await startReceiver('/other');
     try {
-      const tenant = buildAccount(t);
+      const tenant = await buildAccount(t);
       const blogs = [await buildBlog(t, { actor: tenant }), await buildBlog(t, { actor: tenant })];
       for (const blog of blogs) {
         for (let i = 0; i < 10; i++) {

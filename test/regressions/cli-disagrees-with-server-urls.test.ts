@@ -69,8 +69,8 @@ function capturedLogger(): { logger: ReturnType<typeof createLogger>; lines: () 
   return { logger, lines: () => out.map((l) => JSON.parse(l) as { level: number; msg: string }) };
 }
 
-function composeServer(dataDir: string, env: Record<string, string>, logger: ReturnType<typeof createLogger>): Folio {
-  const folio = compose({
+async function composeServer(dataDir: string, env: Record<string, string>, logger: ReturnType<typeof createLogger>): Promise<Folio> {
+  const folio = await compose({
     config: loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off', ...env }),
     logger,
     publicUrls: 'server',
@@ -107,7 +107,7 @@ describe('public URL settings are the same for the server and the CLI', () => {
     const dataDir = tempDir();
     const t = await startServer(dataDir, { FOLIO_SERVICE_DOMAIN: 'blog.test:8080' });
     expect(settings(dataDir)).toEqual({ service_domain: 'blog.test:8080', public_scheme: 'https' });
-    expect(t.folio.repos.jobs.countByStatus('pending')).toBe(0);
+    expect(await t.folio.repos.jobs.countByStatus('pending')).toBe(0);
   });
 
   it('a restart with a new explicit domain warns, records it and re-renders every blog with the new URLs', async () => {
@@ -118,7 +118,7 @@ describe('public URL settings are the same for the server and the CLI', () => {
     open.splice(open.indexOf(first), 1);
 
     const { logger, lines } = capturedLogger();
-    const folio = composeServer(dataDir, { FOLIO_SERVICE_DOMAIN: 'new.example.org' }, logger);
+    const folio = await composeServer(dataDir, { FOLIO_SERVICE_DOMAIN: 'new.example.org' }, logger);
     expect(folio.config.serviceDomain).toBe('new.example.org');
     expect(folio.config.publicScheme).toBe('https');
     expect(Object.isFrozen(folio.config)).toBe(true);
@@ -128,7 +128,7 @@ describe('public URL settings are the same for the server and the CLI', () => {
     expect(settings(dataDir)).toEqual({ service_domain: 'new.example.org', public_scheme: 'https' });
     expect(folio.domains.cnameTarget({ slug: 'one' })).toBe('one.new.example.org');
 
-    const pending = folio.repos.jobs.listDue(new Date(Date.now() + 60_000).toISOString(), 100);
+    const pending = await folio.repos.jobs.listDue(new Date(Date.now() + 60_000).toISOString(), 100);
     expect(pending.map((j) => [j.blogSlug, j.kind, j.payload.reason]).sort()).toEqual([
       ['one', 'site', 'urls_changed'],
       ['two', 'site', 'urls_changed'],
@@ -136,7 +136,7 @@ describe('public URL settings are the same for the server and the CLI', () => {
 
     await folio.tick();
     await folio.idle();
-    expect(folio.repos.jobs.countByStatus('pending')).toBe(0);
+    expect(await folio.repos.jobs.countByStatus('pending')).toBe(0);
     for (const blog of blogs) {
       for (const key of [`${blog.slug}/index.html`, `${blog.slug}/hello-there/index.html`, `${blog.slug}/feed.json`]) {
         const bytes = page(dataDir, key);
@@ -157,12 +157,12 @@ describe('public URL settings are the same for the server and the CLI', () => {
     open.splice(open.indexOf(first), 1);
 
     const { logger, lines } = capturedLogger();
-    const folio = composeServer(dataDir, { PORT: '4000' }, logger);
+    const folio = await composeServer(dataDir, { PORT: '4000' }, logger);
     expect(folio.config.serviceDomain).toBe('blog.test:8080');
     expect(folio.config.publicScheme).toBe('http');
     expect(lines().filter((l) => l.level >= 40)).toEqual([]);
     expect(lines().some((l) => l.msg.includes('not the default localhost:4000'))).toBe(true);
-    expect(folio.repos.jobs.countByStatus('pending')).toBe(0);
+    expect(await folio.repos.jobs.countByStatus('pending')).toBe(0);
     await folio.close();
     open.splice(open.indexOf(folio), 1);
 
@@ -180,7 +180,7 @@ describe('public URL settings are the same for the server and the CLI', () => {
     expect(settings(dataDir)).toEqual({ service_domain: 'localhost:3000', public_scheme: 'http' });
     await first.close();
     open.splice(open.indexOf(first), 1);
-    const folio = composeServer(dataDir, { FOLIO_SERVICE_DOMAIN: 'blogs.example.com' }, createLogger('silent'));
+    const folio = await composeServer(dataDir, { FOLIO_SERVICE_DOMAIN: 'blogs.example.com' }, createLogger('silent'));
     expect([folio.config.serviceDomain, folio.config.publicScheme]).toEqual(['blogs.example.com', 'https']);
   });
 

@@ -92,7 +92,7 @@ describe('regressions of rate limiting', () => {
   afterAll(async () => limited.close());
 
   it('measures retry_after on the service clock, like X-RateLimit-Reset (it used the wall clock)', async () => {
-    const { key } = limited.createAccount('free');
+    const { key } = await limited.createAccount('free');
     for (let i = 0; i < 60; i += 1) await limited.request('GET', '/v1/blogs', { key });
     const res = await limited.request('GET', '/v1/blogs', { key });
     expectError(res, 429, 'rate_limit_exceeded');

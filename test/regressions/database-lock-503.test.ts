@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WRITE_WAIT_MS } from '../../src/db/writeTransaction.js';
+import { WRITE_WAIT_MS } from '../../src/db/sql/sqlClient.js';
 import { buildBlog, expectError, type BuiltBlog } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -74,7 +74,7 @@ describe('a write while another process holds the database lock', () => {
     expect(slowestHealth).toBeLessThan(500);
     expect(delay.max / 1e6).toBeLessThan(500);
     // Nothing was half written.
-    expect(t.folio.repos.posts.findBySlug(blog.id, 'locked-out')).toBeNull();
+    expect(await t.folio.repos.posts.findBySlug(blog.id, 'locked-out')).toBeNull();
   });
 
   it('succeeds when the lock is released within the wait', async () => {

@@ -94,7 +94,7 @@ async function expectNothingOfA(t: TestApp, store: SiteStore, slug: string, b: A
 describe.each(Object.keys(stores))("a deleted blog's slug, %s store", (kind) => {
   it('the site answers 404 for every path as soon as DELETE answers, before its objects are removed', async () => {
     const { t, store } = await setup(kind);
-    const a = buildAccount(t);
+    const a = await buildAccount(t);
     const slug = `gone-${kind}`;
     const blog = await createBlog(a, slug);
     await publishPosts(a, blog.id, 3, MARKER);
@@ -114,8 +114,8 @@ describe.each(Object.keys(stores))("a deleted blog's slug, %s store", (kind) => 
 
   it('a new blog cannot take the slug until the old site and index are gone, even across a store outage', async () => {
     const { t, store } = await setup(kind);
-    const a = buildAccount(t);
-    const b = buildAccount(t);
+    const a = await buildAccount(t);
+    const b = await buildAccount(t);
     const slug = `taken-${kind}`;
     const blogA = await createBlog(a, slug);
     await publishPosts(a, blogA.id, 5, MARKER);
@@ -139,8 +139,8 @@ describe.each(Object.keys(stores))("a deleted blog's slug, %s store", (kind) => 
 
   it('holds under the reported race: rename (whole-site job), delete, and a new blog on the slug at once', async () => {
     const { t, store } = await setup(kind);
-    const a = buildAccount(t);
-    const b = buildAccount(t);
+    const a = await buildAccount(t);
+    const b = await buildAccount(t);
     const slug = `race-${kind}`;
     const blogA = await createBlog(a, slug);
     await publishPosts(a, blogA.id, POSTS, MARKER);

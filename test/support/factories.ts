@@ -52,8 +52,8 @@ export function actorFor(t: TestApp, key: string, accountId: string, plan: Plan)
   return { accountId, plan, key, request: (method, path, options = {}) => t.request(method, path, { key, ...options }) };
 }
 
-export function buildAccount(t: TestApp, plan: Plan = 'enterprise'): Actor {
-  const { accountId, key } = t.createAccount(plan);
+export async function buildAccount(t: TestApp, plan: Plan = 'enterprise'): Promise<Actor> {
+  const { accountId, key } = await t.createAccount(plan);
   return actorFor(t, key, accountId, plan);
 }
 
@@ -69,7 +69,7 @@ export async function buildBlog(
   t: TestApp,
   options: { actor?: Actor; plan?: Plan; slug?: string; name?: string; description?: string } = {},
 ): Promise<BuiltBlog> {
-  const actor = options.actor ?? buildAccount(t, options.plan ?? 'enterprise');
+  const actor = options.actor ?? (await buildAccount(t, options.plan ?? 'enterprise'));
   const slug = options.slug ?? uniqueSlug();
   const res = await actor.request('POST', '/v1/blogs', {
     body: { slug, name: options.name ?? `Blog ${slug}`, ...(options.description !== undefined ? { description: options.description } : {}) },

@@ -65,9 +65,18 @@ export class RouteFixtures {
   private readonly free: { accountId: string; key: string };
   private counter = 0;
 
-  constructor(private readonly t: TestApp) {
-    this.other = t.createAccount('enterprise');
-    this.free = t.createAccount('free');
+  /** The fixtures of `t`, with the two other accounts they need. */
+  static async create(t: TestApp): Promise<RouteFixtures> {
+    return new RouteFixtures(t, await t.createAccount('enterprise'), await t.createAccount('free'));
+  }
+
+  private constructor(
+    private readonly t: TestApp,
+    other: { accountId: string; key: string },
+    free: { accountId: string; key: string },
+  ) {
+    this.other = other;
+    this.free = free;
     this.values = {
       accountKey: t.key,
       otherAccountKey: this.other.key,
@@ -84,15 +93,15 @@ export class RouteFixtures {
   async ensure(state?: { postState: PostState; hasDomain: boolean }): Promise<void> {
     const { t, values } = this;
     const { blogs, posts, keys } = t.folio.repos;
-    if (!values.blogId || !blogs.findOwned(t.accountId, values.blogId)) values.blogId = await this.blogOf(t.accountId, t.key);
-    if (!posts.findBySlug(values.blogId, POST_SLUG)) {
+    if (!values.blogId || !(await blogs.findOwned(t.accountId, values.blogId))) values.blogId = await this.blogOf(t.accountId, t.key);
+    if (!(await posts.findBySlug(values.blogId, POST_SLUG))) {
       await this.created(t.key, '/v1/posts', { title: 'Fixture', content: 'Some *Markdown*.', slug: POST_SLUG }, values.blogId);
     }
-    if (!this.isLive(values.blogKey)) {
+    if (!(await this.isLive(values.blogKey))) {
       const key = await this.created(t.key, `/v1/blogs/${values.blogId}/api-keys`, { name: 'bound' });
       [values.blogKey, values.keyId] = [key.key!, key.id!];
     }
-    if (!this.isLive(values.readOnlyKey)) {
+    if (!(await this.isLive(values.readOnlyKey))) {
       values.readOnlyKey = (await this.created(t.key, `/v1/blogs/${values.blogId}/api-keys`, { name: 'read', scopes: ['posts:read', 'blogs:read'] })).key!;
     }
     if (!values.revokedKey) {
@@ -100,26 +109,26 @@ export class RouteFixtures {
       expect((await t.request('DELETE', `/v1/blogs/${values.blogId}/api-keys/${key.id}`)).status).toBe(200);
       values.revokedKey = key.key!;
     }
-    if (!values.otherBlogId || !blogs.findOwned(this.other.accountId, values.otherBlogId))
+    if (!values.otherBlogId || !(await blogs.findOwned(this.other.accountId, values.otherBlogId)))
       values.otherBlogId = await this.blogOf(this.other.accountId, this.other.key);
-    if (!values.otherKeyId || !keys.listActiveForBlog(values.otherBlogId).some((k) => k.id === values.otherKeyId)) {
+    if (!values.otherKeyId || !(await keys.listActiveForBlog(values.otherBlogId)).some((k) => k.id === values.otherKeyId)) {
       values.otherKeyId = (await this.created(this.other.key, `/v1/blogs/${values.otherBlogId}/api-keys`, { name: 'other' })).id!;
     }
-    if (!posts.findBySlug(values.otherBlogId, POST_SLUG)) {
+    if (!(await posts.findBySlug(values.otherBlogId, POST_SLUG))) {
       await this.created(this.other.key, '/v1/posts', { title: 'Not yours', content: 'Another account wrote this.', slug: POST_SLUG }, values.otherBlogId);
     }
-    values.revisionId = this.newestRevision(values.blogId);
-    values.otherRevisionId = this.newestRevision(values.otherBlogId);
+    values.revisionId = await this.newestRevision(values.blogId);
+    values.otherRevisionId = await this.newestRevision(values.otherBlogId);
     values.webhookId = await this.webhookOf(values.blogId, values.webhookId);
     values.sessionId = await this.sessionOf(t.accountId, values.sessionId);
     values.otherSessionId = await this.sessionOf(this.other.accountId, values.otherSessionId);
     values.otherWebhookId = await this.webhookOf(values.otherBlogId, values.otherWebhookId);
     values.deliveryId = await this.deliveryOf(values.webhookId, values.deliveryId);
     values.otherDeliveryId = await this.deliveryOf(values.otherWebhookId, values.otherDeliveryId);
-    if (!values.freeBlogId || !blogs.findOwned(this.free.accountId, values.freeBlogId))
+    if (!values.freeBlogId || !(await blogs.findOwned(this.free.accountId, values.freeBlogId)))
       values.freeBlogId = await this.blogOf(this.free.accountId, this.free.key);
     for (const name of ['accountKey', 'otherAccountKey', 'freePlanKey', 'blogKey', 'readOnlyKey'])
-      expect(this.isLive(values[name]), `${name} must stay live`).toBe(true);
+      expect(await this.isLive(values[name]), `${name} must stay live`).toBe(true);
     if (state) {
       await this.putPostIn(state.postState);
       await this.putDomain(state.hasDomain);
@@ -137,15 +146,15 @@ export class RouteFixtures {
     const res = await this.t.request('POST', path, { key, body, ...(blogId ? { blogId } : {}) });
     if (res.status !== 201) throw new Error(`fixture ${path}: ${res.status} ${res.text}`);
     // Authenticating marks a new key used now; the test clock stands still, so later uses write nothing.
-    if (typeof res.body.key === 'string') this.isLive(res.body.key);
+    if (typeof res.body.key === 'string') await this.isLive(res.body.key);
     return res.body;
   }
 
   /** Authenticating marks the key used now (see `created`). */
-  private isLive(key: string | undefined): boolean {
+  private async isLive(key: string | undefined): Promise<boolean> {
     if (!key) return false;
     try {
-      this.t.folio.apiKeys.authenticate(`Bearer ${key}`);
+      await this.t.folio.apiKeys.authenticate(`Bearer ${key}`);
       return true;
     } catch {
       return false;
@@ -197,24 +206,24 @@ export class RouteFixtures {
   }
 
   /** The id of the newest revision of the blog's fixture post (every post made through the API has one). */
-  private newestRevision(blogId: string): string {
+  private async newestRevision(blogId: string): Promise<string> {
     const { posts, revisions } = this.t.folio.repos;
-    const post = posts.findBySlug(blogId, POST_SLUG);
-    const newest = post ? revisions.list(post.id, 1, 0).revisions[0] : undefined;
+    const post = await posts.findBySlug(blogId, POST_SLUG);
+    const newest = post ? (await revisions.list(post.id, 1, 0)).revisions[0] : undefined;
     if (!newest) throw new Error(`fixture post of blog ${blogId} has no revision`);
     return newest.id;
   }
 
   /** One of the account's blogs (a run may have made one; the Free plan allows only one). */
   private async blogOf(accountId: string, key: string): Promise<string> {
-    const existing = this.t.folio.repos.blogs.listByAccount(accountId)[0];
+    const existing = (await this.t.folio.repos.blogs.listByAccount(accountId))[0];
     if (existing) return existing.id;
     return (await this.created(key, '/v1/blogs', { slug: `fixture-${process.pid}-${++this.counter}`, name: 'Fixture' })).id!;
   }
 
   /** Moves the fixture post to the state a run asks for. */
   private async putPostIn(state: PostState): Promise<void> {
-    const post = this.t.folio.repos.posts.findBySlug(this.values.blogId!, POST_SLUG);
+    const post = await this.t.folio.repos.posts.findBySlug(this.values.blogId!, POST_SLUG);
     if (!post || post.status === state) return;
     // A published post is scheduled by way of a draft (decisions.md transitions).
     if (state === 'scheduled' && post.status === 'published') await this.putPostIn('draft');
@@ -228,7 +237,7 @@ export class RouteFixtures {
 
   /** Registers a (pending) domain on the fixture blog, or removes it. */
   private async putDomain(wanted: boolean): Promise<void> {
-    const has = this.t.folio.repos.domains.findByBlog(this.values.blogId!) !== null;
+    const has = (await this.t.folio.repos.domains.findByBlog(this.values.blogId!)) !== null;
     if (has === wanted) return;
     const path = `/v1/blogs/${this.values.blogId}/domain`;
     const res = wanted

@@ -54,7 +54,7 @@ export interface TestApp {
   /** Puts both records a registration answer asks for (CNAME and TXT challenge) in the fake DNS. */
   satisfyDomainChallenge(registration: { hostname: string; cname_target: string; verification: { name: string; value: string } }): void;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
-  createAccount(plan: Plan): { accountId: string; key: string };
+  createAccount(plan: Plan): Promise<{ accountId: string; key: string }>;
   close(): Promise<void>;
 }
 
@@ -104,7 +104,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   let publish: ((job: PublishJob) => Promise<void>) | null = null;
   let publishBatch: ((jobs: readonly PublishJob[]) => Promise<void>) | null = null;
   const logger = options.logger ?? createLogger('silent');
-  const folio = compose({
+  const folio = await compose({
     config,
     logger,
     clock,
@@ -136,7 +136,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
-  const { apiKey, account } = folio.accounts.create({ plan: 'enterprise' });
+  const { apiKey, account } = await folio.accounts.create({ plan: 'enterprise' });
 
   let contract: OpenApiContract | null = null;
   const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse<T>> => {
@@ -186,8 +186,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       txt.set(registration.verification.name, [[registration.verification.value]]);
     },
     request,
-    createAccount: (plan) => {
-      const { account, apiKey: k } = folio.accounts.create({ plan });
+    createAccount: async (plan) => {
+      const { account, apiKey: k } = await folio.accounts.create({ plan });
       return { accountId: account.id, key: k };
     },
     close: async () => {

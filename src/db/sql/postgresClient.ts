@@ -12,9 +12,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { DatabaseUnavailableError, type SqlClient, type SqlParams, type SqlRunResult, type SqlTransaction } from './sqlClient.js';
+import { DatabaseUnavailableError, WRITE_WAIT_MS, type SqlClient, type SqlParams, type SqlRunResult, type SqlTransaction } from './sqlClient.js';
 import { numberPlaceholders } from './placeholders.js';
-import { WRITE_WAIT_MS } from '../writeTransaction.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -43,6 +42,7 @@ function pgText(sql: string): string {
 }
 
 export class PostgresClient implements SqlClient {
+  readonly dialect = 'postgres';
   private readonly pool: pg.Pool;
   private readonly writeWaitMs: number;
 
@@ -88,6 +88,7 @@ export class PostgresClient implements SqlClient {
         const result = await fn(tx);
         // A serialization failure may also come at COMMIT: retried like any other.
         await query(connection, 'COMMIT', []);
+        tx.committed();
         return result;
       } catch (err) {
         await connection.query('ROLLBACK').catch((rollbackErr: Error) => {
@@ -117,7 +118,9 @@ export class PostgresClient implements SqlClient {
 }
 
 class PostgresTransaction implements SqlTransaction {
+  readonly dialect = 'postgres';
   open = true;
+  private readonly onCommit: (() => void)[] = [];
 
   constructor(private readonly connection: Queryable) {}
 
@@ -131,6 +134,14 @@ class PostgresTransaction implements SqlTransaction {
 
   async run(sql: string, params: SqlParams = []): Promise<SqlRunResult> {
     return { changes: (await this.query(sql, params)).rowCount ?? 0 };
+  }
+
+  afterCommit(fn: () => void): void {
+    this.onCommit.push(fn);
+  }
+
+  committed(): void {
+    for (const fn of this.onCommit.splice(0)) fn();
   }
 
   end(): void {

@@ -19,8 +19,18 @@ export interface SqlRunResult {
   changes: number;
 }
 
+/**
+ * How long a write waits for a lock another process holds (SQLite) or keeps being retried after
+ * conflicts (PostgreSQL) before its error goes to the caller: the HTTP layer answers 503.
+ */
+export const WRITE_WAIT_MS = 5_000;
+
+/** Which database answers: for the few statements whose text cannot be the same on both. */
+export type SqlDialect = 'sqlite' | 'postgres';
+
 /** Reads: outside a transaction they see every committed write, of this process or another. */
 export interface SqlReader {
+  readonly dialect: SqlDialect;
   /** The first row, or undefined when there is none. */
   get<Row>(sql: string, params?: SqlParams): Promise<Row | undefined>;
   all<Row>(sql: string, params?: SqlParams): Promise<Row[]>;
@@ -32,14 +42,20 @@ export interface SqlWriter extends SqlReader {
 }
 
 /** What a transaction's function is given: its statements commit together or not at all. */
-export type SqlTransaction = SqlWriter;
+export interface SqlTransaction extends SqlWriter {
+  /**
+   * Runs `fn` once the transaction has committed (never after a rollback, nor for an attempt
+   * PostgreSQL retried): wakes what must only look once the writes are visible.
+   */
+  afterCommit(fn: () => void): void;
+}
 
 export interface SqlClient extends SqlWriter {
   /**
    * Runs `fn` in a write transaction: committed when its promise resolves, rolled back when it
    * rejects. Other writers wait until it ends, so `fn` should only query (no network, no store
    * writes); reads outside it go on. Inside `fn`, query only through the `tx` it is handed:
-   * the client's own writes (and writeTransaction.ts) would wait for this transaction to end,
+   * the client's own writes would wait for this transaction to end,
    * which waits for them, and the client's reads would not see the transaction's writes.
    * (Not checked at run time: on Node 20 the one way to tell, AsyncLocalStorage, makes every
    * promise of the process about three times slower.)
@@ -48,6 +64,17 @@ export interface SqlClient extends SqlWriter {
   /** A server at rest (warmup/rest.ts): lets go of connections that only use needs; the next query opens them again. */
   rest(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Where a repository's queries go: the client itself, or the handle of a transaction under way. */
+export type SqlScope = SqlClient | SqlTransaction;
+
+/**
+ * Runs `fn` all-or-nothing: in a transaction of its own on a client, or as part of the
+ * transaction a handle belongs to. `fn` may run more than once (PostgreSQL retries conflicts).
+ */
+export function atomically<T>(scope: SqlScope, fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+  return 'transaction' in scope ? scope.transaction(fn) : fn(scope);
 }
 
 /**

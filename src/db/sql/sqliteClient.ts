@@ -14,13 +14,12 @@
  * better-sqlite3 answers synchronously; the promises here resolve as soon as the statement has
  * run. Waiting for a lock held by another process (the CLI, a backup) is done on timers, never
  * inside SQLite: a write waits up to `writeWaitMs`, then its SQLITE_BUSY error goes to the
- * caller (the HTTP layer answers 503 with Retry-After), as writeTransaction.ts does.
+ * caller (the HTTP layer answers 503 with Retry-After).
  */
 import type { Statement } from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDatabaseBusy, openConnection, SERVER_BUSY_TIMEOUT_MS, type Db } from '../database.js';
-import { WRITE_WAIT_MS } from '../writeTransaction.js';
-import type { SqlClient, SqlParams, SqlRunResult, SqlTransaction } from './sqlClient.js';
+import { WRITE_WAIT_MS, type SqlClient, type SqlParams, type SqlRunResult, type SqlTransaction } from './sqlClient.js';
 import { StatementCache } from './statementCache.js';
 import { writeTurnsOf, type WriteTurns } from './writeTurns.js';
 
@@ -35,11 +34,12 @@ export interface SqliteClientOptions {
 }
 
 export class SqliteClient implements SqlClient {
+  readonly dialect = 'sqlite';
   private readonly reads: StatementCache;
   private writes: StatementCache | undefined;
   private writer: Db | undefined;
   private autoCheckpointPages: number | undefined;
-  /** Shared with writeTransaction.ts on the same connection (writeTurns.ts). */
+  /** Shared with every other client on the same connection (writeTurns.ts). */
   private readonly turns: WriteTurns;
   private readonly writeWaitMs: number;
 
@@ -80,6 +80,7 @@ export class SqliteClient implements SqlClient {
       try {
         const result = await fn(tx);
         statements.prepare('COMMIT').run();
+        tx.committed();
         return result;
       } catch (err) {
         if (this.writer?.inTransaction) statements.prepare('ROLLBACK').run();
@@ -167,7 +168,9 @@ export class SqliteClient implements SqlClient {
 }
 
 class SqliteTransaction implements SqlTransaction {
+  readonly dialect = 'sqlite';
   open = true;
+  private readonly onCommit: (() => void)[] = [];
 
   constructor(private readonly statements: StatementCache) {}
 
@@ -181,6 +184,14 @@ class SqliteTransaction implements SqlTransaction {
 
   async run(sql: string, params: SqlParams = []): Promise<SqlRunResult> {
     return { changes: this.prepare(sql).run(...params).changes };
+  }
+
+  afterCommit(fn: () => void): void {
+    this.onCommit.push(fn);
+  }
+
+  committed(): void {
+    for (const fn of this.onCommit.splice(0)) fn();
   }
 
   end(): void {

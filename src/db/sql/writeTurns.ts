@@ -1,6 +1,6 @@
 /**
- * One queue of write turns per database connection, shared by the SqliteClient on it and by
- * writeTransaction.ts, the code not yet on the seam: this process's writes take turns instead of
+ * One queue of write turns per database connection, shared by every SqliteClient built on it
+ * (each opens a write connection of its own): this process's writes take turns instead of
  * meeting SQLite's lock, where the loser would sleep inside SQLite (blocking the event loop for
  * the busy timeout) while the winner's transaction waits for that very loop to go on.
  */

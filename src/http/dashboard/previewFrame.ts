@@ -16,7 +16,7 @@ import type { DashboardAssets } from './assets.js';
 export const PREVIEW_FRAME_PATH = '/dashboard/blogs/:blogId/preview-frame';
 
 export interface PreviewFrameSource {
-  page(accountId: string, blogId: string, assets: PreviewFrameAssets, lang: 'ko' | 'en'): string | Buffer;
+  page(accountId: string, blogId: string, assets: PreviewFrameAssets, lang: 'ko' | 'en'): Promise<string | Buffer>;
 }
 
 export interface PreviewFrameDeps {
@@ -73,7 +73,7 @@ export function registerPreviewFrame(
     ctx.set('Content-Security-Policy', previewFramePolicy([...urls]));
     // `?lang=ko`: the frame of a Korean post (the frame's script asks for it); anything else is English.
     const lang = ctx.query.lang === 'ko' ? 'ko' : 'en';
-    const page = deps.source.page(auth.account.id, ctx.params.blogId ?? '', { assetsBase: deps.assetsBase, script }, lang);
+    const page = await deps.source.page(auth.account.id, ctx.params.blogId ?? '', { assetsBase: deps.assetsBase, script }, lang);
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
   });

@@ -30,7 +30,7 @@ export function authenticate(keys: ApiKeysService, cookies: SessionAuthOptions |
       ctx.state.auth = found.auth;
       return next();
     }
-    ctx.state.auth = keys.authenticate(authorization || undefined);
+    ctx.state.auth = await keys.authenticate(authorization || undefined);
     return next();
   };
 }

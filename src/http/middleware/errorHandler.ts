@@ -15,7 +15,7 @@ export function requestIdFor(incoming: string): string {
 
 /**
  * Failures of what Folio depends on, not of the request: the store is unreachable or another
- * process holds SQLite's write lock past the wait (src/db/writeTransaction.ts). The client may
+ * process holds SQLite's write lock past the wait (src/db/sql/sqliteClient.ts). The client may
  * simply retry, so they are a 503 with Retry-After rather than a 500.
  */
 function asUnavailable(err: unknown): AppError | null {

@@ -15,7 +15,7 @@ export function resolveBlog(blogs: BlogsRepo): Middleware<AppState> {
     const header = ctx.get('x-blog-id').trim();
     const blogId = header || grantOf(auth).blogId;
     if (!blogId) throw new BadRequestError('blog not resolved: send X-Blog-Id or use a blog-bound key');
-    const blog = blogs.findOwned(auth.account.id, blogId);
+    const blog = await blogs.findOwned(auth.account.id, blogId);
     if (!blog) throw new NotFoundError('blog not found');
     ctx.state.blog = blog;
     return next();

@@ -43,9 +43,9 @@ export function accountRoutes({ accounts }: { accounts: AccountsService }): Rout
       scope: 'blogs:read',
       status: 200,
       response: accountSchema,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const { account } = authOf(ctx);
-        ctx.body = presentAccount(account, accounts.blogCount(account.id));
+        ctx.body = presentAccount(account, await accounts.blogCount(account.id));
       },
     },
     {

@@ -29,8 +29,8 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       status: 201,
       response: accountKeyCreatedSchema,
       secret: { field: 'key', resource: 'API key' },
-      handler: (ctx) => {
-        const { key, secret } = keys.createAccountKey(authOf(ctx), keyRequestOf(ctx.state.body as CreateKeyBody, ACCOUNT_KEY_NAME));
+      handler: async (ctx) => {
+        const { key, secret } = await keys.createAccountKey(authOf(ctx), keyRequestOf(ctx.state.body as CreateKeyBody, ACCOUNT_KEY_NAME));
         ctx.status = 201;
         ctx.body = presentAccountKeyCreated(key, secret);
       },
@@ -46,8 +46,8 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       scope: 'keys:manage',
       status: 200,
       response: dataListSchema(accountKeyListEntrySchema),
-      handler: (ctx) => {
-        ctx.body = { data: keys.listAccountKeys(authOf(ctx)).map(presentAccountKeyListEntry) };
+      handler: async (ctx) => {
+        ctx.body = { data: (await keys.listAccountKeys(authOf(ctx))).map(presentAccountKeyListEntry) };
       },
     },
     {
@@ -60,8 +60,8 @@ export function accountKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[]
       scope: 'keys:manage',
       status: 200,
       response: deletedSchema,
-      handler: (ctx) => {
-        keys.revokeAccountKey(authOf(ctx), ctx.params.keyId ?? '');
+      handler: async (ctx) => {
+        await keys.revokeAccountKey(authOf(ctx), ctx.params.keyId ?? '');
         ctx.body = { deleted: true };
       },
     },

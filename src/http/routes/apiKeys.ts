@@ -93,8 +93,8 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       status: 201,
       response: keyCreatedSchema,
       secret: { field: 'key', resource: 'API key' },
-      handler: (ctx) => {
-        const { key, secret } = keys.create(authOf(ctx), ctx.params.id ?? '', keyRequestOf(ctx.state.body as CreateKeyBody, 'Default'));
+      handler: async (ctx) => {
+        const { key, secret } = await keys.create(authOf(ctx), ctx.params.id ?? '', keyRequestOf(ctx.state.body as CreateKeyBody, 'Default'));
         ctx.status = 201;
         ctx.body = presentKeyCreated(key, secret);
       },
@@ -110,8 +110,8 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       scope: 'keys:manage',
       status: 200,
       response: dataListSchema(keyListEntrySchema),
-      handler: (ctx) => {
-        ctx.body = { data: keys.list(authOf(ctx), ctx.params.id ?? '').map(presentKeyListEntry) };
+      handler: async (ctx) => {
+        ctx.body = { data: (await keys.list(authOf(ctx), ctx.params.id ?? '')).map(presentKeyListEntry) };
       },
     },
     {
@@ -124,8 +124,8 @@ export function apiKeyRoutes({ keys }: { keys: ApiKeysService }): RouteDef[] {
       scope: 'keys:manage',
       status: 200,
       response: deletedSchema,
-      handler: (ctx) => {
-        keys.revoke(authOf(ctx), ctx.params.id ?? '', ctx.params.keyId ?? '');
+      handler: async (ctx) => {
+        await keys.revoke(authOf(ctx), ctx.params.id ?? '', ctx.params.keyId ?? '');
         ctx.body = { deleted: true };
       },
     },

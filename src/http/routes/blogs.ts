@@ -59,8 +59,8 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       scope: 'blogs:read',
       status: 200,
       response: blogListSchema,
-      handler: (ctx) => {
-        ctx.body = { data: blogs.list(authOf(ctx)).map(presentBlogListEntry) };
+      handler: async (ctx) => {
+        ctx.body = { data: (await blogs.list(authOf(ctx))).map(presentBlogListEntry) };
       },
     },
     {
@@ -74,8 +74,8 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       scope: 'blogs:read',
       status: 200,
       response: blogSchema,
-      handler: (ctx) => {
-        sendWithEtag(ctx, presentBlog(blogs.get(authOf(ctx), ctx.params.id ?? ''), urls));
+      handler: async (ctx) => {
+        sendWithEtag(ctx, presentBlog(await blogs.get(authOf(ctx), ctx.params.id ?? ''), urls));
       },
     },
     {
@@ -138,9 +138,9 @@ export function blogRoutes({ blogs, jobs, urls }: Deps): RouteDef[] {
       scope: 'blogs:read',
       status: 200,
       response: publishingSchema,
-      handler: (ctx) => {
-        const blog = blogs.get(authOf(ctx), ctx.params.id ?? '');
-        ctx.body = presentPublishing(jobs.listOpenForBlog(blog.id));
+      handler: async (ctx) => {
+        const blog = await blogs.get(authOf(ctx), ctx.params.id ?? '');
+        ctx.body = presentPublishing(await jobs.listOpenForBlog(blog.id));
       },
     },
   ];

@@ -26,9 +26,9 @@ export function discoverRoutes({ discovery, urls, limiter }: { discovery: Discov
       query: discoverQuery,
       status: 200,
       response: discoverResponse,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const q = ctx.state.query as DiscoverQuery;
-        const { hits, total } = discovery.search({ q: q.q, tag: q.tag, lang: q.lang, page: q.page, perPage: q.per_page });
+        const { hits, total } = await discovery.search({ q: q.q, tag: q.tag, lang: q.lang, page: q.page, perPage: q.per_page });
         ctx.body = {
           data: hits.map((hit) => ({
             title: hit.title,

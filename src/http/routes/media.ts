@@ -46,10 +46,10 @@ export function mediaRoutes({ media, urls }: { media: MediaService; urls: SiteUr
       query: listMediaQuery,
       status: 200,
       response: mediaListSchema,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const blog = blogOf(ctx);
         const query = ctx.state.query as ListMediaQuery;
-        const { media: items, total } = media.list(blog, query.page, query.per_page);
+        const { media: items, total } = await media.list(blog, query.page, query.per_page);
         ctx.body = { data: items.map((m) => presentMedia(m, urls.origin(blog))), pagination: presentPagination(query.page, query.per_page, total) };
       },
     },
@@ -64,9 +64,9 @@ export function mediaRoutes({ media, urls }: { media: MediaService; urls: SiteUr
       blogScoped: true,
       status: 200,
       response: mediaSchema,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const blog = blogOf(ctx);
-        ctx.body = presentMedia(media.get(blog, ctx.params.id ?? ''), urls.origin(blog));
+        ctx.body = presentMedia(await media.get(blog, ctx.params.id ?? ''), urls.origin(blog));
       },
     },
     {

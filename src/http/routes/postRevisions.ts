@@ -33,9 +33,9 @@ export function postRevisionRoutes({ revisions, urls }: Deps): RouteDef[] {
       query: listRevisionsQuery,
       status: 200,
       response: revisionListSchema,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const q = ctx.state.query as ListRevisionsQuery;
-        const { revisions: page, total } = revisions.list(blogOf(ctx), slugOf(ctx), { page: q.page, perPage: q.per_page });
+        const { revisions: page, total } = await revisions.list(blogOf(ctx), slugOf(ctx), { page: q.page, perPage: q.per_page });
         ctx.body = { data: page.map(presentRevisionSummary), pagination: presentPagination(q.page, q.per_page, total) };
       },
     },
@@ -50,9 +50,9 @@ export function postRevisionRoutes({ revisions, urls }: Deps): RouteDef[] {
       blogScoped: true,
       status: 200,
       response: revisionSchema,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const blog = blogOf(ctx);
-        ctx.body = presentRevision(revisions.get(blog, slugOf(ctx), revisionIdOf(ctx)), urls.origin(blog));
+        ctx.body = presentRevision(await revisions.get(blog, slugOf(ctx), revisionIdOf(ctx)), urls.origin(blog));
       },
     },
     {

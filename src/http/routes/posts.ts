@@ -43,10 +43,10 @@ interface Deps {
  * og_image may name an image of the blog's media by id. Either way the blog's own media are
  * stored without the host (mediaRefs.ts), so a new domain does not break them.
  */
-function ogImageOf(media: MediaService, urls: SiteUrls, blog: BlogWithDomain, value: string | null): string | null {
+async function ogImageOf(media: MediaService, urls: SiteUrls, blog: BlogWithDomain, value: string | null): Promise<string | null> {
   if (value === null) return value;
   if (!MEDIA_ID.test(value)) return toMediaRefs(value, urls.origins(blog));
-  const found = media.find(blog, value);
+  const found = await media.find(blog, value);
   if (!found)
     throw new BadRequestError(`meta.og_image names media "${value}", which this blog does not have`, {
       details: [{ field: 'meta.og_image', message: 'no such media in this blog' }],
@@ -54,7 +54,7 @@ function ogImageOf(media: MediaService, urls: SiteUrls, blog: BlogWithDomain, va
   return `${MEDIA_REF}${originalName(imageOf(found))}`;
 }
 
-function postInput(body: PostBodyInput, ogImage: (value: string | null) => string | null, contentOf: (markdown: string) => string) {
+async function postInput(body: PostBodyInput, ogImage: (value: string | null) => Promise<string | null>, contentOf: (markdown: string) => string) {
   return {
     ...(body.title !== undefined ? { title: body.title } : {}),
     ...(body.content !== undefined ? { contentMd: contentOf(body.content) } : {}),
@@ -62,7 +62,7 @@ function postInput(body: PostBodyInput, ogImage: (value: string | null) => strin
     ...(body.tags !== undefined ? { tags: body.tags } : {}),
     ...(body.status !== undefined ? { status: body.status } : {}),
     ...(body.meta?.description !== undefined ? { metaDescription: body.meta.description } : {}),
-    ...(body.meta?.og_image !== undefined ? { ogImageUrl: ogImage(body.meta.og_image) } : {}),
+    ...(body.meta?.og_image !== undefined ? { ogImageUrl: await ogImage(body.meta.og_image) } : {}),
     ...(body.published_at !== undefined ? { publishedAt: requireTimestamp('published_at', body.published_at) } : {}),
     ...(body.aliases !== undefined ? { aliases: body.aliases } : {}),
   };
@@ -91,7 +91,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       response: postCreatedSchema,
       handler: async (ctx) => {
         const body = ctx.state.body as PostBodyInput & { title: string; content: string };
-        const { metaDescription, ...rest } = postInput(body, ogImage(ctx), contentOf(ctx));
+        const { metaDescription, ...rest } = await postInput(body, ogImage(ctx), contentOf(ctx));
         const post = await posts.create(blogOf(ctx), {
           ...rest,
           title: body.title,
@@ -117,9 +117,9 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       query: listPostsQuery,
       status: 200,
       response: postListSchema,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const q = ctx.state.query as ListPostsQuery;
-        const { posts: page, total } = posts.list(blogOf(ctx), {
+        const { posts: page, total } = await posts.list(blogOf(ctx), {
           ...(q.status ? { status: q.status } : {}),
           ...(q.tag !== undefined ? { tag: q.tag } : {}),
           page: q.page,
@@ -143,20 +143,20 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
       blogScoped: true,
       status: 200,
       response: postSchema,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const blog = blogOf(ctx);
         const slug = slugOf(ctx);
         // The answer names media on the blog's current origin (a custom domain changes it), and
         // so does its tag, which keys the answer cache.
         const origin = urls.origin(blog);
-        const version = posts.version(blog, slug);
+        const version = await posts.version(blog, slug);
         const versionTag = etagOfPost(version, origin);
         const cached = answers.get(versionTag);
         if (cached !== undefined) return sendJson(ctx, cached, versionTag);
-        const post = posts.get(blog, slug);
+        const post = await posts.get(blog, slug);
         // Changed between the two reads: the answer names what was read.
         const etag = post.id === version.id && post.revision === version.revision ? versionTag : etagOfPost(post, origin);
-        const json = JSON.stringify(presentPost(post, origin, posts.aliasesOf(post)));
+        const json = JSON.stringify(presentPost(post, origin, await posts.aliasesOf(post)));
         answers.set(etag, json);
         sendJson(ctx, json, etag);
       },
@@ -180,7 +180,7 @@ export function postRoutes({ posts, transitions, urls, media }: Deps): RouteDef[
           blogOf(ctx),
           slugOf(ctx),
           // The key of the request: its edits coalesce into one revision (services/revisionRecord.ts).
-          { ...postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx)), source: { keyId: actorOf(authOf(ctx)) } },
+          { ...(await postInput(ctx.state.body as PostBodyInput, ogImage(ctx), contentOf(ctx))), source: { keyId: actorOf(authOf(ctx)) } },
           ifMatch(ctx, tagOf(ctx)),
         );
         ctx.body = presentPostUpdated(post);

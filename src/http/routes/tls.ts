@@ -17,7 +17,7 @@ const allowedQuery = {
  * hosts Folio serves get one, so a stranger's SNI cannot make the server request certificates
  * for names it does not own. No key (Caddy has none), one indexed lookup, limited per address.
  */
-export function tlsRoutes({ blogForHost }: { blogForHost: (host: string) => HostBlog }): RouteDef[] {
+export function tlsRoutes({ blogForHost }: { blogForHost: (host: string) => Promise<HostBlog> }): RouteDef[] {
   return [
     {
       method: 'GET',
@@ -31,9 +31,9 @@ export function tlsRoutes({ blogForHost }: { blogForHost: (host: string) => Host
       query: allowedQuery,
       status: 200,
       response: { type: 'object', required: ['domain', 'allowed'], properties: { domain: { type: 'string' }, allowed: { const: true } } },
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const domain = (ctx.state.query as { domain: string }).domain.toLowerCase().replace(/\.$/, '');
-        if (typeof blogForHost(domain) !== 'string') throw new NotFoundError(`${domain} is neither a blog of this Folio nor an active custom domain`);
+        if (typeof (await blogForHost(domain)) !== 'string') throw new NotFoundError(`${domain} is neither a blog of this Folio nor an active custom domain`);
         ctx.body = { domain, allowed: true };
       },
     },

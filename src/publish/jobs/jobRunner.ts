@@ -52,7 +52,7 @@ export class JobRunner {
   /** Runs the given jobs now. Never throws: a failure is recorded and retried later. */
   async runNow(ids: readonly number[]): Promise<void> {
     for (const id of ids) {
-      const job = this.deps.jobs.findById(id);
+      const job = await this.deps.jobs.findById(id);
       if (job && job.status === 'pending') await this.enqueue(job);
     }
   }
@@ -69,7 +69,7 @@ export class JobRunner {
 
   /** The background tick: retries jobs whose backoff has passed. Returns how many ran. */
   async runDue(limit = 100): Promise<number> {
-    const due = this.deps.jobs.listDue(this.deps.clock.now().toISOString(), limit).filter((job) => !this.inFlight.has(job.id));
+    const due = (await this.deps.jobs.listDue(this.deps.clock.now().toISOString(), limit)).filter((job) => !this.inFlight.has(job.id));
     await Promise.all(due.map((job) => this.enqueue(job)));
     return due.length;
   }
@@ -89,10 +89,10 @@ export class JobRunner {
     const { jobs, clock, logger, metrics } = this.deps;
     const ranInBatch = this.ranInBatch.delete(job.id);
     // Another runner (or an earlier retry) may have finished it while this one waited its turn.
-    const current = jobs.findById(job.id);
+    const current = await jobs.findById(job.id);
     // A batch that failed tried it since it was queued: its error is recorded, the tick retries it.
     if (current?.status !== 'pending' || ranInBatch) return;
-    const batch = this.batchFrom(current);
+    const batch = await this.batchFrom(current);
     const started = Date.now();
     let failure: unknown = null;
     try {
@@ -107,7 +107,7 @@ export class JobRunner {
     for (const member of batch) metrics?.observeJob(member.kind, failure === null ? 'done' : 'failed', (Date.now() - started) / 1000);
     try {
       if (failure === null) {
-        jobs.markAllDone(
+        await jobs.markAllDone(
           batch.map((member) => member.id),
           clock.now().toISOString(),
         );
@@ -118,7 +118,7 @@ export class JobRunner {
       const now = clock.now();
       for (const member of batch) {
         const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(member.attempts, 16));
-        jobs.markAttemptFailed(member.id, message, new Date(now.getTime() + delay).toISOString(), now.toISOString(), false);
+        await jobs.markAttemptFailed(member.id, message, new Date(now.getTime() + delay).toISOString(), now.toISOString(), false);
       }
       logger.warn(
         { job: job.id, jobs: batch.length, kind: job.kind, blog: job.blogSlug, attempt: current.attempts + 1, err: message },
@@ -136,11 +136,11 @@ export class JobRunner {
    * (up to MAX_BATCH; a job of another kind ends the run, so kinds keep their order). The ones
    * queued here behind it are marked so their turn does not run them again.
    */
-  private batchFrom(job: PublishJob): PublishJob[] {
+  private async batchFrom(job: PublishJob): Promise<PublishJob[]> {
     const { batch } = this.deps;
     if (!batch?.folds(job.kind)) return [job];
     const run: PublishJob[] = [];
-    for (const pending of this.deps.jobs.pendingFrom(job.blogId, job.id, batch.max ?? MAX_BATCH)) {
+    for (const pending of await this.deps.jobs.pendingFrom(job.blogId, job.id, batch.max ?? MAX_BATCH)) {
       if (!batch.folds(pending.kind)) break;
       run.push(pending);
     }

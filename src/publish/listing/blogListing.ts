@@ -26,7 +26,10 @@ export interface Listing {
   prefetch(lists: readonly (readonly SitePostSummary[])[]): void;
 }
 
-/** What a listing reads summaries from when a restored post's fields are first needed (SiteRepo). */
+/**
+ * What a listing reads summaries from when a restored post's fields are first needed, in the
+ * middle of a render: synchronously, so only SQLite provides it (db/summaryReader.ts).
+ */
 export interface SummaryReader {
   /** Up to `limit` published summaries from `from` on (inclusive), oldest first. */
   publishedSummariesFrom(blogId: string, from: Ordered, limit: number): SitePostSummary[];
@@ -82,7 +85,8 @@ export class BlogListing implements Listing, SummaryFiller {
   constructor(
     public seq: number,
     private readonly blogId: string,
-    private readonly reader: SummaryReader,
+    /** Only a restored listing reads: its posts' summaries, when first needed. */
+    private readonly reader: SummaryReader | null = null,
   ) {}
 
   /** A listing restored from a snapshot (listingSnapshot.ts); null when its bytes do not decode. */
@@ -193,14 +197,14 @@ export class BlogListing implements Listing, SummaryFiller {
       while (from > 0 && at - from < back && !read(from - 1)) from--;
       let to = at + 1;
       while (to < posts.length && to - from < FILL_RUN && !read(to)) to++;
-      const rows = this.reader.publishedSummariesFrom(this.blogId, posts[from]!, to - from);
+      const rows = this.reader!.publishedSummariesFrom(this.blogId, posts[from]!, to - from);
       for (let k = 0; k < rows.length; k++) {
         const listed = posts[from + k];
         if (listed?.id !== rows[k]!.id) break;
         if (listed instanceof LazySummary) listed.provide(rows[k]!);
       }
     }
-    if (!post.loaded) post.provide(this.reader.summaryOfAnyStatus(post.id) ?? gone(post));
+    if (!post.loaded) post.provide(this.reader!.summaryOfAnyStatus(post.id) ?? gone(post));
   }
 
   /**
@@ -212,7 +216,7 @@ export class BlogListing implements Listing, SummaryFiller {
     for (const list of lists) for (const post of list) if (post instanceof LazySummary && !post.loaded) unread.set(post.id, post);
     const posts = [...unread.values()];
     for (let at = 0; at < posts.length; at += PREFETCH_BATCH) {
-      for (const row of this.reader.publishedSummariesAt(this.blogId, posts.slice(at, at + PREFETCH_BATCH))) unread.get(row.id)?.provide(row);
+      for (const row of this.reader!.publishedSummariesAt(this.blogId, posts.slice(at, at + PREFETCH_BATCH))) unread.get(row.id)?.provide(row);
     }
   }
 

@@ -24,13 +24,13 @@ import { encodeListing } from './listingSnapshot.js';
 export type { Listing };
 
 /** What the cache reads; SiteRepo provides it. */
-export interface ListingSource extends SummaryReader {
-  publishedSummariesAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): SitePostSummary[];
-  publishedSummary(postId: string): SitePostSummary | null;
-  latestChange(): number;
-  oldestChange(): number | null;
-  changesSince(blogId: string, seq: number): { seq: number; postId: string }[];
-  pruneChanges(belowSeq: number): void;
+export interface ListingSource {
+  publishedSummariesAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): Promise<SitePostSummary[]>;
+  publishedSummary(postId: string): Promise<SitePostSummary | null>;
+  latestChange(): Promise<number>;
+  oldestChange(): Promise<number | null>;
+  changesSince(blogId: string, seq: number): Promise<{ seq: number; postId: string }[]>;
+  pruneChanges(belowSeq: number): Promise<void>;
 }
 
 /** Where snapshots are kept (ListingSnapshotsRepo). */
@@ -49,6 +49,11 @@ export interface ListingCacheOptions {
   loadPage?: number;
   /** Saved listings; without it every blog's first use reads its rows. */
   snapshots?: SnapshotStore;
+  /**
+   * What a restored listing reads its posts' summaries from when a page first needs them. Without
+   * it (PostgreSQL cannot answer synchronously) snapshots are saved but never restored.
+   */
+  lazy?: SummaryReader;
 }
 
 const LOAD_PAGE = 2000;
@@ -63,6 +68,9 @@ export class ListingCache {
   private readonly keepChanges: number;
   private readonly loadPage: number;
   private readonly snapshots: SnapshotStore | undefined;
+  private readonly lazy: SummaryReader | undefined;
+  /** Each blog's last use, so that one blog's uses replay its log one after the other. */
+  private readonly turns = new Map<string, Promise<unknown>>();
   private uses = 0;
 
   constructor(
@@ -73,20 +81,35 @@ export class ListingCache {
     this.keepChanges = options.keepChanges ?? 50_000;
     this.loadPage = options.loadPage ?? LOAD_PAGE;
     this.snapshots = options.snapshots;
+    this.lazy = options.lazy;
   }
 
   /** The blog's published posts as the database holds them now. */
-  async get(blogId: string): Promise<Listing> {
+  get(blogId: string): Promise<Listing> {
+    const before = this.turns.get(blogId) ?? Promise.resolve();
+    const use = before.then(
+      () => this.use(blogId),
+      () => this.use(blogId),
+    );
+    this.turns.set(blogId, use);
+    const forget = () => {
+      if (this.turns.get(blogId) === use) this.turns.delete(blogId);
+    };
+    use.then(forget, forget);
+    return use;
+  }
+
+  private async use(blogId: string): Promise<Listing> {
     const { source } = this;
     let entry = this.entries.get(blogId);
-    if (!entry || !this.reaches(entry.seq)) {
+    if (!entry || !(await this.reaches(entry.seq))) {
       entry = await this.load(blogId);
     }
+    await this.replay(blogId, entry);
     this.entries.delete(blogId);
-    this.replay(blogId, entry);
     this.entries.set(blogId, entry);
     this.evict(blogId);
-    if (++this.uses % 256 === 0) source.pruneChanges(source.latestChange() - this.keepChanges);
+    if (++this.uses % 256 === 0) await source.pruneChanges((await source.latestChange()) - this.keepChanges);
     return entry;
   }
 
@@ -138,8 +161,8 @@ export class ListingCache {
   }
 
   /** Whether the change log still holds every change after `seq`. */
-  private reaches(seq: number): boolean {
-    const oldest = this.source.oldestChange();
+  private async reaches(seq: number): Promise<boolean> {
+    const oldest = await this.source.oldestChange();
     return oldest === null || seq >= oldest - 1;
   }
 
@@ -149,18 +172,19 @@ export class ListingCache {
 
   /** The blog's saved listing when the log reaches back to it and replaying it is cheap. */
   private async restore(blogId: string): Promise<BlogListing | null> {
+    if (!this.lazy) return null;
     const saved = await this.snapshots?.get(blogId);
-    if (!saved || !this.reaches(saved.seq)) return null;
-    if (this.source.changesSince(blogId, saved.seq).length > MAX_REPLAY) return null;
-    return BlogListing.restore(saved.seq, blogId, this.source, saved.data);
+    if (!saved || !(await this.reaches(saved.seq))) return null;
+    if ((await this.source.changesSince(blogId, saved.seq)).length > MAX_REPLAY) return null;
+    return BlogListing.restore(saved.seq, blogId, this.lazy, saved.data);
   }
 
   private async readAll(blogId: string): Promise<BlogListing> {
     // The log's end before the first page: whatever is committed later is replayed.
-    const listing = new BlogListing(this.source.latestChange(), blogId, this.source);
+    const listing = new BlogListing(await this.source.latestChange(), blogId);
     let after: { publishedAt: string; id: string } | null = null;
     for (;;) {
-      const page = this.source.publishedSummariesAfter(blogId, after, this.loadPage);
+      const page = await this.source.publishedSummariesAfter(blogId, after, this.loadPage);
       listing.addPage(page);
       if (page.length < this.loadPage) break;
       const last = page[page.length - 1]!;
@@ -171,14 +195,16 @@ export class ListingCache {
   }
 
   /** Brings the entry up to date with the change log. */
-  private replay(blogId: string, entry: BlogListing): void {
+  private async replay(blogId: string, entry: BlogListing): Promise<void> {
     const { source } = this;
     // Read the log's end first: a change committed after it is replayed next time.
-    const latest = source.latestChange();
-    const changes = source.changesSince(blogId, entry.seq);
+    const latest = await source.latestChange();
+    const changes = await source.changesSince(blogId, entry.seq);
+    const postIds = [...new Set(changes.map((change) => change.postId))];
+    const now = await Promise.all(postIds.map((postId) => source.publishedSummary(postId)));
     entry.titleCountsBefore = entry.fresh ? null : { ...entry.titleCounts };
     entry.fresh = false;
-    for (const postId of new Set(changes.map((change) => change.postId))) entry.apply(postId, source.publishedSummary(postId));
+    for (const [i, postId] of postIds.entries()) entry.apply(postId, now[i]!);
     entry.seq = Math.max(latest, changes[changes.length - 1]?.seq ?? 0);
   }
 

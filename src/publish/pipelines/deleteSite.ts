@@ -34,16 +34,16 @@ export class SiteDeletion {
     await this.deps.listings.forget(job.blogId);
     // Only blogs deleted before slugs were reserved can have a successor already; its objects
     // are not ours to delete.
-    const successor = blogs.findBySlug(job.blogSlug);
+    const successor = await blogs.findBySlug(job.blogSlug);
     if (successor && successor.id !== job.blogId) {
       logger.warn({ blog: job.blogSlug }, 'slug reused before the old site was deleted; leaving objects to the new blog');
       await hashes.clear(job.blogId);
-      blogs.releaseSlug(job.blogSlug, job.blogId);
+      await blogs.releaseSlug(job.blogSlug, job.blogId);
       return;
     }
     const prefix = `${job.blogSlug}/`;
     await indexes.drop(job.blogSlug);
-    indexes.dropDiscovery(job.blogId);
+    await indexes.dropDiscovery(job.blogId);
     // load: what the edge may still hold, the objects listed now and, on a retry after they were
     // deleted, every object the blog was known to have (its hashes stay until the purge is done)
     const listed = await store.list(prefix);
@@ -57,6 +57,6 @@ export class SiteDeletion {
     // purge: readers of the edge stop seeing it before a new blog may take the slug
     await purge.everything({ slug: job.blogSlug }, known, job.payload.hostname ? [job.payload.hostname] : []);
     await hashes.clear(job.blogId);
-    blogs.releaseSlug(job.blogSlug, job.blogId);
+    await blogs.releaseSlug(job.blogSlug, job.blogId);
   }
 }

@@ -24,7 +24,7 @@ export interface PostCardsDeps {
   purge: CdnSync;
   logger: Logger;
   /** Records a `site_cards` job of the blog (pipelines/drawSiteCards.ts), for a draw that failed. */
-  queueCards: (blog: BlogWithDomain) => void;
+  queueCards: (blog: BlogWithDomain) => Promise<void>;
 }
 
 export class PostCards {
@@ -47,10 +47,11 @@ export class PostCards {
         });
         await purge.changed(blog, { attempt: 1, changedKeys, allKeys: changedKeys });
       })
-      .catch((err: unknown) => {
+      .catch(async (err: unknown) => {
         logger.warn({ err, blog: blog.slug }, 'social cards not drawn; a site_cards job will draw them');
-        this.deps.queueCards(blog);
-      });
+        await this.deps.queueCards(blog);
+      })
+      .catch((err: unknown) => logger.warn({ err, blog: blog.slug }, 'site_cards job not recorded; the next full render queues it again'));
   }
 
   idle(): Promise<void> {

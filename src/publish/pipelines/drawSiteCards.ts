@@ -22,7 +22,7 @@ export interface SiteCardsDeps {
   fullSite: Pick<FullSite, 'drawMissingCards'>;
   purge: CdnSync;
   /** Records the next `site_cards` job of the blog (none when one is pending besides `running`). */
-  queueCards: (blog: BlogWithDomain, running?: number) => void;
+  queueCards: (blog: BlogWithDomain, running?: number) => Promise<void>;
 }
 
 export class SiteCards {
@@ -30,12 +30,12 @@ export class SiteCards {
 
   async run(job: PublishJob): Promise<void> {
     const { blogs, accounts, fullSite, purge } = this.deps;
-    const blog = blogs.findById(job.blogId);
+    const blog = await blogs.findById(job.blogId);
     if (!blog) return;
     // draw, write
-    const { changedKeys, left } = await fullSite.drawMissingCards(blog, planOf(accounts, blog), CARDS_PER_JOB);
+    const { changedKeys, left } = await fullSite.drawMissingCards(blog, await planOf(accounts, blog), CARDS_PER_JOB);
     // purge
     await purge.changed(blog, { attempt: job.attempts, changedKeys, allKeys: changedKeys });
-    if (left > 0) this.deps.queueCards(blog, job.id);
+    if (left > 0) await this.deps.queueCards(blog, job.id);
   }
 }

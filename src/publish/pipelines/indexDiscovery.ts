@@ -16,7 +16,7 @@ export class DiscoveryRefill {
   constructor(private readonly deps: DiscoveryRefillDeps) {}
 
   async run(job: PublishJob): Promise<void> {
-    const blog = this.deps.blogs.findById(job.blogId);
+    const blog = await this.deps.blogs.findById(job.blogId);
     // Deleted since: its site_delete job removes the entries.
     if (!blog) return;
     await this.deps.indexes.refillDiscovery(blog);

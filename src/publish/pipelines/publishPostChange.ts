@@ -31,7 +31,7 @@ export interface PostChangePipelineDeps {
   purge: CdnSync;
   indexes: Pick<SearchIndexes, 'postsChanged'>;
   /** How many of the blog's post jobs are pending: changes the store may not show yet. */
-  unpublishedChanges: (blogId: string) => number;
+  unpublishedChanges: (blogId: string) => Promise<number>;
   /** Draws the social cards the change's pages name, after them (pipelines/drawPostCards.ts). */
   drawCardsSoon: (blog: BlogWithDomain, drawings: readonly CardDrawing[]) => void;
   /** Renders and writes the whole blog (pipelines/rebuildSite.ts), for changes that move it all. */
@@ -64,7 +64,7 @@ export class PostChangePipeline {
     const { blogs, site, load, store, hashes, purge } = this.deps;
     const first = jobs[0];
     if (!first) return;
-    const blog = blogs.findById(first.blogId);
+    const blog = await blogs.findById(first.blogId);
     if (!blog) return; // deleted since: its site_delete job removes everything
     const changes = jobs.map((job) => {
       if (!job.payload.postId) throw new Error(`job ${job.id} has no postId`);
@@ -76,11 +76,13 @@ export class PostChangePipeline {
     this.published.add(blog.id);
     // A live post given another date (published_at) moves in every list, month and feed: the
     // whole blog is rendered again, which also deletes the objects the change left stale.
-    const redated = changes.some(({ postId, payload }) => {
-      if (!payload.wasLive || !payload.previousPublishedAt) return false;
-      const live = livePost(site, postId);
-      return live !== null && live.publishedAt !== payload.previousPublishedAt;
-    });
+    let redated = false;
+    for (const { postId, payload } of changes) {
+      if (!payload.wasLive || !payload.previousPublishedAt) continue;
+      const live = await livePost(site, postId);
+      redated = live !== null && live.publishedAt !== payload.previousPublishedAt;
+      if (redated) break;
+    }
     if (redated) return this.wholeBlog(blog, postIds, attempt);
 
     // load
@@ -109,11 +111,9 @@ export class PostChangePipeline {
   /** The whole blog rendered again, then the posts indexed as they are now. */
   private async wholeBlog(blog: BlogWithDomain, postIds: readonly string[], attempt: number): Promise<void> {
     await this.deps.rebuild(blog);
-    await this.index(
-      blog,
-      postIds.map((postId) => ({ postId, live: livePost(this.deps.site, postId) })),
-      attempt,
-    );
+    const posts: { postId: string; live: SitePost | null }[] = [];
+    for (const postId of postIds) posts.push({ postId, live: await livePost(this.deps.site, postId) });
+    await this.index(blog, posts, attempt);
   }
 
   private async index(blog: BlogWithDomain, posts: readonly { postId: string; live: SitePost | null }[], attempt: number): Promise<void> {

@@ -45,7 +45,7 @@ export interface SiteRebuildDeps {
   /** Rebuilds both search indexes (pipelines/reindexBlog.ts). */
   reindex: (blog: BlogWithDomain) => Promise<number>;
   /** Records a `site_cards` job for the cards the render left to draw (pipelines/drawSiteCards.ts). */
-  queueCards: (blog: BlogWithDomain) => void;
+  queueCards: (blog: BlogWithDomain) => Promise<void>;
 }
 
 export class SiteRebuild {
@@ -54,7 +54,7 @@ export class SiteRebuild {
   /** The `site` job. */
   async run(job: PublishJob): Promise<void> {
     const { blogs, indexes, purge, domains } = this.deps;
-    const blog = blogs.findById(job.blogId);
+    const blog = await blogs.findById(job.blogId);
     if (!blog) return;
     const old = job.payload.hostname;
     const formerHost = old && !(blog.customDomain === old && blog.domainActive) ? old : null;
@@ -74,10 +74,10 @@ export class SiteRebuild {
   /** Re-renders every object of the blog, a chunk at a time, so memory follows the chunk, not the blog. */
   async rebuild(blog: BlogWithDomain, options: RebuildOptions = {}): Promise<WriteResult> {
     const { jobs, accounts, fullSite, domains, purge } = this.deps;
-    const since = jobs.latestId();
+    const since = await jobs.latestId();
     // load, render, write
-    const { result, keys, cardsLeft } = await fullSite.write(blog, planOf(accounts, blog), options);
-    if (cardsLeft > 0) this.deps.queueCards(blog);
+    const { result, keys, cardsLeft } = await fullSite.write(blog, await planOf(accounts, blog), options);
+    if (cardsLeft > 0) await this.deps.queueCards(blog);
     await domains.write(blog);
     // purge
     await purge.everything(blog, keys, options.formerHostnames);
@@ -93,8 +93,8 @@ export class SiteRebuild {
    * make them again, only an upload or a restore).
    */
   async verify(blog: BlogWithDomain): Promise<VerifyReport> {
-    const report = await this.deps.fullSite.verify(blog, planOf(this.deps.accounts, blog));
-    const media = await verifyMedia(this.deps.store, blog.slug, this.deps.media.allOfBlog(blog.id));
+    const report = await this.deps.fullSite.verify(blog, await planOf(this.deps.accounts, blog));
+    const media = await verifyMedia(this.deps.store, blog.slug, await this.deps.media.allOfBlog(blog.id));
     return {
       ...report,
       checked: report.checked + media.keys.length,
@@ -113,6 +113,6 @@ export class SiteRebuild {
    * behind its full render and run next anyway.
    */
   private async catchUp(blog: BlogWithDomain, since: number): Promise<void> {
-    for (const job of this.deps.jobs.postJobsSince(blog.id, since)) await this.deps.runPostJob(job);
+    for (const job of await this.deps.jobs.postJobsSince(blog.id, since)) await this.deps.runPostJob(job);
   }
 }

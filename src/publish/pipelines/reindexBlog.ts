@@ -29,7 +29,7 @@ export class BlogReindex {
   reindex(blog: BlogWithDomain): Promise<number> {
     return this.deps.slots.run(async () => {
       // Changes committed from here on are applied again once the new indexes are in place.
-      const since = this.deps.site.latestChange();
+      const since = await this.deps.site.latestChange();
       const { count, changedKeys } = await this.deps.indexes.rebuild(blog);
       await this.deps.purge.changed(blog, { attempt: 0, changedKeys, allKeys: changedKeys });
       await this.catchUp(blog, since);
@@ -45,7 +45,7 @@ export class BlogReindex {
    * own jobs wait behind its reindex.
    */
   private async catchUp(blog: BlogWithDomain, since: number): Promise<void> {
-    for (const { postId, live } of postsChangedSince(this.deps.site, blog, since)) await this.index(blog, postId, live);
+    for (const { postId, live } of await postsChangedSince(this.deps.site, blog, since)) await this.index(blog, postId, live);
   }
 
   private async index(blog: BlogWithDomain, postId: string, live: SitePost | null): Promise<void> {

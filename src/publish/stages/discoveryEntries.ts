@@ -32,9 +32,9 @@ export class DiscoveryEntries {
   constructor(private readonly deps: DiscoveryEntriesDeps) {}
 
   /** A post was published or edited (`doc` made from `live`), or left the site. */
-  postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null, doc: SearchDocument | null): void {
-    if (blog.discoverable && live && doc) this.deps.discovery.upsert([entryOf(blog, live, doc)]);
-    else this.deps.discovery.remove([postId]);
+  async postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null, doc: SearchDocument | null): Promise<void> {
+    if (blog.discoverable && live && doc) await this.deps.discovery.upsert([entryOf(blog, live, doc)]);
+    else await this.deps.discovery.remove([postId]);
   }
 
   /**
@@ -45,7 +45,7 @@ export class DiscoveryEntries {
    */
   async refill(blog: BlogWithDomain): Promise<number> {
     if (!blog.discoverable) {
-      this.deps.discovery.prune(blog.id, new Set());
+      await this.deps.discovery.prune(blog.id, new Set());
       return 0;
     }
     const ids = await this.deps.documents.ids(blog);
@@ -53,13 +53,13 @@ export class DiscoveryEntries {
     let entries: DiscoveryDocument[] = [];
     let chars = 0;
     const flush = async (): Promise<void> => {
-      this.deps.discovery.upsert(entries);
+      await this.deps.discovery.upsert(entries);
       entries = [];
       chars = 0;
       await yieldToLoop();
     };
     for (let start = 0; start < ids.length; start += READ_CHUNK) {
-      for (const post of this.deps.site.publishedByIds(ids.slice(start, start + READ_CHUNK))) {
+      for (const post of await this.deps.site.publishedByIds(ids.slice(start, start + READ_CHUNK))) {
         const entry = entryOf(blog, post, await this.deps.documents.of(blog, post));
         entries.push(entry);
         kept.add(post.id);
@@ -68,13 +68,13 @@ export class DiscoveryEntries {
       }
       if (entries.length > 0) await flush();
     }
-    this.deps.discovery.prune(blog.id, kept);
+    await this.deps.discovery.prune(blog.id, kept);
     return kept.size;
   }
 
   /** A deleted blog's entries (its `site_delete` job). */
-  drop(blogId: string): void {
-    this.deps.discovery.prune(blogId, new Set());
+  async drop(blogId: string): Promise<void> {
+    await this.deps.discovery.prune(blogId, new Set());
   }
 }
 

@@ -26,7 +26,7 @@ export class DomainEntries {
     const entry = await this.deps.store.get(key);
     if (entry && entry.body.toString('utf8').trim() !== blogSlug) return;
     if (entry) await this.deps.store.delete(key);
-    const holder = this.deps.blogs.findByActiveDomain(hostname);
+    const holder = await this.deps.blogs.findByActiveDomain(hostname);
     if (holder) await this.write(holder);
   }
 }

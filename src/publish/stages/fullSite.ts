@@ -248,8 +248,8 @@ export class FullSite {
     return {
       ctx,
       posts,
-      newest: site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost),
-      redirects: site.redirects(blog.id),
+      newest: (await site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES)).map(toSitePost),
+      redirects: await site.redirects(blog.id),
     };
   }
 
@@ -265,7 +265,7 @@ export class FullSite {
     const bodies: ChunkPost[] = [];
     for (let start = 0; start < ids.length; start += BODIES_PER_READ) {
       if (start > 0) await yieldToLoop();
-      for (const row of this.deps.site.publishedEncodedByIds(ids.slice(start, start + BODIES_PER_READ))) bodies.push(chunkPost(row));
+      for (const row of await this.deps.site.publishedEncodedByIds(ids.slice(start, start + BODIES_PER_READ))) bodies.push(chunkPost(row));
     }
     return bodies;
   };

@@ -76,11 +76,11 @@ export class PostChangeLoader {
   async loadBatch(
     blog: BlogWithDomain,
     changes: readonly ChangeToLoad[],
-    unpublished: () => number,
+    unpublished: () => Promise<number>,
   ): Promise<{ state: LoadedBlogState; changes: LoadedPostChange[] } | typeof LANGUAGE_TIPPED> {
     const state = await this.loadBlog(blog);
     if (state === LANGUAGE_TIPPED) return state;
-    const unpublishedChanges = Math.max(changes.length, unpublished());
+    const unpublishedChanges = Math.max(changes.length, await unpublished());
     const loaded: LoadedPostChange[] = [];
     for (const change of changes) {
       const one = await this.loadChange(state, change);
@@ -93,9 +93,9 @@ export class PostChangeLoader {
   private async loadBlog(blog: BlogWithDomain): Promise<LoadedBlogState | typeof LANGUAGE_TIPPED> {
     const { site, theme, cache } = this.deps;
     const listing = await this.deps.listings.get(blog.id);
-    const siteBlog = toSiteBlog(blog, planOf(this.deps.accounts, blog), this.deps.urls, this.deps.socialCards);
+    const siteBlog = toSiteBlog(blog, await planOf(this.deps.accounts, blog), this.deps.urls, this.deps.socialCards);
     if (listing.titleCountsBefore && blogLanguage(siteBlog, listing.titleCountsBefore) !== blogLanguage(siteBlog, listing.titleCounts)) return LANGUAGE_TIPPED;
-    const newest = site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES).map(toSitePost);
+    const newest = (await site.newestPublished(blog.id, FEED_SIZE, FEED_ITEM_MAX_HTML_BYTES)).map(toSitePost);
     const ctx = createRenderContext({ theme, blog: siteBlog, titleCounts: listing.titleCounts, cache });
     return { blog, listing, ctx, newest };
   }
@@ -105,13 +105,13 @@ export class PostChangeLoader {
     const { blog, listing, ctx, newest } = state;
     const summaries = listing.posts;
     // The post's own Markdown renders its twin; its neighbours' pages need only their HTML.
-    const row = site.postWithSource(postId);
+    const row = await site.postWithSource(postId);
     const live = row && row.status === 'published' ? toSitePost(row) : null;
     // Rows of large posts are slow to read: the event loop gets a turn after each.
     await yieldToLoop();
     const neighbours = new Map<string, SitePost>();
     const addNeighbour = async (neighbour: { id: string } | undefined): Promise<void> => {
-      const full = neighbour ? site.post(neighbour.id) : null;
+      const full = neighbour ? await site.post(neighbour.id) : null;
       if (full && full.status === 'published') neighbours.set(full.id, toSitePost(full));
       await yieldToLoop();
     };
@@ -126,7 +126,7 @@ export class PostChangeLoader {
       const around = after >= summaries.length ? [summaries[summaries.length - 1]] : [summaries[after - 1], summaries[after]];
       for (const neighbour of around) await addNeighbour(neighbour);
     }
-    const redirects = live ? site.redirectsOfPost(live.id) : [];
+    const redirects = live ? await site.redirectsOfPost(live.id) : [];
     const previousSlug = payload.previousSlug ?? (live ? undefined : row?.slug);
     const input: PostChangeInput = {
       ctx,
@@ -144,7 +144,7 @@ export class PostChangeLoader {
       postId,
       redirectsToPost: redirects,
       // A post that left the site takes its old addresses with it.
-      removedRedirects: [...(payload.removedRedirects ?? []), ...(live ? [] : site.redirectsOfPost(postId))],
+      removedRedirects: [...(payload.removedRedirects ?? []), ...(live ? [] : await site.redirectsOfPost(postId))],
       storedCards: await this.storedCards(blog, postId, live?.slug, previousSlug, summaries),
     };
     return { input, live };

@@ -43,8 +43,8 @@ export function toSitePost(post: Post): SitePost {
 }
 
 /** The post as the site shows it now, or null when it is not published. */
-export function livePost(site: Pick<SiteRepo, 'post'>, postId: string): SitePost | null {
-  const row = site.post(postId);
+export async function livePost(site: Pick<SiteRepo, 'post'>, postId: string): Promise<SitePost | null> {
+  const row = await site.post(postId);
   return row && row.status === 'published' ? toSitePost(row) : null;
 }
 
@@ -52,20 +52,20 @@ export function livePost(site: Pick<SiteRepo, 'post'>, postId: string): SitePost
  * The owning account's plan as the database holds it now: read at every render, since which
  * theme keys reach the pages depends on it. A blog cannot outlive its account.
  */
-export function planOf(accounts: Pick<AccountsRepo, 'findById'>, blog: BlogWithDomain): Plan {
-  const account = accounts.findById(blog.accountId);
+export async function planOf(accounts: Pick<AccountsRepo, 'findById'>, blog: BlogWithDomain): Promise<Plan> {
+  const account = await accounts.findById(blog.accountId);
   if (!account) throw new Error(`blog ${blog.id} has no account ${blog.accountId}`);
   return account.plan;
 }
 
 /** The blog's posts changed since `since` (the post_changes log), each as the site shows it now. */
-export function postsChangedSince(
+export async function postsChangedSince(
   site: Pick<SiteRepo, 'changesSince' | 'publishedByIds'>,
   blog: BlogWithDomain,
   since: number,
-): { postId: string; live: SitePost | null }[] {
-  const changed = new Set(site.changesSince(blog.id, since).map((change) => change.postId));
-  const live = new Map(site.publishedByIds([...changed]).map((row) => [row.id, row]));
+): Promise<{ postId: string; live: SitePost | null }[]> {
+  const changed = new Set((await site.changesSince(blog.id, since)).map((change) => change.postId));
+  const live = new Map((await site.publishedByIds([...changed])).map((row) => [row.id, row]));
   return [...changed].map((postId) => {
     const row = live.get(postId);
     return { postId, live: row && row.blogId === blog.id ? toSitePost(row) : null };

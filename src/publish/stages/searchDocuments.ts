@@ -49,7 +49,7 @@ export class SearchDocuments {
     const ids: string[] = [];
     let after: { publishedAt: string; id: string } | null = null;
     for (;;) {
-      const page = this.deps.site.publishedIdsAfter(blog.id, after, ID_PAGE);
+      const page = await this.deps.site.publishedIdsAfter(blog.id, after, ID_PAGE);
       for (const row of page) ids.push(row.id);
       if (page.length < ID_PAGE) return ids;
       after = page[page.length - 1]!;
@@ -65,7 +65,7 @@ export class SearchDocuments {
     const docs = new Map<string, SearchDocument>();
     const slice = new TimeSlice(SLICE_MS);
     for (let start = 0; start < ids.length; start += READ_PAGE) {
-      for (const post of this.deps.site.publishedByIds(ids.slice(start, start + READ_PAGE))) {
+      for (const post of await this.deps.site.publishedByIds(ids.slice(start, start + READ_PAGE))) {
         docs.set(post.id, await this.of(blog, post));
         // Text of posts under the worker threshold is made in place, so the event loop gets a
         // turn between posts, not only between pages of them.

@@ -32,7 +32,7 @@ export interface SearchIndexesDeps {
   onBackgroundChange: (blog: BlogWithDomain, changedKeys: readonly string[]) => Promise<void>;
   logger: Logger;
   /** Whether a blog still exists: queued static index changes of a deleted blog are dropped. */
-  blogExists: (blogId: string) => boolean;
+  blogExists: (blogId: string) => Promise<boolean>;
   /** The durable mark of a blog whose static index may lack queued changes (stages/staticSearchQueue.ts). */
   staticBehind: StaticSearchQueueDeps['behind'];
 }
@@ -109,11 +109,11 @@ export class SearchIndexes {
       const doc = live ? await this.documents.of(blog, live) : null;
       if (doc) docs.push(doc);
       else gone.push(postId);
-      this.discovery.postChanged(blog, postId, live, doc);
+      await this.discovery.postChanged(blog, postId, live, doc);
     }
     if (docs.length > 0) await this.deps.search.upsert(blog.slug, docs);
     if (gone.length > 0) await this.deps.search.remove(blog.slug, gone);
-    this.staticQueue.add(blog, docs, gone);
+    await this.staticQueue.add(blog, docs, gone);
     return [];
   }
 
@@ -123,8 +123,8 @@ export class SearchIndexes {
   }
 
   /** A deleted blog's entries in the discovery index. */
-  dropDiscovery(blogId: string): void {
-    this.discovery.drop(blogId);
+  dropDiscovery(blogId: string): Promise<void> {
+    return this.discovery.drop(blogId);
   }
 
   /**

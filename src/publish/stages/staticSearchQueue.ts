@@ -12,10 +12,10 @@ import type { BlogWithDomain } from '../../domain/blog.js';
 
 /** Durable marks of blogs whose static index may lack changes (settings rows in the server). */
 export interface StaticSearchMarks {
-  get(blogId: string): boolean;
-  set(blogId: string, behind: boolean): void;
+  get(blogId: string): Promise<boolean>;
+  set(blogId: string, behind: boolean): Promise<void>;
   /** Every blog marked now: at start, those a stopped process left behind. */
-  marked(): string[];
+  marked(): Promise<string[]>;
 }
 
 export interface StaticSearchQueueDeps {
@@ -24,7 +24,7 @@ export interface StaticSearchQueueDeps {
   /** Lays the blog's index out afresh from the database (StaticSearchSync.rebuild): the keys it changed. */
   rebuild: (blog: BlogWithDomain) => Promise<string[]>;
   /** Whether the blog is still there (a deleted blog's queued changes are dropped with it). */
-  exists: (blogId: string) => boolean;
+  exists: (blogId: string) => Promise<boolean>;
   /** The durable mark: whether the blog's index may lack changes, and setting it. */
   behind: StaticSearchMarks;
   /** The keys a background write changed: the purge stage's turn. */
@@ -48,26 +48,33 @@ export class StaticSearchQueue {
 
   constructor(private readonly deps: StaticSearchQueueDeps) {}
 
-  /** Queues the changes and returns at once; the mark is durable when this returns. */
-  add(blog: BlogWithDomain, docs: readonly SearchDocument[], gone: readonly string[]): void {
+  /** Queues the changes and resolves without waiting for the write; the mark is durable when it resolves. */
+  async add(blog: BlogWithDomain, docs: readonly SearchDocument[], gone: readonly string[]): Promise<void> {
     if (docs.length === 0 && gone.length === 0) return;
+    // The mark is read before the queue is touched, so the queue changes in one synchronous step.
+    const firstSeen = !this.seen.has(blog.id);
+    if (firstSeen) this.seen.add(blog.id);
+    const behind = firstSeen && (await this.deps.behind.get(blog.id));
     let entry = this.pending.get(blog.id);
     if (!entry) {
       entry = { blog, changes: new Map(), rebuild: false };
       this.pending.set(blog.id, entry);
     }
     entry.blog = blog;
-    if (!this.seen.has(blog.id)) {
-      this.seen.add(blog.id);
-      if (this.deps.behind.get(blog.id)) entry.rebuild = true;
-    }
+    if (behind) entry.rebuild = true;
     for (const id of gone) entry.changes.set(id, null);
     for (const doc of docs) entry.changes.set(doc.id, doc);
-    if (!this.draining.has(blog.id)) {
-      this.deps.behind.set(blog.id, true);
-      const run = this.drain(blog.id).finally(() => this.draining.delete(blog.id));
-      this.draining.set(blog.id, run);
-    }
+    if (this.draining.has(blog.id)) return;
+    const marked = this.deps.behind.set(blog.id, true);
+    // The drain starts once the mark is written; a mark that could not be written still drains.
+    const run = marked
+      .then(
+        () => this.drain(blog.id),
+        () => this.drain(blog.id),
+      )
+      .finally(() => this.draining.delete(blog.id));
+    this.draining.set(blog.id, run);
+    await marked;
   }
 
   /**
@@ -98,7 +105,7 @@ export class StaticSearchQueue {
     for (let entry = this.pending.get(blogId); entry; entry = this.pending.get(blogId)) {
       this.pending.delete(blogId);
       const { blog } = entry;
-      if (!this.deps.exists(blogId)) continue;
+      if (!(await this.deps.exists(blogId))) continue;
       try {
         const docs = [...entry.changes.values()].filter((doc): doc is SearchDocument => doc !== null);
         const gone = [...entry.changes].filter(([, doc]) => doc === null).map(([id]) => id);
@@ -112,7 +119,16 @@ export class StaticSearchQueue {
     }
     // A failed write leaves the mark, and the blog's next change reads it again: it lays the
     // index out afresh from the database, in this process or the next.
-    if (!failed && this.deps.exists(blogId)) this.deps.behind.set(blogId, false);
     if (failed) this.seen.delete(blogId);
+    else await this.clearMark(blogId);
+  }
+
+  /** A mark left set only costs the blog's next change a fresh layout. */
+  private async clearMark(blogId: string): Promise<void> {
+    try {
+      if (await this.deps.exists(blogId)) await this.deps.behind.set(blogId, false);
+    } catch (err) {
+      this.deps.onError(err, blogId);
+    }
   }
 }

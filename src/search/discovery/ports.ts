@@ -48,15 +48,15 @@ export interface DiscoveryHit {
 
 export interface DiscoveryIndex {
   /** Adds or replaces these posts' entries. */
-  upsert(docs: readonly DiscoveryDocument[]): void;
+  upsert(docs: readonly DiscoveryDocument[]): Promise<void>;
   /** Removes these posts' entries (unpublished, deleted). */
-  remove(postIds: readonly string[]): void;
+  remove(postIds: readonly string[]): Promise<void>;
   /** Removes the entries of the blog's posts not in `keep` (all of them when `keep` is empty). */
-  prune(blogId: string, keep: ReadonlySet<string>): void;
+  prune(blogId: string, keep: ReadonlySet<string>): Promise<void>;
   /**
    * Published posts of discoverable blogs matching every word of `q`, newest first. Drafts,
    * scheduled posts, deleted posts and blogs that are not (or no longer) discoverable never
    * appear, whatever the index still holds. `total` counts at most MAX_DISCOVERY_RESULTS.
    */
-  search(query: DiscoveryQuery): { hits: DiscoveryHit[]; total: number };
+  search(query: DiscoveryQuery): Promise<{ hits: DiscoveryHit[]; total: number }>;
 }

@@ -3,7 +3,6 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { openDatabase, type Db } from '../../../src/db/database.js';
 import { SqliteClient } from '../../../src/db/sql/sqliteClient.js';
 import { StatementCache } from '../../../src/db/sql/statementCache.js';
-import { writeTransaction } from '../../../src/db/writeTransaction.js';
 import { gate, sqlClientContract } from '../../support/sqlClientContract.js';
 import { testTempDir } from '../../support/tempDir.js';
 
@@ -123,21 +122,22 @@ describe('SqliteClient with statements that write and return rows', () => {
   });
 });
 
-describe('SqliteClient beside writeTransaction (the code not yet on the seam)', () => {
-  it('takes turns with it in the order they were asked for, so neither meets the lock', async () => {
+describe('two SqliteClients on one connection (a command beside the server, a test beside the app)', () => {
+  it('take turns in the order they were asked for, so their write connections never meet the lock', async () => {
     const { db, client } = setUp();
+    const other = new SqliteClient(db, { writeWaitMs: 50 });
     const held = gate();
-    const insert = db.prepare('INSERT INTO notes (body) VALUES (?)');
     const first = client.transaction(async (tx) => {
       await held.opened;
-      await tx.run('INSERT INTO notes (body) VALUES (?)', ['seam']);
+      await tx.run('INSERT INTO notes (body) VALUES (?)', ['first']);
     });
     // Would fail with SQLITE_BUSY (after blocking for the busy timeout) if it ran now.
-    const second = writeTransaction(db, () => insert.run('legacy'), 50);
-    const third = client.run('INSERT INTO notes (body) VALUES (?)', ['seam again']);
+    const second = other.run('INSERT INTO notes (body) VALUES (?)', ['other']);
+    const third = client.run('INSERT INTO notes (body) VALUES (?)', ['first again']);
     await new Promise((resolve) => setTimeout(resolve, 100));
     held.open();
     await Promise.all([first, second, third]);
-    expect(bodies(db)).toEqual(['seam', 'legacy', 'seam again']);
+    expect(bodies(db)).toEqual(['first', 'other', 'first again']);
+    await other.close();
   });
 });

@@ -5,6 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SiteRepo, SUMMARY_AT_SQL, SUMMARY_COLUMN_NAMES, SUMMARY_PAGE_SQL } from '../../../src/db/siteRepo.js';
+import { SqliteSummaryReader } from '../../../src/db/summaryReader.js';
+import type { SummaryReader } from '../../../src/publish/listing/blogListing.js';
 import type { BlogWithDomain } from '../../../src/domain/blog.js';
 import { ListingCache, type ListingSource, type SnapshotStore } from '../../../src/publish/listing/listingCache.js';
 import { plainSummary } from '../../../src/publish/listing/lazySummary.js';
@@ -21,12 +23,15 @@ describe('ListingCache', () => {
   let t: TestApp;
   let blog: BlogWithDomain;
   let site: SiteRepo;
+  /** What a restored listing reads its posts from (SQLite only). */
+  let lazy: SqliteSummaryReader;
 
   beforeEach(async () => {
     t = await startTestApp({ jobHandler: async () => {} });
     const created = await t.request('POST', '/v1/blogs', { body: { slug: 'cache', name: 'Cache' } });
-    blog = t.folio.repos.blogs.findById(created.body.id)!;
-    site = new SiteRepo(t.folio.db);
+    blog = (await t.folio.repos.blogs.findById(created.body.id))!;
+    site = new SiteRepo(t.folio.sql);
+    lazy = new SqliteSummaryReader(t.folio.db);
   });
   afterEach(async () => {
     await t.close();
@@ -40,8 +45,8 @@ describe('ListingCache', () => {
   const plain = (posts: readonly SitePostSummary[]) => posts.map(plainSummary);
 
   async function expectCurrent(cache: ListingCache): Promise<void> {
-    const listing = await await cache.get(blog.id);
-    const truth = site.publishedSummariesAfter(blog.id, null, 1_000_000);
+    const listing = await cache.get(blog.id);
+    const truth = await site.publishedSummariesAfter(blog.id, null, 1_000_000);
     expect(plain(listing.posts)).toEqual(truth);
     expect(listing.titleCounts).toEqual(titleCountsOf(truth));
     expect(listing.tagGroups().map((group) => ({ ...group, posts: plain(group.posts) }))).toEqual(collectTags(truth));
@@ -83,7 +88,7 @@ describe('ListingCache', () => {
     t.clock.advance(60_000);
     await t.folio.posts.update(blog, first, { title: 'First, renamed' });
     await publish('Second', []);
-    site.pruneChanges(site.latestChange()); // keeps only the newest entry
+    await site.pruneChanges(await site.latestChange()); // keeps only the newest entry
     await expectCurrent(cache);
   });
 
@@ -99,7 +104,7 @@ describe('ListingCache', () => {
     await t.folio.transitions.publish(blog, slugs[0]!);
     await t.folio.posts.delete(blog, slugs[5]!);
     const listing = await loading;
-    const truth = site.publishedSummariesAfter(blog.id, null, 1_000_000);
+    const truth = await site.publishedSummariesAfter(blog.id, null, 1_000_000);
     expect(listing.posts).toEqual(truth);
     expect(listing.posts.map((p) => p.slug)).toContain(slugs[0]);
     expect(listing.posts.map((p) => p.slug)).not.toContain(slugs[5]);
@@ -115,7 +120,7 @@ describe('ListingCache', () => {
       const row = t.folio.db.prepare('SELECT content_html, content_md FROM posts WHERE id = ?').get(id) as { content_html: string; content_md: string };
       return Buffer.byteLength(row.content_html) + Buffer.byteLength(row.content_md);
     };
-    expect(site.bodyBytes([small.id, 'gone', big.id])).toEqual([bytes(small.id), 0, bytes(big.id)]);
+    expect(await site.bodyBytes([small.id, 'gone', big.id])).toEqual([bytes(small.id), 0, bytes(big.id)]);
     expect(bytes(big.id)).toBeGreaterThan(2000 * 10 * 2);
   });
 
@@ -123,20 +128,20 @@ describe('ListingCache', () => {
     t.clock.advance(60_000);
     const source = 'Source of the *twin*.';
     const post = await t.folio.posts.create(blog, { title: 'Sourced', contentMd: source, status: 'published' });
-    expect(site.postWithSource(post.id)?.contentMd).toBe(source);
+    expect((await site.postWithSource(post.id))?.contentMd).toBe(source);
     // A full render reads both bodies as their stored bytes, for the worker that renders them.
-    const [encoded] = site.publishedEncodedByIds([post.id]);
+    const [encoded] = await site.publishedEncodedByIds([post.id]);
     expect(Buffer.from(encoded!.contentMd).toString('utf8')).toBe(source);
-    expect(Buffer.from(encoded!.contentHtml).toString('utf8')).toBe(site.postWithSource(post.id)!.contentHtml);
+    expect(Buffer.from(encoded!.contentHtml).toString('utf8')).toBe((await site.postWithSource(post.id))!.contentHtml);
     // A neighbour's page and the search index work from the HTML and the stored counts.
-    const page = site.post(post.id)!;
+    const page = (await site.post(post.id))!;
     expect(page.contentMd).toBe('');
-    expect(page.contentHtml).toBe(site.postWithSource(post.id)!.contentHtml);
-    expect(site.publishedByIds([post.id]).map((p) => p.contentMd)).toEqual(['']);
+    expect(page.contentHtml).toBe((await site.postWithSource(post.id))!.contentHtml);
+    expect((await site.publishedByIds([post.id])).map((p) => p.contentMd)).toEqual(['']);
     // A row written before the counts were stored (migration 005) still brings its text to count.
     t.folio.db.prepare('UPDATE posts SET text_counts = NULL WHERE id = ?').run(post.id);
-    expect(site.post(post.id)?.contentMd).toBe(source);
-    expect(site.publishedByIds([post.id]).map((p) => p.contentMd)).toEqual([source]);
+    expect((await site.post(post.id))?.contentMd).toBe(source);
+    expect((await site.publishedByIds([post.id])).map((p) => p.contentMd)).toEqual([source]);
   });
 
   it('reads its pages from the summary index, which holds every column a summary needs', () => {
@@ -156,25 +161,27 @@ describe('ListingCache', () => {
   });
 
   describe('saved snapshots (migration 014)', () => {
-    /** SiteRepo, counting the summary rows read through it. */
-    function counting(): { source: ListingSource; rows: () => number } {
+    /** SiteRepo and the restored posts' reader, counting the summary rows read through them. */
+    function counting(): { source: ListingSource; reader: SummaryReader; rows: () => number } {
       let rows = 0;
       const count = <T>(result: T[]): T[] => {
         rows += result.length;
         return result;
       };
       const source: ListingSource = {
-        publishedSummariesAfter: (blogId, after, limit) => count(site.publishedSummariesAfter(blogId, after, limit)),
-        publishedSummariesFrom: (blogId, from, limit) => count(site.publishedSummariesFrom(blogId, from, limit)),
-        publishedSummariesAt: (blogId, posts) => count(site.publishedSummariesAt(blogId, posts)),
-        publishedSummary: (postId) => count([site.publishedSummary(postId)])[0] ?? null,
-        summaryOfAnyStatus: (postId) => count([site.summaryOfAnyStatus(postId)])[0] ?? null,
+        publishedSummariesAfter: async (blogId, after, limit) => count(await site.publishedSummariesAfter(blogId, after, limit)),
+        publishedSummary: async (postId) => count([await site.publishedSummary(postId)])[0] ?? null,
         latestChange: () => site.latestChange(),
         oldestChange: () => site.oldestChange(),
         changesSince: (blogId, seq) => site.changesSince(blogId, seq),
         pruneChanges: (seq) => site.pruneChanges(seq),
       };
-      return { source, rows: () => rows };
+      const reader: SummaryReader = {
+        publishedSummariesFrom: (blogId, from, limit) => count(lazy.publishedSummariesFrom(blogId, from, limit)),
+        publishedSummariesAt: (blogId, posts) => count(lazy.publishedSummariesAt(blogId, posts)),
+        summaryOfAnyStatus: (postId) => count([lazy.summaryOfAnyStatus(postId)])[0] ?? null,
+      };
+      return { source, reader, rows: () => rows };
     }
 
     it('restores a saved listing, replays what changed since, and equals the rows', async () => {
@@ -182,7 +189,7 @@ describe('ListingCache', () => {
       const a = await publish('Alpha', ['one', 'Two', 'two']);
       const b = await publish('Beta', ['two', '한국어']);
       await publish('Gamma', []);
-      const first = new ListingCache(site, { snapshots });
+      const first = new ListingCache(site, { snapshots, lazy });
       await first.get(blog.id);
       expect(await first.save('2026-01-01T00:00:00.000Z')).toBe(1);
       expect(await first.save('2026-01-01T00:00:00.000Z')).toBe(0); // unchanged since
@@ -192,12 +199,12 @@ describe('ListingCache', () => {
       t.clock.advance(60_000);
       await t.folio.posts.update(blog, a, { title: '알파 제목', tags: ['three'] });
       await t.folio.transitions.unpublish(blog, b);
-      const restarted = new ListingCache(site, { snapshots });
+      const restarted = new ListingCache(site, { snapshots, lazy });
       await expectCurrent(restarted);
       await t.folio.posts.delete(blog, a);
       await expectCurrent(restarted);
       expect(await restarted.save('2026-01-01T00:00:00.000Z')).toBe(1);
-      await expectCurrent(new ListingCache(site, { snapshots }));
+      await expectCurrent(new ListingCache(site, { snapshots, lazy }));
     });
 
     it('reads the rows of the posts a page shows, not every row', async () => {
@@ -206,13 +213,13 @@ describe('ListingCache', () => {
         t.clock.advance(60_000);
         await t.folio.posts.create(blog, { title: `Post ${i}`, contentMd: 'Body.', tags: [`t${i % 5}`], status: 'published' });
       }
-      const saving = new ListingCache(site, { snapshots });
+      const saving = new ListingCache(site, { snapshots, lazy });
       await saving.get(blog.id);
       await saving.save('2026-01-01T00:00:00.000Z');
       await publish('After the restart', ['t1']);
 
-      const { source, rows } = counting();
-      const listing = await new ListingCache(source, { snapshots }).get(blog.id);
+      const { source, reader, rows } = counting();
+      const listing = await new ListingCache(source, { snapshots, lazy: reader }).get(blog.id);
       expect(listing.posts).toHaveLength(601);
       expect(rows()).toBe(1); // the post the log names
       // What a publish's pages show: the newest posts, the newest of a tag, neighbours.
@@ -228,7 +235,7 @@ describe('ListingCache', () => {
       expect(listing.posts[300]!.title).toBe('Post 300');
       expect(rows()).toBeLessThan(400);
       // The counts and tags come from the snapshot, without reading the rows.
-      expect(listing.titleCounts).toEqual(titleCountsOf(site.publishedSummariesAfter(blog.id, null, 1_000_000)));
+      expect(listing.titleCounts).toEqual(titleCountsOf(await site.publishedSummariesAfter(blog.id, null, 1_000_000)));
     });
 
     it('reads each row of a long page about once, whichever way the page lists its posts', async () => {
@@ -237,12 +244,12 @@ describe('ListingCache', () => {
         t.clock.advance(60_000);
         await t.folio.posts.create(blog, { title: `Post ${i}`, contentMd: 'Body.', tags: [], status: 'published' });
       }
-      const saving = new ListingCache(site, { snapshots });
+      const saving = new ListingCache(site, { snapshots, lazy });
       await saving.get(blog.id);
       await saving.save('2026-01-01T00:00:00.000Z');
 
-      const { source, rows } = counting();
-      const listing = await new ListingCache(source, { snapshots }).get(blog.id);
+      const { source, reader, rows } = counting();
+      const listing = await new ListingCache(source, { snapshots, lazy: reader }).get(blog.id);
       // Newest first, as a month page lists them: 300 posts.
       const newestFirst = listing.posts.slice(100, 400).reverse();
       expect(newestFirst.map((post) => post.title)).toEqual(Array.from({ length: 300 }, (_, i) => `Post ${399 - i}`));
@@ -260,12 +267,12 @@ describe('ListingCache', () => {
         t.clock.advance(86_400_000); // a post a day: ~30 a month
         await t.folio.posts.create(blog, { title: `Post ${i}`, contentMd: 'Body.', tags: [`t${i % 7}`], status: 'published' });
       }
-      const saving = new ListingCache(site, { snapshots });
+      const saving = new ListingCache(site, { snapshots, lazy });
       await saving.get(blog.id);
       await saving.save('2026-01-01T00:00:00.000Z');
 
-      const { source, rows } = counting();
-      const listing = await new ListingCache(source, { snapshots }).get(blog.id);
+      const { source, reader, rows } = counting();
+      const listing = await new ListingCache(source, { snapshots, lazy: reader }).get(blog.id);
       const lists = listedByNextPost(listing.posts, (segment) => listing.tagged(segment));
       // The newest posts, the newest month, the last sitemap chunk (posts 1001-1100), the tag's newest.
       expect(lists.map((list) => list.length)).toEqual([100, expect.any(Number), 100, 40]);
@@ -279,14 +286,38 @@ describe('ListingCache', () => {
       expect(lists[3]!.map((post) => post.title)).toEqual(Array.from({ length: 40 }, (_, i) => `Post ${1099 - 7 * (39 - i)}`));
     });
 
+    it('without a reader that answers synchronously (PostgreSQL), reads the rows instead of restoring', async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
+      for (let i = 0; i < 5; i++) await publish(`Post ${i}`, []);
+      const saving = new ListingCache(site, { snapshots });
+      await saving.get(blog.id);
+      expect(await saving.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      const { source, rows } = counting();
+      const listing = await new ListingCache(source, { snapshots }).get(blog.id);
+      expect(rows()).toBe(5);
+      expect(listing.posts.map((post) => post.title)).toEqual(['Post 0', 'Post 1', 'Post 2', 'Post 3', 'Post 4']);
+    });
+
+    it('brings one blog up to date one use at a time when uses overlap', async () => {
+      const cache = new ListingCache(site);
+      await publish('First', ['a']);
+      await cache.get(blog.id);
+      await publish('Second', ['a']);
+      await publish('Third', ['b']);
+      const [one, two] = await Promise.all([cache.get(blog.id), cache.get(blog.id)]);
+      expect(one).toBe(two);
+      await expectCurrent(cache);
+      expect(one.posts.map((post) => post.title)).toEqual(['First', 'Second', 'Third']);
+    });
+
     it('reports the title counts as saved, so a language tipped by a change since is seen', async () => {
       const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       await publish('English words here', []);
-      const saving = new ListingCache(site, { snapshots });
+      const saving = new ListingCache(site, { snapshots, lazy });
       const saved = { ...(await saving.get(blog.id)).titleCounts };
       await saving.save('2026-01-01T00:00:00.000Z');
       await publish('한국어 제목 입니다 정말', []);
-      const listing = await new ListingCache(site, { snapshots }).get(blog.id);
+      const listing = await new ListingCache(site, { snapshots, lazy }).get(blog.id);
       expect(listing.titleCountsBefore).toEqual(saved);
       expect(listing.titleCounts.hangulWords).toBe(4);
     });
@@ -294,28 +325,28 @@ describe('ListingCache', () => {
     it('reads the rows instead when the log no longer reaches back to the snapshot, or the bytes are not a snapshot', async () => {
       const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       const first = await publish('First', []);
-      const saving = new ListingCache(site, { snapshots });
+      const saving = new ListingCache(site, { snapshots, lazy });
       await saving.get(blog.id);
       await saving.save('2026-01-01T00:00:00.000Z');
       t.clock.advance(60_000);
       await t.folio.posts.update(blog, first, { title: 'First, renamed' });
       await publish('Second', []);
-      site.pruneChanges(site.latestChange()); // the rename is no longer in the log
-      await expectCurrent(new ListingCache(site, { snapshots }));
+      await site.pruneChanges(await site.latestChange()); // the rename is no longer in the log
+      await expectCurrent(new ListingCache(site, { snapshots, lazy }));
 
-      await snapshots.put(blog.id, site.latestChange() + 1, Buffer.from('not a snapshot'), '2026-01-01T00:00:00.000Z');
-      await expectCurrent(new ListingCache(site, { snapshots }));
+      await snapshots.put(blog.id, (await site.latestChange()) + 1, Buffer.from('not a snapshot'), '2026-01-01T00:00:00.000Z');
+      await expectCurrent(new ListingCache(site, { snapshots, lazy }));
     });
 
     it('saves again a listing that did not change once the log has moved far past its snapshot', async () => {
       const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       await publish('Only', []);
-      const cache = new ListingCache(site, { snapshots, keepChanges: 4 });
+      const cache = new ListingCache(site, { snapshots, lazy, keepChanges: 4 });
       await cache.get(blog.id);
       expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
       const savedAt = (await snapshots.get(blog.id))!.seq;
       // Another blog's posts move the log on.
-      const other = t.folio.repos.blogs.findById((await t.request('POST', '/v1/blogs', { body: { slug: 'other', name: 'Other' } })).body.id)!;
+      const other = (await t.folio.repos.blogs.findById((await t.request('POST', '/v1/blogs', { body: { slug: 'other', name: 'Other' } })).body.id))!;
       for (let i = 0; i < 3; i++) await t.folio.posts.create(other, { title: `Other ${i}`, contentMd: 'x', status: 'published' });
       await cache.get(blog.id);
       expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
@@ -334,7 +365,7 @@ describe('ListingCache', () => {
           await snapshots.put(...args);
         },
       };
-      const cache = new ListingCache(site, { snapshots: flaky });
+      const cache = new ListingCache(site, { snapshots: flaky, lazy });
       await cache.get(blog.id);
       expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(0);
       expect(await snapshots.get(blog.id)).toBeNull();
@@ -346,7 +377,7 @@ describe('ListingCache', () => {
     it('is deleted with its blog, and never saved for a blog that is gone', async () => {
       const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       await publish('Only', []);
-      const cache = new ListingCache(site, { snapshots });
+      const cache = new ListingCache(site, { snapshots, lazy });
       await cache.get(blog.id);
       await cache.save('2026-01-01T00:00:00.000Z');
       expect(await snapshots.get(blog.id)).not.toBeNull();
