@@ -12,10 +12,10 @@ const LOOP_BOUND = ['test/integration/hostileInputs.test.ts', 'test/regressions/
 
 export default defineConfig({
   test: {
-    // The Chromium and Varnish suites have their own configs and commands (npm run test:browser,
-    // npm run test:edge), since they need Debian packages; the shipping checks (npm run
-    // test:ship) are a second build and a linter's start-up. .ci/run runs all four.
-    exclude: ['test/browser/**', 'test/cdn/**', 'node_modules/**', ...SHIP],
+    // The Chromium, Varnish and PostgreSQL suites have their own configs and commands (npm run
+    // test:browser, test:edge, test:postgres), since they need Debian packages; the shipping
+    // checks (npm run test:ship) are a second build and a linter's start-up. .ci/run runs all five.
+    exclude: ['test/browser/**', 'test/cdn/**', 'test/postgres/**', 'node_modules/**', ...SHIP],
     globalSetup: ['test/support/globalSetup.ts'],
     // Limits for a hung test, not speed checks (those are benches): at load average 15 several
     // files that take 6-8 s on a quiet machine ran past 20 s, so the limits leave 3x room.

@@ -1,12 +1,58 @@
 import { defineConfig } from 'vitest/config';
 
-// The PostgreSQL suite (npm run test:postgres): a real PostgreSQL server from Debian's package
-// (which .ci/run installs), started by each test file in a temporary directory on a loopback port
-// (test/support/postgres.ts). Issue #32 grows it into the whole integration suite on PostgreSQL.
+/**
+ * The PostgreSQL pass (npm run test:postgres, called by .ci/run): a real PostgreSQL from Debian's
+ * package, started once per run as an unprivileged user on a loopback port
+ * (test/support/globalSetupPostgres.ts). The repository and client suites of test/postgres/, and
+ * the integration files below with FOLIO_DATABASE_URL set: every test app gets a database of its
+ * own. Files that reach into SQLite's file or connection directly stay SQLite's (issue #32 grows
+ * this list).
+ */
+const integration = [
+  'account',
+  'accountExportLoop',
+  'apiDocs',
+  'auth',
+  'blogs',
+  'cdnPurge',
+  'cdnPurgers',
+  'cors',
+  'dashboardPagesBudget',
+  'dashboardPreviewFrame',
+  'domains',
+  'domainVerification',
+  'errors',
+  'hostileInputs',
+  'limits',
+  'media',
+  'metrics',
+  'openapi',
+  'planGating',
+  'postAliases',
+  'postStates',
+  'posts',
+  'publishing',
+  'publishingFaults',
+  'publishingS3',
+  'rateLimits',
+  'reRenderAfterUpgrade',
+  'responseHeaders',
+  'rest',
+  'search',
+  'searchDocumentsSlices',
+  'siteCompression',
+  'siteNavigation',
+  'smoke',
+  'socialCards',
+  'staticSearch',
+  'storeOutage',
+  'tlsAllowed',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/postgres/**/*.test.ts'],
-    globalSetup: ['test/support/globalSetup.ts'],
+    include: ['test/postgres/**/*.test.ts', ...integration.map((name) => `test/integration/${name}.test.ts`)],
+    globalSetup: ['test/support/globalSetupPostgres.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -7,6 +7,8 @@ import { databaseFile } from './compose/adapters.js';
 import type { Folio } from './compose/folio.js';
 import { databaseOpenFailure } from './db/databaseFailure.js';
 import { StoreMismatchError } from './services/storeSettings.js';
+import { POSTGRES_BACKUPS } from './backup/backups.js';
+import { DatabaseUnavailableError } from './db/sql/sqlClient.js';
 import { createHttpServer } from './http/httpServer.js';
 import { RequestActivity } from './warmup/idleSteps.js';
 import { warmUpAfterFirstRequest } from './warmup/startupWarmUp.js';
@@ -39,7 +41,7 @@ async function main(): Promise<void> {
     process.exit(1);
   };
   const startFailure = (err: unknown): string | null => {
-    if (err instanceof StoreMismatchError) return err.message;
+    if (err instanceof StoreMismatchError || err instanceof DatabaseUnavailableError) return err.message;
     return databaseOpenFailure(err, databaseFile(config))?.message ?? null;
   };
   let folio: Folio;
@@ -148,11 +150,13 @@ async function main(): Promise<void> {
         await folio.warmUp.remember();
         await folio.domains.checkPending();
       },
-      ...(config.backupSchedule ? { backup: { cron: config.backupSchedule.cron, run: () => folio.backups.scheduled() } } : {}),
+      ...(config.backupSchedule && !config.databaseUrl ? { backup: { cron: config.backupSchedule.cron, run: () => folio.backups.scheduled() } } : {}),
     },
     logger,
   );
-  if (config.backupSchedule) {
+  if (config.backupSchedule && config.databaseUrl) {
+    logger.warn({ schedule: config.backupSchedule.label }, `FOLIO_BACKUP_INTERVAL is ignored: ${POSTGRES_BACKUPS}`);
+  } else if (config.backupSchedule) {
     logger.info({ schedule: config.backupSchedule.label, keep: config.backupKeep }, 'backups into the store scheduled (FOLIO_BACKUP_INTERVAL)');
     if (config.storage === 's3') {
       logger.warn(

@@ -72,10 +72,20 @@ export interface StoreBackupResult {
   removed: string[];
 }
 
+/** Why a process on PostgreSQL writes no backup. */
+export const POSTGRES_BACKUPS =
+  'Folio backs up SQLite only: on PostgreSQL (FOLIO_DATABASE_URL) back up the database with pg_dump or your provider, and the store with its own tools (docs/operations.md "Backups on PostgreSQL")';
+
 export class Backups {
   private running: Promise<StoreBackupResult> | null = null;
 
-  constructor(private readonly deps: { dbFile: string; store: SiteStore; clock: Clock; logger: Logger; keep: number; media: MediaPlan }) {}
+  /**
+   * `dbFile` is SQLite's file, whose snapshots these are; null on PostgreSQL, which the operator
+   * backs up with its own tools (docs/operations.md), and where every backup is refused.
+   */
+  constructor(
+    private readonly deps: { dbFile: string | null; dataDir: string; store: SiteStore; clock: Clock; logger: Logger; keep: number; media: MediaPlan },
+  ) {}
 
   /**
    * One compressed snapshot into the store, then retention. A backup still running when the
@@ -117,7 +127,7 @@ export class Backups {
 
   /** Removes what killed backups left in the data dir (at start); returns their names. */
   removeLeftovers(): Promise<string[]> {
-    return removeBackupLeftovers(dirname(this.deps.dbFile));
+    return removeBackupLeftovers(this.deps.dataDir);
   }
 
   /** Waits for a backup in progress (shutdown). */
@@ -129,11 +139,13 @@ export class Backups {
     const started = performance.now();
     // In the data dir, not the system's temp dir: on the database's disk, which has room for a
     // copy of it, and found again at the next start if the server is killed meanwhile.
-    const dir = scratchPath(dirname(this.deps.dbFile));
+    const { dbFile } = this.deps;
+    if (dbFile === null) throw new Error(POSTGRES_BACKUPS);
+    const dir = scratchPath(dirname(dbFile));
     try {
       await mkdir(dir);
       const copy = join(dir, 'folio.db');
-      const snapshot = await snapshotWithMedia(this.deps.dbFile, copy, `${copy}.gz`, { store: this.deps.store, plan: this.deps.media });
+      const snapshot = await snapshotWithMedia(dbFile, copy, `${copy}.gz`, { store: this.deps.store, plan: this.deps.media });
       const body = await readFile(`${copy}.gz`);
       const key = backupKey(this.deps.clock.now());
       await this.deps.store.put(key, body, { contentType: BACKUP_CONTENT_TYPE, cacheControl: BACKUP_CACHE_CONTROL });

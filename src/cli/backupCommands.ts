@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
 import { createSiteStore, databaseFile, storeLabel } from '../compose/adapters.js';
-import { backupToFile } from '../backup/backups.js';
+import { backupToFile, POSTGRES_BACKUPS } from '../backup/backups.js';
 import { describeKeys } from '../backup/backupMedia.js';
 import { BACKUP_PREFIX, backupKeys, backupTime } from '../backup/backupKeys.js';
 import { assertEmptyDataDir, restoreDatabase, type BackupSource } from '../backup/restore.js';
@@ -32,6 +32,7 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
   const { values, positionals } = parseArgs({ args, options: { 'no-media': { type: 'boolean' } }, allowPositionals: true, strict: true });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) throw new UsageError('backup takes <file> [--no-media], or list');
+  if (config.databaseUrl) throw new CommandError(POSTGRES_BACKUPS);
   const dbFile = databaseFile(config);
   if (!existsSync(dbFile)) throw new CommandError(`no database at ${dbFile} (check FOLIO_DATA_DIR)`);
   // Before SQLite's "unable to open database" about the hidden partial file written beside it.
@@ -85,6 +86,7 @@ async function listBackups(config: Config, args: string[]): Promise<number> {
 export async function restoreCommand(config: Config, args: string[]): Promise<number> {
   const [source, ...extra] = args;
   if (!source || extra.length > 0) throw new UsageError('restore takes <file> or <_backups/key>');
+  if (config.databaseUrl) throw new CommandError(POSTGRES_BACKUPS);
   // Checked before reading: a backup can be large, and the answer does not depend on it.
   assertEmptyDataDir(config.dataDir);
   const started = performance.now();

@@ -1,19 +1,15 @@
 import type { Config } from '../config/config.js';
-import { databaseFile } from '../compose/adapters.js';
 import type { Repos } from '../compose/folio.js';
 import { createRepos } from '../compose/storage.js';
-import { openDatabase, type Db } from '../db/database.js';
-import { SqliteClient } from '../db/sql/sqliteClient.js';
+import { openConfiguredDatabase } from '../compose/database.js';
 import type { SqlClient } from '../db/sql/sqlClient.js';
 
-/** A command's own connections to the data dir's database, closed after `work` (also when it fails). */
-export async function withDatabase<T>(config: Config, work: (data: { db: Db; sql: SqlClient; repos: Repos }) => T | Promise<T>): Promise<T> {
-  const db = openDatabase(databaseFile(config));
-  const sql = new SqliteClient(db);
+/** A command's own connections to the configured database, closed after `work` (also when it fails). */
+export async function withDatabase<T>(config: Config, work: (data: { sql: SqlClient; repos: Repos }) => T | Promise<T>): Promise<T> {
+  const database = await openConfiguredDatabase(config);
   try {
-    return await work({ db, sql, repos: createRepos(db, sql) });
+    return await work({ sql: database.sql, repos: createRepos(database.sql, database.version) });
   } finally {
-    await sql.close();
-    db.close();
+    await database.close();
   }
 }

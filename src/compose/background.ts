@@ -1,5 +1,3 @@
-/** What a Folio process does besides answering: the scheduler's tick, waiting for background work, closing. */
-import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import type { JobRunner } from '../publish/jobs/jobRunner.js';
 import type { Publishing } from '../publish/publishing.js';
@@ -11,7 +9,6 @@ import type { Backups } from '../backup/backups.js';
 import type { WarmUp } from '../warmup/warmUp.js';
 import type { HeavyWork } from '../heavyWork/heavyWork.js';
 import type { Checkpointer } from '../db/checkpointer.js';
-import type { Db } from '../db/database.js';
 import type { ExpiredSignIns } from '../services/expiredSignIns.js';
 import type { Analytics } from './analytics.js';
 
@@ -60,8 +57,7 @@ export async function close(
     warmUp: Pick<WarmUp, 'remember'>;
     heavy: Pick<HeavyWork, 'close'>;
     checkpointer: Checkpointer;
-    db: Db;
-    sql: SqlClient;
+    database: { close(): Promise<void> };
     analytics: Pick<Analytics, 'stop'>;
   },
 ): Promise<void> {
@@ -72,6 +68,5 @@ export async function close(
   await parts.warmUp.remember();
   await parts.heavy.close();
   await parts.checkpointer.stop();
-  await parts.sql.close();
-  parts.db.close();
+  await parts.database.close();
 }

@@ -4,7 +4,6 @@
  * with a temp data dir, a fake clock or a test store, and a CLI command builds no Koa app.
  */
 import { systemClock } from '../lib/clock.js';
-import { startCheckpointer } from '../db/checkpointer.js';
 import { PooledContentRenderer } from '../content/contentRenderer.js';
 import { HeavyWork } from '../heavyWork/heavyWork.js';
 import { PooledCardDrawer } from '../publish/cards/cardDrawer.js';
@@ -19,6 +18,7 @@ import { composePublishing, recordRenderedByCommand, reRenderIfUpgraded } from '
 import { composeSearch } from './search.js';
 import { composeServices } from './services.js';
 import { composeStores, openData, removeLeftovers, settleStore } from './storage.js';
+import { noSqliteConnection } from './database.js';
 import { composeAnalytics } from './analytics.js';
 import { ExpiredSignIns } from '../services/expiredSignIns.js';
 import type { BlogSearcher } from '../search/ports.js';
@@ -34,8 +34,8 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
   const data = await openData(options, clock);
-  const { db, repos, config } = data;
-  const checkpointer = startCheckpointer(db, databaseFile(config), { alsoOn: data.sql });
+  const { repos, config } = data;
+  const checkpointer = data.startCheckpointer();
   const urls = new SiteUrls(config);
   // Worker threads for work that grows with a post's size; shared fairly by accounts.
   const heavy = new HeavyWork();
@@ -70,7 +70,8 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
   // Images in an S3 bucket stay there: every backup copying them into the same bucket would
   // only multiply it (README "Backups and restore"; main.ts says so at start).
   const backups = new Backups({
-    dbFile: databaseFile(config),
+    dbFile: data.sqlite ? databaseFile(config) : null,
+    dataDir: config.dataDir,
     store,
     clock,
     logger,
@@ -84,7 +85,7 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
 
   const folio: FolioCore = {
     config,
-    db,
+    db: data.sqlite ?? noSqliteConnection(),
     sql: data.sql,
     clock,
     logger,
@@ -120,7 +121,7 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
     idle: () => idle(background),
     settleStore: () => settleStore(data, stores, clock, logger),
     searchCacheStats: () => search.cache.stats(),
-    close: () => close({ ...background, warmUp, heavy, checkpointer, db, sql: data.sql, analytics }),
+    close: () => close({ ...background, warmUp, heavy, checkpointer, database: data, analytics }),
   };
   return { folio, searcher: search.searcher };
 }

@@ -35,7 +35,7 @@ import type { PostRevisionsRepo } from '../db/postRevisionsRepo.js';
 import type { DomainsRepo } from '../db/domainsRepo.js';
 import type { JobsRepo } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
-import type { DiscoveryRepo } from '../db/discoveryRepo.js';
+import type { DiscoveryIndex } from '../search/discovery/ports.js';
 import type { WebhooksRepo } from '../db/webhooksRepo.js';
 import type { WebhookQueueRepo } from '../db/webhookQueueRepo.js';
 import type { BlogSearcher } from '../search/ports.js';
@@ -60,7 +60,7 @@ export interface Repos {
   /** Deliveries queued inside the transactions of post changes. */
   webhookQueue: WebhookQueueRepo;
   /** GET /v1/discover's index across blogs (behind the DiscoveryIndex port). */
-  discovery: DiscoveryRepo;
+  discovery: DiscoveryIndex;
   /** Dashboard sign-in (docs/dashboard.md): sessions and one-time links. */
   sessions: SessionsRepo;
   loginLinks: LoginLinksRepo;

@@ -36,7 +36,8 @@ import type { Repos } from './folio.js';
 
 interface PublishingParts {
   config: Config;
-  db: Db;
+  /** SQLite's connection, for the listing's synchronous reads; null on PostgreSQL. */
+  sqlite: Db | null;
   sql: SqlClient;
   repos: Repos;
   settings: SettingsRepo;
@@ -68,7 +69,7 @@ export interface PublishingPart {
 
 /** The one place publishing is built: a change to what publishing needs lands here only. */
 export function composePublishing(parts: PublishingParts): PublishingPart {
-  const { db, repos, store, cache, cdn, urls, logger } = parts;
+  const { repos, store, cache, cdn, urls, logger } = parts;
   const mediaRemoval = new MediaRemoval({ media: repos.media, blogs: repos.blogs, store, cdn, urls });
   const storeWatch = new StoreWatch({ settings: parts.settings, config: parts.config, logger });
   const publisher = createPublishing({
@@ -76,7 +77,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     jobs: repos.jobs,
     accounts: repos.accounts,
     site: new SiteRepo(parts.sql),
-    lazySummaries: new SqliteSummaryReader(db),
+    ...(parts.sqlite ? { lazySummaries: new SqliteSummaryReader(parts.sqlite) } : {}),
     hashes: new ObjectHashesRepo(parts.sql),
     store,
     urls,

@@ -5,11 +5,12 @@
 import type { Config } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
-import { openDatabase, SERVER_BUSY_TIMEOUT_MS, type Db } from '../db/database.js';
+import { SERVER_BUSY_TIMEOUT_MS, type Db } from '../db/database.js';
 import { AccountsRepo } from '../db/accountsRepo.js';
 import { ApiKeysRepo } from '../db/apiKeysRepo.js';
 import { BlogsRepo } from '../db/blogsRepo.js';
-import { DbVersion } from '../db/versionedCache.js';
+import type { ChangeVersion } from '../db/versionedCache.js';
+import type { Checkpointer } from '../db/checkpointer.js';
 import { DomainsRepo } from '../db/domainsRepo.js';
 import { JobsRepo } from '../db/jobsRepo.js';
 import { PostsRepo } from '../db/postsRepo.js';
@@ -33,22 +34,21 @@ import { CountedPurger } from '../metrics/countedPurger.js';
 import type { Backups } from '../backup/backups.js';
 import { SessionsRepo } from '../db/sessionsRepo.js';
 import { LoginLinksRepo } from '../db/loginLinksRepo.js';
-import { SqliteClient } from '../db/sql/sqliteClient.js';
 import type { SqlClient } from '../db/sql/sqlClient.js';
-import { createSiteStore, databaseFile } from './adapters.js';
+import { createSiteStore } from './adapters.js';
+import { openConfiguredDatabase } from './database.js';
+import { PostgresDiscoveryRepo } from '../db/postgresDiscoveryRepo.js';
 import type { ComposeOptions, Repos } from './folio.js';
 
 /**
- * The repositories, all on the query seam. `db` is the process's own SQLite connection, which the
- * cached lookups (a key by hash, a blog by id) ask whether anything changed since they were filled.
+ * The repositories, all on the query seam. `version` is what the cached lookups (a key by hash, a
+ * blog by id) ask whether anything changed since they were filled; without it they read every time.
  */
-export function createRepos(db: Db, sql: SqlClient): Repos {
-  // One version for every cache, so a request asks SQLite once whether anything changed.
-  const dbVersion = new DbVersion(db);
+export function createRepos(sql: SqlClient, version: ChangeVersion | undefined): Repos {
   return {
     accounts: new AccountsRepo(sql),
-    keys: new ApiKeysRepo(sql, dbVersion),
-    blogs: new BlogsRepo(sql, dbVersion),
+    keys: new ApiKeysRepo(sql, version),
+    blogs: new BlogsRepo(sql, version),
     posts: new PostsRepo(sql),
     revisions: new PostRevisionsRepo(sql),
     domains: new DomainsRepo(sql),
@@ -56,7 +56,7 @@ export function createRepos(db: Db, sql: SqlClient): Repos {
     media: new MediaRepo(sql),
     webhooks: new WebhooksRepo(sql),
     webhookQueue: new WebhookQueueRepo(sql),
-    discovery: new DiscoveryRepo(sql),
+    discovery: sql.dialect === 'postgres' ? new PostgresDiscoveryRepo(sql) : new DiscoveryRepo(sql),
     sessions: new SessionsRepo(sql),
     loginLinks: new LoginLinksRepo(sql),
   };
@@ -64,25 +64,29 @@ export function createRepos(db: Db, sql: SqlClient): Repos {
 
 /** The open database and what this process settled from it. */
 export interface Data {
-  db: Db;
-  /** The query seam on `db`'s file (writes on a second connection, opened on first use). */
-  sql: SqliteClient;
+  /** SQLite's connection (reads, and the parts that are SQLite's by nature); null on PostgreSQL. */
+  sqlite: Db | null;
+  /** The query seam every repository queries through. */
+  sql: SqlClient;
   repos: Repos;
   settings: SettingsRepo;
   /** `options.config` with the public URL settings the database recorded (ComposeOptions.publicUrls). */
   config: Config;
+  /** WAL checkpoints off the event loop on SQLite; nothing on PostgreSQL. */
+  startCheckpointer(): Checkpointer;
+  close(): Promise<void>;
 }
 
 /** Opens the database (running its migrations) and settles the configuration against it. */
 export async function openData(options: Pick<ComposeOptions, 'config' | 'logger' | 'busyTimeoutMs' | 'publicUrls' | 'store'>, clock: Clock): Promise<Data> {
   const { logger } = options;
-  const db = openDatabase(databaseFile(options.config), {
+  const database = await openConfiguredDatabase(options.config, {
     busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS,
     onMigrated: (names) =>
       logger.info({ migrations: names }, `applied ${names.length} database migration${names.length === 1 ? '' : 's'}: ${names.join(', ')}`),
   });
-  const sql = new SqliteClient(db);
-  const repos = createRepos(db, sql);
+  const { sql } = database;
+  const repos = createRepos(sql, database.version);
   const settings = new SettingsRepo(sql);
   // Settled before anything uses it: every URL this process builds comes from this config.
   try {
@@ -90,10 +94,9 @@ export async function openData(options: Pick<ComposeOptions, 'config' | 'logger'
     const config = options.publicUrls ? await resolvePublicUrlSettings(settle, options.config, options.publicUrls) : options.config;
     // A command never writes into another store than the server's (the server checks at start: settleStore).
     if (options.publicUrls === 'cli' && !options.store) await checkStoreForCommand(settings, config);
-    return { db, sql, repos, settings, config };
+    return { sqlite: database.sqlite, sql, repos, settings, config, startCheckpointer: database.startCheckpointer, close: database.close };
   } catch (err) {
-    await sql.close();
-    db.close();
+    await database.close();
     throw err;
   }
 }

@@ -16,6 +16,11 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
+  /**
+   * FOLIO_DATABASE_URL: a PostgreSQL server (`postgres://…`) instead of SQLite's file in the data
+   * dir; null (the default) for SQLite.
+   */
+  readonly databaseUrl: string | null;
   /** `<blog>.<serviceDomain>` is a blog's address; may carry a port (`localhost:3000`). */
   readonly serviceDomain: string;
   readonly publicScheme: PublicScheme;
@@ -135,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     dataDir: resolve((env.FOLIO_DATA_DIR ?? '').trim() || './data'),
+    databaseUrl: readDatabaseUrl(env),
     serviceDomain,
     publicScheme,
     explicit: Object.freeze({ serviceDomain: domainSet !== '', publicScheme: (env.FOLIO_PUBLIC_SCHEME ?? '') !== '' }),
@@ -281,4 +287,22 @@ function readCdn(env: Env): CdnConfig {
       };
     }
   }
+}
+
+/** FOLIO_DATABASE_URL: empty for SQLite, else a postgres:// URL (its password is never printed). */
+function readDatabaseUrl(env: Env): string | null {
+  const raw = (env.FOLIO_DATABASE_URL ?? '').trim();
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('FOLIO_DATABASE_URL', 'not a URL: expected postgres://user:password@host:5432/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError('FOLIO_DATABASE_URL', `expected a postgres:// URL, got a ${url.protocol}// one (leave it unset for SQLite)`);
+  }
+  if (url.pathname.replace(/^\//, '') === '')
+    throw new ConfigError('FOLIO_DATABASE_URL', 'names no database: expected postgres://user:password@host:5432/database');
+  return raw;
 }

@@ -35,8 +35,10 @@ const SELECT = `SELECT b.*, d.hostname, d.status AS domain_status FROM blogs b L
 const BY_ID = `${SELECT} WHERE b.id = ?`;
 const BY_SLUG = `${SELECT} WHERE b.slug = ?`;
 const BY_ACTIVE_HOST = `${SELECT} WHERE d.hostname = ? AND d.status = 'active'`;
-// rowid breaks ties between blogs created in the same millisecond in creation order (SQLite only).
+// Insertion order breaks ties between blogs created in the same millisecond: SQLite's rowid,
+// PostgreSQL's seq (migrations/postgres/024).
 const LIST_BY_ACCOUNT = `${SELECT} WHERE b.account_id = ? ORDER BY b.created_at DESC, b.rowid DESC`;
+const LIST_BY_ACCOUNT_PG = `${SELECT} WHERE b.account_id = ? ORDER BY b.created_at DESC, b.seq DESC`;
 const LIST_ALL = `${SELECT} ORDER BY b.created_at, b.id`;
 
 export class BlogsRepo {
@@ -123,7 +125,7 @@ export class BlogsRepo {
   }
 
   async listByAccount(accountId: string): Promise<BlogWithDomain[]> {
-    return (await this.sql.all<BlogRow>(LIST_BY_ACCOUNT, [accountId])).map(toBlog);
+    return (await this.sql.all<BlogRow>(this.sql.dialect === 'postgres' ? LIST_BY_ACCOUNT_PG : LIST_BY_ACCOUNT, [accountId])).map(toBlog);
   }
 
   async listAll(): Promise<BlogWithDomain[]> {

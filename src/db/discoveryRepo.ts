@@ -4,26 +4,10 @@
  * `posts` and `blogs` rows, so drafts, unpublished or deleted posts and blogs that opted out
  * never show, whatever the index still holds.
  */
-import type { Language } from '../domain/language.js';
 import { discoveryMatch, filterTokens, termsText } from '../search/discovery/discoveryTerms.js';
 import { MAX_DISCOVERY_RESULTS, type DiscoveryDocument, type DiscoveryHit, type DiscoveryIndex, type DiscoveryQuery } from '../search/discovery/ports.js';
-import { atomically, type SqlScope, type SqlTransaction } from './sql/sqlClient.js';
-
-interface HitRow {
-  title: string;
-  slug: string;
-  meta_description: string;
-  tags: string;
-  lang: Language;
-  published_at: string;
-  blog_slug: string;
-  blog_name: string;
-  hostname: string | null;
-  domain_status: string | null;
-}
-
-/** Posts published in the same second share this many row ids (docs/search.md#discovery). */
-const SLOTS_PER_SECOND = 2 ** 20;
+import { freeId, HIT_COLUMNS, type HitRow, toHit } from './discoveryRows.js';
+import { atomically, type SqlScope } from './sql/sqlClient.js';
 
 // A match is visible through the live rows, joined by key: FTS5 is the outer loop and walks the
 // match newest first (rowid order), so a page stops after its rows.
@@ -34,8 +18,7 @@ const VISIBLE = `
   JOIN blogs b ON b.id = p.blog_id AND b.discoverable = 1
   WHERE discovery_terms MATCH ?`;
 
-const PAGE_SQL = `SELECT p.title, p.slug, p.meta_description, p.tags, d.lang, p.published_at, b.slug AS blog_slug, b.name AS blog_name,
-        (SELECT hostname FROM domains WHERE blog_id = b.id) AS hostname, (SELECT status FROM domains WHERE blog_id = b.id) AS domain_status
+const PAGE_SQL = `SELECT ${HIT_COLUMNS}
  ${VISIBLE}
  ORDER BY t.rowid DESC
  LIMIT ? OFFSET ?`;
@@ -102,28 +85,4 @@ export class DiscoveryRepo implements DiscoveryIndex {
     const limit = Math.min(query.perPage, MAX_DISCOVERY_RESULTS - offset);
     return { total, hits: (await this.sql.all<HitRow>(PAGE_SQL, [match, limit, offset])).map(toHit) };
   }
-}
-
-/** A row id in the post's second (newest first is rowid order), free in this transaction. */
-async function freeId(tx: SqlTransaction, publishedAt: string): Promise<number> {
-  const base = Math.floor(Date.parse(publishedAt) / 1000) * SLOTS_PER_SECOND;
-  const last =
-    (await tx.get<{ id: number | null }>('SELECT MAX(id) AS id FROM discovery_posts WHERE id BETWEEN ? AND ?', [base, base + SLOTS_PER_SECOND - 1]))?.id ??
-    null;
-  if (last === null) return base;
-  if (last < base + SLOTS_PER_SECOND - 1) return last + 1;
-  // A million posts in one second: this one sorts as the oldest rather than failing.
-  return ((await tx.get<{ id: number | null }>('SELECT MIN(id) AS id FROM discovery_posts'))?.id ?? base) - 1;
-}
-
-function toHit(row: HitRow): DiscoveryHit {
-  return {
-    title: row.title,
-    slug: row.slug,
-    metaDescription: row.meta_description,
-    tags: JSON.parse(row.tags) as string[],
-    lang: row.lang,
-    publishedAt: row.published_at,
-    blog: { slug: row.blog_slug, name: row.blog_name, customDomain: row.hostname, domainActive: row.domain_status === 'active' },
-  };
 }

@@ -25,6 +25,11 @@ const UPDATE_POST = `UPDATE posts SET title = ?, slug = ?, content_md = ?, conte
 const EXPORT_PAGE = `SELECT rowid AS seq, id, blog_id, title, slug, content_md, '' AS content_html, meta_description, meta_explicit, og_image_url, tags, status,
               published_at, scheduled_at, created_at, updated_at, NULL AS text_counts, revision
          FROM posts WHERE rowid IN (SELECT rowid FROM posts WHERE blog_id = ? AND rowid > ? ORDER BY rowid LIMIT ?) ORDER BY rowid`;
+// PostgreSQL has no rowid: its posts have `seq` (insertion order, migrations/postgres/024),
+// and the page is read along posts_by_blog_seq.
+const EXPORT_PAGE_PG = `SELECT seq, id, blog_id, title, slug, content_md, '' AS content_html, meta_description, meta_explicit, og_image_url, tags, status,
+              published_at, scheduled_at, created_at, updated_at, NULL AS text_counts, revision
+         FROM posts WHERE blog_id = ? AND seq > ? ORDER BY seq LIMIT ?`;
 
 /**
  * Rows an export page reads per query: the seam has no cursor to stop mid-result, so a page
@@ -156,7 +161,7 @@ export class PostsRepo {
     let chars = 0;
     while (posts.length < limit) {
       const batch = Math.min(limit - posts.length, maxChars === Number.POSITIVE_INFINITY ? limit : EXPORT_BATCH);
-      const rows = await this.sql.all<ExportRow>(EXPORT_PAGE, [blogId, next, batch]);
+      const rows = await this.sql.all<ExportRow>(this.sql.dialect === 'postgres' ? EXPORT_PAGE_PG : EXPORT_PAGE, [blogId, next, batch]);
       for (const row of rows) {
         posts.push(toPost(row));
         next = row.seq;
@@ -190,9 +195,11 @@ export class PostsRepo {
     }
     const column = SORT_COLUMNS[query.sort];
     const direction = query.order === 'asc' ? 'ASC' : 'DESC';
-    // Posts never published sort last in either direction; rowid (insertion order) breaks ties.
-    // The texts come from a small fixed set (filters, column, direction): the client caches each.
-    const order = `p.${column} IS NULL, p.${column} ${direction}, p.rowid ${direction}`;
+    // Posts never published sort last in either direction; insertion order breaks ties (SQLite's
+    // rowid, PostgreSQL's seq). The texts come from a small fixed set (filters, column,
+    // direction): the client caches each.
+    const inserted = this.sql.dialect === 'postgres' ? 'p.seq' : 'p.rowid';
+    const order = `p.${column} IS NULL, p.${column} ${direction}, ${inserted} ${direction}`;
     const where = filters.join(' AND ');
     const total = (await this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM posts p WHERE ${where}`, params))?.n ?? 0;
     const rows = await this.sql.all<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM posts p WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [

@@ -2,6 +2,7 @@ import type { Post } from '../domain/post.js';
 import { toPost } from './postRows.js';
 import {
   ENCODED_COLUMNS,
+  ENCODED_COLUMNS_PG,
   PAGE_COLUMNS,
   SOURCE_COLUMNS,
   SUMMARY_COLUMNS,
@@ -20,8 +21,13 @@ export { SUMMARY_AT_SQL, SUMMARY_COLUMN_NAMES, SUMMARY_PAGE_SQL } from './siteRo
 
 type PostRowOf = Parameters<typeof toPost>[0];
 
-// octet_length() reads the length from the record header, not the text.
-const BODY_BYTES_SQL = 'SELECT id, octet_length(content_html) + octet_length(content_md) AS bytes FROM posts WHERE id IN (SELECT value FROM json_each(?))';
+// A list of ids is one parameter, a JSON array: SQLite's json_each, PostgreSQL's
+// json_array_elements_text (the parameter is text, cast to json).
+const IDS_SQLITE = 'SELECT value FROM json_each(?)';
+const IDS_PG = 'SELECT value FROM json_array_elements_text(?::json)';
+// octet_length() reads the length from the record header, not the text (PostgreSQL: from the
+// varlena header, without detoasting).
+const bodyBytes = (ids: string) => `SELECT id, octet_length(content_html) + octet_length(content_md) AS bytes FROM posts WHERE id IN (${ids})`;
 const IDS_PAGE_SQL = `SELECT id, published_at FROM posts WHERE blog_id = ? AND status = 'published' AND (published_at, id) > (?, ?) ORDER BY published_at, id LIMIT ?`;
 // Feeds carry HTML only up to a size (publish/render/feeds.ts): larger bodies are not even read,
 // and octet_length() answers from the record header without loading the text.
@@ -34,18 +40,37 @@ const REDIRECTS_SQL = `SELECT r.old_slug, p.slug, p.status FROM post_redirects r
  ORDER BY old_slug`;
 const REDIRECTS_OF_POST_SQL = 'SELECT old_slug FROM post_redirects WHERE post_id = ? UNION ALL SELECT path AS old_slug FROM post_aliases WHERE post_id = ?';
 const PUBLISHED_SUMMARY_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE id = ? AND status = 'published'`;
-const published = (columns: string) => `SELECT ${columns} FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND status = 'published'`;
-const PUBLISHED_BY_IDS_SQL = published(PAGE_COLUMNS);
-const PUBLISHED_ENCODED_SQL = published(ENCODED_COLUMNS);
+const published = (columns: string, ids: string) => `SELECT ${columns} FROM posts WHERE id IN (${ids}) AND status = 'published'`;
 const POST_SQL = `SELECT ${PAGE_COLUMNS} FROM posts WHERE id = ?`;
 const POST_WITH_SOURCE_SQL = `SELECT ${SOURCE_COLUMNS} FROM posts WHERE id = ?`;
+
+/** The statements whose text differs between the two databases. */
+interface DialectSql {
+  bodyBytes: string;
+  publishedByIds: string;
+  publishedEncoded: string;
+}
+const SQLITE_SQL: DialectSql = {
+  bodyBytes: bodyBytes(IDS_SQLITE),
+  publishedByIds: published(PAGE_COLUMNS, IDS_SQLITE),
+  publishedEncoded: published(ENCODED_COLUMNS, IDS_SQLITE),
+};
+const POSTGRES_SQL: DialectSql = {
+  bodyBytes: bodyBytes(IDS_PG),
+  publishedByIds: published(PAGE_COLUMNS, IDS_PG),
+  publishedEncoded: published(ENCODED_COLUMNS_PG, IDS_PG),
+};
 
 /**
  * Read queries of the publish pipeline. Published posts are ordered oldest first (published_at,
  * then id), the order archive pages are numbered in.
  */
 export class SiteRepo {
-  constructor(private readonly sql: SqlScope) {}
+  private readonly texts: DialectSql;
+
+  constructor(private readonly sql: SqlScope) {
+    this.texts = sql.dialect === 'postgres' ? POSTGRES_SQL : SQLITE_SQL;
+  }
 
   /** Summaries of the published posts, oldest first, a page at a time after `after` (keyset paging). */
   async publishedSummariesAfter(blogId: string, after: { publishedAt: string; id: string } | null, limit: number): Promise<PublishedSummary[]> {
@@ -63,7 +88,7 @@ export class SiteRepo {
    * order of `ids` (0 for a post that is gone).
    */
   async bodyBytes(ids: readonly string[]): Promise<number[]> {
-    const rows = await this.sql.all<{ id: string; bytes: number }>(BODY_BYTES_SQL, [JSON.stringify(ids)]);
+    const rows = await this.sql.all<{ id: string; bytes: number }>(this.texts.bodyBytes, [JSON.stringify(ids)]);
     const bytes = new Map(rows.map((row) => [row.id, row.bytes]));
     return ids.map((id) => bytes.get(id) ?? 0);
   }
@@ -111,7 +136,7 @@ export class SiteRepo {
    * (`contentMd` is empty when the text counts are stored), in no particular order.
    */
   async publishedByIds(ids: readonly string[]): Promise<Post[]> {
-    return (await this.sql.all<PostRowOf>(PUBLISHED_BY_IDS_SQL, [JSON.stringify(ids)])).map(toPost);
+    return (await this.sql.all<PostRowOf>(this.texts.publishedByIds, [JSON.stringify(ids)])).map(toPost);
   }
 
   /**
@@ -119,7 +144,7 @@ export class SiteRepo {
    * hands them to the worker thread that renders the page and the twin, without decoding them.
    */
   async publishedEncodedByIds(ids: readonly string[]): Promise<EncodedPost[]> {
-    return (await this.sql.all<EncodedRow>(PUBLISHED_ENCODED_SQL, [JSON.stringify(ids)])).map(toEncodedPost);
+    return (await this.sql.all<EncodedRow>(this.texts.publishedEncoded, [JSON.stringify(ids)])).map(toEncodedPost);
   }
 
   /** Old addresses (old slugs and alias paths) of published posts and where they point now. */

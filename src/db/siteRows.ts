@@ -90,6 +90,9 @@ export const SOURCE_COLUMNS = postColumns('content_md');
 /** SOURCE_COLUMNS with both bodies as their stored UTF-8 bytes (a blob is not decoded into a string). */
 export const ENCODED_COLUMNS = postColumns('CAST(content_md AS BLOB)', 'CAST(content_html AS BLOB)');
 
+/** ENCODED_COLUMNS on PostgreSQL: convert_to() gives the UTF-8 bytes as a bytea (a Buffer in node-postgres). */
+export const ENCODED_COLUMNS_PG = postColumns(`convert_to(content_md, 'UTF8')`, `convert_to(content_html, 'UTF8')`);
+
 /** A post whose HTML and Markdown are their UTF-8 bytes, as stored. */
 export type EncodedPost = Omit<Post, 'contentMd' | 'contentHtml'> & { contentMd: Uint8Array; contentHtml: Uint8Array };
 

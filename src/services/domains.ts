@@ -188,7 +188,7 @@ export class DomainsService {
         if (problems.length === 0 && (await domains.findActiveByHostname(current.hostname))) problems = [TAKEN];
         if (problems.length === 0) {
           try {
-            await domains.activate({ ...keyOf(current), checkedAt });
+            await tx.attempt(() => domains.activate({ ...keyOf(current), checkedAt }));
           } catch (err) {
             // The partial unique index (one active row per hostname) is the last guard.
             if (!isUniqueViolation(err)) throw err;

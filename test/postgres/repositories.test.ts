@@ -2,7 +2,7 @@
  * The repositories already on the query seam, on a real PostgreSQL with the baseline schema
  * (src/db/migrations/postgres/024_baseline.sql): the same SQL text the SQLite suite runs.
  */
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnalyticsRepo } from '../../src/db/analyticsRepo.js';
 import { IdempotencyRepo } from '../../src/db/idempotencyRepo.js';
 import { ListingSnapshotsRepo } from '../../src/db/listingSnapshotsRepo.js';
@@ -11,38 +11,14 @@ import { ObjectHashesRepo } from '../../src/db/objectHashesRepo.js';
 import { PreviewLinksRepo } from '../../src/db/previewLinksRepo.js';
 import { SessionsRepo } from '../../src/db/sessionsRepo.js';
 import { migratePostgres } from '../../src/db/sql/postgresMigrations.js';
-import { PostgresClient } from '../../src/db/sql/postgresClient.js';
 import { WebhooksRepo } from '../../src/db/webhooksRepo.js';
-import { startPostgres, type Postgres } from '../support/postgres.js';
+import { LATER, T0, usePostgres } from '../support/postgresRepos.js';
 
-let server: Postgres;
-beforeAll(async () => {
-  server = await startPostgres();
-});
-afterAll(async () => server?.stop());
-
-const T0 = '2026-03-24T10:00:00.000Z';
-const LATER = '2026-03-24T11:00:00.000Z';
-
-/** A migrated database with an account, its blog and a published post. */
-async function seeded(): Promise<PostgresClient> {
-  const url = await server.createDatabase();
-  expect(await migratePostgres(url)).toEqual(['024_baseline.sql']);
-  const sql = new PostgresClient(url);
-  onTestFinished(() => sql.close());
-  await sql.run("INSERT INTO accounts (id, email, plan, created_at, updated_at) VALUES ('a1', 'a@example.com', 'creator', ?, ?)", [T0, T0]);
-  await sql.run("INSERT INTO blogs (id, account_id, slug, name, created_at, updated_at) VALUES ('b1', 'a1', 'one', 'One', ?, ?)", [T0, T0]);
-  await sql.run(
-    `INSERT INTO posts (id, blog_id, title, slug, content_md, content_html, meta_description, status, published_at, created_at, updated_at)
-     VALUES ('p1', 'b1', 'First', 'first', 'x', '<p>x</p>', 'x', 'published', ?, ?, ?)`,
-    [T0, T0, T0],
-  );
-  return sql;
-}
+const { seeded, server } = usePostgres();
 
 describe('the PostgreSQL schema', () => {
   it('is applied once, also when several nodes migrate at the same moment', async () => {
-    const url = await server.createDatabase();
+    const url = await server().createDatabase();
     const runs = await Promise.all([migratePostgres(url), migratePostgres(url), migratePostgres(url)]);
     expect(runs.flat()).toEqual(['024_baseline.sql']);
     expect(await migratePostgres(url)).toEqual([]);

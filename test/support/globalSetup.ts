@@ -6,6 +6,11 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Endpoint of the run's s3rver; tests make their own bucket with createTestBucket. */
     s3Endpoint: string;
+    /**
+     * `postgres://user@host:port` of the run's PostgreSQL cluster, in the PostgreSQL pass only
+     * (vitest.postgres.config.ts): every test app then gets a database of its own there.
+     */
+    postgresBase?: string;
   }
 }
 

@@ -16,6 +16,8 @@ import pg from 'pg';
 const NOBODY = 65534;
 
 export interface Postgres {
+  /** `postgres://user@host:port`: a database's URL is this, `/`, its name. */
+  base: string;
   /** postgres://… of a new, empty database on the cluster. */
   createDatabase(): Promise<string>;
   /** Stops the server (fast shutdown: clients are disconnected); `start` brings it back on the same port and data. */
@@ -67,6 +69,7 @@ export async function startPostgres(): Promise<Postgres> {
   }
   let databases = 0;
   return {
+    base,
     async createDatabase() {
       const name = `folio_test_${++databases}`;
       const admin = new pg.Client({ connectionString: `${base}/postgres` });
@@ -89,6 +92,21 @@ export async function startPostgres(): Promise<Postgres> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+let created = 0;
+
+/** A new, empty database on the cluster whose base URL (`postgres://user@host:port`) is given. */
+export async function createPostgresDatabase(base: string): Promise<string> {
+  const name = `folio_${process.pid}_${++created}`;
+  const admin = new pg.Client({ connectionString: `${base}/postgres` });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return `${base}/${name}`;
 }
 
 function run(command: string, args: string[], options: { uid?: number; gid?: number }): Promise<void> {

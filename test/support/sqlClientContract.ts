@@ -105,6 +105,46 @@ export function sqlClientContract(make: MakeClient): void {
     expect(await client.get('SELECT stars FROM notes WHERE id = ?', [1])).toEqual({ stars: 8 });
   });
 
+  it('undoes only a failed attempt inside a transaction, which goes on and commits the rest', async () => {
+    const client = await withNotes(make);
+    const outcome = await client.transaction(async (tx) => {
+      await tx.run('INSERT INTO notes (id, body) VALUES (?, ?)', [1, 'before']);
+      const failed = await tx
+        .attempt(async () => {
+          await tx.run('INSERT INTO notes (id, body) VALUES (?, ?)', [2, 'undone']);
+          await tx.run('INSERT INTO notes (id, body) VALUES (?, ?)', [3, 'before']); // UNIQUE violation
+        })
+        .then(
+          () => false,
+          () => true,
+        );
+      // Without the savepoint PostgreSQL would refuse this: the transaction is aborted.
+      await tx.run('INSERT INTO notes (id, body) VALUES (?, ?)', [4, 'after']);
+      expect(await tx.attempt(async () => (await tx.get<{ n: number }>('SELECT COUNT(*) AS n FROM notes'))!.n)).toBe(2);
+      return failed;
+    });
+    expect(outcome).toBe(true);
+    expect(await bodies(client)).toEqual(['before', 'after']);
+  });
+
+  it('calls afterCommit functions once the transaction committed, never after a rollback', async () => {
+    const client = await withNotes(make);
+    const seen: string[] = [];
+    await client.transaction(async (tx) => {
+      await tx.run('INSERT INTO notes (id, body) VALUES (?, ?)', [1, 'a']);
+      tx.afterCommit(() => seen.push(`committed, visible: ${String(seen.length)}`));
+      expect(seen).toEqual([]);
+    });
+    expect(seen).toEqual(['committed, visible: 0']);
+    await client
+      .transaction(async (tx) => {
+        tx.afterCommit(() => seen.push('rolled back'));
+        throw new Error('no');
+      })
+      .catch(() => undefined);
+    expect(seen).toEqual(['committed, visible: 0']);
+  });
+
   it('refuses a transaction handle kept past its function', async () => {
     const client = await withNotes(make);
     const kept = await client.transaction(async (tx) => tx);

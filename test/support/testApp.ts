@@ -10,7 +10,9 @@ import { createHttpServer } from '../../src/http/httpServer.js';
 import type { PublishJob } from '../../src/db/jobsRepo.js';
 import type { Plan } from '../../src/domain/plans.js';
 import type { BlogSearcher } from '../../src/search/ports.js';
+import { inject } from 'vitest';
 import { FakeClock } from './fakeClock.js';
+import { createPostgresDatabase } from './postgres.js';
 import { OpenApiContract } from './openApiContract.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
 import type { SearchIndexUpdater } from '../../src/search/ports.js';
@@ -82,7 +84,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'folio-test-'));
   // Social cards are off unless a test turns them on: drawing one per publish would cost every
   // suite seconds of font parsing and drawing; test/integration/socialCards.test.ts runs them.
-  const config = loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off', ...options.env });
+  // The PostgreSQL pass (vitest.postgres.config.ts) gives every app a database of its own.
+  const postgresBase = inject('postgresBase');
+  const database = postgresBase && options.dataDir === undefined ? { FOLIO_DATABASE_URL: await createPostgresDatabase(postgresBase) } : {};
+  const config = loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off', ...database, ...options.env });
   const clock = options.clock ?? new FakeClock();
   const handledJobs: PublishJob[] = [];
   const dns = new Map<string, string[]>();

@@ -32,9 +32,21 @@ describe('loadConfig', () => {
     ['FOLIO_SHUTDOWN_TIMEOUT', '2.5'],
     ['FOLIO_METRICS_TOKEN', 'short'],
     ['FOLIO_METRICS_TOKEN', 'a token with spaces in it'],
+    ['FOLIO_DATABASE_URL', 'mysql://db.example.com/folio'],
+    ['FOLIO_DATABASE_URL', 'postgres://db.example.com'],
+    ['FOLIO_DATABASE_URL', 'not a url'],
   ])('names the variable when %s=%s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
+  });
+
+  it('uses SQLite unless FOLIO_DATABASE_URL names a PostgreSQL database', () => {
+    expect(loadConfig({}).databaseUrl).toBeNull();
+    expect(loadConfig({ FOLIO_DATABASE_URL: '  ' }).databaseUrl).toBeNull();
+    expect(loadConfig({ FOLIO_DATABASE_URL: 'postgres://folio:secret@db:5432/folio' }).databaseUrl).toBe('postgres://folio:secret@db:5432/folio');
+    expect(loadConfig({ FOLIO_DATABASE_URL: 'postgresql://db/folio' }).databaseUrl).toBe('postgresql://db/folio');
+    // The refusal never repeats the URL, which may hold a password.
+    expect(() => loadConfig({ FOLIO_DATABASE_URL: 'mysql://folio:secret@db/folio' })).toThrow(/^((?!secret).)*$/);
   });
 
   it('tells explicit URL settings from defaults (a PORT-derived domain is a default)', () => {

@@ -48,6 +48,11 @@ export interface SqlTransaction extends SqlWriter {
    * PostgreSQL retried): wakes what must only look once the writes are visible.
    */
   afterCommit(fn: () => void): void;
+  /**
+   * Runs `fn` under a savepoint: when it rejects, only its statements are undone and the
+   * transaction goes on (PostgreSQL refuses every statement after an error otherwise).
+   */
+  attempt<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export interface SqlClient extends SqlWriter {

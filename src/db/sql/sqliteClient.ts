@@ -171,6 +171,7 @@ class SqliteTransaction implements SqlTransaction {
   readonly dialect = 'sqlite';
   open = true;
   private readonly onCommit: (() => void)[] = [];
+  private savepoints = 0;
 
   constructor(private readonly statements: StatementCache) {}
 
@@ -188,6 +189,23 @@ class SqliteTransaction implements SqlTransaction {
 
   afterCommit(fn: () => void): void {
     this.onCommit.push(fn);
+  }
+
+  async attempt<T>(fn: () => Promise<T>): Promise<T> {
+    // Named by depth, so the statements' texts (and the statement cache) stay few.
+    const name = `attempt_${++this.savepoints}`;
+    await this.run(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn();
+      await this.run(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (err) {
+      await this.run(`ROLLBACK TO SAVEPOINT ${name}`);
+      await this.run(`RELEASE SAVEPOINT ${name}`);
+      throw err;
+    } finally {
+      this.savepoints -= 1;
+    }
   }
 
   committed(): void {

@@ -46,6 +46,8 @@ export class JobRunner {
   private readonly inFlight = new Set<number>();
   /** Queued jobs an earlier batch already ran (or tried): their own turn only answers. */
   private readonly ranInBatch = new Set<number>();
+  /** Background starts still reading their jobs, before they are queued: idle() waits for them too. */
+  private readonly starting = new Set<Promise<void>>();
 
   constructor(private readonly deps: JobRunnerDeps) {}
 
@@ -63,8 +65,11 @@ export class JobRunner {
    */
   runInBackground(ids: readonly number[]): void {
     if (ids.length === 0) return;
-    // runNow never rejects: every failure is caught and stored on the job row.
-    void this.runNow(ids);
+    // A job's own failure is stored on its row; one that could not even be read stays pending,
+    // and the tick runs it.
+    const started = this.runNow(ids).catch((err: unknown) => this.deps.logger.warn({ err, jobs: ids }, 'publish jobs not started now; the tick runs them'));
+    this.starting.add(started);
+    void started.then(() => this.starting.delete(started));
   }
 
   /** The background tick: retries jobs whose backoff has passed. Returns how many ran. */
@@ -75,8 +80,9 @@ export class JobRunner {
   }
 
   /** Resolves when every job started so far has finished (tests and shutdown). */
-  idle(): Promise<void> {
-    return this.perBlog.idle();
+  async idle(): Promise<void> {
+    while (this.starting.size > 0) await Promise.all([...this.starting]);
+    await this.perBlog.idle();
   }
 
   private enqueue(job: PublishJob): Promise<void> {

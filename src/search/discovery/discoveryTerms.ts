@@ -21,9 +21,14 @@ export function termsText(text: string): string {
 const langToken = (lang: Language): string => `l${lang}`;
 const tagToken = (tag: string): string => `t${Buffer.from(tag, 'utf8').toString('hex')}`;
 
+/** The filter tokens of a post, one per language and tag. */
+export function filterTokenList(lang: Language, tags: readonly string[]): string[] {
+  return [langToken(lang), ...tags.map(tagToken)];
+}
+
 /** The `filters` column of a post. */
 export function filterTokens(lang: Language, tags: readonly string[]): string {
-  return [langToken(lang), ...tags.map(tagToken)].join(' ');
+  return filterTokenList(lang, tags).join(' ');
 }
 
 /**
@@ -38,4 +43,21 @@ export function discoveryMatch(q: string, filters: { tag?: string | undefined; l
   if (filters.lang) parts.push(`{filters} : "${langToken(filters.lang)}"`);
   if (filters.tag !== undefined) parts.push(`{filters} : "${tagToken(filters.tag)}"`);
   return parts.join(' AND ');
+}
+
+/**
+ * What discoveryMatch asks for, as data rather than FTS5 syntax (for a database that builds its
+ * own query, such as PostgreSQL): every term of `q` in the text, every filter token among the
+ * post's filters; null when `q` holds no word at all, as discoveryMatch.
+ */
+export function discoveryCriteria(
+  q: string,
+  filters: { tag?: string | undefined; lang?: Language | undefined } = {},
+): { terms: string[]; filters: string[] } | null {
+  const terms = queryTerms(q);
+  if (terms.length === 0) return null;
+  const tokens: string[] = [];
+  if (filters.lang) tokens.push(langToken(filters.lang));
+  if (filters.tag !== undefined) tokens.push(tagToken(filters.tag));
+  return { terms, filters: tokens };
 }

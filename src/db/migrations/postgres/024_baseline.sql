@@ -5,8 +5,11 @@
 --
 -- Types: text as TEXT, every integer as BIGINT (the client reads int8 as a number), blobs as
 -- BYTEA; timestamps stay ISO 8601 text, as in SQLite, so that they compare and sort the same.
--- Not here: the discovery index (SQLite's FTS5 tables), which has its own implementation per
--- database behind the DiscoveryIndex port.
+-- The discovery index differs: SQLite's FTS5 tables there, a tsvector table here (at the end),
+-- each database's own implementation behind the DiscoveryIndex port.
+--
+-- Not in SQLite: `seq` on blogs and posts, insertion order where SQLite's repositories use the
+-- rowid (a listing's tie-break, the export's page key). Generated only: never written.
 
 CREATE TABLE accounts (
   id             TEXT PRIMARY KEY,
@@ -26,7 +29,8 @@ CREATE TABLE blogs (
   theme_config  TEXT NOT NULL DEFAULT '{}',
   created_at    TEXT NOT NULL,
   updated_at    TEXT NOT NULL,
-  discoverable  BIGINT NOT NULL DEFAULT 0 CHECK (discoverable IN (0, 1))
+  discoverable  BIGINT NOT NULL DEFAULT 0 CHECK (discoverable IN (0, 1)),
+  seq           BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE
 );
 CREATE INDEX blogs_by_account ON blogs(account_id, created_at);
 CREATE INDEX blogs_discoverable ON blogs(id, discoverable);
@@ -50,7 +54,8 @@ CREATE TABLE posts (
   id                TEXT PRIMARY KEY,
   blog_id           TEXT NOT NULL REFERENCES blogs(id) ON DELETE CASCADE,
   title             TEXT NOT NULL,
-  slug              TEXT NOT NULL,
+  -- Code point order, as SQLite compares: slugsStartingWith() reads `base-…` as a range.
+  slug              TEXT COLLATE "C" NOT NULL,
   content_md        TEXT NOT NULL,
   content_html      TEXT NOT NULL,
   meta_description  TEXT NOT NULL,
@@ -64,8 +69,11 @@ CREATE TABLE posts (
   updated_at        TEXT NOT NULL,
   text_counts       TEXT,
   revision          BIGINT NOT NULL DEFAULT 0,
+  seq               BIGINT GENERATED ALWAYS AS IDENTITY,
   UNIQUE (blog_id, slug)
 );
+-- The export's pages (blog_id, then seq) and the listing's tie-break within a blog.
+CREATE UNIQUE INDEX posts_by_blog_seq ON posts(blog_id, seq);
 CREATE INDEX posts_by_blog_created ON posts(blog_id, created_at);
 CREATE INDEX posts_by_blog_published ON posts(blog_id, status, published_at);
 CREATE INDEX posts_discovery_visible ON posts(id, status, blog_id);
@@ -337,3 +345,30 @@ CREATE TABLE preview_links (
   expires_at  TEXT NOT NULL
 );
 CREATE INDEX preview_links_by_post ON preview_links(post_id);
+
+-- The discovery index (GET /v1/discover, docs/search.md#discovery; src/db/postgresDiscoveryRepo.ts),
+-- PostgreSQL's own: one row per indexed post. `id` orders the results as SQLite's FTS rowid does,
+-- made from the post's published_at (seconds × 2^20 + a free slot): newest first, posts of the
+-- same second in the order they were indexed. `terms` holds the post's terms as
+-- src/search/tokenize.ts made them (Korean stems included), built with array_to_tsvector, so no
+-- text search parser or dictionary splits, stems or drops any of them; `filters` holds the tag and
+-- language tokens, in their own column so that a query's words never match them. No foreign
+-- keys: the query joins the live posts and blogs rows (see posts_discovery_visible and
+-- blogs_discoverable above), so what a reader sees follows each commit whatever the index's lag.
+CREATE TABLE discovery_posts (
+  id       BIGINT PRIMARY KEY,
+  post_id  TEXT NOT NULL UNIQUE,
+  blog_id  TEXT NOT NULL,
+  lang     TEXT NOT NULL CHECK (lang IN ('en', 'ko')),
+  terms    TSVECTOR NOT NULL,
+  filters  TEXT[] NOT NULL
+);
+CREATE INDEX discovery_posts_by_blog ON discovery_posts(blog_id);
+-- A rare word or filter is found through these; a common word may instead be read newest first
+-- from the primary key until a page is full, as the planner chooses from the column statistics.
+-- Two indexes, not one on both columns: a query that names one column of a two-column GIN index
+-- is costed as a scan of the whole index, and the planner passes it over. No pending list
+-- (fastupdate): every search would read it through, and until a vacuum empties it the planner
+-- prices the index above a scan of the table; indexing runs in jobs, which can pay instead.
+CREATE INDEX discovery_posts_terms ON discovery_posts USING GIN (terms) WITH (fastupdate = off);
+CREATE INDEX discovery_posts_filters ON discovery_posts USING GIN (filters) WITH (fastupdate = off);
