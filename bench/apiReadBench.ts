@@ -22,13 +22,14 @@ const ANCHOR = fileURLToPath(new URL('./anchors/bareKoaPostServer.js', import.me
 const ROUNDS = 5;
 const CONNECTIONS = 50;
 
-interface WrkResult {
+export interface WrkResult {
   rps: number;
   p99: number;
   non2xx: number;
 }
 
-async function wrk(url: string, headers: Record<string, string>, seconds: number): Promise<WrkResult> {
+/** One `wrk` run (one thread, CONNECTIONS connections) against `url`. */
+export async function wrk(url: string, headers: Record<string, string>, seconds: number): Promise<WrkResult> {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
   const { stdout } = await run('wrk', args, { maxBuffer: 1024 * 1024 });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);

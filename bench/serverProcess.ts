@@ -17,9 +17,9 @@ const MAIN = fileURLToPath(new URL('../server/main.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 
 /** A new enterprise account on the data dir (through the real CLI); returns its API key. */
-export function createBenchAccount(dataDir: string): string {
+export function createBenchAccount(dataDir: string, env: Record<string, string> = {}): string {
   const out = execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'enterprise', '--json'], {
-    env: { ...process.env, FOLIO_DATA_DIR: dataDir },
+    env: { ...process.env, FOLIO_DATA_DIR: dataDir, ...env },
   });
   return (JSON.parse(out.toString()) as { api_key: string }).api_key;
 }

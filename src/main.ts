@@ -57,9 +57,10 @@ async function main(): Promise<void> {
   try {
     // The store this data dir publishes to: recorded on first start, refused when another is configured.
     await folio.settleStore();
-    first = await folio.accounts.bootstrap(config.defaultPlan);
     // For commands that must not run beside a server (`folio site migrate-store`); removed at a clean exit.
+    // Before the bootstrap: nothing may fail between creating the first account and printing its key.
     writeServerPid(config.dataDir);
+    first = await folio.accounts.bootstrap(config.defaultPlan);
   } catch (err) {
     const message = startFailure(err);
     if (message === null) throw err;
