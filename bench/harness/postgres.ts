@@ -67,20 +67,9 @@ export async function startPostgres(): Promise<Postgres> {
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  let databases = 0;
   return {
     base,
-    async createDatabase() {
-      const name = `folio_test_${++databases}`;
-      const admin = new pg.Client({ connectionString: `${base}/postgres` });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await admin.end();
-      }
-      return `${base}/${name}`;
-    },
+    createDatabase: () => createPostgresDatabase(base),
     async pause() {
       if (server) await stopServer(server);
       server = null;

@@ -13,6 +13,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { DatabaseUnavailableError, WRITE_WAIT_MS, type SqlClient, type SqlParams, type SqlRunResult, type SqlTransaction } from './sqlClient.js';
+import { TransactionHooks } from './transactionHooks.js';
 import { numberPlaceholders } from './placeholders.js';
 
 const INT8_OID = 20;
@@ -120,8 +121,7 @@ export class PostgresClient implements SqlClient {
 class PostgresTransaction implements SqlTransaction {
   readonly dialect = 'postgres';
   open = true;
-  private readonly onCommit: (() => void)[] = [];
-  private savepoints = 0;
+  private readonly hooks = new TransactionHooks((sql) => this.run(sql));
 
   constructor(private readonly connection: Queryable) {}
 
@@ -138,28 +138,15 @@ class PostgresTransaction implements SqlTransaction {
   }
 
   afterCommit(fn: () => void): void {
-    this.onCommit.push(fn);
+    this.hooks.afterCommit(fn);
   }
 
-  async attempt<T>(fn: () => Promise<T>): Promise<T> {
-    // Named by depth, so the statements' texts (and the statement cache) stay few.
-    const name = `attempt_${++this.savepoints}`;
-    await this.run(`SAVEPOINT ${name}`);
-    try {
-      const result = await fn();
-      await this.run(`RELEASE SAVEPOINT ${name}`);
-      return result;
-    } catch (err) {
-      await this.run(`ROLLBACK TO SAVEPOINT ${name}`);
-      await this.run(`RELEASE SAVEPOINT ${name}`);
-      throw err;
-    } finally {
-      this.savepoints -= 1;
-    }
+  attempt<T>(fn: () => Promise<T>): Promise<T> {
+    return this.hooks.attempt(fn);
   }
 
   committed(): void {
-    for (const fn of this.onCommit.splice(0)) fn();
+    this.hooks.committed();
   }
 
   end(): void {

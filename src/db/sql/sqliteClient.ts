@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isDatabaseBusy, openConnection, SERVER_BUSY_TIMEOUT_MS, type Db } from '../database.js';
 import { WRITE_WAIT_MS, type SqlClient, type SqlParams, type SqlRunResult, type SqlTransaction } from './sqlClient.js';
 import { StatementCache } from './statementCache.js';
+import { TransactionHooks } from './transactionHooks.js';
 import { writeTurnsOf, type WriteTurns } from './writeTurns.js';
 
 export interface SqliteClientOptions {
@@ -170,8 +171,7 @@ export class SqliteClient implements SqlClient {
 class SqliteTransaction implements SqlTransaction {
   readonly dialect = 'sqlite';
   open = true;
-  private readonly onCommit: (() => void)[] = [];
-  private savepoints = 0;
+  private readonly hooks = new TransactionHooks((sql) => this.run(sql));
 
   constructor(private readonly statements: StatementCache) {}
 
@@ -188,28 +188,15 @@ class SqliteTransaction implements SqlTransaction {
   }
 
   afterCommit(fn: () => void): void {
-    this.onCommit.push(fn);
+    this.hooks.afterCommit(fn);
   }
 
-  async attempt<T>(fn: () => Promise<T>): Promise<T> {
-    // Named by depth, so the statements' texts (and the statement cache) stay few.
-    const name = `attempt_${++this.savepoints}`;
-    await this.run(`SAVEPOINT ${name}`);
-    try {
-      const result = await fn();
-      await this.run(`RELEASE SAVEPOINT ${name}`);
-      return result;
-    } catch (err) {
-      await this.run(`ROLLBACK TO SAVEPOINT ${name}`);
-      await this.run(`RELEASE SAVEPOINT ${name}`);
-      throw err;
-    } finally {
-      this.savepoints -= 1;
-    }
+  attempt<T>(fn: () => Promise<T>): Promise<T> {
+    return this.hooks.attempt(fn);
   }
 
   committed(): void {
-    for (const fn of this.onCommit.splice(0)) fn();
+    this.hooks.committed();
   }
 
   end(): void {
