@@ -20,7 +20,9 @@ describe('the PostgreSQL schema', () => {
   it('is applied once, also when several nodes migrate at the same moment', async () => {
     const url = await server().createDatabase();
     const runs = await Promise.all([migratePostgres(url), migratePostgres(url), migratePostgres(url)]);
-    expect(runs.flat()).toEqual(['024_baseline.sql']);
+    // One node applied everything, from the baseline on; the others found it applied.
+    expect(runs.filter((names) => names.length > 0)).toHaveLength(1);
+    expect(runs.flat()[0]).toBe('024_baseline.sql');
     expect(await migratePostgres(url)).toEqual([]);
   });
 

@@ -31,7 +31,7 @@ export function usePostgres(): PostgresRepos {
     async seeded(options = {}) {
       let url = await server.createDatabase();
       if (options.icuLocale) url = await icuDatabase(url, options.icuLocale);
-      expect(await migratePostgres(url)).toEqual(['024_baseline.sql']);
+      expect((await migratePostgres(url))[0]).toBe('024_baseline.sql');
       const sql = new PostgresClient(url);
       onTestFinished(() => sql.close());
       await sql.run("INSERT INTO accounts (id, email, plan, created_at, updated_at) VALUES ('a1', 'a@example.com', 'creator', ?, ?)", [T0, T0]);
