@@ -7,9 +7,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { Config } from '../config/config.js';
+import type { Logger } from '../lib/logger.js';
 import { startCheckpointer, type Checkpointer } from '../db/checkpointer.js';
 import { openDatabase, type Db } from '../db/database.js';
 import { migratePostgres } from '../db/sql/postgresMigrations.js';
+import { PostgresChanges } from '../db/sql/postgresChanges.js';
 import { PostgresClient } from '../db/sql/postgresClient.js';
 import { SqliteClient } from '../db/sql/sqliteClient.js';
 import { DatabaseUnavailableError, type SqlClient } from '../db/sql/sqlClient.js';
@@ -22,8 +24,8 @@ export interface OpenedDatabase {
   sqlite: Db | null;
   /**
    * What the in-memory lookups (a key by hash, a blog by id) ask whether anything was written.
-   * None on PostgreSQL: other processes write there, and no process sees their writes at once,
-   * so those lookups read the database every time.
+   * On PostgreSQL, the notices of every node's changes (PostgresChanges), when the process asked
+   * for them (`listenForChanges`); without, those lookups read the database every time.
    */
   version: ChangeVersion | undefined;
   /** Moves SQLite's WAL into the file off the event loop (a no-op on PostgreSQL). */
@@ -35,6 +37,11 @@ export interface OpenDatabaseOptions {
   /** SQLite's busy timeout on the process's connection (the server's is short: database.ts). */
   busyTimeoutMs?: number;
   onMigrated?: (names: string[]) => void;
+  /**
+   * On PostgreSQL, keep the lookups in memory and listen for other nodes' changes (the server);
+   * a short-lived command does not, and reads them from the database.
+   */
+  listenForChanges?: Pick<Logger, 'warn' | 'info'>;
 }
 
 export async function openConfiguredDatabase(config: Config, options: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
@@ -49,7 +56,18 @@ export async function openConfiguredDatabase(config: Config, options: OpenDataba
     });
     if (applied.length > 0) options.onMigrated?.(applied);
     const sql = new PostgresClient(url);
-    return { sql, sqlite: null, version: undefined, startCheckpointer: () => ({ stop: async () => undefined }), close: () => sql.close() };
+    const changes = options.listenForChanges ? new PostgresChanges({ connectionString: url, writes: sql, logger: options.listenForChanges }) : undefined;
+    await changes?.start();
+    return {
+      sql,
+      sqlite: null,
+      version: changes,
+      startCheckpointer: () => ({ stop: async () => undefined }),
+      close: async () => {
+        await changes?.close();
+        await sql.close();
+      },
+    };
   }
   const file = databaseFile(config);
   const db = openDatabase(file, {

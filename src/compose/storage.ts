@@ -84,6 +84,8 @@ export async function openData(options: Pick<ComposeOptions, 'config' | 'logger'
     busyTimeoutMs: options.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS,
     onMigrated: (names) =>
       logger.info({ migrations: names }, `applied ${names.length} database migration${names.length === 1 ? '' : 's'}: ${names.join(', ')}`),
+    // A command is short-lived: it reads keys and blogs from the database rather than listen.
+    ...(options.publicUrls === 'cli' ? {} : { listenForChanges: logger }),
   });
   const { sql } = database;
   const repos = createRepos(sql, database.version);

@@ -17,6 +17,8 @@ export interface PostgresRepos {
   server(): Postgres;
   /** A migrated database with account a1, its blog b1 (slug `one`) and post p1 (`first`, published at T0). */
   seeded(options?: { icuLocale?: string }): Promise<PostgresClient>;
+  /** seeded(), with the database's URL (for a second node's connections). */
+  seededDatabase(options?: { icuLocale?: string }): Promise<{ sql: PostgresClient; url: string }>;
 }
 
 /** Starts PostgreSQL for the file (beforeAll) and stops it afterwards. */
@@ -26,24 +28,22 @@ export function usePostgres(): PostgresRepos {
     server = await startPostgres();
   });
   afterAll(async () => server?.stop());
-  return {
-    server: () => server,
-    async seeded(options = {}) {
-      let url = await server.createDatabase();
-      if (options.icuLocale) url = await icuDatabase(url, options.icuLocale);
-      expect((await migratePostgres(url))[0]).toBe('024_baseline.sql');
-      const sql = new PostgresClient(url);
-      onTestFinished(() => sql.close());
-      await sql.run("INSERT INTO accounts (id, email, plan, created_at, updated_at) VALUES ('a1', 'a@example.com', 'creator', ?, ?)", [T0, T0]);
-      await sql.run("INSERT INTO blogs (id, account_id, slug, name, created_at, updated_at) VALUES ('b1', 'a1', 'one', 'One', ?, ?)", [T0, T0]);
-      await sql.run(
-        `INSERT INTO posts (id, blog_id, title, slug, content_md, content_html, meta_description, status, published_at, created_at, updated_at)
+  const seededDatabase = async (options: { icuLocale?: string } = {}) => {
+    let url = await server.createDatabase();
+    if (options.icuLocale) url = await icuDatabase(url, options.icuLocale);
+    expect((await migratePostgres(url))[0]).toBe('024_baseline.sql');
+    const sql = new PostgresClient(url);
+    onTestFinished(() => sql.close());
+    await sql.run("INSERT INTO accounts (id, email, plan, created_at, updated_at) VALUES ('a1', 'a@example.com', 'creator', ?, ?)", [T0, T0]);
+    await sql.run("INSERT INTO blogs (id, account_id, slug, name, created_at, updated_at) VALUES ('b1', 'a1', 'one', 'One', ?, ?)", [T0, T0]);
+    await sql.run(
+      `INSERT INTO posts (id, blog_id, title, slug, content_md, content_html, meta_description, status, published_at, created_at, updated_at)
          VALUES ('p1', 'b1', 'First', 'first', 'x', '<p>x</p>', 'x', 'published', ?, ?, ?)`,
-        [T0, T0, T0],
-      );
-      return sql;
-    },
+      [T0, T0, T0],
+    );
+    return { sql, url };
   };
+  return { server: () => server, seeded: async (options = {}) => (await seededDatabase(options)).sql, seededDatabase };
 }
 
 /**

@@ -46,6 +46,7 @@ export class PostgresClient implements SqlClient {
   readonly dialect = 'postgres';
   private readonly pool: pg.Pool;
   private readonly writeWaitMs: number;
+  private writes = 0;
 
   constructor(connectionString: string, options: PostgresClientOptions = {}) {
     this.pool = new pg.Pool({
@@ -64,16 +65,34 @@ export class PostgresClient implements SqlClient {
     this.writeWaitMs = options.writeWaitMs ?? WRITE_WAIT_MS;
   }
 
+  /**
+   * How many writes this client has finished (statements that are not a SELECT, and committed
+   * transactions): what tells this node's caches, at once, that its own write changed something
+   * (PostgresChanges). Counting a write that changed nothing only costs a cache miss.
+   */
+  get writeCount(): number {
+    return this.writes;
+  }
+
   async get<Row>(sql: string, params: SqlParams = []): Promise<Row | undefined> {
-    return (await query(this.pool, sql, params)).rows[0] as Row | undefined;
+    return (await this.poolQuery(sql, params)).rows[0] as Row | undefined;
   }
 
   async all<Row>(sql: string, params: SqlParams = []): Promise<Row[]> {
-    return (await query(this.pool, sql, params)).rows as Row[];
+    return (await this.poolQuery(sql, params)).rows as Row[];
   }
 
   async run(sql: string, params: SqlParams = []): Promise<SqlRunResult> {
-    return { changes: (await query(this.pool, sql, params)).rowCount ?? 0 };
+    return { changes: (await this.poolQuery(sql, params)).rowCount ?? 0 };
+  }
+
+  private async poolQuery(sql: string, params: SqlParams): Promise<pg.QueryResult> {
+    try {
+      return await query(this.pool, sql, params);
+    } finally {
+      // Also after a failure: a statement whose answer was lost may have committed.
+      if (!isRead(sql)) this.writes++;
+    }
   }
 
   async transaction<T>(fn: (tx: SqlTransaction) => Promise<T>): Promise<T> {
@@ -88,7 +107,7 @@ export class PostgresClient implements SqlClient {
         await query(connection, 'BEGIN ISOLATION LEVEL SERIALIZABLE', []);
         const result = await fn(tx);
         // A serialization failure may also come at COMMIT: retried like any other.
-        await query(connection, 'COMMIT', []);
+        await query(connection, 'COMMIT', []).finally(() => this.writes++);
         tx.committed();
         return result;
       } catch (err) {
@@ -157,6 +176,17 @@ class PostgresTransaction implements SqlTransaction {
     if (!this.open) return Promise.reject(new Error('this transaction has ended: its handle was kept past its function'));
     return query(this.connection, sql, params);
   }
+}
+
+const reads = new Map<string, boolean>();
+/** Whether a statement only reads (a SELECT); remembered per text, as the seam's texts are few. */
+function isRead(sql: string): boolean {
+  let read = reads.get(sql);
+  if (read === undefined) {
+    read = /^\s*select\b/i.test(sql);
+    if (reads.size < 2_000) reads.set(sql, read);
+  }
+  return read;
 }
 
 function query(on: Queryable, sql: string, params: SqlParams): Promise<pg.QueryResult> {
