@@ -41,6 +41,50 @@ describe('the PostgreSQL schema', () => {
       { seq: 3, post_id: 'p1' },
     ]);
   });
+
+  it('commits logged changes in the order of their seq, whatever the blogs (a listing replays from a position)', async () => {
+    const sql = await seeded();
+    await sql.run("INSERT INTO blogs (id, account_id, slug, name, created_at, updated_at) VALUES ('b2', 'a1', 'two', 'Two', ?, ?)", [T0, T0]);
+    await sql.run(
+      `INSERT INTO posts (id, blog_id, title, slug, content_md, content_html, meta_description, status, published_at, created_at, updated_at)
+       VALUES ('q1', 'b2', 'Other', 'other', 'x', 'x', 'x', 'published', ?, ?, ?)`,
+      [T0, T0, T0],
+    );
+    const before = (await sql.get<{ n: number }>('SELECT MAX(seq) AS n FROM post_changes'))!.n;
+    // The first transaction draws its seq and stays open; the second, on another blog, must wait for it.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let logged!: () => void;
+    const drawn = new Promise<void>((resolve) => {
+      logged = resolve;
+    });
+    const order: string[] = [];
+    const first = sql.transaction(async (tx) => {
+      await tx.run("UPDATE posts SET title = 'First edit' WHERE id = 'p1'");
+      logged();
+      await gate;
+      tx.afterCommit(() => order.push('p1'));
+    });
+    await drawn;
+    const second = sql.transaction(async (tx) => {
+      await tx.run("UPDATE posts SET title = 'Second edit' WHERE id = 'q1'");
+      tx.afterCommit(() => order.push('q1'));
+    });
+    // Waits until the second is blocked on the log's advisory lock, as seen by the server itself.
+    for (;;) {
+      const waiting = await sql.get<{ n: number }>("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'");
+      if (waiting!.n > 0) break;
+    }
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['p1', 'q1']);
+    expect(await sql.all('SELECT seq, post_id FROM post_changes WHERE seq > ? ORDER BY seq', [before])).toEqual([
+      { seq: before + 1, post_id: 'p1' },
+      { seq: before + 2, post_id: 'q1' },
+    ]);
+  });
 });
 
 describe('repositories on PostgreSQL', () => {
