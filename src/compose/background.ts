@@ -11,6 +11,7 @@ import type { HeavyWork } from '../heavyWork/heavyWork.js';
 import type { Checkpointer } from '../db/checkpointer.js';
 import type { ExpiredSignIns } from '../services/expiredSignIns.js';
 import type { Analytics } from './analytics.js';
+import type { BlogLeases } from '../publish/jobs/blogLeases.js';
 
 /** The scheduler's per-second work: due schedules, due webhook retries, due job retries. */
 export async function tick(parts: {
@@ -59,10 +60,13 @@ export async function close(
     checkpointer: Checkpointer;
     database: { close(): Promise<void> };
     analytics: Pick<Analytics, 'stop'>;
+    leases: Pick<BlogLeases, 'close'>;
   },
 ): Promise<void> {
   await parts.dispatcher.close();
   await idle(parts);
+  // Nothing of a blog is being written any more: other nodes may take its jobs at once.
+  await parts.leases.close();
   // The server stopped answering: the last counts are written before the database closes.
   await parts.analytics.stop();
   await parts.warmUp.remember();

@@ -3,6 +3,8 @@
  * concrete classes; everything else receives its dependencies, so tests build the same graph
  * with a temp data dir, a fake clock or a test store, and a CLI command builds no Koa app.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { systemClock } from '../lib/clock.js';
 import { PooledContentRenderer } from '../content/contentRenderer.js';
 import { HeavyWork } from '../heavyWork/heavyWork.js';
@@ -22,6 +24,8 @@ import { noSqliteConnection } from './database.js';
 import { composeAnalytics } from './analytics.js';
 import { ExpiredSignIns } from '../services/expiredSignIns.js';
 import type { BlogSearcher } from '../search/ports.js';
+import { DatabaseLeases } from '../publish/jobs/databaseLeases.js';
+import { soleNode } from '../publish/jobs/blogLeases.js';
 
 /** The core and what only the HTTP part needs besides it. */
 export interface Core {
@@ -42,7 +46,9 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
   const metrics = new Metrics();
   const stores = composeStores(config, options, metrics, logger);
   const { store, cache } = stores;
-  const search = composeSearch({ config, store, heavy, logger }, options.search);
+  // Several nodes on PostgreSQL take turns at each blog; one process (SQLite) holds them all.
+  const leases = data.sql.dialect === 'postgres' ? new DatabaseLeases({ sql: data.sql, holder: nodeName(), logger }) : undefined;
+  const search = composeSearch({ config, store, heavy, logger, leases }, options.search);
   const content = options.content ?? new PooledContentRenderer(heavy);
   const publishing = composePublishing({
     ...data,
@@ -57,6 +63,7 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
     metrics,
     jobHandler: options.jobHandler,
     jobBatchHandler: options.jobBatchHandler,
+    leases,
   });
   const { publisher } = publishing;
   const { runner } = publisher;
@@ -121,9 +128,14 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
     idle: () => idle(background),
     settleStore: () => settleStore(data, stores, clock, logger),
     searchCacheStats: () => search.cache.stats(),
-    close: () => close({ ...background, warmUp, heavy, checkpointer, database: data, analytics }),
+    close: () => close({ ...background, warmUp, heavy, checkpointer, database: data, analytics, leases: leases ?? soleNode }),
   };
   return { folio, searcher: search.searcher };
+}
+
+/** This process's name in `blog_leases`: the machine, the pid, and a random part (pids repeat across restarts). */
+function nodeName(): string {
+  return `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 }
 
 /** Everything but the HTTP app: what a CLI command uses. */

@@ -12,6 +12,7 @@ import { SiteRepo } from '../db/siteRepo.js';
 import { SqliteSummaryReader } from '../db/summaryReader.js';
 import { ListingSnapshotsRepo } from '../db/listingSnapshotsRepo.js';
 import type { BatchHandler, JobHandler } from '../publish/jobs/jobRunner.js';
+import type { BlogLeases } from '../publish/jobs/blogLeases.js';
 import { createPublishing, type Publishing } from '../publish/publishing.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
 import type { CachePolicy } from '../domain/cacheHeaders.js';
@@ -58,6 +59,8 @@ interface PublishingParts {
   jobHandler: JobHandler | undefined;
   /** Replaces the handler of folded post jobs beside `jobHandler`. */
   jobBatchHandler: BatchHandler['run'] | undefined;
+  /** Which node writes a blog now (several nodes on PostgreSQL). */
+  leases: BlogLeases | undefined;
 }
 
 export interface PublishingPart {
@@ -73,6 +76,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
   const mediaRemoval = new MediaRemoval({ media: repos.media, blogs: repos.blogs, store, cdn, urls });
   const storeWatch = new StoreWatch({ settings: parts.settings, config: parts.config, logger });
   const publisher = createPublishing({
+    leases: parts.leases,
     blogs: repos.blogs,
     jobs: repos.jobs,
     accounts: repos.accounts,

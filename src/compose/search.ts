@@ -9,6 +9,7 @@ import { SearchIndexWriter } from '../search/searchIndexWriter.js';
 import { pooledSearchWork, type PooledSearchWork } from '../search/pooledSearchWork.js';
 import type { ComposeOptions } from './folio.js';
 import type { BlogSearcher } from '../search/ports.js';
+import { holdingBlogs, type BlogLeases } from '../publish/jobs/blogLeases.js';
 
 export interface Search {
   /** Segment building, merging and decoding on the worker threads. */
@@ -20,7 +21,10 @@ export interface Search {
   updater: SearchIndexUpdater;
 }
 
-export function composeSearch(deps: { config: Config; store: SiteStore; heavy: HeavyWork; logger: Logger }, override: ComposeOptions['search']): Search {
+export function composeSearch(
+  deps: { config: Config; store: SiteStore; heavy: HeavyWork; logger: Logger; leases?: BlogLeases | undefined },
+  override: ComposeOptions['search'],
+): Search {
   const work = pooledSearchWork(deps.heavy);
   // One cache per process: the writer installs what it wrote, so /search reads its own writes.
   const cache = new SearchIndexCache(deps.store, { maxBytes: deps.config.searchCacheBytes, decode: work.decode });
@@ -29,6 +33,8 @@ export function composeSearch(deps: { config: Config; store: SiteStore; heavy: H
     onBackgroundError: (err, blog) => deps.logger.warn({ err, blog }, 'search index merge failed; the index stays correct, only unmerged'),
     buildSegment: work.buildSegment,
     mergeSegments: work.mergeSegments,
+    // With several nodes, a background merge holds its blog like a job does.
+    ...(deps.leases ? { hold: holdingBlogs(deps.leases) } : {}),
   });
   const used = override ?? { searcher: cache, updater: writer };
   return { work, cache, writer, searcher: used.searcher, updater: used.updater };

@@ -38,6 +38,7 @@ import { DomainEntries } from './stages/domainEntries.js';
 import { FullSite, type VerifyReport } from './stages/fullSite.js';
 import { PostChangeLoader } from './stages/loadPostChange.js';
 import { SearchIndexes } from './stages/searchIndexes.js';
+import { holdingBlogs, type BlogLeases } from './jobs/blogLeases.js';
 import type { StaticSearchMarks } from './stages/staticSearchQueue.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
 import type { StaticSearchIndex } from './stages/staticSearchSync.js';
@@ -49,6 +50,8 @@ import type { BlogWithDomain } from '../domain/blog.js';
 const WHOLE_BLOG_SLOTS = 2;
 
 export interface PublishingDeps {
+  /** Which node writes a blog now (several nodes on PostgreSQL); without, this process writes every blog. */
+  leases?: BlogLeases | undefined;
   blogs: BlogsRepo;
   /** The runner's job rows, and the post jobs a full render runs again. */
   jobs: JobsRepo;
@@ -138,6 +141,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     content: deps.content,
     staticSearch: deps.staticSearch,
     onBackgroundChange: (blog, changedKeys) => purge.changed(blog, { attempt: 1, changedKeys, allKeys: changedKeys }),
+    ...(deps.leases ? { hold: holdingBlogs(deps.leases) } : {}),
     logger,
     blogExists: async (blogId) => (await blogs.findById(blogId)) !== null,
     staticBehind: marks,
@@ -212,6 +216,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     clock: deps.clock,
     logger,
     metrics: deps.metrics,
+    leases: deps.leases,
   });
 
   return {

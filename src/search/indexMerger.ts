@@ -30,6 +30,11 @@ export interface IndexMergerDeps {
   onBackgroundError?: ((err: unknown, blogSlug: string) => void) | undefined;
   /** Joins and encodes the segments of a merge; in place by default. */
   mergeSegments?: ((blogSlug: string, parts: MergeInput[]) => Promise<MergedSegment>) | undefined;
+  /**
+   * What a background merge runs inside: with several nodes, holding the blog (publish/jobs/
+   * blogLeases.ts), so that no other node writes its index meanwhile.
+   */
+  hold?: (<T>(blogSlug: string, work: () => Promise<T>) => Promise<T>) | undefined;
 }
 
 /** Safety net: a merge pass stops after this many steps even if the policy still asks for more. */
@@ -55,8 +60,9 @@ export class IndexMerger {
     const onError =
       this.deps.onBackgroundError ?? ((err: unknown, blog: string) => process.emitWarning(`search index merge of ${blog} failed: ${String(err)}`));
     // The failure is handed to onBackgroundError; the index stays correct without the merge.
+    const hold = this.deps.hold ?? ((_blog, work) => work());
     void this.background.load(blogSlug, () =>
-      this.merge(blogSlug).then(
+      hold(blogSlug, () => this.merge(blogSlug)).then(
         () => undefined,
         (err: unknown) => onError(err, blogSlug),
       ),

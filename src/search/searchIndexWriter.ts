@@ -12,7 +12,7 @@
  */
 import type { SiteStore } from '../storage/siteStore.js';
 import { IndexCommitter } from './indexCommit.js';
-import { IndexMerger, type MergeReport } from './indexMerger.js';
+import { IndexMerger, type IndexMergerDeps, type MergeReport } from './indexMerger.js';
 import { dropIndex, rebuildIndex, type IndexRebuildDeps } from './indexRebuild.js';
 import { LoadedSegment } from './loadedSegment.js';
 import { addTombstone, nextManifest, setTombstones } from './manifest.js';
@@ -44,6 +44,8 @@ export interface SearchIndexWriterOptions extends Partial<MergePolicy>, Parallel
    * worker threads, since both scale with the segments merged.
    */
   mergeSegments?: (blogSlug: string, parts: MergeInput[]) => Promise<MergedSegment>;
+  /** What background merges run inside (IndexMergerDeps.hold). */
+  hold?: IndexMergerDeps['hold'];
 }
 
 export class SearchIndexWriter {
@@ -72,6 +74,7 @@ export class SearchIndexWriter {
       autoMerge: options.autoMerge,
       onBackgroundError: options.onBackgroundError,
       mergeSegments: options.mergeSegments,
+      hold: options.hold,
     });
     this.rebuilds = { store, cache, commits: this.commits, policy: this.policy, parallel: options };
   }

@@ -9,6 +9,9 @@ import { minimumPlan, planIncludes } from '../domain/plans.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { commitThenPublish } from './commitThenPublish.js';
 
+/** The scheduler's lock on PostgreSQL: transaction-scoped, so it also holds behind a connection pooler. */
+const SCHEDULER_LOCK = 0x466f6c696f02;
+
 /** The post state machine: publish, schedule, unpublish, and due schedules. */
 export class PostTransitions {
   constructor(
@@ -90,6 +93,11 @@ export class PostTransitions {
       if (due.length === 0) break;
       // The batch's job ids, one per post moved: returned, as the function may run more than once.
       const batch = await this.deps.sql.transaction(async (tx) => {
+        // Several nodes tick every second: one publishes the due posts, the others find them
+        // taken and stop (each post is still re-read below, so none is published twice).
+        if (tx.dialect === 'postgres' && !(await tx.get<{ taken: boolean }>('SELECT pg_try_advisory_xact_lock(?) AS taken', [SCHEDULER_LOCK]))?.taken) {
+          return null;
+        }
         const { posts, revisions, jobs, events } = postTx(this.deps, tx);
         const blogsTx = blogs.in(tx);
         const ids: number[] = [];
@@ -108,6 +116,7 @@ export class PostTransitions {
         }
         return ids;
       });
+      if (batch === null) break;
       jobIds.push(...batch);
       moved += batch.length;
       if (due.length < 100 || batch.length === 0) break;

@@ -4,6 +4,7 @@ import type { JobsRepo, PublishJob } from '../../db/jobsRepo.js';
 import { KeyedQueue } from '../../lib/keyedQueue.js';
 import type { Logger } from '../../lib/logger.js';
 import type { JobMetrics } from '../../metrics/metricTypes.js';
+import { soleNode, whileHolding, type BlogLeases } from './blogLeases.js';
 
 /** Carries out one job. Throwing leaves the job pending for a later retry. */
 export type JobHandler = (job: PublishJob) => Promise<void>;
@@ -33,12 +34,21 @@ export interface JobRunnerDeps {
   clock: Clock;
   logger: Logger;
   metrics?: JobMetrics | undefined;
+  /** Which node runs a blog's jobs (several nodes on PostgreSQL); without, this process runs them all. */
+  leases?: BlogLeases | undefined;
 }
+
+/**
+ * How long a request's jobs wait while another node holds their blog (it runs them there, in its
+ * batch, or hands the blog back). After that they are left to the tick, on whichever node.
+ */
+const MAX_WAIT_FOR_BLOG_MS = 30_000;
 
 /**
  * Runs durable publish jobs: right after the request that recorded them commits, and again from
  * the background tick until they succeed. Jobs of one blog run one at a time, in id order, so
- * the store ends up reflecting the newest state even when requests race.
+ * the store ends up reflecting the newest state even when requests race; with several nodes, on
+ * the node holding the blog's lease (blogLeases.ts).
  */
 export class JobRunner {
   /** Each blog's jobs, one at a time. */
@@ -55,7 +65,7 @@ export class JobRunner {
   async runNow(ids: readonly number[]): Promise<void> {
     for (const id of ids) {
       const job = await this.deps.jobs.findById(id);
-      if (job && job.status === 'pending') await this.enqueue(job);
+      if (job && job.status === 'pending') await this.enqueue(job, true);
     }
   }
 
@@ -75,7 +85,8 @@ export class JobRunner {
   /** The background tick: retries jobs whose backoff has passed. Returns how many ran. */
   async runDue(limit = 100): Promise<number> {
     const due = (await this.deps.jobs.listDue(this.deps.clock.now().toISOString(), limit)).filter((job) => !this.inFlight.has(job.id));
-    await Promise.all(due.map((job) => this.enqueue(job)));
+    // A blog another node holds is left to it: the tick does not wait.
+    await Promise.all(due.map((job) => this.enqueue(job, false)));
     return due.length;
   }
 
@@ -85,10 +96,25 @@ export class JobRunner {
     await this.perBlog.idle();
   }
 
-  private enqueue(job: PublishJob): Promise<void> {
+  private enqueue(job: PublishJob, wait: boolean): Promise<void> {
     if (this.inFlight.has(job.id)) return this.perBlog.settled(job.blogId);
     this.inFlight.add(job.id);
-    return this.perBlog.run(job.blogId, () => this.execute(job)).finally(() => this.inFlight.delete(job.id));
+    return this.perBlog.run(job.blogId, () => this.executeHolding(job, wait)).finally(() => this.inFlight.delete(job.id));
+  }
+
+  /** Runs the job holding its blog; while another node holds it, waits (a request's jobs) or leaves it. */
+  private async executeHolding(job: PublishJob, wait: boolean): Promise<void> {
+    const leases = this.deps.leases ?? soleNode;
+    try {
+      await whileHolding(leases, job.blogSlug, () => this.execute(job), {
+        maxWaitMs: wait ? MAX_WAIT_FOR_BLOG_MS : 0,
+        // Done on the node that holds the blog (in its batch): nothing left to wait for.
+        settled: async () => (await this.deps.jobs.findById(job.id))?.status !== 'pending',
+      });
+    } catch (err) {
+      // The lease could not be asked for (the database is unavailable): the job stays pending.
+      this.deps.logger.warn({ err, job: job.id, blog: job.blogSlug }, 'publish job not started (its blog could not be taken); it will run again');
+    }
   }
 
   private async execute(job: PublishJob): Promise<void> {

@@ -35,6 +35,8 @@ export interface SearchIndexesDeps {
   blogExists: (blogId: string) => Promise<boolean>;
   /** The durable mark of a blog whose static index may lack queued changes (stages/staticSearchQueue.ts). */
   staticBehind: StaticSearchQueueDeps['behind'];
+  /** What background writes of a blog's static index run inside (several nodes: holding the blog). */
+  hold?: StaticSearchQueueDeps['hold'];
 }
 
 export class SearchIndexes {
@@ -52,6 +54,7 @@ export class SearchIndexes {
       onBackgroundChange: deps.onBackgroundChange,
       onBackgroundError: (err, blog) =>
         deps.logger.warn({ err, blog }, 'static search upkeep failed; the index stays correct and is tried again at the next write'),
+      hold: deps.hold,
     });
     this.staticQueue = new StaticSearchQueue({
       write: (blog, docs, gone) => this.staticSearch.postsChanged(blog, docs, gone),
@@ -60,6 +63,7 @@ export class SearchIndexes {
       behind: deps.staticBehind,
       onChange: deps.onBackgroundChange,
       onError: (err, blog) => deps.logger.warn({ err, blog }, "static search index not updated; the blog's next change lays it out afresh from the database"),
+      hold: deps.hold,
     });
   }
 

@@ -30,6 +30,8 @@ export interface StaticSearchQueueDeps {
   /** The keys a background write changed: the purge stage's turn. */
   onChange: (blog: BlogWithDomain, changedKeys: readonly string[]) => Promise<void>;
   onError: (err: unknown, blogSlug: string) => void;
+  /** What each write runs inside: with several nodes, holding the blog (publish/jobs/blogLeases.ts). */
+  hold?: (<T>(blogSlug: string, work: () => Promise<T>) => Promise<T>) | undefined;
 }
 
 interface Pending {
@@ -110,7 +112,8 @@ export class StaticSearchQueue {
         const docs = [...entry.changes.values()].filter((doc): doc is SearchDocument => doc !== null);
         const gone = [...entry.changes].filter(([, doc]) => doc === null).map(([id]) => id);
         // Laid out afresh, the index holds every change the database has, these included.
-        const keys = entry.rebuild ? await this.deps.rebuild(blog) : await this.deps.write(blog, docs, gone);
+        const hold = this.deps.hold ?? ((_blog, work) => work());
+        const keys = await hold(blog.slug, () => (entry.rebuild ? this.deps.rebuild(blog) : this.deps.write(blog, docs, gone)));
         await this.deps.onChange(blog, keys);
       } catch (err) {
         failed = true;

@@ -35,6 +35,8 @@ export interface StaticSearchSyncDeps {
   onBackgroundChange: (blog: BlogWithDomain, changedKeys: readonly string[]) => Promise<void>;
   /** A background merge or compaction failed; the index stays correct, only larger. */
   onBackgroundError: (err: unknown, blogSlug: string) => void;
+  /** What background upkeep runs inside: with several nodes, holding the blog (publish/jobs/blogLeases.ts). */
+  hold?: (<T>(blogSlug: string, work: () => Promise<T>) => Promise<T>) | undefined;
 }
 
 export class StaticSearchSync {
@@ -75,9 +77,9 @@ export class StaticSearchSync {
   private maintainInBackground(blog: BlogWithDomain): void {
     if (this.upkeep.has(blog.slug)) return;
     // Never rejects: a failure goes to onBackgroundError.
+    const hold = this.deps.hold ?? ((_blog, work) => work());
     void this.upkeep.load(blog.slug, () =>
-      this.deps.index
-        .maintain(blog.slug)
+      hold(blog.slug, () => this.deps.index.maintain(blog.slug))
         .then(async (change) => {
           if (change) await this.deps.onBackgroundChange(blog, keysOf(change));
         })

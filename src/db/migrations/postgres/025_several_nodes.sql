@@ -37,10 +37,11 @@ END;
 $$;
 
 -- 3. Which node holds a blog: its jobs, and the background writes of its search indexes, run
---    on that node alone until the lease expires (publish/jobs/blogLeases.ts). Times are the
---    database's, so the nodes' clocks need not agree.
+--    on that node alone until the lease expires (publish/jobs/blogLeases.ts). A blog is named by
+--    its slug, the prefix of its objects, which never changes. Times are the database's, so the
+--    nodes' clocks need not agree.
 CREATE TABLE blog_leases (
-  blog_id     TEXT PRIMARY KEY,
+  blog        TEXT PRIMARY KEY,
   holder      TEXT NOT NULL,
   expires_at  TIMESTAMPTZ NOT NULL
 );
