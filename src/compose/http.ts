@@ -31,7 +31,9 @@ import { IdempotencyRepo } from '../db/idempotencyRepo.js';
 import { IdempotencyService } from '../services/idempotency.js';
 import { AccountExporter } from '../services/accountExport.js';
 import { WebhooksService } from '../services/webhooks.js';
-import { RateLimiter } from '../services/rateLimiter.js';
+import { ACCOUNT_WINDOW_MS, RateLimiter } from '../services/rateLimiter.js';
+import { RateWindowSync } from '../services/rateWindowSync.js';
+import { RateWindowsRepo } from '../db/rateWindowsRepo.js';
 import { AddressRateLimiter } from '../services/addressRateLimiter.js';
 import { blogForHost } from '../services/siteHosts.js';
 import { systemLookup } from '../webhooks/addressGuard.js';
@@ -39,7 +41,11 @@ import { timedSearcher } from '../metrics/timedSearcher.js';
 import type { ComposeOptions, Folio, FolioCore } from './folio.js';
 import type { BlogSearcher } from '../search/ports.js';
 
-export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pick<ComposeOptions, 'webhookLookup'>): Pick<Folio, 'app' | 'listener'> {
+export function composeHttp(
+  core: FolioCore,
+  searcher: BlogSearcher,
+  options: Pick<ComposeOptions, 'webhookLookup'>,
+): Pick<Folio, 'app' | 'listener'> & Partial<Pick<Folio, 'close'>> {
   const { config, clock, logger, repos, urls, metrics } = core;
   const { posts, transitions, media, blogs, domains, apiKeys } = core;
   const hosts = blogForHost(repos.blogs, serviceHostname(config));
@@ -58,12 +64,14 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
   const previewPath = new URL(previewBase).pathname.replace(/\/+$/, '');
   const previews = composePreviews(core);
   const views = { pageViews: core.analytics.pageViews, trustProxyHops: config.trustProxyHops };
+  // Nodes on one PostgreSQL count account budgets and sign-in emails together; client addresses stay per node (docs/operations.md).
+  const shared = core.sql.dialect === 'postgres' ? new RateWindowSync({ repo: new RateWindowsRepo(core.sql), clock, logger }) : null;
   const app = createApp({
     logger,
     sql: core.sql,
     keys: apiKeys,
     blogs: repos.blogs,
-    rateLimiter: config.rateLimits ? new RateLimiter(clock) : null,
+    rateLimiter: config.rateLimits ? new RateLimiter(clock, shared?.share('account', ACCOUNT_WINDOW_MS)) : null,
     // Not a plan limit (no account to count by): on even with FOLIO_RATE_LIMITS=off.
     addressLimiter: new AddressRateLimiter(clock, TLS_ASK_LIMIT.requests, TLS_ASK_LIMIT.windowMs),
     trustProxyHops: config.trustProxyHops,
@@ -121,11 +129,14 @@ export function composeHttp(core: FolioCore, searcher: BlogSearcher, options: Pi
       // Not a plan limit: on even with FOLIO_RATE_LIMITS=off (guessing passwords is never fine).
       limits: {
         perAddress: new AddressRateLimiter(clock, SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs),
-        perAccount: new AddressRateLimiter(clock, SIGN_IN_LIMITS.perAccount, SIGN_IN_LIMITS.windowMs),
+        perAccount: new AddressRateLimiter(clock, SIGN_IN_LIMITS.perAccount, SIGN_IN_LIMITS.windowMs, shared?.share('sign-in-email', SIGN_IN_LIMITS.windowMs)),
       },
     },
   });
   // Sites' view beacons are answered before the app (http/viewBeacon.ts says why).
   const listener = config.serveSites ? withViewBeacon(app.callback(), { views, blogForHost: rememberedHosts(hosts, clock) }) : app.callback();
-  return { app, listener };
+  if (!shared) return { app, listener };
+  shared.start();
+  // The syncer stops before the database closes under it.
+  return { app, listener, close: () => shared.stop().then(() => core.close()) };
 }

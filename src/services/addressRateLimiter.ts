@@ -1,5 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import type { RateDecision } from './rateLimiter.js';
+import type { RateWindowShare } from './rateWindowShare.js';
 
 /** Addresses tracked per window; past this, new addresses share one budget (a flood of sources). */
 const MAX_ADDRESSES = 10_000;
@@ -8,7 +9,9 @@ const OVERFLOW = '*';
 /**
  * A budget per client address in fixed windows, for the routes that take no API key (the TLS
  * ask of GET /v1/tls/allowed). In memory, like the per-account limiter, and bounded: when a window
- * sees more than MAX_ADDRESSES sources, the rest are counted together.
+ * sees more than MAX_ADDRESSES sources, the rest are counted together. With a `share` (several
+ * nodes on PostgreSQL, rateWindowSync.ts) the other nodes' counts as of the last sync are added;
+ * compose gives one only where the key is not a client address (docs/operations.md says why).
  */
 export class AddressRateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
@@ -17,6 +20,7 @@ export class AddressRateLimiter {
     private readonly clock: Clock,
     readonly limit: number,
     readonly windowMs: number,
+    private readonly share: RateWindowShare | null = null,
   ) {}
 
   hit(address: string): RateDecision {
@@ -35,9 +39,11 @@ export class AddressRateLimiter {
     }
     const reset = Math.ceil((start + this.windowMs) / 1000);
     const retryAfter = Math.max(1, Math.ceil((start + this.windowMs - now) / 1000));
-    if (window.count >= this.limit) return { allowed: false, limit: this.limit, remaining: 0, reset, retryAfter };
+    const used = window.count + (this.share?.others(key, start) ?? 0);
+    if (used >= this.limit) return { allowed: false, limit: this.limit, remaining: 0, reset, retryAfter };
     window.count += 1;
-    return { allowed: true, limit: this.limit, remaining: this.limit - window.count, reset, retryAfter };
+    this.share?.add(key, start, 1);
+    return { allowed: true, limit: this.limit, remaining: this.limit - used - 1, reset, retryAfter };
   }
 
   private forgetOldWindows(currentStart: number): void {

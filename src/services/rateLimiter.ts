@@ -1,5 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import { planLimits, type Plan } from '../domain/plans.js';
+import type { RateWindowShare } from './rateWindowShare.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -11,21 +12,25 @@ export interface RateDecision {
   retryAfter: number;
 }
 
-const WINDOW_MS = 60 * 60 * 1000;
+export const ACCOUNT_WINDOW_MS = 60 * 60 * 1000;
 
 /**
- * Per-account hourly budget in fixed windows aligned to the hour. Kept in memory: Folio runs as
- * one process, and a restart forgetting the counts errs on the side of the customer.
+ * Per-account hourly budget in fixed windows aligned to the hour. Kept in memory, and a restart
+ * forgetting the counts errs on the side of the customer. With a `share` (several nodes on
+ * PostgreSQL, rateWindowSync.ts) the other nodes' counts as of the last sync are added.
  */
 export class RateLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly share: RateWindowShare | null = null,
+  ) {}
 
   /** Counts `cost` requests (0: only checks) against the account's current window. */
   hit(accountId: string, plan: Plan, cost = 1): RateDecision {
     const now = this.clock.now().getTime();
-    const start = now - (now % WINDOW_MS);
+    const start = now - (now % ACCOUNT_WINDOW_MS);
     const limit = planLimits(plan).requestsPerHour;
     let window = this.windows.get(accountId);
     if (!window || window.start !== start) {
@@ -33,11 +38,13 @@ export class RateLimiter {
       window = { start, count: 0 };
       this.windows.set(accountId, window);
     }
-    const reset = Math.ceil((start + WINDOW_MS) / 1000);
-    const retryAfter = Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000));
-    if (window.count >= limit) return { allowed: false, limit, remaining: 0, reset, retryAfter };
+    const reset = Math.ceil((start + ACCOUNT_WINDOW_MS) / 1000);
+    const retryAfter = Math.max(1, Math.ceil((start + ACCOUNT_WINDOW_MS - now) / 1000));
+    const used = window.count + (this.share?.others(accountId, start) ?? 0);
+    if (used >= limit) return { allowed: false, limit, remaining: 0, reset, retryAfter };
     window.count += cost;
-    return { allowed: true, limit, remaining: limit - window.count, reset, retryAfter };
+    this.share?.add(accountId, start, cost);
+    return { allowed: true, limit, remaining: limit - used - cost, reset, retryAfter };
   }
 
   private forgetOldWindows(currentStart: number): void {

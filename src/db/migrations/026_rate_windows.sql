@@ -1,0 +1,3 @@
+-- Rate limits counted across nodes (issue #32) need a table only on PostgreSQL: its text is
+-- migrations/postgres/026_rate_windows.sql. SQLite serves one process, whose limiters count in
+-- memory, so here the migration only takes its number.
