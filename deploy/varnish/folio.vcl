@@ -42,6 +42,8 @@ acl purgers {
     "127.0.0.1";
     "::1";
     ("folio");
+    # Every node of deploy/several-nodes/compose.yaml (the name resolves to all of them).
+    ("folio-nodes");
 }
 
 sub vcl_recv {

@@ -9,6 +9,8 @@ import { freePort } from '../../bench/harness/ports.js';
 
 export const CADDY = '/usr/bin/caddy';
 export const SHIPPED_CADDYFILE = join(packageRoot, 'deploy', 'caddy', 'Caddyfile');
+/** The load balancer of deploy/several-nodes/compose.yaml. */
+export const BALANCER_CADDYFILE = join(packageRoot, 'deploy', 'several-nodes', 'Caddyfile');
 
 export interface CaddyHandle {
   httpsPort: number;
@@ -60,12 +62,31 @@ function listening(port: number): Promise<boolean> {
  * FOLIO_* settings). Waits until both ports accept connections; stopped by pid.
  */
 export async function startCaddy(options: { env: Record<string, string> }): Promise<CaddyHandle> {
-  if (!existsSync(CADDY)) throw new Error(`${CADDY} not found: install Debian's caddy package (.ci/run does)`);
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
+  return runCaddy(shippedCaddyfileForTest({ http: httpPort, https: httpsPort }), { httpPort, httpsPort, tls: true, env: options.env });
+}
+
+/**
+ * Starts the shipped balancer (deploy/several-nodes/Caddyfile) as it is, in front of `nodes`
+ * (`host:port` each), on a loopback port: its `httpPort`.
+ */
+export async function startBalancer(nodes: readonly string[]): Promise<CaddyHandle> {
+  const httpPort = await freePort();
+  return runCaddy(readFileSync(BALANCER_CADDYFILE, 'utf8'), {
+    httpPort,
+    httpsPort: 0,
+    tls: false,
+    env: { FOLIO_NODES: nodes.join(' '), FOLIO_BALANCER_ADDRESS: `127.0.0.1:${httpPort}` },
+  });
+}
+
+async function runCaddy(text: string, options: { httpPort: number; httpsPort: number; tls: boolean; env: Record<string, string> }): Promise<CaddyHandle> {
+  if (!existsSync(CADDY)) throw new Error(`${CADDY} not found: install Debian's caddy package (.ci/run does)`);
+  const { httpPort, httpsPort } = options;
   const dir = await mkdtemp(join(tmpdir(), 'folio-caddy-'));
   for (const sub of ['data', 'config', 'home']) await mkdir(join(dir, sub));
   const caddyfile = join(dir, 'Caddyfile');
-  await writeFile(caddyfile, shippedCaddyfileForTest({ http: httpPort, https: httpsPort }));
+  await writeFile(caddyfile, text);
   const child: ChildProcess = spawn(CADDY, ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '', HOME: join(dir, 'home'), XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config'), ...options.env },
@@ -77,7 +98,8 @@ export async function startCaddy(options: { env: Record<string, string> }): Prom
   const rootFile = join(dir, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
 
   const deadline = Date.now() + 30_000;
-  while (!((await listening(httpsPort)) && (await listening(httpPort)) && existsSync(rootFile))) {
+  const ready = async () => (options.tls ? (await listening(httpsPort)) && (await listening(httpPort)) && existsSync(rootFile) : await listening(httpPort));
+  while (!(await ready())) {
     if (child.exitCode !== null) throw new Error(`caddy exited (${child.exitCode}):\n${output}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
