@@ -92,7 +92,7 @@ function notIn(column: string, values: readonly string[]): string {
   return values.length === 0 ? '' : ` AND ${column} NOT IN (${values.map(() => '?').join(', ')})`;
 }
 
-/** The webhook tables (migration 011); deliveries are queued by webhookQueueRepo.ts. */
+/** The webhook tables (migrations 011 and 027); deliveries are queued by webhookQueueRepo.ts. */
 export class WebhooksRepo {
   constructor(private readonly sql: SqlWriter) {}
 
@@ -125,15 +125,45 @@ export class WebhooksRepo {
     await this.sql.run('DELETE FROM webhooks WHERE id = ?', [id]);
   }
 
-  /** The oldest due deliveries, leaving out the webhooks and accounts named in `skip`. */
+  /**
+   * The oldest due deliveries, leaving out the webhooks and accounts named in `skip`, and every
+   * webhook with a send in flight on any node (a claim not yet expired): its next delivery waits.
+   */
   async due(now: string, skip: { skipWebhooks: string[]; skipAccounts: string[] }, limit: number): Promise<DueDelivery[]> {
     const rows = await this.sql.all<DeliveryRow & { account_id: string }>(
       `SELECT d.*, b.account_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN blogs b ON b.id = w.blog_id
         WHERE d.status = 'pending' AND d.next_attempt_at <= ?${notIn('d.webhook_id', skip.skipWebhooks)}${notIn('b.account_id', skip.skipAccounts)}
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries c WHERE c.webhook_id = d.webhook_id AND c.claimed_until > ?)
         ORDER BY d.next_attempt_at, d.created_at LIMIT ?`,
-      [now, ...skip.skipWebhooks, ...skip.skipAccounts, limit],
+      [now, ...skip.skipWebhooks, ...skip.skipAccounts, now, limit],
     );
     return rows.map((row) => ({ ...toDelivery(row), accountId: row.account_id }));
+  }
+
+  /**
+   * Makes this node the delivery's one sender until `until` (migration 027): true when the
+   * delivery is still as `due()` read it and no delivery of its webhook is claimed by anyone.
+   * Call inside a transaction: on PostgreSQL only SERIALIZABLE keeps two nodes from claiming two
+   * deliveries of one webhook at once (each would miss the other's claim).
+   */
+  async claim(delivery: Delivery, now: string, until: string): Promise<boolean> {
+    const { changes } = await this.sql.run(
+      `UPDATE webhook_deliveries SET claimed_until = ?
+        WHERE id = ? AND status = 'pending' AND attempts = ? AND next_attempt_at <= ?
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries c WHERE c.webhook_id = ? AND c.claimed_until > ?)`,
+      [until, delivery.id, delivery.attempts, now, delivery.webhookId, now],
+    );
+    return changes === 1;
+  }
+
+  /**
+   * Ends the claim if it is still this node's (the one ending at `claimedUntil`): true then.
+   * False when it outlived its lease and another node took the delivery over: that node's send
+   * is the one to record.
+   */
+  async release(deliveryId: string, claimedUntil: string): Promise<boolean> {
+    const { changes } = await this.sql.run('UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ? AND claimed_until = ?', [deliveryId, claimedUntil]);
+    return changes === 1;
   }
 
   /** Records an attempt and the delivery's next state; call inside a transaction, so they go together. */
@@ -168,7 +198,8 @@ export class WebhooksRepo {
 
   /**
    * Makes the delivery due now, whatever its state: the same body and `webhook-id` (so a
-   * receiver that already took it can drop it), one attempt more in its history.
+   * receiver that already took it can drop it), one attempt more in its history. Asked
+   * while a send of it is in flight, that send is the answer: its claim holds and its outcome stands.
    */
   async redeliver(deliveryId: string, now: string): Promise<void> {
     await this.sql.run("UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE id = ?", [now, deliveryId]);

@@ -2,26 +2,30 @@
  * Sends due webhook deliveries (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
  * `webhook-signature` made with the `standardwebhooks` package receivers verify with) and
  * retries failures with backoff for 24 hours. Sends run in the background: a change never waits
- * for them. Each webhook has at most one send in flight, each account at most `perAccount`, and
- * at most `maxInFlight` run at once; each send has one deadline over the whole exchange
- * (connect, headers, body), so no receiver, however slow or trickling, holds a slot longer.
+ * for them. Each account has at most `perAccount` sends in flight on this node, and at most
+ * `maxInFlight` run at once; each send has one deadline over the whole exchange (resolving,
+ * connecting, headers, body), so no receiver, however slow or trickling, holds a slot longer.
+ *
+ * Several nodes may share the database (#32): a node claims a delivery before sending it
+ * (WebhooksRepo.claim), so each send goes out from one node, and a webhook has at most one send
+ * in flight across all nodes, which keeps its deliveries in order. A claim lasts the deadline
+ * plus CLAIM_MARGIN_MS: a node that dies mid-send leaves the delivery due again after that, and
+ * another node sends it again with the same `webhook-id` (at least once, as webhooks are anyway).
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { Webhook as Signer } from 'standardwebhooks';
 import type { Clock } from '../lib/clock.js';
 import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { Delivery, DueDelivery, WebhooksRepo } from '../db/webhooksRepo.js';
 import type { Logger } from '../lib/logger.js';
-import { resolveAllowed, type Lookup } from './addressGuard.js';
+import type { Lookup } from './addressGuard.js';
+import { sendDelivery, StoppedError } from './sendDelivery.js';
 
 /** Waits after the 1st, 2nd, … failed attempt; the last repeats until 24 hours have passed. */
 export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000];
 export const GIVE_UP_AFTER_MS = 24 * 3600 * 1000;
 
 export interface DeliveryLimits {
-  /** The whole exchange of one send, from connecting to the answer's last byte. */
+  /** The whole exchange of one send, from resolving the receiver's name to the answer's last byte. */
   timeoutMs: number;
   /** Sends in flight at once, all accounts together. */
   maxInFlight: number;
@@ -33,6 +37,17 @@ export interface DeliveryLimits {
 
 export const DELIVERY_LIMITS: DeliveryLimits = { timeoutMs: 10_000, maxInFlight: 16, perAccount: 4, closeGraceMs: 1_000 };
 
+/**
+ * How long a claim outlasts its send's deadline: for the clocks of two nodes to differ a little
+ * and a late timer to fire. Short, as a crashed node's deliveries wait this long after the deadline.
+ */
+export const CLAIM_MARGIN_MS = 2_000;
+
+/** How long a node owns a delivery it claimed, by the clock the dispatcher is given. */
+export function claimLeaseMs(limits: Pick<DeliveryLimits, 'timeoutMs'>): number {
+  return limits.timeoutMs + CLAIM_MARGIN_MS;
+}
+
 export interface DispatcherDeps {
   sql: SqlClient;
   repo: WebhooksRepo;
@@ -41,66 +56,6 @@ export interface DispatcherDeps {
   lookup: Lookup;
   allowPrivate: boolean;
   limits?: Partial<DeliveryLimits>;
-}
-
-/** A send cut off by close(): not the receiver's failure, so it is not recorded as an attempt. */
-class StoppedError extends Error {}
-
-/**
- * POSTs `body` to `url`, connecting to the checked `address`; resolves with the status code once
- * the whole answer has arrived (or its first 64 KB), rejects when `deadlineMs` passes first.
- */
-function send(
-  url: URL,
-  address: { address: string; family: number },
-  headers: Record<string, string>,
-  body: string,
-  deadlineMs: number,
-  stop: AbortSignal,
-): Promise<number> {
-  const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) (callback as (err: null, addresses: { address: string; family: number }[]) => void)(null, [address]);
-    else callback(null, address.address, address.family);
-  };
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const settle = (outcome: { status: number } | { error: Error }): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      stop.removeEventListener('abort', onStop);
-      if ('status' in outcome) resolve(outcome.status);
-      else reject(outcome.error);
-      // Whatever is still open (a trickling answer, a connect in progress) goes now.
-      req.destroy();
-    };
-    // One timer over the whole exchange: a socket timeout alone restarts with every byte, and a
-    // receiver sending one byte every few seconds would hold the send for ever.
-    const timer = setTimeout(() => settle({ error: new Error(`no complete answer within ${deadlineMs / 1000} s`) }), deadlineMs);
-    const onStop = (): void => settle({ error: new StoppedError('the server is shutting down') });
-    stop.addEventListener('abort', onStop);
-    // agent: false: a connection per send, closed after it, never reused for another address.
-    const req = request(
-      url,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, agent: false },
-      (res: IncomingMessage) => {
-        const status = res.statusCode ?? 0;
-        // The answer's body is not needed: read a little, then let it go.
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > 64 * 1024) settle({ status });
-        });
-        res.on('end', () => settle({ status }));
-        res.on('close', () => settle({ error: new Error(`answered ${status}, then the connection closed before the answer was complete`) }));
-        res.on('error', () => undefined);
-      },
-    );
-    req.on('error', (err) => settle({ error: err }));
-    if (stop.aborted) onStop();
-    else req.end(body);
-  });
 }
 
 export class WebhookDispatcher {
@@ -165,7 +120,7 @@ export class WebhookDispatcher {
     this.busyWebhooks.add(delivery.webhookId);
     this.perAccount.set(delivery.accountId, (this.perAccount.get(delivery.accountId) ?? 0) + 1);
     const sending: Promise<void> = this.attempt(delivery)
-      .catch((err: unknown) => this.deps.logger.warn({ err, delivery: delivery.id }, 'webhook delivery could not be recorded'))
+      .catch((err: unknown) => this.deps.logger.warn({ err, delivery: delivery.id }, 'webhook delivery could not be claimed or recorded'))
       .finally(() => {
         this.busyWebhooks.delete(delivery.webhookId);
         const left = (this.perAccount.get(delivery.accountId) ?? 1) - 1;
@@ -214,21 +169,24 @@ export class WebhookDispatcher {
   }
 
   private async attempt(delivery: DueDelivery): Promise<void> {
-    const { repo, clock, logger } = this.deps;
+    const { sql, repo, clock, logger } = this.deps;
+    // The deadline runs from the claim, so the send ends (or is given up) before the claim does.
+    const deadline = { at: performance.now() + this.limits.timeoutMs, totalMs: this.limits.timeoutMs };
+    const claimedAt = clock.now();
+    const claimedUntil = new Date(claimedAt.getTime() + claimLeaseMs(this.limits)).toISOString();
+    // Not claimed: another node sends it, or has since, and the next reading shows what it did.
+    if (!(await sql.transaction((tx) => repo.in(tx).claim(delivery, claimedAt.toISOString(), claimedUntil)))) return;
     const webhook = await repo.find(delivery.webhookId);
     if (!webhook) return;
     const started = performance.now();
     let responseCode: number | null = null;
     let error: string | null = null;
     try {
-      const url = new URL(webhook.url);
-      const address = await resolveAllowed(url, { lookup: this.deps.lookup, allowPrivate: this.deps.allowPrivate });
       // The signature's timestamp is the wall clock: receivers check it against theirs.
       const signature = new Signer(webhook.secret).sign(delivery.id, new Date(), delivery.payload);
       const sentAt = Math.floor(Date.now() / 1000);
-      responseCode = await send(
-        url,
-        address,
+      responseCode = await sendDelivery(
+        { url: new URL(webhook.url), lookup: this.deps.lookup, allowPrivate: this.deps.allowPrivate },
         {
           'content-type': 'application/json',
           'user-agent': 'Folio-Webhooks/1',
@@ -237,12 +195,16 @@ export class WebhookDispatcher {
           'webhook-signature': signature,
         },
         delivery.payload,
-        this.limits.timeoutMs,
+        deadline,
         this.stop.signal,
       );
       if (responseCode < 200 || responseCode >= 300) error = `answered ${responseCode}`;
     } catch (err) {
-      if (err instanceof StoppedError) return;
+      // Cut off by shutdown: due again at once, for the next start or another node.
+      if (err instanceof StoppedError) {
+        await repo.release(delivery.id, claimedUntil);
+        return;
+      }
       error = err instanceof Error ? err.message : String(err);
     }
     const durationMs = Math.round(performance.now() - started);
@@ -255,6 +217,11 @@ export class WebhookDispatcher {
       next = { status: gaveUp ? 'failed' : 'pending', nextAttemptAt: new Date(retryAt).toISOString() };
       if (gaveUp) logger.warn({ delivery: delivery.id, webhook: webhook.id, error }, 'webhook delivery failed for 24 hours; giving up');
     }
-    await this.deps.sql.transaction((tx) => repo.in(tx).recordAttempt(delivery, { at: now.toISOString(), responseCode, durationMs, error }, next));
+    const recorded = await sql.transaction(async (tx) => {
+      const mine = await repo.in(tx).release(delivery.id, claimedUntil);
+      if (mine) await repo.in(tx).recordAttempt(delivery, { at: now.toISOString(), responseCode, durationMs, error }, next);
+      return mine;
+    });
+    if (!recorded) logger.warn({ delivery: delivery.id, webhook: webhook.id }, 'webhook send outlived its claim; another node took the delivery over');
   }
 }
