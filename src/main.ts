@@ -92,6 +92,9 @@ async function main(): Promise<void> {
     );
   }
 
+  // One server per SQLite data dir (its pid file): a webhook delivery still claimed was being sent
+  // by a process that died, and goes out at once. On PostgreSQL other nodes' claims are live.
+  if (folio.sql.dialect === 'sqlite') await folio.repos.webhooks.releaseAll();
   // An upgrade that changed the theme or the renderer re-renders every blog (on the tick below).
   await folio.reRenderAfterUpgrade();
   // A static search index a stopped process left behind its posts is laid out afresh (in the background).
