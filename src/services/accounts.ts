@@ -11,7 +11,7 @@ import type { Plan } from '../domain/plans.js';
 import { BadRequestError, ForbiddenError } from '../domain/errors.js';
 import { grantOf, type AuthContext } from './authContext.js';
 import type { PublishQueue } from '../domain/publishQueue.js';
-import type { SqlClient } from '../db/sql/sqlClient.js';
+import type { SqlClient, SqlTransaction } from '../db/sql/sqlClient.js';
 import { retireBlog } from './blogs.js';
 
 /** Name of the key `create` makes, and the default for new account keys (CLI and API). */
@@ -45,14 +45,17 @@ export interface AccountsDeps {
 export class AccountsService {
   constructor(private readonly deps: AccountsDeps) {}
 
-  async create(input: { email?: string; plan: Plan }): Promise<CreatedAccount> {
+  create(input: { email?: string; plan: Plan }): Promise<CreatedAccount> {
+    return this.deps.sql.transaction((tx) => this.insert(tx, input));
+  }
+
+  /** The account and its account key, in the caller's transaction. */
+  private async insert(tx: SqlTransaction, input: { email?: string; plan: Plan }): Promise<CreatedAccount> {
     const now = isoNow(this.deps.clock);
     const account: Account = { id: randomUUID(), email: input.email ?? null, plan: input.plan, createdAt: now, updatedAt: now };
     const { row, secret } = mintKey({ accountId: account.id, blogId: null, name: ACCOUNT_KEY_NAME, scopes: ['*'], createdAt: now, expiresAt: null });
-    await this.deps.sql.transaction(async (tx) => {
-      await this.deps.accounts.in(tx).insert(account);
-      await this.deps.keys.in(tx).insert(row);
-    });
+    await this.deps.accounts.in(tx).insert(account);
+    await this.deps.keys.in(tx).insert(row);
     return { account, apiKey: secret };
   }
 
@@ -162,9 +165,9 @@ export class AccountsService {
    * First start on an empty database: one account on `plan` (FOLIO_DEFAULT_PLAN) so `npm start`
    * alone gives a working key. Returns null when accounts already exist.
    */
-  async bootstrap(plan: Plan): Promise<CreatedAccount | null> {
-    const existing = await this.deps.sql.transaction((tx) => this.deps.accounts.in(tx).count());
-    if (existing > 0) return null;
-    return this.create({ plan });
+  bootstrap(plan: Plan): Promise<CreatedAccount | null> {
+    // Counted and created in one transaction: nodes started together on one empty PostgreSQL
+    // database (#32) conflict here (SERIALIZABLE), and the ones retried find the account made.
+    return this.deps.sql.transaction(async (tx) => ((await this.deps.accounts.in(tx).count()) > 0 ? null : this.insert(tx, { plan })));
   }
 }
