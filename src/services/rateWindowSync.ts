@@ -78,7 +78,8 @@ export class RateWindowSync {
     let pending: Taken[] = taken.flatMap(({ share, increments }) => increments.map((increment) => ({ share, increment })));
     const refresh: Taken[] = taken.flatMap(({ share, refresh }) => refresh.map((increment) => ({ share, increment })));
     try {
-      const hashKey = (this.hashKey ??= await this.deps.repo.hashKey(randomBytes(32).toString('base64url'), new Date(now).toISOString()));
+      // Asked for (and recorded by a database's first node) only with something to send: an idle node writes nothing.
+      const hashKey = pending.length + refresh.length > 0 ? await this.key(now) : '';
       while (pending.length > 0) {
         const batch = pending.slice(0, MAX_ROWS_PER_ADD);
         const totals = await this.deps.repo.add(batch.map(({ share, increment }) => row(hashKey, share, increment)));
@@ -105,6 +106,11 @@ export class RateWindowSync {
       this.failing = true;
       return false;
     }
+  }
+
+  /** The key all nodes hash with, asked of the database once. */
+  private async key(now: number): Promise<string> {
+    return (this.hashKey ??= await this.deps.repo.hashKey(randomBytes(32).toString('base64url'), new Date(now).toISOString()));
   }
 }
 
