@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,postgres,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed` and the large corpus size with `--posts N`
+ * `--only api,api-read,postgres,nodes,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed` and the large corpus size with `--posts N`
  * (default 10,000); `--seconds N` also sets how long the `burst` writers run (default 60). `soak` (memory at rest and under
  * searches and publishes) runs `--soak-seconds N` (default 300) at `--soak-posts 10000,50000`; `soak-mixed` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first). `scale` runs only
@@ -13,6 +13,7 @@ import { printTable, type BenchRow } from './table.js';
 import { runApiBench } from './apiBench.js';
 import { runApiReadBench } from './apiReadBench.js';
 import { runPostgresBench } from './postgresBench.js';
+import { runSeveralNodesBench } from './severalNodesBench.js';
 import { runStartBench } from './startBench.js';
 import { runPublishBench } from './publishBench.js';
 import { runEditBench } from './editBench.js';
@@ -53,7 +54,7 @@ const { values } = parseArgs({
 const only = new Set(
   (
     values.only ??
-    'api,api-read,postgres,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed'
+    'api,api-read,postgres,nodes,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed'
   )
     .split(',')
     .map((s) => s.trim()),
@@ -76,6 +77,7 @@ const posts = Number(values.posts ?? 10_000);
 await section('api', () => runApiBench(seconds));
 await section('api-read', () => runApiReadBench());
 await section('postgres', () => runPostgresBench());
+await section('nodes', () => runSeveralNodesBench());
 // Rows land in `rows` as they are measured, so a later failure keeps the earlier figures.
 await section('publish', async () => {
   await runPublishBench(posts, 100, rows, new Set((values.stores ?? 'fs,s3').split(',').map((s) => s.trim())));

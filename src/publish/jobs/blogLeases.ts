@@ -31,8 +31,9 @@ export interface WaitForBlog {
   maxWaitMs: number;
 }
 
-const FIRST_POLL_MS = 20;
-const MAX_POLL_MS = 500;
+/** The wait while another node holds a blog is short (its job, or a search index write): ask often at first. */
+const FIRST_POLL_MS = 5;
+const MAX_POLL_MS = 100;
 
 /**
  * Runs `work` holding the blog, waiting while another node holds it. Resolves `{ held: false }`
@@ -45,7 +46,7 @@ export async function whileHolding<T>(
   wait: WaitForBlog,
 ): Promise<{ held: true; value: T } | { held: false }> {
   const deadline = Date.now() + wait.maxWaitMs;
-  for (let pollMs = FIRST_POLL_MS; !(await leases.tryAcquire(blog)); pollMs = Math.min(MAX_POLL_MS, pollMs * 2)) {
+  for (let pollMs = FIRST_POLL_MS; !(await leases.tryAcquire(blog)); pollMs = Math.min(MAX_POLL_MS, pollMs * 1.5)) {
     if (Date.now() >= deadline || (await wait.settled?.())) return { held: false };
     await sleep(pollMs);
   }

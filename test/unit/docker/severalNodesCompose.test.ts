@@ -76,6 +76,8 @@ describe('deploy/several-nodes/compose.yaml', () => {
     expect(caddyfile).toContain('reverse_proxy {$FOLIO_NODES');
     expect(caddyfile).toMatch(/health_uri \/healthz\n/);
     expect(caddyfile).toMatch(/lb_try_duration \d+s\n/);
+    // A blog's requests to one node (its indexes and listing stay in that node's memory).
+    expect(caddyfile).toMatch(/lb_policy header X-Blog-Id\n/);
   });
 
   it('lets Varnish purge from every node and reach the balancer as its `folio` backend', () => {
