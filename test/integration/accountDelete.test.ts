@@ -78,15 +78,15 @@ describe('DELETE /v1/account', () => {
       expect(await discovered()).toEqual([bystander.slug]);
 
       for (const key of [blog.actor.key, bound.key, extra]) expectError(await t.request('GET', `/v1/blogs/${blog.id}`, { key }), 401, 'unauthorized');
-      expect(t.folio.db.prepare('SELECT COUNT(*) AS n FROM blogs WHERE account_id = ?').get(blog.actor.accountId)).toEqual({ n: 0 });
+      expect(await t.folio.sql.get('SELECT COUNT(*) AS n FROM blogs WHERE account_id = ?', [blog.actor.accountId])).toEqual({ n: 0 });
       expectError(await bystander.actor.request('GET', `/v1/blogs/${blog.id}`), 404, 'not_found');
-      expect(t.folio.db.prepare('SELECT COUNT(*) AS n FROM webhooks WHERE blog_id = ?').get(blog.id)).toEqual({ n: 0 });
+      expect(await t.folio.sql.get('SELECT COUNT(*) AS n FROM webhooks WHERE blog_id = ?', [blog.id])).toEqual({ n: 0 });
 
       await t.folio.idle();
       for (const gone of [blog, second]) {
         expect(await t.folio.store.list(`${gone.slug}/`)).toEqual([]);
         expect(await t.folio.store.list(`${gone.slug}/_search/`)).toEqual([]);
-        expect(t.folio.db.prepare('SELECT COUNT(*) AS n FROM discovery_posts WHERE blog_id = ?').get(gone.id)).toEqual({ n: 0 });
+        expect(await t.folio.sql.get('SELECT COUNT(*) AS n FROM discovery_posts WHERE blog_id = ?', [gone.id])).toEqual({ n: 0 });
       }
       expect(await discovered()).toEqual([bystander.slug]);
       // Nothing more for the deleted blog's webhook: only the delivery from before.
@@ -106,7 +106,7 @@ describe('DELETE /v1/account', () => {
 
 describe('folio account delete', () => {
   async function folio(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    vi.stubEnv('FOLIO_DATA_DIR', t.dataDir);
+    for (const [name, value] of Object.entries(t.cliEnv)) vi.stubEnv(name, value);
     let stdout = '';
     let stderr = '';
     const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {

@@ -37,9 +37,9 @@ async function listIds(actor: Actor): Promise<string[]> {
 /** The id of the account key the actor authenticates with (the one `folio account create` made). */
 async function ownKeyId(actor: Actor): Promise<string> {
   const ids = await listIds(actor);
-  const row = t.folio.db.prepare('SELECT id FROM api_keys WHERE account_id = ? AND blog_id IS NULL ORDER BY created_at, id LIMIT 1').get(actor.accountId) as {
-    id: string;
-  };
+  const row = (await t.folio.sql.get<{ id: string }>('SELECT id FROM api_keys WHERE account_id = ? AND blog_id IS NULL ORDER BY created_at, id LIMIT 1', [
+    actor.accountId,
+  ]))!;
   expect(ids).toContain(row.id);
   return row.id;
 }
@@ -57,7 +57,7 @@ describe('account key lifecycle over HTTP', () => {
     expect(key.prefix).toBe(key.key.slice(0, 12));
     expect(key.scopes).toEqual(['*']);
     expect(key.created_at).toMatch(ISO_MS);
-    const row = t.folio.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(key.id) as Record<string, unknown>;
+    const row = await t.folio.sql.get<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = ?', [key.id]);
     expect(row).toMatchObject({ account_id: owner.accountId, blog_id: null, revoked_at: null });
     expect(JSON.stringify(row)).not.toContain(key.key);
 

@@ -39,7 +39,7 @@ describe('POST /v1/blogs/:id/api-keys', () => {
     const a = await createKey(blog.actor, blog.id);
     const b = await createKey(blog.actor, blog.id);
     expect(a.key).not.toBe(b.key);
-    const stored = t.folio.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(a.id) as Record<string, unknown>;
+    const stored = await t.folio.sql.get<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = ?', [a.id]);
     expect(JSON.stringify(stored)).not.toContain(a.key);
   });
 

@@ -163,7 +163,7 @@ describe('GET /v1/discover', () => {
     expect((await blog.actor.request('DELETE', postPath('other-pot'), { blogId: blog.id })).status).toBe(200);
     expect(await slugsFor({ q: before })).toEqual([]);
     await t.folio.idle();
-    expect(t.folio.db.prepare('SELECT COUNT(*) AS n FROM discovery_posts WHERE blog_id = ?').get(blog.id)).toEqual({ n: 0 });
+    expect(await t.folio.sql.get('SELECT COUNT(*) AS n FROM discovery_posts WHERE blog_id = ?', [blog.id])).toEqual({ n: 0 });
   });
 
   it('follows opt-out at once, opt-in again, and blog deletion', async () => {
@@ -176,13 +176,13 @@ describe('GET /v1/discover', () => {
     expect((await blog.actor.request('PUT', `/v1/blogs/${blog.id}`, { body: { discoverable: false } })).status).toBe(200);
     expect(await slugsFor({ q: w })).toEqual([]);
     await t.folio.idle();
-    expect(t.folio.db.prepare('SELECT COUNT(*) AS n FROM discovery_posts WHERE blog_id = ?').get(blog.id)).toEqual({ n: 0 });
+    expect(await t.folio.sql.get('SELECT COUNT(*) AS n FROM discovery_posts WHERE blog_id = ?', [blog.id])).toEqual({ n: 0 });
     await setDiscoverable(blog, true);
     expect(await slugsFor({ q: w })).toEqual(['compass']);
     expect((await blog.actor.request('DELETE', `/v1/blogs/${blog.id}`)).status).toBe(200);
     expect(await slugsFor({ q: w })).toEqual([]);
     await t.folio.idle();
-    expect(t.folio.db.prepare('SELECT COUNT(*) AS n FROM discovery_posts WHERE blog_id = ?').get(blog.id)).toEqual({ n: 0 });
+    expect(await t.folio.sql.get('SELECT COUNT(*) AS n FROM discovery_posts WHERE blog_id = ?', [blog.id])).toEqual({ n: 0 });
   });
 
   it('returns discoverable in every blog answer; off by default, settable at creation', async () => {

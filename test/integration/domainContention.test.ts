@@ -125,7 +125,7 @@ describe('registrations checked at the same moment', () => {
       expect(answers.map((res) => res.status)).toEqual([200, 200, 200]);
       expect(answers.filter((res) => res.body.status === 'active')).toHaveLength(1);
       for (const res of answers.filter((r) => r.body.status !== 'active')) expect(res.body.last_error).toBe(TAKEN);
-      const rows = t.folio.db.prepare(`SELECT blog_id FROM domains WHERE hostname = ? AND status = 'active'`).all(host);
+      const rows = await t.folio.sql.all(`SELECT blog_id FROM domains WHERE hostname = ? AND status = 'active'`, [host]);
       expect(rows).toHaveLength(1);
     } finally {
       await t.close();

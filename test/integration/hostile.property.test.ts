@@ -166,7 +166,7 @@ describe('hostile JSON', () => {
   it(
     'POST /v1/posts never fails with 500 and stores only valid posts, one per 201',
     async () => {
-      const before = countRows(t, 'posts');
+      const before = await countRows(t, 'posts');
       let created = 0;
       await fc.assert(
         fc.asyncProperty(bodyFor(postFields, wellTypedPost), async (body) => {
@@ -176,9 +176,9 @@ describe('hostile JSON', () => {
         }),
         { numRuns: RUNS },
       );
-      expect(countRows(t, 'posts') - before).toBe(created);
+      expect((await countRows(t, 'posts')) - before).toBe(created);
       expect(created).toBeGreaterThan(RUNS / 20);
-      checkPostRows(t);
+      await checkPostRows(t);
       expectPrototypeClean();
     },
     hostileTimeout(RUNS),
@@ -188,7 +188,7 @@ describe('hostile JSON', () => {
     'PUT /v1/posts/:slug never fails with 500 and leaves the post valid',
     async () => {
       let slug = (await buildPost(blog, { title: 'Target of PUT', slug: 'put-target' })).slug;
-      const before = countRows(t, 'posts');
+      const before = await countRows(t, 'posts');
       await fc.assert(
         fc.asyncProperty(bodyFor(postFields, wellTypedPostUpdate), async (body) => {
           const res = await send('PUT', `/v1/posts/${encodeURIComponent(slug)}`, body, { blogId: blog.id });
@@ -197,9 +197,9 @@ describe('hostile JSON', () => {
         }),
         { numRuns: RUNS },
       );
-      expect(countRows(t, 'posts')).toBe(before);
+      expect(await countRows(t, 'posts')).toBe(before);
       expect((await blog.actor.request('GET', `/v1/posts/${encodeURIComponent(slug)}`, { blogId: blog.id })).status).toBe(200);
-      checkPostRows(t);
+      await checkPostRows(t);
       expectPrototypeClean();
     },
     hostileTimeout(RUNS),
@@ -221,7 +221,7 @@ describe('hostile JSON', () => {
         }),
         { numRuns: Math.ceil(RUNS / 3) },
       );
-      checkRevisionRows(t);
+      await checkRevisionRows(t);
       const path = (suffix: string) => `/v1/posts/${encodeURIComponent(slug)}${suffix}`;
       const listed = (await blog.actor.request('GET', path('/revisions?per_page=100'), { blogId: blog.id })).body.data as { id: string }[];
       for (const { id } of listed.slice(0, 10)) {
@@ -234,8 +234,8 @@ describe('hostile JSON', () => {
         expect({ title: post.title, content_md: post.content_md }).toEqual({ title: revision.title, content_md: revision.content_md });
       }
       t.clock.set(start);
-      checkPostRows(t);
-      checkRevisionRows(t);
+      await checkPostRows(t);
+      await checkRevisionRows(t);
       expectPrototypeClean();
     },
     hostileTimeout(RUNS),
@@ -268,7 +268,7 @@ describe('hostile JSON', () => {
   it(
     'POST /v1/blogs never fails with 500 and stores only valid blogs, one per 201',
     async () => {
-      const before = countRows(t, 'blogs');
+      const before = await countRows(t, 'blogs');
       let created = 0;
       await fc.assert(
         fc.asyncProperty(bodyFor(blogFields, wellTypedBlog), async (body) => {
@@ -278,9 +278,9 @@ describe('hostile JSON', () => {
         }),
         { numRuns: RUNS },
       );
-      expect(countRows(t, 'blogs') - before).toBe(created);
+      expect((await countRows(t, 'blogs')) - before).toBe(created);
       expect(created).toBeGreaterThan(RUNS / 20);
-      checkBlogRows(t);
+      await checkBlogRows(t);
       expectPrototypeClean();
     },
     hostileTimeout(RUNS),
@@ -290,7 +290,7 @@ describe('hostile JSON', () => {
     'PUT /v1/blogs/:id never fails with 500 and leaves the blog valid',
     async () => {
       const target = await buildBlog(t, { actor: blog.actor, slug: uniqueSlug('put') });
-      const before = countRows(t, 'blogs');
+      const before = await countRows(t, 'blogs');
       await fc.assert(
         fc.asyncProperty(bodyFor(blogUpdateFields, wellTypedBlogUpdate), async (body) => {
           const res = await send('PUT', `/v1/blogs/${target.id}`, body);
@@ -298,11 +298,11 @@ describe('hostile JSON', () => {
         }),
         { numRuns: RUNS },
       );
-      expect(countRows(t, 'blogs')).toBe(before);
+      expect(await countRows(t, 'blogs')).toBe(before);
       const got = await blog.actor.request('GET', `/v1/blogs/${target.id}`);
       expect(got.status).toBe(200);
       expect(got.body.slug).toBe(target.slug);
-      checkBlogRows(t);
+      await checkBlogRows(t);
       expectPrototypeClean();
     },
     hostileTimeout(RUNS),
@@ -311,7 +311,7 @@ describe('hostile JSON', () => {
   it(
     'POST /v1/blogs/:id/api-keys never fails with 500 and stores only valid keys, one per 201',
     async () => {
-      const before = countRows(t, 'api_keys');
+      const before = await countRows(t, 'api_keys');
       let created = 0;
       await fc.assert(
         fc.asyncProperty(bodyFor(keyFields, wellTypedKey), async (body) => {
@@ -324,9 +324,9 @@ describe('hostile JSON', () => {
         }),
         { numRuns: RUNS },
       );
-      expect(countRows(t, 'api_keys') - before).toBe(created);
+      expect((await countRows(t, 'api_keys')) - before).toBe(created);
       expect(created).toBeGreaterThan(RUNS / 20);
-      checkKeyRows(t);
+      await checkKeyRows(t);
       expectPrototypeClean();
     },
     hostileTimeout(RUNS),
@@ -336,10 +336,10 @@ describe('hostile JSON', () => {
     'PUT /v1/account/password from a dashboard session never fails with 500 and stores a scrypt hash only on 200',
     async () => {
       const person = await t.createAccount('creator');
-      t.folio.db.prepare('UPDATE accounts SET email = ? WHERE id = ?').run(`hostile-${process.pid}@example.com`, person.accountId);
+      await t.folio.sql.run('UPDATE accounts SET email = ? WHERE id = ?', [`hostile-${process.pid}@example.com`, person.accountId]);
       const session = await signIn(t, person.accountId);
-      const stored = () =>
-        (t.folio.db.prepare('SELECT password_hash FROM accounts WHERE id = ?').get(person.accountId) as { password_hash: string | null }).password_hash;
+      const stored = async () =>
+        (await t.folio.sql.get<{ password_hash: string | null }>('SELECT password_hash FROM accounts WHERE id = ?', [person.accountId]))!.password_hash;
       let changed = 0;
       await fc.assert(
         fc.asyncProperty(bodyFor(passwordFields, wellTypedPassword), async (body) => {
@@ -351,10 +351,10 @@ describe('hostile JSON', () => {
           checkResponse(res, 200, `PUT /v1/account/password ${body.raw.slice(0, 200)}`);
           if (res.status === 200) {
             changed += 1;
-            expect(stored()).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/);
+            expect(await stored()).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/);
             // Back to no password, so the next well-typed body needs no current one.
-            t.folio.db.prepare('UPDATE accounts SET password_hash = NULL WHERE id = ?').run(person.accountId);
-          } else expect(stored()).toBeNull();
+            await t.folio.sql.run('UPDATE accounts SET password_hash = NULL WHERE id = ?', [person.accountId]);
+          } else expect(await stored()).toBeNull();
         }),
         { numRuns: PASSWORD_RUNS },
       );
@@ -365,7 +365,7 @@ describe('hostile JSON', () => {
   );
 
   it('POST /v1/account/api-keys never fails with 500 and stores only valid account keys, one per 201', async () => {
-    const before = countRows(t, 'api_keys');
+    const before = await countRows(t, 'api_keys');
     let created = 0;
     await fc.assert(
       fc.asyncProperty(bodyFor(keyFields, wellTypedKey), async (body) => {
@@ -374,15 +374,15 @@ describe('hostile JSON', () => {
         if (res.status === 201) {
           created += 1;
           expect(res.body.key).toMatch(/^pk_live_[A-Za-z0-9_-]{32,}$/);
-          const row = t.folio.db.prepare('SELECT account_id, blog_id, scopes FROM api_keys WHERE id = ?').get(res.body.id);
+          const row = await t.folio.sql.get('SELECT account_id, blog_id, scopes FROM api_keys WHERE id = ?', [res.body.id]);
           expect(row).toEqual({ account_id: blog.actor.accountId, blog_id: null, scopes: JSON.stringify(res.body.scopes) });
         }
       }),
       { numRuns: RUNS },
     );
-    expect(countRows(t, 'api_keys') - before).toBe(created);
+    expect((await countRows(t, 'api_keys')) - before).toBe(created);
     expect(created).toBeGreaterThan(RUNS / 20);
-    checkKeyRows(t);
+    await checkKeyRows(t);
     expectPrototypeClean();
   });
 
@@ -404,7 +404,7 @@ describe('hostile JSON', () => {
         }),
         { numRuns: RUNS },
       );
-      expect(countRows(t, 'domains')).toBe(0);
+      expect(await countRows(t, 'domains')).toBe(0);
       expect(registered).toBeGreaterThan(0);
       expectPrototypeClean();
     },
@@ -413,9 +413,8 @@ describe('hostile JSON', () => {
   it(
     'POST /v1/preview never fails with 500, writes nothing and answers only sanitised HTML',
     async () => {
-      const rows = () =>
-        t.folio.db.prepare('SELECT (SELECT COUNT(*) FROM posts) + (SELECT COUNT(*) FROM preview_links) + (SELECT COUNT(*) FROM media) AS n').get();
-      const before = rows();
+      const rows = () => t.folio.sql.get('SELECT (SELECT COUNT(*) FROM posts) + (SELECT COUNT(*) FROM preview_links) + (SELECT COUNT(*) FROM media) AS n');
+      const before = await rows();
       const markdown = fc.oneof(
         text(5000),
         fc.constantFrom('<script>alert(1)</script>', '<img src=x onerror=alert(1)> [x](javascript:alert(1))', '```js\nlet a = 1;\n```'),
@@ -431,7 +430,7 @@ describe('hostile JSON', () => {
         }),
         { numRuns: RUNS },
       );
-      expect(rows()).toEqual(before);
+      expect(await rows()).toEqual(before);
       expectPrototypeClean();
     },
     hostileTimeout(RUNS),
@@ -441,8 +440,8 @@ describe('hostile JSON', () => {
     'POST /v1/posts/:slug/preview-link never fails with 500 and stores one link per 201, expiring within bounds',
     async () => {
       const slug = (await buildPost(blog, { title: 'Target of preview links', slug: 'preview-target' })).slug;
-      const count = () => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM preview_links').get() as { n: number }).n;
-      const before = count();
+      const count = async () => (await t.folio.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM preview_links'))!.n;
+      const before = await count();
       let created = 0;
       const seconds = fc.oneof(fc.integer({ min: 60, max: 30 * 86_400 }), fc.integer(), fc.double(), anyString, jsonValue);
       await fc.assert(
@@ -462,7 +461,7 @@ describe('hostile JSON', () => {
         ),
         { numRuns: RUNS },
       );
-      expect(count() - before).toBe(created);
+      expect((await count()) - before).toBe(created);
       expect(created).toBeGreaterThan(RUNS / 20);
       expectPrototypeClean();
     },

@@ -48,7 +48,7 @@ describe('Markdown twins', () => {
     expect(twin.headers['content-type']).toBe('text/markdown; charset=utf-8');
     expect(twin.text).toBe(`# Twin one\n\nCanonical: <${ORIGIN}/${slug}>\n\n${source}\n`);
     // Stored with a media reference, never with the host it was sent with.
-    const stored = t.folio.db.prepare('SELECT content_md FROM posts WHERE slug = ?').get(slug) as { content_md: string };
+    const stored = (await t.folio.sql.get<{ content_md: string }>('SELECT content_md FROM posts WHERE slug = ?', [slug]))!;
     expect(stored.content_md).toContain('folio-media:');
 
     const page = await get(`/${slug}`);

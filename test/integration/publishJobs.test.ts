@@ -15,11 +15,11 @@ describe('durable publish jobs', () => {
   /** Runs `action` and returns the jobs it recorded (and the handler received). */
   async function jobsOf(action: () => Promise<unknown>) {
     const handled = t.handledJobs.length;
-    const rows = countRows(t, 'publish_jobs');
+    const rows = await countRows(t, 'publish_jobs');
     await action();
     await t.folio.idle();
     const jobs = jobsSince(t, handled);
-    expect(countRows(t, 'publish_jobs') - rows).toBe(jobs.length);
+    expect((await countRows(t, 'publish_jobs')) - rows).toBe(jobs.length);
     return jobs;
   }
 
@@ -118,7 +118,7 @@ describe('durable publish jobs', () => {
 
   it('marks carried-out jobs done', async () => {
     const post = await buildPost(blog, { title: 'Done job', status: 'published' });
-    const row = t.folio.db.prepare('SELECT status, attempts FROM publish_jobs WHERE payload LIKE ? ORDER BY id DESC').get(`%${post.id}%`);
+    const row = await t.folio.sql.get('SELECT status, attempts FROM publish_jobs WHERE payload LIKE ? ORDER BY id DESC', [`%${post.id}%`]);
     expect(row).toEqual({ status: 'done', attempts: 1 });
   });
 });

@@ -345,11 +345,11 @@ function hasDetails(text: string): boolean {
 async function exchange(op: Operation, plan: Plan): Promise<void> {
   await fixtures.ensure(plan);
   const request = toRequest(op, plan, fixtures.values);
-  const before = markWrites(t);
+  const before = await markWrites(t);
   const res: HostileResponse = await sendHostile(port, request);
   // Whole-site jobs and webhook sends run after the answer; wait so their writes are not taken for the next request's.
   await fixtures.settle();
-  const after = markWrites(t);
+  const after = await markWrites(t);
   const statuses = seen.get(op.name) ?? new Map<number, number>();
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
   seen.set(op.name, statuses);
@@ -395,7 +395,7 @@ describe.each(operations.map((op) => [op.name, op] as const))('%s', (_name, op) 
         fc.asyncProperty(planArb(op), (plan) => exchange(op, plan)),
         { numRuns: RUNS },
       );
-      checkDatabase(t);
+      await checkDatabase(t);
       expectPrototypeClean();
     },
     hostileTimeout(RUNS),
@@ -462,7 +462,7 @@ describe('unknown routes and methods', () => {
           if (auth) headers.push(['Authorization', resolveTemplate(auth.template, fixtures.values)]);
           if (body !== undefined) headers.push(['Content-Type', 'application/json']);
           const request: HostileRequest = { method, target: `${path}${query}`, headers, ...(body !== undefined ? { body } : {}) };
-          const before = markWrites(t);
+          const before = await markWrites(t);
           const res = await sendHostile(port, request);
           await fixtures.settle();
           const where = `${describeRequest(request)}\n→ ${res.status} ${res.text.slice(0, 300)}\n${log.linesFor(res.headers['x-request-id']).join('\n').slice(0, 3000)}`;
@@ -472,12 +472,12 @@ describe('unknown routes and methods', () => {
           // Paths that still reach a route (`/V1/POSTS`: the router ignores case) are that route's business.
           if (!matched) {
             expect([...BEFORE_ROUTING, 404], where).toContain(res.status);
-            expectWritesMatch(before, markWrites(t), 404, where);
+            expectWritesMatch(before, await markWrites(t), 404, where);
           }
         }),
         { numRuns: RUNS * 2 },
       );
-      checkDatabase(t);
+      await checkDatabase(t);
     },
     hostileTimeout(RUNS * 2),
   );

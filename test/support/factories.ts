@@ -157,8 +157,8 @@ export function expectPlanError(res: TestResponse, requiredPlan: Plan): void {
 }
 
 /** Rows in a table of the app's database (for "nothing else was stored" checks). */
-export function countRows(t: TestApp, table: 'posts' | 'blogs' | 'api_keys' | 'domains' | 'publish_jobs' | 'accounts'): number {
-  return (t.folio.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+export async function countRows(t: TestApp, table: 'posts' | 'blogs' | 'api_keys' | 'domains' | 'publish_jobs' | 'accounts'): Promise<number> {
+  return (await t.folio.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
 }
 
 /** Jobs the handler received since `from` (an index into t.handledJobs). */

@@ -41,8 +41,8 @@ export function expectPrototypeClean(): void {
   expect(({} as Record<string, unknown>).customCss).toBeUndefined();
 }
 
-export function checkPostRows(t: TestApp): void {
-  const rows = t.folio.db.prepare('SELECT * FROM posts').all() as Record<string, any>[];
+export async function checkPostRows(t: TestApp): Promise<void> {
+  const rows = await t.folio.sql.all<Record<string, any>>('SELECT * FROM posts');
   for (const row of rows) {
     const where = JSON.stringify({ slug: row.slug, tags: row.tags, status: row.status }).slice(0, 300);
     expect(SLUG_RE.test(row.slug), where).toBe(true);
@@ -66,13 +66,13 @@ export function checkPostRows(t: TestApp): void {
     if (row.scheduled_at !== null) expect(row.status, where).toBe('scheduled');
     for (const ts of [row.created_at, row.updated_at, row.published_at, row.scheduled_at]) if (ts !== null) expect(ts, where).toMatch(ISO_MS);
   }
-  const tagRows = (t.folio.db.prepare('SELECT COUNT(*) AS n FROM post_tags').get() as { n: number }).n;
+  const tagRows = (await t.folio.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM post_tags'))!.n;
   const expected = rows.reduce((n, row) => n + new Set(JSON.parse(row.tags)).size, 0);
   expect(tagRows).toBe(expected);
 }
 
-export function checkBlogRows(t: TestApp): void {
-  for (const row of t.folio.db.prepare('SELECT * FROM blogs').all() as Record<string, any>[]) {
+export async function checkBlogRows(t: TestApp): Promise<void> {
+  for (const row of await t.folio.sql.all<Record<string, any>>('SELECT * FROM blogs')) {
     const where = JSON.stringify({ slug: row.slug, name: String(row.name).slice(0, 40), theme: String(row.theme_config).slice(0, 80) });
     expect(BLOG_SLUG_RE.test(row.slug), where).toBe(true);
     expect(row.name.trim().length, where).toBeGreaterThan(0);
@@ -89,8 +89,8 @@ export function checkBlogRows(t: TestApp): void {
   }
 }
 
-export function checkKeyRows(t: TestApp): void {
-  for (const row of t.folio.db.prepare('SELECT * FROM api_keys').all() as Record<string, any>[]) {
+export async function checkKeyRows(t: TestApp): Promise<void> {
+  for (const row of await t.folio.sql.all<Record<string, any>>('SELECT * FROM api_keys')) {
     expect(row.name.trim().length).toBeGreaterThan(0);
     expect(chars(row.name)).toBeLessThanOrEqual(100);
     const scopes = JSON.parse(row.scopes) as unknown[];
@@ -194,20 +194,49 @@ export function expectApiAnswer(res: HostileResponse, where: string, contract: E
   }
 }
 
-/** Rows of the tables a 201 adds to, and SQLite's count of every row written on the connection. */
+/** Rows of the tables a 201 adds to, and the database's count of every row written (rolled back or not). */
 export interface WriteMark {
   rows: number;
   changes: number;
 }
 
-export function markWrites(t: TestApp): WriteMark {
-  const rows = t.folio.db
-    .prepare(
-      'SELECT (SELECT COUNT(*) FROM posts) + (SELECT COUNT(*) FROM blogs) + (SELECT COUNT(*) FROM api_keys) + (SELECT COUNT(*) FROM domains) + (SELECT COUNT(*) FROM media) + (SELECT COUNT(*) FROM webhooks) + (SELECT COUNT(*) FROM preview_links) AS n',
-    )
-    .get() as { n: number };
-  const changes = t.folio.db.prepare('SELECT total_changes() AS n').get() as { n: number };
-  return { rows: rows.n, changes: changes.n };
+export async function markWrites(t: TestApp): Promise<WriteMark> {
+  const rows = (await t.folio.sql.get<{ n: number }>(
+    'SELECT (SELECT COUNT(*) FROM posts) + (SELECT COUNT(*) FROM blogs) + (SELECT COUNT(*) FROM api_keys) + (SELECT COUNT(*) FROM domains) + (SELECT COUNT(*) FROM media) + (SELECT COUNT(*) FROM webhooks) + (SELECT COUNT(*) FROM preview_links) AS n',
+  ))!;
+  return { rows: rows.n, changes: await rowsWritten(t) };
+}
+
+/** Apps whose PostgreSQL database counts its row writes (countRowWrites). */
+const counting = new WeakSet<TestApp>();
+
+/**
+ * Every row written so far: SQLite counts those of the app's connection (total_changes());
+ * PostgreSQL has no such count, so the app's database gets one, a sequence that a trigger on
+ * every table advances for each row inserted, updated or deleted (also when rolled back, as
+ * SQLite's count goes on too).
+ */
+async function rowsWritten(t: TestApp): Promise<number> {
+  if (t.folio.sql.dialect === 'sqlite') return (t.folio.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+  if (!counting.has(t)) {
+    await countRowWrites(t);
+    counting.add(t);
+  }
+  // A sequence not yet advanced holds its start (1) with is_called false.
+  const sequence = (await t.folio.sql.get<{ last_value: number; is_called: boolean }>('SELECT last_value, is_called FROM test_row_writes'))!;
+  return sequence.is_called ? sequence.last_value : 0;
+}
+
+async function countRowWrites(t: TestApp): Promise<void> {
+  await t.folio.sql.run('CREATE SEQUENCE test_row_writes');
+  await t.folio.sql.run(
+    `CREATE FUNCTION test_count_row_write() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN PERFORM nextval('test_row_writes'); RETURN NULL; END $$`,
+  );
+  const tables = await t.folio.sql.all<{ name: string }>('SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()');
+  for (const { name } of tables) {
+    await t.folio.sql.run(`CREATE TRIGGER test_row_writes AFTER INSERT OR UPDATE OR DELETE ON "${name}" FOR EACH ROW EXECUTE FUNCTION test_count_row_write()`);
+  }
 }
 
 /**
@@ -220,37 +249,40 @@ export function expectWritesMatch(before: WriteMark, after: WriteMark, status: n
   else expect(after.changes - before.changes, `${where}: rows written by a refused request`).toBe(0);
 }
 
-export function checkDomainRows(t: TestApp): void {
-  for (const row of t.folio.db.prepare('SELECT hostname, status FROM domains').all() as { hostname: string; status: string }[]) {
+export async function checkDomainRows(t: TestApp): Promise<void> {
+  for (const row of await t.folio.sql.all<{ hostname: string; status: string }>('SELECT hostname, status FROM domains')) {
     expect(isValidHostname(row.hostname), row.hostname).toBe(true);
     expect(['pending_verification', 'active'], row.hostname).toContain(row.status);
   }
 }
 
-/** SQLite's own checks, then every stored resource within the documented limits. */
-export function checkDatabase(t: TestApp): void {
-  expect(t.folio.db.pragma('integrity_check', { simple: true })).toBe('ok');
-  expect(t.folio.db.pragma('foreign_key_check')).toEqual([]);
-  checkPostRows(t);
-  checkBlogRows(t);
-  checkKeyRows(t);
-  checkDomainRows(t);
-  checkMediaRows(t);
-  checkRevisionRows(t);
+/**
+ * SQLite's own checks (PostgreSQL checks every foreign key as it is written, and has no
+ * integrity pragma), then every stored resource within the documented limits.
+ */
+export async function checkDatabase(t: TestApp): Promise<void> {
+  if (t.folio.sql.dialect === 'sqlite') {
+    expect(t.folio.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(t.folio.db.pragma('foreign_key_check')).toEqual([]);
+  }
+  await checkPostRows(t);
+  await checkBlogRows(t);
+  await checkKeyRows(t);
+  await checkDomainRows(t);
+  await checkMediaRows(t);
+  await checkRevisionRows(t);
 }
 
 /** Revisions: sizes as stored, titles within the post's limits, no post holding more than is kept. */
-export function checkRevisionRows(t: TestApp): void {
-  const rows = t.folio.db
-    .prepare('SELECT post_id, title, content_length, length(CAST(content_md AS BLOB)) AS bytes, created_at, opened_at FROM post_revisions')
-    .all() as {
+export async function checkRevisionRows(t: TestApp): Promise<void> {
+  const rows = await t.folio.sql.all<{
     post_id: string;
     title: string;
     content_length: number;
     bytes: number;
     created_at: string;
     opened_at: string;
-  }[];
+  }>('SELECT post_id, title, content_length, octet_length(content_md) AS bytes, created_at, opened_at FROM post_revisions');
   const perPost = new Map<string, number>();
   for (const row of rows) {
     expect(row.content_length, row.post_id).toBe(row.bytes);
@@ -262,15 +294,15 @@ export function checkRevisionRows(t: TestApp): void {
   for (const [postId, n] of perPost) expect(n, postId).toBeLessThanOrEqual(KEEP_NEWEST + KEEP_DAILY);
 }
 
-export function checkMediaRows(t: TestApp): void {
-  for (const row of t.folio.db.prepare('SELECT id, hash, format, width, height, bytes FROM media').all() as {
+export async function checkMediaRows(t: TestApp): Promise<void> {
+  for (const row of await t.folio.sql.all<{
     id: string;
     hash: string;
     format: string;
     width: number;
     height: number;
     bytes: number;
-  }[]) {
+  }>('SELECT id, hash, format, width, height, bytes FROM media')) {
     expect(row.hash, row.id).toMatch(/^[0-9a-f]{20}$/);
     expect(['jpeg', 'png', 'webp', 'gif', 'avif'], row.id).toContain(row.format);
     expect(row.width * row.height, row.id).toBeGreaterThan(0);

@@ -196,12 +196,11 @@ export class RouteFixtures {
     const { webhooks } = this.t.folio.repos;
     if (current && (await webhooks.findDelivery(webhookId, current))) return current;
     const id = `msg_fixture${process.pid}x${++this.counter}`;
-    this.t.folio.db
-      .prepare(
-        `INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload, status, attempts, next_attempt_at, created_at)
-         VALUES (?, ?, 'post.published', '{}', 'failed', 1, ?, ?)`,
-      )
-      .run(id, webhookId, new Date(0).toISOString(), new Date(0).toISOString());
+    await this.t.folio.sql.run(
+      `INSERT INTO webhook_deliveries (id, webhook_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+       VALUES (?, ?, 'post.published', '{}', 'failed', 1, ?, ?)`,
+      [id, webhookId, new Date(0).toISOString(), new Date(0).toISOString()],
+    );
     return id;
   }
 

@@ -38,6 +38,11 @@ export interface TestApp {
   clock: FakeClock;
   baseUrl: string;
   dataDir: string;
+  /**
+   * What a `folio` command needs to work on this app's data: FOLIO_DATA_DIR, and on the
+   * PostgreSQL pass the app's FOLIO_DATABASE_URL (without it the CLI would open an empty SQLite file).
+   */
+  cliEnv: Record<string, string>;
   /** Key of the enterprise account created for the test. */
   key: string;
   /** Id of that enterprise account. */
@@ -86,7 +91,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // suite seconds of font parsing and drawing; test/integration/socialCards.test.ts runs them.
   // The PostgreSQL pass (vitest.postgres.config.ts) gives every app a database of its own.
   const postgresBase = inject('postgresBase');
-  const database = postgresBase && options.dataDir === undefined ? { FOLIO_DATABASE_URL: await createPostgresDatabase(postgresBase) } : {};
+  const database: Record<string, string> =
+    postgresBase && options.dataDir === undefined ? { FOLIO_DATABASE_URL: await createPostgresDatabase(postgresBase) } : {};
   const config = loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off', ...database, ...options.env });
   const clock = options.clock ?? new FakeClock();
   const handledJobs: PublishJob[] = [];
@@ -181,6 +187,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock,
     baseUrl,
     dataDir,
+    cliEnv: { FOLIO_DATA_DIR: dataDir, ...database },
     key: apiKey,
     accountId: account.id,
     handledJobs,
