@@ -213,7 +213,8 @@ function asUnavailable(err: unknown, conflictsToo = false): unknown {
   const code = codeOf(err);
   const statementError = /^[0-9A-Z]{5}$/.test(code) && !UNAVAILABLE.test(code) && !(conflictsToo && RETRIED_CODES.has(code));
   if (statementError || !(err instanceof Error)) return err;
-  return new DatabaseUnavailableError(`PostgreSQL is unavailable: ${err.message}`, { cause: err });
+  const busy = RETRIED_CODES.has(code) || code === '53300';
+  return new DatabaseUnavailableError(`PostgreSQL is unavailable: ${err.message}`, { cause: err, reason: busy ? 'busy' : 'unreachable' });
 }
 
 function codeOf(err: unknown): string {

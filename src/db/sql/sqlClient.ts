@@ -88,8 +88,12 @@ export function atomically<T>(scope: SqlScope, fn: (tx: SqlTransaction) => Promi
  * is its busy error (database.ts isDatabaseBusy).
  */
 export class DatabaseUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** `unreachable`: no connection (a restart, a failover); `busy`: conflicts kept recurring past the write wait. */
+  readonly reason: 'unreachable' | 'busy';
+
+  constructor(message: string, options?: { cause?: unknown; reason?: 'unreachable' | 'busy' }) {
     super(message, options);
     this.name = 'DatabaseUnavailableError';
+    this.reason = options?.reason ?? 'unreachable';
   }
 }

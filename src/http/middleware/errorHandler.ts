@@ -24,6 +24,8 @@ function asUnavailable(err: unknown): AppError | null {
     return new InsufficientStorageError('the server is out of disk space, so nothing was written; try again once the operator has freed space', { cause: err });
   if (err instanceof StorageError)
     return new ServiceUnavailableError('the site store is unavailable; try again shortly', { retryAfter: err.retryAfter ?? 30, cause: err });
+  if (err instanceof DatabaseUnavailableError && err.reason === 'unreachable')
+    return new ServiceUnavailableError('the database cannot be reached; try again shortly', { retryAfter: 5, cause: err });
   if (isDatabaseBusy(err) || err instanceof DatabaseUnavailableError)
     return new ServiceUnavailableError('the database is busy; try again shortly', { retryAfter: 2, cause: err });
   return null;
