@@ -24,9 +24,9 @@ interface CliRun {
   stderr: string;
 }
 
-/** Runs one `folio …` command against the test app's FOLIO_DATA_DIR, capturing its output. */
+/** Runs one `folio …` command against the test app's data (TestApp.cliEnv), capturing its output. */
 async function folio(...args: string[]): Promise<CliRun> {
-  vi.stubEnv('FOLIO_DATA_DIR', t.dataDir);
+  for (const [name, value] of Object.entries(t.cliEnv)) vi.stubEnv(name, value);
   let stdout = '';
   let stderr = '';
   const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {

@@ -95,7 +95,7 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     await server.folio.idle();
 
     const store = new GatedStore(storeOf(server.dataDir), (key) => key === manifestKey('beside'));
-    const cli = await startTestApp({ dataDir: server.dataDir, store });
+    const cli = await startTestApp({ dataDir: server.dataDir, store, env: server.cliEnv });
     apps.push(cli);
     const reindexing = cli.folio.publisher.reindex((await cli.folio.repos.blogs.findBySlug('beside'))!);
     await store.reached;
@@ -120,7 +120,7 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     expect(await reindexing).toBe(3);
 
     // A third process reads both indexes from the store as they are now.
-    const reader = await startTestApp({ dataDir: server.dataDir });
+    const reader = await startTestApp({ dataDir: server.dataDir, env: server.cliEnv });
     apps.push(reader);
     expect(await found(reader, 'quokkaflux')).toEqual(['published-meanwhile']);
     expect(await found(reader, 'tapirafter')).toEqual(['edited-later']);
@@ -145,7 +145,7 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
 
     // Held at the render's first write: it has planned the site from the posts as they are now.
     const store = new GatedStore(storeOf(server.dataDir), (key) => key.startsWith('rebuilt/'));
-    const cli = await startTestApp({ dataDir: server.dataDir, store });
+    const cli = await startTestApp({ dataDir: server.dataDir, store, env: server.cliEnv });
     apps.push(cli);
     const cliBlog = (await cli.folio.repos.blogs.findBySlug('rebuilt'))!;
     const rebuilding = cli.folio.publisher.rebuild(cliBlog, { force: true });

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost, expectError, postPath } from '../support/factories.js';
-import { openDatabase } from '../../src/db/database.js';
+import { loadConfig } from '../../src/config/config.js';
+import { openConfiguredDatabase } from '../../src/compose/database.js';
 import { PostsRepo } from '../../src/db/postsRepo.js';
-import { SqliteClient } from '../../src/db/sql/sqliteClient.js';
-import { databaseFile } from '../../src/compose/adapters.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,16 +31,14 @@ describe('ETag and If-Match on posts', () => {
     await buildPost(blog, { title: 'Before', slug: 'elsewhere', content: 'Old text.' });
     const first = await blog.actor.request('GET', postPath('elsewhere'), { blogId: blog.id });
     expect((await blog.actor.request('GET', postPath('elsewhere'), { blogId: blog.id })).body).toEqual(first.body);
-    // Another connection to the same database file, as the `folio` CLI has.
-    const other = openDatabase(databaseFile({ dataDir: t.dataDir }));
-    const sql = new SqliteClient(other);
+    // Another connection to the same database, as the `folio` CLI opens it.
+    const other = await openConfiguredDatabase(loadConfig(t.cliEnv));
     try {
-      const repo = new PostsRepo(sql);
+      const repo = new PostsRepo(other.sql);
       const post = (await repo.findBySlug(blog.id, 'elsewhere'))!;
       await repo.update({ ...post, title: 'After', contentMd: 'New text.', contentHtml: '<p>New text.</p>' });
     } finally {
-      await sql.close();
-      other.close();
+      await other.close();
     }
     const after = await blog.actor.request('GET', postPath('elsewhere'), { blogId: blog.id });
     expect(after.body).toMatchObject({ title: 'After', content_md: 'New text.', content_html: '<p>New text.</p>' });

@@ -23,16 +23,16 @@ let aAccountKeys: string[];
 let b: BuiltBlog;
 let bBound: Actor;
 
-function snapshotA(): unknown {
-  const db = t.folio.db;
+async function snapshotA(): Promise<unknown> {
+  const { sql } = t.folio;
   return {
-    blogs: db.prepare('SELECT * FROM blogs WHERE id = ?').all(a.id),
-    posts: db.prepare('SELECT * FROM posts WHERE blog_id = ? ORDER BY id').all(a.id),
-    tags: db.prepare('SELECT * FROM post_tags WHERE blog_id = ? ORDER BY post_id, tag').all(a.id),
-    keys: db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY id').all(a.actor.accountId),
-    domains: db.prepare('SELECT * FROM domains WHERE blog_id = ?').all(a.id),
-    jobs: db.prepare('SELECT * FROM publish_jobs WHERE blog_id = ? ORDER BY id').all(a.id),
-    previewLinks: db.prepare('SELECT l.* FROM preview_links l JOIN posts p ON p.id = l.post_id WHERE p.blog_id = ? ORDER BY l.token_hash').all(a.id),
+    blogs: await sql.all('SELECT * FROM blogs WHERE id = ?', [a.id]),
+    posts: await sql.all('SELECT * FROM posts WHERE blog_id = ? ORDER BY id', [a.id]),
+    tags: await sql.all('SELECT * FROM post_tags WHERE blog_id = ? ORDER BY post_id, tag', [a.id]),
+    keys: await sql.all('SELECT * FROM api_keys WHERE account_id = ? ORDER BY id', [a.actor.accountId]),
+    domains: await sql.all('SELECT * FROM domains WHERE blog_id = ?', [a.id]),
+    jobs: await sql.all('SELECT * FROM publish_jobs WHERE blog_id = ? ORDER BY id', [a.id]),
+    previewLinks: await sql.all('SELECT l.* FROM preview_links l JOIN posts p ON p.id = l.post_id WHERE p.blog_id = ? ORDER BY l.token_hash', [a.id]),
   };
 }
 
@@ -57,7 +57,7 @@ beforeAll(async () => {
   expect((await a.actor.request('POST', '/v1/account/api-keys', { body: { name: 'A second account key' } })).status).toBe(201);
   aAccountKeys = (await a.actor.request('GET', '/v1/account/api-keys')).body.data.map((k: { id: string }) => k.id);
   expect(aAccountKeys).toHaveLength(2);
-  before = snapshotA();
+  before = await snapshotA();
 });
 afterAll(async () => t.close());
 
@@ -194,7 +194,7 @@ describe('account B with account A’s key ids on /account/api-keys', () => {
     for (const id of [...aAccountKeys, aKey.id]) expect(list.text).not.toContain(id);
     const made = await b.actor.request('POST', '/v1/account/api-keys', { body: { name: 'B only' } });
     expect(made.status).toBe(201);
-    const row = t.folio.db.prepare('SELECT account_id, blog_id FROM api_keys WHERE id = ?').get(made.body.id);
+    const row = await t.folio.sql.get('SELECT account_id, blog_id FROM api_keys WHERE id = ?', [made.body.id]);
     expect(row).toEqual({ account_id: b.actor.accountId, blog_id: null });
   });
 });
@@ -213,7 +213,7 @@ describe('account B and account A’s domain', () => {
 
 describe('after every probe', () => {
   it('left account A’s blog, posts, keys, domain and jobs unchanged', async () => {
-    expect(snapshotA()).toEqual(before);
+    expect(await snapshotA()).toEqual(before);
   });
 
   it('A still works with its own keys and sees its data', async () => {

@@ -193,7 +193,7 @@ describe('/v1/account/sessions and /v1/account/password', () => {
     expect(change).toEqual({ endedSessions: 1 });
     expect((await fetch(`${t.baseUrl}/v1/account`, { headers: { cookie: session.cookie } })).status).toBe(401);
     const cli = await runCliCaptured(['account', 'login-link', person.accountId, '--json'], {
-      FOLIO_DATA_DIR: t.dataDir,
+      ...t.cliEnv,
       FOLIO_PUBLIC_API_URL: `${t.baseUrl}/v1`,
     });
     expect(cli.code, cli.stderr).toBe(0);
@@ -201,7 +201,7 @@ describe('/v1/account/sessions and /v1/account/password', () => {
     expect(url).toMatch(new RegExp(`^${t.baseUrl}/dashboard/sign-in/`));
     const opened = await fetch(url, { redirect: 'manual' });
     expect(opened.status).toBe(303);
-    const unknown = await runCliCaptured(['account', 'login-link', 'no-such-account'], { FOLIO_DATA_DIR: t.dataDir });
+    const unknown = await runCliCaptured(['account', 'login-link', 'no-such-account'], t.cliEnv);
     expect(unknown.code).toBe(2);
   });
 });

@@ -141,13 +141,13 @@ describe('housekeeping', () => {
     const session = await signIn(t);
     await loginLink(t);
     await t.folio.tick();
-    const count = (table: string) => (t.folio.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-    const before = { sessions: count('sessions'), links: count('login_links') };
+    const count = async (table: string) => (await t.folio.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
+    const before = { sessions: await count('sessions'), links: await count('login_links') };
     expect(before.links).toBeGreaterThan(0);
     clock.advance(SESSION_LIFETIME_MS + HOUR);
     await t.folio.tick();
-    expect(count('login_links')).toBe(0);
-    expect(count('sessions')).toBe(0);
+    expect(await count('login_links')).toBe(0);
+    expect(await count('sessions')).toBe(0);
     expect((await fetch(`${t.baseUrl}/v1/account`, { headers: { cookie: session.cookie } })).status).toBe(401);
   });
 });

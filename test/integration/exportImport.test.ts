@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { visit } from '../../bench/harness/visit.js';
 import { image } from '../support/images.js';
 import { runCliCaptured } from '../support/runCliCaptured.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
-import { buildBlog, buildPost, createKey, expectError, postPath, type BuiltBlog } from '../support/factories.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
+import { buildBlog, buildPost, countRows, createKey, expectError, postPath, type BuiltBlog } from '../support/factories.js';
 
 let source: TestApp;
 let blog: BuiltBlog;
@@ -100,7 +100,7 @@ describe('folio import', () => {
     const file = join(work, 'export.json');
     writeFileSync(file, exported.text);
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-import-'));
-    const env = { FOLIO_DATA_DIR: dataDir };
+    const env = await freshDataEnv(dataDir);
     const account = JSON.parse((await runCliCaptured(['account', 'create', '--plan', 'enterprise', '--json'], env)).stdout) as {
       account_id: string;
       api_key: string;
@@ -111,7 +111,7 @@ describe('folio import', () => {
     expect(run.stdout).toContain('Imported 2 blogs and 4 posts');
     expect(run.stdout).toContain('1 images stay at their old URLs');
 
-    const target = await startTestApp({ dataDir });
+    const target = await startTestApp({ dataDir, env });
     try {
       const again = JSON.parse(await (await fetch(`${target.baseUrl}/v1/account/export`, { headers: { authorization: `Bearer ${account.api_key}` } })).text());
       const strip = (doc: any) => ({
@@ -121,13 +121,11 @@ describe('folio import', () => {
       });
       expect(strip(again)).toEqual(strip(exported.body));
       // Each imported post starts its history with the title and text it was imported with.
-      const histories = target.folio.db
-        .prepare(
-          `SELECT (SELECT COUNT(*) FROM post_revisions r WHERE r.post_id = p.id) AS kept,
-                  (SELECT COUNT(*) FROM post_revisions r WHERE r.post_id = p.id AND r.title = p.title AND r.content_md = p.content_md) AS same
-             FROM posts p`,
-        )
-        .all();
+      const histories = await target.folio.sql.all(
+        `SELECT (SELECT COUNT(*) FROM post_revisions r WHERE r.post_id = p.id) AS kept,
+                (SELECT COUNT(*) FROM post_revisions r WHERE r.post_id = p.id AND r.title = p.title AND r.content_md = p.content_md) AS same
+           FROM posts p`,
+      );
       expect(histories).toEqual(Array.from({ length: 4 }, () => ({ kept: 1, same: 1 })));
       // The published posts are live on the new Folio; the draft is not.
       const host = `${blog.slug}.localhost:3000`;
@@ -146,8 +144,8 @@ describe('folio import', () => {
   it('writes nothing when a blog slug is taken, or the file is not an export, and says why', async () => {
     const file = join(work, 'export.json');
     writeFileSync(file, exported.text);
-    const env = { FOLIO_DATA_DIR: source.dataDir };
-    const blogsBefore = (source.folio.db.prepare('SELECT COUNT(*) AS n FROM blogs').get() as { n: number }).n;
+    const env = source.cliEnv;
+    const blogsBefore = await countRows(source, 'blogs');
     const taken = await runCliCaptured(['import', file, '--account', blog.actor.accountId], env);
     expect(taken.code).toBe(1);
     expect(taken.stdout).toContain('Imported 0 blogs and 0 posts');
@@ -160,7 +158,7 @@ describe('folio import', () => {
     const malformed = await runCliCaptured(['import', broken, '--account', blog.actor.accountId], env);
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toContain('not a Folio export: /blogs/0/posts/0');
-    expect((source.folio.db.prepare('SELECT COUNT(*) AS n FROM blogs').get() as { n: number }).n).toBe(blogsBefore);
+    expect(await countRows(source, 'blogs')).toBe(blogsBefore);
   });
 });
 
@@ -184,7 +182,7 @@ describe('folio import checks what the API checks, reports what it left out, and
 
   it('refuses a reserved slug, too many tags, impossible and future dates, post by post, and imports and publishes the rest', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-import-'));
-    const env = { FOLIO_DATA_DIR: dataDir };
+    const env = await freshDataEnv(dataDir);
     const account = JSON.parse((await runCliCaptured(['account', 'create', '--plan', 'enterprise', '--json'], env)).stdout) as { account_id: string };
     const file = join(work, 'checked.json');
     writeFileSync(
@@ -212,7 +210,7 @@ describe('folio import checks what the API checks, reports what it left out, and
       'folio: not imported: blog "checked", post "bad-alias": invalid request body: aliases[0] is one of the site\'s own paths (/tags…)',
       'folio: not imported: blog "checked", post "Not A Slug": invalid request body: slug must be lower-case letters or digits in words joined by single hyphens',
     ]);
-    const target = await startTestApp({ dataDir });
+    const target = await startTestApp({ dataDir, env });
     try {
       const host = 'checked.localhost:3000';
       expect((await visit(target.baseUrl, host, '/kept')).status).toBe(200);
@@ -232,7 +230,7 @@ describe('folio import checks what the API checks, reports what it left out, and
 
   it('a blog written but not rendered is said so, and a re-run renders it and names what it did not import again', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-import-'));
-    const env = { FOLIO_DATA_DIR: dataDir };
+    const env = await freshDataEnv(dataDir);
     const account = JSON.parse((await runCliCaptured(['account', 'create', '--plan', 'enterprise', '--json'], env)).stdout) as { account_id: string };
     const file = join(work, 'blocked.json');
     writeFileSync(file, documentWith('blocked', [{ slug: 'live', title: 'Live post' }]));
@@ -254,7 +252,7 @@ describe('folio import checks what the API checks, reports what it left out, and
     expect(again.stderr).toContain(
       'folio: not imported: blog "blocked": this account already has a blog with this slug (imported before?); none of its 1 posts were imported',
     );
-    const target = await startTestApp({ dataDir });
+    const target = await startTestApp({ dataDir, env });
     try {
       expect((await visit(target.baseUrl, 'blocked.localhost:3000', '/live')).status).toBe(200);
     } finally {

@@ -204,7 +204,7 @@ describe('folio account create-key --expires', () => {
   it('--expires 30d makes a key expiring 30 days from now, which the server refuses once that has passed', async () => {
     const actor = await buildAccount(t);
     const started = Date.now();
-    const run = await runCliCaptured(['account', 'create-key', actor.accountId, '--expires', '30d', '--json'], { FOLIO_DATA_DIR: t.dataDir });
+    const run = await runCliCaptured(['account', 'create-key', actor.accountId, '--expires', '30d', '--json'], t.cliEnv);
     expect(run.code, run.stderr).toBe(0);
     const printed = JSON.parse(run.stdout) as { key_id: string; api_key: string; expires_at: string };
     const expires = Date.parse(printed.expires_at);
@@ -220,7 +220,7 @@ describe('folio account create-key --expires', () => {
 
   it('takes 1y and a date-time with a time zone, and refuses a past date, more than ten years and nonsense', async () => {
     const actor = await buildAccount(t);
-    const env = { FOLIO_DATA_DIR: t.dataDir };
+    const env = t.cliEnv;
     const year = await runCliCaptured(['account', 'create-key', actor.accountId, '--expires', '1y', '--json'], env);
     expect(year.code, year.stderr).toBe(0);
     const inAYear = new Date();
@@ -249,11 +249,11 @@ describe('folio account create-key --expires', () => {
     const actor = await buildAccount(t);
     const expiresAt = later(HOUR);
     await accountKey(actor, { expires_at: expiresAt });
-    const run = await runCliCaptured(['account', 'keys', actor.accountId, '--json'], { FOLIO_DATA_DIR: t.dataDir });
+    const run = await runCliCaptured(['account', 'keys', actor.accountId, '--json'], t.cliEnv);
     expect(run.code, run.stderr).toBe(0);
     const rows = JSON.parse(run.stdout) as { expires_at: string | null }[];
     expect(rows.map((row) => row.expires_at).sort()).toEqual([expiresAt, null]);
-    const text = await runCliCaptured(['account', 'keys', actor.accountId], { FOLIO_DATA_DIR: t.dataDir });
+    const text = await runCliCaptured(['account', 'keys', actor.accountId], t.cliEnv);
     expect(text.stdout).toContain(`expires ${expiresAt}`);
   });
 });

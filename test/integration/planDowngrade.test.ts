@@ -13,7 +13,7 @@ import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import type { Plan } from '../../src/domain/plans.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';
-import { buildAccount, buildBlog, buildPost, postPath, type BuiltBlog } from '../support/factories.js';
+import { buildAccount, buildBlog, buildPost, countRows, postPath, type BuiltBlog } from '../support/factories.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI_BIN = join(ROOT, 'bin', 'folio.js');
@@ -159,9 +159,9 @@ describe('a plan change re-renders the account’s sites', () => {
       await actor.request('POST', postPath(post.slug, '/publish'), { blogId: blog.id });
     }
     await t.folio.idle();
-    const before = t.folio.db.prepare('SELECT COUNT(*) AS n FROM publish_jobs').get() as { n: number };
+    const before = await countRows(t, 'publish_jobs');
     expect(await t.folio.accounts.setPlan(actor.accountId, 'creator')).toEqual({ previous: 'creator', jobIds: [] });
-    expect((t.folio.db.prepare('SELECT COUNT(*) AS n FROM publish_jobs').get() as { n: number }).n).toBe(before.n);
+    expect(await countRows(t, 'publish_jobs')).toBe(before);
 
     const change = await t.folio.accounts.setPlan(actor.accountId, 'starter');
     expect(change?.previous).toBe('creator');
@@ -183,8 +183,7 @@ describe('folio account set-plan (the command line, in its own process)', () => 
     if (!existsSync(CLI_BUILD)) throw new Error(`${CLI_BUILD} is missing: run \`npx tsc -p .\` (npm test does) before these tests`);
   });
 
-  const cli = (...args: string[]) =>
-    promisify(execFile)(process.execPath, [CLI_BIN, ...args], { env: { ...process.env, FOLIO_DATA_DIR: t.dataDir }, encoding: 'utf8' });
+  const cli = (...args: string[]) => promisify(execFile)(process.execPath, [CLI_BIN, ...args], { env: { ...process.env, ...t.cliEnv }, encoding: 'utf8' });
 
   it('records the re-render durably, and the running server’s tick applies it', async () => {
     const { blog, postSlug } = await themedBlog();

@@ -39,8 +39,9 @@ export interface TestApp {
   baseUrl: string;
   dataDir: string;
   /**
-   * What a `folio` command needs to work on this app's data: FOLIO_DATA_DIR, and on the
-   * PostgreSQL pass the app's FOLIO_DATABASE_URL (without it the CLI would open an empty SQLite file).
+   * What a `folio` command (or another app, as `env`) needs to work on this app's data:
+   * FOLIO_DATA_DIR, and the app's FOLIO_DATABASE_URL when it runs on PostgreSQL (without it they
+   * would open an empty SQLite file in the data dir).
    */
   cliEnv: Record<string, string>;
   /** Key of the enterprise account created for the test. */
@@ -84,6 +85,16 @@ export interface TestAppOptions {
   logger?: Logger;
 }
 
+/**
+ * The environment of data a test prepares before an app runs on it (`folio import` into a fresh
+ * data dir): FOLIO_DATA_DIR, and on the PostgreSQL pass a database of its own. An app started with
+ * `{ dataDir, env }` then works on the same data.
+ */
+export async function freshDataEnv(dataDir: string): Promise<Record<string, string>> {
+  const postgresBase = inject('postgresBase');
+  return { FOLIO_DATA_DIR: dataDir, ...(postgresBase ? { FOLIO_DATABASE_URL: await createPostgresDatabase(postgresBase) } : {}) };
+}
+
 /** The real app over real HTTP on a loopback port, with a fresh SQLite file in a temp dir. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'folio-test-'));
@@ -91,8 +102,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // suite seconds of font parsing and drawing; test/integration/socialCards.test.ts runs them.
   // The PostgreSQL pass (vitest.postgres.config.ts) gives every app a database of its own.
   const postgresBase = inject('postgresBase');
-  const database: Record<string, string> =
-    postgresBase && options.dataDir === undefined ? { FOLIO_DATABASE_URL: await createPostgresDatabase(postgresBase) } : {};
+  const database = postgresBase && options.dataDir === undefined ? { FOLIO_DATABASE_URL: await createPostgresDatabase(postgresBase) } : {};
   const config = loadConfig({ FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off', ...database, ...options.env });
   const clock = options.clock ?? new FakeClock();
   const handledJobs: PublishJob[] = [];
@@ -187,7 +197,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock,
     baseUrl,
     dataDir,
-    cliEnv: { FOLIO_DATA_DIR: dataDir, ...database },
+    cliEnv: { FOLIO_DATA_DIR: dataDir, ...(config.databaseUrl ? { FOLIO_DATABASE_URL: config.databaseUrl } : {}) },
     key: apiKey,
     accountId: account.id,
     handledJobs,
