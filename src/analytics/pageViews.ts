@@ -44,8 +44,18 @@ export interface PageViewsDeps {
 export class PageViews {
   /** Today's salt as the loads carry it, until the UTC day ends (`until`, epoch ms). */
   private salt: { day: string; text: string; until: number } | null = null;
+  /** The last load received: settles once it, and every load before it, is with the counting (or dropped). */
+  private last: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: PageViewsDeps) {}
+
+  /**
+   * Resolves once every load received so far is with the counting (or dropped): what a flush
+   * waits for, as the site server answers a load before its lookups are back.
+   */
+  settled(): Promise<void> {
+    return this.last;
+  }
 
   /**
    * An HTML page the site server answered: when it came from another site, its referrer host is
@@ -64,20 +74,28 @@ export class PageViews {
     await this.hand('beacon', request, postSlug);
   }
 
+  /**
+   * Hands loads to the counting in the order they came, their lookups overlapping: a page's
+   * referrer must be there before its beacon, whose lookup may come back first (PostgreSQL).
+   */
+  private hand(kind: ViewLoad['kind'], request: ReaderRequest, postSlug: string | null): Promise<void> {
+    this.last = this.lookUpAndHand(kind, request, postSlug, this.last);
+    return this.last;
+  }
+
   /** Never rejects: a load whose target or salt the database could not give is not counted. */
-  private async hand(kind: ViewLoad['kind'], request: ReaderRequest, postSlug: string | null): Promise<void> {
+  private async lookUpAndHand(kind: ViewLoad['kind'], request: ReaderRequest, postSlug: string | null, previous: Promise<void>): Promise<void> {
     const at = this.deps.clock.now().getTime();
-    let target: ViewTarget | null;
-    let today: { day: string; text: string } | null;
+    let target: ViewTarget | null = null;
+    let today: { day: string; text: string } | null = null;
     try {
       target = await this.deps.targets.target(request.blogSlug, postSlug);
-      if (!target) return;
-      today = await this.today(at);
-      if (!today) return;
+      if (target) today = await this.today(at);
     } catch {
       // The database busy or failing: this view is lost, the reader still gets the page.
-      return;
     }
+    await previous;
+    if (!target || !today) return;
     // Named field by field: a rest-and-spread copy of the request cost more than everything
     // else a beacon does here.
     this.deps.sink.add({

@@ -22,9 +22,9 @@ export const FLUSH_INTERVAL_MS = 5_000;
 export interface Analytics {
   pageViews: PageViews;
   service: AnalyticsService;
-  /** What the in-memory counter holds now (bounded; tests check hostile hits add nothing). */
+  /** What the in-memory counter holds once the loads received are in it (bounded; tests check hostile hits add nothing). */
   pending(): Promise<{ rows: number; referrers: number; visitors: number }>;
-  /** Writes the counts held in memory now (tests call it instead of waiting for the timer). */
+  /** Writes the counts of the loads received so far (tests call it instead of waiting for the timer). */
   flush(): Promise<void>;
   /** Starts the counting thread and the view rules (a warm-up step), so the first beacon does not wait for them. */
   prestart(): void;
@@ -54,12 +54,18 @@ export function composeAnalytics(deps: { config: Config; sql: SqlClient; posts: 
   return {
     pageViews,
     service: new AnalyticsService({ analytics: repo, posts: deps.posts, clock }),
-    pending: () => counting.sizes(),
+    pending: async () => {
+      await pageViews.settled();
+      return counting.sizes();
+    },
     prestart() {
       prepareViewRules();
       counting.prestart();
     },
-    flush: () => flusher.flush(),
+    flush: async () => {
+      await pageViews.settled();
+      await flusher.flush();
+    },
     start() {
       // unref: the timer never keeps a process alive; shutdown flushes through stop().
       timer ??= setInterval(() => void flusher.flush(), FLUSH_INTERVAL_MS).unref();
@@ -69,6 +75,7 @@ export function composeAnalytics(deps: { config: Config; sql: SqlClient; posts: 
       if (!timer) return;
       clearInterval(timer);
       timer = null;
+      await pageViews.settled();
       await flusher.flush();
       await counting.close();
     },
