@@ -4,13 +4,14 @@
  * deletion and retention.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost, createKey, expectError, expectPlanError, postPath, type BuiltBlog } from '../support/factories.js';
 import { visit } from '../../bench/harness/visit.js';
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { openDatabase } from '../../src/db/database.js';
+import { loadConfig } from '../../src/config/config.js';
+import { openConfiguredDatabase } from '../../src/compose/database.js';
 import { CHROME_UA, FIREFOX_UA, GOOGLEBOT_UA, beaconOf, loadPage } from '../support/readerVisits.js';
 
 let t: TestApp;
@@ -144,9 +145,7 @@ describe('counting page loads', () => {
       { host: 'news.ycombinator.com', views: 1 },
       { host: 'newsletter', views: 1 },
     ]);
-    const stored = t.folio.db.prepare('SELECT host FROM analytics_blog_referrers UNION ALL SELECT host FROM analytics_post_referrers').all() as {
-      host: string;
-    }[];
+    const stored = await t.folio.sql.all<{ host: string }>('SELECT host FROM analytics_blog_referrers UNION ALL SELECT host FROM analytics_post_referrers');
     for (const { host: h } of stored) expect(h).not.toMatch(/[/?=]|private|item/);
   });
 });
@@ -182,40 +181,40 @@ describe('who may read the counts', () => {
 });
 
 describe('deletion and retention', () => {
-  const rows = (table: string, column: string, id: string): number =>
-    (t.folio.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${column} = ?`).get(id) as { n: number }).n;
+  const rows = async (table: string, column: string, id: string): Promise<number> =>
+    (await t.folio.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${column} = ?`, [id]))!.n;
 
   it('deleting a post deletes its counts, and counts still in memory are dropped at the flush', async () => {
     const blog = await publishedBlog();
     const post = (await blog.actor.request('GET', postPath('first'), { blogId: blog.id })).body;
     await loadPage(t.baseUrl, hostOf(blog), '/first?utm_source=x');
     await t.folio.analytics.flush();
-    expect(rows('analytics_post_days', 'post_id', post.id)).toBe(1);
-    expect(rows('analytics_post_referrers', 'post_id', post.id)).toBe(1);
+    expect(await rows('analytics_post_days', 'post_id', post.id)).toBe(1);
+    expect(await rows('analytics_post_referrers', 'post_id', post.id)).toBe(1);
     await loadPage(t.baseUrl, hostOf(blog), '/first');
     expect((await blog.actor.request('DELETE', postPath('first'), { blogId: blog.id })).status).toBe(200);
     await t.folio.analytics.flush();
-    expect(rows('analytics_post_days', 'post_id', post.id)).toBe(0);
-    expect(rows('analytics_post_referrers', 'post_id', post.id)).toBe(0);
+    expect(await rows('analytics_post_days', 'post_id', post.id)).toBe(0);
+    expect(await rows('analytics_post_referrers', 'post_id', post.id)).toBe(0);
   });
 
   it('deleting a blog or the account deletes their counts', async () => {
     const blog = await publishedBlog();
     await loadPage(t.baseUrl, hostOf(blog), '/first');
     await t.folio.analytics.flush();
-    expect(rows('analytics_blog_days', 'blog_id', blog.id)).toBe(1);
-    expect(rows('analytics_post_days', 'blog_id', blog.id)).toBe(1);
+    expect(await rows('analytics_blog_days', 'blog_id', blog.id)).toBe(1);
+    expect(await rows('analytics_post_days', 'blog_id', blog.id)).toBe(1);
     expect((await blog.actor.request('DELETE', `/v1/blogs/${blog.id}`)).status).toBe(200);
-    expect(rows('analytics_blog_days', 'blog_id', blog.id)).toBe(0);
-    expect(rows('analytics_post_days', 'blog_id', blog.id)).toBe(0);
+    expect(await rows('analytics_blog_days', 'blog_id', blog.id)).toBe(0);
+    expect(await rows('analytics_post_days', 'blog_id', blog.id)).toBe(0);
 
     const other = await publishedBlog();
     await loadPage(t.baseUrl, hostOf(other), '/');
     await t.folio.analytics.flush();
-    expect(rows('analytics_blog_days', 'blog_id', other.id)).toBe(1);
+    expect(await rows('analytics_blog_days', 'blog_id', other.id)).toBe(1);
     const res = await other.actor.request('DELETE', '/v1/account', { body: { confirm: other.actor.accountId } });
     expect(res.status, res.text).toBe(200);
-    expect(rows('analytics_blog_days', 'blog_id', other.id)).toBe(0);
+    expect(await rows('analytics_blog_days', 'blog_id', other.id)).toBe(0);
   });
 });
 
@@ -238,18 +237,19 @@ describe('hostile hits and shutdown', () => {
 
   it('writes what is still in memory when the server closes', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-analytics-close-'));
-    const app = await startTestApp({ dataDir });
+    const env = await freshDataEnv(dataDir);
+    const app = await startTestApp({ dataDir, env });
     try {
       const blog = await buildBlog(app, { plan: 'starter' });
       await buildPost(blog, { title: 'First', slug: 'first', status: 'published' });
       await app.folio.idle();
       await loadPage(app.baseUrl, hostOf(blog), '/first');
       await app.close();
-      const db = openDatabase(join(dataDir, 'folio.db'));
+      const db = await openConfiguredDatabase(loadConfig(env));
       try {
-        expect(db.prepare('SELECT views FROM analytics_blog_days WHERE blog_id = ?').get(blog.id)).toEqual({ views: 1 });
+        expect(await db.sql.get('SELECT views FROM analytics_blog_days WHERE blog_id = ?', [blog.id])).toEqual({ views: 1 });
       } finally {
-        db.close();
+        await db.close();
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -266,14 +266,14 @@ describe('retention', () => {
       await app.folio.idle();
       await loadPage(app.baseUrl, hostOf(blog), '/first');
       await app.folio.analytics.flush();
-      const days = () => (app.folio.db.prepare('SELECT day FROM analytics_blog_days WHERE blog_id = ?').all(blog.id) as { day: string }[]).map((r) => r.day);
-      expect(days()).toEqual(['2026-03-24']);
+      const days = async () => (await app.folio.sql.all<{ day: string }>('SELECT day FROM analytics_blog_days WHERE blog_id = ?', [blog.id])).map((r) => r.day);
+      expect(await days()).toEqual(['2026-03-24']);
       app.clock.advance(2 * 86_400_000);
       await app.folio.analytics.flush();
-      expect(days()).toEqual(['2026-03-24']);
+      expect(await days()).toEqual(['2026-03-24']);
       app.clock.advance(86_400_000);
       await app.folio.analytics.flush();
-      expect(days()).toEqual([]);
+      expect(await days()).toEqual([]);
     } finally {
       await app.close();
     }
@@ -310,11 +310,16 @@ describe('client addresses', () => {
     const blog = await publishedBlog();
     await loadPage(t.baseUrl, hostOf(blog), '/first', { headers: { 'x-forwarded-for': '192.0.2.77' } });
     await t.folio.analytics.flush();
-    const tables = (t.folio.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'analytics_%'").all() as { name: string }[]).map(
-      (r) => r.name,
-    );
+    const tables = (
+      await t.folio.sql.all<{ name: string }>(
+        t.folio.sql.dialect === 'sqlite'
+          ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'analytics_%'"
+          : "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'analytics_%'",
+      )
+    ).map((r) => r.name);
+    expect(tables.length).toBeGreaterThan(0);
     for (const table of tables) {
-      const dump = JSON.stringify(t.folio.db.prepare(`SELECT * FROM ${table}`).all());
+      const dump = JSON.stringify(await t.folio.sql.all(`SELECT * FROM ${table}`));
       expect(dump).not.toContain('127.0.0.1');
       expect(dump).not.toContain('192.0.2.77');
       expect(dump).not.toContain('Chrome');

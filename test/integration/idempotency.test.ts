@@ -3,8 +3,8 @@ import { image } from '../support/images.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 import { IdempotencyRepo } from '../../src/db/idempotencyRepo.js';
 import { IDEMPOTENCY_LOCK_MS, IdempotencyService } from '../../src/services/idempotency.js';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadConfig } from '../../src/config/config.js';
+import { openConfiguredDatabase } from '../../src/compose/database.js';
 import { actorFor, buildBlog, buildPost, expectError, postPath, type Actor } from '../support/factories.js';
 
 let t: TestApp;
@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const postCount = (blogId: string): number => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM posts WHERE blog_id = ?').get(blogId) as { n: number }).n;
+const postCount = async (blogId: string): Promise<number> =>
+  (await t.folio.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM posts WHERE blog_id = ?', [blogId]))!.n;
 
 describe('Idempotency-Key on POST', () => {
   it('answers a retry with the first response, without creating a second post', async () => {
@@ -27,7 +28,7 @@ describe('Idempotency-Key on POST', () => {
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(postCount(blog.id)).toBe(1);
+    expect(await postCount(blog.id)).toBe(1);
   });
 
   it('refuses the same key with another body, path or blog with 422 idempotency_key_reused, doing nothing', async () => {
@@ -43,8 +44,8 @@ describe('Idempotency-Key on POST', () => {
       'idempotency_key_reused',
     );
     expectError(await blog.actor.request('POST', '/v1/blogs', { headers: key, body: { slug: `s-${Date.now()}`, name: 'x' } }), 422, 'idempotency_key_reused');
-    expect(postCount(blog.id)).toBe(1);
-    expect(postCount(other.id)).toBe(0);
+    expect(await postCount(blog.id)).toBe(1);
+    expect(await postCount(other.id)).toBe(0);
   });
 
   it('keeps keys per account: another account may use the same key', async () => {
@@ -55,7 +56,7 @@ describe('Idempotency-Key on POST', () => {
     const res = await b.actor.request('POST', '/v1/posts', { blogId: b.id, headers: key, body: { title: 'A', content: 'a' } });
     expect(res.status).toBe(201);
     expect(res.headers.get('idempotent-replayed')).toBeNull();
-    expect(postCount(b.id)).toBe(1);
+    expect(await postCount(b.id)).toBe(1);
   });
 
   it('makes concurrent duplicates wait for the first and get its answer', async () => {
@@ -72,7 +73,7 @@ describe('Idempotency-Key on POST', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(7);
-    expect(postCount(blog.id)).toBe(1);
+    expect(await postCount(blog.id)).toBe(1);
   });
 
   it('does not keep failures: a refused request retried after the cause is fixed runs', async () => {
@@ -96,7 +97,7 @@ describe('Idempotency-Key on POST', () => {
     const later = await send();
     expect(later.status).toBe(201);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
-    expect(postCount(blog.id)).toBe(2);
+    expect(await postCount(blog.id)).toBe(2);
   });
 
   it('covers publish and uploads too, and refuses malformed keys', async () => {
@@ -161,12 +162,12 @@ describe('Idempotency-Key on POST', () => {
     const owner = { accountId: blog.actor.accountId, keyId: 'key-of-old-requests' };
     const past = new Date(t.clock.now().getTime() - 1000).toISOString();
     for (let i = 0; i < 150; i++) await repo.claim(owner, { key: `old-${i}`, fingerprint: 'fp', lockedUntil: past, createdAt: past, expiresAt: past });
-    const rows = () => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM idempotency_keys WHERE api_key_id = ?').get(owner.keyId) as { n: number }).n;
-    expect(rows()).toBe(150);
+    const rows = async () => (await t.folio.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM idempotency_keys WHERE api_key_id = ?', [owner.keyId]))!.n;
+    expect(await rows()).toBe(150);
     await service.start(owner, 'new-1', 'fp');
-    expect(rows()).toBe(51);
+    expect(await rows()).toBe(51);
     await service.start(owner, 'new-2', 'fp');
-    expect(rows()).toBe(2);
+    expect(await rows()).toBe(2);
     expect(await repo.find(owner, 'new-1')).toMatchObject({ state: 'pending' });
   });
 });
@@ -211,16 +212,16 @@ describe('Idempotency-Key and the key that sent the first request', () => {
 
   it('never stores a secret shown once: a retry of a key or webhook creation is a 409 naming what was created, and the database holds no secret', async () => {
     const blog = await buildBlog(t);
-    const keyCount = () => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?').get(blog.actor.accountId) as { n: number }).n;
+    const keyCount = async () => (await t.folio.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?', [blog.actor.accountId]))!.n;
     const mint = { headers: { 'idempotency-key': 'mint-once' }, body: { name: 'ci', scopes: ['posts:write'] } };
     const first = await blog.actor.request('POST', `/v1/blogs/${blog.id}/api-keys`, mint);
     expect(first.status, first.text).toBe(201);
-    const keys = keyCount();
+    const keys = await keyCount();
     const retry = await blog.actor.request('POST', `/v1/blogs/${blog.id}/api-keys`, mint);
     expectError(retry, 409, 'conflict');
     expect(retry.body.message).toContain(first.body.id);
     expect(retry.text).not.toContain(first.body.key);
-    expect(keyCount()).toBe(keys);
+    expect(await keyCount()).toBe(keys);
 
     const accountMint = { ...mint, headers: { 'idempotency-key': 'mint-account-once' } };
     const account = await blog.actor.request('POST', '/v1/account/api-keys', accountMint);
@@ -235,16 +236,16 @@ describe('Idempotency-Key and the key that sent the first request', () => {
     expect(again.body.message).toContain(created.body.id);
     expect((await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks`)).body.data).toHaveLength(1);
 
-    // What a backup would copy: the database file itself, read by another connection.
-    const file = new Database(join(t.dataDir, 'folio.db'), { readonly: true });
+    // What a backup would copy: the database itself, read by another connection.
+    const other = await openConfiguredDatabase(loadConfig(t.cliEnv));
     try {
-      const rows = file.prepare('SELECT * FROM idempotency_keys WHERE account_id = ?').all(blog.actor.accountId);
+      const rows = await other.sql.all('SELECT * FROM idempotency_keys WHERE account_id = ?', [blog.actor.accountId]);
       expect(rows).toHaveLength(3);
       const stored = JSON.stringify(rows);
       for (const secret of [first.body.key, account.body.key, created.body.secret]) expect(stored).not.toContain(secret);
       expect(stored).not.toMatch(/pk_live_[A-Za-z0-9]{20}|whsec_/);
     } finally {
-      file.close();
+      await other.close();
     }
   });
 });

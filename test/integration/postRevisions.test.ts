@@ -65,8 +65,8 @@ function sitePage(address: string): Promise<{ status: number; text: string }> {
   });
 }
 
-const revisionRows = (postId: string): number =>
-  (t.folio.db.prepare('SELECT COUNT(*) AS n FROM post_revisions WHERE post_id = ?').get(postId) as { n: number }).n;
+const revisionRows = async (postId: string): Promise<number> =>
+  (await t.folio.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM post_revisions WHERE post_id = ?', [postId]))!.n;
 
 describe('which changes write a revision', () => {
   it('keeps one on create and on each change of title or content, none for tags, newest first', async () => {
@@ -123,7 +123,7 @@ describe('which changes write a revision', () => {
   it('starts the history of a post written before revisions existed with its text until then', async () => {
     const blog = await buildBlog(t);
     const created = await buildPost(blog, { slug: 'legacy', title: 'Old title', content: 'Old text' });
-    t.folio.db.prepare('DELETE FROM post_revisions WHERE post_id = ?').run(created.id);
+    await t.folio.sql.run('DELETE FROM post_revisions WHERE post_id = ?', [created.id]);
     expect(await revisionsOf(blog, 'legacy')).toEqual([]);
     t.clock.advance(MINUTE);
     await put(blog, 'legacy', { content: 'New text' });
@@ -140,9 +140,9 @@ describe('which changes write a revision', () => {
     const created = await buildPost(blog, { slug: 'doomed' });
     t.clock.advance(10 * MINUTE);
     await put(blog, 'doomed', { content: 'changed' });
-    expect(revisionRows(created.id)).toBe(2);
+    expect(await revisionRows(created.id)).toBe(2);
     expect((await blog.actor.request('DELETE', postPath('doomed'), { blogId: blog.id })).status).toBe(200);
-    expect(revisionRows(created.id)).toBe(0);
+    expect(await revisionRows(created.id)).toBe(0);
     await buildPost(blog, { slug: 'doomed' });
     expect(await revisionsOf(blog, 'doomed')).toHaveLength(1);
   });

@@ -182,7 +182,7 @@ describe('preview links', () => {
     expect((await fetch(`${t.baseUrl}/preview/assets/site.00000000.css`)).status).toBe(404);
     // No view was counted for the blog.
     await t.folio.analytics.flush();
-    expect(t.folio.db.prepare('SELECT COUNT(*) AS n FROM analytics_post_days').get()).toEqual({ n: 0 });
+    expect(await t.folio.sql.get('SELECT COUNT(*) AS n FROM analytics_post_days')).toEqual({ n: 0 });
   });
 
   it('a published post’s page shows its images on the blog’s origin', async () => {
@@ -233,7 +233,7 @@ describe('preview links', () => {
     const { url } = await link(slug);
     const token = new URL(url).pathname.split('/').pop() ?? '';
     await open(url);
-    const rows = t.folio.db.prepare('SELECT token_hash FROM preview_links').all() as { token_hash: string }[];
+    const rows = await t.folio.sql.all<{ token_hash: string }>('SELECT token_hash FROM preview_links');
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain(token);
     expect(log.lines.join('\n')).not.toContain(token);
@@ -242,15 +242,15 @@ describe('preview links', () => {
 
   it('a retry with the same Idempotency-Key makes no second link and never shows the URL again (409)', async () => {
     const slug = await createPost('Retried', 'Text.');
-    const count = () => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM preview_links').get() as { n: number }).n;
-    const before = count();
+    const count = async () => (await t.folio.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM preview_links'))!.n;
+    const before = await count();
     const headers = { 'Idempotency-Key': 'preview-once' };
     const first = await t.request('POST', `/v1/posts/${slug}/preview-link`, { blogId, body: {}, headers });
     expect(first.status, first.text).toBe(201);
     const again = await t.request('POST', `/v1/posts/${slug}/preview-link`, { blogId, body: {}, headers });
     expect(again.status).toBe(409);
     expect(again.text).not.toContain(new URL(first.body.url).pathname);
-    expect(count()).toBe(before + 1);
+    expect(await count()).toBe(before + 1);
   });
 
   it('goes with the post, and with the account', async () => {
@@ -264,11 +264,11 @@ describe('preview links', () => {
     await other.request('POST', '/v1/posts', { blogId: otherBlog, body: { title: 'Mine', content: 'x' } });
     const made = await other.request('POST', '/v1/posts/mine/preview-link', { blogId: otherBlog, body: {} });
     expect(made.status, made.text).toBe(201);
-    const before = (t.folio.db.prepare('SELECT COUNT(*) AS n FROM preview_links').get() as { n: number }).n;
+    const before = (await t.folio.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM preview_links'))!.n;
     expect((await other.request('DELETE', '/v1/account', { body: { confirm: other.accountId } })).status).toBe(200);
     await t.folio.idle();
     expect((await open(made.body.url)).status).toBe(404);
-    expect((t.folio.db.prepare('SELECT COUNT(*) AS n FROM preview_links').get() as { n: number }).n).toBe(before - 1);
+    expect((await t.folio.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM preview_links'))!.n).toBe(before - 1);
   });
 
   it('never reaches another account’s post', async () => {
