@@ -11,7 +11,7 @@ import { visit } from '../../bench/harness/visit.js';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { FaultyStore } from '../support/faultyStore.js';
 import { image } from '../support/images.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 
 const apps: TestApp[] = [];
 const dirs: string[] = [];
@@ -20,10 +20,11 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The app on a data dir of the test's own, its folder store behind a switch. */
-async function start(dataDir: string): Promise<{ t: TestApp; store: FaultyStore }> {
+/** The app on data of the test's own (freshDataEnv), its folder store behind a switch. */
+async function start(env: Record<string, string>): Promise<{ t: TestApp; store: FaultyStore }> {
+  const dataDir = env.FOLIO_DATA_DIR!;
   const store = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
-  const t = await startTestApp({ dataDir, store });
+  const t = await startTestApp({ dataDir, store, env });
   apps.push(t);
   return { t, store };
 }
@@ -47,7 +48,8 @@ describe('deleting an image while the store is down', () => {
   it('answers 200, and removes every object of the image once the store is back, across a restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-media-delete-'));
     dirs.push(dataDir);
-    let { t, store } = await start(dataDir);
+    const env = await freshDataEnv(dataDir);
+    let { t, store } = await start(env);
     const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'gallery', name: 'Gallery' } })).body.id;
     const doomed = await uploadImage(t, blogId, 1000);
     const kept = await uploadImage(t, blogId, 700);
@@ -68,7 +70,7 @@ describe('deleting an image while the store is down', () => {
     // The server restarts while the store is still down; the job survives in the database.
     await t.close();
     apps.length = 0;
-    ({ t, store } = await start(dataDir));
+    ({ t, store } = await start(env));
     store.down = true;
     await drainJobs(t);
     expect(await t.folio.repos.jobs.countByStatus('pending')).toBe(1);
@@ -87,7 +89,7 @@ describe('deleting an image while the store is down', () => {
   it('does not take the objects of the same bytes uploaded again before the removal ran', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-media-reupload-'));
     dirs.push(dataDir);
-    const { t, store } = await start(dataDir);
+    const { t, store } = await start(await freshDataEnv(dataDir));
     const blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'again', name: 'Again' } })).body.id;
     const bytes = await image('png', 900, 300);
     const first = await t.request('POST', '/v1/media', { blogId, raw: bytes, headers: { 'content-type': 'image/png' } });

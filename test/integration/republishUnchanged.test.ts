@@ -13,7 +13,7 @@ import { FaultyStore } from '../support/faultyStore.js';
 import { buildBlog, buildPost, postPath, type BuiltBlog } from '../support/factories.js';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.js';
 import { storeFiles } from '../support/storeFiles.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 
 let t: TestApp;
 let blog: BuiltBlog;
@@ -22,7 +22,7 @@ let store: FaultyStore;
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'folio-republish-'));
   store = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
-  t = await startTestApp({ dataDir, store, env: { FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' } });
+  t = await startTestApp({ dataDir, store, env: { ...(await freshDataEnv(dataDir)), FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' } });
   blog = await buildBlog(t);
   receiver = await startReceiver();
   const hook = await blog.actor.request('POST', `/v1/blogs/${blog.id}/webhooks`, { body: { url: receiver.url, events: ['post.published', 'post.updated'] } });
@@ -40,7 +40,8 @@ function blogFiles(): Map<string, string> {
   return storeFiles(join(t.dataDir, 'public', blog.slug));
 }
 
-const count = (table: 'publish_jobs' | 'webhook_deliveries'): number => (t.folio.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = async (table: 'publish_jobs' | 'webhook_deliveries'): Promise<number> =>
+  (await t.folio.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
 const publish = (slug: string) => blog.actor.request('POST', postPath(slug, '/publish'), { blogId: blog.id });
 
 describe('POST /v1/posts/:slug/publish of a published, unchanged post', () => {
@@ -50,8 +51,8 @@ describe('POST /v1/posts/:slug/publish of a published, unchanged post', () => {
     await t.folio.idle();
     const first = (await blog.actor.request('GET', postPath('steady'), { blogId: blog.id })).body.published_at;
     const files = blogFiles();
-    const jobs = count('publish_jobs');
-    const deliveries = count('webhook_deliveries');
+    const jobs = await count('publish_jobs');
+    const deliveries = await count('webhook_deliveries');
     const handled = t.handledJobs.length;
     const puts = store.puts;
     t.clock.advance(60_000);
@@ -59,11 +60,11 @@ describe('POST /v1/posts/:slug/publish of a published, unchanged post', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ id: post.id, slug: 'steady', status: 'published', published_at: first, url: post.url });
     await t.folio.idle();
-    expect(count('publish_jobs')).toBe(jobs);
+    expect(await count('publish_jobs')).toBe(jobs);
     expect(t.handledJobs.length).toBe(handled);
     expect(store.puts).toBe(puts);
     expect(blogFiles()).toEqual(files);
-    expect(count('webhook_deliveries')).toBe(deliveries);
+    expect(await count('webhook_deliveries')).toBe(deliveries);
     expect(receiver.received.map((event) => event.type)).toEqual(['post.published', 'post.published']);
   });
 
@@ -79,10 +80,10 @@ describe('POST /v1/posts/:slug/publish of a published, unchanged post', () => {
       store.down = false;
     }
     expect(await t.folio.repos.jobs.listOpenForBlog(blog.id)).toHaveLength(1);
-    const jobs = count('publish_jobs');
+    const jobs = await count('publish_jobs');
     const res = await publish('retry-me');
     expect(res.status, res.text).toBe(200);
-    expect(count('publish_jobs')).toBe(jobs + 1);
+    expect(await count('publish_jobs')).toBe(jobs + 1);
     // The re-publish's job rendered the post as the database has it: the page says the new title.
     expect(readFileSync(join(t.dataDir, 'public', blog.slug, 'retry-me', 'index.html'), 'utf8')).toContain('Retried');
   });
