@@ -274,6 +274,36 @@ describe('three nodes on one PostgreSQL database and one bucket (#32)', () => {
     await expectVerified('egret');
   }, 120_000);
 
+  it('publishes each scheduled post once, at its time, while every node ticks', async () => {
+    const blog = await ok(node('C'), 'POST', '/v1/blogs', { body: { slug: 'plover', name: 'The plover' } });
+    const drafts = await inParallel(
+      Array.from({ length: 8 }, (_, n) => n),
+      8,
+      (n) => ok(live[n % live.length]!, 'POST', '/v1/posts', { blogId: blog.id, body: { title: `Plover ${n}`, content: `Plover number ${n}.` } }),
+    );
+    // Due in two seconds: every node's once-a-second tick finds them due at about the same time.
+    const at = new Date(Date.now() + 2_000).toISOString();
+    for (const [n, draft] of drafts.entries()) {
+      await ok(live[n % live.length]!, 'POST', `/v1/posts/${draft.slug}/schedule`, { blogId: blog.id, body: { scheduled_at: at } });
+    }
+    await waitFor('the scheduled posts published', 30_000, async () => {
+      const rows = await query<{ n: number }>(databaseUrl, "SELECT COUNT(*)::int AS n FROM posts WHERE blog_id = $1 AND status = 'published'", [blog.id]);
+      return rows[0]!.n === drafts.length ? true : undefined;
+    });
+    for (const [n, draft] of drafts.entries()) {
+      const [post] = await query<{ published_at: string }>(databaseUrl, 'SELECT published_at FROM posts WHERE id = $1', [draft.id]);
+      expect(post!.published_at).toBe(at);
+      // Published once: one publish job recorded for it, whichever node's tick moved it.
+      const jobs = await query(databaseUrl, "SELECT id FROM publish_jobs WHERE kind = 'post' AND payload::json->>'postId' = $1", [draft.id]);
+      expect(jobs, draft.slug).toHaveLength(1);
+      const page = await waitFor(`${draft.slug} on the site`, 30_000, async () => {
+        const answer = await visit(node('A').server.baseUrl, `plover.${SERVICE_DOMAIN}`, new URL(draft.url).pathname);
+        return answer.status === 200 ? answer : undefined;
+      });
+      expect(page.text).toContain(`Plover number ${n}.`);
+    }
+  }, 60_000);
+
   it('a node killed mid-job during a whole-blog re-render: another node takes the job over once its lease expired', async () => {
     const blog = await ok(node('A'), 'POST', '/v1/blogs', { body: { slug: bigBlog.slug, name: 'The bittern' } });
     bigBlog.id = blog.id;
