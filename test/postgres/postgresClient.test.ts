@@ -47,6 +47,18 @@ describe('PostgresClient', () => {
     expect(await sql.get('SELECT n FROM counters WHERE id = ?', [1])).toEqual({ n: runs });
   });
 
+  it('refuses to store text holding NUL (which PostgreSQL cannot hold) as a bad request, and finds nothing by it, as SQLite would', async () => {
+    const sql = await client();
+    await sql.run('CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL)');
+    const refused = { name: 'BadRequestError', status: 400, message: expect.stringContaining('U+0000') };
+    await expect(sql.run('INSERT INTO notes (id, body) VALUES (?, ?)', ['a', 'before\u0000after'])).rejects.toMatchObject(refused);
+    await sql.run('INSERT INTO notes (id, body) VALUES (?, ?)', ['c', 'kept']);
+    expect(await sql.get('SELECT * FROM notes WHERE id = ?', ['\u0000'])).toBeUndefined();
+    expect(await sql.transaction((tx) => tx.all('SELECT * FROM notes WHERE body <> ?', ['a\u0000b']))).toEqual([{ id: 'c', body: 'kept' }]);
+    await expect(sql.transaction((tx) => tx.run('INSERT INTO notes (id, body) VALUES (?, ?)', ['b', '\u0000']))).rejects.toMatchObject(refused);
+    expect(await sql.all('SELECT * FROM notes')).toEqual([{ id: 'c', body: 'kept' }]);
+  });
+
   it('reports a server that went away as unavailable, and reconnects once it is back', async () => {
     const url = await server.createDatabase();
     const sql = new PostgresClient(url);

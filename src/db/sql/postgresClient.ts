@@ -15,6 +15,7 @@ import pg from 'pg';
 import { DatabaseUnavailableError, WRITE_WAIT_MS, type SqlClient, type SqlParams, type SqlRunResult, type SqlTransaction } from './sqlClient.js';
 import { TransactionHooks } from './transactionHooks.js';
 import { numberPlaceholders } from './placeholders.js';
+import { BadRequestError } from '../../domain/errors.js';
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
@@ -190,9 +191,29 @@ function isRead(sql: string): boolean {
 }
 
 function query(on: Queryable, sql: string, params: SqlParams): Promise<pg.QueryResult> {
-  return on.query(pgText(sql), params as unknown[]).catch((err: unknown) => {
-    throw asUnavailable(err);
+  return on.query(pgText(sql), (isRead(sql) ? withoutNul(params) : params) as unknown[]).catch((err: unknown) => {
+    throw nulRefused(err) ?? asUnavailable(err);
   });
+}
+
+/**
+ * A read that looks text up by a value holding NUL (`GET /v1/posts/%00`) finds what SQLite finds
+ * for it here: nothing, since no text PostgreSQL holds has one. The NUL becomes U+FFFF, a
+ * noncharacter that text never carries, instead of failing the statement.
+ */
+function withoutNul(params: SqlParams): SqlParams {
+  if (!params.some((value) => typeof value === 'string' && value.includes('\u0000'))) return params;
+  return params.map((value) => (typeof value === 'string' ? value.replaceAll('\u0000', '\uffff') : value));
+}
+
+/**
+ * PostgreSQL's text cannot hold U+0000, which SQLite's can: a value with one (a hostile title, a
+ * `%00` in a path) is refused by the server (22021). It is the request's fault, so a 400 that says
+ * so, not a 500.
+ */
+function nulRefused(err: unknown): BadRequestError | null {
+  if (codeOf(err) !== '22021' || !(err instanceof Error) || !err.message.includes('0x00')) return null;
+  return new BadRequestError('text holding the character U+0000 (NUL) cannot be stored or looked up here: remove it', { cause: err });
 }
 
 /**
