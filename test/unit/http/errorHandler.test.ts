@@ -21,15 +21,20 @@ async function answerTo(err: unknown): Promise<Response> {
 }
 
 describe('errorHandler and the database', () => {
-  it('answers 503 with Retry-After when the database cannot answer now, on either database', async () => {
-    for (const err of [
-      new DatabaseUnavailableError('PostgreSQL is unavailable: Connection terminated unexpectedly'),
-      Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }),
-    ]) {
+  it('answers 503 with Retry-After when the database cannot answer now, on either database, saying whether it is busy or out of reach', async () => {
+    for (const [err, retryAfter, message] of [
+      [new DatabaseUnavailableError('PostgreSQL is unavailable: Connection terminated unexpectedly'), '5', 'the database cannot be reached; try again shortly'],
+      [
+        new DatabaseUnavailableError('PostgreSQL is unavailable: could not serialize access', { reason: 'busy' }),
+        '2',
+        'the database is busy; try again shortly',
+      ],
+      [Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }), '2', 'the database is busy; try again shortly'],
+    ] as const) {
       const res = await answerTo(err);
       expect(res.status).toBe(503);
-      expect(res.headers.get('retry-after')).toBe('2');
-      expect(await res.json()).toMatchObject({ error: 'service_unavailable' });
+      expect(res.headers.get('retry-after')).toBe(retryAfter);
+      expect(await res.json()).toMatchObject({ error: 'service_unavailable', message });
     }
   });
 
