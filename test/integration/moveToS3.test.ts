@@ -8,42 +8,17 @@
  * served from the bucket. Real processes throughout: the bundled server, the `folio` command and
  * s3rver.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rver, type S3rverHandle, createTestS3Client } from '../../bench/harness/s3rver.js';
 import { visit } from '../../bench/harness/visit.js';
 import { image } from '../support/images.js';
-import { MAIN_JS, spawnServer, type SpawnedServer } from '../support/spawnedServer.js';
+import { FOLIO_BIN as BIN, MAIN_JS, runToEnd, spawnServer, type SpawnedServer } from '../support/spawnedServer.js';
 
-const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
 const BUCKET = 'folio-moved';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** A process of this package (the server or the `folio` command) run to its end. */
-function run(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 async function stop(server: SpawnedServer): Promise<void> {
   server.child.kill('SIGTERM');
@@ -122,7 +97,7 @@ describe('moving a folder-store install to S3 (item A3)', () => {
   });
 
   it('a restart with FOLIO_STORAGE=s3 refuses with one line naming the migration, instead of serving 404', async () => {
-    const refused = await run([MAIN_JS], { ...base, ...s3Env, PORT: '0' });
+    const refused = await runToEnd([MAIN_JS], { ...base, ...s3Env, PORT: '0' });
     expect(refused.code).toBe(1);
     const lines = refused.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
@@ -134,7 +109,7 @@ describe('moving a folder-store install to S3 (item A3)', () => {
   });
 
   it('the documented move: migrate-store with the S3 settings, then start with them; every page and image answers 200 from the bucket', async () => {
-    const migrated = await run([BIN, 'site', 'migrate-store'], { ...base, ...s3Env });
+    const migrated = await runToEnd([BIN, 'site', 'migrate-store'], { ...base, ...s3Env });
     expect(migrated.stderr.split('\n').filter((l) => l && !l.startsWith('copying ['))).toEqual([]);
     expect(migrated.code).toBe(0);
     expect(migrated.stdout).toMatch(
@@ -175,7 +150,7 @@ describe('moving a folder-store install to S3 (item A3)', () => {
   });
 
   it('`folio site rebuild --all` without the S3 variables refuses and writes nothing into the folder', async () => {
-    const rebuild = await run([BIN, 'site', 'rebuild', '--all'], base);
+    const rebuild = await runToEnd([BIN, 'site', 'rebuild', '--all'], base);
     expect(rebuild.code).toBe(2);
     expect(rebuild.stderr).toMatch(
       /^folio: this data dir publishes to S3 bucket "folio-moved" at http:\/\/127\.0\.0\.1:\d+ \(recorded by the server\), but this command's environment names the folder store .*folio site migrate-store[^\n]*\n$/,
@@ -183,7 +158,7 @@ describe('moving a folder-store install to S3 (item A3)', () => {
     expect(existsSync(join(dataDir, 'public'))).toBe(false);
 
     // With the server's settings it runs, into the bucket.
-    const withS3 = await run([BIN, 'site', 'rebuild', '--all'], { ...base, ...s3Env });
+    const withS3 = await runToEnd([BIN, 'site', 'rebuild', '--all'], { ...base, ...s3Env });
     expect(withS3.code, withS3.stderr).toBe(0);
     expect(withS3.stdout).toMatch(/^Rebuilt 2 blogs/);
     expect(existsSync(join(dataDir, 'public'))).toBe(false);
@@ -209,7 +184,7 @@ describe('moving a folder-store install to S3 (item A3)', () => {
       const db = new Database(join(dir, 'folio.db'));
       db.prepare("DELETE FROM settings WHERE key = 'site_store'").run();
       db.close();
-      const refused = await run([MAIN_JS], { ...base, ...s3Env, FOLIO_DATA_DIR: dir, PORT: '0' });
+      const refused = await runToEnd([MAIN_JS], { ...base, ...s3Env, FOLIO_DATA_DIR: dir, PORT: '0' });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/^folio: this data dir publishes to the folder store .* \(its pages are there\).*folio site migrate-store[^\n]*\n$/);
     } finally {

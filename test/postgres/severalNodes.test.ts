@@ -4,20 +4,17 @@
  * own (so it can be stopped and started again), and the run's s3rver. Every wait is on
  * something observable (a row, an answer); times are only bounded generously.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestBucket } from '../../bench/harness/s3rver.js';
 import { visit } from '../../bench/harness/visit.js';
 import { startPostgres, type Postgres } from '../support/postgres.js';
-import { spawnServer, type SpawnedServer } from '../support/spawnedServer.js';
+import { FOLIO_BIN, runToEnd, spawnServer, type SpawnedServer } from '../support/spawnedServer.js';
 
-const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
 const SERVICE_DOMAIN = 'blogs.test';
 
 interface Node {
@@ -65,22 +62,6 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
-}
-
-/** The `folio` command run to its end. */
-function runFolio(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 describe('three nodes on one PostgreSQL database and one bucket (#32)', () => {
@@ -132,7 +113,7 @@ describe('three nodes on one PostgreSQL database and one bucket (#32)', () => {
   const folio = async (...args: string[]) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-nodes-cli-'));
     cliDirs.push(dataDir);
-    return runFolio(args, { ...env, FOLIO_DATA_DIR: dataDir });
+    return runToEnd([FOLIO_BIN, ...args], { ...env, FOLIO_DATA_DIR: dataDir });
   };
 
   const expectVerified = async (slug: string): Promise<void> => {

@@ -11,6 +11,31 @@ export const MAIN_JS = fileURLToPath(new URL('../../dist/server/main.js', import
 /** The same server as tsc emits it, unbundled (what the bundle is made from). */
 export const UNBUNDLED_MAIN_JS = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
 
+/** The `folio` command (bin/folio.js), as an operator runs it. */
+export const FOLIO_BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
+
+export interface ProcessRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A process of this package (`node <args>`: the server, or FOLIO_BIN and a command) run to its end, its output kept. */
+export function runToEnd(args: readonly string[], env: Record<string, string>): Promise<ProcessRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_NO_WARNINGS: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 export interface OutputLine {
   /** performance.now() of this process when the line arrived on the child's stdout. */
   at: number;
