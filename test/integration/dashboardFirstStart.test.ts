@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnServer } from '../support/spawnedServer.js';
+import { freshDatabaseEnv } from '../support/freshDatabase.js';
 
 /**
  * The first start of the built server (dist/server/main.js, `npm run build`) prints a one-time
@@ -7,7 +8,7 @@ import { spawnServer } from '../support/spawnedServer.js';
  */
 describe('the first start', () => {
   it('prints a sign-in link that works once and opens the dashboard', async () => {
-    const server = await spawnServer({ FOLIO_LOG_LEVEL: 'warn' });
+    const server = await spawnServer({ FOLIO_LOG_LEVEL: 'warn', ...(await freshDatabaseEnv()) });
     try {
       const banner = server.lines.map((l) => l.text).join('\n');
       const link = / Sign in: (\S+)/.exec(banner)?.[1];

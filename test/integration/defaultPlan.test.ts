@@ -11,10 +11,14 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { PLANS, planIncludes, planLimits, type Plan } from '../../src/domain/plans.js';
 import { runCliCaptured } from '../support/runCliCaptured.js';
 import { spawnServer } from '../support/spawnedServer.js';
+import { freshDatabaseEnv } from '../support/freshDatabase.js';
 
 let dataDir: string;
-beforeAll(() => {
+/** The CLI's data: the data dir, and on the PostgreSQL pass a database of its own. */
+let dataEnv: Record<string, string>;
+beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'folio-default-plan-'));
+  dataEnv = { FOLIO_DATA_DIR: dataDir, ...(await freshDatabaseEnv()) };
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -29,40 +33,40 @@ describe('FOLIO_DEFAULT_PLAN', () => {
   });
 
   it('folio account create uses it, says so, and --plan wins', async () => {
-    const unset = await runCliCaptured(['account', 'create'], { FOLIO_DATA_DIR: dataDir });
+    const unset = await runCliCaptured(['account', 'create'], dataEnv);
     expect(unset.code, unset.stderr).toBe(0);
     expect(unset.stdout).toMatch(
       /^Created account \S+ on the enterprise plan \(the default; FOLIO_DEFAULT_PLAN or --plan choose another\): unlimited blogs, custom domains, scheduling, custom CSS, header\/footer HTML, 100,000 API requests\/hour\.\n/,
     );
 
-    const set = await runCliCaptured(['account', 'create'], { FOLIO_DATA_DIR: dataDir, FOLIO_DEFAULT_PLAN: 'creator' });
+    const set = await runCliCaptured(['account', 'create'], { ...dataEnv, FOLIO_DEFAULT_PLAN: 'creator' });
     expect(set.stdout).toMatch(
       / on the creator plan \(FOLIO_DEFAULT_PLAN\): 3 blogs, custom domains, scheduling, custom CSS, header\/footer HTML, 1,000 API requests\/hour\.\n/,
     );
 
-    const chosen = await runCliCaptured(['account', 'create', '--plan', 'free', '--json'], { FOLIO_DATA_DIR: dataDir, FOLIO_DEFAULT_PLAN: 'creator' });
+    const chosen = await runCliCaptured(['account', 'create', '--plan', 'free', '--json'], { ...dataEnv, FOLIO_DEFAULT_PLAN: 'creator' });
     expect(JSON.parse(chosen.stdout)).toMatchObject({ plan: 'free' });
 
-    const listed = await runCliCaptured(['account', 'list', '--json'], { FOLIO_DATA_DIR: dataDir });
+    const listed = await runCliCaptured(['account', 'list', '--json'], dataEnv);
     expect((JSON.parse(listed.stdout) as { plan: string }[]).map((a) => a.plan)).toEqual(expect.arrayContaining(['enterprise', 'creator', 'free']));
   });
 
   it('a bad value is one line naming the variable, exit 2, and no account', async () => {
-    const before = await runCliCaptured(['account', 'list', '--json'], { FOLIO_DATA_DIR: dataDir });
-    const run = await runCliCaptured(['account', 'create'], { FOLIO_DATA_DIR: dataDir, FOLIO_DEFAULT_PLAN: 'gold' });
+    const before = await runCliCaptured(['account', 'list', '--json'], dataEnv);
+    const run = await runCliCaptured(['account', 'create'], { ...dataEnv, FOLIO_DEFAULT_PLAN: 'gold' });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('folio: FOLIO_DEFAULT_PLAN: expected one of free, starter, creator, scale, enterprise, got "gold"\n');
-    const after = await runCliCaptured(['account', 'list', '--json'], { FOLIO_DATA_DIR: dataDir });
+    const after = await runCliCaptured(['account', 'list', '--json'], dataEnv);
     expect(after.stdout).toBe(before.stdout);
   });
 
   it('the first start makes its account on it and prints the plan', async () => {
-    const server = await spawnServer({ FOLIO_DEFAULT_PLAN: 'starter', FOLIO_LOG_LEVEL: 'warn' });
+    const server = await spawnServer({ FOLIO_DEFAULT_PLAN: 'starter', FOLIO_LOG_LEVEL: 'warn', ...(await freshDatabaseEnv()) });
     try {
       const banner = server.lines.map((l) => l.text).join('\n');
       expect(banner).toMatch(/ Plan: +starter \(FOLIO_DEFAULT_PLAN\): 1 blog, custom domains, no scheduling/);
       expect(banner).toContain('folio account create');
-      const list = await runCliCaptured(['account', 'list', '--json'], { FOLIO_DATA_DIR: server.dataDir });
+      const list = await runCliCaptured(['account', 'list', '--json'], server.cliEnv);
       expect((JSON.parse(list.stdout) as { plan: string }[]).map((a) => a.plan)).toEqual(['starter']);
       // The key works, on that plan: a second blog is refused with the plan named.
       const make = (slug: string) =>

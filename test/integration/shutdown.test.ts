@@ -9,6 +9,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectionRefused, spawnServer, type SpawnedServer } from '../support/spawnedServer.js';
+import { freshDatabaseEnv } from '../support/freshDatabase.js';
 
 let server: SpawnedServer | undefined;
 afterEach(async () => {
@@ -61,7 +62,7 @@ const lastLine = (s: SpawnedServer) => s.lines[s.lines.length - 1]?.json;
 
 describe('stopping the server with a signal', () => {
   it('SIGTERM: refuses new connections, finishes the request in flight, closes and exits 0 with a last log line', async () => {
-    server = await spawnServer();
+    server = await spawnServer(await freshDatabaseEnv());
     const s = server;
     const inFlight = await startSlowRequest(s);
     const signalled = performance.now();
@@ -81,7 +82,7 @@ describe('stopping the server with a signal', () => {
   }, 90_000);
 
   it('cuts what is still running at FOLIO_SHUTDOWN_TIMEOUT and exits', async () => {
-    server = await spawnServer({ FOLIO_SHUTDOWN_TIMEOUT: '1' });
+    server = await spawnServer({ FOLIO_SHUTDOWN_TIMEOUT: '1', ...(await freshDatabaseEnv()) });
     const s = server;
     const inFlight = await startSlowRequest(s);
     const signalled = performance.now();
@@ -96,7 +97,7 @@ describe('stopping the server with a signal', () => {
   }, 90_000);
 
   it('exits at once on a second signal', async () => {
-    server = await spawnServer();
+    server = await spawnServer(await freshDatabaseEnv());
     const s = server;
     const inFlight = await startSlowRequest(s);
     s.child.kill('SIGINT');

@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startS3rver, type S3rverHandle } from '../../bench/harness/s3rver.js';
 import { runCliCaptured } from '../support/runCliCaptured.js';
+import { freshDatabaseEnv } from '../support/freshDatabase.js';
 import { spawnServer, type SpawnedServer } from '../support/spawnedServer.js';
 
 const started: SpawnedServer[] = [];
@@ -29,7 +30,7 @@ describe('start-up catch-up', () => {
   it('never delays readiness: a server whose pending re-render waits on a frozen store answers at once', async () => {
     s3 = await startS3rver({ buckets: ['site'] });
     const env = { FOLIO_STORAGE: 's3', FOLIO_S3_BUCKET: 'site', FOLIO_S3_ENDPOINT: s3.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
-    const first = await spawnServer(env);
+    const first = await spawnServer({ ...env, ...(await freshDatabaseEnv()) });
     started.push(first);
     const api = (server: SpawnedServer, method: string, path: string, body?: unknown, blogId?: string) =>
       fetch(`${server.baseUrl}${path}`, {
@@ -49,11 +50,11 @@ describe('start-up catch-up', () => {
 
     // A plan change records a whole-site re-render job for the blog and renders nothing itself.
     const accountId = /Account: (\S+)/.exec(first.lines.map((l) => l.text).join('\n'))![1]!;
-    const plan = await runCliCaptured(['account', 'set-plan', accountId, 'scale'], { FOLIO_DATA_DIR: first.dataDir });
+    const plan = await runCliCaptured(['account', 'set-plan', accountId, 'scale'], first.cliEnv);
     expect(plan.code, plan.stderr).toBe(0);
 
     process.kill(s3.pid, 'SIGSTOP');
-    const restarted = await spawnServer({ ...env, FOLIO_DATA_DIR: first.dataDir });
+    const restarted = await spawnServer({ ...env, ...first.cliEnv });
     started.push(restarted);
     expect((await fetch(`${restarted.baseUrl}/healthz`)).status).toBe(200);
     const status = (await (await api(restarted, 'GET', `/v1/blogs/${blog.id}/publishing`)).json()) as { pending: number };

@@ -48,6 +48,11 @@ export interface SpawnedServer {
   baseUrl: string;
   port: number;
   dataDir: string;
+  /**
+   * What a `folio` command or a restart needs to work on this server's data: FOLIO_DATA_DIR, and
+   * the server's FOLIO_DATABASE_URL when it runs on PostgreSQL.
+   */
+  cliEnv: Record<string, string>;
   child: ChildProcess;
   /** The first-start banner's API key. */
   apiKey: string;
@@ -186,5 +191,6 @@ export async function spawnServer(env: Record<string, string> = {}, main = MAIN_
     throw err;
   }
   const apiKey = banner ? /API key: (\S+)/.exec(banner.text)![1]! : '';
-  return { baseUrl, port, dataDir, child, apiKey, lines, waitForLine, exited, cleanup };
+  const cliEnv = { FOLIO_DATA_DIR: dataDir, ...(env.FOLIO_DATABASE_URL ? { FOLIO_DATABASE_URL: env.FOLIO_DATABASE_URL } : {}) };
+  return { baseUrl, port, dataDir, cliEnv, child, apiKey, lines, waitForLine, exited, cleanup };
 }

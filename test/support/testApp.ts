@@ -13,6 +13,7 @@ import type { BlogSearcher } from '../../src/search/ports.js';
 import { inject } from 'vitest';
 import { FakeClock } from './fakeClock.js';
 import { createPostgresDatabase } from './postgres.js';
+import { freshDatabaseEnv } from './freshDatabase.js';
 import { OpenApiContract } from './openApiContract.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
 import type { SearchIndexUpdater } from '../../src/search/ports.js';
@@ -91,8 +92,7 @@ export interface TestAppOptions {
  * `{ dataDir, env }` then works on the same data.
  */
 export async function freshDataEnv(dataDir: string): Promise<Record<string, string>> {
-  const postgresBase = inject('postgresBase');
-  return { FOLIO_DATA_DIR: dataDir, ...(postgresBase ? { FOLIO_DATABASE_URL: await createPostgresDatabase(postgresBase) } : {}) };
+  return { FOLIO_DATA_DIR: dataDir, ...(await freshDatabaseEnv()) };
 }
 
 /** The real app over real HTTP on a loopback port, with a fresh SQLite file in a temp dir. */
