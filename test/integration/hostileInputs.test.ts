@@ -25,13 +25,16 @@ import { avifBomb, image } from '../support/images.js';
 /** Generous for a loaded 2-core VM; the target (100 ms) is checked by the bench. */
 const DELAY_BOUND_MS = 400;
 const SMALL = 128 * 1024;
-/** The inputs run at the API's full 1 MB here; the bench runs all of them at that size. */
+/**
+ * The inputs run at the API's full 1 MB here; the bench runs all of them at that size. Not the
+ * table of 500 columns: at 1 MB it renders to 5.7 MB of HTML and is refused, which took 9 of
+ * this file's 53 s, and runs of & and < meet the same refusal at that size.
+ */
 const FULL_SIZE = new Set([
   'run of <',
   'run of `',
   'run of ~',
   'run of ](',
-  'table of 500 columns',
   '250,000 emphasis markers',
   'quotes nested line by line',
   'lists nested line by line',
@@ -302,32 +305,4 @@ describe('hostile images (issue 27 item 22)', () => {
     if (process.env.HOSTILE_REPORT) console.log(`DELAY hostile images ${ms}`);
     expect(ms, 'the hostile images held the event loop').toBeLessThan(DELAY_BOUND_MS);
   }, 90_000);
-
-  it('one account’s queue of slow images never holds another account’s upload: it is taken next, and only the flooding account is refused', async () => {
-    const flooder = await buildBlog(t);
-    const other = await buildBlog(t);
-    // Within the pixel budget but slow to decode and encode (AVIF): each keeps the pipeline busy.
-    const slow = await Promise.all(Array.from({ length: 6 }, (_, i) => avifBomb(2000 + i, 2000)));
-    const order: string[] = [];
-    const sent = slow.map((bytes, i) =>
-      upload(flooder.actor.key, flooder.id, bytes, 'image/avif').then((res) => {
-        order.push(`flood-${i}`);
-        return res;
-      }),
-    );
-    // The other account uploads once the flood is queued: one image running, four waiting.
-    while (t.folio.media.queueStats().waiting < 4) await new Promise((resolve) => setTimeout(resolve, 20));
-    const beside = await upload(other.actor.key, other.id, await image('png', 64, 64), 'image/png');
-    order.push('beside');
-    expect(beside.status, beside.text).toBe(201);
-    const answers = await Promise.all(sent);
-    const statuses = answers.map((res) => res.status).sort();
-    // One running and four waiting per account; the sixth is refused, for this account only.
-    expect(statuses).toEqual([201, 201, 201, 201, 201, 503]);
-    const refused = answers.find((res) => res.status === 503)!;
-    expectError(refused, 503, 'service_unavailable');
-    expect(refused.headers.get('retry-after')).toBe('5');
-    // Fair, not first come first served: the other account's upload finished before most of the flood.
-    expect(order.indexOf('beside')).toBeLessThan(order.length - 3);
-  }, 120_000);
 });
