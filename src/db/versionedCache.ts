@@ -18,6 +18,12 @@ export interface ChangeVersion {
   /** Inside a transaction on this connection: reads may see what a rollback undoes. */
   inTransaction(): boolean;
   current(): string;
+  /**
+   * Where other processes' commits reach this one only later (PostgreSQL's notices): resolves
+   * once every change committed before the call is counted by current(). Absent where current()
+   * already sees them (SQLite).
+   */
+  settle?(): Promise<void>;
 }
 
 export class DbVersion implements ChangeVersion {
@@ -67,6 +73,7 @@ export class VersionedCache<V> {
 
   async get(key: string, load: () => Promise<V>): Promise<V> {
     if (this.changes.inTransaction()) return load();
+    if (this.changes.settle) await this.changes.settle();
     const version = this.changes.current();
     if (version !== this.version) {
       this.entries.clear();

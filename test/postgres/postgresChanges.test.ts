@@ -8,9 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ApiKeysRepo } from '../../src/db/apiKeysRepo.js';
 import { BlogsRepo } from '../../src/db/blogsRepo.js';
-import { PostgresChanges } from '../../src/db/sql/postgresChanges.js';
+import { LISTENER_NAME, PostgresChanges } from '../../src/db/sql/postgresChanges.js';
 import { PostgresClient } from '../../src/db/sql/postgresClient.js';
 import { T0, usePostgres } from '../support/postgresRepos.js';
+import { startLaggingProxy } from '../support/laggingProxy.js';
 
 const { seededDatabase } = usePostgres();
 const quiet = { warn: () => undefined, info: () => undefined };
@@ -24,9 +25,10 @@ async function eventually(check: () => boolean | Promise<boolean>, ms = 10_000):
   }
 }
 
-async function node(url: string) {
+/** `listenUrl`: where the node listens for notices, when not `url` itself. */
+async function node(url: string, listenUrl = url) {
   const sql = new PostgresClient(url);
-  const changes = new PostgresChanges({ connectionString: url, writes: sql, logger: quiet });
+  const changes = new PostgresChanges({ connectionString: listenUrl, writes: sql, logger: quiet });
   await changes.start();
   onTestFinished(async () => {
     await changes.close();
@@ -79,6 +81,31 @@ describe('caches of keys and blogs across nodes on PostgreSQL', () => {
     expect((await b.blogs.findById('b1'))?.name).toBe('Renamed');
   });
 
+  it('see a change committed on another node at the very next lookup, even when its notice is late', async () => {
+    const { url } = await seededDatabase();
+    // B hears its notices 300 ms late; its queries go straight to the database.
+    const proxy = await startLaggingProxy({ host: new URL(url).hostname, port: Number(new URL(url).port) }, 300);
+    onTestFinished(() => proxy.close());
+    const a = await node(url);
+    const b = await node(url, proxy.through(url));
+    expect(b.changes.isListening).toBe(true);
+    await a.keys.insert({ ...key, scopes: [...key.scopes] });
+    await b.changes.settle();
+    expect((await b.keys.findActiveByHash('hash-1'))?.key.name).toBe('editor');
+    const version = b.changes.current();
+
+    // Revoked on A; the lookup on B right after A's answer, long before the notice reaches B.
+    await a.keys.revoke('b1', 'k1', T0);
+    expect(b.changes.current(), 'the notice has not arrived yet').toBe(version);
+    expect(await b.keys.findActiveByHash('hash-1')).toBeNull();
+
+    // Lookups that arrive together share one round trip, and each sees what committed before it.
+    expect((await b.blogs.findById('b1'))?.name).toBe('One');
+    await a.sql.run("UPDATE blogs SET name = 'Renamed' WHERE id = 'b1'");
+    const names = await Promise.all(Array.from({ length: 5 }, async () => (await b.blogs.findById('b1'))?.name));
+    expect(names).toEqual(['Renamed', 'Renamed', 'Renamed', 'Renamed', 'Renamed']);
+  });
+
   it("see the node's own writes at once, before their notice comes back", async () => {
     const { url } = await seededDatabase();
     const a = await node(url);
@@ -109,8 +136,8 @@ describe('caches of keys and blogs across nodes on PostgreSQL', () => {
     const version = b.changes.current();
     const admin = new PostgresClient(url);
     onTestFinished(() => admin.close());
-    // The listening backend is the one whose last statement was LISTEN: ended by the server, as in a restart.
-    await admin.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()");
+    // The listening backend, by its application name: ended by the server, as in a restart.
+    await admin.run('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()', [LISTENER_NAME]);
     await quietly(url, "UPDATE blogs SET name = 'Changed while deaf' WHERE id = 'b1'", 'blogs_notify');
     await eventually(() => b.changes.isListening && b.changes.current() !== version);
     expect((await b.blogs.findById('b1'))?.name).toBe('Changed while deaf');

@@ -6,6 +6,15 @@
  * the caches. The node's own writes change it at once (PostgresClient.writeCount), before their
  * notice comes back, so a node always reads its own writes.
  *
+ * A notice reaches this node a little after its commit, possibly after a client that saw the
+ * commit's answer on another node has already sent its next request here. So a cache settles
+ * first (settle()): a round trip on the listening connection, which PostgreSQL answers only after
+ * the notices of every commit before it (the committing backend signals the listeners before its
+ * commit is answered, and a listener sends pending notices ahead of its next ReadyForQuery). One
+ * round trip at a time serves every cache lookup that arrived before it was sent, so under load
+ * the cost is latency, not a query per request. That makes a revocation on node A fail on node B
+ * at the very next request.
+ *
  * While the listening connection is down (not yet open, or lost with the server), the version is
  * new at every call: nothing is served from memory until it listens again, since notices sent
  * meanwhile are lost.
@@ -15,6 +24,7 @@ import type { Logger } from '../../lib/logger.js';
 import type { ChangeVersion } from '../versionedCache.js';
 
 export const CHANGES_CHANNEL = 'folio_changes';
+export const LISTENER_NAME = 'folio-listener';
 
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
@@ -38,6 +48,9 @@ export class PostgresChanges implements ChangeVersion {
   private retry: NodeJS.Timeout | undefined;
   /** Said once per outage, not at every retry. */
   private warned = false;
+  /** The settling round trip on the wire, and the one after it for callers that came later. */
+  private settling: Promise<void> | null = null;
+  private nextSettling: Promise<void> | null = null;
 
   constructor(private readonly deps: PostgresChangesDeps) {}
 
@@ -61,6 +74,38 @@ export class PostgresChanges implements ChangeVersion {
     return `${this.heard}:${this.deps.writes.writeCount}`;
   }
 
+  /**
+   * Resolves once a round trip sent after this call came back on the listening connection, with
+   * the notices PostgreSQL had for it counted. A caller that arrives while one is on the wire
+   * waits for the next: the one on the wire may have been answered before its commit.
+   */
+  settle(): Promise<void> {
+    if (!this.listening) return Promise.resolve();
+    if (!this.settling) return this.sendSettling();
+    this.nextSettling ??= this.settling.then(() => {
+      this.nextSettling = null;
+      return this.sendSettling();
+    });
+    return this.nextSettling;
+  }
+
+  private sendSettling(): Promise<void> {
+    const client = this.client;
+    const done: Promise<void> = (client ? client.query('SELECT 1') : Promise.resolve())
+      .then(
+        () => undefined,
+        // Notices may have been lost with the connection: deaf until it listens again.
+        () => {
+          if (client) this.lost(client);
+        },
+      )
+      .finally(() => {
+        if (this.settling === done) this.settling = null;
+      });
+    this.settling = done;
+    return done;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
@@ -71,7 +116,8 @@ export class PostgresChanges implements ChangeVersion {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.deps.connectionString });
+    // Named, so that an operator (and a test) can tell it apart in pg_stat_activity.
+    const client = new pg.Client({ connectionString: this.deps.connectionString, application_name: LISTENER_NAME });
     // A lost connection ends listening; the caches go deaf until it is back.
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
