@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { visit } from '../../bench/harness/visit.js';
 import { databaseFile } from '../../src/compose/adapters.js';
 import { image } from '../support/images.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 
 const OLD = 'old-folio.test';
 const NEW = 'new-folio.test:8443';
@@ -25,8 +25,13 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function startServer(dataDir: string, domain: string): Promise<TestApp> {
-  const app = await startTestApp({ dataDir, env: { FOLIO_SERVICE_DOMAIN: domain, FOLIO_PUBLIC_SCHEME: 'http' }, publicUrls: 'server' });
+/** An app on the data of `data` (freshDataEnv): its data dir, and on the PostgreSQL pass its database. */
+async function startServer(data: Record<string, string>, domain: string): Promise<TestApp> {
+  const app = await startTestApp({
+    dataDir: data.FOLIO_DATA_DIR!,
+    env: { ...data, FOLIO_SERVICE_DOMAIN: domain, FOLIO_PUBLIC_SCHEME: 'http' },
+    publicUrls: 'server',
+  });
   open.push(app);
   return app;
 }
@@ -124,14 +129,15 @@ function tempDir(): string {
 describe('changing FOLIO_SERVICE_DOMAIN keeps every image of every post', () => {
   it('after the restart and re-render every image in every page answers 200 on the new host, and the API names the new host', async () => {
     const dataDir = tempDir();
-    const first = await startServer(dataDir, OLD);
+    const data = await freshDataEnv(dataDir);
+    const first = await startServer(data, OLD);
     const { blog, photo, chart } = await authoredBlog(first, 'pictures');
     await expectEveryImageServed(first, dataDir, blog, `pictures.${OLD}`, NEW);
     const before = await first.request('GET', '/v1/posts/by-url', { key: blog.key, blogId: blog.id });
     const oldTag = before.headers.get('etag')!;
     await stop(first);
 
-    const second = await startServer(dataDir, NEW);
+    const second = await startServer(data, NEW);
     await second.folio.tick();
     await second.folio.idle();
     expect(await second.folio.repos.jobs.countByStatus('pending')).toBe(0);
@@ -181,7 +187,9 @@ describe('changing FOLIO_SERVICE_DOMAIN keeps every image of every post', () => 
 
   it('a data dir written before the fix (absolute URLs stored) is migrated: the domain change keeps its images too', async () => {
     const dataDir = tempDir();
-    const first = await startServer(dataDir, OLD);
+    // SQLite's in both passes: data from before the fix is SQLite's, and the case rewinds its migration 017 (PostgreSQL's schema starts at 024).
+    const data = { FOLIO_DATA_DIR: dataDir };
+    const first = await startServer(data, OLD);
     const { blog, photo, posts } = await authoredBlog(first, 'legacy');
     await stop(first);
 
@@ -202,7 +210,7 @@ describe('changing FOLIO_SERVICE_DOMAIN keeps every image of every post', () => 
     db.prepare('DELETE FROM schema_migrations WHERE name = ?').run('017_media_refs.sql');
     db.close();
 
-    const second = await startServer(dataDir, NEW);
+    const second = await startServer(data, NEW);
     await second.folio.tick();
     await second.folio.idle();
     await expectEveryImageServed(second, dataDir, blog, `legacy.${NEW}`, OLD);

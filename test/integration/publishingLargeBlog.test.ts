@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITEMAP_CHUNK_SIZE } from '../../src/publish/render/sitemap.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { visit as visitHost } from '../../bench/harness/visit.js';
 
 const SEEDED = SITEMAP_CHUNK_SIZE + 30;
@@ -26,11 +26,14 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
   const slugs: string[] = [];
 
   let dataDir = '';
+  /** The data dir's data: on the PostgreSQL pass with a database of its own, which every process here shares. */
+  let env: Record<string, string> = {};
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'folio-large-'));
+    env = await freshDataEnv(dataDir);
     // Seed through the services without rendering, then render once with a full rebuild.
-    const seed = await startTestApp({ dataDir, jobHandler: async () => {} });
+    const seed = await startTestApp({ dataDir, env, jobHandler: async () => {} });
     key = seed.key;
     const blog = (await seed.request('POST', '/v1/blogs', { body: { slug: 'big', name: 'Big blog' } })).body;
     blogId = blog.id;
@@ -46,7 +49,7 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
       slugs.push(post.slug);
     }
     await seed.close();
-    t = await startTestApp({ dataDir, clock: seed.clock });
+    t = await startTestApp({ dataDir, env, clock: seed.clock });
     await t.folio.publisher.rebuild((await t.folio.repos.blogs.findById(blogId))!);
   }, 120_000);
 
@@ -106,7 +109,7 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
   });
 
   it('sees a change another server process made to the same database', async () => {
-    const other = await startTestApp({ dataDir: t.dataDir, clock: t.clock });
+    const other = await startTestApp({ dataDir: t.dataDir, env, clock: t.clock });
     try {
       t.clock.advance(60_000);
       const elsewhere = await other.request('POST', '/v1/posts', {
@@ -129,8 +132,8 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
 
   it('after a restart, publishes from the listing saved at shutdown and stays in step with a render from the rows', async () => {
     await t.close();
-    t = await startTestApp({ dataDir, clock: t.clock });
-    const snapshot = t.folio.db.prepare('SELECT seq FROM listing_snapshots WHERE blog_id = ?').get(blogId) as { seq: number } | undefined;
+    t = await startTestApp({ dataDir, env, clock: t.clock });
+    const snapshot = await t.folio.sql.get<{ seq: number }>('SELECT seq FROM listing_snapshots WHERE blog_id = ?', [blogId]);
     expect(snapshot?.seq).toBeGreaterThan(0);
     t.clock.advance(60_000);
     expect((await api('POST', '/v1/posts', { title: 'First after the restart', content: 'Hi.', tags: ['odd'], status: 'published' })).status).toBe(201);
@@ -141,9 +144,9 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
     expect((await visit(t, 'big', '/')).text).toContain('First after the restart');
     expect((await visit(t, 'big', `/${slugs[500]}`)).text).toContain('Retitled after the restart');
     // Checked by a process that reads every row: no snapshot to restore.
-    const fromRows = await startTestApp({ dataDir, clock: t.clock });
+    const fromRows = await startTestApp({ dataDir, env, clock: t.clock });
     try {
-      fromRows.folio.db.prepare('DELETE FROM listing_snapshots').run();
+      await fromRows.folio.sql.run('DELETE FROM listing_snapshots');
       await expectInStep(fromRows);
     } finally {
       await fromRows.close();

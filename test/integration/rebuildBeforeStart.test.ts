@@ -1,8 +1,8 @@
 /**
  * `folio site rebuild` before the server's start on a data dir (after `folio import`, after a
  * restore): the server's start must recognise the rebuild and not render and reindex every blog
- * again. The CLI runs in this process (runCliCaptured), on the same SQLite file and folder store
- * as the app that made the posts and the app started after it.
+ * again. The CLI runs in this process (runCliCaptured), on the same database and folder store as
+ * the app that made the posts and the app started after it.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,9 +16,11 @@ import { SEARCH_TEXT_VERSION } from '../../src/search/searchTypes.js';
 import { buildBlog, buildPost, type BuiltBlog } from '../support/factories.js';
 import { runCliCaptured } from '../support/runCliCaptured.js';
 import { storeFiles as filesIn } from '../support/storeFiles.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'folio-rebuild-start-'));
+/** The data dir's data: on the PostgreSQL pass with a database of its own. */
+let env: Record<string, string>;
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Every file of the folder store: its modification time and its bytes' hash. */
@@ -26,10 +28,10 @@ function storeFiles(): Map<string, string> {
   return filesIn(join(dataDir, 'public'));
 }
 
-const jobCount = (t: TestApp): number => (t.folio.db.prepare('SELECT COUNT(*) AS n FROM publish_jobs').get() as { n: number }).n;
+const jobCount = async (t: TestApp): Promise<number> => (await t.folio.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM publish_jobs'))!.n;
 
 async function rebuild(slug: string): Promise<void> {
-  const run = await runCliCaptured(['site', 'rebuild', slug], { FOLIO_DATA_DIR: dataDir, FOLIO_RATE_LIMITS: 'off' });
+  const run = await runCliCaptured(['site', 'rebuild', slug], { ...env, FOLIO_RATE_LIMITS: 'off' });
   expect(run.code, run.stderr).toBe(0);
 }
 
@@ -37,7 +39,8 @@ const blogs: BuiltBlog[] = [];
 beforeAll(async () => {
   // The posts are made by an app that never ran the server's start check: a data dir filled by
   // `folio import`, where no render fingerprint or search text version is recorded yet.
-  const t = await startTestApp({ dataDir });
+  env = await freshDataEnv(dataDir);
+  const t = await startTestApp({ dataDir, env });
   try {
     for (const name of ['one', 'two']) {
       const blog = await buildBlog(t, { name });
@@ -55,11 +58,11 @@ describe('a CLI rebuild before the server starts', () => {
   it('is recognised: the start records its fingerprint and queues no job, and no object of the store is written again', async () => {
     for (const blog of blogs) await rebuild(blog.slug);
     const before = storeFiles();
-    const t = await startTestApp({ dataDir });
+    const t = await startTestApp({ dataDir, env });
     try {
-      const jobsBefore = jobCount(t);
+      const jobsBefore = await jobCount(t);
       expect(await t.folio.reRenderAfterUpgrade()).toBe(0);
-      expect(jobCount(t)).toBe(jobsBefore);
+      expect(await jobCount(t)).toBe(jobsBefore);
       await t.folio.tick();
       await t.folio.idle();
       expect(t.handledJobs).toEqual([]);
@@ -76,7 +79,7 @@ describe('a CLI rebuild before the server starts', () => {
   });
 
   it('after folio import into a fresh data dir, the imported blogs are not rendered again at the start', async () => {
-    const t = await startTestApp({ dataDir });
+    const t = await startTestApp({ dataDir, env });
     let exported: string;
     try {
       const res = await t.request('GET', '/v1/account/export', { key: blogs[0]!.actor.key });
@@ -89,13 +92,14 @@ describe('a CLI rebuild before the server starts', () => {
     try {
       const file = join(fresh, 'export.json');
       writeFileSync(file, exported);
-      const env = { FOLIO_DATA_DIR: join(fresh, 'data'), FOLIO_RATE_LIMITS: 'off' };
-      const account = await runCliCaptured(['account', 'create', '--json'], env);
+      const freshDir = join(fresh, 'data');
+      const freshEnv = { ...(await freshDataEnv(freshDir)), FOLIO_RATE_LIMITS: 'off' };
+      const account = await runCliCaptured(['account', 'create', '--json'], freshEnv);
       expect(account.code, account.stderr).toBe(0);
       // The blog slugs are the first data dir's: the import names them again in this one.
-      const run = await runCliCaptured(['import', file, '--account', JSON.parse(account.stdout).account_id], env);
+      const run = await runCliCaptured(['import', file, '--account', JSON.parse(account.stdout).account_id], freshEnv);
       expect(run.code, run.stderr).toBe(0);
-      const server = await startTestApp({ dataDir: env.FOLIO_DATA_DIR });
+      const server = await startTestApp({ dataDir: freshDir, env: freshEnv });
       try {
         expect(await server.folio.reRenderAfterUpgrade()).toBe(0);
         await server.folio.tick();
@@ -110,7 +114,7 @@ describe('a CLI rebuild before the server starts', () => {
   });
 
   it('covers only the blogs it rebuilt: a blog the CLI did not rebuild is still re-rendered after an upgrade', async () => {
-    const t = await startTestApp({ dataDir });
+    const t = await startTestApp({ dataDir, env });
     try {
       // As an older server left the data dir: another fingerprint recorded.
       await new SettingsRepo(t.folio.sql).set('render_fingerprint', 'an-older-build', '2026-01-01T00:00:00.000Z');
@@ -120,7 +124,7 @@ describe('a CLI rebuild before the server starts', () => {
       await t.close();
       throw err;
     }
-    const again = await startTestApp({ dataDir });
+    const again = await startTestApp({ dataDir, env });
     try {
       expect(await again.folio.reRenderAfterUpgrade()).toBe(1);
       await again.folio.tick();
@@ -133,7 +137,7 @@ describe('a CLI rebuild before the server starts', () => {
 
   it('does not hide a real difference: a renderer other than the one the CLI ran, or a post an older server published after the rebuild', async () => {
     for (const blog of blogs) await rebuild(blog.slug);
-    const t = await startTestApp({ dataDir });
+    const t = await startTestApp({ dataDir, env });
     try {
       const deps = {
         sql: t.folio.sql,
