@@ -29,6 +29,8 @@ const integration = [
   'cdnPurge',
   'cdnPurgers',
   'cliBesideServer',
+  'cliErrors',
+  'cliHelp',
   'conditionalWrites',
   'cors',
   'crossAccount',

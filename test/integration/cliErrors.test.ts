@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { databaseFile } from '../../src/compose/adapters.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import type { SqlClient } from '../../src/db/sql/sqlClient.js';
+import { withDataSql } from '../support/dataSql.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { runCliCaptured, type CliRun } from '../support/runCliCaptured.js';
 
@@ -30,18 +32,36 @@ function expectOneLine(run: CliRun, code: number, line: RegExp): void {
   expect(run.code).toBe(code);
 }
 
+/** The blog `clierr` with one published post, in the app's data. */
+async function publishedBlog(t: TestApp): Promise<void> {
+  const blog = await buildBlog(t, { slug: 'clierr' });
+  const post = await buildPost(blog, { title: 'Only post' });
+  expect((await blog.actor.request('POST', `/v1/posts/${post.slug}/publish`, { blogId: blog.id })).status).toBe(200);
+  await t.folio.idle();
+}
+
 describe('folio CLI failures', () => {
   let t: TestApp;
   let dataDir: string;
-  const env = (): Record<string, string> => ({ FOLIO_DATA_DIR: dataDir });
+  /** The app's data for the CLI: its data dir, and on the PostgreSQL pass its database. */
+  const env = (): Record<string, string> => t.cliEnv;
+
+  /**
+   * The app's data beside another data dir (another store root): on SQLite a copy of its file
+   * there, on PostgreSQL the same database (what a test changes in it, it puts back).
+   */
+  async function dataBeside(dir: string): Promise<Record<string, string>> {
+    if (env().FOLIO_DATABASE_URL !== undefined) return { ...env(), FOLIO_DATA_DIR: dir };
+    const source = new Database(databaseFile({ dataDir }));
+    await source.backup(join(dir, 'folio.db'));
+    source.close();
+    return { FOLIO_DATA_DIR: dir };
+  }
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'folio-cli-'));
-    t = await startTestApp({ dataDir, publicUrls: 'server' });
-    const blog = await buildBlog(t, { slug: 'clierr' });
-    const post = await buildPost(blog, { title: 'Only post' });
-    expect((await blog.actor.request('POST', `/v1/posts/${post.slug}/publish`, { blogId: blog.id })).status).toBe(200);
-    await t.folio.idle();
+    t = await startTestApp({ dataDir, env: await freshDataEnv(dataDir), publicUrls: 'server' });
+    await publishedBlog(t);
   });
   afterAll(async () => {
     await t.close();
@@ -60,32 +80,42 @@ describe('folio CLI failures', () => {
   });
 
   it('a database locked by another writer says so and exits 75 (try again)', async () => {
-    const other = new Database(databaseFile({ dataDir }));
-    other.pragma('busy_timeout = 0');
-    other.exec('BEGIN IMMEDIATE');
+    // SQLite's in both passes: the lock held is SQLite's lock on its file.
+    const sqliteDir = mkdtempSync(join(tmpdir(), 'folio-cli-locked-'));
     try {
-      // The rebuild records the hashes of what it wrote: that write waits for the lock, then gives up.
-      const run = await runCliCaptured(['site', 'rebuild', 'clierr'], env(), { busyTimeoutMs: 200 });
-      expectOneLine(run, 75, /^folio: the database is busy \(another folio process is writing\); try again$/);
+      const app = await startTestApp({ dataDir: sqliteDir, publicUrls: 'server' });
+      try {
+        await publishedBlog(app);
+      } finally {
+        await app.close();
+      }
+      const sqliteEnv = { FOLIO_DATA_DIR: sqliteDir };
+      const other = new Database(databaseFile({ dataDir: sqliteDir }));
+      other.pragma('busy_timeout = 0');
+      other.exec('BEGIN IMMEDIATE');
+      try {
+        // The rebuild records the hashes of what it wrote: that write waits for the lock, then gives up.
+        const run = await runCliCaptured(['site', 'rebuild', 'clierr'], sqliteEnv, { busyTimeoutMs: 200 });
+        expectOneLine(run, 75, /^folio: the database is busy \(another folio process is writing\); try again$/);
+      } finally {
+        other.exec('ROLLBACK');
+        other.close();
+      }
+      // Once the lock is gone the same command works.
+      const again = await runCliCaptured(['site', 'rebuild', 'clierr'], sqliteEnv);
+      expect(again.code, again.stderr).toBe(0);
     } finally {
-      other.exec('ROLLBACK');
-      other.close();
+      rmSync(sqliteDir, { recursive: true, force: true });
     }
-    // Once the lock is gone the same command works.
-    const again = await runCliCaptured(['site', 'rebuild', 'clierr'], env());
-    expect(again.code, again.stderr).toBe(0);
   });
 
   it('a folder store that cannot be written is a store failure, exit 2', async () => {
     const blocked = mkdtempSync(join(tmpdir(), 'folio-cli-blocked-'));
     try {
       // Same database, but the store's root is a file: every write fails with ENOTDIR/EEXIST.
-      const db = join(blocked, 'folio.db');
-      const source = new Database(databaseFile({ dataDir }));
-      await source.backup(db);
-      source.close();
+      const data = await dataBeside(blocked);
       writeFileSync(join(blocked, 'public'), 'not a folder');
-      const run = await runCliCaptured(['site', 'rebuild', 'clierr'], { FOLIO_DATA_DIR: blocked });
+      const run = await runCliCaptured(['site', 'rebuild', 'clierr'], data);
       expectOneLine(run, 2, /^folio: the site store failed: fs \w+ failed for "[^"]+": E[A-Z]+$/);
     } finally {
       rmSync(blocked, { recursive: true, force: true });
@@ -111,26 +141,27 @@ describe('folio CLI failures', () => {
 
   it('an unexpected error is one line naming FOLIO_DEBUG; the stack only with --debug or FOLIO_DEBUG=1', async () => {
     const broken = mkdtempSync(join(tmpdir(), 'folio-cli-broken-'));
+    const data = await dataBeside(broken);
+    const themeConfig = (sql: SqlClient, value: string) => sql.run("UPDATE blogs SET theme_config = ? WHERE slug = 'clierr'", [value]);
+    // A row no code path writes: reading the blog throws a plain SyntaxError (a bug, not an expected failure).
+    const saved = await withDataSql(data, async (sql) => {
+      const row = await sql.get<{ theme_config: string }>("SELECT theme_config FROM blogs WHERE slug = 'clierr'");
+      await themeConfig(sql, '{');
+      return row!.theme_config;
+    });
     try {
-      const source = new Database(databaseFile({ dataDir }));
-      await source.backup(join(broken, 'folio.db'));
-      source.close();
-      // A row no code path writes: reading the blog throws a plain SyntaxError (a bug, not an expected failure).
-      const db = new Database(join(broken, 'folio.db'));
-      db.prepare("UPDATE blogs SET theme_config = '{' WHERE slug = 'clierr'").run();
-      db.close();
-
-      const plain = await runCliCaptured(['site', 'verify', 'clierr'], { FOLIO_DATA_DIR: broken });
+      const plain = await runCliCaptured(['site', 'verify', 'clierr'], data);
       expectOneLine(plain, 2, /^folio: unexpected error: .+ \(FOLIO_DEBUG=1 or --debug prints the stack\)$/);
 
       for (const run of [
-        await runCliCaptured(['--debug', 'site', 'verify', 'clierr'], { FOLIO_DATA_DIR: broken }),
-        await runCliCaptured(['site', 'verify', 'clierr'], { FOLIO_DATA_DIR: broken, FOLIO_DEBUG: '1' }),
+        await runCliCaptured(['--debug', 'site', 'verify', 'clierr'], data),
+        await runCliCaptured(['site', 'verify', 'clierr'], { ...data, FOLIO_DEBUG: '1' }),
       ]) {
         expect(run.code).toBe(2);
         expect(run.stderr).toMatch(/^folio: unexpected error: [^\n]+\nSyntaxError: [^\n]+\n\s+at /);
       }
     } finally {
+      await withDataSql(data, (sql) => themeConfig(sql, saved));
       rmSync(broken, { recursive: true, force: true });
     }
   });
@@ -140,7 +171,7 @@ describe('folio CLI failures', () => {
     // bin/folio.js runs the compiled CLI, which `npm test` (tsc -p .) builds before vitest runs.
     expect(existsSync(fileURLToPath(new URL('../../dist/src/cliMain.js', import.meta.url))), 'run `npx tsc -p .` first').toBe(true);
     const result = await promisify(execFile)(process.execPath, [bin, 'site', 'verify', 'no-such-blog'], {
-      env: { PATH: process.env.PATH, FOLIO_DATA_DIR: dataDir },
+      env: { PATH: process.env.PATH, ...env() },
     }).then(
       () => ({ code: 0, stderr: '' }),
       (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),

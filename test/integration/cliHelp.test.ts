@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, type CommandSpec } from '../../src/cli/commandTable.js';
+import { openDataSql, type DataSql } from '../support/dataSql.js';
+import { freshDatabaseEnv } from '../support/freshDatabase.js';
 import { runCliCaptured } from '../support/runCliCaptured.js';
 
 const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
@@ -35,6 +37,8 @@ function strayFiles(args: readonly string[]): string[] {
 let cwd: string;
 let dataDir: string;
 let env: Record<string, string>;
+/** On the PostgreSQL pass, the test's connection to the data dir's database; null on SQLite. */
+let database: DataSql | null = null;
 
 function folio(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
@@ -45,14 +49,26 @@ function folio(...args: string[]): Promise<Run> {
   });
 }
 
-/** Every file under the working folder and the data dir, with its size and time: what a command left. */
-function snapshot(): string[] {
+/**
+ * Every file under the working folder and the data dir, with its size and time, and on
+ * PostgreSQL every row of the database (on SQLite they are in its file): what a command left.
+ */
+async function snapshot(): Promise<string[]> {
   const list = (dir: string): string[] =>
     readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => {
       const stat = statSync(join(dir, name));
       return `${join(dir, name)} ${stat.size} ${stat.mtimeMs}`;
     });
-  return [...list(cwd), ...list(dataDir)].sort();
+  return [...list(cwd), ...list(dataDir), ...(database ? await databaseRows(database) : [])].sort();
+}
+
+async function databaseRows({ sql }: DataSql): Promise<string[]> {
+  const tables = await sql.all<{ name: string }>(
+    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
+  );
+  const rows: string[] = [];
+  for (const { name } of tables) for (const row of await sql.all(`SELECT * FROM "${name}"`)) rows.push(`${name} ${JSON.stringify(row)}`);
+  return rows;
 }
 
 const specs = COMMANDS as readonly CommandSpec[];
@@ -61,13 +77,20 @@ const groups = [...new Set(specs.filter((s) => s.path.length > 1).map((s) => s.p
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), 'folio-help-cwd-'));
   dataDir = mkdtempSync(join(tmpdir(), 'folio-help-data-'));
-  env = { FOLIO_DATA_DIR: dataDir, FOLIO_API_KEY: 'pk_live_not_a_real_key_0000000000000000', FOLIO_API_URL: 'http://127.0.0.1:9' };
+  env = {
+    FOLIO_DATA_DIR: dataDir,
+    ...(await freshDatabaseEnv()),
+    FOLIO_API_KEY: 'pk_live_not_a_real_key_0000000000000000',
+    FOLIO_API_URL: 'http://127.0.0.1:9',
+  };
   // A database, so a command that acted would have something to act on.
   const made = await runCliCaptured(['account', 'create', '--json'], env);
   expect(made.code, made.stderr).toBe(0);
+  if (env.FOLIO_DATABASE_URL !== undefined) database = await openDataSql(env);
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await database?.close();
   rmSync(cwd, { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -80,7 +103,7 @@ describe('folio <command> --help', () => {
   });
 
   it.each(specs.map((s) => [s.path.join(' '), s] as const))('folio %s --help and -h print its help, exit 0 and write nothing', async (_name, spec) => {
-    const before = snapshot();
+    const before = await snapshot();
     for (const flag of ['--help', '-h']) {
       // The flag after an argument, and beside an option the command does not have: still only help.
       for (const args of [
@@ -95,7 +118,7 @@ describe('folio <command> --help', () => {
         for (const option of Object.keys(spec.options)) expect(run.stdout).toContain(`--${option}`);
       }
     }
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it.each(groups)('folio %s --help lists the commands of the group', async (group) => {
@@ -105,11 +128,11 @@ describe('folio <command> --help', () => {
   });
 
   it('the real folio backup --help (the reported case) prints help and writes no file named --help', async () => {
-    const before = snapshot();
+    const before = await snapshot();
     const run = await folio('backup', '--help');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Usage: folio backup <file>/);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect(readdirSync(cwd)).toEqual([]);
   });
 
@@ -142,13 +165,13 @@ describe('unknown options', () => {
   it.each(specs.map((s) => [s.path.join(' '), s] as const))(
     'folio %s --no-such-option is one line naming it, exit 2, and nothing written',
     async (name, spec) => {
-      const before = snapshot();
+      const before = await snapshot();
       const run = await inProcess(...spec.path, 'x', '--no-such-option');
       expect(strayFiles(['x', '--no-such-option'])).toEqual([]);
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
       expect(run.stderr).toBe(`folio: unknown option --no-such-option for folio ${name}; see folio ${name} --help\n`);
-      expect(snapshot()).toEqual(before);
+      expect(await snapshot()).toEqual(before);
     },
   );
 
