@@ -93,6 +93,7 @@ const integration = [
   'startupReadiness',
   'staticSearch',
   'staticSearchQueue',
+  'storeGuards',
   'storeOutage',
   'sync',
   'tlsAllowed',

@@ -16,10 +16,11 @@ import { withDatabase } from './cliDatabase.js';
 /**
  * Refuses, like `site rebuild`, when this environment names another store than the one the data
  * dir publishes to: a backup would copy no image (exit 0), a listing would find no backup. A data
- * dir without a database (listing from a new machine) has nothing recorded.
+ * dir without a database (listing from a new machine) has nothing recorded; on PostgreSQL the
+ * database is never in the data dir, and is always asked.
  */
 async function checkRecordedStore(config: Config): Promise<void> {
-  if (!existsSync(databaseFile(config))) return;
+  if (!config.databaseUrl && !existsSync(databaseFile(config))) return;
   await withDatabase(config, ({ sql }) => checkStoreForCommand(new SettingsRepo(sql), config));
 }
 

@@ -2,18 +2,21 @@
  * Defects an operator QA pass found around the recorded site store (after issue 27): commands
  * that ran beside a live server or on the wrong store, a store recorded without the images, a
  * verify that did not look inside image objects, and a re-render after a restore that left the
- * stylesheet out. Real processes (the bundled server, the `folio` command), real SQLite, s3rver.
+ * stylesheet out. Real processes (the bundled server, the `folio` command), real SQLite (and on the
+ * PostgreSQL pass a real PostgreSQL, but for the backups'), s3rver.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { createTestBucket } from '../../bench/harness/s3rver.js';
 import { visit } from '../../bench/harness/visit.js';
+import { openDataSql, withDataSql } from '../support/dataSql.js';
+import { freshDatabaseEnv } from '../support/freshDatabase.js';
 import { image } from '../support/images.js';
+import { runCliCaptured } from '../support/runCliCaptured.js';
 import { MAIN_JS, spawnServer, type SpawnedServer } from '../support/spawnedServer.js';
 
 const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
@@ -62,14 +65,9 @@ function api(server: SpawnedServer, key: string) {
   };
 }
 
-const recordedStore = (dataDir: string): { kind: string; bucket?: string } => {
-  const db = new Database(join(dataDir, 'folio.db'), { readonly: true });
-  try {
-    return JSON.parse((db.prepare("SELECT value FROM settings WHERE key = 'site_store'").get() as { value: string }).value);
-  } finally {
-    db.close();
-  }
-};
+/** The store the data of `env` (its data dir, and its database on PostgreSQL) records. */
+const recordedStore = (env: Record<string, string>): Promise<{ kind: string; bucket?: string }> =>
+  withDataSql(env, async (sql) => JSON.parse((await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'site_store'"))!.value));
 
 /** A pid no process has: a child that already exited. */
 async function deadPid(): Promise<number> {
@@ -82,6 +80,8 @@ describe('the recorded store guards commands and a running server', () => {
   const dirs: string[] = [];
   const servers: SpawnedServer[] = [];
   let dataDir: string;
+  const settings = { FOLIO_SERVICE_DOMAIN: 'blogs.test', FOLIO_PUBLIC_SCHEME: 'http', FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off' };
+  /** The data dir, its database on the PostgreSQL pass, and the settings. */
   let base: Record<string, string>;
   let s3Env: Record<string, string>;
   let bucket: string;
@@ -93,7 +93,7 @@ describe('the recorded store guards commands and a running server', () => {
     expect(existsSync(MAIN_JS), 'run `npx tsc -p . && npm run bundle` first').toBe(true);
     dataDir = mkdtempSync(join(tmpdir(), 'folio-guards-'));
     dirs.push(dataDir);
-    base = { FOLIO_DATA_DIR: dataDir, FOLIO_SERVICE_DOMAIN: 'blogs.test', FOLIO_PUBLIC_SCHEME: 'http', FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off' };
+    base = { FOLIO_DATA_DIR: dataDir, ...(await freshDatabaseEnv()), ...settings };
     bucket = (await createTestBucket(inject('s3Endpoint'))).bucket;
     s3Env = {
       FOLIO_STORAGE: 's3',
@@ -128,13 +128,14 @@ describe('the recorded store guards commands and a running server', () => {
     expect(refused.stderr).toBe(
       `folio: a Folio server (pid ${server.child.pid}) is running on ${dataDir}; stop the server first, then run site migrate-store again\n`,
     );
-    expect(recordedStore(dataDir)).toEqual({ kind: 'fs' });
+    expect(await recordedStore(base)).toEqual({ kind: 'fs' });
 
     // The store moved anyway (a migrate-store of an earlier release): the server notices on its tick.
-    const db = new Database(join(dataDir, 'folio.db'));
-    db.prepare("UPDATE settings SET value = ? WHERE key = 'site_store'").run(
+    const { sql, close } = await openDataSql(base);
+    onTestFinished(close);
+    await sql.run("UPDATE settings SET value = ? WHERE key = 'site_store'", [
       JSON.stringify({ kind: 's3', bucket, endpoint: inject('s3Endpoint'), region: 'us-east-1', forcePathStyle: true }),
-    );
+    ]);
     const moved = await until('the error line', async () =>
       server.lines.find((line) => line.json?.level === 50 && String(line.json.msg).includes('this server publishes to the folder store')),
     );
@@ -145,15 +146,15 @@ describe('the recorded store guards commands and a running server', () => {
     const failed = await until(
       'the failed job',
       async () =>
-        db.prepare('SELECT status, last_error FROM publish_jobs WHERE last_error IS NOT NULL ORDER BY id DESC LIMIT 1').get() as
-          | { status: string; last_error: string }
-          | undefined,
+        await sql.get<{ status: string; last_error: string }>(
+          'SELECT status, last_error FROM publish_jobs WHERE last_error IS NOT NULL ORDER BY id DESC LIMIT 1',
+        ),
     );
     expect(failed.status).toBe('pending');
     expect(failed.last_error).toMatch(/this data dir now publishes to S3 bucket/);
     expect(existsSync(join(dataDir, 'public', 'wren', 'after-the-move'))).toBe(false);
     // An upload is refused too: its objects would land in the old store, named by a row.
-    const mediaRows = (db.prepare('SELECT count(*) AS n FROM media').get() as { n: number }).n;
+    const mediaRows = (await sql.get<{ n: number }>('SELECT count(*) AS n FROM media'))!.n;
     const upload = await fetch(`${server.baseUrl}/v1/media`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png', 'x-blog-id': blogId },
@@ -164,15 +165,15 @@ describe('the recorded store guards commands and a running server', () => {
     expect(upload.headers.get('retry-after')).toBe('60');
     expect(refusedUpload.error).toBe('service_unavailable');
     expect(refusedUpload.message).toMatch(/^the image was not stored: this data dir now publishes to S3 bucket/);
-    expect((db.prepare('SELECT count(*) AS n FROM media').get() as { n: number }).n).toBe(mediaRows);
+    expect((await sql.get<{ n: number }>('SELECT count(*) AS n FROM media'))!.n).toBe(mediaRows);
     expect(readdirSync(join(dataDir, 'public', 'wren', 'media')).filter((name) => !name.startsWith('.'))).toHaveLength(imageObjects);
     // Logged once, not at every tick.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(server.lines.filter((line) => line.json?.level === 50 && String(line.json.msg).includes('this server publishes to the folder store'))).toHaveLength(
       1,
     );
-    db.prepare("UPDATE settings SET value = ? WHERE key = 'site_store'").run(JSON.stringify({ kind: 'fs' }));
-    db.close();
+    await sql.run("UPDATE settings SET value = ? WHERE key = 'site_store'", [JSON.stringify({ kind: 'fs' })]);
+    await close();
 
     // A clean stop removes the pid file; one a killed server left (a dead pid) blocks nothing.
     server.child.kill('SIGTERM');
@@ -181,24 +182,31 @@ describe('the recorded store guards commands and a running server', () => {
     writeFileSync(join(dataDir, 'server.pid'), `${await deadPid()}\n`);
     const migrated = await folio(['site', 'migrate-store'], { ...base, ...s3Env });
     expect(migrated.code, migrated.stderr).toBe(0);
-    expect(recordedStore(dataDir)).toMatchObject({ kind: 's3', bucket });
+    expect(await recordedStore(base)).toMatchObject({ kind: 's3', bucket });
   }, 90_000);
 
   it('D2: backup and backup list refuse an environment that names another store than the recorded one', async () => {
-    const file = join(dataDir, '..', `${bucket}.db`);
-    const backup = await folio(['backup', file], base);
+    // SQLite's in both passes: Folio's backups are SQLite's (on PostgreSQL they refuse before looking
+    // at the store). A data dir of its own, which records the bucket as D1's does once migrated.
+    const sqliteDir = mkdtempSync(join(tmpdir(), 'folio-guards-backup-'));
+    dirs.push(sqliteDir);
+    const sqlite = { FOLIO_DATA_DIR: sqliteDir, ...settings };
+    const moved = await runCliCaptured(['site', 'migrate-store', '--no-copy'], { ...sqlite, ...s3Env });
+    expect(moved.code, moved.stderr).toBe(0);
+    const file = join(sqliteDir, '..', `${bucket}.db`);
+    const backup = await folio(['backup', file], sqlite);
     expect(backup.code).toBe(2);
     expect(backup.stderr).toMatch(
       /^folio: this data dir publishes to S3 bucket ".*" at http:\/\/\S+ \(recorded by the server\), but this command's environment names the folder store .*folio site migrate-store[^\n]*\n$/,
     );
     expect(existsSync(file)).toBe(false);
-    const list = await folio(['backup', 'list'], base);
+    const list = await folio(['backup', 'list'], sqlite);
     expect(list.code).toBe(2);
     expect(list.stderr).toMatch(/^folio: this data dir publishes to S3 bucket .*\n$/);
     expect(list.stdout).toBe('');
 
     // With the recorded store's settings it lists; on Node 20 without the SDK's eight-line warning above.
-    const listed = await folio(['backup', 'list'], { ...base, ...s3Env });
+    const listed = await folio(['backup', 'list'], { ...sqlite, ...s3Env });
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/^No backups under _backups\//);
     expect(listed.stderr).toBe('');
@@ -216,8 +224,15 @@ describe('the recorded store guards commands and a running server', () => {
         `^folio: S3 bucket "${empty}" .* is recorded, but ${imageObjects} of the ${imageObjects} image objects the database names are missing from it; .*wren/media/[0-9a-f]{20}-640x400\\.png`,
       ),
     );
-    expect(recordedStore(dataDir)).toMatchObject({ kind: 's3', bucket: empty });
+    expect(await recordedStore(base)).toMatchObject({ kind: 's3', bucket: empty });
   }, 60_000);
+
+  it('D2 on the database of D1: backup list refuses an environment that names another store (on PostgreSQL too, whose database is no file of the data dir)', async () => {
+    const list = await runCliCaptured(['backup', 'list'], base);
+    expect(list.code).toBe(2);
+    expect(list.stderr).toMatch(/^folio: this data dir publishes to S3 bucket .*\n$/);
+    expect(list.stdout).toBe('');
+  });
 });
 
 describe('site verify looks inside image objects, and says what it found', () => {
@@ -225,13 +240,13 @@ describe('site verify looks inside image objects, and says what it found', () =>
   afterAll(async () => server?.cleanup());
 
   it('D4/D7: an overwritten og image is "different", an empty variant too, a deleted one "missing", counted apart', async () => {
-    server = await spawnServer({ FOLIO_SERVICE_DOMAIN: 'blogs.test', FOLIO_RATE_LIMITS: 'off' });
+    server = await spawnServer({ FOLIO_SERVICE_DOMAIN: 'blogs.test', FOLIO_RATE_LIMITS: 'off', ...(await freshDatabaseEnv()) });
     const call = api(server, server.apiKey);
     const blogId = (await call('POST', '/v1/blogs', { slug: 'kite', name: 'Kite' })).id;
     const media = await call('POST', '/v1/media', await image('jpeg', 900, 600), { 'content-type': 'image/jpeg', 'x-blog-id': blogId });
     await call('POST', '/v1/posts', { title: 'Sky', content: `![kite](${media.url})`, status: 'published' }, { 'x-blog-id': blogId });
     await until('the post page', async () => (await visit(server.baseUrl, 'kite.blogs.test', '/sky/')).status === 200);
-    const env = { FOLIO_DATA_DIR: server.dataDir, FOLIO_SERVICE_DOMAIN: 'blogs.test' };
+    const env = { ...server.cliEnv, FOLIO_SERVICE_DOMAIN: 'blogs.test' };
     const clean = await folio(['site', 'verify', 'kite'], env);
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
 
@@ -261,6 +276,7 @@ describe('a restore started with a new public domain', () => {
   });
 
   it('D6: the urls_changed re-render writes the stylesheet and the search script too, not only the pages', async () => {
+    // SQLite's in both passes: it moves the data with Folio's backup and restore, which are SQLite's.
     const source = await spawnServer({ FOLIO_SERVICE_DOMAIN: 'old.test', FOLIO_PUBLIC_SCHEME: 'http', FOLIO_RATE_LIMITS: 'off' });
     servers.push(source);
     const call = api(source, source.apiKey);

@@ -4,6 +4,7 @@ import type { SqlClient } from '../../src/db/sql/sqlClient.js';
 
 export interface DataSql {
   sql: SqlClient;
+  /** Closes the connection; calls after the first wait for the same close. */
   close(): Promise<void>;
 }
 
@@ -15,7 +16,9 @@ export interface DataSql {
  */
 export async function openDataSql(env: Record<string, string>): Promise<DataSql> {
   const database = await openConfiguredDatabase(loadConfig(env));
-  return { sql: database.sql, close: () => database.close() };
+  // Once only: a test closes it where it is done with it, and a hook again should the test fail first.
+  let closing: Promise<void> | null = null;
+  return { sql: database.sql, close: () => (closing ??= database.close()) };
 }
 
 /** openDataSql around one piece of work, closed afterwards (also when it fails). */
