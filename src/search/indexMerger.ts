@@ -12,6 +12,7 @@ import { planMerge, type MergePolicy } from './mergePolicy.js';
 import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
 import type { MergeInput } from './segmentData.js';
 import type { WriteBases } from './writeBase.js';
+import { holdNothing, type HoldBlog } from '../lib/holdBlog.js';
 
 export interface MergeReport {
   /** Merge steps committed (each replaced one group of segments). */
@@ -34,7 +35,7 @@ export interface IndexMergerDeps {
    * What a background merge runs inside: with several nodes, holding the blog (publish/jobs/
    * blogLeases.ts), so that no other node writes its index meanwhile.
    */
-  hold?: (<T>(blogSlug: string, work: () => Promise<T>) => Promise<T>) | undefined;
+  hold?: HoldBlog | undefined;
 }
 
 /** Safety net: a merge pass stops after this many steps even if the policy still asks for more. */
@@ -60,7 +61,7 @@ export class IndexMerger {
     const onError =
       this.deps.onBackgroundError ?? ((err: unknown, blog: string) => process.emitWarning(`search index merge of ${blog} failed: ${String(err)}`));
     // The failure is handed to onBackgroundError; the index stays correct without the merge.
-    const hold = this.deps.hold ?? ((_blog, work) => work());
+    const hold = this.deps.hold ?? holdNothing;
     void this.background.load(blogSlug, () =>
       hold(blogSlug, () => this.merge(blogSlug)).then(
         () => undefined,

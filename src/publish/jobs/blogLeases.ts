@@ -6,6 +6,7 @@
  * back when this node's last hold of the blog ends. A blog is named by its slug, the prefix of its
  * objects, which never changes.
  */
+import type { HoldBlog } from '../../lib/holdBlog.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface BlogLeases {
@@ -62,9 +63,6 @@ export class BlogHeldElsewhereError extends Error {}
 
 /** Background work waits this long for a blog another node holds, then fails (and is tried again later). */
 const MAX_BACKGROUND_WAIT_MS = 60_000;
-
-/** What background writers of a blog's objects run their work through. */
-export type HoldBlog = <T>(blog: string, work: () => Promise<T>) => Promise<T>;
 
 export function holdingBlogs(leases: BlogLeases): HoldBlog {
   return async (blog, work) => {

@@ -9,6 +9,7 @@
  */
 import type { SearchDocument } from '../../search/searchTypes.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
+import { holdNothing, type HoldBlog } from '../../lib/holdBlog.js';
 
 /** Durable marks of blogs whose static index may lack changes (settings rows in the server). */
 export interface StaticSearchMarks {
@@ -31,7 +32,7 @@ export interface StaticSearchQueueDeps {
   onChange: (blog: BlogWithDomain, changedKeys: readonly string[]) => Promise<void>;
   onError: (err: unknown, blogSlug: string) => void;
   /** What each write runs inside: with several nodes, holding the blog (publish/jobs/blogLeases.ts). */
-  hold?: (<T>(blogSlug: string, work: () => Promise<T>) => Promise<T>) | undefined;
+  hold?: HoldBlog | undefined;
 }
 
 interface Pending {
@@ -112,7 +113,7 @@ export class StaticSearchQueue {
         const docs = [...entry.changes.values()].filter((doc): doc is SearchDocument => doc !== null);
         const gone = [...entry.changes].filter(([, doc]) => doc === null).map(([id]) => id);
         // Laid out afresh, the index holds every change the database has, these included.
-        const hold = this.deps.hold ?? ((_blog, work) => work());
+        const hold = this.deps.hold ?? holdNothing;
         const keys = await hold(blog.slug, () => (entry.rebuild ? this.deps.rebuild(blog) : this.deps.write(blog, docs, gone)));
         await this.deps.onChange(blog, keys);
       } catch (err) {

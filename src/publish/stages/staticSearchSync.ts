@@ -9,6 +9,7 @@ import type { StaticIndexChange } from '../../search/static/staticIndexWriter.js
 import type { ListedDocument, SearchDocument } from '../../search/searchTypes.js';
 import type { SegmentData } from '../../search/segmentData.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
+import { holdNothing, type HoldBlog } from '../../lib/holdBlog.js';
 
 /** What this needs of src/search/static/staticIndexWriter.ts. */
 export interface StaticSearchIndex {
@@ -36,7 +37,7 @@ export interface StaticSearchSyncDeps {
   /** A background merge or compaction failed; the index stays correct, only larger. */
   onBackgroundError: (err: unknown, blogSlug: string) => void;
   /** What background upkeep runs inside: with several nodes, holding the blog (publish/jobs/blogLeases.ts). */
-  hold?: (<T>(blogSlug: string, work: () => Promise<T>) => Promise<T>) | undefined;
+  hold?: HoldBlog | undefined;
 }
 
 export class StaticSearchSync {
@@ -77,7 +78,7 @@ export class StaticSearchSync {
   private maintainInBackground(blog: BlogWithDomain): void {
     if (this.upkeep.has(blog.slug)) return;
     // Never rejects: a failure goes to onBackgroundError.
-    const hold = this.deps.hold ?? ((_blog, work) => work());
+    const hold = this.deps.hold ?? holdNothing;
     void this.upkeep.load(blog.slug, () =>
       hold(blog.slug, () => this.deps.index.maintain(blog.slug))
         .then(async (change) => {
