@@ -145,6 +145,14 @@ export const COMMANDS = [
     positionals: { min: 1, max: 1 },
   },
   {
+    path: ['database', 'copy'],
+    args: '--to <postgres-url> [--json]',
+    summary:
+      "copy this data dir's SQLite database into an empty PostgreSQL database (its migrations\napplied first), then check each table's row count; the store is left as it is (stop the\nserver first)",
+    options: { to: { type: 'string', value: '<postgres-url>', help: 'the PostgreSQL database: postgres://user:password@host:5432/db (required)' }, json },
+    positionals: { min: 0, max: 0 },
+  },
+  {
     path: ['import'],
     args: '<file> --account <account_id>',
     summary: 'make the blogs and posts of an export (GET /v1/account/export) blogs of the account,\nand publish them',

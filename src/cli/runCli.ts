@@ -19,6 +19,7 @@ import { accountCreate, accountCreateKey, accountDelete, accountKeys, accountLis
 import { CdnPurgeError } from '../cdn/cdnPurger.js';
 import { backupCommand, restoreCommand } from './backupCommands.js';
 import { importCommand } from './importCommand.js';
+import { databaseCopyCommand } from './databaseCommands.js';
 import { mcpCommand } from './mcpCommand.js';
 import { FolioApiError } from '../client/folioClient.js';
 import { syncCommand } from './syncCommands.js';
@@ -70,6 +71,7 @@ const HANDLERS: Record<CommandName, Handler> = {
   backup: ({ config, rest }) => backupCommand(config(), rest),
   'backup list': ({ config, rest }) => backupCommand(config(), ['list', ...rest]),
   restore: ({ config, invocation }) => restoreCommand(config(), [...invocation.positionals]),
+  'database copy': ({ config, invocation }) => databaseCopyCommand(config(), invocation),
   // These parse their own options, the same the table declares (checked strictly above).
   import: ({ config, rest, options }) => importCommand(config(), rest, options.busyTimeoutMs),
   // Commands that act through the HTTP API of a (possibly remote) Folio need no data dir.

@@ -65,7 +65,8 @@ async function fill(app: TestApp, dataDir: string): Promise<FilledDataDir> {
   // A renamed slug (post_redirects), old addresses (post_aliases), a retried create (idempotency_keys).
   const renamed = await blog.actor.request('PUT', postPath(published[1]!.slug), { blogId: blog.id, body: { slug: 'estuary-notes' } });
   expect(renamed.status, renamed.text).toBe(200);
-  published[1] = { ...published[1]!, slug: renamed.body.slug, url: renamed.body.url };
+  const before = published[1]!;
+  published[1] = { ...before, slug: 'estuary-notes', url: `${before.url.slice(0, -before.slug.length)}estuary-notes` };
   await buildPost(blog, { title: 'Moved', content: 'Moved house.', status: 'published', aliases: ['/2019/05/moved-house'] });
   const once = await blog.actor.request('POST', '/v1/posts', {
     blogId: blog.id,
