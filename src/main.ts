@@ -7,7 +7,6 @@ import { databaseFile } from './compose/adapters.js';
 import type { Folio } from './compose/folio.js';
 import { databaseOpenFailure } from './db/databaseFailure.js';
 import { StoreMismatchError } from './services/storeSettings.js';
-import { POSTGRES_BACKUPS } from './backup/backups.js';
 import { DatabaseUnavailableError } from './db/sql/sqlClient.js';
 import { createHttpServer } from './http/httpServer.js';
 import { RequestActivity } from './warmup/idleSteps.js';
@@ -154,13 +153,11 @@ async function main(): Promise<void> {
         await folio.warmUp.remember();
         await folio.domains.checkPending();
       },
-      ...(config.backupSchedule && !config.databaseUrl ? { backup: { cron: config.backupSchedule.cron, run: () => folio.backups.scheduled() } } : {}),
+      ...(config.backupSchedule ? { backup: { cron: config.backupSchedule.cron, run: () => folio.backups.scheduled() } } : {}),
     },
     logger,
   );
-  if (config.backupSchedule && config.databaseUrl) {
-    logger.warn({ schedule: config.backupSchedule.label }, `FOLIO_BACKUP_INTERVAL is ignored: ${POSTGRES_BACKUPS}`);
-  } else if (config.backupSchedule) {
+  if (config.backupSchedule) {
     logger.info({ schedule: config.backupSchedule.label, keep: config.backupKeep }, 'backups into the store scheduled (FOLIO_BACKUP_INTERVAL)');
     if (config.storage === 's3') {
       logger.warn(

@@ -1,7 +1,9 @@
 /**
  * Online backups of the database (docs/operations.md, "Backups and restore"): `folio backup <file>` and the
- * server's scheduled snapshots into the site store under `_backups/`. The snapshot itself runs
- * on a worker thread (snapshot.ts); here are only the file and store steps around it.
+ * server's scheduled snapshots into the site store under `_backups/`. On SQLite the snapshot itself
+ * runs on a worker thread (snapshot.ts); on PostgreSQL the database is copied into a new SQLite
+ * file (db/copy/), so that a backup is the same kind of file on both. Here are the file and store
+ * steps around them.
  */
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -13,6 +15,9 @@ import { addMediaToSnapshot, type MediaCopyResult, type MediaPlan } from './back
 import { BACKUP_CACHE_CONTROL, BACKUP_CONTENT_TYPE, BACKUP_PREFIX, backupKey, expiredBackups } from './backupKeys.js';
 import { releaseScratch, removeBackupLeftovers, scratchPath } from './backupLeftovers.js';
 import { takeSnapshot } from './snapshot.js';
+import { backupSlot, claimBackupSlot } from './backupTurn.js';
+import { copyPostgresToSqlite } from '../db/copy/copyToPostgres.js';
+import type { SqlClient } from '../db/sql/sqlClient.js';
 import { SnapshotError, type SnapshotResult } from './snapshotCopy.js';
 
 /** How long a snapshot waits for SQLite's lock; readers rarely wait at all in WAL mode. */
@@ -28,16 +33,25 @@ export interface BackupResult extends SnapshotResult {
   media: MediaCopyResult;
 }
 
+/** The database a backup copies: SQLite's file, or the PostgreSQL database FOLIO_DATABASE_URL names. */
+export type BackupDatabase = { file: string } | { url: string };
+
 /**
  * The database as of one read transaction, with the images its rows name (or the record that
  * they were left in the store), checked, and gzipped to `gzipTo` when set.
  */
-async function snapshotWithMedia(dbFile: string, copy: string, gzipTo: string | null, media: BackupMediaSource): Promise<BackupResult> {
-  const job = { source: dbFile, copy, gzipTo, busyTimeoutMs: SNAPSHOT_BUSY_MS };
-  const copied = await takeSnapshot(job, 'copy');
+async function snapshotWithMedia(database: BackupDatabase, copy: string, gzipTo: string | null, media: BackupMediaSource, now: Date): Promise<BackupResult> {
+  const job = { source: 'file' in database ? database.file : copy, copy, gzipTo, busyTimeoutMs: SNAPSHOT_BUSY_MS };
+  let copyMs: number;
+  if ('file' in database) copyMs = (await takeSnapshot(job, 'copy')).copyMs;
+  else {
+    const started = performance.now();
+    await copyPostgresToSqlite(database.url, copy, now.toISOString());
+    copyMs = performance.now() - started;
+  }
   const mediaResult = await addMediaToSnapshot(copy, media.store, media.plan);
   const finished = await takeSnapshot(job, 'finish');
-  return { ...finished, copyMs: copied.copyMs, media: mediaResult };
+  return { ...finished, copyMs, media: mediaResult };
 }
 
 /**
@@ -45,19 +59,18 @@ async function snapshotWithMedia(dbFile: string, copy: string, gzipTo: string | 
  * when the name ends in `.gz`, a plain SQLite file otherwise. Refuses to overwrite an existing
  * file. Leftovers of killed backups beside it are removed first (`leftovers`).
  */
-export async function backupToFile(dbFile: string, file: string, media: BackupMediaSource): Promise<BackupResult & { leftovers: string[] }> {
+export async function backupToFile(database: BackupDatabase, file: string, media: BackupMediaSource): Promise<BackupResult & { leftovers: string[] }> {
   if (existsSync(file)) throw new SnapshotError(`${file} exists; choose a new file name`);
   const gzip = file.endsWith('.gz');
   const leftovers = await removeBackupLeftovers(dirname(file));
   // The copy is made beside the target, then renamed: a half-written backup never has its name.
   const partial = scratchPath(dirname(file));
   try {
-    const result = await snapshotWithMedia(dbFile, partial, gzip ? `${partial}.gz` : null, media);
+    const result = await snapshotWithMedia(database, partial, gzip ? `${partial}.gz` : null, media, new Date());
     await rename(gzip ? `${partial}.gz` : partial, file);
     return { ...result, leftovers };
   } finally {
-    await rm(partial, { force: true });
-    await rm(`${partial}.gz`, { force: true });
+    for (const suffix of ['', '.gz', '-wal', '-shm']) await rm(`${partial}${suffix}`, { force: true });
     releaseScratch(partial);
   }
 }
@@ -72,19 +85,21 @@ export interface StoreBackupResult {
   removed: string[];
 }
 
-/** Why a process on PostgreSQL writes no backup. */
-export const POSTGRES_BACKUPS =
-  'Folio backs up SQLite only: on PostgreSQL (FOLIO_DATABASE_URL) back up the database with pg_dump or your provider, and the store with its own tools (docs/operations.md "Backups on PostgreSQL")';
-
 export class Backups {
   private running: Promise<StoreBackupResult> | null = null;
 
-  /**
-   * `dbFile` is SQLite's file, whose snapshots these are; null on PostgreSQL, which the operator
-   * backs up with its own tools (docs/operations.md), and where every backup is refused.
-   */
+  /** `sql` is the process's client: on PostgreSQL the nodes claim each scheduled backup through it (backupTurn.ts). */
   constructor(
-    private readonly deps: { dbFile: string | null; dataDir: string; store: SiteStore; clock: Clock; logger: Logger; keep: number; media: MediaPlan },
+    private readonly deps: {
+      database: BackupDatabase;
+      sql: SqlClient;
+      dataDir: string;
+      store: SiteStore;
+      clock: Clock;
+      logger: Logger;
+      keep: number;
+      media: MediaPlan;
+    },
   ) {}
 
   /**
@@ -98,9 +113,18 @@ export class Backups {
     return this.running;
   }
 
-  /** The scheduler's entry: logs the outcome, never throws (a failed backup must not stop the server). */
+  /**
+   * The scheduler's entry: logs the outcome, never throws (a failed backup must not stop the
+   * server). On PostgreSQL only the node that claims the scheduled time writes its backup; a
+   * claimed backup that then fails is logged by that node and not taken over.
+   */
   async scheduled(): Promise<void> {
     try {
+      const now = this.deps.clock.now();
+      if (this.deps.sql.dialect === 'postgres' && !(await claimBackupSlot(this.deps.sql, backupSlot(now), now.toISOString()))) {
+        this.deps.logger.debug({ slot: backupSlot(now) }, 'backup: another node writes this one');
+        return;
+      }
       const result = await this.toStore();
       const { media } = result;
       this.deps.logger.info(
@@ -139,13 +163,12 @@ export class Backups {
     const started = performance.now();
     // In the data dir, not the system's temp dir: on the database's disk, which has room for a
     // copy of it, and found again at the next start if the server is killed meanwhile.
-    const { dbFile } = this.deps;
-    if (dbFile === null) throw new Error(POSTGRES_BACKUPS);
-    const dir = scratchPath(dirname(dbFile));
+    const { database } = this.deps;
+    const dir = scratchPath('file' in database ? dirname(database.file) : this.deps.dataDir);
     try {
-      await mkdir(dir);
+      await mkdir(dir, { recursive: true });
       const copy = join(dir, 'folio.db');
-      const snapshot = await snapshotWithMedia(dbFile, copy, `${copy}.gz`, { store: this.deps.store, plan: this.deps.media });
+      const snapshot = await snapshotWithMedia(database, copy, `${copy}.gz`, { store: this.deps.store, plan: this.deps.media }, this.deps.clock.now());
       const body = await readFile(`${copy}.gz`);
       const key = backupKey(this.deps.clock.now());
       await this.deps.store.put(key, body, { contentType: BACKUP_CONTENT_TYPE, cacheControl: BACKUP_CACHE_CONTROL });

@@ -1,6 +1,7 @@
 /**
  * `folio restore`: a backup (a file, plain or gzip, or a `_backups/…` key of the store) becomes
- * the database of an empty data dir, and its images objects of the configured store. It is
+ * the database of an empty data dir (or of an empty PostgreSQL database), and its images objects
+ * of the configured store. It is
  * checked before it gets its name, so a server never starts on a damaged or foreign file.
  */
 import Database from 'better-sqlite3';
@@ -12,6 +13,10 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { SiteStore } from '../storage/siteStore.js';
 import { restoreMedia, type MediaRestoreResult } from './backupMedia.js';
+import { assertNoFolioRows, CopyRefusedError } from '../db/copy/copyDatabase.js';
+import { copySqliteToPostgres } from '../db/copy/copyToPostgres.js';
+import { migratePostgres } from '../db/sql/postgresMigrations.js';
+import { PostgresClient } from '../db/sql/postgresClient.js';
 
 export class RestoreError extends Error {
   constructor(message: string) {
@@ -63,13 +68,7 @@ export async function restoreDatabase(source: BackupSource, dataDir: string, dbF
   const partial = join(dataDir, RESTORING);
   rmSync(partial, { force: true });
   try {
-    const head = 'file' in source ? await firstBytes(source.file, 2) : source.bytes.subarray(0, 2);
-    const gzip = head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
-    const input = (): Readable => ('file' in source ? createReadStream(source.file) : Readable.from([source.bytes]));
-    await write(input(), gzip, createWriteStream(partial, { flags: 'wx' }));
-    if ((await firstBytes(partial, 16)).toString('latin1') !== SQLITE_MAGIC)
-      throw new RestoreError('not a Folio backup: neither an SQLite database nor a gzip of one');
-    const counts = check(partial);
+    const counts = await unpack(source, partial);
     const media = await restoreMedia(partial, store);
     const db = new Database(partial, { fileMustExist: true });
     db.pragma('journal_mode = WAL');
@@ -79,6 +78,48 @@ export async function restoreDatabase(source: BackupSource, dataDir: string, dbF
   } finally {
     await rm(partial, { force: true });
   }
+}
+
+/**
+ * Restores a backup (the same file as on SQLite) into the empty PostgreSQL database at `url`:
+ * unpacked and checked in the data dir as above, copied row by row (db/copy/), then its images
+ * put into `store`. A database that already holds Folio rows is refused before anything is read.
+ */
+export async function restoreIntoPostgres(source: BackupSource, dataDir: string, url: string, store: SiteStore): Promise<RestoreSummary> {
+  await migratePostgres(url);
+  const target = new PostgresClient(url);
+  try {
+    await assertNoFolioRows(target);
+  } catch (err) {
+    if (err instanceof CopyRefusedError) throw new RestoreError(`${err.message} (restore into a new database)`);
+    throw err;
+  } finally {
+    await target.close();
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const partial = join(dataDir, RESTORING);
+  rmSync(partial, { force: true });
+  try {
+    const counts = await unpack(source, partial);
+    // The backup's own tables (its images) are SQLite's only: the copy passes them over.
+    await copySqliteToPostgres(partial, url, new Date().toISOString()).catch((err: unknown) => {
+      throw err instanceof CopyRefusedError ? new RestoreError(err.message) : err;
+    });
+    return { ...counts, media: await restoreMedia(partial, store) };
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) await rm(`${partial}${suffix}`, { force: true });
+  }
+}
+
+/** Writes the backup, gunzipped if need be, to `partial` and checks it is a sound Folio database. */
+async function unpack(source: BackupSource, partial: string): Promise<Omit<RestoreSummary, 'media'>> {
+  const head = 'file' in source ? await firstBytes(source.file, 2) : source.bytes.subarray(0, 2);
+  const gzip = head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
+  const input = (): Readable => ('file' in source ? createReadStream(source.file) : Readable.from([source.bytes]));
+  await write(input(), gzip, createWriteStream(partial, { flags: 'wx' }));
+  if ((await firstBytes(partial, 16)).toString('latin1') !== SQLITE_MAGIC)
+    throw new RestoreError('not a Folio backup: neither an SQLite database nor a gzip of one');
+  return check(partial);
 }
 
 async function write(input: Readable, gzip: boolean, output: Writable): Promise<void> {

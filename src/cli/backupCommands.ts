@@ -4,10 +4,11 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
 import { createSiteStore, databaseFile, storeLabel } from '../compose/adapters.js';
-import { backupToFile, POSTGRES_BACKUPS } from '../backup/backups.js';
+import { backupToFile, type BackupDatabase } from '../backup/backups.js';
+import { describePostgres } from '../compose/database.js';
 import { describeKeys } from '../backup/backupMedia.js';
 import { BACKUP_PREFIX, backupKeys, backupTime } from '../backup/backupKeys.js';
-import { assertEmptyDataDir, restoreDatabase, type BackupSource } from '../backup/restore.js';
+import { assertEmptyDataDir, restoreDatabase, restoreIntoPostgres, type BackupSource } from '../backup/restore.js';
 import { SettingsRepo } from '../db/settingsRepo.js';
 import { checkStoreForCommand } from '../services/storeSettings.js';
 import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
@@ -33,20 +34,22 @@ export async function backupCommand(config: Config, args: string[]): Promise<num
   const { values, positionals } = parseArgs({ args, options: { 'no-media': { type: 'boolean' } }, allowPositionals: true, strict: true });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0) throw new UsageError('backup takes <file> [--no-media], or list');
-  if (config.databaseUrl) throw new CommandError(POSTGRES_BACKUPS);
   const dbFile = databaseFile(config);
-  if (!existsSync(dbFile)) throw new CommandError(`no database at ${dbFile} (check FOLIO_DATA_DIR)`);
+  if (!config.databaseUrl && !existsSync(dbFile)) throw new CommandError(`no database at ${dbFile} (check FOLIO_DATA_DIR)`);
+  // On PostgreSQL the database is copied into a new SQLite file: a backup is the same file on both.
+  const database: BackupDatabase = config.databaseUrl ? { url: config.databaseUrl } : { file: dbFile };
+  const from = config.databaseUrl ? `PostgreSQL ${describePostgres(config.databaseUrl)}` : dbFile;
   // Before SQLite's "unable to open database" about the hidden partial file written beside it.
   if (!existsSync(dirname(file))) throw new CommandError(`directory ${dirname(file)} does not exist`);
   await checkRecordedStore(config);
   const started = performance.now();
   const where = storeLabel(config);
   const copy = values['no-media'] !== true;
-  const result = await backupToFile(dbFile, file, { store: createSiteStore(config), plan: { copy, store: where } });
+  const result = await backupToFile(database, file, { store: createSiteStore(config), plan: { copy, store: where } });
   const out = (line: string) => process.stdout.write(`${line}\n`);
   for (const name of result.leftovers) out(`Removed ${name}, left by a backup that was killed.`);
   const size = result.gzipBytes ?? result.dbBytes;
-  out(`Backed up ${dbFile} to ${file}: ${mb(size)}${result.gzipBytes === null ? '' : ` (gzip of ${mb(result.dbBytes)})`} in ${seconds(started)}.`);
+  out(`Backed up ${from} to ${file}: ${mb(size)}${result.gzipBytes === null ? '' : ` (gzip of ${mb(result.dbBytes)})`} in ${seconds(started)}.`);
   const { media } = result;
   if (media.copiedToBackup) out(`Images: ${media.copied} objects (${mb(media.bytes)}) from ${where} are in the backup.`);
   else
@@ -87,9 +90,9 @@ async function listBackups(config: Config, args: string[]): Promise<number> {
 export async function restoreCommand(config: Config, args: string[]): Promise<number> {
   const [source, ...extra] = args;
   if (!source || extra.length > 0) throw new UsageError('restore takes <file> or <_backups/key>');
-  if (config.databaseUrl) throw new CommandError(POSTGRES_BACKUPS);
-  // Checked before reading: a backup can be large, and the answer does not depend on it.
-  assertEmptyDataDir(config.dataDir);
+  // Checked before reading: a backup can be large, and the answer does not depend on it. On
+  // PostgreSQL the database must be empty instead (restoreIntoPostgres checks it first).
+  if (!config.databaseUrl) assertEmptyDataDir(config.dataDir);
   const started = performance.now();
   const store = createSiteStore(config);
   const where = storeLabel(config);
@@ -102,11 +105,14 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
     if (!existsSync(source)) throw new CommandError(`no file ${source}`);
     backup = { file: source };
   }
-  const summary = await restoreDatabase(backup, config.dataDir, databaseFile(config), store);
+  const summary = config.databaseUrl
+    ? await restoreIntoPostgres(backup, config.dataDir, config.databaseUrl, store)
+    : await restoreDatabase(backup, config.dataDir, databaseFile(config), store);
+  const into = config.databaseUrl ? `PostgreSQL ${describePostgres(config.databaseUrl)}` : databaseFile(config);
   const { media } = summary;
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(
-    `Restored ${source} into ${databaseFile(config)}: ${summary.accounts} accounts, ${summary.blogs} blogs, ${summary.posts} posts, ${summary.migrations} migrations applied, in ${seconds(started)}.`,
+    `Restored ${source} into ${into}: ${summary.accounts} accounts, ${summary.blogs} blogs, ${summary.posts} posts, ${summary.migrations} migrations applied, in ${seconds(started)}.`,
   );
   if (media.inBackup === 'copied') out(`Images: ${media.restored} objects put into ${where}.`);
   else {

@@ -125,7 +125,8 @@ export const COMMANDS = [
   {
     path: ['backup'],
     args: '<file> [--no-media]',
-    summary: 'write a consistent snapshot of the database and the uploaded images, also while the\nserver runs (gzip-compressed when <file> ends in .gz)',
+    summary:
+      'write a consistent snapshot of the database and the uploaded images, also while the\nserver runs (gzip-compressed when <file> ends in .gz); on PostgreSQL the same kind of\nfile, an SQLite copy of the database',
     options: { 'no-media': { type: 'boolean', help: 'leave the images out (they stay in the store; restore checks them)' } },
     positionals: { min: 1, max: 1 },
   },
@@ -140,7 +141,7 @@ export const COMMANDS = [
     path: ['restore'],
     args: '<file | _backups/key>',
     summary:
-      'make a backup (a file, or a key of the site store: see folio backup list) the database\nof an empty FOLIO_DATA_DIR and put its images into the store; then start and run\nsite rebuild --all',
+      'make a backup (a file, or a key of the site store: see folio backup list) the database\nof an empty FOLIO_DATA_DIR (or of the empty PostgreSQL database FOLIO_DATABASE_URL names)\nand put its images into the store; then start and run site rebuild --all',
     options: {},
     positionals: { min: 1, max: 1 },
   },

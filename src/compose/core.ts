@@ -77,7 +77,8 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
   // Images in an S3 bucket stay there: every backup copying them into the same bucket would
   // only multiply it (README "Backups and restore"; main.ts says so at start).
   const backups = new Backups({
-    dbFile: data.sqlite ? databaseFile(config) : null,
+    database: config.databaseUrl ? { url: config.databaseUrl } : { file: databaseFile(config) },
+    sql: data.sql,
     dataDir: config.dataDir,
     store,
     clock,
