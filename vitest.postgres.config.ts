@@ -10,11 +10,11 @@ import { defineConfig } from 'vitest/config';
  * freshDataEnv (test/support/testApp.ts) or freshDatabaseEnv (test/support/freshDatabase.ts),
  * then TestApp.cliEnv or SpawnedServer.cliEnv for what runs beside. A case that only makes sense
  * on SQLite keeps its data dir's SQLite file in this pass too, saying why: cliErrors' locked
- * database (SQLite's file lock), mediaDomainChange's data dir from before the fix (it rewinds
- * SQLite's migration 017), storeGuards' D2 and D6 (Folio's backups). Not moved yet, and so on
- * SQLite here, are a few cases of listed files that start an app or server on a data dir of their
- * own without asking: in domainContention, publishingFaults, rest, scheduling, search (the S3
- * restart) and webhooks (the spawned servers). The other files of test/integration/ stay SQLite's:
+ * database (SQLite's file lock) and mediaDomainChange's data dir from before the fix (it rewinds
+ * SQLite's migration 017). Not moved yet, and so on SQLite here, are a few cases of listed files
+ * that start an app or server on a data dir of their own without asking: in domainContention,
+ * publishingFaults, rest, scheduling, search (the S3 restart) and webhooks (the spawned servers).
+ * The other files of test/integration/ stay SQLite's:
  * - by design: backups, leftovers and storeHang (one test each runs Folio's backup, which refuses
  *   PostgreSQL), publishBursts.property (copies the database with VACUUM INTO), coalescedPublishing
  *   (reads SQLite's connection synchronously, in the answer's own turn), webhookClaims, warmUp,
