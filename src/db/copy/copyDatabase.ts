@@ -29,6 +29,12 @@ export const NOT_COPIED: Readonly<Record<string, string>> = {
 /** Rows read and written at once; the parameters of one insert stay far below both databases' limits. */
 const BATCH_ROWS = 100;
 const BATCH_PARAMS = 8_000;
+/**
+ * About this much text and blobs per batch: SQLite's inserts and node-postgres' parsing of a
+ * batch are synchronous, and a server copying (a scheduled backup) must keep answering. Batches
+ * of long posts get fewer rows.
+ */
+const BATCH_BYTES = 256 * 1024;
 
 export interface CopiedTable {
   table: string;
@@ -154,7 +160,8 @@ async function copyTable(source: SnapshotSource, tx: SqlTransaction, plan: Table
   const select = `SELECT ${[...columns.map(quote), ...key.map((column, i) => `${quote(column)} AS ${keyAliases[i]}`)].join(', ')} FROM ${quote(name)}`;
   const keyList = key.map(quote).join(', ');
   const after = key.length === 1 ? `${keyList} > ?` : `(${keyList}) > (${key.map(() => '?').join(', ')})`;
-  const batch = Math.max(1, Math.min(BATCH_ROWS, Math.floor(BATCH_PARAMS / columns.length)));
+  const maxRows = Math.max(1, Math.min(BATCH_ROWS, Math.floor(BATCH_PARAMS / columns.length)));
+  let batch = Math.min(10, maxRows);
   const overriding = plan.identity.length > 0 ? ' OVERRIDING SYSTEM VALUE' : '';
   const rowPlaceholders = `(${columns.map(() => '?').join(', ')})`;
   let last: SqlValue[] | null = null;
@@ -166,16 +173,21 @@ async function copyTable(source: SnapshotSource, tx: SqlTransaction, plan: Table
     );
     if (rows.length === 0) return copied;
     const params: SqlValue[] = [];
+    let bytes = 0;
     for (const row of rows) {
       for (const column of columns) {
         // BLOBs and BYTEA both arrive and bind as Buffers; text, numbers and NULL as they are.
         const value = row[column] ?? null;
-        if (tx.dialect === 'postgres' && typeof value === 'string' && value.includes('\u0000')) throw nulRefused(plan, row, column);
+        if (typeof value === 'string') {
+          if (tx.dialect === 'postgres' && value.includes('\u0000')) throw nulRefused(plan, row, column);
+          bytes += value.length;
+        } else if (Buffer.isBuffer(value)) bytes += value.length;
         params.push(value);
       }
     }
     await tx.run(`INSERT INTO ${quote(name)} (${columns.map(quote).join(', ')})${overriding} VALUES ${rows.map(() => rowPlaceholders).join(', ')}`, params);
     copied += rows.length;
+    batch = Math.max(1, Math.min(maxRows, Math.floor((rows.length * BATCH_BYTES) / Math.max(1, bytes))));
     const lastRow = rows[rows.length - 1]!;
     last = keyAliases.map((alias) => lastRow[alias] ?? null);
     // A turn of the event loop between batches: a server copying (a scheduled backup) keeps answering.
