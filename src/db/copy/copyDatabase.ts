@@ -17,7 +17,11 @@ export class CopyRefusedError extends Error {
   }
 }
 
-/** Tables not copied, and why: each is rebuilt, refilled or started afresh on the target. */
+/**
+ * Tables not copied, and why: each is rebuilt, refilled or started afresh on the target. Tables
+ * only one side has are not copied either (SQLite's FTS5 shadow tables discovery_terms_*, the
+ * backup's own tables of images).
+ */
 export const NOT_COPIED: Readonly<Record<string, string>> = {
   schema_migrations: 'each database records the migrations it applied itself',
   blog_leases: 'which node holds a blog for the next seconds; no node holds one on a new database',

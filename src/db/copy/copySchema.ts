@@ -34,6 +34,8 @@ export async function readSchema(db: SqlReader): Promise<Map<string, TableInfo>>
 }
 
 async function sqliteTables(db: SqlReader): Promise<TableInfo[]> {
+  // Not SQLite's own tables (sqlite_sequence follows the copied keys by itself), nor the FTS5
+  // table itself: its index is derived, and its shadow tables exist on SQLite only.
   const tables = await db.all<{ name: string; sql: string }>(
     "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name",
   );
