@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import type { StoredObject } from '../../src/storage/siteStore.js';
 import { FaultyStore } from '../support/faultyStore.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { buildBlog, expectError, type BuiltBlog } from '../support/factories.js';
 
 /**
@@ -235,7 +235,7 @@ describe('the _domains/<hostname> routing entry with competing registrations', (
     const dataDir = mkdtempSync(join(tmpdir(), 'folio-domains-'));
     dirs.push(dataDir);
     const store = new HookedStore(new FsSiteStore({ root: join(dataDir, 'public') }));
-    const t = await startTestApp({ dataDir, store });
+    const t = await startTestApp({ dataDir, env: await freshDataEnv(dataDir), store });
     apps.push(t);
     return { t, store };
   }

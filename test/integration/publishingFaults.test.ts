@@ -4,7 +4,7 @@ import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { ObjectHashesRepo } from '../../src/db/objectHashesRepo.js';
 import { FaultyStore } from '../support/faultyStore.js';
 import { FakeClock } from '../support/fakeClock.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';
 import { testTempDir } from '../support/tempDir.js';
 
@@ -17,7 +17,7 @@ describe('publishing when the store fails', () => {
   it('answers as the database says while the store is down, retries with backoff, and converges when it is back', async () => {
     const dataDir = testTempDir('folio-fault-');
     const store = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
-    const t = await startTestApp({ dataDir, store });
+    const t = await startTestApp({ dataDir, env: await freshDataEnv(dataDir), store });
     apps.push(t);
     const blog = (await t.request('POST', '/v1/blogs', { body: { slug: 'outage', name: 'Outage' } })).body;
 
@@ -57,7 +57,7 @@ describe('publishing when the store fails', () => {
     const dataDir = testTempDir('folio-rebuild-fault-');
     const faulty = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
     // Seeded without rendering, so the rebuilds below are the only writers.
-    const t = await startTestApp({ dataDir, store: faulty, jobHandler: async () => {} });
+    const t = await startTestApp({ dataDir, env: await freshDataEnv(dataDir), store: faulty, jobHandler: async () => {} });
     apps.push(t);
     const created = (await t.request('POST', '/v1/blogs', { body: { slug: 'chunky', name: 'Chunky' } })).body;
     const row = (await t.folio.repos.blogs.findById(created.id))!;
@@ -119,9 +119,10 @@ describe('publishing when the store fails', () => {
 
   it('a process that dies half way through a job converges after restart', async () => {
     const dataDir = testTempDir('folio-crash-');
+    const env = await freshDataEnv(dataDir);
     const clock = new FakeClock();
     const faulty = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
-    const first = await startTestApp({ dataDir, store: faulty, clock });
+    const first = await startTestApp({ dataDir, env, store: faulty, clock });
     apps.push(first);
     const blog = (await first.request('POST', '/v1/blogs', { body: { slug: 'crashy', name: 'Crashy' } })).body;
     for (const title of ['One', 'Two', 'Three']) {
@@ -132,7 +133,7 @@ describe('publishing when the store fails', () => {
     await first.request('PUT', '/v1/posts/two', { blogId: blog.id, body: { title: 'Two, renamed', slug: 'two-renamed' } });
     await apps.pop()!.close();
 
-    const second = await startTestApp({ dataDir, clock });
+    const second = await startTestApp({ dataDir, env, clock });
     apps.push(second);
     clock.advance(5_000);
     await second.folio.tick();

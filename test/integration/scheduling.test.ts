@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { FakeClock } from '../support/fakeClock.js';
 import { actorFor, buildBlog, buildPost, jobsSince, postPath, type BuiltBlog } from '../support/factories.js';
 
@@ -97,10 +97,13 @@ describe('scheduled posts with the running scheduler', () => {
 
 describe('a schedule that fell due while the server was down', () => {
   let dataDir: string;
+  /** The data both starts share: the data dir, and on the PostgreSQL pass a database of its own. */
+  let env: Record<string, string>;
   let first: TestApp | undefined;
   let second: TestApp | undefined;
-  beforeAll(() => {
+  beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'folio-catchup-'));
+    env = await freshDataEnv(dataDir);
   });
   afterAll(async () => {
     await first?.close().catch(() => undefined);
@@ -110,7 +113,7 @@ describe('a schedule that fell due while the server was down', () => {
 
   it('is published by the first tick of the next start, dated the scheduled time', async () => {
     const clock = new FakeClock('2026-05-01T08:00:00.000Z');
-    first = await startTestApp({ dataDir, clock });
+    first = await startTestApp({ dataDir, env, clock });
     const blog = await buildBlog(first, { actor: actorFor(first, first.key, first.accountId, 'enterprise') });
     await buildPost(blog, { title: 'While down', slug: 'while-down' });
     const at = '2026-05-01T09:00:00.000Z';
@@ -120,7 +123,7 @@ describe('a schedule that fell due while the server was down', () => {
     first = undefined;
 
     clock.advance(6 * 60 * MINUTE);
-    second = await startTestApp({ dataDir, clock });
+    second = await startTestApp({ dataDir, env, clock });
     const key = blog.actor.key;
     const beforeTick = await second.request('GET', postPath('while-down'), { key, blogId: blog.id });
     expect(beforeTick.body.status).toBe('scheduled');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import { createTestBucket } from '../../bench/harness/s3rver.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { testTempDir } from '../support/tempDir.js';
 
 const slugs = (res: { body: { data: { slug: string }[] } }) => res.body.data.map((hit) => hit.slug);
@@ -107,7 +107,8 @@ describe('search index in the S3 store', () => {
   it('is written to the bucket, and a restarted server answers from it', async () => {
     const { client, bucket } = await createTestBucket(inject('s3Endpoint'));
     const dataDir = testTempDir('folio-search-s3-');
-    const first = await startTestApp({ dataDir, store: new S3SiteStore({ client, bucket }) });
+    const env = await freshDataEnv(dataDir);
+    const first = await startTestApp({ dataDir, env, store: new S3SiteStore({ client, bucket }) });
     const blogId = (await first.request('POST', '/v1/blogs', { body: { slug: 's3search', name: 'S3 search' } })).body.id;
     await first.request('POST', '/v1/posts', { blogId, body: { title: '서버 설정', content: '서버를 설정하는 방법을 정리했다.', status: 'published' } });
     const store = new S3SiteStore({ client, bucket });
@@ -115,7 +116,7 @@ describe('search index in the S3 store', () => {
     const apiKey = first.key;
     await first.close();
 
-    const second = await startTestApp({ dataDir, store: new S3SiteStore({ client, bucket }) });
+    const second = await startTestApp({ dataDir, env, store: new S3SiteStore({ client, bucket }) });
     try {
       const res = await second.request('GET', `/v1/search?q=${encodeURIComponent('서버')}`, { blogId, key: apiKey });
       expect(res.status).toBe(200);
