@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { buildAccount, buildBlog, buildPost, expectError, expectFieldError, postPath, type BuiltBlog } from '../support/factories.js';
 import { testTempDir } from '../support/tempDir.js';
-import { DELIVERY_LIMITS } from '../../src/webhooks/dispatcher.js';
+import { claimLeaseMs, DELIVERY_LIMITS } from '../../src/webhooks/dispatcher.js';
 import { spawnServer } from '../support/spawnedServer.js';
+import { freshDatabaseEnv } from '../support/freshDatabase.js';
 
 const ALL = ['post.published', 'post.updated', 'post.unpublished', 'post.deleted', 'post.scheduled', 'blog.updated', 'domain.activated'];
 
@@ -290,7 +291,11 @@ describe('webhooks to receivers that trickle their answer (one byte at a time, n
 
   it('shuts down without waiting for a trickling receiver; the delivery is sent again after the restart', async () => {
     const dataDir = testTempDir('folio-webhook-stop-');
-    const options = { dataDir, env: { FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' }, webhookLimits: { timeoutMs: 600_000, closeGraceMs: 100 } };
+    const options = {
+      dataDir,
+      env: { ...(await freshDataEnv(dataDir)), FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' },
+      webhookLimits: { timeoutMs: 600_000, closeGraceMs: 100 },
+    };
     const receiver = await startReceiver();
     receiver.answer = (_req, n) => (n === 1 ? 'trickle' : 204);
     let second: TestApp | null = null;
@@ -381,7 +386,7 @@ describe('webhooks through a crash', () => {
   it('delivers an event whose server died mid-delivery once a server runs again on the data dir', async () => {
     const receiver = await startReceiver();
     receiver.answer = (_req, n) => (n === 1 ? 'hold' : 204);
-    const first = await spawnServer({ FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' });
+    const first = await spawnServer({ ...(await freshDatabaseEnv()), FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' });
     let second: Awaited<ReturnType<typeof spawnServer>> | null = null;
     try {
       const auth = { authorization: `Bearer ${first.apiKey}`, 'content-type': 'application/json' };
@@ -405,8 +410,11 @@ describe('webhooks through a crash', () => {
       await receiver.waitFor(1);
       first.child.kill('SIGKILL');
       await new Promise((r) => first.child.once('exit', r));
-      second = await spawnServer({ FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true', FOLIO_DATA_DIR: first.dataDir });
-      const got = await receiver.waitFor(2, 15_000);
+      second = await spawnServer({ ...first.cliEnv, FOLIO_WEBHOOKS_ALLOW_PRIVATE: 'true' });
+      // On SQLite the restart frees the dead server's claim at once; on PostgreSQL claims may be
+      // other nodes' (main.ts), so the delivery waits for it to lapse (claimLeaseMs) first.
+      const lapse = first.cliEnv.FOLIO_DATABASE_URL ? claimLeaseMs(DELIVERY_LIMITS) : 0;
+      const got = await receiver.waitFor(2, lapse + 15_000);
       expect(got[1]!.id).toBe(got[0]!.id);
       expect(got[1]!.verified).toBe(true);
       expect(got[1]!.body.data.post.title).toBe('Survives');
