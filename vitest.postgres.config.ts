@@ -11,16 +11,14 @@ import { defineConfig } from 'vitest/config';
  * then TestApp.cliEnv or SpawnedServer.cliEnv for what runs beside. A case that only makes sense
  * on SQLite keeps its data dir's SQLite file in this pass too, saying why: cliErrors' locked
  * database (SQLite's file lock) and mediaDomainChange's data dir from before the fix (it rewinds
- * SQLite's migration 017). Not moved yet, and so on SQLite here, are a few cases of listed files
- * that start an app or server on a data dir of their own without asking: in domainContention,
- * publishingFaults, rest, scheduling, search (the S3 restart) and webhooks (the spawned servers).
+ * SQLite's migration 017). Where the two differ by design a case says so and checks each: rest
+ * watches SQLite's write connection (PostgreSQL's pool closes its own), and webhooks' crashed
+ * server's delivery waits on PostgreSQL for the dead node's claim to lapse (src/main.ts).
  * The other files of test/integration/ stay SQLite's:
  * - by design: backups, leftovers and storeHang (one test each runs Folio's backup, which refuses
  *   PostgreSQL), publishBursts.property (copies the database with VACUUM INTO), coalescedPublishing
  *   (reads SQLite's connection synchronously, in the answer's own turn), webhookClaims, warmUp,
- *   domainMigration and mediaRefsMigration (SQLite's migrations, files and claims at start);
- * - not moved yet: moveToS3, whose spawned servers and `folio` runs start on data dirs of their
- *   own without a database (and which edits SQLite's file).
+ *   domainMigration and mediaRefsMigration (SQLite's migrations, files and claims at start).
  * Pure static checks (bundles, lint, the image, the generated clients) have nothing to do here.
  */
 const integration = [
@@ -66,8 +64,10 @@ const integration = [
   'media',
   'mediaDeletion',
   'mediaDomainChange',
+  'mediaFairness',
   'metrics',
   'migrateFromGenerators',
+  'moveToS3',
   'openapi',
   'planDowngrade',
   'planGating',

@@ -11,10 +11,11 @@
 import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rver, type S3rverHandle, createTestS3Client } from '../../bench/harness/s3rver.js';
 import { visit } from '../../bench/harness/visit.js';
+import { withDataSql } from '../support/dataSql.js';
+import { freshDatabaseEnv } from '../support/freshDatabase.js';
 import { image } from '../support/images.js';
 import { FOLIO_BIN as BIN, MAIN_JS, runToEnd, spawnServer, type SpawnedServer } from '../support/spawnedServer.js';
 
@@ -39,7 +40,15 @@ describe('moving a folder-store install to S3 (item A3)', () => {
     expect(existsSync(MAIN_JS), 'run `npx tsc -p . && npm run bundle` first').toBe(true);
     s3 = await startS3rver({ buckets: [BUCKET] });
     dataDir = mkdtempSync(join(tmpdir(), 'folio-move-'));
-    base = { FOLIO_DATA_DIR: dataDir, FOLIO_SERVICE_DOMAIN: 'blogs.test', FOLIO_PUBLIC_SCHEME: 'http', FOLIO_RATE_LIMITS: 'off', FOLIO_SOCIAL_CARDS: 'off' };
+    // The data dir, and on the PostgreSQL pass a database of its own: every server and command below shares both.
+    base = {
+      FOLIO_DATA_DIR: dataDir,
+      ...(await freshDatabaseEnv()),
+      FOLIO_SERVICE_DOMAIN: 'blogs.test',
+      FOLIO_PUBLIC_SCHEME: 'http',
+      FOLIO_RATE_LIMITS: 'off',
+      FOLIO_SOCIAL_CARDS: 'off',
+    };
     s3Env = { FOLIO_STORAGE: 's3', FOLIO_S3_BUCKET: BUCKET, FOLIO_S3_ENDPOINT: s3.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
   });
 
@@ -167,7 +176,8 @@ describe('moving a folder-store install to S3 (item A3)', () => {
   it('a data dir of an earlier release (no store recorded) started with FOLIO_STORAGE=s3 while its pages are in the folder is refused too', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'folio-move-old-'));
     try {
-      const first = await spawnServer({ ...base, FOLIO_DATA_DIR: dir });
+      const data = { FOLIO_DATA_DIR: dir, ...(await freshDatabaseEnv()) };
+      const first = await spawnServer({ ...base, ...data });
       const key = /API key: (\S+)/.exec((await first.waitForLine((line) => line.text.includes('API key: '), 5_000)).text)![1]!;
       const res = await fetch(`${first.baseUrl}/v1/blogs`, {
         method: 'POST',
@@ -181,10 +191,8 @@ describe('moving a folder-store install to S3 (item A3)', () => {
       }
       first.child.kill('SIGTERM');
       await first.exited;
-      const db = new Database(join(dir, 'folio.db'));
-      db.prepare("DELETE FROM settings WHERE key = 'site_store'").run();
-      db.close();
-      const refused = await runToEnd([MAIN_JS], { ...base, ...s3Env, FOLIO_DATA_DIR: dir, PORT: '0' });
+      await withDataSql(data, (sql) => sql.run("DELETE FROM settings WHERE key = 'site_store'"));
+      const refused = await runToEnd([MAIN_JS], { ...base, ...s3Env, ...data, PORT: '0' });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/^folio: this data dir publishes to the folder store .* \(its pages are there\).*folio site migrate-store[^\n]*\n$/);
     } finally {
