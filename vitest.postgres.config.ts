@@ -15,8 +15,9 @@ import { defineConfig } from 'vitest/config';
  * watches SQLite's write connection (PostgreSQL's pool closes its own), and webhooks' crashed
  * server's delivery waits on PostgreSQL for the dead node's claim to lapse (src/main.ts).
  * The other files of test/integration/ stay SQLite's:
- * - by design: backups, leftovers and storeHang (one test each runs Folio's backup, which refuses
- *   PostgreSQL), publishBursts.property (copies the database with VACUUM INTO), coalescedPublishing
+ * - not yet: backups and leftovers, whose cases start servers and the CLI on data dirs of their
+ *   own (PostgreSQL's backups have test/postgres/postgresBackups.test.ts);
+ * - by design: publishBursts.property (copies the database with VACUUM INTO), coalescedPublishing
  *   (reads SQLite's connection synchronously, in the answer's own turn), webhookClaims, warmUp,
  *   domainMigration and mediaRefsMigration (SQLite's migrations, files and claims at start).
  * Pure static checks (bundles, lint, the image, the generated clients) have nothing to do here.
@@ -37,6 +38,7 @@ const integration = [
   'cliBesideServer',
   'cliErrors',
   'cliHelp',
+  'storeHang',
   'conditionalWrites',
   'cors',
   'crossAccount',
