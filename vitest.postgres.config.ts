@@ -12,11 +12,11 @@ import { defineConfig } from 'vitest/config';
  * on SQLite keeps its data dir's SQLite file in this pass too, saying why: cliErrors' locked
  * database (SQLite's file lock) and mediaDomainChange's data dir from before the fix (it rewinds
  * SQLite's migration 017). Where the two differ by design a case says so and checks each: rest
- * watches SQLite's write connection (PostgreSQL's pool closes its own), and webhooks' crashed
- * server's delivery waits on PostgreSQL for the dead node's claim to lapse (src/main.ts).
+ * watches SQLite's write connection (PostgreSQL's pool closes its own), webhooks' crashed
+ * server's delivery waits on PostgreSQL for the dead node's claim to lapse (src/main.ts), and
+ * backups' restore refuses a data dir holding SQLite's file on SQLite and a database holding
+ * Folio's rows on PostgreSQL (every other restore goes into an empty database of its own).
  * The other files of test/integration/ stay SQLite's:
- * - not yet: backups and leftovers, whose cases start servers and the CLI on data dirs of their
- *   own (PostgreSQL's backups have test/postgres/postgresBackups.test.ts);
  * - by design: publishBursts.property (copies the database with VACUUM INTO), coalescedPublishing
  *   (reads SQLite's connection synchronously, in the answer's own turn), webhookClaims, warmUp,
  *   domainMigration and mediaRefsMigration (SQLite's migrations, files and claims at start).
@@ -32,6 +32,7 @@ const integration = [
   'apiDocs',
   'apiKeys',
   'auth',
+  'backups',
   'blogs',
   'cdnPurge',
   'cdnPurgers',
@@ -58,6 +59,7 @@ const integration = [
   'hostileInputs',
   'idempotency',
   'keyExpiry',
+  'leftovers',
   'limits',
   'markdownTwins',
   'mcp',

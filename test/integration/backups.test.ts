@@ -8,13 +8,16 @@ import { BACKUP_PREFIX } from '../../src/backup/backupKeys.js';
 import { S3SiteStore } from '../../src/storage/s3SiteStore.js';
 import { runCliCaptured, type CliRun } from '../support/runCliCaptured.js';
 import { createTestBucket } from '../../bench/harness/s3rver.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { withDataSql } from '../support/dataSql.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { visit } from '../../bench/harness/visit.js';
 import { image } from '../support/images.js';
 
 /**
- * Backups and restore (README "Backups and restore"), on real SQLite files, with the real app
- * writing through HTTP while the snapshot runs, and a server started on the restored data dir.
+ * Backups and restore (README "Backups and restore"), on real SQLite files (on the PostgreSQL
+ * pass a real PostgreSQL, a backup being an SQLite file there too), with the real app writing
+ * through HTTP while the snapshot runs, and a server started on the restored data. A restore goes
+ * into a new data dir and, on the PostgreSQL pass, an empty database of its own (freshDataEnv).
  */
 
 /** Runs one `folio …` command in this process with this environment, capturing its output. */
@@ -69,8 +72,9 @@ function startWriter(t: TestApp, blogId: string): { written: Written[]; slowestM
   };
 }
 
-async function expectRestoredServer(dataDir: string, key: string, blogId: string, committed: Written[]): Promise<TestApp> {
-  const restored = await startTestApp({ dataDir });
+/** A server on the restored data: `env` is the restore's (freshDataEnv: its data dir, and database on PostgreSQL). */
+async function expectRestoredServer(env: Record<string, string>, key: string, blogId: string, committed: Written[]): Promise<TestApp> {
+  const restored = await startTestApp({ dataDir: env.FOLIO_DATA_DIR, env });
   apps.push(restored);
   for (const post of committed) {
     const res = await restored.request('GET', `/v1/posts/${post.slug}`, { key, blogId });
@@ -92,7 +96,7 @@ describe('folio backup and folio restore', () => {
 
     const committedBefore = writer.written.slice();
     const file = join(freshDir('backup-file'), 'folio.db.gz');
-    const run = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file);
+    const run = await folio(t.cliEnv, 'backup', file);
     const during = writer.written.length - committedBefore.length;
     // Keep writing a little after the snapshot, then stop.
     while (writer.written.length < committedBefore.length + during + 5) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -102,8 +106,8 @@ describe('folio backup and folio restore', () => {
     // The writer never waited on the backup for long (generous: this VM is shared).
     expect(writer.slowestMs()).toBeLessThan(2_000);
 
-    const target = freshDir('restored');
-    const restore = await folio({ FOLIO_DATA_DIR: target }, 'restore', file);
+    const target = await freshDataEnv(freshDir('restored'));
+    const restore = await folio(target, 'restore', file);
     expect(restore.code, restore.stderr).toBe(0);
     expect(restore.stdout).toMatch(/Restored .*: \d+ accounts, 1 blogs, \d+ posts/);
     expect(restore.stdout).toContain('folio site rebuild --all');
@@ -167,7 +171,7 @@ describe('folio backup and folio restore', () => {
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'S3RVER');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'S3RVER');
     // What is there, where, when, how large: newest first.
-    const listed = await folio({ ...s3Env, FOLIO_DATA_DIR: freshDir('lister') }, 'backup', 'list');
+    const listed = await folio({ ...s3Env, ...(await freshDataEnv(freshDir('lister'))) }, 'backup', 'list');
     expect(listed.code, listed.stderr).toBe(0);
     const lines = listed.stdout.trim().split('\n');
     expect(lines[0]).toBe(`2 backups in s3://${bucket}, newest first (restore one with: folio restore <key>):`);
@@ -177,43 +181,57 @@ describe('folio backup and folio restore', () => {
         `${result.key}  ${at}  ${(result.bytes < 1e6 ? `${(result.bytes / 1e3).toFixed(1)} kB` : `${(result.bytes / 1e6).toFixed(1)} MB`).padStart(10)}`,
       );
     }
-    const asJson = await folio({ ...s3Env, FOLIO_DATA_DIR: freshDir('lister') }, 'backup', 'list', '--json');
+    const asJson = await folio({ ...s3Env, ...(await freshDataEnv(freshDir('lister'))) }, 'backup', 'list', '--json');
     expect(JSON.parse(asJson.stdout)).toEqual({
       store: `s3://${bucket}`,
       backups: [third, second].map((r) => ({ key: r.key, taken_at: expect.stringMatching(/^\d{4}-.*Z$/), bytes: r.bytes })),
     });
 
-    const target = freshDir('restored-from-store');
-    const restore = await folio({ ...s3Env, FOLIO_DATA_DIR: target }, 'restore', third.key);
+    const target = await freshDataEnv(freshDir('restored-from-store'));
+    const restore = await folio({ ...s3Env, ...target }, 'restore', third.key);
     expect(restore.code, restore.stderr).toBe(0);
     expect(restore.stderr).toContain(
       `images are not in this backup (the backup left them in s3://${bucket}); checked that s3://${bucket} has all ${imageObjects} objects`,
     );
     await expectRestoredServer(target, t.key, blogId, committedBefore);
-    const missing = await folio({ ...s3Env, FOLIO_DATA_DIR: freshDir('nothing') }, 'restore', '_backups/folio-2000-01-01T00-00-00.000Z.db.gz');
+    const missing = await folio({ ...s3Env, ...(await freshDataEnv(freshDir('nothing'))) }, 'restore', '_backups/folio-2000-01-01T00-00-00.000Z.db.gz');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^folio: no backup _backups\/folio-2000.* in the site store/);
   }, 60_000);
 
-  it('restore refuses a data dir that is not empty, and files that are not Folio backups', async () => {
+  it('restore refuses a data dir (on PostgreSQL a database) that is not empty, and files that are not Folio backups', async () => {
     const t = await startTestApp();
     apps.push(t);
     const file = join(freshDir('backup'), 'plain.db');
-    expect((await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file)).code).toBe(0);
+    expect((await folio(t.cliEnv, 'backup', file)).code).toBe(0);
     // A directory that is not there: named, not SQLite's "unable to open database" about a hidden partial file.
-    const nowhere = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', '/no/such/dir/x.db');
+    const nowhere = await folio(t.cliEnv, 'backup', '/no/such/dir/x.db');
     expect(nowhere.code).toBe(2);
     expect(nowhere.stderr).toBe('folio: directory /no/such/dir does not exist\n');
     // A second backup never overwrites the first.
-    const again = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file);
+    const again = await folio(t.cliEnv, 'backup', file);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/exists/);
 
-    const before = readFileSync(join(t.dataDir, 'folio.db'));
-    const refused = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'restore', file);
+    // Different by design: on SQLite the database is the data dir's file, so a data dir with one is
+    // refused; on PostgreSQL the database must hold no Folio rows. Each is left as it was.
+    const postgres = t.cliEnv.FOLIO_DATABASE_URL !== undefined;
+    const rows = (): Promise<number[]> =>
+      withDataSql(t.cliEnv, (sql) =>
+        Promise.all(
+          ['accounts', 'api_keys', 'blogs'].map(async (table) => Number((await sql.get<{ n: number | string }>(`SELECT count(*) AS n FROM ${table}`))!.n)),
+        ),
+      );
+    const before = postgres ? await rows() : readFileSync(join(t.dataDir, 'folio.db'));
+    const refused = await folio(t.cliEnv, 'restore', file);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^folio: .* is not empty \(.*folio\.db.*\); restore only into an empty data dir/);
-    expect(readFileSync(join(t.dataDir, 'folio.db')).equals(before)).toBe(true);
+    if (postgres) {
+      expect(refused.stderr).toMatch(/^folio: the target database already holds Folio data \(its \w+ table has rows\).*\(restore into a new database\)\n$/);
+      expect(await rows()).toEqual(before);
+    } else {
+      expect(refused.stderr).toMatch(/^folio: .* is not empty \(.*folio\.db.*\); restore only into an empty data dir/);
+      expect(readFileSync(join(t.dataDir, 'folio.db')).equals(before as Buffer)).toBe(true);
+    }
 
     const junk = join(freshDir('junk'), 'junk.db');
     writeFileSync(junk, 'not a database at all');
@@ -230,11 +248,13 @@ describe('folio backup and folio restore', () => {
       [truncated, /not a complete gzip file/],
       [foreign, /not a Folio database/],
     ] as const) {
-      const target = freshDir('target');
-      const run = await folio({ FOLIO_DATA_DIR: target }, 'restore', path);
+      const target = await freshDataEnv(freshDir('target'));
+      const run = await folio(target, 'restore', path);
       expect(run.code, path).toBe(2);
       expect(run.stderr).toMatch(why);
-      expect(existsSync(join(target, 'folio.db'))).toBe(false);
+      expect(existsSync(join(target.FOLIO_DATA_DIR!, 'folio.db'))).toBe(false);
+      // On PostgreSQL the restore's database is as empty as it was (it may have Folio's tables now, no rows).
+      if (postgres) expect(await withDataSql(target, (sql) => sql.get('SELECT id FROM accounts LIMIT 1'))).toBeUndefined();
     }
   });
 
@@ -251,7 +271,7 @@ describe('folio backup and folio restore', () => {
     mkdirSync(join(t.dataDir, 'public'));
     expect((await t.folio.store.list('one/')).length).toBe(0);
 
-    const run = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'site', 'rebuild', '--all');
+    const run = await folio(t.cliEnv, 'site', 'rebuild', '--all');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Rebuilt 2 blogs: \d+ objects written/);
     for (const slug of ['one', 'two']) {
@@ -300,18 +320,18 @@ describe('a backup holds the uploaded images', () => {
     expect(mediaKeys.length).toBeGreaterThan(20);
 
     const file = join(freshDir('backup-media'), 'folio.db.gz');
-    const backup = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file);
+    const backup = await folio(t.cliEnv, 'backup', file);
     expect(backup.code, backup.stderr).toBe(0);
     expect(backup.stdout).toContain(`Images: ${mediaKeys.length} objects`);
 
     // A new machine: an empty data dir, the folder store in it.
-    const target = freshDir('restored-media');
-    const restore = await folio({ FOLIO_DATA_DIR: target }, 'restore', file);
+    const target = await freshDataEnv(freshDir('restored-media'));
+    const restore = await folio(target, 'restore', file);
     expect(restore.code, restore.stderr).toBe(0);
-    expect(restore.stdout).toContain(`Images: ${mediaKeys.length} objects put into folder ${join(target, 'public')}`);
-    const restored = await startTestApp({ dataDir: target });
+    expect(restore.stdout).toContain(`Images: ${mediaKeys.length} objects put into folder ${join(target.FOLIO_DATA_DIR!, 'public')}`);
+    const restored = await startTestApp({ dataDir: target.FOLIO_DATA_DIR, env: target });
     apps.push(restored);
-    const rebuild = await folio({ FOLIO_DATA_DIR: target }, 'site', 'rebuild', '--all');
+    const rebuild = await folio(target, 'site', 'rebuild', '--all');
     expect(rebuild.code, rebuild.stderr).toBe(0);
 
     const pages = await pagesOf(restored, 'photos');
@@ -332,14 +352,14 @@ describe('a backup holds the uploaded images', () => {
     }
     expect((await restored.folio.store.list('photos/media/')).sort()).toEqual(mediaKeys.sort());
 
-    const clean = await folio({ FOLIO_DATA_DIR: target }, 'site', 'verify', 'photos');
+    const clean = await folio(target, 'site', 'verify', 'photos');
     expect(clean.code, clean.stdout).toBe(0);
     expect(clean.stdout).toContain('the store matches the database');
 
     // One image's variant is lost from the store: verify names it.
     const lost = mediaKeys.find((key) => key.endsWith('-480.webp'))!;
     await restored.folio.store.delete(lost);
-    const dirty = await folio({ FOLIO_DATA_DIR: target }, 'site', 'verify', 'photos');
+    const dirty = await folio(target, 'site', 'verify', 'photos');
     expect(dirty.code).toBe(1);
     expect(dirty.stdout).toContain(`missing    ${lost}`);
     expect(dirty.stdout).toMatch(/1 of the missing objects are uploaded images/);
@@ -354,19 +374,21 @@ describe('a backup holds the uploaded images', () => {
     const objects = (await t.folio.store.list('bare/media/')).length;
 
     const file = join(freshDir('backup-bare'), 'folio.db');
-    const backup = await folio({ FOLIO_DATA_DIR: t.dataDir }, 'backup', file, '--no-media');
+    const backup = await folio(t.cliEnv, 'backup', file, '--no-media');
     expect(backup.code, backup.stderr).toBe(0);
     expect(backup.stderr).toMatch(/images NOT in this backup/);
 
     // Restored where the images are not: the database is there, the missing images are named, exit 1.
-    const target = freshDir('restored-bare');
-    const restore = await folio({ FOLIO_DATA_DIR: target }, 'restore', file);
+    const target = await freshDataEnv(freshDir('restored-bare'));
+    const restore = await folio(target, 'restore', file);
     expect(restore.code).toBe(1);
-    expect(existsSync(join(target, 'folio.db'))).toBe(true);
+    // The database is restored: SQLite's file in the data dir, or the rows in PostgreSQL's.
+    if (target.FOLIO_DATABASE_URL === undefined) expect(existsSync(join(target.FOLIO_DATA_DIR!, 'folio.db'))).toBe(true);
+    expect(await withDataSql(target, (sql) => sql.get('SELECT slug FROM blogs'))).toEqual({ slug: 'bare' });
     expect(restore.stderr).toMatch(/images are not in this backup \(the backup left them in folder .*\)/);
     expect(restore.stderr).toContain(`${objects} of ${objects} image objects it names are missing`);
     // The check's line says what it found: not "has all" before naming every object missing.
-    expect(restore.stderr).toContain(`checked folder ${join(target, 'public')} for the ${objects} objects the database names`);
+    expect(restore.stderr).toContain(`checked folder ${join(target.FOLIO_DATA_DIR!, 'public')} for the ${objects} objects the database names`);
     expect(restore.stderr).not.toContain('has all');
     expect(restore.stderr).toMatch(/bare\/media\/[0-9a-f]{20}-400x300\.png/);
 
@@ -374,7 +396,7 @@ describe('a backup holds the uploaded images', () => {
     const beside = freshDir('restored-beside');
     const { cpSync } = await import('node:fs');
     cpSync(join(t.dataDir, 'public'), join(beside, 'public'), { recursive: true });
-    const again = await folio({ FOLIO_DATA_DIR: beside }, 'restore', file);
+    const again = await folio(await freshDataEnv(beside), 'restore', file);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`checked that folder ${join(beside, 'public')} has all ${objects} objects`);
   }, 60_000);

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCliCaptured } from '../support/runCliCaptured.js';
 import { spawnServer, type SpawnedServer } from '../support/spawnedServer.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 
 const dirs: string[] = [];
 const servers: SpawnedServer[] = [];
@@ -51,7 +51,7 @@ describe('leftovers of killed writers', () => {
     const running = put(join(folder, `.1764000000001-${process.ppid}.folio-backup.partial`));
     const others = [put(join(folder, 'old.db.gz'), 'an older backup'), put(join(folder, '.folio-backup-notes'))];
 
-    const run = await runCliCaptured(['backup', join(folder, 'new.db.gz')], { FOLIO_DATA_DIR: t.dataDir, FOLIO_RATE_LIMITS: 'off' });
+    const run = await runCliCaptured(['backup', join(folder, 'new.db.gz')], { ...t.cliEnv, FOLIO_RATE_LIMITS: 'off' });
     expect(run.code, run.stderr).toBe(0);
     for (const path of partials) expect(existsSync(path), path).toBe(false);
     expect(run.stdout).toContain(`Removed .1764000000000-${dead}.folio-backup.partial, left by a backup that was killed.`);
@@ -87,7 +87,8 @@ describe('leftovers of killed writers', () => {
       put(join(publicDir, '.meta', 'blog', 'feed.xml.json'), '{}'),
     ];
 
-    const server = await spawnServer({ FOLIO_DATA_DIR: dataDir });
+    // On the PostgreSQL pass a database of its own: the data dir still holds the backups' copies and the folder store.
+    const server = await spawnServer(await freshDataEnv(dataDir));
     servers.push(server);
     const line = await server.waitForLine((l) => l.json?.msg === 'removed what killed backups and writes left behind', 30_000);
     expect(line.json).toMatchObject({ backups: [`.1764000000000-${dead}.folio-backup.partial`], temps: 5 });
