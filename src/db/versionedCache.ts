@@ -73,8 +73,12 @@ export class VersionedCache<V> {
 
   async get(key: string, load: () => Promise<V>): Promise<V> {
     if (this.changes.inTransaction()) return load();
-    if (this.changes.settle) await this.changes.settle();
-    const version = this.changes.current();
+    let version = this.changes.current();
+    // Settled only before answering from memory: a miss reads the database anyway.
+    if (this.changes.settle && version === this.version && this.entries.has(key)) {
+      await this.changes.settle();
+      version = this.changes.current();
+    }
     if (version !== this.version) {
       this.entries.clear();
       this.version = version;
