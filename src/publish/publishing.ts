@@ -154,7 +154,16 @@ export function createPublishing(deps: PublishingDeps): Publishing {
   const reindex = new BlogReindex({ site, indexes, purge, slots });
   // These two call each other: a post change that moves the whole blog rebuilds it, and a
   // rebuild runs again the post jobs recorded while it rendered.
-  const postCards = new PostCards({ store, hashes, cards, purge, logger: deps.logger, queueCards: (blog) => queueCards(blog) });
+  const postCards = new PostCards({
+    store,
+    hashes,
+    cards,
+    purge,
+    logger: deps.logger,
+    queueCards: (blog) => queueCards(blog),
+    // The runner is built below; cards ask it only once a change has run.
+    blogJobs: { busy: (blogId) => runner.busy(blogId), settled: (blogId) => runner.settled(blogId) },
+  });
   const postChange: PostChangePipeline = new PostChangePipeline({
     blogs,
     site,

@@ -90,6 +90,16 @@ export class JobRunner {
     return due.length;
   }
 
+  /** Whether this process has jobs of the blog running or queued. */
+  busy(blogId: string): boolean {
+    return this.perBlog.busy(blogId);
+  }
+
+  /** Settles once the blog's jobs queued in this process so far have run. */
+  settled(blogId: string): Promise<void> {
+    return this.perBlog.settled(blogId);
+  }
+
   /** Resolves when every job started so far has finished (tests and shutdown). */
   async idle(): Promise<void> {
     while (this.starting.size > 0) await Promise.all([...this.starting]);
