@@ -79,7 +79,17 @@ function setUp(options: { maxWaitMs?: number } = {}) {
 function drawing(title: string): CardDrawing {
   const card = postCard(
     { id: blog.id, slug: blog.slug, name: blog.name, description: '', baseUrl: 'https://burst.folio.example', themeConfig: {}, updatedAt: blog.updatedAt },
-    { id: 'p1', slug: 'hello', title, metaDescription: '', ogImageUrl: null, tags: [], publishedAt: blog.createdAt, createdAt: blog.createdAt, updatedAt: blog.updatedAt },
+    {
+      id: 'p1',
+      slug: 'hello',
+      title,
+      metaDescription: '',
+      ogImageUrl: null,
+      tags: [],
+      publishedAt: blog.createdAt,
+      createdAt: blog.createdAt,
+      updatedAt: blog.updatedAt,
+    },
   );
   if (!card) throw new Error('no card');
   return card;
