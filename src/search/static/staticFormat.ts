@@ -27,11 +27,22 @@ export const FRAGMENT_SIZE = 8;
 /**
  * Recent posts are indexed in a small delta (DELTA_CHUNKS files) instead of the term chunks, so
  * a publish rewrites a few kilobytes rather than most chunks (a long post has hundreds of
- * distinct terms, which hash to nearly every chunk). Past DELTA_MAX posts the delta is merged
- * into the term chunks: one rewrite of the chunks per DELTA_MAX publishes.
+ * distinct terms, which hash to nearly every chunk). Past deltaMax posts the delta is merged
+ * into the term chunks: one rewrite of the chunks per deltaMax publishes.
  */
 export const DELTA_CHUNKS = 16;
 export const DELTA_MAX = 64;
+/** The most posts a delta holds: its files are then about as large as a term chunk, a query word's cost. */
+export const DELTA_MAX_BIG = 256;
+
+/**
+ * Posts the delta holds before it is merged: DELTA_MAX, more in a big index, whose merge rewrites
+ * more chunks (a quarter of the chunk count), so a merge costs each publish about the same at
+ * 10,000 posts as at 1,000; at most DELTA_MAX_BIG.
+ */
+export function deltaMax(chunks: number): number {
+  return Math.min(DELTA_MAX_BIG, Math.max(DELTA_MAX, Math.floor(chunks / 4)));
+}
 
 /** A fragment: ordinal → entry. */
 export type FragmentFile = Record<string, FragmentEntry>;

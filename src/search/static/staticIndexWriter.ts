@@ -3,7 +3,7 @@
  *
  * - `upsert` gives each new or edited post a fresh ordinal (an edited post's old ordinal becomes
  *   dead) and indexes it in the delta: it rewrites the delta chunks its terms hash to (small:
- *   they hold about DELTA_MAX posts), the fragment that holds it, then meta.json. A publish
+ *   they hold at most deltaMax posts), the fragment that holds it, then meta.json. A publish
  *   costs the delta's size, whatever the blog's.
  * - `remove` rewrites only the post's fragment and meta.json: its postings stay in their chunks
  *   and the browser skips them by the dead list.

@@ -1,6 +1,6 @@
 /**
  * The upkeep writes leave due in a static index (StaticIndexChange.due): merging a delta grown
- * past DELTA_MAX posts into the term chunks, or compacting once the dead or the blog's growth
+ * past deltaMax posts into the term chunks, or compacting once the dead or the blog's growth
  * call for a fresh layout. Both rewrite most term chunks, so the caller runs them in the
  * background, never in a publish. Amortised over the writes that made it necessary, a compaction
  * is a constant cost per write.
@@ -8,7 +8,7 @@
 import type { FragmentEdits } from './fragmentEdits.js';
 import { compactionDue, type StaticIndexChange, type StaticIndexFiles } from './staticIndexFiles.js';
 import { liveLayout } from './staticLayout.js';
-import { chunkKey, chunkOf, decodePostings, DELTA_CHUNKS, DELTA_MAX, deltaKey, type ChunkFile, type StaticState } from './staticFormat.js';
+import { chunkKey, chunkOf, decodePostings, DELTA_CHUNKS, deltaKey, deltaMax, type ChunkFile, type StaticState } from './staticFormat.js';
 
 /** Does the upkeep due for `state`: a compaction, else a delta merge. Null when none is due. */
 export async function maintainIndex(
@@ -18,7 +18,7 @@ export async function maintainIndex(
   fragments: FragmentEdits,
 ): Promise<StaticIndexChange | null> {
   if (compactionDue(state)) return compact(files, blogSlug, state, fragments);
-  if (state.delta.length <= DELTA_MAX) return null;
+  if (state.delta.length <= deltaMax(state.chunks)) return null;
   return files.finish(blogSlug, state, fragments, await mergeDelta(files, blogSlug, state));
 }
 

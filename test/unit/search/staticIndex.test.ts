@@ -15,7 +15,9 @@ import {
   chunkOf,
   DELTA_CHUNKS,
   DELTA_MAX,
+  DELTA_MAX_BIG,
   deltaKey,
+  deltaMax,
   FRAGMENT_SIZE,
   fragmentKey,
   metaKey,
@@ -309,6 +311,18 @@ describe('the static search index', () => {
     expect(await s.list('merge/search/x/')).toEqual([]);
     expect(JSON.parse((await s.get(metaKey('merge')))!.body.toString())).toMatchObject({ delta: 0, docs: docs.length });
     expect(await readStaticIndex(s, 'merge')).toEqual(await readStaticIndex(await freshOf(docs), 'merge'));
+  });
+
+  it('lets the delta of a big index hold more posts before a merge, up to DELTA_MAX_BIG', () => {
+    // A merge rewrites about every chunk: the delta grows with the chunk count, so the merges'
+    // cost per publish stays flat, and stops where its files are as large as a term chunk.
+    expect(deltaMax(8)).toBe(DELTA_MAX);
+    expect(deltaMax(256)).toBe(DELTA_MAX);
+    expect(deltaMax(512)).toBe(128);
+    expect(deltaMax(1024)).toBe(DELTA_MAX_BIG);
+    expect(deltaMax(4096)).toBe(DELTA_MAX_BIG);
+    // The chunk count of a 10,000-post blog (about 300 distinct words a post).
+    expect(deltaMax(chunkCountFor(10_000 * 300))).toBe(DELTA_MAX_BIG);
   });
 
   it('compacts once removed posts pile up, and keeps the result', async () => {
