@@ -56,8 +56,14 @@ export interface Labels {
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
+/** A stored timestamp: `YYYY-MM-DDTHH:MM:SS(.sss)Z`. */
+const STORED_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
 /** The calendar date of an ISO timestamp in UTC, like every timestamp Folio stores. */
 function utcDate(iso: string): { year: number; month: number; day: number } {
+  // Stored timestamps are UTC ("…Z"): their date is their first ten characters, read without a
+  // Date (lists of thousands of posts format a date each).
+  if (STORED_UTC.test(iso)) return { year: Number(iso.slice(0, 4)), month: Number(iso.slice(5, 7)), day: Number(iso.slice(8, 10)) };
   const date = new Date(iso);
   return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() };
 }

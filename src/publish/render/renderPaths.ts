@@ -53,11 +53,15 @@ function computeTagSegment(tag: string): string {
 
 export const homePath = '/';
 
+/** What encodeSegment leaves as it is: most slugs, so a list of thousands of posts skips the encoder. */
+const PLAIN_SEGMENT = /^[A-Za-z0-9\-_.~]*$/;
+
 /**
  * One percent-encoded path segment. Beyond encodeURIComponent, `! ' ( ) *` are encoded too, so
  * a segment is also safe inside a Markdown link destination and a meta refresh URL.
  */
 export function encodeSegment(segment: string): string {
+  if (PLAIN_SEGMENT.test(segment)) return segment;
   return encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
