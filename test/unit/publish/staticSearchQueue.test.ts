@@ -1,0 +1,111 @@
+/**
+ * The static search index's queue of post changes (publish/stages/staticSearchQueue.ts): changes
+ * that arrive while a write runs, and in the pause after it, are folded into the next write, so a
+ * burst costs a write per pause, not per change. The writes are a real StaticIndexWriter's, into
+ * a folder store; the index is read back and compared with a fresh build of the same posts.
+ */
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import type { BlogWithDomain } from '../../../src/domain/blog.js';
+import { StaticSearchQueue, type StaticSearchMarks } from '../../../src/publish/stages/staticSearchQueue.js';
+import type { SearchDocument } from '../../../src/search/searchTypes.js';
+import { StaticIndexWriter } from '../../../src/search/static/staticIndexWriter.js';
+import { FsSiteStore } from '../../../src/storage/fsSiteStore.js';
+import { readStaticIndex } from '../../support/staticSearchIndex.js';
+import { testTempDir } from '../../support/tempDir.js';
+import { searchDoc } from '../search/docFactory.js';
+
+const blog: BlogWithDomain = {
+  id: 'b1',
+  accountId: 'a1',
+  slug: 'queue',
+  name: 'Queue',
+  description: '',
+  themeConfig: {},
+  discoverable: false,
+  createdAt: '2026-11-01T00:00:00.000Z',
+  updatedAt: '2026-11-01T00:00:00.000Z',
+  customDomain: null,
+  domainActive: false,
+};
+
+function marks(): StaticSearchMarks {
+  const marked = new Set<string>();
+  return {
+    get: async (id) => marked.has(id),
+    set: async (id, behind) => void (behind ? marked.add(id) : marked.delete(id)),
+    marked: async () => [...marked],
+  };
+}
+
+/** Four posts, made once (each made document takes the next date). */
+const docs: SearchDocument[] = [0, 1, 2, 3].map((i) => searchDoc({ id: `p${i}`, title: `Harbour note ${i}`, body: `lantern${i % 3} word${i}` }));
+const doc = (i: number): SearchDocument => docs[i]!;
+
+describe('static search queue', () => {
+  it('folds the changes that arrive during a write and the pause after it into the next write', async () => {
+    const store = new FsSiteStore({ root: join(testTempDir('folio-static-queue-'), 'site') });
+    const writer = new StaticIndexWriter(store, { cacheControl: 'public, max-age=60' });
+    await writer.rebuild(blog.slug, [doc(0)]);
+    const writes: string[][] = [];
+    let firstDone!: () => void;
+    const firstWritten = new Promise<void>((resolve) => (firstDone = resolve));
+    const queue = new StaticSearchQueue({
+      write: async (_blog, changed) => {
+        writes.push(changed.map((d) => d.id));
+        const change = await writer.upsert(blog.slug, changed);
+        if (writes.length === 1) firstDone();
+        return change?.written ?? [];
+      },
+      rebuild: async () => [],
+      exists: async () => true,
+      behind: marks(),
+      onChange: async () => undefined,
+      onError: (err) => {
+        throw err;
+      },
+      // Long enough that no loaded machine sends the third change after the second write began.
+      gapMs: 2_000,
+    });
+    await queue.add(blog, [doc(1)], []);
+    await queue.add(blog, [doc(2)], []);
+    // A change shortly after the first write, while the queue pauses before the next.
+    await firstWritten;
+    await sleep(20);
+    await queue.add(blog, [doc(3)], []);
+    await queue.idle();
+    expect(writes).toEqual([['p1'], ['p2', 'p3']]);
+
+    const fresh = new FsSiteStore({ root: join(testTempDir('folio-static-fresh-'), 'site') });
+    await new StaticIndexWriter(fresh, { cacheControl: 'public, max-age=60' }).rebuild(blog.slug, docs);
+    expect(await readStaticIndex(store, blog.slug)).toEqual(await readStaticIndex(fresh, blog.slug));
+  });
+
+  it('writes a lone change at once', async () => {
+    const store = new FsSiteStore({ root: join(testTempDir('folio-static-queue-'), 'site') });
+    const writer = new StaticIndexWriter(store, { cacheControl: 'public, max-age=60' });
+    await writer.rebuild(blog.slug, [doc(0)]);
+    let writes = 0;
+    const queue = new StaticSearchQueue({
+      write: async (_blog, changed) => {
+        writes += 1;
+        return (await writer.upsert(blog.slug, changed))?.written ?? [];
+      },
+      rebuild: async () => [],
+      exists: async () => true,
+      behind: marks(),
+      onChange: async () => undefined,
+      onError: (err) => {
+        throw err;
+      },
+      // A pause before a lone write would outlast the test's time limit.
+      gapMs: 60_000,
+    });
+    await queue.add(blog, [doc(1)], []);
+    await queue.idle();
+    await queue.add(blog, [doc(2)], []);
+    await queue.idle();
+    expect(writes).toBe(2);
+  });
+});
