@@ -32,7 +32,7 @@ export const FRAGMENT_SIZE = 8;
  */
 export const DELTA_CHUNKS = 16;
 export const DELTA_MAX = 64;
-/** The most posts a delta holds: its files are then about as large as a term chunk, a query word's cost. */
+/** The most posts a delta holds, in an index of 1,024 chunks and more. */
 export const DELTA_MAX_BIG = 256;
 
 /**
@@ -42,6 +42,19 @@ export const DELTA_MAX_BIG = 256;
  */
 export function deltaMax(chunks: number): number {
   return Math.min(DELTA_MAX_BIG, Math.max(DELTA_MAX, Math.floor(chunks / 4)));
+}
+
+/**
+ * The files of a new delta: DELTA_CHUNKS per DELTA_MAX posts it may hold, so each stays about
+ * the size of a term chunk (a query word reads one of each): 16 to 64.
+ */
+export function deltaChunksFor(chunks: number): number {
+  return DELTA_CHUNKS * Math.ceil(deltaMax(chunks) / DELTA_MAX);
+}
+
+/** The current delta's file count (DELTA_CHUNKS in a state written before it varied). */
+export function deltaChunksOf(state: Pick<StaticState, 'deltaChunks'>): number {
+  return state.deltaChunks ?? DELTA_CHUNKS;
 }
 
 /** A fragment: ordinal → entry. */
@@ -61,6 +74,8 @@ export interface StaticState {
   dead: number[];
   /** Ordinals indexed in the delta chunks, not yet merged into the term chunks. */
   delta: number[];
+  /** The delta's file count, chosen when it starts (deltaChunksFor); absent in states written before it varied: DELTA_CHUNKS. */
+  deltaChunks?: number;
   /** Sum of the live posts' field-weighted lengths (meta.json's `length`). */
   length: number;
   /** The revision of the meta.json written with it (absent in states written before revisions). */

@@ -11,7 +11,7 @@ import { serialiseChunk, type PostingList } from './postingLists.js';
 import type { FragmentEdits } from './fragmentEdits.js';
 import { idsOf, layoutFiles, totalLength, type LaidOutDoc } from './staticLayout.js';
 import {
-  DELTA_CHUNKS,
+  deltaChunksOf,
   deltaMax,
   dataPrefixes,
   decodePostings,
@@ -189,7 +189,7 @@ export class StaticIndexFiles {
       version: STATIC_FORMAT_VERSION,
       chunks: state.chunks,
       fragment: FRAGMENT_SIZE,
-      delta: state.delta.length > 0 ? DELTA_CHUNKS : 0,
+      delta: state.delta.length > 0 ? deltaChunksOf(state) : 0,
       docs: liveCount(state),
       length: state.length,
       dead: state.dead,

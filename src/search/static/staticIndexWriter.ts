@@ -26,7 +26,18 @@ import { readableMeta } from './staticQuery.js';
 import { StaticIndexFiles, type StaticIndexChange } from './staticIndexFiles.js';
 import { entryOf, inOrder, laidOutDocs, oldestFirst } from './staticLayout.js';
 import { maintainIndex } from './staticUpkeep.js';
-import { chunkOf, DELTA_CHUNKS, deltaKey, decodePostings, metaKey, ordinalOfId, stateKey, type ChunkFile, type StaticState } from './staticFormat.js';
+import {
+  chunkOf,
+  deltaChunksFor,
+  deltaChunksOf,
+  deltaKey,
+  decodePostings,
+  metaKey,
+  ordinalOfId,
+  stateKey,
+  type ChunkFile,
+  type StaticState,
+} from './staticFormat.js';
 
 export type { StaticIndexChange };
 
@@ -136,14 +147,16 @@ export class StaticIndexWriter {
       const additions = [...postingsOf(data, ordinals)];
       // A new delta is written whole: meta.json will name all its files, and the browser asks
       // for whichever its words hash to (a missing one would be a 404 in its console).
-      const newDelta = state.delta.length === 0 ? Array.from({ length: DELTA_CHUNKS }, (_, chunk) => deltaKey(blogSlug, chunk)) : [];
+      if (state.delta.length === 0) state.deltaChunks = deltaChunksFor(state.chunks);
+      const files = deltaChunksOf(state);
+      const newDelta = state.delta.length === 0 ? Array.from({ length: files }, (_, chunk) => deltaKey(blogSlug, chunk)) : [];
       state.delta.push(...ordinals);
       const dead = new Set(state.dead);
       // A new delta starts from nothing: what the state held was the merged one's.
       if (newDelta.length > 0 || !state.deltaFiles) state.deltaFiles = new Map();
       const written = await this.files.rewrite(
         additions,
-        (term) => deltaKey(blogSlug, chunkOf(term, DELTA_CHUNKS)),
+        (term) => deltaKey(blogSlug, chunkOf(term, files)),
         { existing: dead, added: dead },
         newDelta,
         state.deltaFiles,

@@ -14,7 +14,7 @@ import {
   chunkKey,
   chunkOf,
   decodePostings,
-  DELTA_CHUNKS,
+  deltaChunksOf,
   deltaKey,
   FRAGMENT_SIZE,
   fragmentKey,
@@ -120,7 +120,7 @@ export async function liveLayout(
   const files = [
     ...Array.from({ length: state.chunks }, (_, chunk) => chunkKey(blogSlug, chunk)),
     // The delta after the chunks: its ordinals are the newest, so each term's list stays sorted.
-    ...Array.from({ length: state.delta.length > 0 ? DELTA_CHUNKS : 0 }, (_, chunk) => deltaKey(blogSlug, chunk)),
+    ...Array.from({ length: state.delta.length > 0 ? deltaChunksOf(state) : 0 }, (_, chunk) => deltaKey(blogSlug, chunk)),
   ];
   for (const key of files) {
     const file = await readChunk(key);

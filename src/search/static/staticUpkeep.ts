@@ -8,7 +8,7 @@
 import type { FragmentEdits } from './fragmentEdits.js';
 import { compactionDue, type StaticIndexChange, type StaticIndexFiles } from './staticIndexFiles.js';
 import { liveLayout } from './staticLayout.js';
-import { chunkKey, chunkOf, decodePostings, DELTA_CHUNKS, deltaKey, deltaMax, type ChunkFile, type StaticState } from './staticFormat.js';
+import { chunkKey, chunkOf, decodePostings, deltaChunksOf, deltaKey, deltaMax, type ChunkFile, type StaticState } from './staticFormat.js';
 
 /** Does the upkeep due for `state`: a compaction, else a delta merge. Null when none is due. */
 export async function maintainIndex(
@@ -25,7 +25,7 @@ export async function maintainIndex(
 /** Moves the delta's postings into the term chunks; the delta files go. */
 async function mergeDelta(files: StaticIndexFiles, blogSlug: string, state: StaticState): Promise<StaticIndexChange> {
   const merged = new Map<string, number[]>();
-  for (let chunk = 0; chunk < DELTA_CHUNKS; chunk++) {
+  for (let chunk = 0; chunk < deltaChunksOf(state); chunk++) {
     for (const [term, gaps] of Object.entries((await files.readJson<ChunkFile>(deltaKey(blogSlug, chunk))) ?? {})) merged.set(term, decodePostings(gaps));
   }
   // The delta's own ordinals are dropped from the chunks before its postings are appended, so a

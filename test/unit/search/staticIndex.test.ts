@@ -16,6 +16,8 @@ import {
   DELTA_CHUNKS,
   DELTA_MAX,
   DELTA_MAX_BIG,
+  deltaChunksFor,
+  deltaChunksOf,
   deltaKey,
   deltaMax,
   FRAGMENT_SIZE,
@@ -313,7 +315,7 @@ describe('the static search index', () => {
     expect(await readStaticIndex(s, 'merge')).toEqual(await readStaticIndex(await freshOf(docs), 'merge'));
   });
 
-  it('lets the delta of a big index hold more posts before a merge, up to DELTA_MAX_BIG', () => {
+  it('lets the delta of a big index hold more posts before a merge, up to DELTA_MAX_BIG, in more files', () => {
     // A merge rewrites about every chunk: the delta grows with the chunk count, so the merges'
     // cost per publish stays flat, and stops where its files are as large as a term chunk.
     expect(deltaMax(8)).toBe(DELTA_MAX);
@@ -323,6 +325,13 @@ describe('the static search index', () => {
     expect(deltaMax(4096)).toBe(DELTA_MAX_BIG);
     // The chunk count of a 10,000-post blog (about 300 distinct words a post).
     expect(deltaMax(chunkCountFor(10_000 * 300))).toBe(DELTA_MAX_BIG);
+    // A bigger delta is spread over more files, each about a term chunk's size.
+    expect(deltaChunksFor(8)).toBe(DELTA_CHUNKS);
+    expect(deltaChunksFor(512)).toBe(2 * DELTA_CHUNKS);
+    expect(deltaChunksFor(4096)).toBe(4 * DELTA_CHUNKS);
+    // A state written before the count varied has the files it always had.
+    expect(deltaChunksOf({})).toBe(DELTA_CHUNKS);
+    expect(deltaChunksOf({ deltaChunks: 64 })).toBe(64);
   });
 
   it('compacts once removed posts pile up, and keeps the result', async () => {
