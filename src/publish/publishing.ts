@@ -39,7 +39,7 @@ import { FullSite, type VerifyReport } from './stages/fullSite.js';
 import { PostChangeLoader } from './stages/loadPostChange.js';
 import { SearchIndexes } from './stages/searchIndexes.js';
 import { holdingBlogs, type BlogLeases } from './jobs/blogLeases.js';
-import type { StaticSearchMarks } from './stages/staticSearchQueue.js';
+import { inMemoryMarks, type StaticSearchMarks } from './stages/staticSearchQueue.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
 import type { StaticSearchIndex } from './stages/staticSearchSync.js';
 import type { WriteResult } from './stages/writeSite.js';
@@ -264,14 +264,5 @@ export function createPublishing(deps: PublishingDeps): Publishing {
       await postCards.idle();
       await indexes.idle();
     },
-  };
-}
-
-function inMemoryMarks(): StaticSearchMarks {
-  const marked = new Set<string>();
-  return {
-    get: async (blogId) => marked.has(blogId),
-    set: async (blogId, behind) => void (behind ? marked.add(blogId) : marked.delete(blogId)),
-    marked: async () => [...marked],
   };
 }

@@ -21,6 +21,16 @@ export interface StaticSearchMarks {
   marked(): Promise<string[]>;
 }
 
+/** Marks kept in memory only: a stopped process forgets them (tests, and Publishing without durable marks). */
+export function inMemoryMarks(): StaticSearchMarks {
+  const marked = new Set<string>();
+  return {
+    get: async (blogId) => marked.has(blogId),
+    set: async (blogId, behind) => void (behind ? marked.add(blogId) : marked.delete(blogId)),
+    marked: async () => [...marked],
+  };
+}
+
 export interface StaticSearchQueueDeps {
   /** One write of the blog's folded changes (StaticSearchSync.postsChanged): the keys it changed. */
   write: (blog: BlogWithDomain, docs: readonly SearchDocument[], gone: readonly string[]) => Promise<string[]>;

@@ -11,7 +11,6 @@ import { noCdn } from '../../../src/cdn/cdnPurger.js';
 import { openDatabase } from '../../../src/db/database.js';
 import { ObjectHashesRepo } from '../../../src/db/objectHashesRepo.js';
 import { SqliteClient } from '../../../src/db/sql/sqliteClient.js';
-import type { BlogWithDomain } from '../../../src/domain/blog.js';
 import { SiteUrls } from '../../../src/domain/siteUrls.js';
 import { KeyedQueue } from '../../../src/lib/keyedQueue.js';
 import { createLogger } from '../../../src/lib/logger.js';
@@ -21,21 +20,10 @@ import { PostCards } from '../../../src/publish/pipelines/drawPostCards.js';
 import { CdnSync } from '../../../src/publish/stages/cdnSync.js';
 import { FsSiteStore } from '../../../src/storage/fsSiteStore.js';
 import type { TaskRunner } from '../../../src/workers/taskRunner.js';
+import { testBlog } from '../../support/testBlog.js';
 import { testTempDir } from '../../support/tempDir.js';
 
-const blog: BlogWithDomain = {
-  id: 'b1',
-  accountId: 'a1',
-  slug: 'burst',
-  name: 'Burst Notes',
-  description: '',
-  themeConfig: {},
-  discoverable: false,
-  createdAt: '2026-11-01T00:00:00.000Z',
-  updatedAt: '2026-11-01T00:00:00.000Z',
-  customDomain: null,
-  domainActive: false,
-};
+const blog = testBlog('burst', 'Burst Notes');
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

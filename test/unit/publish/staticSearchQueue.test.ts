@@ -7,67 +7,55 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { BlogWithDomain } from '../../../src/domain/blog.js';
-import { StaticSearchQueue, type StaticSearchMarks } from '../../../src/publish/stages/staticSearchQueue.js';
+import { inMemoryMarks, StaticSearchQueue } from '../../../src/publish/stages/staticSearchQueue.js';
 import type { SearchDocument } from '../../../src/search/searchTypes.js';
 import { StaticIndexWriter } from '../../../src/search/static/staticIndexWriter.js';
 import { FsSiteStore } from '../../../src/storage/fsSiteStore.js';
 import { readStaticIndex } from '../../support/staticSearchIndex.js';
+import { testBlog } from '../../support/testBlog.js';
 import { testTempDir } from '../../support/tempDir.js';
 import { searchDoc } from '../search/docFactory.js';
 
-const blog: BlogWithDomain = {
-  id: 'b1',
-  accountId: 'a1',
-  slug: 'queue',
-  name: 'Queue',
-  description: '',
-  themeConfig: {},
-  discoverable: false,
-  createdAt: '2026-11-01T00:00:00.000Z',
-  updatedAt: '2026-11-01T00:00:00.000Z',
-  customDomain: null,
-  domainActive: false,
-};
-
-function marks(): StaticSearchMarks {
-  const marked = new Set<string>();
-  return {
-    get: async (id) => marked.has(id),
-    set: async (id, behind) => void (behind ? marked.add(id) : marked.delete(id)),
-    marked: async () => [...marked],
-  };
-}
+const blog = testBlog('queue');
 
 /** Four posts, made once (each made document takes the next date). */
 const docs: SearchDocument[] = [0, 1, 2, 3].map((i) => searchDoc({ id: `p${i}`, title: `Harbour note ${i}`, body: `lantern${i % 3} word${i}` }));
 const doc = (i: number): SearchDocument => docs[i]!;
 
+/**
+ * A queue over a real writer whose index holds the first post; `writes` records the posts of each
+ * write, and `firstWritten` settles once the first has landed.
+ */
+async function setUp(gapMs: number) {
+  const store = new FsSiteStore({ root: join(testTempDir('folio-static-queue-'), 'site') });
+  const writer = new StaticIndexWriter(store, { cacheControl: 'public, max-age=60' });
+  await writer.rebuild(blog.slug, [doc(0)]);
+  const writes: string[][] = [];
+  let firstDone!: () => void;
+  const firstWritten = new Promise<void>((resolve) => (firstDone = resolve));
+  const queue = new StaticSearchQueue({
+    write: async (_blog, changed) => {
+      writes.push(changed.map((d) => d.id));
+      const change = await writer.upsert(blog.slug, changed);
+      if (writes.length === 1) firstDone();
+      return change?.written ?? [];
+    },
+    rebuild: async () => [],
+    exists: async () => true,
+    behind: inMemoryMarks(),
+    onChange: async () => undefined,
+    onError: (err) => {
+      throw err;
+    },
+    gapMs,
+  });
+  return { store, queue, writes, firstWritten };
+}
+
 describe('static search queue', () => {
   it('folds the changes that arrive during a write and the pause after it into the next write', async () => {
-    const store = new FsSiteStore({ root: join(testTempDir('folio-static-queue-'), 'site') });
-    const writer = new StaticIndexWriter(store, { cacheControl: 'public, max-age=60' });
-    await writer.rebuild(blog.slug, [doc(0)]);
-    const writes: string[][] = [];
-    let firstDone!: () => void;
-    const firstWritten = new Promise<void>((resolve) => (firstDone = resolve));
-    const queue = new StaticSearchQueue({
-      write: async (_blog, changed) => {
-        writes.push(changed.map((d) => d.id));
-        const change = await writer.upsert(blog.slug, changed);
-        if (writes.length === 1) firstDone();
-        return change?.written ?? [];
-      },
-      rebuild: async () => [],
-      exists: async () => true,
-      behind: marks(),
-      onChange: async () => undefined,
-      onError: (err) => {
-        throw err;
-      },
-      // Long enough that no loaded machine sends the third change after the second write began.
-      gapMs: 2_000,
-    });
+    // A pause long enough that no loaded machine sends the third change after the second write began.
+    const { store, queue, writes, firstWritten } = await setUp(2_000);
     await queue.add(blog, [doc(1)], []);
     await queue.add(blog, [doc(2)], []);
     // A change shortly after the first write, while the queue pauses before the next.
@@ -83,29 +71,12 @@ describe('static search queue', () => {
   });
 
   it('writes a lone change at once', async () => {
-    const store = new FsSiteStore({ root: join(testTempDir('folio-static-queue-'), 'site') });
-    const writer = new StaticIndexWriter(store, { cacheControl: 'public, max-age=60' });
-    await writer.rebuild(blog.slug, [doc(0)]);
-    let writes = 0;
-    const queue = new StaticSearchQueue({
-      write: async (_blog, changed) => {
-        writes += 1;
-        return (await writer.upsert(blog.slug, changed))?.written ?? [];
-      },
-      rebuild: async () => [],
-      exists: async () => true,
-      behind: marks(),
-      onChange: async () => undefined,
-      onError: (err) => {
-        throw err;
-      },
-      // A pause before a lone write would outlast the test's time limit.
-      gapMs: 60_000,
-    });
+    // A pause before a lone write would outlast the test's time limit.
+    const { queue, writes } = await setUp(60_000);
     await queue.add(blog, [doc(1)], []);
     await queue.idle();
     await queue.add(blog, [doc(2)], []);
     await queue.idle();
-    expect(writes).toBe(2);
+    expect(writes).toEqual([['p1'], ['p2']]);
   });
 });
