@@ -44,6 +44,11 @@ export function deltaMax(chunks: number): number {
   return Math.min(DELTA_MAX_BIG, Math.max(DELTA_MAX, Math.floor(chunks / 4)));
 }
 
+/** Whether the delta holds more posts than deltaMax: a merge is due. */
+export function deltaFull(state: Pick<StaticState, 'delta' | 'chunks'>): boolean {
+  return state.delta.length > deltaMax(state.chunks);
+}
+
 /**
  * The files of a new delta: DELTA_CHUNKS per DELTA_MAX posts it may hold, so each stays about
  * the size of a term chunk (a query word reads one of each): 16 to 64.

@@ -12,7 +12,7 @@ import type { FragmentEdits } from './fragmentEdits.js';
 import { idsOf, layoutFiles, totalLength, type LaidOutDoc } from './staticLayout.js';
 import {
   deltaChunksOf,
-  deltaMax,
+  deltaFull,
   dataPrefixes,
   decodePostings,
   FRAGMENT_SIZE,
@@ -155,7 +155,7 @@ export class StaticIndexFiles {
     // Every file meta.json will name is durable before it is written.
     await this.deps.store.flush();
     written.push(await this.commit(blogSlug, state));
-    return { written, deleted, due: compactionDue(state) || state.delta.length > deltaMax(state.chunks) };
+    return { written, deleted, due: compactionDue(state) || deltaFull(state) };
   }
 
   /** Writes a complete layout, deletes what the previous one had beyond it, then commits. */

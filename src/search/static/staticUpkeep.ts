@@ -8,7 +8,7 @@
 import type { FragmentEdits } from './fragmentEdits.js';
 import { compactionDue, type StaticIndexChange, type StaticIndexFiles } from './staticIndexFiles.js';
 import { liveLayout } from './staticLayout.js';
-import { chunkKey, chunkOf, decodePostings, deltaChunksOf, deltaKey, deltaMax, type ChunkFile, type StaticState } from './staticFormat.js';
+import { chunkKey, chunkOf, decodePostings, deltaChunksOf, deltaFull, deltaKey, type ChunkFile, type StaticState } from './staticFormat.js';
 
 /** Does the upkeep due for `state`: a compaction, else a delta merge. Null when none is due. */
 export async function maintainIndex(
@@ -18,7 +18,7 @@ export async function maintainIndex(
   fragments: FragmentEdits,
 ): Promise<StaticIndexChange | null> {
   if (compactionDue(state)) return compact(files, blogSlug, state, fragments);
-  if (state.delta.length <= deltaMax(state.chunks)) return null;
+  if (!deltaFull(state)) return null;
   return files.finish(blogSlug, state, fragments, await mergeDelta(files, blogSlug, state));
 }
 
