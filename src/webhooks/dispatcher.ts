@@ -182,9 +182,10 @@ export class WebhookDispatcher {
     let responseCode: number | null = null;
     let error: string | null = null;
     try {
-      // The signature's timestamp is the wall clock: receivers check it against theirs.
-      const signature = new Signer(webhook.secret).sign(delivery.id, new Date(), delivery.payload);
+      // The signature's timestamp is the wall clock: receivers check it against theirs. One
+      // reading serves both, or a second ticking over between two readings breaks the signature.
       const sentAt = Math.floor(Date.now() / 1000);
+      const signature = new Signer(webhook.secret).sign(delivery.id, new Date(sentAt * 1000), delivery.payload);
       responseCode = await sendDelivery(
         { url: new URL(webhook.url), lookup: this.deps.lookup, allowPrivate: this.deps.allowPrivate },
         {

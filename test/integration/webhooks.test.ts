@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startReceiver, type Receiver } from '../support/webhookReceiver.js';
 import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { buildAccount, buildBlog, buildPost, expectError, expectFieldError, postPath, type BuiltBlog } from '../support/factories.js';
@@ -46,6 +46,24 @@ describe('webhooks, delivered to a loopback receiver (FOLIO_WEBHOOKS_ALLOW_PRIVA
       expect((await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks`)).body.data).toEqual([]);
       expectError(await blog.actor.request('GET', `/v1/blogs/${blog.id}/webhooks/${created.id}/deliveries`), 404, 'not_found');
     } finally {
+      await receiver.close();
+    }
+  });
+
+  it('signs the very timestamp it sends, even when the clock reads differently from one call to the next', async () => {
+    // Once the signature and the webhook-timestamp header read the clock apart: a second
+    // ticking over between the two made a delivery no receiver could verify (seen in CI).
+    const blog = await buildBlog(t);
+    const receiver = await startReceiver();
+    const realNow = Date.now.bind(Date);
+    const skewed = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 1_500);
+    try {
+      await subscribe(blog, receiver, ['post.published']);
+      await buildPost(blog, { title: 'Ticking', status: 'published' });
+      const [got] = await receiver.waitFor(1);
+      expect(got!.verified).toBe(true);
+    } finally {
+      skewed.mockRestore();
       await receiver.close();
     }
   });
