@@ -28,7 +28,7 @@ import { createRenderContext } from '../src/publish/render/renderContext.js';
 import { renderSearchPage } from '../src/publish/render/renderSearchPage.js';
 import { loadTheme } from '../src/publish/render/renderTheme.js';
 import { DELTA_MAX_BIG, deltaMax, FRAGMENT_SIZE, metaKey, type ChunkFile, type FragmentEntry, type StaticMeta } from '../src/search/static/staticFormat.js';
-import { chunkPathsOf, livePostings, RankedMatches, scoreMatches } from '../src/search/static/staticQuery.js';
+import { chunkPathsOf, livePostings, RankedMatches, scoreMatches, type LengthFile } from '../src/search/static/staticQuery.js';
 import { StaticIndexWriter } from '../src/search/static/staticIndexWriter.js';
 import { queryTerms } from '../src/search/tokenize.js';
 import { FsSiteStore } from '../src/storage/fsSiteStore.js';
@@ -63,8 +63,8 @@ class WireSizes {
 
 /**
  * The index files a query loads, as the page's own query code (staticQuery.ts) asks for them:
- * meta.json, its term and delta chunks, the fragments of its first page of results and of the
- * posts whose equal scores they order.
+ * meta.json, its term and delta chunks, the lengths files of its matches, the fragments of its
+ * first page of results and of the posts whose equal scores they order.
  */
 async function filesOf(store: FsSiteStore, meta: StaticMeta, q: string): Promise<string[]> {
   const loaded = new Set<string>([metaKey(BLOG)]);
@@ -79,7 +79,8 @@ async function filesOf(store: FsSiteStore, meta: StaticMeta, q: string): Promise
   );
   const entryOf = async (ordinal: number): Promise<FragmentEntry | undefined> =>
     ((await read(`d/${Math.floor(ordinal / FRAGMENT_SIZE)}.json`)) as Record<string, FragmentEntry> | null)?.[ordinal];
-  for (const ordinal of await new RankedMatches(scoreMatches(meta, lists), entryOf).slice(0, PAGE_SIZE)) await entryOf(ordinal);
+  const lengthsOf = (path: string) => read(path) as Promise<LengthFile | null>;
+  for (const ordinal of await new RankedMatches(await scoreMatches(meta, lists, lengthsOf), entryOf).slice(0, PAGE_SIZE)) await entryOf(ordinal);
   return [...loaded];
 }
 

@@ -1,7 +1,8 @@
 // The /search/ page's client (src/publish/render/searchScript.ts puts the tokenizer, bm25.ts and
 // src/search/static/staticQuery.ts before it). It reads the static index of
 // src/search/static/staticFormat.ts: meta.json (fetched as the page loads), then per query word
-// its term chunk and delta chunk, then the fragments of the results on screen. Every word must
+// its term chunk and delta chunk, the lengths files of the posts that match, then the fragments
+// of the results on screen. Every word must
 // match (AND); staticQuery.ts ranks the matches exactly as GET /v1/search does. This file only
 // fetches and draws. Text from the index only ever reaches the page through textContent.
 const form = document.getElementById('search-form');
@@ -59,7 +60,8 @@ if (form) {
     const dead = new Set(index.dead);
     // In query order: the scores are summed in it, as the API sums them.
     const lists = await Promise.all(terms.map(async (term) => livePostings(await Promise.all(chunkPathsOf(index, term).map(file)), term, dead)));
-    return new RankedMatches(scoreMatches(index, lists), entry);
+    // The lengths files of the matching posts, cached as the chunks are.
+    return new RankedMatches(await scoreMatches(index, lists, file), entry);
   };
 
   const entry = async (ordinal) => {

@@ -53,7 +53,11 @@ describe('search on the static site', () => {
     expect(js.text).toContain('function queryTerms(');
     const meta = await page('/search/meta.json');
     expect(meta.status).toBe(200);
-    expect(JSON.parse(meta.text)).toMatchObject({ format: 'folio-static-search', version: 2, docs: 3, dead: [] });
+    expect(JSON.parse(meta.text)).toMatchObject({ format: 'folio-static-search', version: 3, docs: 3, dead: [] });
+    // The three posts' lengths, which the postings no longer repeat.
+    const lengths = await page('/search/l/0.json');
+    expect(lengths.status).toBe(200);
+    expect(JSON.parse(lengths.text)).toEqual([expect.any(Number), expect.any(Number), expect.any(Number)]);
     expect((await page('/_search/static-state.json')).status).toBe(404);
     expect(await t.folio.store.get(stateKey('finds'))).not.toBeNull();
   });

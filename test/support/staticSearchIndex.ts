@@ -11,15 +11,25 @@ import {
   type StaticMeta,
 } from '../../src/search/static/staticFormat.js';
 import type { SiteStore } from '../../src/storage/siteStore.js';
-import { chunkPathsOf, livePostings, RankedMatches, readableMeta, scoreMatches, STATIC_FORMAT_VERSION } from '../../src/search/static/staticQuery.js';
+import {
+  chunkPathsOf,
+  LENGTH_BLOCK,
+  lengthPathOf,
+  livePostings,
+  RankedMatches,
+  readableMeta,
+  scoreMatches,
+  STATIC_FORMAT_VERSION,
+  type LengthFile,
+} from '../../src/search/static/staticQuery.js';
 import { queryTerms } from '../../src/search/tokenize.js';
 
 /**
  * What a blog's static search index says, read from its public files as the browser reads
  * them, with ordinals replaced by the post's path: two layouts of the same posts (a fresh build
  * and a history of publishes) read the same. Throws on what a reader could trip on: a term in
- * the wrong chunk, a live posting without its post, a post listed twice, a posting whose length
- * is not its post's, a total length that is not the sum of the live posts'.
+ * the wrong chunk, a live posting without its post, a post listed twice, a post whose lengths
+ * file is missing or says another length than its fragment, a total length that is not the sum of the live posts'.
  */
 export interface LogicalIndex {
   docs: number;
@@ -58,6 +68,13 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
   const length = [...lengthOf.values()].reduce((sum, l) => sum + l, 0);
   if (length !== meta.length) throw new Error(`meta.json says the posts' length is ${meta.length}, the fragments sum to ${length}`);
   const postings: Record<string, Record<string, number>> = {};
+  const lengthFiles = new Map<string, Promise<LengthFile | null>>();
+  const lengthsFile = (ordinal: number): Promise<LengthFile | null> => {
+    const path = lengthPathOf(ordinal);
+    let file = lengthFiles.get(path);
+    if (!file) lengthFiles.set(path, (file = json<LengthFile>(store, `${blog}/search/${path}`)));
+    return file;
+  };
   const files = [
     ...Array.from({ length: meta.chunks }, (_, chunk) => ({ key: chunkKey(blog, chunk), chunk, of: meta.chunks })),
     ...Array.from({ length: meta.delta }, (_, chunk) => ({ key: deltaKey(blog, chunk), chunk, of: meta.delta })),
@@ -74,8 +91,12 @@ export async function readStaticIndex(store: SiteStore, blog: string): Promise<L
         const path = pathOf.get(list[i]!);
         if (path === undefined) throw new Error(`${term}: live ordinal ${list[i]} has no post`);
         if ((postings[term] ??= {})[path] !== undefined) throw new Error(`${term}: ${path} posted twice`);
-        if (list[i + 2] !== lengthOf.get(list[i]!))
-          throw new Error(`${term}: ${path} has length ${list[i + 2]} in ${key}, ${lengthOf.get(list[i]!)} in its fragment`);
+        const lengths = await lengthsFile(list[i]!);
+        if (lengths === null) throw new Error(`${term}: ${path} has no lengths file (${lengthPathOf(list[i]!)})`);
+        if (lengths[list[i]! % LENGTH_BLOCK] !== lengthOf.get(list[i]!))
+          throw new Error(
+            `${term}: ${path} has length ${lengths[list[i]! % LENGTH_BLOCK]} in ${lengthPathOf(list[i]!)}, ${lengthOf.get(list[i]!)} in its fragment`,
+          );
         postings[term][path] = list[i + 1]!;
       }
     }
@@ -122,7 +143,7 @@ export async function staticSearch(store: SiteStore, blog: string, q: string, fr
   const lists = await Promise.all(
     queryTerms(q).map(async (term) => livePostings((await Promise.all(chunkPathsOf(meta, term).map(file))) as (ChunkFile | null)[], term, dead)),
   );
-  const ranked = new RankedMatches(scoreMatches(meta, lists), entryOf);
+  const ranked = new RankedMatches(await scoreMatches(meta, lists, (path) => file(path) as Promise<LengthFile | null>), entryOf);
   const ordinals = await ranked.slice(from, to);
   return { slugs: await Promise.all(ordinals.map(async (ordinal) => (await entryOf(ordinal))![5])), total: ranked.length };
 }

@@ -10,16 +10,13 @@ import { encodePostings, type ChunkFile } from './staticFormat.js';
 /** How long mapping terms runs before the event loop gets a turn. */
 const SLICE_MS = 10;
 
-/** A term's postings as `[ordinal, tf, length, …]`, or a function that makes them when its chunk is written. */
+/** A term's postings as `[ordinal, tf, …]`, or a function that makes them when its chunk is written. */
 export type PostingList = number[] | (() => number[]);
 
 /** Appends term t's postings of a segment, its local ordinal i given the global ordinal ordinalOf(i). */
 function appendPostings(list: number[], data: SegmentData, t: number, ordinalOf: (local: number) => number): void {
-  // The tf in occurrences (a code word is 0.5), as ranking.ts divides it; the length as stored.
-  for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) {
-    const local = data.postingDocs[p]!;
-    list.push(ordinalOf(local), data.postingTfs[p]! / WEIGHT_UNIT, data.docs.lengths[local]!);
-  }
+  // The tf in occurrences (a code word is 0.5), as ranking.ts divides it.
+  for (let p = data.offsets[t]!; p < data.offsets[t + 1]!; p++) list.push(ordinalOf(data.postingDocs[p]!), data.postingTfs[p]! / WEIGHT_UNIT);
 }
 
 /** Terms of a segment with global ordinals: local ordinal i becomes ordinals[i]. */

@@ -1,14 +1,15 @@
 /**
  * The static search index a blog's `/search/` page reads in the browser (docs/search.md):
  * plain JSON files beside the pages, so search works from a bucket behind a CDN with no server
- * and no key. A query loads `meta.json`, one term chunk per query word and the document
- * fragments of the results it shows; nothing else.
+ * and no key. A query loads `meta.json`, one term chunk per query word, the lengths files of the
+ * posts that match and the document fragments of the results it shows; nothing else.
  *
  * ```
  * <blog>/search/meta.json          chunk count, live posts, dead ordinals       (public)
  * <blog>/search/t/<n>.json         postings of the terms hashing to chunk n     (public)
  * <blog>/search/x/<n>.json         the same for posts published since the last merge (public)
- * <blog>/search/d/<n>.json         title, path, date, tags, description of 32 posts (public)
+ * <blog>/search/l/<n>.json         the lengths of 1,024 ordinals, for BM25        (public)
+ * <blog>/search/d/<n>.json         title, path, date, tags, description of 8 posts (public)
  * <blog>/_search/static-state.json post id of each ordinal, for the writer only (never served)
  * ```
  *
@@ -19,7 +20,17 @@
 import { OrdinalIds } from './ordinalIds.js';
 import { POSTING_STRIDE, type FragmentEntry } from './staticQuery.js';
 
-export { chunkOf, POSTING_STRIDE, STATIC_FORMAT, STATIC_FORMAT_VERSION, type ChunkFile, type FragmentEntry, type StaticMeta } from './staticQuery.js';
+export {
+  chunkOf,
+  LENGTH_BLOCK,
+  POSTING_STRIDE,
+  STATIC_FORMAT,
+  STATIC_FORMAT_VERSION,
+  type ChunkFile,
+  type FragmentEntry,
+  type LengthFile,
+  type StaticMeta,
+} from './staticQuery.js';
 
 /** Posts per document fragment: a page of ten results touches at most ten small files. */
 export const FRAGMENT_SIZE = 8;
@@ -133,9 +144,10 @@ export const metaKey = (blog: string): string => `${blog}/search/meta.json`;
 export const chunkKey = (blog: string, chunk: number): string => `${blog}/search/t/${chunk}.json`;
 export const fragmentKey = (blog: string, fragment: number): string => `${blog}/search/d/${fragment}.json`;
 export const deltaKey = (blog: string, chunk: number): string => `${blog}/search/x/${chunk}.json`;
+export const lengthKey = (blog: string, block: number): string => `${blog}/search/l/${block}.json`;
 export const stateKey = (blog: string): string => `${blog}/_search/static-state.json`;
 /** Prefixes of the files a layout change may leave behind. */
-export const dataPrefixes = (blog: string): string[] => [`${blog}/search/t/`, `${blog}/search/d/`, `${blog}/search/x/`];
+export const dataPrefixes = (blog: string): string[] => [`${blog}/search/t/`, `${blog}/search/d/`, `${blog}/search/x/`, `${blog}/search/l/`];
 
 /** Postings bytes a chunk should hold, compressed, so a query word costs about this much. */
 const CHUNK_TARGET_GZIP_BYTES = 8 * 1024;
@@ -151,7 +163,7 @@ export function chunkCountFor(postings: number): number {
   return chunks;
 }
 
-/** `[ord, tf, length, …]` with absolute ordinals → the stored gap form, and back. */
+/** `[ord, tf, …]` with absolute ordinals → the stored gap form, and back. */
 export function encodePostings(absolute: readonly number[]): number[] {
   const out = [...absolute];
   let previous = 0;

@@ -16,6 +16,8 @@ import {
   dataPrefixes,
   decodePostings,
   FRAGMENT_SIZE,
+  LENGTH_BLOCK,
+  lengthKey,
   liveCount,
   metaKey,
   POSTING_STRIDE,
@@ -25,6 +27,7 @@ import {
   stateKey,
   stateFromStored,
   type ChunkFile,
+  type LengthFile,
   type StaticMeta,
   type StaticState,
 } from './staticFormat.js';
@@ -139,6 +142,33 @@ export class StaticIndexFiles {
     return files.map(([key]) => key);
   }
 
+  /**
+   * Sets the lengths of new ordinals in their lengths files (the last one or two: ordinals are
+   * handed out in order). Returns the keys written, durable with the writer's next flush.
+   */
+  async writeLengths(blogSlug: string, lengths: ReadonlyMap<number, number>): Promise<string[]> {
+    const byBlock = new Map<number, [number, number][]>();
+    for (const [ordinal, length] of lengths) {
+      const block = Math.floor(ordinal / LENGTH_BLOCK);
+      let list = byBlock.get(block);
+      if (!list) byBlock.set(block, (list = []));
+      list.push([ordinal % LENGTH_BLOCK, length]);
+    }
+    const written: string[] = [];
+    for (const [block, entries] of byBlock) {
+      const key = lengthKey(blogSlug, block);
+      const file = (await this.readJson<LengthFile>(key)) ?? [];
+      // An ordinal never given a length (none is: they are handed out in order) reads as 0.
+      for (const [at, length] of entries) {
+        while (file.length < at) file.push(0);
+        file[at] = length;
+      }
+      await this.putData(key, JSON.stringify(file));
+      written.push(key);
+    }
+    return written;
+  }
+
   /** Writes the edited fragments, then meta.json and the state; says whether upkeep is due. */
   async finish(blogSlug: string, state: StaticState, fragments: FragmentEdits, change: StaticIndexChange): Promise<StaticIndexChange> {
     const written = [...change.written];
@@ -220,7 +250,7 @@ export function compactionDue(state: StaticState): boolean {
 function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {
   if (dead.size === 0) return list;
   const kept: number[] = [];
-  for (let i = 0; i < list.length; i += POSTING_STRIDE) if (!dead.has(list[i]!)) kept.push(list[i]!, list[i + 1]!, list[i + 2]!);
+  for (let i = 0; i < list.length; i += POSTING_STRIDE) if (!dead.has(list[i]!)) kept.push(list[i]!, list[i + 1]!);
   return kept;
 }
 

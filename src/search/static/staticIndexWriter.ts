@@ -3,7 +3,8 @@
  *
  * - `upsert` gives each new or edited post a fresh ordinal (an edited post's old ordinal becomes
  *   dead) and indexes it in the delta: it rewrites the delta chunks its terms hash to (small:
- *   they hold at most deltaMax posts), the fragment that holds it, then meta.json. A publish
+ *   they hold at most deltaMax posts), the lengths file and the fragment that hold it, then
+ *   meta.json. A publish
  *   costs the delta's size, whatever the blog's.
  * - `remove` rewrites only the post's fragment and meta.json: its postings stay in their chunks
  *   and the browser skips them by the dead list.
@@ -138,9 +139,11 @@ export class StaticIndexWriter {
       const ordinals = docs.map((doc) => state.ids.push(doc.id));
       state.next = state.ids.length;
       const data = await this.build(blogSlug, docs);
+      const lengths = new Map<number, number>();
       for (const [i, doc] of docs.entries()) {
         const length = data.docs.lengths[i]!;
         (await fragments.of(ordinals[i]!))[ordinals[i]!] = entryOf(doc, length);
+        lengths.set(ordinals[i]!, length);
         state.length += length;
       }
 
@@ -154,12 +157,16 @@ export class StaticIndexWriter {
       const dead = new Set(state.dead);
       // A new delta starts from nothing: what the state held was the merged one's.
       if (newDelta.length > 0 || !state.deltaFiles) state.deltaFiles = new Map();
-      const written = await this.files.rewrite(
-        additions,
-        (term) => deltaKey(blogSlug, chunkOf(term, files)),
-        { existing: dead, added: dead },
-        newDelta,
-        state.deltaFiles,
+      // Before the postings that name them: a reader never scores a post whose length is missing.
+      const written = await this.files.writeLengths(blogSlug, lengths);
+      written.push(
+        ...(await this.files.rewrite(
+          additions,
+          (term) => deltaKey(blogSlug, chunkOf(term, files)),
+          { existing: dead, added: dead },
+          newDelta,
+          state.deltaFiles,
+        )),
       );
       return this.files.finish(blogSlug, state, fragments, { written, deleted: [] });
     });

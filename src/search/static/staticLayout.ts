@@ -18,10 +18,13 @@ import {
   deltaKey,
   FRAGMENT_SIZE,
   fragmentKey,
+  LENGTH_BLOCK,
+  lengthKey,
   POSTING_STRIDE,
   type ChunkFile,
   type FragmentEntry,
   type FragmentFile,
+  type LengthFile,
   type StaticState,
 } from './staticFormat.js';
 
@@ -129,7 +132,7 @@ export async function liveLayout(
       const kept: number[] = [];
       for (let i = 0; i < list.length; i += POSTING_STRIDE) {
         const ordinal = renumber.get(list[i]!);
-        if (ordinal !== undefined) kept.push(ordinal, list[i + 1]!, list[i + 2]!);
+        if (ordinal !== undefined) kept.push(ordinal, list[i + 1]!);
       }
       if (kept.length > 0) {
         terms.set(term, [...(terms.get(term) ?? []), ...kept]);
@@ -159,9 +162,11 @@ export async function layoutFiles(
     if (slice.over) await slice.next();
   }
   const fragmentCount = Math.ceil(docs.length / FRAGMENT_SIZE);
+  const blockCount = Math.ceil(docs.length / LENGTH_BLOCK);
   const keys = [
     ...Array.from({ length: chunks }, (_, chunk) => chunkKey(blogSlug, chunk)),
     ...Array.from({ length: fragmentCount }, (_, f) => fragmentKey(blogSlug, f)),
+    ...Array.from({ length: blockCount }, (_, block) => lengthKey(blogSlug, block)),
   ];
   function* objects(): Generator<{ key: string; body: string }> {
     for (let chunk = 0; chunk < chunks; chunk++) yield { key: chunkKey(blogSlug, chunk), body: serialiseChunk(files[chunk]!) };
@@ -169,6 +174,11 @@ export async function layoutFiles(
       const file: FragmentFile = {};
       for (const doc of docs.slice(f * FRAGMENT_SIZE, (f + 1) * FRAGMENT_SIZE)) file[doc.ordinal] = doc.entry;
       yield { key: fragmentKey(blogSlug, f), body: JSON.stringify(file) };
+    }
+    // Ordinals run from 0 without gaps: block b holds docs b × LENGTH_BLOCK onwards, in order.
+    for (let block = 0; block < blockCount; block++) {
+      const lengths: LengthFile = docs.slice(block * LENGTH_BLOCK, (block + 1) * LENGTH_BLOCK).map((doc) => doc.entry[6]);
+      yield { key: lengthKey(blogSlug, block), body: JSON.stringify(lengths) };
     }
   }
   return { chunks, keys, objects: objects() };

@@ -15,11 +15,18 @@
 import { idfOf, lengthNormOf, termScoreOf, termWeightOf } from '../bm25.js';
 
 export const STATIC_FORMAT = 'folio-static-search';
-/** 2: postings carry the post's length, fragments its slug and length, meta.json the total length. */
-export const STATIC_FORMAT_VERSION = 2;
+/**
+ * 2: postings carry the post's length, fragments its slug and length, meta.json the total length.
+ * 3: the lengths move out of the postings into files of their own (l/<n>.json): each post's
+ * length was repeated in every posting of it, and made up more than half of a chunk's bytes.
+ */
+export const STATIC_FORMAT_VERSION = 3;
 
-/** Numbers per posting in a chunk: ordinal gap, weighted tf (occurrences), the post's length (half-units). */
-export const POSTING_STRIDE = 3;
+/** Numbers per posting in a chunk: ordinal gap, weighted tf (occurrences). */
+export const POSTING_STRIDE = 2;
+
+/** Ordinals per lengths file: `l/<n>.json` holds the lengths of ordinals n × LENGTH_BLOCK onwards. */
+export const LENGTH_BLOCK = 1024;
 
 /** The public file the browser reads first. */
 export interface StaticMeta {
@@ -40,8 +47,19 @@ export interface StaticMeta {
   revision?: string;
 }
 
-/** A chunk: term → postings as `[ordinal gap, tf, length, ordinal gap, tf, length, …]`. */
+/** A chunk: term → postings as `[ordinal gap, tf, ordinal gap, tf, …]`. */
 export type ChunkFile = Record<string, number[]>;
+
+/**
+ * A lengths file: the field-weighted length (half-units) of each ordinal of its block, in order
+ * (a dead ordinal's may be anything; nothing reads it).
+ */
+export type LengthFile = number[];
+
+/** The lengths file of an ordinal, relative to `/search/`. */
+export function lengthPathOf(ordinal: number): string {
+  return `l/${Math.floor(ordinal / LENGTH_BLOCK)}.json`;
+}
 
 /** One post in a fragment: `[title, path, publishedAt, tags, description, slug, length]`. */
 export type FragmentEntry = [string, string, string, string[], string, string, number];
@@ -70,7 +88,6 @@ export function chunkPathsOf(meta: StaticMeta, term: string): string[] {
 export interface TermPostings {
   ords: number[];
   tfs: number[];
-  lengths: number[];
 }
 
 /**
@@ -81,7 +98,6 @@ export interface TermPostings {
 export function livePostings(files: readonly (ChunkFile | null)[], term: string, dead: ReadonlySet<number>): TermPostings {
   let ords: number[] = [];
   let tfs: number[] = [];
-  let lengths: number[] = [];
   let sorted = true;
   for (const file of files) {
     const gaps = file ? file[term] : undefined;
@@ -93,16 +109,14 @@ export function livePostings(files: readonly (ChunkFile | null)[], term: string,
       if (ords.length > 0 && ordinal <= ords[ords.length - 1]!) sorted = false;
       ords.push(ordinal);
       tfs.push(gaps[i + 1]!);
-      lengths.push(gaps[i + 2]!);
     }
   }
   if (!sorted) {
     const order = ords.map((_, i) => i).sort((a, b) => ords[a]! - ords[b]!);
     ords = order.map((i) => ords[i]!);
     tfs = order.map((i) => tfs[i]!);
-    lengths = order.map((i) => lengths[i]!);
   }
-  return { ords, tfs, lengths };
+  return { ords, tfs };
 }
 
 /** The posts holding every term, ordinals ascending, with their scores. */
@@ -111,11 +125,15 @@ export interface StaticMatches {
   scores: number[];
 }
 
+/** Reads a lengths file (`lengthPathOf`), null for a missing one. */
+export type LengthsOf = (path: string) => Promise<LengthFile | null>;
+
 /**
  * The posts holding every term and their BM25 scores, as ranking.ts computes them: `lists` are
- * the live postings of the query's terms in query order, and the sum runs in that order.
+ * the live postings of the query's terms in query order, and the sum runs in that order. The
+ * lengths files read are those of the matching posts only.
  */
-export function scoreMatches(meta: Pick<StaticMeta, 'docs' | 'length'>, lists: readonly TermPostings[]): StaticMatches {
+export async function scoreMatches(meta: Pick<StaticMeta, 'docs' | 'length'>, lists: readonly TermPostings[], lengthsOf: LengthsOf): Promise<StaticMatches> {
   if (lists.length === 0 || meta.docs === 0 || lists.some((list) => list.ords.length === 0)) return { ords: [], scores: [] };
   const weights = lists.map((list) => termWeightOf(idfOf(meta.docs, list.ords.length)));
   const averageLength = meta.length / meta.docs;
@@ -126,7 +144,8 @@ export function scoreMatches(meta: Pick<StaticMeta, 'docs' | 'length'>, lists: r
   });
   const at = lists.map(() => 0);
   const ords: number[] = [];
-  const scores: number[] = [];
+  // The tf of each list at each match, list by list: tfsAt[k][m] for match m.
+  const tfsAt: number[][] = lists.map(() => []);
   const base = lists[rarest]!;
   outer: for (let j = 0; j < base.ords.length; j++) {
     const ordinal = base.ords[j]!;
@@ -140,10 +159,22 @@ export function scoreMatches(meta: Pick<StaticMeta, 'docs' | 'length'>, lists: r
       if (p === other.length) break outer;
       if (other[p] !== ordinal) continue outer;
     }
-    const norm = lengthNormOf(base.lengths[j]!, averageLength);
-    let score = 0;
-    for (let k = 0; k < lists.length; k++) score += termScoreOf(weights[k]!, lists[k]!.tfs[at[k]!]!, norm);
     ords.push(ordinal);
+    for (let k = 0; k < lists.length; k++) tfsAt[k]!.push(lists[k]!.tfs[at[k]!]!);
+  }
+  const files = new Map<string, Promise<LengthFile | null>>();
+  for (const ordinal of ords) {
+    const path = lengthPathOf(ordinal);
+    if (!files.has(path)) files.set(path, lengthsOf(path));
+  }
+  const loaded = new Map<string, LengthFile | null>();
+  await Promise.all([...files].map(async ([path, file]) => loaded.set(path, await file)));
+  const scores: number[] = [];
+  for (const [m, ordinal] of ords.entries()) {
+    const length = loaded.get(lengthPathOf(ordinal))?.[ordinal % LENGTH_BLOCK] ?? averageLength;
+    const norm = lengthNormOf(length, averageLength);
+    let score = 0;
+    for (let k = 0; k < lists.length; k++) score += termScoreOf(weights[k]!, tfsAt[k]![m]!, norm);
     scores.push(score);
   }
   return { ords, scores };

@@ -22,6 +22,7 @@ import {
   deltaMax,
   FRAGMENT_SIZE,
   fragmentKey,
+  LENGTH_BLOCK,
   metaKey,
   stateKey,
 } from '../../../src/search/static/staticFormat.js';
@@ -30,7 +31,7 @@ import { queryTerms } from '../../../src/search/tokenize.js';
 import { FsSiteStore } from '../../../src/storage/fsSiteStore.js';
 import { JUDGMENTS } from '../../fixtures/search/relevanceJudgments.js';
 import { RELEVANCE_POSTS } from '../../fixtures/search/relevancePosts.js';
-import { matchingPaths, readStaticIndex } from '../../support/staticSearchIndex.js';
+import { matchingPaths, readStaticIndex, staticSearch } from '../../support/staticSearchIndex.js';
 import { searchDoc } from './docFactory.js';
 import { MemorySiteStore } from '../../support/memorySiteStore.js';
 import { StaticSearchSync } from '../../../src/publish/stages/staticSearchSync.js';
@@ -229,20 +230,54 @@ describe('the static search index', () => {
     expect(await readStaticIndex(s, 'two')).toEqual(await readStaticIndex(fresh, 'two'));
   });
 
-  it('does not read an index of the previous format (no lengths to score by): it counts as missing and is rebuilt', async () => {
+  it('keeps each post’s length in the lengths file of its ordinal, across a file boundary, as a fresh build does', async () => {
+    // Lengths differ from post to post (1 to 7 words), so a length read from the wrong place shows.
+    const docs = Array.from({ length: LENGTH_BLOCK + 8 }, (_, i) =>
+      searchDoc({
+        id: `l${i}`,
+        title: `len ${'word '.repeat(i % 7)}`,
+        body: i % 3 === 0 ? 'common rare' : 'common',
+        publishedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(),
+      }),
+    );
+    const s = store();
+    const w = writer(s);
+    await w.rebuild('lengths', docs.slice(0, LENGTH_BLOCK - 4));
+    // Eight new posts hand out ordinals on both sides of the boundary; an edit gives one a new one.
+    for (const doc of docs.slice(LENGTH_BLOCK - 4)) await w.upsert('lengths', [doc]);
+    await w.upsert('lengths', [{ ...docs[5]!, body: 'common rare edited' }]);
+    expect((await s.list('lengths/search/l/')).sort()).toEqual(['lengths/search/l/0.json', 'lengths/search/l/1.json']);
+    const fresh = store();
+    await writer(fresh).rebuild('lengths', [...docs.slice(0, 5), ...docs.slice(6), { ...docs[5]!, body: 'common rare edited' }]);
+    // readStaticIndex checks each live posting's length file against its fragment.
+    expect(await readStaticIndex(s, 'lengths')).toEqual(await readStaticIndex(fresh, 'lengths'));
+    for (const q of ['common', 'rare', 'len word', 'edited']) {
+      expect(await staticSearch(s, 'lengths', q, 0, 20)).toEqual(await staticSearch(fresh, 'lengths', q, 0, 20));
+    }
+  });
+
+  // Format 1 had no lengths to score by; format 2 kept them in every posting, and a reader of
+  // format 3 would take its lengths for tfs.
+  it.each([1, 2])('does not read an index of format %i: it counts as missing and is rebuilt', async (version) => {
     const s = store();
     const w = writer(s);
     await w.rebuild('old', RELEVANCE_POSTS.slice(0, 6));
     expect(await w.exists('old')).toBe(true);
-    // As format 1 wrote them: no total length in meta.json or the state.
+    // As that format wrote them (format 1: no total length in meta.json or the state).
     for (const key of [metaKey('old'), stateKey('old')]) {
-      const { length: _length, ...rest } = JSON.parse((await s.get(key))!.body.toString('utf8')) as Record<string, unknown>;
-      await s.put(key, JSON.stringify({ ...rest, version: 1 }), { contentType: 'application/json', cacheControl: 'private, no-cache' });
+      const { length, ...rest } = JSON.parse((await s.get(key))!.body.toString('utf8')) as Record<string, unknown>;
+      const stored = version === 1 ? { ...rest, version } : { ...rest, length, version };
+      await s.put(key, JSON.stringify(stored), { contentType: 'application/json', cacheControl: 'private, no-cache' });
     }
     const restarted = writer(s);
     expect(await restarted.exists('old')).toBe(false);
     expect(await restarted.upsert('old', [RELEVANCE_POSTS[6]!])).toBeNull();
     expect(await restarted.remove('old', [RELEVANCE_POSTS[0]!.id])).toBeNull();
+    await restarted.rebuild('old', RELEVANCE_POSTS.slice(0, 7));
+    expect(await restarted.exists('old')).toBe(true);
+    const fresh = store();
+    await writer(fresh).rebuild('old', RELEVANCE_POSTS.slice(0, 7));
+    expect(await readStaticIndex(s, 'old')).toEqual(await readStaticIndex(fresh, 'old'));
   });
 
   it('a warmed writer (a restarted server) reads the state once, before the first write, and not again while it is current', async () => {
