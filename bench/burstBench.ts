@@ -17,6 +17,12 @@ import type { BenchRow } from './table.js';
 const ONE_WRITER_RUN = 50;
 const ONE_WRITER_ROUNDS = 4;
 const ONE_WRITER_SAMPLES = ONE_WRITER_RUN * ONE_WRITER_ROUNDS;
+/**
+ * Creates each lone-writer run makes first, unmeasured: the first publishes after a server start
+ * restore the blog's listing and meet the warm-up (their own figure is the publish section's
+ * "first publish right after a restart"); at 5% of a run they would be its p95.
+ */
+const ONE_WRITER_WARM_UP = 5;
 
 interface Run {
   latencies: number[];
@@ -91,9 +97,10 @@ export async function runBurstBench(posts: number, seconds = 60, writers = 4): P
     const ones = new Map<string, Run>(modes.map(([name]) => [name, { latencies: [], seconds: 0 }]));
     for (let round = 0; round < ONE_WRITER_ROUNDS; round++) {
       for (const [name, env] of round % 2 === 0 ? modes : [...modes].reverse()) {
-        const run = await onServer(env, (url) =>
-          writeBurst(url, blog, corpus, { writers: 1, seconds: 600, perWriter: ONE_WRITER_RUN, tag: `${name} one ${round}` }),
-        );
+        const run = await onServer(env, async (url) => {
+          await writeBurst(url, blog, corpus, { writers: 1, seconds: 600, perWriter: ONE_WRITER_WARM_UP, tag: `${name} warm ${round}` });
+          return writeBurst(url, blog, corpus, { writers: 1, seconds: 600, perWriter: ONE_WRITER_RUN, tag: `${name} one ${round}` });
+        });
         const pooled = ones.get(name)!;
         pooled.latencies.push(...run.latencies);
         pooled.seconds += run.seconds;
@@ -123,7 +130,7 @@ export async function runBurstBench(posts: number, seconds = 60, writers = 4): P
       },
       {
         area,
-        measure: `one writer, ${ONE_WRITER_SAMPLES} creates (${ONE_WRITER_ROUNDS} runs of ${ONE_WRITER_RUN} per mode, interleaved): p95 coalesced ÷ each job alone (p50 ${ms(percentile(coalesced.one.latencies, 0.5))} ÷ ${ms(percentile(alone.one.latencies, 0.5))} ms)`,
+        measure: `one writer, ${ONE_WRITER_SAMPLES} creates (${ONE_WRITER_ROUNDS} runs of ${ONE_WRITER_RUN} per mode, interleaved, each after ${ONE_WRITER_WARM_UP} unmeasured): p95 coalesced ÷ each job alone (p50 ${ms(percentile(coalesced.one.latencies, 0.5))} ÷ ${ms(percentile(alone.one.latencies, 0.5))} ms)`,
         value: `${ms(p95(coalesced.one))} ÷ ${ms(p95(alone.one))} ms = ${(p95(coalesced.one) / p95(alone.one)).toFixed(2)}×`,
         target: 'no worse (≤ 1×, within noise)',
       },

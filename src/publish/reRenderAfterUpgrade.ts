@@ -1,6 +1,7 @@
 /**
  * Re-renders every blog after an upgrade that changed what decides a page's bytes besides the
- * database: the theme (templates and assets) or the renderer's own code. The server compares the
+ * database: the theme (templates and assets), the renderer's own code or the search code compiled
+ * into the search page's script. The server compares the
  * fingerprint it runs with against the one recorded in the settings table, once at start; when
  * they differ, the new fingerprint is recorded with one 'site' job per blog in the same
  * transaction, so a crash cannot record it without the jobs. The scheduler's first tick runs
@@ -10,10 +11,11 @@
  * brought in line with what this server runs is left out (its render stamp, recorded by the CLI).
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../lib/paths.js';
+import { searchScriptModules } from './render/searchScript.js';
 import type { SqlClient } from '../db/sql/sqlClient.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
 import { RENDERER_CHANGED, SEARCH_TEXT_CHANGED, type JobsRepo } from '../db/jobsRepo.js';
@@ -40,8 +42,8 @@ function filesUnder(dir: string): string[] {
     .sort();
 }
 
-/** sha256 over the names and bytes of the theme folder and of this renderer's modules. */
-export function renderFingerprint(templatesDir: string, extra: readonly string[] = []): string {
+/** sha256 over the names and bytes of the theme folder, this renderer's modules and the search page script's. */
+export function renderFingerprint(templatesDir: string, extra: readonly string[] = [], searchModules = searchScriptModules()): string {
   const hash = createHash('sha256');
   const publishDir = rendererDir();
   for (const [root, files] of [
@@ -53,6 +55,11 @@ export function renderFingerprint(templatesDir: string, extra: readonly string[]
     for (const file of files) {
       hash.update(relative(root, file).split(sep).join('/')).update('\0').update(readFileSync(file)).update('\0');
     }
+  }
+  // The search page's script is compiled from the search code (render/searchScript.ts): a change
+  // of its index format or tokenizer gives the page another script and the blog another index.
+  for (const file of searchModules) {
+    if (existsSync(file)) hash.update(relative(packageRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   // Settings that shape every page without being in the database (a cache policy, say).
   for (const part of extra) hash.update(part).update('\0');

@@ -3,12 +3,13 @@
  * carry the old templates otherwise, although no post changed. The server records the render
  * fingerprint at start; a different one queues one whole-site job per blog.
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { templatesDir } from '../../src/lib/paths.js';
 import { renderFingerprint } from '../../src/publish/reRenderAfterUpgrade.js';
+import { searchScriptModules } from '../../src/publish/render/searchScript.js';
 import { SettingsRepo } from '../../src/db/settingsRepo.js';
 import { RenderStampsRepo } from '../../src/db/renderStampsRepo.js';
 import { createLogger } from '../../src/lib/logger.js';
@@ -90,6 +91,24 @@ describe('re-rendering after an upgrade', () => {
       writeFileSync(join(copy, 'assets', 'site.css'), 'body{}');
       expect(renderFingerprint(copy)).not.toBe(afterTemplate);
       expect(renderFingerprint(copy, ['policy-a'])).not.toBe(renderFingerprint(copy, ['policy-b']));
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('fingerprints the search code compiled into the search page script: a new index format re-renders every blog', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'folio-search-code-'));
+    try {
+      const modules = searchScriptModules().map((file) => {
+        const to = join(copy, basename(file));
+        cpSync(file, to);
+        return to;
+      });
+      const before = renderFingerprint(templatesDir, [], modules);
+      expect(renderFingerprint(templatesDir, [], modules)).toBe(before);
+      const query = modules.find((file) => file.endsWith('staticQuery.js'))!;
+      writeFileSync(query, readFileSync(query, 'utf8').replace(/STATIC_FORMAT_VERSION = \d+/, 'STATIC_FORMAT_VERSION = 99'));
+      expect(renderFingerprint(templatesDir, [], modules)).not.toBe(before);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

@@ -26,6 +26,11 @@ function declarationsOf(source: string): string {
     .join('\n');
 }
 
+/** The compiled files the script is made of besides the theme's client.js (which the theme's fingerprint covers). */
+export function searchScriptModules(): string[] {
+  return SHARED_MODULES.map((name) => join(packageRoot, 'dist', 'src', 'search', name));
+}
+
 export function buildSearchScript(templatesDir: string): string {
   const dir = join(packageRoot, 'dist', 'src', 'search');
   if (!SHARED_MODULES.every((name) => existsSync(join(dir, name))))
