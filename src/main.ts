@@ -152,6 +152,8 @@ async function main(): Promise<void> {
       everyMinute: async () => {
         await folio.warmUp.remember();
         await folio.domains.checkPending();
+        // Several nodes: a scheduled backup whose node died before it ended is written here.
+        if (config.backupSchedule) await folio.backups.takeOverAbandoned();
       },
       ...(config.backupSchedule ? { backup: { cron: config.backupSchedule.cron, run: () => folio.backups.scheduled() } } : {}),
     },

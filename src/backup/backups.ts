@@ -15,13 +15,18 @@ import { addMediaToSnapshot, type MediaCopyResult, type MediaPlan } from './back
 import { BACKUP_CACHE_CONTROL, BACKUP_CONTENT_TYPE, BACKUP_PREFIX, backupKey, expiredBackups } from './backupKeys.js';
 import { releaseScratch, removeBackupLeftovers, scratchPath } from './backupLeftovers.js';
 import { takeSnapshot } from './snapshot.js';
-import { backupSlot, claimBackupSlot } from './backupTurn.js';
+import { backupSlot, claimBackupSlot, finishBackupSlot, renewBackupClaim, takeOverBackupSlot } from './backupTurn.js';
 import { copyPostgresToSqlite } from '../db/copy/copyToPostgres.js';
 import type { SqlClient } from '../db/sql/sqlClient.js';
 import { SnapshotError, type SnapshotResult } from './snapshotCopy.js';
 
 /** How long a snapshot waits for SQLite's lock; readers rarely wait at all in WAL mode. */
 const SNAPSHOT_BUSY_MS = 5_000;
+/**
+ * How long a node's claim on a scheduled backup lasts unless renewed (every quarter of it while
+ * the backup runs): a node that died is replaced about this long after its last renewal.
+ */
+export const BACKUP_LEASE_MS = 2 * 60_000;
 
 /** Where a backup's images come from, and whether they are copied into it (backupMedia.ts). */
 export interface BackupMediaSource {
@@ -115,37 +120,84 @@ export class Backups {
 
   /**
    * The scheduler's entry: logs the outcome, never throws (a failed backup must not stop the
-   * server). On PostgreSQL only the node that claims the scheduled time writes its backup; a
-   * claimed backup that then fails is logged by that node and not taken over.
+   * server). On PostgreSQL only the node that claims the scheduled time writes its backup, and
+   * renews its claim while it runs; a claimed backup that fails is logged by that node and not
+   * taken over, one whose node died is (`takeOverAbandoned`).
    */
   async scheduled(): Promise<void> {
     try {
       const now = this.deps.clock.now();
-      if (this.deps.sql.dialect === 'postgres' && !(await claimBackupSlot(this.deps.sql, backupSlot(now), now.toISOString()))) {
-        this.deps.logger.debug({ slot: backupSlot(now) }, 'backup: another node writes this one');
+      const slot = backupSlot(now);
+      if (this.deps.sql.dialect !== 'postgres') return await this.writeLogged();
+      if (!(await claimBackupSlot(this.deps.sql, slot, now.toISOString(), this.leaseFrom(now)))) {
+        this.deps.logger.debug({ slot }, 'backup: another node writes this one');
         return;
       }
-      const result = await this.toStore();
-      const { media } = result;
-      this.deps.logger.info(
-        {
-          object: result.key,
-          bytes: result.bytes,
-          dbBytes: result.dbBytes,
-          ms: Math.round(result.ms),
-          removed: result.removed.length,
-          media: media.copiedToBackup ? { copied: media.copied, bytes: media.bytes } : `not copied: the ${media.objects} image objects stay in ${media.store}`,
-        },
-        'backup written to the store',
-      );
-      if (media.missing.length > 0) {
-        this.deps.logger.warn(
-          { missing: media.missing.length, first: media.missing.slice(0, 5) },
-          'backup: image objects the database names are missing from the store; `folio site verify` lists them',
-        );
-      }
+      await this.writeClaimed(slot);
     } catch (err) {
       this.deps.logger.error({ err }, 'backup failed; the next one runs at its time');
+    }
+  }
+
+  /**
+   * On PostgreSQL, every minute: writes the backup of a scheduled time whose node stopped renewing
+   * its claim before it ended (it died). Never throws.
+   */
+  async takeOverAbandoned(): Promise<void> {
+    if (this.deps.sql.dialect !== 'postgres') return;
+    try {
+      const now = this.deps.clock.now();
+      const slot = await takeOverBackupSlot(this.deps.sql, now.toISOString(), this.leaseFrom(now));
+      if (slot === null) return;
+      this.deps.logger.warn({ slot }, 'backup: the node that claimed this scheduled backup stopped before it ended; this node writes it');
+      await this.writeClaimed(slot);
+    } catch (err) {
+      this.deps.logger.error({ err }, 'backup failed; the next one runs at its time');
+    }
+  }
+
+  private leaseFrom(now: Date): string {
+    return new Date(now.getTime() + BACKUP_LEASE_MS).toISOString();
+  }
+
+  /** Writes the backup of a claimed time, renewing the claim meanwhile; records it ended, written or not. */
+  private async writeClaimed(slot: string): Promise<void> {
+    const { sql, clock, logger } = this.deps;
+    const renew = setInterval(() => {
+      const now = clock.now();
+      renewBackupClaim(sql, slot, now.toISOString(), this.leaseFrom(now)).catch((err: unknown) =>
+        logger.warn({ err, slot }, 'backup: the claim could not be renewed; another node may write this backup too'),
+      );
+    }, BACKUP_LEASE_MS / 4);
+    renew.unref();
+    try {
+      await this.writeLogged();
+    } finally {
+      clearInterval(renew);
+      await finishBackupSlot(sql, slot, clock.now().toISOString());
+    }
+  }
+
+  /** One backup into the store, its outcome logged; throws what failed. */
+  private async writeLogged(): Promise<void> {
+    const result = await this.toStore();
+    const { media } = result;
+    this.deps.logger.info(
+      {
+        object: result.key,
+        bytes: result.bytes,
+        dbBytes: result.dbBytes,
+        ms: Math.round(result.ms),
+        removed: result.removed.length,
+        media: media.copiedToBackup ? { copied: media.copied, bytes: media.bytes } : `not copied: the ${media.objects} image objects stay in ${media.store}`,
+      },
+      'backup written to the store',
+    );
+    if (media.missing.length > 0) {
+      this.deps.logger.warn(
+        { missing: media.missing.length, first: media.missing.slice(0, 5) },
+        'backup: image objects the database names are missing from the store; `folio site verify` lists them',
+      );
     }
   }
 

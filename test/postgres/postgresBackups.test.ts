@@ -8,6 +8,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { BACKUP_PREFIX } from '../../src/backup/backupKeys.js';
+import { BACKUP_LEASE_MS } from '../../src/backup/backups.js';
+import { claimBackupSlot, renewBackupClaim } from '../../src/backup/backupTurn.js';
 import { readSchema } from '../../src/db/copy/copySchema.js';
 import type { SqlClient } from '../../src/db/sql/sqlClient.js';
 import { openDataSql } from '../support/dataSql.js';
@@ -132,5 +134,53 @@ describe('folio backup and restore on PostgreSQL', () => {
     const after = await backups();
     expect(after).toHaveLength(2);
     expect(after[1]).toMatch(/^_backups\/folio-2026-03-24T11-00-00\.(100|400)Z\.db\.gz$/);
+  });
+
+  it('a scheduled backup whose node died before it ended is written by another node once the claim lapses, and only then', async () => {
+    const dataDir = testTempDir('folio-pg-takeover-');
+    const env = { FOLIO_DATABASE_URL: await freshDatabase(), FOLIO_BACKUP_INTERVAL: '1h' };
+    const nodes: TestApp[] = [];
+    for (const start of ['2026-03-24T10:00:00.000Z', '2026-03-24T10:00:00.300Z']) {
+      const node = await startTestApp({ dataDir, env, clock: new FakeClock(start) });
+      closing.push(() => node.close());
+      nodes.push(node);
+    }
+    const [a, b] = nodes as [TestApp, TestApp];
+    expect((await a.request('POST', '/v1/blogs', { body: { slug: 'takeover', name: 'Takeover' } })).status).toBe(201);
+    const backups = async () => (await a.folio.store.list(BACKUP_PREFIX)).sort();
+    const iso = (clock: FakeClock, plusMs = 0) => new Date(clock.now().getTime() + plusMs).toISOString();
+
+    // A's timer claims 10:00, as scheduled() does, and A dies before it writes anything: the
+    // claim is never renewed nor ended.
+    expect(await claimBackupSlot(a.folio.sql, '2026-03-24T10:00:00.000Z', iso(a.clock), iso(a.clock, BACKUP_LEASE_MS))).toBe(true);
+    await b.folio.backups.scheduled();
+    expect(await backups()).toEqual([]);
+    // Within the claim, B's minute check leaves it alone; a renewal moves the claim on.
+    b.clock.advance(BACKUP_LEASE_MS / 2);
+    await b.folio.backups.takeOverAbandoned();
+    expect(await backups()).toEqual([]);
+    expect(await renewBackupClaim(a.folio.sql, '2026-03-24T10:00:00.000Z', iso(b.clock), iso(b.clock, BACKUP_LEASE_MS))).toBe(true);
+    b.clock.advance(BACKUP_LEASE_MS / 2 + 1_000);
+    await b.folio.backups.takeOverAbandoned();
+    expect(await backups()).toEqual([]);
+
+    // Once the claim has lapsed, B writes the backup, once, and nobody writes it again.
+    b.clock.advance(BACKUP_LEASE_MS);
+    await b.folio.backups.takeOverAbandoned();
+    const taken = await backups();
+    expect(taken).toHaveLength(1);
+    expect(taken[0]).toMatch(/^_backups\/folio-2026-03-24T10-0[4-9]-/);
+    await b.folio.backups.takeOverAbandoned();
+    b.clock.advance(10 * BACKUP_LEASE_MS);
+    await b.folio.backups.takeOverAbandoned();
+    expect(await backups()).toEqual(taken);
+
+    // A backup that ended is never taken over: 11:00 by A's timer, then B's checks long after.
+    a.clock.set('2026-03-24T11:00:00.100Z');
+    await a.folio.backups.scheduled();
+    expect(await backups()).toHaveLength(2);
+    b.clock.set('2026-03-24T12:30:00.000Z');
+    await b.folio.backups.takeOverAbandoned();
+    expect(await backups()).toHaveLength(2);
   });
 });
