@@ -18,7 +18,7 @@
  */
 
 import { OrdinalIds } from './ordinalIds.js';
-import { POSTING_STRIDE, type FragmentEntry } from './staticQuery.js';
+import { POSTING_STRIDE, type FragmentEntry, type LengthFile } from './staticQuery.js';
 
 export {
   chunkOf,
@@ -102,6 +102,11 @@ export interface StaticState {
    * of the index step. Valid exactly as long as the state is (its revision is meta.json's).
    */
   deltaFiles?: Map<string, Record<string, number[]>>;
+  /**
+   * The lengths files this process last wrote (the newest one or two: new ordinals go at the
+   * end); memory only, as `deltaFiles`, so a publish to a bucket does not read one back first.
+   */
+  lengthFiles?: Map<string, LengthFile>;
 }
 
 /** The state as stored: `idColumn` is every ordinal's post id, joined by "\n". */
@@ -122,7 +127,7 @@ export function liveCount(state: StaticState): number {
 
 /** The state as it is stored (JSON.stringify of it). */
 export function storedState(state: StaticState): StoredState {
-  const { ids, deltaFiles: _memoryOnly, ...rest } = state;
+  const { ids, deltaFiles: _memoryOnly, lengthFiles: _alsoMemoryOnly, ...rest } = state;
   return { ...rest, idColumn: ids.joined() };
 }
 

@@ -144,9 +144,10 @@ export class StaticIndexFiles {
 
   /**
    * Sets the lengths of new ordinals in their lengths files (the last one or two: ordinals are
-   * handed out in order). Returns the keys written, durable with the writer's next flush.
+   * handed out in order). `held` (StaticState.lengthFiles) serves files instead of reading them
+   * and keeps what is written. Returns the keys written, durable with the writer's next flush.
    */
-  async writeLengths(blogSlug: string, lengths: ReadonlyMap<number, number>): Promise<string[]> {
+  async writeLengths(blogSlug: string, lengths: ReadonlyMap<number, number>, held?: Map<string, LengthFile>): Promise<string[]> {
     const byBlock = new Map<number, [number, number][]>();
     for (const [ordinal, length] of lengths) {
       const block = Math.floor(ordinal / LENGTH_BLOCK);
@@ -157,15 +158,20 @@ export class StaticIndexFiles {
     const written: string[] = [];
     for (const [block, entries] of byBlock) {
       const key = lengthKey(blogSlug, block);
-      const file = (await this.readJson<LengthFile>(key)) ?? [];
+      const file = held?.get(key) ?? (await this.readJson<LengthFile>(key)) ?? [];
+      // Taken out until written: a failed write drops the state, and with it what it held.
+      held?.delete(key);
       // An ordinal never given a length (none is: they are handed out in order) reads as 0.
       for (const [at, length] of entries) {
         while (file.length < at) file.push(0);
         file[at] = length;
       }
       await this.putData(key, JSON.stringify(file));
+      held?.set(key, file);
       written.push(key);
     }
+    // Only the newest files get new ordinals: older ones are let go.
+    if (held) for (const key of [...held.keys()].slice(0, -2)) held.delete(key);
     return written;
   }
 

@@ -158,7 +158,8 @@ export class StaticIndexWriter {
       // A new delta starts from nothing: what the state held was the merged one's.
       if (newDelta.length > 0 || !state.deltaFiles) state.deltaFiles = new Map();
       // Before the postings that name them: a reader never scores a post whose length is missing.
-      const written = await this.files.writeLengths(blogSlug, lengths);
+      state.lengthFiles ??= new Map();
+      const written = await this.files.writeLengths(blogSlug, lengths, state.lengthFiles);
       written.push(
         ...(await this.files.rewrite(
           additions,

@@ -280,6 +280,20 @@ describe('the static search index', () => {
     expect(await readStaticIndex(s, 'old')).toEqual(await readStaticIndex(fresh, 'old'));
   });
 
+  it('writes a lengths file from what it last wrote, without reading it back, while its state is current', async () => {
+    const s = new MemorySiteStore();
+    const w = new StaticIndexWriter(s, { cacheControl: 'public, max-age=60' });
+    await w.rebuild('held', RELEVANCE_POSTS.slice(0, 4));
+    await w.upsert('held', [RELEVANCE_POSTS[4]!]);
+    s.resetCalls();
+    await w.upsert('held', [RELEVANCE_POSTS[5]!]);
+    expect(s.calls.get).not.toContain('held/search/l/0.json');
+    const fresh = new MemorySiteStore();
+    await new StaticIndexWriter(fresh, { cacheControl: 'public, max-age=60' }).rebuild('held', RELEVANCE_POSTS.slice(0, 6));
+    // Every live posting's length checked against its fragment, and the same as a fresh build's.
+    expect(await readStaticIndex(s, 'held')).toEqual(await readStaticIndex(fresh, 'held'));
+  });
+
   it('a warmed writer (a restarted server) reads the state once, before the first write, and not again while it is current', async () => {
     const s = new MemorySiteStore();
     await new StaticIndexWriter(s, { cacheControl: 'public, max-age=60' }).rebuild('warm', RELEVANCE_POSTS.slice(0, 4));
