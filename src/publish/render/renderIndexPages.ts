@@ -1,17 +1,29 @@
 /**
  * The blog's index pages: `/tags/` (every tag with its post count) and `/archive/` (years and
- * months with their counts), and one page per month at `/archive/<yyyy>/<mm>/`. A publish
+ * months with their counts), and one page per month at `/archive/<yyyy>/<mm>/` (with numbered
+ * pages under it for a month of many posts). A publish
  * re-renders the two indexes (their size follows the number of tags and months, not posts)
  * and the month pages of the post it changed.
  */
 import type { SiteObject } from '../../storage/siteStore.js';
-import { sortNewestFirst, type TagGroup } from './archive.js';
+import { archivePageCount, newestListing, sortNewestFirst, type TagGroup } from './archive.js';
 import type { RenderContext } from './renderContext.js';
 import { CONTENT_TYPES } from '../../domain/cacheHeaders.js';
 import { collectionPageJsonLd } from './renderJsonLd.js';
 import { labelsFor } from './renderLabels.js';
 import { renderHtmlPage } from './renderLayout.js';
-import { archiveIndexKey, archiveIndexPath, monthKey, monthPath, postPath, tagIndexKey, tagIndexPath, tagPath } from './renderPaths.js';
+import {
+  archiveIndexKey,
+  archiveIndexPath,
+  monthArchiveKey,
+  monthArchivePath,
+  monthKey,
+  monthPath,
+  postPath,
+  tagIndexKey,
+  tagIndexPath,
+  tagPath,
+} from './renderPaths.js';
 import type { SitePostSummary } from '../../domain/siteTypes.js';
 
 type Dated = Pick<SitePostSummary, 'publishedAt'>;
@@ -131,15 +143,41 @@ export function renderArchiveIndexPage(ctx: RenderContext, posts: readonly Dated
   return htmlObject(ctx, archiveIndexKey(ctx.blog.slug), html);
 }
 
-/** `<blog>/archive/<yyyy>/<mm>/index.html`: the month's posts, newest first. */
-export function renderMonthPage(
-  ctx: RenderContext,
-  month: Month,
-  posts: readonly Pick<SitePostSummary, 'id' | 'slug' | 'title' | 'publishedAt'>[],
-): SiteObject {
+/**
+ * A month of more posts than this is paged: its page shows the newest of them (MONTH_PAGE_SIZE
+ * to twice that, as the home page does) and numbered pages of MONTH_PAGE_SIZE, counted from the
+ * month's oldest post, hold them all. A burst or an import that puts thousands of posts in one
+ * month would otherwise make its page megabytes, rendered again by every publish into it.
+ */
+export const MONTH_LIST_ALL_MAX = 200;
+export const MONTH_PAGE_SIZE = 100;
+
+/** The numbered pages of a month of `count` posts: none unless it is paged. */
+export function monthPageCount(count: number): number {
+  return count > MONTH_LIST_ALL_MAX ? archivePageCount(count, MONTH_PAGE_SIZE) : 0;
+}
+
+type MonthPost = Pick<SitePostSummary, 'id' | 'slug' | 'title' | 'publishedAt'>;
+
+function monthItems(posts: readonly MonthPost[], labels: ReturnType<typeof labelsFor>) {
+  return posts.map((post) => ({
+    href: postPath(post.slug),
+    title: post.title,
+    date: { iso: post.publishedAt, text: labels.formatDate(post.publishedAt) },
+    description: '',
+  }));
+}
+
+/**
+ * `<blog>/archive/<yyyy>/<mm>/index.html`: the month's posts (`posts`, oldest first), newest first;
+ * in a paged month the newest of them, and a link to the numbered page before them.
+ */
+export function renderMonthPage(ctx: RenderContext, month: Month, posts: readonly MonthPost[]): SiteObject {
   const labels = labelsFor(ctx.lang);
   const heading = labels.monthTitle(month.year, month.month);
-  const newestFirst = sortNewestFirst(posts);
+  const paged = monthPageCount(posts.length) > 0;
+  const listing = paged ? newestListing(posts.length, MONTH_PAGE_SIZE, MONTH_PAGE_SIZE) : { shown: posts.length, olderPage: null };
+  const newestFirst = sortNewestFirst(posts.slice(posts.length - listing.shown));
   const html = renderHtmlPage(
     ctx,
     {
@@ -155,14 +193,45 @@ export function renderMonthPage(
     {
       heading,
       compact: true,
-      posts: newestFirst.map((post) => ({
-        href: postPath(post.slug),
-        title: post.title,
-        date: { iso: post.publishedAt, text: labels.formatDate(post.publishedAt) },
-        description: '',
-      })),
-      pager: { newer: null, older: null, up: archiveIndexPath },
+      posts: monthItems(newestFirst, labels),
+      pager: {
+        newer: null,
+        older: listing.olderPage ? monthArchivePath(month.year, month.month, listing.olderPage) : null,
+        up: archiveIndexPath,
+      },
     },
   );
   return htmlObject(ctx, monthKey(ctx.blog.slug, month.year, month.month), html);
+}
+
+/** `<blog>/archive/<yyyy>/<mm>/page/<n>/index.html`: numbered page `page` of a paged month. */
+export function renderMonthArchivePage(ctx: RenderContext, month: Month, page: number, postsOnPage: readonly MonthPost[], pageCount: number): SiteObject {
+  const labels = labelsFor(ctx.lang);
+  const heading = labels.monthArchiveTitle(month.year, month.month, page);
+  const path = monthArchivePath(month.year, month.month, page);
+  const newestFirst = sortNewestFirst(postsOnPage);
+  const html = renderHtmlPage(
+    ctx,
+    {
+      lang: ctx.lang,
+      title: `${heading} · ${ctx.blog.name}`,
+      description: labels.monthDescription(ctx.blog.name, month.year, month.month),
+      path,
+      ogType: 'website',
+      current: 'archive',
+      jsonLd: [collectionPageJsonLd(ctx, heading, path, newestFirst)],
+    },
+    'archive',
+    {
+      heading,
+      compact: true,
+      posts: monthItems(newestFirst, labels),
+      pager: {
+        newer: page < pageCount ? monthArchivePath(month.year, month.month, page + 1) : null,
+        older: page > 1 ? monthArchivePath(month.year, month.month, page - 1) : null,
+        up: archiveIndexPath,
+      },
+    },
+  );
+  return htmlObject(ctx, monthArchiveKey(ctx.blog.slug, month.year, month.month, page), html);
 }

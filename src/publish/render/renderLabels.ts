@@ -51,6 +51,7 @@ export interface Labels {
   archiveIndexDescription(blogName: string): string;
   monthName(month: number): string;
   monthTitle(year: number, month: number): string;
+  monthArchiveTitle(year: number, month: number, page: number): string;
   monthDescription(blogName: string, year: number, month: number): string;
 }
 
@@ -113,6 +114,7 @@ const en: Labels = {
   archiveIndexDescription: (blogName) => `Every post of ${blogName}, by year and month.`,
   monthName: (month) => MONTHS[month - 1]!,
   monthTitle: (year, month) => `${MONTHS[month - 1]} ${year}`,
+  monthArchiveTitle: (year, month, page) => `${MONTHS[month - 1]} ${year}, page ${page}`,
   monthDescription: (blogName, year, month) => `Posts of ${blogName} from ${MONTHS[month - 1]} ${year}.`,
   formatDate: (iso) => {
     const { year, month, day } = utcDate(iso);
@@ -165,6 +167,7 @@ const ko: Labels = {
   archiveIndexDescription: (blogName) => `${blogName}의 모든 글을 연도와 달별로 모았습니다.`,
   monthName: (month) => `${month}월`,
   monthTitle: (year, month) => `${year}년 ${month}월`,
+  monthArchiveTitle: (year, month, page) => `${year}년 ${month}월의 글 ${page}쪽`,
   monthDescription: (blogName, year, month) => `${blogName}의 ${year}년 ${month}월 글입니다.`,
   formatDate: (iso) => {
     const { year, month, day } = utcDate(iso);

@@ -100,6 +100,11 @@ export function monthPath(year: number, month: number): string {
   return `/archive/${year}/${twoDigits(month)}/`;
 }
 
+/** A numbered page of a month of many posts (renderIndexPages.ts, MONTH_LIST_ALL_MAX): `/archive/2026/03/page/2/`. */
+export function monthArchivePath(year: number, month: number, page: number): string {
+  return `${monthPath(year, month)}page/${page}/`;
+}
+
 export function assetPath(fileName: string): string {
   return `/assets/${fileName}`;
 }
@@ -161,6 +166,10 @@ export function searchKey(blogSlug: string): string {
 
 export function monthKey(blogSlug: string, year: number, month: number): string {
   return `${blogSlug}/archive/${year}/${twoDigits(month)}/index.html`;
+}
+
+export function monthArchiveKey(blogSlug: string, year: number, month: number, page: number): string {
+  return `${blogSlug}/archive/${year}/${twoDigits(month)}/page/${page}/index.html`;
 }
 
 export function assetKey(blogSlug: string, fileName: string): string {

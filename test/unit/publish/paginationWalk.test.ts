@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderSite } from '../../../src/publish/pages/fullRender.js';
+import { MONTH_LIST_ALL_MAX, MONTH_PAGE_SIZE } from '../../../src/publish/render/renderIndexPages.js';
 import type { SiteObject } from '../../../src/storage/siteStore.js';
 import { scanHtml } from './htmlScan.js';
 import { buildBlog, defaultTheme, numberedPosts } from './siteFixtures.js';
@@ -34,7 +35,7 @@ function walk(site: Map<string, string>, start: string): string[] {
     expect(html, key).toBeDefined();
     const page = read(html!);
     seen.push(...page.posts);
-    key = page.older === null ? null : `notes${page.older}/index.html`;
+    key = page.older === null ? null : `notes${page.older.replace(/\/$/, '')}/index.html`;
   }
   return seen;
 }
@@ -48,5 +49,18 @@ describe('following "older posts"', () => {
     // The home page shows at least 10 posts when there are that many, at most 29.
     expect(read(site.get('notes/index.html')!).posts.length).toBeLessThanOrEqual(29);
     expect(read(site.get('notes/index.html')!).posts.length).toBeGreaterThanOrEqual(Math.min(count, 10));
+  });
+});
+
+describe('following "older posts" through a month of many posts', () => {
+  it.each([200, 201, 250, 299, 300, 301, 1000])('from the page of a month of %i posts shows every post of it once, newest first', (count) => {
+    // Ten minutes apart from 1 January 2025: all in January up to 4,464 posts.
+    const posts = numberedPosts(count).map((post, i) => ({ ...post, publishedAt: new Date(Date.UTC(2025, 0, 1) + i * 600_000).toISOString() }));
+    const site = new Map(renderSite({ theme: defaultTheme(), blog: buildBlog(), posts, redirects: [] }).map((o) => [o.key, String(o.body)]));
+    const newestFirst = Array.from({ length: count }, (_, i) => `/post-${count - i}`);
+    expect(walk(site, 'notes/archive/2025/01/index.html')).toEqual(newestFirst);
+    const shown = read(site.get('notes/archive/2025/01/index.html')!).posts.length;
+    expect(shown).toBeLessThanOrEqual(count > MONTH_LIST_ALL_MAX ? 2 * MONTH_PAGE_SIZE - 1 : count);
+    expect(shown).toBeGreaterThanOrEqual(Math.min(count, MONTH_PAGE_SIZE));
   });
 });

@@ -8,6 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderPostChange, renderPostChanges } from '../../../src/publish/postChange.js';
 import { viewOfChange } from '../../../src/publish/pages/siteView.js';
+import { MONTH_LIST_ALL_MAX } from '../../../src/publish/render/renderIndexPages.js';
+import { buildPost } from './siteFixtures.js';
 import {
   anyChange,
   carryOut,
@@ -103,6 +105,57 @@ describe('renderPostChanges: a batch of changes against the full render', () => 
         expect(differences(store, rows)).toEqual([]);
       }),
       { numRuns: 30 },
+    );
+  });
+});
+
+/**
+ * `seed(others)` and `count` posts five minutes apart from 1 February 2027, the month the
+ * fixtures' publishes land in (from 5 February, so after these): a month that is paged
+ * (MONTH_LIST_ALL_MAX) or close to it.
+ */
+function crowdedMonth(count: number, others = 5): Blog {
+  const rows = seed(others);
+  for (let i = 0; i < count; i++) {
+    const publishedAt = new Date(Date.UTC(2027, 1, 1) + i * 300_000).toISOString();
+    const id = `month_${String(i).padStart(3, '0')}`;
+    rows.set(id, {
+      post: buildPost({ id, slug: `month-${i}`, title: `Month post ${i}`, tags: ['notes'], publishedAt, createdAt: publishedAt, updatedAt: publishedAt }),
+      live: true,
+      redirects: [],
+    });
+  }
+  return rows;
+}
+
+describe('a month of many posts, paged, against the full render', () => {
+  it('pages a month past MONTH_LIST_ALL_MAX posts, and a batch that crosses the line either way leaves the full render', () => {
+    const crowded = fullRender(crowdedMonth(250)).map((o) => o.key);
+    expect(crowded.filter((key) => key.startsWith('notes/archive/2027/02/page/')).sort()).toEqual(
+      [1, 2, 3].map((page) => `notes/archive/2027/02/page/${page}/index.html`),
+    );
+    expect(fullRender(crowdedMonth(MONTH_LIST_ALL_MAX)).some((o) => o.key.includes('/archive/2027/02/page/'))).toBe(false);
+    // Up: 195 + 12 new posts; down: 205 - 12 unpublished.
+    expect(runBatch(crowdedMonth(195), publishes(12)).differences).toEqual([]);
+    const unpublish: Change[] = Array.from({ length: 12 }, () => ({ kind: 'unpublish', pick: 1_000, tags: [] }));
+    expect(runBatch(crowdedMonth(205, 0), unpublish).differences).toEqual([]);
+  });
+
+  it('a publish into a paged month renders its page and the numbered pages it touches, not the whole month', () => {
+    const { differences: left, keys } = runBatch(crowdedMonth(450), publishes(1));
+    expect(left).toEqual([]);
+    const monthKeys = keys.filter((key) => key.startsWith('notes/archive/2027/02/'));
+    // The month's page and its last numbered page (and the one before it, which gains its link).
+    expect(monthKeys.length).toBeLessThanOrEqual(3);
+    expect(monthKeys).toContain('notes/archive/2027/02/index.html');
+  });
+
+  it('holds for any batch of changes to a paged month', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 190, max: 320 }), fc.array(anyChange, { minLength: 1, maxLength: 12 }), (count, changes) => {
+        expect(runBatch(crowdedMonth(count), changes).differences).toEqual([]);
+      }),
+      { numRuns: 25 },
     );
   });
 });
