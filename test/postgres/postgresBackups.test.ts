@@ -55,6 +55,25 @@ async function expectSameRows(from: SqlClient, to: SqlClient, maxJob: number): P
   expect(await order(to)).toEqual(await order(from));
 }
 
+/**
+ * Two nodes on one fresh database and one shared store (the folder in the data dir, as nodes
+ * share a bucket), FOLIO_BACKUP_INTERVAL set on both, with a blog; B's clock runs 0.3 s ahead of
+ * A's, so two backups of one time would have two names.
+ */
+async function twoBackupNodes(slug: string): Promise<{ a: TestApp; b: TestApp; backups: () => Promise<string[]> }> {
+  const dataDir = testTempDir(`folio-pg-${slug}-`);
+  const env = { FOLIO_DATABASE_URL: await freshDatabase(), FOLIO_BACKUP_INTERVAL: '1h' };
+  const nodes: TestApp[] = [];
+  for (const start of ['2026-03-24T10:00:00.000Z', '2026-03-24T10:00:00.300Z']) {
+    const node = await startTestApp({ dataDir, env, clock: new FakeClock(start) });
+    closing.push(() => node.close());
+    nodes.push(node);
+  }
+  const [a, b] = nodes as [TestApp, TestApp];
+  expect((await a.request('POST', '/v1/blogs', { body: { slug, name: slug } })).status).toBe(201);
+  return { a, b, backups: async () => (await a.folio.store.list(BACKUP_PREFIX)).sort() };
+}
+
 describe('folio backup and restore on PostgreSQL', () => {
   it('backup on PostgreSQL, then restore into a new SQLite data dir and into an empty PostgreSQL database: every row and image is there', async () => {
     const dir = testTempDir('folio-pg-backup-');
@@ -104,19 +123,7 @@ describe('folio backup and restore on PostgreSQL', () => {
   });
 
   it('two nodes with FOLIO_BACKUP_INTERVAL on one database write one backup per scheduled time, not two', async () => {
-    const dataDir = testTempDir('folio-pg-nodes-');
-    const env = { FOLIO_DATABASE_URL: await freshDatabase(), FOLIO_BACKUP_INTERVAL: '1h' };
-    const nodes: TestApp[] = [];
-    // B's clock runs 0.3 s ahead of A's: two backups of one time would have two names.
-    for (const start of ['2026-03-24T10:00:00.000Z', '2026-03-24T10:00:00.300Z']) {
-      // One shared store (the folder in the data dir), as nodes share a bucket.
-      const node = await startTestApp({ dataDir, env, clock: new FakeClock(start) });
-      closing.push(() => node.close());
-      nodes.push(node);
-    }
-    const [a, b] = nodes as [TestApp, TestApp];
-    expect((await a.request('POST', '/v1/blogs', { body: { slug: 'nodes', name: 'Nodes' } })).status).toBe(201);
-    const backups = async () => (await a.folio.store.list(BACKUP_PREFIX)).sort();
+    const { a, b, backups } = await twoBackupNodes('nodes');
 
     // Both timers fire for 10:00 at once, then a late one of each.
     await Promise.all([a.folio.backups.scheduled(), b.folio.backups.scheduled()]);
@@ -137,17 +144,7 @@ describe('folio backup and restore on PostgreSQL', () => {
   });
 
   it('a scheduled backup whose node died before it ended is written by another node once the claim lapses, and only then', async () => {
-    const dataDir = testTempDir('folio-pg-takeover-');
-    const env = { FOLIO_DATABASE_URL: await freshDatabase(), FOLIO_BACKUP_INTERVAL: '1h' };
-    const nodes: TestApp[] = [];
-    for (const start of ['2026-03-24T10:00:00.000Z', '2026-03-24T10:00:00.300Z']) {
-      const node = await startTestApp({ dataDir, env, clock: new FakeClock(start) });
-      closing.push(() => node.close());
-      nodes.push(node);
-    }
-    const [a, b] = nodes as [TestApp, TestApp];
-    expect((await a.request('POST', '/v1/blogs', { body: { slug: 'takeover', name: 'Takeover' } })).status).toBe(201);
-    const backups = async () => (await a.folio.store.list(BACKUP_PREFIX)).sort();
+    const { a, b, backups } = await twoBackupNodes('takeover');
     const iso = (clock: FakeClock, plusMs = 0) => new Date(clock.now().getTime() + plusMs).toISOString();
 
     // A's timer claims 10:00, as scheduled() does, and A dies before it writes anything: the
