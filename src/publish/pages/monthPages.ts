@@ -72,7 +72,8 @@ export const monthPages: PageType<MonthPage> = {
     return renderMonthArchivePage(site.ctx, { year, month }, page, archivePageSlice(posts, page, MONTH_PAGE_SIZE), monthPageCount(posts.length));
   },
   pageId: ({ year, month, page }) => `${year}-${month}/${page ?? ''}`,
-  // The newest month's page, and its last two numbered pages when it is paged.
+  // The newest month's posts; when it is paged, the newest 300 (its page shows up to 199, and
+  // the next publish may touch the last numbered page and the one before it).
   listedByNextPost: (posts) => {
     const month = postsInMonth(posts, monthOf(posts[posts.length - 1]!.publishedAt));
     return { lists: [month.length > MONTH_LIST_ALL_MAX ? month.slice(-3 * MONTH_PAGE_SIZE) : month] };
