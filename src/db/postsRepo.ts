@@ -238,8 +238,10 @@ export class PostsRepo {
     );
   }
 
-  async removeRedirect(blogId: string, slug: string): Promise<void> {
-    await this.sql.run('DELETE FROM post_redirects WHERE blog_id = ? AND old_slug = ?', [blogId, slug]);
+  /** Drops the renamed-slug redirect at `slug`; the id of the post it led to, or null when there was none. */
+  async removeRedirect(blogId: string, slug: string): Promise<string | null> {
+    const row = await this.sql.get<{ post_id: string }>('DELETE FROM post_redirects WHERE blog_id = ? AND old_slug = ? RETURNING post_id', [blogId, slug]);
+    return row?.post_id ?? null;
   }
 
   async findRedirect(blogId: string, slug: string): Promise<string | null> {

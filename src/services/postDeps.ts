@@ -10,6 +10,7 @@ import type { ContentRenderer } from '../content/contentRenderer.js';
 import { NotFoundError } from '../domain/errors.js';
 import type { BlogWithDomain } from '../domain/blog.js';
 import type { PublishQueue } from '../domain/publishQueue.js';
+import type { TakenRedirect } from './aliasClaims.js';
 
 /** What the post services share; built once in compose/services.ts. */
 export interface PostDeps {
@@ -68,6 +69,29 @@ export async function recordPostJob(
   if (removedAliases.length > 0) payload.removedRedirects = [...removedAliases];
   if (before && before.tags.join('\n') !== post.tags.join('\n')) payload.previousTags = before.tags;
   return deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'post', payload, now });
+}
+
+/**
+ * The store's objects of redirects other posts lost to this change (aliasClaims.takeRedirect)
+ * go: a `post` job for each live post that had one, naming the addresses it no longer redirects
+ * from. A redirect is in the store only while its post is live. Inside the change's transaction,
+ * before the change's own job, so a post taking the address renders there after the removal.
+ */
+export async function recordRedirectsTaken(
+  deps: Pick<PostTx, 'posts' | 'jobs'>,
+  blog: BlogWithDomain,
+  taken: readonly TakenRedirect[],
+  now: string,
+): Promise<number[]> {
+  const slugsByPost = new Map<string, string[]>();
+  for (const { postId, slug } of taken) slugsByPost.set(postId, [...(slugsByPost.get(postId) ?? []), slug]);
+  const jobIds: number[] = [];
+  for (const [postId, slugs] of slugsByPost) {
+    if ((await deps.posts.findById(postId))?.status !== 'published') continue;
+    const payload: JobPayload = { postId, wasLive: true, removedRedirects: slugs };
+    jobIds.push(await deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'post', payload, now }));
+  }
+  return jobIds;
 }
 
 /** Take a post that was live off the site (unpublish or delete). */

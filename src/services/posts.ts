@@ -6,10 +6,10 @@ import { derivePostOrRefuse, retitledContent } from './postDerive.js';
 import { isoNow } from '../lib/clock.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { checkPrecondition, type Precondition } from './precondition.js';
-import { findPostOrThrow, postTx, recordPostJob, recordRemovalJob, type PostDeps } from './postDeps.js';
+import { findPostOrThrow, postTx, recordPostJob, recordRedirectsTaken, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
 import { firstFreeSlug, slugify } from './slugs.js';
-import { claimAliases } from './aliasClaims.js';
+import { claimAliases, takeRedirect, type TakenRedirect } from './aliasClaims.js';
 import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from './postChecks.js';
 import type { Post, PostListQuery, PostSummary, PostVersion } from '../domain/post.js';
 import type { BlogWithDomain } from '../domain/blog.js';
@@ -72,7 +72,7 @@ export class PostsService {
     return commitThenPublish(this.deps, async (tx, record) => {
       const { posts, revisions, jobs, media, events } = postTx(this.deps, tx);
       const now = isoNow(this.deps.clock);
-      const slug = await this.claimSlug(posts, blog, input.slug, input.title, null);
+      const { slug, taken } = await this.claimSlug(posts, blog, input.slug, input.title, null);
       const created: Post = {
         id: randomUUID(),
         blogId: blog.id,
@@ -92,9 +92,10 @@ export class PostsService {
         textCounts: content.textCounts,
       };
       await insertOrConflict(posts, created);
-      if (aliases.length > 0) await claimAliases(posts, blog, created, aliases, now);
+      if (aliases.length > 0) taken.push(...(await claimAliases(posts, blog, created, aliases, now)));
       await recordMedia(media, blog, created);
       await recordRevision(revisions, created, null, now, input.source);
+      for (const jobId of await recordRedirectsTaken({ posts, jobs }, blog, taken, now)) record(jobId);
       if (status === 'published') {
         record(await recordPostJob({ jobs }, blog, created, null, now));
         await events.post(blog, 'post.published', created, now);
@@ -178,8 +179,11 @@ export class PostsService {
       } else if (!before.metaExplicit && content && input.contentMd !== undefined) {
         next.metaDescription = content.description;
       }
+      const taken: TakenRedirect[] = [];
       if (input.slug !== undefined && input.slug !== before.slug) {
-        next.slug = await this.claimSlug(posts, blog, input.slug, next.title, before.id);
+        const claimed = await this.claimSlug(posts, blog, input.slug, next.title, before.id);
+        next.slug = claimed.slug;
+        taken.push(...claimed.taken);
       }
       if (input.status === 'published' && before.status !== 'published') {
         next.status = 'published';
@@ -199,9 +203,10 @@ export class PostsService {
       const aliasesBefore = await posts.aliasesOf(before.id);
       const removedAliases = aliases === undefined ? [] : aliasesBefore.filter((path) => !aliases.includes(path));
       // Checked against the slug the post ends with: an alias may not be the post's own address.
-      if (aliases !== undefined || next.slug !== before.slug) await claimAliases(posts, blog, next, aliases ?? aliasesBefore, now);
+      if (aliases !== undefined || next.slug !== before.slug) taken.push(...(await claimAliases(posts, blog, next, aliases ?? aliasesBefore, now)));
       await posts.update(next);
       await recordRevision(revisions, next, before, now, input.source);
+      for (const jobId of await recordRedirectsTaken({ posts, jobs }, blog, taken, now)) record(jobId);
       if (next.contentMd !== before.contentMd || next.ogImageUrl !== before.ogImageUrl) await recordMedia(media, blog, next);
       if (next.status === 'published') record(await recordPostJob({ jobs }, blog, next, before, now, removedAliases));
       else if (before.status === 'published') record(await recordRemovalJob({ jobs }, blog, before, now, aliasesBefore));
@@ -229,10 +234,16 @@ export class PostsService {
 
   /**
    * An explicit slug must be free (409) and not reserved (400); a generated one takes the first
-   * free `-2`, `-3`, … A slug held only as another post's old address is taken over. Inside the
-   * write transaction (`posts` bound to it).
+   * free `-2`, `-3`, … A slug held only as another post's old address is taken over (`taken`:
+   * the redirect it drops, at most one). Inside the write transaction (`posts` bound to it).
    */
-  private async claimSlug(posts: PostsRepo, blog: BlogWithDomain, explicit: string | undefined, title: string, selfId: string | null): Promise<string> {
+  private async claimSlug(
+    posts: PostsRepo,
+    blog: BlogWithDomain,
+    explicit: string | undefined,
+    title: string,
+    selfId: string | null,
+  ): Promise<{ slug: string; taken: TakenRedirect[] }> {
     const aliasFree = async (slug: string): Promise<boolean> => {
       const holder = await posts.aliasHolder(blog.id, `/${slug}/`);
       return holder === null || holder === selfId;
@@ -261,8 +272,8 @@ export class PostsService {
         aliased.add(slug);
       }
     }
-    await posts.removeRedirect(blog.id, slug);
-    return slug;
+    const taken = await takeRedirect(posts, blog, slug, selfId);
+    return { slug, taken: taken ? [taken] : [] };
   }
 
   private derive(blog: BlogWithDomain, title: string, contentMd: string): Promise<PostContent> {

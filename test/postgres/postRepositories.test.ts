@@ -99,8 +99,9 @@ describe('posts on PostgreSQL', () => {
     await sql.transaction((tx) => posts.in(tx).addRedirect('b1', 'old', 'p1', LATER));
     expect(await posts.findRedirect('b1', 'old')).toBe('p1');
     expect(await posts.redirectsOf('p1')).toEqual(['old', 'older']);
-    await posts.removeRedirect('b1', 'old');
+    expect(await posts.removeRedirect('b1', 'old')).toBe('p1');
     expect(await posts.findRedirect('b1', 'old')).toBeNull();
+    expect(await posts.removeRedirect('b1', 'old')).toBeNull();
     await posts.setAliases('b1', 'p1', ['/b', '/a'], T0);
     await sql.transaction((tx) => posts.in(tx).setAliases('b1', 'p1', ['/c', '/b'], T0));
     expect(await posts.aliasesOf('p1')).toEqual(['/c', '/b']);
