@@ -32,7 +32,7 @@ export function checkedAliases(raw: readonly string[]): string[] {
   return checked.paths;
 }
 
-/** An explicit slug the site's own pages use is a 400 (PostsService.claimSlug). */
+/** An explicit slug the site's own pages use is a 400 (addressClaims.claimSlug). */
 export function checkSlugNotReserved(slug: string): void {
   if (isReservedSlug(slug))
     throw new BadRequestError(`slug "${slug}" is reserved for the site's own pages`, { details: [{ field: 'slug', message: 'is reserved' }] });

@@ -10,7 +10,7 @@ import type { ContentRenderer } from '../content/contentRenderer.js';
 import { NotFoundError } from '../domain/errors.js';
 import type { BlogWithDomain } from '../domain/blog.js';
 import type { PublishQueue } from '../domain/publishQueue.js';
-import type { TakenRedirect } from './aliasClaims.js';
+import type { TakenRedirect } from './addressClaims.js';
 
 /** What the post services share; built once in compose/services.ts. */
 export interface PostDeps {
@@ -72,7 +72,7 @@ export async function recordPostJob(
 }
 
 /**
- * The store's objects of redirects other posts lost to this change (aliasClaims.takeRedirect)
+ * The store's objects of redirects other posts lost to this change (addressClaims.takeRedirect)
  * go: a `post` job for each live post that had one, naming the addresses it no longer redirects
  * from. A redirect is in the store only while its post is live. Inside the change's transaction,
  * before the change's own job, so a post taking the address renders there after the removal.

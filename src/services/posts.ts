@@ -8,9 +8,8 @@ import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { checkPrecondition, type Precondition } from './precondition.js';
 import { findPostOrThrow, postTx, recordPostJob, recordRedirectsTaken, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
-import { firstFreeSlug, slugify } from './slugs.js';
-import { claimAliases, takeRedirect, type TakenRedirect } from './aliasClaims.js';
-import { checkedAliases, checkPublishedAt, checkSlugNotReserved } from './postChecks.js';
+import { claimAliases, claimSlug, type TakenRedirect } from './addressClaims.js';
+import { checkedAliases, checkPublishedAt } from './postChecks.js';
 import type { Post, PostListQuery, PostSummary, PostVersion } from '../domain/post.js';
 import type { BlogWithDomain } from '../domain/blog.js';
 import { recordRevision, type RevisionSource } from './revisionRecord.js';
@@ -72,7 +71,7 @@ export class PostsService {
     return commitThenPublish(this.deps, async (tx, record) => {
       const { posts, revisions, jobs, media, events } = postTx(this.deps, tx);
       const now = isoNow(this.deps.clock);
-      const { slug, taken } = await this.claimSlug(posts, blog, input.slug, input.title, null);
+      const { slug, taken } = await claimSlug(posts, blog, input.slug, input.title, null);
       const created: Post = {
         id: randomUUID(),
         blogId: blog.id,
@@ -181,7 +180,7 @@ export class PostsService {
       }
       const taken: TakenRedirect[] = [];
       if (input.slug !== undefined && input.slug !== before.slug) {
-        const claimed = await this.claimSlug(posts, blog, input.slug, next.title, before.id);
+        const claimed = await claimSlug(posts, blog, input.slug, next.title, before.id);
         next.slug = claimed.slug;
         taken.push(...claimed.taken);
       }
@@ -230,50 +229,6 @@ export class PostsService {
         record(await recordRemovalJob({ jobs }, blog, before, isoNow(this.deps.clock), redirects));
       }
     });
-  }
-
-  /**
-   * An explicit slug must be free (409) and not reserved (400); a generated one takes the first
-   * free `-2`, `-3`, … A slug held only as another post's old address is taken over (`taken`:
-   * the redirect it drops, at most one). Inside the write transaction (`posts` bound to it).
-   */
-  private async claimSlug(
-    posts: PostsRepo,
-    blog: BlogWithDomain,
-    explicit: string | undefined,
-    title: string,
-    selfId: string | null,
-  ): Promise<{ slug: string; taken: TakenRedirect[] }> {
-    const aliasFree = async (slug: string): Promise<boolean> => {
-      const holder = await posts.aliasHolder(blog.id, `/${slug}/`);
-      return holder === null || holder === selfId;
-    };
-    let slug: string;
-    if (explicit !== undefined) {
-      checkSlugNotReserved(explicit);
-      const holder = await posts.findBySlug(blog.id, explicit);
-      const free = (!holder || holder.id === selfId) && (await aliasFree(explicit));
-      if (!free) throw new ConflictError(`a post with slug "${explicit}" or the alias "/${explicit}/" already exists in this blog`);
-      slug = explicit;
-    } else {
-      // One query for every `base-N` instead of one per candidate: a blog with many posts of
-      // the same title made each create probe thousands of slugs.
-      const base = slugify(title);
-      const taken = await posts.slugsStartingWith(blog.id, base);
-      // firstFreeSlug's test is synchronous: the candidate it gives is checked for an alias here,
-      // and one another post holds as an alias is skipped on the next pass.
-      const aliased = new Set<string>();
-      for (;;) {
-        slug = firstFreeSlug(base, (candidate) => {
-          const holder = taken.get(candidate);
-          return (holder === undefined || holder === selfId) && !aliased.has(candidate);
-        });
-        if (await aliasFree(slug)) break;
-        aliased.add(slug);
-      }
-    }
-    const taken = await takeRedirect(posts, blog, slug, selfId);
-    return { slug, taken: taken ? [taken] : [] };
   }
 
   private derive(blog: BlogWithDomain, title: string, contentMd: string): Promise<PostContent> {

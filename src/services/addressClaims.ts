@@ -1,8 +1,11 @@
+/** The addresses a post claims: its slug and its aliases, and the old addresses of other posts they take over. */
 import type { BlogWithDomain } from '../domain/blog.js';
 import type { PostsRepo } from '../db/postsRepo.js';
 import type { Post } from '../domain/post.js';
 import { BadRequestError, ConflictError } from '../domain/errors.js';
 import { slugOfAlias } from './aliases.js';
+import { checkSlugNotReserved } from './postChecks.js';
+import { firstFreeSlug, slugify } from './slugs.js';
 
 /** A renamed-slug redirect another post held, dropped because this post took its address. */
 export interface TakenRedirect {
@@ -47,4 +50,48 @@ export async function claimAliases(posts: PostsRepo, blog: BlogWithDomain, post:
   }
   await posts.setAliases(blog.id, post.id, paths, now);
   return taken;
+}
+
+/**
+ * An explicit slug must be free (409) and not reserved (400); a generated one takes the first
+ * free `-2`, `-3`, … A slug held only as another post's old address is taken over (`taken`:
+ * the redirect it drops, at most one). Inside the write transaction (`posts` bound to it).
+ */
+export async function claimSlug(
+  posts: PostsRepo,
+  blog: BlogWithDomain,
+  explicit: string | undefined,
+  title: string,
+  selfId: string | null,
+): Promise<{ slug: string; taken: TakenRedirect[] }> {
+  const aliasFree = async (slug: string): Promise<boolean> => {
+    const holder = await posts.aliasHolder(blog.id, `/${slug}/`);
+    return holder === null || holder === selfId;
+  };
+  let slug: string;
+  if (explicit !== undefined) {
+    checkSlugNotReserved(explicit);
+    const holder = await posts.findBySlug(blog.id, explicit);
+    const free = (!holder || holder.id === selfId) && (await aliasFree(explicit));
+    if (!free) throw new ConflictError(`a post with slug "${explicit}" or the alias "/${explicit}/" already exists in this blog`);
+    slug = explicit;
+  } else {
+    // One query for every `base-N` instead of one per candidate: a blog with many posts of
+    // the same title made each create probe thousands of slugs.
+    const base = slugify(title);
+    const taken = await posts.slugsStartingWith(blog.id, base);
+    // firstFreeSlug's test is synchronous: the candidate it gives is checked for an alias here,
+    // and one another post holds as an alias is skipped on the next pass.
+    const aliased = new Set<string>();
+    for (;;) {
+      slug = firstFreeSlug(base, (candidate) => {
+        const holder = taken.get(candidate);
+        return (holder === undefined || holder === selfId) && !aliased.has(candidate);
+      });
+      if (await aliasFree(slug)) break;
+      aliased.add(slug);
+    }
+  }
+  const taken = await takeRedirect(posts, blog, slug, selfId);
+  return { slug, taken: taken ? [taken] : [] };
 }
