@@ -179,7 +179,9 @@ async function searchAnswers(app: TestApp, blog: BuiltBlog): Promise<Record<stri
 
 let run = 0;
 describe('bursts of changes at one blog from several clients', () => {
-  it('leave the store as a fresh rebuild of the same database makes it, verify clean and search alike', { timeout: Math.max(180_000, RUNS * 3_000) }, async () => {
+  it('leave the store as a fresh rebuild of the same database makes it, verify clean and search alike', {
+    timeout: Math.max(180_000, RUNS * 3_000),
+  }, async () => {
     await fc.assert(
       fc.asyncProperty(burst, async (clients) => {
         run += 1;
