@@ -8,28 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../lib/paths.js';
 import { ConfigError, debugRequested, loadConfig, type Config } from '../config/config.js';
-import { StorageError } from '../domain/errors.js';
-import { PublicUrlConflictError } from '../services/publicUrlSettings.js';
+import { isDiskFull, StorageError } from '../domain/errors.js';
 import { CommandError, CommandFailed, UsageError } from './cliErrors.js';
-import { rebuildAll, siteCommand } from './siteCommands.js';
 import { commandHelp, commandName, findCommand, groupCommands, groupHelp, HELP_FLAGS, usage, type CommandName } from './commandTable.js';
 import { asksForHelp, parseInvocation, type Invocation } from './invocation.js';
-import { accountLoginLink, accountSetPassword } from './signInCommands.js';
-import { accountCreate, accountCreateKey, accountDelete, accountKeys, accountList, accountRevokeKey, accountSetPlan } from './accountCommands.js';
-import { CdnPurgeError } from '../cdn/cdnPurger.js';
-import { backupCommand, restoreCommand } from './backupCommands.js';
-import { importCommand } from './importCommand.js';
-import { databaseCopyCommand } from './databaseCommands.js';
-import { mcpCommand } from './mcpCommand.js';
-import { FolioApiError } from '../client/folioClient.js';
-import { syncCommand } from './syncCommands.js';
-import { analyticsCommand } from './analyticsCommand.js';
-import { migrateStoreCommand } from './storeCommands.js';
-import { DatabaseOpenError } from '../db/databaseFailure.js';
-import { StoreMismatchError } from '../services/storeSettings.js';
-import { isDiskFull } from '../domain/errors.js';
-import { RestoreError } from '../backup/restore.js';
-import { SnapshotError } from '../backup/snapshotCopy.js';
 
 export interface CliOptions {
   /** The environment to read the configuration from (default: process.env). */
@@ -46,39 +28,46 @@ type Handler = (run: {
   options: CliOptions;
 }) => number | Promise<number>;
 
-/** What each command of the table does; the type makes a row without a handler a compile error. */
+/**
+ * What each command of the table does; the type makes a row without a handler a compile error.
+ * Each loads its module when it runs: help, usage errors and the commands that only talk to the
+ * HTTP API (push, pull, mcp, analytics) never load the database, the renderer or sharp.
+ */
 const HANDLERS: Record<CommandName, Handler> = {
-  'account create': ({ config, invocation }) => accountCreate(config(), invocation),
-  'account list': ({ config, invocation }) => accountList(config(), invocation),
-  'account set-plan': ({ config, invocation }) => accountSetPlan(config(), invocation),
-  'account keys': ({ config, invocation }) => accountKeys(config(), invocation),
-  'account create-key': ({ config, invocation }) => accountCreateKey(config(), invocation),
-  'account revoke-key': ({ config, invocation }) => accountRevokeKey(config(), invocation),
-  'account delete': ({ config, invocation }) => accountDelete(config(), invocation),
-  'account login-link': ({ config, invocation }) => accountLoginLink(config(), invocation),
-  'account set-password': ({ config, invocation }) => accountSetPassword(config(), invocation),
-  'site rebuild': ({ config, invocation, options }) => {
+  'account create': async ({ config, invocation }) => (await import('./accountCommands.js')).accountCreate(config(), invocation),
+  'account list': async ({ config, invocation }) => (await import('./accountCommands.js')).accountList(config(), invocation),
+  'account set-plan': async ({ config, invocation }) => (await import('./accountCommands.js')).accountSetPlan(config(), invocation),
+  'account keys': async ({ config, invocation }) => (await import('./accountCommands.js')).accountKeys(config(), invocation),
+  'account create-key': async ({ config, invocation }) => (await import('./accountCommands.js')).accountCreateKey(config(), invocation),
+  'account revoke-key': async ({ config, invocation }) => (await import('./accountCommands.js')).accountRevokeKey(config(), invocation),
+  'account delete': async ({ config, invocation }) => (await import('./accountCommands.js')).accountDelete(config(), invocation),
+  'account login-link': async ({ config, invocation }) => (await import('./signInCommands.js')).accountLoginLink(config(), invocation),
+  'account set-password': async ({ config, invocation }) => (await import('./signInCommands.js')).accountSetPassword(config(), invocation),
+  'site rebuild': async ({ config, invocation, options }) => {
     const [slug] = invocation.positionals;
     const all = invocation.values.boolean('all');
     if (all === (slug !== undefined)) throw new UsageError('site rebuild takes <blog-slug> or --all', commandHelp(findCommand(['site', 'rebuild'])!.spec));
+    const { rebuildAll, siteCommand } = await import('./siteCommands.js');
     return all ? rebuildAll(config(), options) : siteCommand(config(), 'site', ['rebuild', slug!], options);
   },
-  'site verify': ({ config, invocation, options }) => siteCommand(config(), 'site', ['verify', ...invocation.positionals], options),
+  'site verify': async ({ config, invocation, options }) =>
+    (await import('./siteCommands.js')).siteCommand(config(), 'site', ['verify', ...invocation.positionals], options),
   // storeCommands.ts parses its own option, the same the table declares (checked strictly above).
-  'site migrate-store': ({ config, rest }) => migrateStoreCommand(config(), rest),
-  'search reindex': ({ config, invocation, options }) => siteCommand(config(), 'search', ['reindex', ...invocation.positionals], options),
+  'site migrate-store': async ({ config, rest }) => (await import('./storeCommands.js')).migrateStoreCommand(config(), rest),
+  'search reindex': async ({ config, invocation, options }) =>
+    (await import('./siteCommands.js')).siteCommand(config(), 'search', ['reindex', ...invocation.positionals], options),
   // backupCommands.ts parses its own options, the same the table declares (checked strictly above).
-  backup: ({ config, rest }) => backupCommand(config(), rest),
-  'backup list': ({ config, rest }) => backupCommand(config(), ['list', ...rest]),
-  restore: ({ config, invocation }) => restoreCommand(config(), [...invocation.positionals]),
-  'database copy': ({ config, invocation }) => databaseCopyCommand(config(), invocation),
+  backup: async ({ config, rest }) => (await import('./backupCommands.js')).backupCommand(config(), rest),
+  'backup list': async ({ config, rest }) => (await import('./backupCommands.js')).backupCommand(config(), ['list', ...rest]),
+  restore: async ({ config, invocation }) => (await import('./backupCommands.js')).restoreCommand(config(), [...invocation.positionals]),
+  'database copy': async ({ config, invocation }) => (await import('./databaseCommands.js')).databaseCopyCommand(config(), invocation),
   // These parse their own options, the same the table declares (checked strictly above).
-  import: ({ config, rest, options }) => importCommand(config(), rest, options.busyTimeoutMs),
+  import: async ({ config, rest, options }) => (await import('./importCommand.js')).importCommand(config(), rest, options.busyTimeoutMs),
   // Commands that act through the HTTP API of a (possibly remote) Folio need no data dir.
-  mcp: ({ env }) => mcpCommand(env),
-  push: ({ rest, env }) => syncCommand('push', rest, env),
-  pull: ({ rest, env }) => syncCommand('pull', rest, env),
-  analytics: ({ invocation, env }) => analyticsCommand(invocation, env),
+  mcp: async ({ env }) => (await import('./mcpCommand.js')).mcpCommand(env),
+  push: async ({ rest, env }) => (await import('./syncCommands.js')).syncCommand('push', rest, env),
+  pull: async ({ rest, env }) => (await import('./syncCommands.js')).syncCommand('pull', rest, env),
+  analytics: async ({ invocation, env }) => (await import('./analyticsCommand.js')).analyticsCommand(invocation, env),
 };
 
 /**
@@ -150,8 +139,26 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     };
     return await HANDLERS[commandName(found.spec)]({ config, invocation, rest: found.rest, env, options });
   } catch (err) {
-    return reportFailure(err, debug, dataDir);
+    return await reportFailure(err, debug, dataDir);
   }
+}
+
+/**
+ * The error classes reportFailure tells apart, loaded once a command has failed: the module that
+ * threw one has loaded it already, and importing it again gives the same class.
+ */
+async function failureClasses() {
+  const [{ PublicUrlConflictError }, { CdnPurgeError }, { DatabaseOpenError }, { StoreMismatchError }, { RestoreError }, { SnapshotError }] = await Promise.all(
+    [
+      import('../services/publicUrlSettings.js'),
+      import('../cdn/cdnPurger.js'),
+      import('../db/databaseFailure.js'),
+      import('../services/storeSettings.js'),
+      import('../backup/restore.js'),
+      import('../backup/snapshotCopy.js'),
+    ],
+  );
+  return { PublicUrlConflictError, CdnPurgeError, DatabaseOpenError, StoreMismatchError, RestoreError, SnapshotError };
 }
 
 /** The error and the errors it wraps (`cause`), outermost first. */
@@ -168,25 +175,23 @@ const isBusy = (e: unknown): boolean => typeof e === 'object' && e !== null && '
  * only on request. Exit codes: 2 the command did not run or failed (1 stays `site verify`'s
  * "differences found"), 75 (EX_TEMPFAIL) the database was busy: try again.
  */
-function reportFailure(err: unknown, debug: boolean, dataDir: string | null): number {
+async function reportFailure(err: unknown, debug: boolean, dataDir: string | null): Promise<number> {
   const fail = (message: string, code: number, extra = ''): number => {
     process.stderr.write(`folio: ${message}\n${extra}`);
     return code;
   };
   if (err instanceof UsageError) return fail(err.message, 2, err.usage ?? `${usage()}\n`);
   if (err instanceof CommandFailed) return fail(err.message, err.exitCode);
-  if (err instanceof DatabaseOpenError) return fail(err.message, err.busy ? 75 : 2);
-  if (
-    err instanceof ConfigError ||
-    err instanceof CommandError ||
-    err instanceof PublicUrlConflictError ||
-    err instanceof StoreMismatchError ||
-    err instanceof RestoreError ||
-    err instanceof SnapshotError
-  )
-    return fail(err.message, 2);
+  if (err instanceof ConfigError || err instanceof CommandError) return fail(err.message, 2);
   if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) return fail(err.message, 2);
+  // The API client is small, and the commands that throw its errors loaded it already.
+  const { FolioApiError } = await import('../client/folioClient.js');
   if (err instanceof FolioApiError) return fail(err.status === 0 ? err.message : `the Folio API answered ${err.status} ${err.code}: ${err.message}`, 2);
+  // The rest come from the data dir's modules, loaded by the commands that throw them.
+  const { PublicUrlConflictError, CdnPurgeError, DatabaseOpenError, StoreMismatchError, RestoreError, SnapshotError } = await failureClasses();
+  if (err instanceof DatabaseOpenError) return fail(err.message, err.busy ? 75 : 2);
+  if (err instanceof PublicUrlConflictError || err instanceof StoreMismatchError || err instanceof RestoreError || err instanceof SnapshotError)
+    return fail(err.message, 2);
   const chain = causes(err);
   if (chain.some(isBusy)) return fail('the database is busy (another folio process is writing); try again', 75);
   if (isDiskFull(err)) return fail(`the disk${dataDir === null ? '' : ` holding ${dataDir}`} is full; free some space, then run the command again`, 2);
