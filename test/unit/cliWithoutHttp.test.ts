@@ -1,12 +1,13 @@
 /**
  * A `folio` command composes the core without the HTTP app (src/compose/core.ts): nothing the
- * command line imports at load, ours or a package, reaches Koa or the app that wires it.
+ * command line imports, at load or when a command runs (its handlers import their modules then),
+ * ours or a package, reaches Koa or the app that wires it.
  */
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 
-/** Every file and package a module reaches through value imports (`import type` is erased). */
+/** Every file and package a module reaches through value imports (`import type` is erased) and `import('…')`. */
 function reached(entry: string): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
@@ -14,8 +15,11 @@ function reached(entry: string): { files: Set<string>; packages: Set<string> } {
     if (files.has(file)) return;
     files.add(file);
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^'";]*?\s+from\s+)?'([^']+)'/gm)) {
-      const spec = m[1]!;
+    const specs = [
+      ...[...text.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^'";]*?\s+from\s+)?'([^']+)'/gm)].map((m) => m[1]!),
+      ...[...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!),
+    ];
+    for (const spec of specs) {
       if (!spec.startsWith('.')) packages.add(spec);
       else {
         const target = normalize(join(dirname(file), spec)).replace(/\.js$/, '.ts');
