@@ -88,6 +88,7 @@ const integration = [
   'publishJobs',
   'rateLimits',
   'rebuildBeforeStart',
+  'redirectTakeover',
   'republishUnchanged',
   'reRenderAfterUpgrade',
   'responseHeaders',
