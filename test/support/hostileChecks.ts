@@ -156,7 +156,12 @@ export function expectSoundAnswer(res: HostileResponse, where: string, sentReque
   expect(res.status, `${where}: 503 while nothing is overloaded`).not.toBe(503);
   expect(res.status, where).toBeLessThan(500);
   expect(res.text, `${where}: stack or source path in the body`).not.toMatch(STACK_MARKS);
-  for (const s of stringsIn(res.json)) expect(s, `${where}: stack or source path in the body`).not.toMatch(STACK_MARKS);
+  // One expect for the first offending string: one per string made GET /v1/openapi.json's
+  // thousands of strings cost 150 ms an answer.
+  expect(
+    stringsIn(res.json).find((s) => STACK_MARKS.test(s)),
+    `${where}: stack or source path in the body`,
+  ).toBeUndefined();
   const id = res.headers['x-request-id'];
   expect(id, `${where}: X-Request-Id`).toBeDefined();
   // Node trims the value. A safe id is echoed (requests the HTTP layer refuses before the app
