@@ -16,9 +16,9 @@ export interface TakenRedirect {
 
 /**
  * Drops the renamed-slug redirect at `slug`, which the post `selfId` (null: a post being
- * created) now takes as its slug or alias. The redirect of another post is answered: its object
- * in the store must go too (recordRedirectsTaken), even when the post taking the address is a
- * draft that renders nothing there.
+ * created) now takes as its slug or alias. Returns the redirect when another post held it: its
+ * object in the store must go too (postDeps.recordRedirectsTaken), even when the post taking the
+ * address is a draft that renders nothing there.
  */
 export async function takeRedirect(posts: PostsRepo, blog: BlogWithDomain, slug: string, selfId: string | null): Promise<TakenRedirect | null> {
   const postId = await posts.removeRedirect(blog.id, slug);
@@ -28,7 +28,7 @@ export async function takeRedirect(posts: PostsRepo, blog: BlogWithDomain, slug:
 /**
  * Gives the post these aliases (normalised): 400 for its own address, 409 for a path another
  * post holds as its slug or alias. A path held only as another post's renamed-slug redirect is
- * taken over, as a slug would take it; the redirects taken are answered. Inside the post write's
+ * taken over, as a slug would take it; returns the redirects taken. Inside the post write's
  * transaction (`posts` bound to it).
  */
 export async function claimAliases(posts: PostsRepo, blog: BlogWithDomain, post: Post, paths: readonly string[], now: string): Promise<TakenRedirect[]> {
