@@ -40,6 +40,7 @@ const REDIRECTS_SQL = `SELECT r.old_slug, p.slug, p.status FROM post_redirects r
  ORDER BY old_slug`;
 const REDIRECTS_OF_POST_SQL = 'SELECT old_slug FROM post_redirects WHERE post_id = ? UNION ALL SELECT path AS old_slug FROM post_aliases WHERE post_id = ?';
 const PUBLISHED_SUMMARY_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE id = ? AND status = 'published'`;
+const PUBLISHED_SUMMARY_AT_SQL = `SELECT ${SUMMARY_COLUMNS} FROM posts WHERE blog_id = ? AND slug = ? AND status = 'published'`;
 const published = (columns: string, ids: string) => `SELECT ${columns} FROM posts WHERE id IN (${ids}) AND status = 'published'`;
 const POST_SQL = `SELECT ${PAGE_COLUMNS} FROM posts WHERE id = ?`;
 const POST_WITH_SOURCE_SQL = `SELECT ${SOURCE_COLUMNS} FROM posts WHERE id = ?`;
@@ -96,6 +97,12 @@ export class SiteRepo {
   /** The post's summary while it is published, else null. */
   async publishedSummary(postId: string): Promise<PublishedSummary | null> {
     const row = await this.sql.get<SummaryRow>(PUBLISHED_SUMMARY_SQL, [postId]);
+    return row ? toSummary(row) : null;
+  }
+
+  /** The summary of the post published at `slug` in the blog, else null. */
+  async publishedSummaryAt(blogId: string, slug: string): Promise<PublishedSummary | null> {
+    const row = await this.sql.get<SummaryRow>(PUBLISHED_SUMMARY_AT_SQL, [blogId, slug]);
     return row ? toSummary(row) : null;
   }
 

@@ -42,6 +42,7 @@ import { holdingBlogs, type BlogLeases } from './jobs/blogLeases.js';
 import { inMemoryMarks, type StaticSearchMarks } from './stages/staticSearchQueue.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
 import type { StaticSearchIndex } from './stages/staticSearchSync.js';
+import { WantedCards } from './stages/wantedCards.js';
 import type { WriteResult } from './stages/writeSite.js';
 import { createWarmablePublishing, type WarmablePublishing } from './warmablePublishing.js';
 import type { BlogWithDomain } from '../domain/blog.js';
@@ -158,6 +159,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     store,
     hashes,
     cards,
+    wanted: new WantedCards({ blogs, accounts, site, urls, socialCards }),
     purge,
     logger: deps.logger,
     queueCards: (blog) => queueCards(blog),

@@ -141,6 +141,23 @@ describe('social cards', () => {
     expect(after.path.startsWith('/moved-card/card-')).toBe(true);
   });
 
+  it('a rename and a retitle before the card is drawn leave only the card the page names', async () => {
+    // No settle between the calls: the card of each change is drawn after the next one ran.
+    const created = await t.request('POST', '/v1/posts', { blogId, body: { title: 'Quick card', content: 'Words.', status: 'published' } });
+    expect(created.status, created.text).toBe(201);
+    const renamed = await t.request('PUT', `/v1/posts/${created.body.slug}`, { blogId, body: { slug: 'quick-card-moved' } });
+    expect(renamed.status, renamed.text).toBe(200);
+    const retitled = await t.request('PUT', '/v1/posts/quick-card-moved', { blogId, body: { title: 'Quick card, retitled' } });
+    expect(retitled.status, retitled.text).toBe(200);
+    await settle();
+    const card = await cardOf('/quick-card-moved');
+    const cards = await storedCards();
+    expect(cards.filter((key) => key.startsWith(`cards/${created.body.slug}/`))).toEqual([]);
+    expect(cards.filter((key) => key.startsWith('cards/quick-card-moved/'))).toEqual([`cards${card.path}`]);
+    const blog = (await t.folio.repos.blogs.findById(blogId))!;
+    expect(await t.folio.publisher.verify(blog)).toMatchObject({ missing: [], different: [], extra: [], undrawnCards: [] });
+  });
+
   it('unpublishing and deleting remove the card', async () => {
     const first = await publish('Short lived card');
     const second = await publish('Deleted card');

@@ -55,6 +55,9 @@ function setUp(options: { maxWaitMs?: number } = {}) {
     store,
     hashes,
     cards: drawer,
+    // The post stays as drawn. Which cards a late draw keeps is tested end to end, with the
+    // database, in test/integration/socialCards.test.ts.
+    wanted: { of: async (_blogId, keys) => new Set(keys) },
     purge: new CdnSync({ cdn: noCdn, urls: new SiteUrls({ publicScheme: 'https', serviceDomain: 'folio.example' }) }),
     logger: createLogger('silent'),
     queueCards: async () => undefined,
