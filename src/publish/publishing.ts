@@ -152,6 +152,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
   const load = new PostChangeLoader({ site, accounts, urls, theme, cache, listings, hashes, socialCards });
   const fullSite = new FullSite({ site, store, hashes, urls, theme, cache, listings, slots, cards, socialCards });
 
+  const wanted = new WantedCards({ blogs, accounts, site, urls, socialCards });
   const reindex = new BlogReindex({ site, indexes, purge, slots });
   // These two call each other: a post change that moves the whole blog rebuilds it, and a
   // rebuild runs again the post jobs recorded while it rendered.
@@ -159,7 +160,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     store,
     hashes,
     cards,
-    wanted: new WantedCards({ blogs, accounts, site, urls, socialCards }),
+    wanted,
     purge,
     logger: deps.logger,
     queueCards: (blog) => queueCards(blog),
@@ -190,7 +191,11 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     store,
     runPostJob: (job) => postChange.run(job),
     reindex: (blog) => reindex.reindex(blog),
-    queueCards: (blog) => queueCards(blog),
+    // The render named the blog's cards again: a backlog of an earlier one may list old ones.
+    queueCards: (blog) => {
+      siteCards.forget(blog.id);
+      return queueCards(blog);
+    },
   });
   const discoveryRefill = new DiscoveryRefill({ blogs, indexes });
   // Run by the background tick, never at once: a rebuild's caller does not wait for the cards.
@@ -199,7 +204,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     const pending = open.some((job) => job.kind === 'site_cards' && job.status === 'pending' && job.id !== running);
     if (!pending) await deps.jobs.insert({ blogId: blog.id, blogSlug: blog.slug, kind: 'site_cards', payload: {}, now: isoNow(deps.clock) });
   };
-  const siteCards = new SiteCards({ blogs, accounts, fullSite, purge, queueCards });
+  const siteCards = new SiteCards({ blogs, accounts, wanted, fullSite, purge, queueCards });
   const deletion = new SiteDeletion({ blogs, store, hashes, listings, domains, indexes, purge, logger });
 
   const dispatch = dispatchJob({

@@ -39,7 +39,7 @@ export interface FullSiteWrite {
   result: WriteResult;
   /** What the edge may hold: the objects written or found unchanged, and the stale keys deleted. */
   keys: string[];
-  /** Cards the pages name that are left for `site_cards` jobs to draw (drawMissingCards). */
+  /** Cards the pages name that are left for `site_cards` jobs to draw (missingCards). */
   cardsLeft: number;
 }
 
@@ -120,19 +120,26 @@ export class FullSite {
   }
 
   /**
-   * Draws up to `limit` of the cards the blog's pages name and the store lacks, newest first
-   * (the `site_cards` job, pipelines/drawSiteCards.ts). `left` is how many are still missing.
+   * The cards the blog's pages name and the store lacks, newest first (the `site_cards` job,
+   * pipelines/drawSiteCards.ts, draws them a batch at a time). One listing of the store and one
+   * pass over the blog: a big blog's job takes this once, not once per batch.
    */
-  drawMissingCards(blog: BlogWithDomain, plan: Plan, limit: number): Promise<{ changedKeys: string[]; left: number }> {
+  missingCards(blog: BlogWithDomain, plan: Plan): Promise<CardDrawing[]> {
+    return this.deps.slots.run(async () => {
+      const held = new Set(await this.staleKeys(blog.slug, new Set()));
+      return (await drawingsOf(await this.plan(blog, plan))).filter((card) => !held.has(card.key));
+    });
+  }
+
+  /** Draws and writes `cards` (which the store lacks); returns the keys written. */
+  drawSome(blog: BlogWithDomain, cards: readonly CardDrawing[]): Promise<string[]> {
     return this.deps.slots.run(async () => {
       const { store, hashes } = this.deps;
-      const held = new Set(await this.staleKeys(blog.slug, new Set()));
-      const missing = (await drawingsOf(await this.plan(blog, plan))).filter((card) => !held.has(card.key));
       const changedKeys: string[] = [];
-      await drawCards(this.deps.cards, blog.accountId, missing.slice(0, limit), async (objects) => {
+      await drawCards(this.deps.cards, blog.accountId, cards, async (objects) => {
         changedKeys.push(...(await writeSite(store, hashes, blog.id, objects, [], { force: true })).changedKeys);
       });
-      return { changedKeys, left: Math.max(0, missing.length - limit) };
+      return changedKeys;
     });
   }
 
