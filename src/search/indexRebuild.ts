@@ -3,7 +3,7 @@
  * worker threads), or a drop. Both run under the blog's write lock (indexCommit.ts).
  */
 import type { SiteStore } from '../storage/siteStore.js';
-import type { IndexCommitter } from './indexCommit.js';
+import type { IndexCommitter, NewSegment } from './indexCommit.js';
 import { IndexSnapshot } from './indexSnapshot.js';
 import { emptyManifest, manifestKey, searchPrefix, segmentIdOf, type Manifest } from './manifest.js';
 import { rebuildLayout, type MergePolicy } from './mergePolicy.js';
@@ -45,8 +45,10 @@ export function rebuildIndex(deps: IndexRebuildDeps, blogSlug: string, source: R
         // Unreadable: start the counters afresh; segment ids stay unique by their random part.
       }
     }
-    // Ids are taken in order first; the encodings then compress in parallel (zlib's threads).
-    const prepared = await Promise.all(built.filter((data) => data.docs.ids.length > 0).map((data) => commits.prepare(next, data)));
+    // One encoding at a time: each runs on this thread in slices anyway, and together they held
+    // every segment's scratch buffers at once.
+    const prepared: NewSegment[] = [];
+    for (const data of built) if (data.docs.ids.length > 0) prepared.push(await commits.prepare(next, data));
     next.segments = prepared.map((p) => p.entry);
     // The last group is the head unless it came out empty (its posts left while being read).
     const head = layout.head > 0 && built[built.length - 1]!.docs.ids.length > 0;
