@@ -65,9 +65,11 @@ export class SiteCards {
       backlog = { cards: await fullSite.missingCards(blog, await planOf(accounts, blog)), next: 0 };
       fresh = true;
     }
-    const batch = await this.nextBatch(blog.id, backlog);
+    const { batch, next } = await this.nextBatch(blog.id, backlog);
     // draw, write
     const changedKeys = await fullSite.drawSome(blog, batch);
+    // Only now: a batch that failed to draw is taken again by the job's retry.
+    backlog.next = next;
     // purge
     await purge.changed(blog, { attempt: job.attempts, changedKeys, allKeys: changedKeys });
     if (backlog.next < backlog.cards.length) {
@@ -81,15 +83,17 @@ export class SiteCards {
   }
 
   /**
-   * Up to CARDS_PER_JOB cards of the backlog the blog still names. One drawn since by its post's
-   * change (pipelines/drawPostCards.ts) is drawn again: rare, and a store that lost its files
-   * keeps their recorded hashes, so the hashes cannot say which cards it holds.
+   * Up to CARDS_PER_JOB cards of the backlog the blog still names, and where the next batch
+   * starts. One drawn since by its post's change (pipelines/drawPostCards.ts) is drawn again:
+   * rare, and a store that lost its files keeps their recorded hashes, so the hashes cannot say
+   * which cards it holds.
    */
-  private async nextBatch(blogId: string, backlog: Backlog): Promise<CardDrawing[]> {
+  private async nextBatch(blogId: string, backlog: Backlog): Promise<{ batch: CardDrawing[]; next: number }> {
     const batch: CardDrawing[] = [];
-    for (let looked = 0; batch.length < CARDS_PER_JOB && looked < LOOKS_PER_JOB && backlog.next < backlog.cards.length; ) {
-      const candidates = backlog.cards.slice(backlog.next, backlog.next + CARDS_PER_JOB - batch.length);
-      backlog.next += candidates.length;
+    let next = backlog.next;
+    for (let looked = 0; batch.length < CARDS_PER_JOB && looked < LOOKS_PER_JOB && next < backlog.cards.length; ) {
+      const candidates = backlog.cards.slice(next, next + CARDS_PER_JOB - batch.length);
+      next += candidates.length;
       looked += candidates.length;
       const named = await this.deps.wanted.of(
         blogId,
@@ -97,6 +101,6 @@ export class SiteCards {
       );
       batch.push(...candidates.filter((card) => named.has(card.key)));
     }
-    return batch;
+    return { batch, next };
   }
 }
