@@ -4,8 +4,13 @@
  * its page, named absolutely in the page's head; its URL changes with what it shows and the old
  * one goes; unpublish and delete remove it; a given og_image wins; the home page gets the blog's
  * card; a rebuild never draws a card the store holds; a re-render after an upgrade draws the
- * cards of blogs published before them. Every card is decoded by sharp and measured.
+ * cards of blogs published before them; a card drawn after a later change of its post, or left
+ * in a big blog's backlog, never outlives what the pages name; a batch the store refused is
+ * drawn by its job's retry. Every card is decoded by sharp and measured.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { visit } from '../../bench/harness/visit.js';
@@ -13,20 +18,36 @@ import { ObjectHashesRepo } from '../../src/db/objectHashesRepo.js';
 import { SettingsRepo } from '../../src/db/settingsRepo.js';
 import { CARDS_PER_JOB } from '../../src/publish/pipelines/drawSiteCards.js';
 import { INLINE_CARDS } from '../../src/publish/stages/fullSite.js';
+import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
+import { FaultyStore } from '../support/faultyStore.js';
 import { image } from '../support/images.js';
-import { startTestApp, type TestApp } from '../support/testApp.js';
+import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 
 const HOST = 'cards.localhost:3000';
 const ORIGIN = `http://${HOST}`;
 
 let t: TestApp;
 let blogId: string;
+/** The folder store, with a switch that makes its writes fail (the big blog's failed batch). */
+let store: FaultyStore;
+let dataDir: string;
 beforeAll(async () => {
-  t = await startTestApp({ env: { FOLIO_PUBLIC_SCHEME: 'http', FOLIO_SOCIAL_CARDS: 'on' }, publicUrls: 'server' });
+  dataDir = mkdtempSync(join(tmpdir(), 'folio-cards-'));
+  store = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
+  store.putsOnly = true;
+  t = await startTestApp({
+    dataDir,
+    env: { ...(await freshDataEnv(dataDir)), FOLIO_PUBLIC_SCHEME: 'http', FOLIO_SOCIAL_CARDS: 'on' },
+    publicUrls: 'server',
+    store,
+  });
   blogId = (await t.request('POST', '/v1/blogs', { body: { slug: 'cards', name: 'Card Notes', description: 'Notes with pictures' } })).body.id;
   await settle();
 });
-afterAll(async () => t.close());
+afterAll(async () => {
+  await t.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 /**
  * The jobs done, then the tick's: a change's cards are drawn by the `site_cards` job it
@@ -264,6 +285,13 @@ describe('the cards of a big blog', () => {
     // More than INLINE_CARDS are missing: the render leaves them all to site_cards jobs.
     expect((await t.folio.publisher.verify(blog)).undrawnCards).toHaveLength(count + 1);
     expect(await pending()).toHaveLength(1);
+    // The first batch fails to write: the job's retry, once its backoff has passed, draws it again.
+    store.failAfterPuts = store.puts;
+    await t.folio.tick();
+    await t.folio.idle();
+    store.failAfterPuts = null;
+    expect((await pending())[0]).toMatchObject({ attempts: 1 });
+    t.clock.advance(60_000);
     // Each tick runs one batch, newest first, which records the next while cards are missing.
     await t.folio.tick();
     await t.folio.idle();
