@@ -140,7 +140,8 @@ async function main(): Promise<void> {
     afterMs: config.restAfterMs,
     warmUp: folio.warmUp,
     heavy: folio.heavy,
-    database: folio.sql,
+    database: { rest: () => folio.restDatabase() },
+    counting: config.serveSites ? folio.analytics : null,
     collect: collectGarbage,
     logger,
   });

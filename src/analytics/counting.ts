@@ -17,6 +17,12 @@ export interface Counting extends ViewSink {
   close(): Promise<void>;
   /** Starts what counting runs on, so the first reader's load does not wait for it. */
   prestart(): void;
+  /**
+   * Stops what counting runs on if it holds nothing (a server at rest, warmup/rest.ts): no
+   * count, no visitor of the day, no page waiting for its beacon. Returns whether it stopped;
+   * the next load starts it again.
+   */
+  retireIfEmpty(): Promise<boolean>;
 }
 
 /** Counting on the calling thread. */
@@ -42,4 +48,8 @@ export class LocalCounting implements Counting {
   async close(): Promise<void> {}
 
   prestart(): void {}
+
+  async retireIfEmpty(): Promise<boolean> {
+    return false;
+  }
 }

@@ -6,9 +6,13 @@ export type CountingRequest =
   | { type: 'loads'; loads: ViewLoad[] }
   | { type: 'restore'; batch: ViewBatch }
   | { type: 'drain'; id: number }
-  | { type: 'sizes'; id: number };
+  | { type: 'sizes'; id: number }
+  | { type: 'holdsNothing'; id: number };
 
-export type CountingReply = { type: 'drained'; id: number; batch: ViewBatch } | { type: 'sizes'; id: number; sizes: CountSizes };
+export type CountingReply =
+  | { type: 'drained'; id: number; batch: ViewBatch }
+  | { type: 'sizes'; id: number; sizes: CountSizes }
+  | { type: 'holdsNothing'; id: number; empty: boolean };
 
 /**
  * The counting thread's nice value (Linux): counting is background work, so where it and the API

@@ -28,6 +28,8 @@ export class CountingThread implements Counting {
   private queued: ViewLoad[] = [];
   private timer: NodeJS.Timeout | null = null;
   private nextId = 1;
+  /** Batches of loads posted to the thread so far. */
+  private batchesSent = 0;
   private readonly waiting = new Map<number, Waiting>();
 
   constructor(
@@ -63,6 +65,20 @@ export class CountingThread implements Counting {
     return reply.type === 'sizes' ? reply.sizes : { rows: 0, referrers: 0, visitors: 0 };
   }
 
+  async retireIfEmpty(): Promise<boolean> {
+    this.send();
+    const worker = this.worker;
+    if (!worker) return true;
+    const sentBefore = this.batchesSent;
+    const reply = await this.ask({ type: 'holdsNothing', id: this.nextId++ });
+    // A load handed in while the thread answered is in it, or queued for it: keep the thread.
+    const moved = this.worker !== worker || this.queued.length > 0 || this.batchesSent !== sentBefore;
+    if (reply.type !== 'holdsNothing' || !reply.empty || moved) return false;
+    this.worker = null;
+    await worker.terminate();
+    return true;
+  }
+
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -80,6 +96,7 @@ export class CountingThread implements Counting {
     if (this.queued.length === 0) return;
     const loads = this.queued;
     this.queued = [];
+    this.batchesSent++;
     this.post({ type: 'loads', loads });
   }
 

@@ -34,5 +34,8 @@ parentPort?.on('message', (message: CountingRequest) => {
     case 'sizes':
       reply({ type: 'sizes', id: message.id, sizes: tally.sizes() });
       return;
+    case 'holdsNothing':
+      reply({ type: 'holdsNothing', id: message.id, empty: tally.holdsNothing() });
+      return;
   }
 });

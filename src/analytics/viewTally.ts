@@ -71,6 +71,12 @@ export class ViewTally {
     return this.counter.sizes();
   }
 
+  /** Nothing counted, no visitor of the day and no page waiting for its beacon: a fresh tally would do the same. */
+  holdsNothing(): boolean {
+    const { rows, referrers, visitors } = this.counter.sizes();
+    return rows + referrers + visitors === 0 && this.recent.size === 0;
+  }
+
   private visitor(load: ViewLoad): string {
     if (this.salt.text !== load.salt) this.salt = { text: load.salt, bytes: Buffer.from(load.salt, 'base64') };
     return visitorHash(this.salt.bytes, load.blogId, load.address, load.userAgent);

@@ -28,6 +28,8 @@ export interface Analytics {
   flush(): Promise<void>;
   /** Starts the counting thread and the view rules (a warm-up step), so the first beacon does not wait for them. */
   prestart(): void;
+  /** Stops the counting thread if it holds nothing (a server at rest, warmup/rest.ts); the next beacon starts it. */
+  retireIfEmpty(): Promise<boolean>;
   /** Starts the flush timer (the server; a CLI command counts nothing); `stop` flushes a last time. */
   start(): void;
   stop(): Promise<void>;
@@ -62,6 +64,7 @@ export function composeAnalytics(deps: { config: Config; sql: SqlClient; posts: 
       prepareViewRules();
       counting.prestart();
     },
+    retireIfEmpty: () => counting.retireIfEmpty(),
     flush: async () => {
       await pageViews.settled();
       await flusher.flush();

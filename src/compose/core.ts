@@ -127,6 +127,10 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
     removeLeftovers: () => removeLeftovers(backups, stores.baseStore),
     tick: () => tick({ storeWatch: publishing.storeWatch, transitions: services.transitions, blogs: repos.blogs, dispatcher, runner, expiredSignIns }),
     idle: () => idle(background),
+    restDatabase: async () => {
+      await data.sql.rest();
+      await checkpointer.rest();
+    },
     settleStore: () => settleStore(data, stores, clock, logger),
     searchCacheStats: () => search.cache.stats(),
     close: () => close({ ...background, warmUp, heavy, checkpointer, database: data, analytics, leases: leases ?? soleNode }),

@@ -62,7 +62,7 @@ export async function openConfiguredDatabase(config: Config, options: OpenDataba
       sql,
       sqlite: null,
       version: changes,
-      startCheckpointer: () => ({ stop: async () => undefined }),
+      startCheckpointer: () => ({ stop: async () => undefined, rest: async () => undefined, wake: () => undefined }),
       close: async () => {
         await changes?.close();
         await sql.close();
@@ -80,7 +80,12 @@ export async function openConfiguredDatabase(config: Config, options: OpenDataba
     sqlite: db,
     // One version for every cache, so a request asks SQLite once whether anything changed.
     version: new DbVersion(db),
-    startCheckpointer: () => startCheckpointer(db, file, { alsoOn: sql }),
+    startCheckpointer: () => {
+      const checkpointer = startCheckpointer(db, file, { alsoOn: sql });
+      // At rest both stop (warmup/rest.ts); the first write after wakes the checkpointer again.
+      sql.onWriterOpened(() => checkpointer.wake());
+      return checkpointer;
+    },
     close: async () => {
       await sql.close();
       db.close();

@@ -156,6 +156,11 @@ export interface FolioCore {
    * writes they started, backups, webhook deliveries (tests wait with it before they look).
    */
   idle(): Promise<void>;
+  /**
+   * Closes what only writing needs, for a server at rest (warmup/rest.ts): SQLite's write
+   * connection and the checkpointer's thread. The next write opens both again.
+   */
+  restDatabase(): Promise<void>;
   /** At server start: refuses a store other than the recorded one, records it on a new data dir (storeSettings.ts). */
   settleStore(): Promise<void>;
   close(): Promise<void>;

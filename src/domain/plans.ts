@@ -1,5 +1,6 @@
 /** One table of plan capabilities and limits, the plan table of docs/cli.md; every plan check reads it. */
 import type { ThemeConfig } from './siteTypes.js';
+import { groupDigits } from '../lib/groupDigits.js';
 
 export const PLANS = ['free', 'starter', 'creator', 'scale', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -51,7 +52,7 @@ export function planSummary(plan: Plan): string {
     yes('schedule', 'scheduling'),
     yes('theme:basic', 'custom CSS'),
     yes('theme:html', 'header/footer HTML'),
-    `${requestsPerHour.toLocaleString('en-US')} API requests/hour`,
+    `${groupDigits(requestsPerHour)} API requests/hour`,
   ].join(', ');
 }
 

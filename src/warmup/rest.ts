@@ -18,8 +18,10 @@ export interface RestDeps {
   afterMs: number;
   warmUp: Pick<WarmUp, 'rest'>;
   heavy: { retireIdle(): boolean };
-  /** The database client's connections that only use needs (SQLite's write connection). */
+  /** What only writing needs (SQLite's write connection and its checkpointer's thread). */
   database: { rest(): Promise<void> };
+  /** Reader analytics' counting thread, stopped if it holds nothing; null where no site is served. */
+  counting: { retireIfEmpty(): Promise<boolean> } | null;
   /** One full garbage collection (runtime/collectGarbage.ts). */
   collect: () => void;
   logger: Logger;
@@ -52,7 +54,7 @@ export class Rest {
    * returns whether it let go of everything (busy workers are stopped at a later check).
    */
   async check(): Promise<boolean> {
-    const { activity, afterMs, warmUp, heavy, database, collect, logger } = this.deps;
+    const { activity, afterMs, warmUp, heavy, database, counting, collect, logger } = this.deps;
     const quiet = activity.quiet();
     if (this.resting || quiet.forMs < afterMs || quiet.since === this.restedAt) return false;
     this.resting = true;
@@ -62,12 +64,13 @@ export class Rest {
       // meanwhile; the forced collection, which holds the loop, waits until all is idle.
       if (!heavy.retireIdle()) return false;
       await database.rest();
+      const countingStopped = counting ? await counting.retireIfEmpty() : false;
       const before = process.memoryUsage();
       collect();
       const after = process.memoryUsage();
       this.restedAt = quiet.since;
       logger.info(
-        { ...released, rssMb: Math.round(after.rss / 1e6), heapFreedMb: Math.round((before.heapTotal - after.heapTotal) / 1e6) },
+        { ...released, countingStopped, rssMb: Math.round(after.rss / 1e6), heapFreedMb: Math.round((before.heapTotal - after.heapTotal) / 1e6) },
         'at rest: listings, search indexes and worker threads let go',
       );
       return true;

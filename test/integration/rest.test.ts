@@ -13,6 +13,7 @@ import { createLogger } from '../../src/lib/logger.js';
 import { collectGarbage } from '../../src/runtime/collectGarbage.js';
 import { RequestActivity } from '../../src/warmup/idleSteps.js';
 import { Rest } from '../../src/warmup/rest.js';
+import { compiledScript } from '../../src/workers/compiledScript.js';
 import { buildBlog, buildPost } from '../support/factories.js';
 import { startTestApp } from '../support/testApp.js';
 
@@ -46,12 +47,19 @@ describe('a server at rest', () => {
       const expectWriteConnection = (open: boolean) => {
         if (sqlite) expect(sqlite.writing).toBe(open);
       };
+      // The checkpointer's thread (db/checkpointer.ts) turns SQLite's own checkpoints off while it
+      // runs: 0 pages while it runs, SQLite's 1000 while it rests.
+      const checkpointerRuns = compiledScript('db/checkpointWorker') !== null && sqlite !== null;
+      const expectCheckpointer = (running: boolean) => {
+        if (checkpointerRuns) expect(app.folio.db.pragma('wal_autocheckpoint', { simple: true })).toBe(running ? 0 : 1000);
+      };
       const rest = new Rest({
         activity,
         afterMs: 200,
         warmUp: app.folio.warmUp,
         heavy: app.folio.heavy,
-        database: app.folio.sql,
+        database: { rest: () => app.folio.restDatabase() },
+        counting: app.folio.analytics,
         collect: collectGarbage,
         logger: createLogger('silent'),
       });
@@ -68,7 +76,9 @@ describe('a server at rest', () => {
       await sleep(250);
       // The publish recorded its objects' hashes through the seam's write connection.
       expectWriteConnection(true);
+      expectCheckpointer(true);
       expect(await rest.check()).toBe(true);
+      expectCheckpointer(false);
       expect(app.folio.searchCacheStats()).toEqual({ bytes: 0, blogs: [] });
       expectWriteConnection(false);
       expect(app.folio.publisher.recentListings()).toEqual([]);
@@ -89,6 +99,7 @@ describe('a server at rest', () => {
       await app.folio.idle();
       expect(app.folio.publisher.recentListings()).toEqual([blog.id]);
       expectWriteConnection(true);
+      expectCheckpointer(true);
       expect(await search('words')).toBe(2);
       const home = await app.folio.store.get(`${blog.slug}/index.html`);
       expect(home?.body.toString()).toContain('Second');

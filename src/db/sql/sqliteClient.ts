@@ -40,6 +40,7 @@ export class SqliteClient implements SqlClient {
   private writes: StatementCache | undefined;
   private writer: Db | undefined;
   private autoCheckpointPages: number | undefined;
+  private writerOpened: () => void = () => undefined;
   /** Shared with every other client on the same connection (writeTurns.ts). */
   private readonly turns: WriteTurns;
   private readonly writeWaitMs: number;
@@ -103,6 +104,11 @@ export class SqliteClient implements SqlClient {
     this.writer?.pragma(`wal_autocheckpoint = ${pages}`);
   }
 
+  /** Called each time the write connection opens (the checkpointer wakes: compose/database.ts). */
+  onWriterOpened(listener: () => void): void {
+    this.writerOpened = listener;
+  }
+
   /** Whether the write connection is open (it opens on the first write, and closes at rest). */
   get writing(): boolean {
     return this.writer !== undefined;
@@ -152,6 +158,7 @@ export class SqliteClient implements SqlClient {
     writer.pragma(`wal_autocheckpoint = ${this.autoCheckpointPages ?? (this.reader.pragma('wal_autocheckpoint', { simple: true }) as number)}`);
     this.writer = writer;
     this.writes = new StatementCache(writer);
+    this.writerOpened();
     return this.writes;
   }
 

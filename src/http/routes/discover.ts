@@ -4,6 +4,7 @@ import { MAX_DISCOVERY_RESULTS, type DiscoveryIndex } from '../../search/discove
 import { presentPagination } from '../presenters/pagination.js';
 import type { RouteDef } from '../routeDef.js';
 import { discoverQuery, discoverResponse, type DiscoverQuery } from './discover.schema.js';
+import { groupDigits } from '../../lib/groupDigits.js';
 
 /** Requests per minute one client address may make to GET /v1/discover (docs/api-behaviour.md). */
 export const DISCOVER_LIMIT = { requests: 60, windowMs: 60_000 } as const;
@@ -19,7 +20,7 @@ export function discoverRoutes({ discovery, urls, limiter }: { discovery: Discov
       path: '/discover',
       operationId: 'discoverPosts',
       summary: 'Search the published posts of every blog that opted in to discovery',
-      description: `Needs no key. Searches the published posts of the blogs whose owners set \`discoverable: true\` (PUT /v1/blogs/{id}), with the words and rules of \`GET /v1/search\` (every word must match; Korean particles understood), newest first. \`tag\` and \`lang\` narrow it. A query reaches its first ${MAX_DISCOVERY_RESULTS.toLocaleString('en-US')} results: \`total\` counts at most that many, and later pages are empty. Limited per client address (${DISCOVER_LIMIT.requests} a minute, with the usual X-RateLimit headers and 429).`,
+      description: `Needs no key. Searches the published posts of the blogs whose owners set \`discoverable: true\` (PUT /v1/blogs/{id}), with the words and rules of \`GET /v1/search\` (every word must match; Korean particles understood), newest first. \`tag\` and \`lang\` narrow it. A query reaches its first ${groupDigits(MAX_DISCOVERY_RESULTS)} results: \`total\` counts at most that many, and later pages are empty. Limited per client address (${DISCOVER_LIMIT.requests} a minute, with the usual X-RateLimit headers and 429).`,
       tag: 'discover',
       rateLimit: 'address',
       addressLimiter: limiter,

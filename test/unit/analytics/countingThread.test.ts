@@ -98,6 +98,35 @@ describe('counting in a worker thread', () => {
   });
 });
 
+describe('the counting thread at rest', () => {
+  it('stops only while it holds nothing, keeps a load handed in meanwhile, and counts again on the next load', async () => {
+    const threaded = thread();
+    const counted = async () => (await threaded.drain()).days.map((row) => row.views);
+    threaded.prestart();
+    expect(await threaded.retireIfEmpty()).toBe(true);
+    // Stopped, and started again by the next load.
+    threaded.add(load(1));
+    expect(await counted()).toEqual([1, 1]);
+    // Drained, but the day's visitor set remembers the reader: the thread stays.
+    expect(await threaded.retireIfEmpty()).toBe(false);
+    const { visitors } = await threaded.sizes();
+    expect(visitors).toBeGreaterThan(0);
+    // The same reader again is the same visitor: nothing was forgotten.
+    threaded.add(load(1));
+    await threaded.drain();
+    expect((await threaded.sizes()).visitors).toBe(visitors);
+  });
+
+  it('does not stop when a load arrives while it is asked', async () => {
+    const threaded = thread();
+    threaded.prestart();
+    const asked = threaded.retireIfEmpty();
+    threaded.add(load(2));
+    expect(await asked).toBe(false);
+    expect(await threaded.drain().then((batch) => batch.days.map((row) => row.views))).toEqual([1, 1]);
+  });
+});
+
 /** The nice value of each thread of this process (Linux: /proc/self/task/<tid>/stat, field 19). */
 function threadNices(): Map<number, number> {
   const nices = new Map<number, number>();
