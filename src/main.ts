@@ -130,7 +130,6 @@ async function main(): Promise<void> {
     logger,
     metrics: folio.metrics,
     heavy: folio.heavy,
-    media: folio.media,
     analytics: config.serveSites ? folio.analytics : null,
     warmUp: folio.warmUp,
   });
@@ -139,7 +138,7 @@ async function main(): Promise<void> {
     activity,
     afterMs: config.restAfterMs,
     warmUp: folio.warmUp,
-    heavy: folio.heavy,
+    threads: [folio.heavy, folio.media],
     database: { rest: () => folio.restDatabase() },
     counting: config.serveSites ? folio.analytics : null,
     collect: collectGarbage,

@@ -57,6 +57,7 @@ export async function close(
     dispatcher: Pick<WebhookDispatcher, 'close'>;
     warmUp: Pick<WarmUp, 'remember'>;
     heavy: Pick<HeavyWork, 'close'>;
+    media: { close(): Promise<void> };
     checkpointer: Checkpointer;
     database: { close(): Promise<void> };
     analytics: Pick<Analytics, 'stop'>;
@@ -71,6 +72,7 @@ export async function close(
   await parts.analytics.stop();
   await parts.warmUp.remember();
   await parts.heavy.close();
+  await parts.media.close();
   await parts.checkpointer.stop();
   await parts.database.close();
 }

@@ -133,7 +133,7 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
     },
     settleStore: () => settleStore(data, stores, clock, logger),
     searchCacheStats: () => search.cache.stats(),
-    close: () => close({ ...background, warmUp, heavy, checkpointer, database: data, analytics, leases: leases ?? soleNode }),
+    close: () => close({ ...background, warmUp, heavy, media: services.media, checkpointer, database: data, analytics, leases: leases ?? soleNode }),
   };
   return { folio, searcher: search.searcher };
 }

@@ -1,6 +1,6 @@
 /** One table of plan capabilities and limits, the plan table of docs/cli.md; every plan check reads it. */
 import type { ThemeConfig } from './siteTypes.js';
-import { groupDigits } from '../lib/groupDigits.js';
+import { groupDigits } from './groupDigits.js';
 
 export const PLANS = ['free', 'starter', 'creator', 'scale', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];

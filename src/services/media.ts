@@ -89,9 +89,18 @@ export class MediaService {
     });
   }
 
-  /** Loads the image library ahead of the first upload (the warm-up after start). */
-  loadPipeline(): void {
-    this.deps.pipeline.load();
+  /** Whether the image thread runs (tests of a server at rest). */
+  get imageThreadRunning(): boolean {
+    return this.deps.pipeline.threadRunning;
+  }
+
+  /** Stops the image thread if no image is in it (a server at rest, warmup/rest.ts). */
+  retireIdle(): boolean {
+    return this.deps.pipeline.retireIdle();
+  }
+
+  close(): Promise<void> {
+    return this.deps.pipeline.close();
   }
 
   /** Images waiting for and in the image pipeline, for tests and metrics. */

@@ -1,8 +1,9 @@
 /**
  * The warm-up's counterpart: a server at rest lets go of what only use needs. Once no request
  * has come for `afterMs` (FOLIO_REST_AFTER, five minutes by default), it saves and drops the
- * listings and search indexes (warmUp.ts `rest`), stops the worker threads when none is busy,
- * and runs one full garbage collection, without which V8 keeps the freed heap (nothing
+ * listings and search indexes (warmUp.ts `rest`), stops the worker threads when none is busy
+ * (the heavy pool, the image thread, the checkpointer's, and the counting thread if it holds
+ * nothing), and runs one full garbage collection, without which V8 keeps the freed heap (nothing
  * allocates at rest, so no collection would come). The next publish restores its listing from
  * the snapshot, the next query loads its index and the next heavy task starts the workers, each
  * as after a restart (docs/operations.md#memory). The remembered lists stay, so a restart still
@@ -17,7 +18,8 @@ export interface RestDeps {
   /** Quiet time before resting; 0: never. */
   afterMs: number;
   warmUp: Pick<WarmUp, 'rest'>;
-  heavy: { retireIdle(): boolean };
+  /** Worker threads stopped when none is busy (the heavy pool, the image thread). */
+  threads: { retireIdle(): boolean }[];
   /** What only writing needs (SQLite's write connection and its checkpointer's thread). */
   database: { rest(): Promise<void> };
   /** Reader analytics' counting thread, stopped if it holds nothing; null where no site is served. */
@@ -54,7 +56,7 @@ export class Rest {
    * returns whether it let go of everything (busy workers are stopped at a later check).
    */
   async check(): Promise<boolean> {
-    const { activity, afterMs, warmUp, heavy, database, counting, collect, logger } = this.deps;
+    const { activity, afterMs, warmUp, threads, database, counting, collect, logger } = this.deps;
     const quiet = activity.quiet();
     if (this.resting || quiet.forMs < afterMs || quiet.since === this.restedAt) return false;
     this.resting = true;
@@ -62,7 +64,9 @@ export class Rest {
       const released = await warmUp.rest();
       // Background work on the workers (a rebuild, cards) allocates, so V8 collects by itself
       // meanwhile; the forced collection, which holds the loop, waits until all is idle.
-      if (!heavy.retireIdle()) return false;
+      // Every idle one is stopped now; a busy one keeps the rest for a later check.
+      const retired = threads.map((pool) => pool.retireIdle());
+      if (retired.includes(false)) return false;
       await database.rest();
       const countingStopped = counting ? await counting.retireIfEmpty() : false;
       const before = process.memoryUsage();

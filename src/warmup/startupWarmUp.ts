@@ -28,7 +28,6 @@ export interface StartupWarmUpDeps {
   logger: Logger;
   metrics: { load(): Promise<unknown> };
   heavy: { prestart(): void };
-  media: { loadPipeline(): void };
   /** Reader analytics' counting thread and rules; null where no site is served (no beacon arrives). */
   analytics: { prestart(): void } | null;
   warmUp: Pick<WarmUp, 'warm'>;
@@ -68,7 +67,6 @@ function loadLazyParts(deps: StartupWarmUpDeps): void {
     loadMarkdownPipeline,
     () => void jsonParser(),
     () => deps.heavy.prestart(),
-    () => deps.media.loadPipeline(),
     ...(deps.analytics ? [() => deps.analytics!.prestart()] : []),
   ];
   // runWhenIdle never rejects: each step's failure goes to the callback.

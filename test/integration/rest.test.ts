@@ -14,6 +14,10 @@ import { collectGarbage } from '../../src/runtime/collectGarbage.js';
 import { RequestActivity } from '../../src/warmup/idleSteps.js';
 import { Rest } from '../../src/warmup/rest.js';
 import { compiledScript } from '../../src/workers/compiledScript.js';
+import { image } from '../support/images.js';
+
+/** npm test builds the workers first; without them the codec runs in place and no thread starts. */
+const imageThreadBuilt = compiledScript('media/imageWorker') !== null;
 import { buildBlog, buildPost } from '../support/factories.js';
 import { startTestApp } from '../support/testApp.js';
 
@@ -38,6 +42,16 @@ describe('a server at rest', () => {
       };
       expect(await search('words')).toBe(1);
       app.folio.heavy.prestart();
+      // sharp loads on the image thread, never on this one; the thread starts with an upload.
+      const upload = async (height: number) =>
+        fetch(`${base}/v1/media`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${blog.actor.key}`, 'x-blog-id': blog.id, 'content-type': 'image/png' },
+          body: new Uint8Array(await image('png', 64, height)),
+        });
+      expect(app.folio.media.imageThreadRunning).toBe(false);
+      expect((await upload(48)).status).toBe(201);
+      expect(app.folio.media.imageThreadRunning).toBe(imageThreadBuilt);
       expect(app.folio.searchCacheStats().blogs).toEqual([blog.slug]);
       expect(app.folio.publisher.recentListings()).toEqual([blog.id]);
 
@@ -57,7 +71,7 @@ describe('a server at rest', () => {
         activity,
         afterMs: 200,
         warmUp: app.folio.warmUp,
-        heavy: app.folio.heavy,
+        threads: [app.folio.heavy, app.folio.media],
         database: { rest: () => app.folio.restDatabase() },
         counting: app.folio.analytics,
         collect: collectGarbage,
@@ -83,6 +97,7 @@ describe('a server at rest', () => {
       expectWriteConnection(false);
       expect(app.folio.publisher.recentListings()).toEqual([]);
       expect(app.folio.heavy.stats().workers).toBe(0);
+      expect(app.folio.media.imageThreadRunning).toBe(false);
       // What was in use stays recorded: the next start warms the same blog.
       const settings = new SettingsRepo(app.folio.sql);
       expect(JSON.parse((await settings.get('search_recent_blogs'))!)).toEqual([blog.slug]);
@@ -104,6 +119,9 @@ describe('a server at rest', () => {
       const home = await app.folio.store.get(`${blog.slug}/index.html`);
       expect(home?.body.toString()).toContain('Second');
       expect(home?.body.toString()).toContain('Resting words');
+      // The next upload starts the image thread again.
+      expect((await upload(49)).status).toBe(201);
+      expect(app.folio.media.imageThreadRunning).toBe(imageThreadBuilt);
 
       // A request since the rest: after the quiet time it rests again.
       await sleep(250);

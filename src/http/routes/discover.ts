@@ -4,7 +4,7 @@ import { MAX_DISCOVERY_RESULTS, type DiscoveryIndex } from '../../search/discove
 import { presentPagination } from '../presenters/pagination.js';
 import type { RouteDef } from '../routeDef.js';
 import { discoverQuery, discoverResponse, type DiscoverQuery } from './discover.schema.js';
-import { groupDigits } from '../../lib/groupDigits.js';
+import { groupDigits } from '../../domain/groupDigits.js';
 
 /** Requests per minute one client address may make to GET /v1/discover (docs/api-behaviour.md). */
 export const DISCOVER_LIMIT = { requests: 60, windowMs: 60_000 } as const;

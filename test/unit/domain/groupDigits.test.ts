@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupDigits } from '../../../src/lib/groupDigits.js';
+import { groupDigits } from '../../../src/domain/groupDigits.js';
 
 describe('groupDigits', () => {
   it('writes counts as en-US does, without loading ICU', () => {
