@@ -8,7 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../lib/logger.js';
-import { startCheckpointer, type Checkpointer } from '../db/checkpointer.js';
+import { NO_CHECKPOINTER, startCheckpointer, type Checkpointer } from '../db/checkpointer.js';
 import { openDatabase, type Db } from '../db/database.js';
 import { migratePostgres } from '../db/sql/postgresMigrations.js';
 import { PostgresChanges } from '../db/sql/postgresChanges.js';
@@ -62,7 +62,7 @@ export async function openConfiguredDatabase(config: Config, options: OpenDataba
       sql,
       sqlite: null,
       version: changes,
-      startCheckpointer: () => ({ stop: async () => undefined, rest: async () => undefined, wake: () => undefined }),
+      startCheckpointer: () => NO_CHECKPOINTER,
       close: async () => {
         await changes?.close();
         await sql.close();

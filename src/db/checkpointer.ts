@@ -29,7 +29,8 @@ export interface AutoCheckpointed {
   setAutoCheckpoint(pages: number): void;
 }
 
-const NO_CHECKPOINTER: Checkpointer = { stop: async () => undefined, rest: async () => undefined, wake: () => undefined };
+/** Where no worker checkpoints (PostgreSQL, an in-memory database, running from sources). */
+export const NO_CHECKPOINTER: Checkpointer = { stop: async () => undefined, rest: async () => undefined, wake: () => undefined };
 
 export function startCheckpointer(db: Db, file: string, options: { intervalMs?: number; alsoOn?: AutoCheckpointed } = {}): Checkpointer {
   const script = compiledScript('db/checkpointWorker');
