@@ -8,7 +8,7 @@
 // in a fraction of that. What stays outside, loaded from node_modules when first used:
 // - native addons (better-sqlite3 finds its .node file from its own folder);
 // - whatever the code loads lazily on purpose (createRequire: ajv, markdown-it, highlight.js,
-//   sanitize-html, lunr, sharp, the AWS SDK, node-cron; dynamic import: the MCP SDK), which a
+//   sanitize-html, lunr, sharp, the AWS SDK, node-cron, pg; dynamic import: the MCP SDK), which a
 //   bundler does not follow;
 // - worker threads, which start from their dist/src files (src/workers/compiledScript.ts).
 // Nothing is renamed or minified (doc comments are dropped): stack traces keep our function names,
@@ -64,6 +64,10 @@ const output = {
   entryFileNames: '[name].js',
   chunkFileNames: 'chunks/[name]-[hash].js',
   sourcemap: true,
+  // Non-ASCII characters as \u escapes: V8 keeps a module's source for as long as it runs, and one
+  // Korean or typographic character in it would store all 1.6 MB of this file two bytes a
+  // character (3.2 MB of heap, measured in a heap snapshot of a resting server).
+  charset: 'ascii',
   // Licence comments stay; doc comments go (a sixth of the bytes V8 would scan at each start).
   comments: { legal: true, annotation: false, jsdoc: false },
 };

@@ -59,6 +59,18 @@ describe('layering', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('loads pg only through src/db/sql/pgModule.ts, on the first PostgreSQL connection: a server on SQLite never loads it', () => {
+    const offenders: string[] = [];
+    for (const file of sourceFiles('src')) {
+      if (relative('src', file) === 'db/sql/pgModule.ts') continue;
+      // Any value import of pg or its parts (a type-only import leaves nothing at run time).
+      if (/^\s*import\s+(?!type\b)[^;]*from\s+'pg(?:-[\w-]+)?(?:\/[^']*)?'|\bimport\s*\(\s*'pg\b|require\(\s*'pg\b/m.test(readFileSync(file, 'utf8'))) {
+        offenders.push(relative('src', file));
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
   it('has no import cycles in src/ (type-only imports included)', () => {
     const graph = new Map<string, string[]>();
     for (const file of sourceFiles('src')) {

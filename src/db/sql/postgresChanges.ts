@@ -19,7 +19,8 @@
  * new at every call: nothing is served from memory until it listens again, since notices sent
  * meanwhile are lost.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { pgModule } from './pgModule.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ChangeVersion } from '../versionedCache.js';
 
@@ -117,7 +118,8 @@ export class PostgresChanges implements ChangeVersion {
   private async connect(): Promise<void> {
     if (this.closed) return;
     // Named, so that an operator (and a test) can tell it apart in pg_stat_activity.
-    const client = new pg.Client({ connectionString: this.deps.connectionString, application_name: LISTENER_NAME });
+    const { Client } = pgModule();
+    const client = new Client({ connectionString: this.deps.connectionString, application_name: LISTENER_NAME });
     // A lost connection ends listening; the caches go deaf until it is back.
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));

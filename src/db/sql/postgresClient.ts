@@ -11,7 +11,8 @@
  * function must only query.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
+import type pg from 'pg';
+import { pgModule } from './pgModule.js';
 import { DatabaseUnavailableError, WRITE_WAIT_MS, type SqlClient, type SqlParams, type SqlRunResult, type SqlTransaction } from './sqlClient.js';
 import { TransactionHooks } from './transactionHooks.js';
 import { numberPlaceholders } from './placeholders.js';
@@ -50,14 +51,15 @@ export class PostgresClient implements SqlClient {
   private writes = 0;
 
   constructor(connectionString: string, options: PostgresClientOptions = {}) {
-    this.pool = new pg.Pool({
+    const { Pool, types } = pgModule();
+    this.pool = new Pool({
       connectionString,
       max: options.maxConnections ?? 10,
       // Bigints (every integer column, COUNT(*)) and numerics (SUM of bigints) come back as
       // numbers, as SQLite's integers do: Folio's counts and ids fit in a double.
       types: {
         getTypeParser: ((oid: number, format?: string) =>
-          oid === INT8_OID || oid === NUMERIC_OID ? Number : pg.types.getTypeParser(oid, format as 'text')) as never,
+          oid === INT8_OID || oid === NUMERIC_OID ? Number : types.getTypeParser(oid, format as 'text')) as never,
       },
     });
     // An idle connection that fails (the server restarted) is dropped by the pool; without a

@@ -9,7 +9,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
+import { pgModule } from './pgModule.js';
 import { migrationsDir } from '../../lib/paths.js';
 
 /** Any constant both sides agree on: the lock is held only by Folio's migrations. */
@@ -19,7 +19,8 @@ const MIGRATION_FILE = /^\d{3}_[\w-]+\.sql$/;
 
 /** Applies what the database lacks; returns the names applied (none: it was current). */
 export async function migratePostgres(connectionString: string, dir = migrationsDir): Promise<string[]> {
-  const client = new pg.Client({ connectionString });
+  const { Client } = pgModule();
+  const client = new Client({ connectionString });
   await client.connect();
   try {
     await client.query('BEGIN');
