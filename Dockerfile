@@ -28,7 +28,11 @@ RUN npm run build && npm prune --omit=dev
 # Stage 2: slim runtime without compiler or dev dependencies. The code stays owned by root and
 # read-only to the `node` user the server runs as; only the data volume is writable.
 FROM node:24-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 FOLIO_DATA_DIR=/app/data
+# glibc's malloc keeps its sliding mmap threshold off (setting the trim threshold, even to its
+# default, does that): buffers of 128 KB and more get mappings of their own, returned when freed,
+# so a server at rest gives back what its busy minutes took (docs/operations.md#memory). npm start
+# sets the same.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 FOLIO_DATA_DIR=/app/data MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -20,10 +20,10 @@ export async function rssOf(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
 }
 
-/** The bare Koa anchor on the data dir's database, after one read: its RSS in bytes. */
-export async function bareKoaRss(dataDir: string, blogId: string): Promise<number> {
+/** The bare Koa anchor on the data dir's database, after one read: its RSS in bytes. `env`: added to this process's. */
+export async function bareKoaRss(dataDir: string, blogId: string, env: Record<string, string> = {}): Promise<number> {
   const port = await freePort();
-  const child = spawn(process.execPath, [ANCHOR, join(dataDir, 'folio.db'), String(port)], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [ANCHOR, join(dataDir, 'folio.db'), String(port)], { stdio: 'ignore', env: { ...process.env, ...env } });
   try {
     for (let tries = 0; ; tries++) {
       const answered = await fetch(`http://127.0.0.1:${port}/v1/posts/none`, { headers: { 'x-blog-id': blogId } }).then(

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,22 @@ export interface BenchServer {
 const MAIN = fileURLToPath(new URL('../server/main.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 
+/**
+ * The variables `npm start` sets before `node dist/server/main.js` (package.json; the Docker
+ * image sets the same), so the benches run the server as it ships.
+ */
+export function startScriptEnv(): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } };
+  const assignments = /(?:^|&&)\s*((?:\w+=\S+\s+)*)node dist\/server\/main\.js/.exec(pkg.scripts.start)?.[1] ?? '';
+  return Object.fromEntries(
+    assignments
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => pair.split('=', 2) as [string, string]),
+  );
+}
+
 /** A new enterprise account on the data dir (through the real CLI); returns its API key. */
 export function createBenchAccount(dataDir: string, env: Record<string, string> = {}): string {
   const out = execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'enterprise', '--json'], {
@@ -26,7 +42,7 @@ export function createBenchAccount(dataDir: string, env: Record<string, string> 
 
 /**
  * Runs the real server (dist/server/main.js) in its own process, so the load generator and the
- * server do not share one event loop.
+ * server do not share one event loop; with npm start's variables (startScriptEnv) under `env`.
  */
 export async function startBenchServer(
   env: Record<string, string> = {},
@@ -35,7 +51,7 @@ export async function startBenchServer(
 ): Promise<BenchServer> {
   const dataDir = env.FOLIO_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'folio-bench-'));
   const child: ChildProcess = spawn(process.execPath, ['--openssl-legacy-provider', ...nodeArgs, MAIN], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, ...startScriptEnv(), PORT: String(port), HOST: '127.0.0.1', FOLIO_DATA_DIR: dataDir, FOLIO_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // The server's last words, for the error when it does not come up (read continuously: a full

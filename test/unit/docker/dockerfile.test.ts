@@ -84,4 +84,20 @@ describe('the shipped Dockerfile (issue 27 B11)', () => {
     for (const version of ['18.20.0', '20.18.3']) expect(satisfies(version, engines), version).toBe(false);
     expect(satisfies(process.versions.node, engines), `this machine's node ${process.versions.node}`).toBe(true);
   });
+
+  it('runs the server with the variables npm start sets before it (glibc malloc settings; docs/operations.md#memory)', () => {
+    const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const assignments = /&&\s*((?:\w+=\S+\s+)+)node dist\/server\/main\.js$/.exec(start)?.[1];
+    expect(assignments, start).toBeDefined();
+    const startVars = Object.fromEntries(
+      assignments!
+        .trim()
+        .split(/\s+/)
+        .map((pair) => pair.split('=', 2) as [string, string]),
+    );
+    expect(startVars).toHaveProperty('MALLOC_TRIM_THRESHOLD_');
+    const runtime = stages.at(-1)!;
+    const imageVars = Object.assign({}, ...runtime.instructions.flatMap((i) => (i.kind === 'env' ? [i.vars] : []))) as Record<string, string>;
+    expect(imageVars).toMatchObject(startVars);
+  });
 });
