@@ -99,5 +99,8 @@ describe('the shipped Dockerfile (issue 27 B11)', () => {
     const runtime = stages.at(-1)!;
     const imageVars = Object.assign({}, ...runtime.instructions.flatMap((i) => (i.kind === 'env' ? [i.vars] : []))) as Record<string, string>;
     expect(imageVars).toMatchObject(startVars);
+    // The CLI's whole-blog commands (a reindex) gain the most from it: `npm run folio` sets the same.
+    const folio = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { folio: string } }).scripts.folio;
+    expect(folio).toBe(`${assignments!.trim()} node bin/folio.js`);
   });
 });
