@@ -15,7 +15,7 @@ import { loadCorpus, type CorpusPost } from './corpus.js';
 import { percentile } from './harness/stats.js';
 import { importCorpus, importMore, removeImported, type ImportedBlog } from './importCorpus.js';
 import { settle } from './publishBench.js';
-import { startBenchServer, type BenchServer } from './serverProcess.js';
+import { scriptEnv, startBenchServer, type BenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
 
 const REBUILD_CHILD = fileURLToPath(new URL('./rebuildChild.js', import.meta.url));
@@ -106,11 +106,14 @@ async function measureServer(blog: ImportedBlog, queries: readonly string[], siz
   }
 }
 
-/** A full rebuild then the reindex, in a child process of its own (its peak RSS is its own). */
+/**
+ * A full rebuild then the reindex, in a child process of its own (its peak RSS is its own), with
+ * the variables `npm run folio` sets: it stands for `folio site rebuild`.
+ */
 function rebuild(blog: ImportedBlog): RebuildFigures {
   const out = execFileSync(process.execPath, [REBUILD_CHILD, blog.dataDir, blog.blogSlug, '--with-search'], {
     maxBuffer: 1 << 20,
-    env: { ...process.env, ...ENV },
+    env: { ...process.env, ...scriptEnv('folio'), ...ENV },
   }).toString();
   return JSON.parse(out) as RebuildFigures;
 }

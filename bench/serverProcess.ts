@@ -17,20 +17,24 @@ const MAIN = fileURLToPath(new URL('../server/main.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
 
 /**
- * The variables `npm start` sets before `node dist/server/main.js` (package.json; the Docker
- * image sets the same), so the benches run the server as it ships.
+ * The variables an npm script sets before its `node …` command (package.json): `start` for the
+ * server (the Docker image sets the same), `folio` for the CLI, so the benches run both as they ship.
  */
-export function startScriptEnv(): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { scripts: { start: string } };
-  const assignments = /(?:^|&&)\s*((?:\w+=\S+\s+)*)node dist\/server\/main\.js/.exec(pkg.scripts.start)?.[1] ?? '';
+export function scriptEnv(script: 'start' | 'folio'): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { scripts: Record<string, string> };
+  const command = pkg.scripts[script]!.split('&&').pop()!;
+  const assignments = /^\s*((?:\w+=\S+\s+)*)node /.exec(command)?.[1] ?? '';
   return Object.fromEntries(
     assignments
       .trim()
       .split(/\s+/)
       .filter(Boolean)
-      .map((pair) => pair.split('=', 2) as [string, string]),
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
   );
 }
+
+/** What `npm start` sets before `node dist/server/main.js`. */
+export const startScriptEnv = (): Record<string, string> => scriptEnv('start');
 
 /** A new enterprise account on the data dir (through the real CLI); returns its API key. */
 export function createBenchAccount(dataDir: string, env: Record<string, string> = {}): string {

@@ -5,7 +5,7 @@
  * connection of its own in a REPEATABLE READ READ ONLY transaction. Both end with `close`.
  */
 import Database from 'better-sqlite3';
-import { pgModule } from '../sql/pgModule.js';
+import { numbersAsNumbers, pgModule } from '../sql/pgModule.js';
 import { numberPlaceholders } from '../sql/placeholders.js';
 import type { SqlDialect, SqlParams, SqlReader } from '../sql/sqlClient.js';
 
@@ -30,20 +30,11 @@ export function sqliteSnapshot(file: string): SnapshotSource {
   };
 }
 
-const INT8_OID = 20;
-const NUMERIC_OID = 1700;
-
 /** A read snapshot of the PostgreSQL database at `url` (already migrated). */
 export async function postgresSnapshot(url: string): Promise<SnapshotSource> {
-  const { Client, types } = pgModule();
-  const client = new Client({
-    connectionString: url,
-    // As PostgresClient reads them: bigints as numbers, which SQLite's integers are too.
-    types: {
-      getTypeParser: ((oid: number, format?: string) =>
-        oid === INT8_OID || oid === NUMERIC_OID ? Number : types.getTypeParser(oid, format as 'text')) as never,
-    },
-  });
+  const { Client } = pgModule();
+  // As PostgresClient reads them: bigints as numbers, which SQLite's integers are too.
+  const client = new Client({ connectionString: url, types: numbersAsNumbers() });
   await client.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');

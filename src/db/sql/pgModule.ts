@@ -13,3 +13,17 @@ export function pgModule(): typeof pg {
   loaded ??= createRequire(import.meta.url)('pg') as typeof pg;
   return loaded;
 }
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/**
+ * The `types` option of a pool or client: bigints (every integer column, COUNT(*)) and numerics
+ * (SUM of bigints) come back as numbers, as SQLite's integers do. Folio's counts and ids fit in a double.
+ */
+export function numbersAsNumbers(): { getTypeParser: never } {
+  const { types } = pgModule();
+  return {
+    getTypeParser: ((oid: number, format?: string) => (oid === INT8_OID || oid === NUMERIC_OID ? Number : types.getTypeParser(oid, format as 'text'))) as never,
+  };
+}

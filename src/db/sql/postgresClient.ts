@@ -12,14 +12,12 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { pgModule } from './pgModule.js';
+import { numbersAsNumbers, pgModule } from './pgModule.js';
 import { DatabaseUnavailableError, WRITE_WAIT_MS, type SqlClient, type SqlParams, type SqlRunResult, type SqlTransaction } from './sqlClient.js';
 import { TransactionHooks } from './transactionHooks.js';
 import { numberPlaceholders } from './placeholders.js';
 import { BadRequestError } from '../../domain/errors.js';
 
-const INT8_OID = 20;
-const NUMERIC_OID = 1700;
 const RETRIED_CODES = new Set(['40001', '40P01']);
 
 export interface PostgresClientOptions {
@@ -51,17 +49,8 @@ export class PostgresClient implements SqlClient {
   private writes = 0;
 
   constructor(connectionString: string, options: PostgresClientOptions = {}) {
-    const { Pool, types } = pgModule();
-    this.pool = new Pool({
-      connectionString,
-      max: options.maxConnections ?? 10,
-      // Bigints (every integer column, COUNT(*)) and numerics (SUM of bigints) come back as
-      // numbers, as SQLite's integers do: Folio's counts and ids fit in a double.
-      types: {
-        getTypeParser: ((oid: number, format?: string) =>
-          oid === INT8_OID || oid === NUMERIC_OID ? Number : types.getTypeParser(oid, format as 'text')) as never,
-      },
-    });
+    const { Pool } = pgModule();
+    this.pool = new Pool({ connectionString, max: options.maxConnections ?? 10, types: numbersAsNumbers() });
     // An idle connection that fails (the server restarted) is dropped by the pool; without a
     // listener the error would end the process.
     this.pool.on('error', () => undefined);

@@ -93,7 +93,7 @@ describe('the shipped Dockerfile (issue 27 B11)', () => {
       assignments!
         .trim()
         .split(/\s+/)
-        .map((pair) => pair.split('=', 2) as [string, string]),
+        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
     );
     expect(startVars).toHaveProperty('MALLOC_TRIM_THRESHOLD_');
     const runtime = stages.at(-1)!;
