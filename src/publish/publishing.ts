@@ -153,7 +153,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
   const fullSite = new FullSite({ site, store, hashes, urls, theme, cache, listings, slots, cards, socialCards });
 
   const wanted = new WantedCards({ blogs, accounts, site, urls, socialCards });
-  const reindex = new BlogReindex({ site, indexes, purge, slots });
+  const reindex = new BlogReindex({ site, indexes, purge, slots, setAsideListing: (blogId) => listings.setAside(blogId, isoNow(deps.clock)) });
   // These two call each other: a post change that moves the whole blog rebuilds it, and a
   // rebuild runs again the post jobs recorded while it rendered.
   const postCards = new PostCards({

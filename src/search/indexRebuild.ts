@@ -3,9 +3,9 @@
  * worker threads), or a drop. Both run under the blog's write lock (indexCommit.ts).
  */
 import type { SiteStore } from '../storage/siteStore.js';
-import type { IndexCommitter, NewSegment } from './indexCommit.js';
+import { SEGMENT_OBJECT, type IndexCommitter, type NewSegment } from './indexCommit.js';
 import { IndexSnapshot } from './indexSnapshot.js';
-import { emptyManifest, manifestKey, searchPrefix, segmentIdOf, type Manifest } from './manifest.js';
+import { emptyManifest, manifestKey, searchPrefix, segmentIdOf, segmentKey, type Manifest } from './manifest.js';
 import { rebuildLayout, type MergePolicy } from './mergePolicy.js';
 import { buildSegmentsFrom, type DocumentRuns, type ParallelBuildOptions } from './parallelBuild.js';
 import type { SearchIndexCache } from './searchIndexCache.js';
@@ -24,6 +24,9 @@ export interface RebuildSource {
   count: number;
   read: DocumentRuns['read'];
 }
+
+/** A written segment's body, no longer held. */
+const WRITTEN = Buffer.alloc(0);
 
 /** Builds the blog's index from `source` and makes it the only one; returns the segments' data. */
 export function rebuildIndex(deps: IndexRebuildDeps, blogSlug: string, source: RebuildSource): Promise<SegmentData[]> {
@@ -45,18 +48,25 @@ export function rebuildIndex(deps: IndexRebuildDeps, blogSlug: string, source: R
         // Unreadable: start the counters afresh; segment ids stay unique by their random part.
       }
     }
-    // One encoding at a time: each runs on this thread in slices anyway, and together they held
-    // every segment's scratch buffers at once.
-    const prepared: NewSegment[] = [];
-    for (const data of built) if (data.docs.ids.length > 0) prepared.push(await commits.prepare(next, data));
-    next.segments = prepared.map((p) => p.entry);
-    // The last group is the head unless it came out empty (its posts left while being read).
-    const head = layout.head > 0 && built[built.length - 1]!.docs.ids.length > 0;
-    next.head = head ? (prepared[prepared.length - 1]?.entry.id ?? null) : null;
+    // Listed before any new segment is written: everything there now is replaced.
     for (const key of await store.list(searchPrefix(blogSlug))) {
       const id = segmentIdOf(blogSlug, key);
       if (id) oldIds.add(id);
     }
+    // One encoding at a time, each written as soon as it is made and its bytes let go: together
+    // they were a fifth of a 100,000-post reindex's peak. Until the manifest names them they are
+    // unread leftovers, which the next rebuild deletes with the rest.
+    const prepared: NewSegment[] = [];
+    for (const data of built) {
+      if (data.docs.ids.length === 0) continue;
+      const segment = await commits.prepare(next, data);
+      await store.put(segmentKey(blogSlug, segment.entry), segment.body, SEGMENT_OBJECT);
+      prepared.push({ ...segment, body: WRITTEN, written: true });
+    }
+    next.segments = prepared.map((p) => p.entry);
+    // The last group is the head unless it came out empty (its posts left while being read).
+    const head = layout.head > 0 && built[built.length - 1]!.docs.ids.length > 0;
+    next.head = head ? (prepared[prepared.length - 1]?.entry.id ?? null) : null;
     await commits.commit(blogSlug, IndexSnapshot.empty(), next, prepared, [...oldIds]);
     return built;
   });

@@ -5,7 +5,7 @@
  */
 import { runSteps, runStepsCooperatively } from './steps.js';
 import { INDEX_FIELDS, type IndexFieldName } from './lunrSetup.js';
-import type { SearchDocument } from './searchTypes.js';
+import type { ListedDocument, SearchDocument } from './searchTypes.js';
 import { termOf, tokenize } from './tokenize.js';
 
 /** Term frequencies are stored in 16 bits; BM25 saturates long before this. */
@@ -128,6 +128,24 @@ export function buildSegmentData(docs: readonly SearchDocument[]): SegmentData {
     postingDocs,
     postingTfs,
   };
+}
+
+/** What the segments list of their posts, in their order: the posts without their text. */
+export function listedDocsOf(segments: readonly SegmentData[]): ListedDocument[] {
+  const listed: ListedDocument[] = [];
+  for (const { docs } of segments)
+    for (let i = 0; i < docs.ids.length; i++)
+      listed.push({
+        id: docs.ids[i]!,
+        slug: docs.slugs[i]!,
+        title: docs.titles[i]!,
+        metaDescription: docs.descriptions[i]!,
+        tags: docs.tags[i]!,
+        createdAt: docs.createdAt[i]!,
+        publishedAt: docs.publishedAt[i]!,
+        url: docs.urls[i]!,
+      });
+  return listed;
 }
 
 export interface SegmentPart {
@@ -267,8 +285,10 @@ function* concatSteps(parts: readonly SegmentPart[]): Generator<void, ConcatResu
       docs,
       terms,
       offsets: Uint32Array.from(offsets),
-      postingDocs: postingDocs.slice(0, at),
-      postingTfs: postingTfs.slice(0, at),
+      // Trimmed only when documents were dropped: a rebuild's joins drop none, and a copy of a
+      // large segment's postings would sit beside the original until the next collection.
+      postingDocs: at === capacity ? postingDocs : postingDocs.slice(0, at),
+      postingTfs: at === capacity ? postingTfs : postingTfs.slice(0, at),
     },
     ordinalMaps,
   };

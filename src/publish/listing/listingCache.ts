@@ -139,25 +139,43 @@ export class ListingCache {
    * A large listing is slow to encode, so one listing is saved per turn of the event loop.
    */
   async save(now: string): Promise<number> {
-    if (!this.snapshots) return 0;
     let saved = 0;
     for (const [blogId, entry] of [...this.entries]) {
       if (saved > 0) await yieldToLoop();
-      // Unchanged, but saved long ago: the log is pruned past old positions, and a snapshot it
-      // does not reach back to is of no use.
-      if (!entry.dirty && entry.seq - entry.savedSeq <= this.keepChanges / 2) continue;
-      try {
-        await this.snapshots.put(blogId, entry.seq, encodeListing(entry.posts, entry.titleCounts, titleCountsOf), now);
-      } catch {
-        // A snapshot is a cache: one that cannot be written now (another process held SQLite's
-        // write lock too long) stays due and is tried again at the next save.
-        continue;
-      }
-      entry.dirty = false;
-      entry.savedSeq = entry.seq;
-      saved += 1;
+      if (await this.saveEntry(blogId, entry, now)) saved += 1;
     }
     return saved;
+  }
+
+  /**
+   * Saves the blog's snapshot when due and drops its entry, after the blog's use in progress:
+   * whole-blog work that reads no listing (a reindex after a full render) then runs without
+   * holding it (about 100 MB at 100,000 posts). Its next use restores it from the snapshot.
+   */
+  async setAside(blogId: string, now: string): Promise<void> {
+    await this.turns.get(blogId)?.catch(() => undefined);
+    const entry = this.entries.get(blogId);
+    if (!entry) return;
+    await this.saveEntry(blogId, entry, now);
+    if (this.entries.get(blogId) === entry) this.entries.delete(blogId);
+  }
+
+  /** Writes the entry's snapshot unless it is up to date; whether it wrote one. */
+  private async saveEntry(blogId: string, entry: BlogListing, now: string): Promise<boolean> {
+    if (!this.snapshots) return false;
+    // Unchanged, but saved long ago: the log is pruned past old positions, and a snapshot it
+    // does not reach back to is of no use.
+    if (!entry.dirty && entry.seq - entry.savedSeq <= this.keepChanges / 2) return false;
+    try {
+      await this.snapshots.put(blogId, entry.seq, encodeListing(entry.posts, entry.titleCounts, titleCountsOf), now);
+    } catch {
+      // A snapshot is a cache: one that cannot be written now (another process held SQLite's
+      // write lock too long) stays due and is tried again at the next save.
+      return false;
+    }
+    entry.dirty = false;
+    entry.savedSeq = entry.seq;
+    return true;
   }
 
   /** Whether the change log still holds every change after `seq`. */

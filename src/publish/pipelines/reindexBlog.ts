@@ -20,6 +20,12 @@ export interface ReindexDeps {
    * job reindexes once its render is done, and each holds its posts' text meanwhile.
    */
   slots: RenderSlots;
+  /**
+   * Lets go of the blog's listing until its next use, which restores it (ListingCache.setAside):
+   * a reindex reads none, and a big blog's (about 100 MB at 100,000 posts) would otherwise be held
+   * through the reindex's peak after a full render loaded it.
+   */
+  setAsideListing: (blogId: string) => Promise<void>;
 }
 
 export class BlogReindex {
@@ -28,6 +34,7 @@ export class BlogReindex {
   /** Returns how many posts the indexes hold. */
   reindex(blog: BlogWithDomain): Promise<number> {
     return this.deps.slots.run(async () => {
+      await this.deps.setAsideListing(blog.id);
       // Changes committed from here on are applied again once the new indexes are in place.
       const since = await this.deps.site.latestChange();
       const { count, changedKeys } = await this.deps.indexes.rebuild(blog);

@@ -7,7 +7,8 @@
 import type { SiteRepo } from '../../db/siteRepo.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ContentRenderer } from '../../content/contentRenderer.js';
-import type { ListedDocument, SearchDocument } from '../../search/searchTypes.js';
+import type { SearchDocument } from '../../search/searchTypes.js';
+import { listedDocsOf } from '../../search/segmentData.js';
 import type { SiteUrls } from '../../domain/siteUrls.js';
 import type { SitePost } from '../../domain/siteTypes.js';
 import { SearchDocuments } from './searchDocuments.js';
@@ -140,20 +141,22 @@ export class SearchIndexes {
    */
   async rebuild(blog: BlogWithDomain): Promise<{ count: number; changedKeys: string[] }> {
     const ids = await this.documents.ids(blog);
-    const listed = new Map<string, ListedDocument>();
+    let read = 0;
     const built = await this.deps.search.rebuildFrom(blog.slug, {
       count: ids.length,
       read: async (from, to) => {
         const docs = await this.documents.ofIds(blog, ids.slice(from, to));
-        for (const { body: _body, code: _code, ...rest } of docs) listed.set(rest.id, rest);
+        read += docs.length;
         return docs;
       },
     });
-    const listedDocs = [...listed.values()];
-    const changedKeys = await this.staticSearch.rebuild(blog, built ? { listed: listedDocs, built } : undefined);
+    // What the static index lists of each post is in the segments' document tables: not kept
+    // aside while they are built (a second copy of every post's fields at 100,000 posts).
+    const listed = built ? listedDocsOf(built) : null;
+    const changedKeys = await this.staticSearch.rebuild(blog, built && listed ? { listed, built } : undefined);
     // An imported blog's first render, a reindex: the discovery entries are made afresh too.
     await this.discovery.refill(blog);
-    return { count: listedDocs.length, changedKeys };
+    return { count: listed ? listed.length : read, changedKeys };
   }
 
   /** Builds the static index of a blog that has none yet (made before it existed); returns the keys it changed. */

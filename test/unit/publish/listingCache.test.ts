@@ -374,6 +374,28 @@ describe('ListingCache', () => {
       expect(await snapshots.get(blog.id)).not.toBeNull();
     });
 
+    it('is set aside for whole-blog work: its snapshot saved, let go, then restored by its next use without reading every row', async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
+      for (let i = 0; i < 30; i++) await publish(`Post ${i}`, ['tag']);
+      const { source, reader, rows } = counting();
+      const cache = new ListingCache(source, { snapshots, lazy: reader });
+      await cache.get(blog.id);
+      expect(cache.recent()).toEqual([blog.id]);
+      const read = rows();
+      expect(read).toBeGreaterThanOrEqual(30); // no snapshot yet: every row
+
+      await cache.setAside(blog.id, '2026-01-01T00:00:00.000Z');
+      expect(cache.recent()).toEqual([]);
+      expect(await snapshots.get(blog.id)).not.toBeNull();
+      await cache.setAside(blog.id, '2026-01-01T00:00:00.000Z'); // not held: nothing to do
+
+      await publish('After', []);
+      const listing = await cache.get(blog.id);
+      expect(listing.posts).toHaveLength(31);
+      expect(rows() - read).toBeLessThan(30);
+      await expectCurrent(cache);
+    });
+
     it('is deleted with its blog, and never saved for a blog that is gone', async () => {
       const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       await publish('Only', []);

@@ -78,6 +78,21 @@ describe('segmented index', () => {
     expect(after.segments.map((s) => s.docs)).toEqual([4, 4, 1]);
   });
 
+  it("a rebuild writes each new segment before the manifest names it, and leaves only the manifest's segments", async () => {
+    const { store, cache, writer } = setup({ headMaxDocs: 2, autoMerge: false });
+    for (let i = 0; i < 5; i++) await writer.upsert(BLOG, [searchDoc({ id: `old${i}`, body: 'cache' })]);
+    const docs = Array.from({ length: 7 }, (_, i) => searchDoc({ id: `p${i}`, body: `sqlite ${WORDS[i % WORDS.length]}` }));
+    store.resetCalls();
+    await writer.rebuild(BLOG, docs);
+    const manifest = parseManifest('m', (await store.get(manifestKey(BLOG)))!.body);
+    const keys = manifest.segments.map((entry) => segmentKey(BLOG, entry));
+    // Every segment is in the store before the commit point: a reader never meets a missing one.
+    expect(store.calls.put).toEqual([...keys, manifestKey(BLOG)]);
+    expect((await store.list(`${BLOG}/_search/`)).sort()).toEqual([...keys, manifestKey(BLOG)].sort());
+    for (const entry of manifest.segments) expect((await store.get(segmentKey(BLOG, entry)))!.body.length).toBe(entry.bytes);
+    expect(await allResults(cache)).toEqual(await referenceResults(docs));
+  });
+
   it('an edited post is found by its new words only, once', async () => {
     const { cache, writer } = setup({ headMaxDocs: 2, autoMerge: false });
     await writer.upsert(BLOG, [searchDoc({ id: 'a', title: 'Koa middleware' })]);

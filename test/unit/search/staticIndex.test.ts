@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SearchIndexCache } from '../../../src/search/searchIndexCache.js';
 import { SearchIndexWriter } from '../../../src/search/searchIndexWriter.js';
+import { listedDocsOf } from '../../../src/search/segmentData.js';
 import type { SearchDocument } from '../../../src/search/searchTypes.js';
 import {
   chunkCountFor,
@@ -76,7 +77,8 @@ describe('the static search index', () => {
     const joined = store();
     // The posts without their text: the segments hold what the index needs of it.
     const listed = docs.map(({ body: _body, code: _code, ...rest }) => rest);
-    expect(await writer(joined).rebuildFromSegments('j', listed, built)).not.toBeNull();
+    expect(listedDocsOf(built)).toEqual(listed);
+    expect(await writer(joined).rebuildFromSegments('j', listedDocsOf(built), built)).not.toBeNull();
     expect(await filesOf(joined)).toEqual(await filesOf(plain));
 
     // Segments holding the posts in another order are not used, and nothing is written.
