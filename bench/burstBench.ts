@@ -5,12 +5,12 @@
  * in the same run: with FOLIO_PUBLISH_BATCH=1 (every job alone: the path before coalescing, the
  * anchor) and with the default, and reported as a ratio of the two, with the load average.
  */
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { loadCorpus, type CorpusPost } from './corpus.js';
 import { percentile } from './harness/stats.js';
 import { importCorpus, removeImported, type ImportedBlog } from './importCorpus.js';
 import { settle } from './publishBench.js';
-import { startBenchServer } from './serverProcess.js';
+import { startBenchServer, type BenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
 
 /** The lone writer's creates per mode: ONE_WRITER_ROUNDS runs of ONE_WRITER_RUN, the modes in ABBA order. */
@@ -27,6 +27,8 @@ const ONE_WRITER_WARM_UP = 5;
 interface Run {
   latencies: number[];
   seconds: number;
+  /** The server's CPU time over the run, all threads (set where measured). */
+  cpuSeconds?: number;
 }
 
 /** `writers` loops each creating published posts (corpus bodies, fresh titles) until `seconds` have passed or `perWriter` were made. */
@@ -34,7 +36,7 @@ async function writeBurst(
   baseUrl: string,
   blog: ImportedBlog,
   corpus: readonly CorpusPost[],
-  options: { writers: number; seconds: number; perWriter: number; tag: string },
+  options: { writers: number; seconds: number; perWriter: number; tag: string; status?: 'published' | 'draft' },
 ): Promise<Run> {
   const latencies: number[] = [];
   const started = performance.now();
@@ -43,7 +45,12 @@ async function writeBurst(
   const writer = async (w: number): Promise<void> => {
     for (let i = 0; i < options.perWriter && performance.now() < deadline; i++) {
       const source = corpus[next++ % corpus.length]!;
-      const body = { title: `${source.title} (${options.tag} ${w}-${i})`, content: source.body, tags: source.tags.slice(0, 5), status: 'published' };
+      const body = {
+        title: `${source.title} (${options.tag} ${w}-${i})`,
+        content: source.body,
+        tags: source.tags.slice(0, 5),
+        status: options.status ?? 'published',
+      };
       const sent = performance.now();
       const res = await fetch(`${baseUrl}/v1/posts`, {
         method: 'POST',
@@ -67,6 +74,9 @@ const load = (): string =>
 
 const ms = (value: number): string => value.toFixed(0);
 
+/** The server's CPU milliseconds per request of the run. */
+const perRequestMs = (run: Run): string => (((run.cpuSeconds ?? 0) * 1000) / Math.max(1, run.latencies.length)).toFixed(1);
+
 export async function runBurstBench(posts: number, seconds = 60, writers = 4): Promise<BenchRow[]> {
   const area = `burst (${posts.toLocaleString('en-US')} posts)`;
   const rows: BenchRow[] = [];
@@ -82,13 +92,19 @@ export async function runBurstBench(posts: number, seconds = 60, writers = 4): P
       ['alone', { FOLIO_PUBLISH_BATCH: '1' }],
       ['coalesced', {}],
     ] as const;
-    const onServer = async <T>(env: Record<string, string>, run: (baseUrl: string) => Promise<T>): Promise<T> => {
+    const onServer = async <T>(env: Record<string, string>, run: (baseUrl: string, server: BenchServer) => Promise<T>): Promise<T> => {
       const server = await startBenchServer({ FOLIO_DATA_DIR: blog.dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn', ...env });
       try {
-        return await run(server.baseUrl);
+        return await run(server.baseUrl, server);
       } finally {
         await server.stop();
       }
+    };
+    /** A burst with the server's CPU time over it. */
+    const measured = async (server: BenchServer, burst: () => Promise<Run>): Promise<Run> => {
+      const before = await server.cpuSeconds();
+      const run = await burst();
+      return { ...run, cpuSeconds: (await server.cpuSeconds()) - before };
     };
     // The lone writer of both modes first, so both write into the same blog: a burst adds hundreds
     // of posts to it (and to the current month's page). Its runs alternate between the modes
@@ -108,9 +124,17 @@ export async function runBurstBench(posts: number, seconds = 60, writers = 4): P
     }
     const results = new Map<string, { one: Run; many: Run; loads: string }>();
     for (const [name, env] of modes) {
-      const many = await onServer(env, (url) => writeBurst(url, blog, corpus, { writers, seconds, perWriter: Number.POSITIVE_INFINITY, tag: `${name} many` }));
+      const many = await onServer(env, (url, server) =>
+        measured(server, () => writeBurst(url, blog, corpus, { writers, seconds, perWriter: Number.POSITIVE_INFINITY, tag: `${name} many` })),
+      );
       results.set(name, { one: ones.get(name)!, many, loads: load() });
     }
+    // The anchor of the target: the same writers creating drafts, which publish nothing. What a
+    // create costs without its publish bounds what any publishing could reach on this machine.
+    const drafts = await onServer({}, (url, server) =>
+      measured(server, () => writeBurst(url, blog, corpus, { writers, seconds, perWriter: Number.POSITIVE_INFINITY, tag: 'drafts', status: 'draft' })),
+    );
+    const draftsLoad = load();
     const alone = results.get('alone')!;
     const coalesced = results.get('coalesced')!;
     const rate = (run: Run): number => run.latencies.length / run.seconds;
@@ -134,7 +158,17 @@ export async function runBurstBench(posts: number, seconds = 60, writers = 4): P
         value: `${ms(p95(coalesced.one))} ÷ ${ms(p95(alone.one))} ms = ${(p95(coalesced.one) / p95(alone.one)).toFixed(2)}×`,
         target: 'no worse (≤ 1×, within noise)',
       },
-      { area, measure: 'load average (1 / 5 min) after the runs alone / coalesced', value: `${alone.loads} | ${coalesced.loads}` },
+      {
+        area,
+        measure: `${writers} writers creating drafts for ${seconds} s (nothing published: the create path alone, the ceiling of any publishing here): creates/s; coalesced publishes ÷ it`,
+        value: `${rate(drafts).toFixed(1)} /s; ${(rate(coalesced.many) / rate(drafts)).toFixed(2)}×`,
+      },
+      {
+        area,
+        measure: `server CPU per request, all threads: published (coalesced) / draft; a 100 /s budget is ${ms(availableParallelism() * 10)} ms of CPU per post on this machine's ${availableParallelism()} cores, the load generator's included`,
+        value: `${perRequestMs(coalesced.many)} / ${perRequestMs(drafts)} ms`,
+      },
+      { area, measure: 'load average (1 / 5 min) after the runs alone / coalesced / drafts', value: `${alone.loads} | ${coalesced.loads} | ${draftsLoad}` },
     );
   } finally {
     removeImported(blog);

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scriptEnvOf } from './harness/scriptEnv.js';
 
 export interface BenchServer {
   baseUrl: string;
@@ -10,6 +11,8 @@ export interface BenchServer {
   pid: number;
   /** Resident memory of the server process in bytes (from /proc). */
   rss(): Promise<number>;
+  /** CPU time the server process has used so far, all its threads, user and system, in seconds (from /proc). */
+  cpuSeconds(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -22,15 +25,15 @@ const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
  */
 export function scriptEnv(script: 'start' | 'folio'): Record<string, string> {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { scripts: Record<string, string> };
-  const command = pkg.scripts[script]!.split('&&').pop()!;
-  const assignments = /^\s*((?:\w+=\S+\s+)*)node /.exec(command)?.[1] ?? '';
-  return Object.fromEntries(
-    assignments
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  );
+  return scriptEnvOf(pkg.scripts[script]!);
+}
+
+let ticks: number | null = null;
+
+/** The kernel's clock ticks a second, the unit of /proc's CPU times. */
+function clockTicks(): number {
+  ticks ??= Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  return ticks;
 }
 
 /** What `npm start` sets before `node dist/server/main.js`. */
@@ -97,6 +100,13 @@ export async function startBenchServer(
       const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
       const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
       return kb * 1024;
+    },
+    cpuSeconds: async () => {
+      const { readFile } = await import('node:fs/promises');
+      // The fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
+      const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / clockTicks();
     },
     stop: async () => {
       if (child.exitCode !== null) return;

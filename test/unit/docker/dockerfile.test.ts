@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseDockerfile } from '../../support/docker/dockerfile.js';
+import { scriptEnvOf } from '../../../bench/harness/scriptEnv.js';
 
 describe('parseDockerfile', () => {
   it('reads stages, continuations, COPY flags and both CMD forms of HEALTHCHECK', () => {
@@ -86,21 +87,24 @@ describe('the shipped Dockerfile (issue 27 B11)', () => {
   });
 
   it('runs the server with the variables npm start sets before it (glibc malloc settings; docs/operations.md#memory)', () => {
-    const start = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } }).scripts.start;
-    const assignments = /&&\s*((?:\w+=\S+\s+)+)node dist\/server\/main\.js$/.exec(start)?.[1];
-    expect(assignments, start).toBeDefined();
-    const startVars = Object.fromEntries(
-      assignments!
-        .trim()
-        .split(/\s+/)
-        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-    );
+    const scripts = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string; folio: string } }).scripts;
+    expect(scripts.start).toMatch(/&&\s*(\w+=\S+\s+)+node dist\/server\/main\.js$/);
+    const startVars = scriptEnvOf(scripts.start);
     expect(startVars).toHaveProperty('MALLOC_TRIM_THRESHOLD_');
     const runtime = stages.at(-1)!;
     const imageVars = Object.assign({}, ...runtime.instructions.flatMap((i) => (i.kind === 'env' ? [i.vars] : []))) as Record<string, string>;
     expect(imageVars).toMatchObject(startVars);
     // The CLI's whole-blog commands (a reindex) gain the most from it: `npm run folio` sets the same.
-    const folio = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { folio: string } }).scripts.folio;
-    expect(folio).toBe(`${assignments!.trim()} node bin/folio.js`);
+    expect(scripts.folio).toMatch(/node bin\/folio\.js$/);
+    expect(scriptEnvOf(scripts.folio)).toEqual(startVars);
+  });
+});
+
+describe('scriptEnvOf', () => {
+  it("reads the variables before the last command's node, a value holding = whole", () => {
+    expect(scriptEnvOf('npm run build --silent && A=1 B=x=y node dist/server/main.js')).toEqual({ A: '1', B: 'x=y' });
+    expect(scriptEnvOf('A=1 node bin/folio.js')).toEqual({ A: '1' });
+    // Only the last command's: a variable of an earlier one does not reach node.
+    expect(scriptEnvOf('A=1 npm run build && node dist/server/main.js')).toEqual({});
   });
 });
