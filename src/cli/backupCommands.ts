@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
-import { createSiteStore, databaseFile, storeLabel } from '../compose/adapters.js';
+import { closeSiteStore, createSiteStore, databaseFile, storeLabel } from '../compose/adapters.js';
 import { backupToFile, type BackupDatabase } from '../backup/backups.js';
 import { describePostgres } from '../compose/database.js';
 import { describeKeys } from '../backup/backupMedia.js';
@@ -108,6 +108,7 @@ export async function restoreCommand(config: Config, args: string[]): Promise<nu
   const summary = config.databaseUrl
     ? await restoreIntoPostgres(backup, config.dataDir, config.databaseUrl, store)
     : await restoreDatabase(backup, config.dataDir, databaseFile(config), store);
+  await closeSiteStore(store);
   const into = config.databaseUrl ? `PostgreSQL ${describePostgres(config.databaseUrl)}` : databaseFile(config);
   const { media } = summary;
   const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,7 +1,7 @@
 /** `folio site migrate-store` (docs/configuration.md, "Moving to another store"). */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.js';
-import { createSiteStore } from '../compose/adapters.js';
+import { closeSiteStore, createSiteStore } from '../compose/adapters.js';
 import { SettingsRepo } from '../db/settingsRepo.js';
 import { systemClock } from '../lib/clock.js';
 import { copyStore } from '../storage/copyStore.js';
@@ -60,7 +60,9 @@ export async function migrateStoreCommand(config: Config, args: string[]): Promi
       return 0;
     }
     const started = performance.now();
-    const copied = await copyStore(createSiteStore(configForStore(config, from)), createSiteStore(config), progressBar('copying'));
+    const into = createSiteStore(config);
+    const copied = await copyStore(createSiteStore(configForStore(config, from)), into, progressBar('copying'));
+    await closeSiteStore(into);
     // Recorded only once every object is in the new store: a failed copy leaves the data dir on the old one.
     await writeStoreRecord(settings, to, systemClock);
     process.stdout.write(

@@ -36,3 +36,9 @@ export function createDomainResolver(servers: readonly string[]): DomainResolver
 export function databaseFile(config: Pick<Config, 'dataDir'>): string {
   return join(config.dataDir, 'folio.db');
 }
+
+/** With nothing left to write: the folder store leaves the register of writers (storage/fsWriters.ts); other stores keep nothing. */
+export async function closeSiteStore(baseStore: SiteStore): Promise<void> {
+  // A mark that stays only makes the next start walk the tree: never a reason to fail a close.
+  if (baseStore instanceof FsSiteStore) await baseStore.close().catch(() => undefined);
+}

@@ -58,6 +58,7 @@ export async function close(
     warmUp: Pick<WarmUp, 'remember'>;
     heavy: Pick<HeavyWork, 'close'>;
     media: { close(): Promise<void> };
+    siteStore: { close(): Promise<void> };
     checkpointer: Checkpointer;
     database: { close(): Promise<void> };
     analytics: Pick<Analytics, 'stop'>;
@@ -73,6 +74,8 @@ export async function close(
   await parts.warmUp.remember();
   await parts.heavy.close();
   await parts.media.close();
+  // Every write has landed: a start after this one need not look for leftover temp files.
+  await parts.siteStore.close();
   await parts.checkpointer.stop();
   await parts.database.close();
 }

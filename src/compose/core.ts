@@ -20,6 +20,7 @@ import { composePublishing, recordRenderedByCommand, reRenderIfUpgraded } from '
 import { composeSearch } from './search.js';
 import { composeServices } from './services.js';
 import { composeStores, openData, removeLeftovers, settleStore } from './storage.js';
+import { closeSiteStore } from './adapters.js';
 import { noSqliteConnection } from './database.js';
 import { composeAnalytics } from './analytics.js';
 import { ExpiredSignIns } from '../services/expiredSignIns.js';
@@ -133,7 +134,18 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
     },
     settleStore: () => settleStore(data, stores, clock, logger),
     searchCacheStats: () => search.cache.stats(),
-    close: () => close({ ...background, warmUp, heavy, media: services.media, checkpointer, database: data, analytics, leases: leases ?? soleNode }),
+    close: () =>
+      close({
+        ...background,
+        warmUp,
+        heavy,
+        media: services.media,
+        siteStore: { close: () => closeSiteStore(stores.baseStore) },
+        checkpointer,
+        database: data,
+        analytics,
+        leases: leases ?? soleNode,
+      }),
   };
   return { folio, searcher: search.searcher };
 }

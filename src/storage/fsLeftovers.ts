@@ -10,7 +10,8 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processAlive } from '../lib/processAlive.js';
 import { isNoSuchObject } from './fsFiles.js';
-import { livePrefixes, TEMP_NAME } from './fsTempFiles.js';
+import { livePrefixes, markNameOf, TEMP_NAME } from './fsTempFiles.js';
+import { goneWriters, settleRegister } from './fsWriters.js';
 
 /** A temp file lives for one write: one this old belongs to no write in flight, whoever made it. */
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
@@ -28,8 +29,21 @@ async function isLeftover(path: string, name: string, now: number): Promise<bool
   }
 }
 
-/** Removes the leftover temp files under `root` (the bodies and the `.meta` tree); returns their paths relative to it. */
-export async function removeLeftoverTemps(root: string, now = Date.now()): Promise<string[]> {
+/**
+ * Removes the leftover temp files under `root` (the bodies and the `.meta` tree); returns their
+ * paths relative to it. The tree is walked only when the register of writers (`register`,
+ * fsWriters.ts) names a process that is gone, or does not exist yet: a store every writer of
+ * which closed it cleanly, or is still running, has none to find.
+ */
+export async function removeLeftoverTemps(root: string, register: string, now = Date.now()): Promise<string[]> {
+  const gone = await goneWriters(register, new Set([...livePrefixes].map(markNameOf)));
+  if (gone !== null && gone.length === 0) return [];
+  const removed = await walkForTemps(root, now);
+  await settleRegister(register, gone ?? []);
+  return removed;
+}
+
+async function walkForTemps(root: string, now: number): Promise<string[]> {
   const removed: string[] = [];
   const walk = async (dir: string, relative: string): Promise<void> => {
     let entries: Dirent[];

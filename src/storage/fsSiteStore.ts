@@ -10,6 +10,7 @@ import { MetaFolderNames } from './fsMetaNames.js';
 import { DeferredSyncs } from './fsSync.js';
 import { TempFiles } from './fsTempFiles.js';
 import { removeLeftoverTemps } from './fsLeftovers.js';
+import { WRITERS_DIR } from './fsWriters.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
 
 export interface FsSiteStoreOptions {
@@ -40,7 +41,7 @@ export class FsSiteStore implements SiteStore {
   private readonly metaRoot: string;
   /** Puts and deletes per key, one at a time; see `exclusive`. */
   private readonly pending = new KeyedQueue();
-  private readonly temps = new TempFiles();
+  private readonly temps: TempFiles;
   /** Files written with `deferSync` since the last flush. */
   private readonly unsynced: DeferredSyncs;
   private readonly plainCacheControl: string;
@@ -50,6 +51,7 @@ export class FsSiteStore implements SiteStore {
   constructor(options: FsSiteStoreOptions) {
     this.root = resolve(options.root);
     this.metaRoot = join(this.root, META_DIR);
+    this.temps = new TempFiles(join(this.metaRoot, WRITERS_DIR));
     this.plainCacheControl = options.plainCacheControl ?? FALLBACK_CACHE_CONTROL;
     this.unsynced = new DeferredSyncs(this.root);
     this.metaNames = new MetaFolderNames(this.metaRoot);
@@ -136,7 +138,17 @@ export class FsSiteStore implements SiteStore {
 
   /** Removes temp files killed writers left (fsLeftovers.ts); returns their paths under the root. */
   removeLeftoverTemps(): Promise<string[]> {
-    return removeLeftoverTemps(this.root);
+    return removeLeftoverTemps(this.root, join(this.metaRoot, WRITERS_DIR));
+  }
+
+  /**
+   * Once every put and delete queued so far has landed, takes this process out of the register
+   * of writers (fsWriters.ts): a process that never got here (killed) makes the next start look
+   * for its temp files. The store still works after it; a later put marks the process again.
+   */
+  async close(): Promise<void> {
+    await this.pending.idle();
+    await this.temps.release();
   }
 
   getRange(key: string, start: number, end: number): Promise<Buffer | null> {

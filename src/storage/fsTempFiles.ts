@@ -7,6 +7,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { closeFd, datasyncFd, openFd, writeAllFd } from './fdCalls.js';
 import { errnoCode } from './fsFiles.js';
+import { WriterMark } from './fsWriters.js';
 
 /** `.tmp-<pid>-<token>-<counter>`: whose temp file it is, so a later start can tell leftovers (fsLeftovers.ts). */
 export const TEMP_NAME = /^\.tmp-(\d+)-([0-9a-f]+)-[0-9a-z]+$/;
@@ -14,13 +15,24 @@ export const TEMP_NAME = /^\.tmp-(\d+)-([0-9a-f]+)-[0-9a-z]+$/;
 /** Prefixes of the TempFiles of this process: their files may be in flight. */
 export const livePrefixes = new Set<string>();
 
+/** A prefix's name in the register of writers: `.tmp-<pid>-<token>-` → `<pid>-<token>`. */
+export const markNameOf = (prefix: string): string => prefix.slice('.tmp-'.length, -1);
+
 export class TempFiles {
   /** Temp names are this prefix plus a counter: unique per store, cheaper than random bytes per write. */
   private readonly prefix = `.tmp-${process.pid}-${randomBytes(6).toString('hex')}-`;
   private counter = 0;
+  private readonly mark: WriterMark;
 
-  constructor() {
+  /** `register`: the store's register of writers (fsWriters.ts), marked before the first temp file. */
+  constructor(register: string) {
     livePrefixes.add(this.prefix);
+    this.mark = new WriterMark(register, markNameOf(this.prefix));
+  }
+
+  /** Called with no write in flight (the store closing): a later start need not look for this process's temp files. */
+  release(): Promise<void> {
+    return this.mark.remove();
   }
 
   /**
@@ -40,6 +52,7 @@ export class TempFiles {
    * Readers never see part of a file in any of these cases: every file appears by rename.
    */
   async write(target: string, data: Buffer | string, sync: boolean): Promise<string> {
+    await this.mark.ensure();
     const dir = dirname(target);
     const temp = join(dir, `${this.prefix}${(this.counter++).toString(36)}`);
     let fd: number;

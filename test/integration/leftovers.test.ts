@@ -5,7 +5,7 @@
  * into the folder, and the server at start, remove those whose writer is gone; nothing else.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -95,5 +95,54 @@ describe('leftovers of killed writers', () => {
     for (const path of leftovers) expect(existsSync(path), path).toBe(false);
     for (const path of kept) expect(existsSync(path), path).toBe(true);
     expect(readFileSync(join(publicDir, 'blog', 'post', 'index.html'), 'utf8')).toBe('<p>a page</p>');
+  }, 90_000);
+
+  it('a server stopped cleanly leaves no mark in the register of writers; a killed one leaves its mark, and the next start removes its temp files', async () => {
+    const dataDir = freshDir('register');
+    const register = join(dataDir, 'public', '.meta', '.writers');
+    const marks = (): string[] => (existsSync(register) ? readdirSync(register).filter((name) => name !== 'swept') : []);
+    const env = { ...(await freshDataEnv(dataDir)), FOLIO_RATE_LIMITS: 'off' };
+    const publish = async (server: SpawnedServer, apiKey: string, title: string, blogId?: string): Promise<string> => {
+      const call = async (path: string, body: unknown, headers: Record<string, string> = {}): Promise<any> => {
+        const res = await fetch(`${server.baseUrl}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
+        const json = await res.json();
+        expect(res.status, JSON.stringify(json)).toBeLessThan(300);
+        return json;
+      };
+      const id = blogId ?? (await call('/v1/blogs', { slug: 'marks', name: 'Marks' })).id;
+      await call('/v1/posts', { title, content: 'Body.', status: 'published' }, { 'x-blog-id': id });
+      return id;
+    };
+
+    const first = await spawnServer(env);
+    servers.push(first);
+    const apiKey = /API key: (\S+)/.exec((await first.waitForLine((line) => line.text.includes('API key: '), 5_000)).text)![1]!;
+    const blogId = await publish(first, apiKey, 'Before a clean stop');
+    expect(marks()).toEqual([expect.stringMatching(new RegExp(`^${first.child.pid}-[0-9a-f]+$`))]);
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    expect(marks()).toEqual([]);
+
+    const second = await spawnServer(env);
+    servers.push(second);
+    await publish(second, apiKey, 'Before a kill', blogId);
+    const [mark] = marks();
+    expect(mark).toMatch(new RegExp(`^${second.child.pid}-[0-9a-f]+$`));
+    second.child.kill('SIGKILL');
+    await second.exited;
+    expect(marks()).toEqual([mark]);
+    // What the kill could have cut short: a temp file of its prefix beside a page.
+    const inFlight = put(join(dataDir, 'public', 'marks', `.tmp-${mark}-zz`), '<p>half a pa');
+
+    const third = await spawnServer(env);
+    servers.push(third);
+    const line = await third.waitForLine((l) => l.json?.msg === 'removed what killed backups and writes left behind', 30_000);
+    expect(line.json).toMatchObject({ temps: 1, firstTemps: [`marks/.tmp-${mark}-zz`] });
+    expect(existsSync(inFlight)).toBe(false);
+    expect(marks()).not.toContain(mark);
   }, 90_000);
 });
