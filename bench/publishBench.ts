@@ -11,6 +11,13 @@ import type { BenchRow } from './table.js';
 const REBUILD_CHILD = fileURLToPath(new URL('./rebuildChild.js', import.meta.url));
 const WARM_RESTARTS = 3;
 const RIGHT_AWAY_RESTARTS = 5;
+/**
+ * Social cards off unless FOLIO_SOCIAL_CARDS says otherwise, in the rebuild and every server:
+ * the imported blog has no card drawn, so with cards on its server spends its first hours
+ * drawing them (site_cards jobs, about 80 cards a minute here), which `settle` would wait out.
+ * The `cards` section and the cards rows of docs/performance.md measure publishing with cards.
+ */
+const CARDS = { FOLIO_SOCIAL_CARDS: process.env.FOLIO_SOCIAL_CARDS ?? 'off' };
 
 /** The draft every timed publish publishes: 6 KB of Markdown and two tags. */
 function benchPost(title: string): { title: string; content: string; tags: string[] } {
@@ -55,7 +62,7 @@ export async function settle(blog: ImportedBlog, env: Record<string, string>): P
  * the warm-up (warmup/warmUp.ts) has loaded what the previous process used.
  */
 async function firstPublishAfterRestart(blog: ImportedBlog, waitMs: number): Promise<number> {
-  const server = await startBenchServer({ FOLIO_DATA_DIR: blog.dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn' });
+  const server = await startBenchServer({ FOLIO_DATA_DIR: blog.dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn', ...CARDS });
   try {
     // The warm-up runs in the background after listen; a few seconds cover a 10,000-post blog.
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
@@ -71,8 +78,8 @@ async function firstPublishAfterRestart(blog: ImportedBlog, waitMs: number): Pro
 
 /** Publish latency: from the API call until it answers, which is when the page is in the store. */
 async function measurePublish(blog: ImportedBlog, env: Record<string, string>, samples: number): Promise<number[]> {
-  await settle(blog, env);
-  const server = await startBenchServer({ FOLIO_DATA_DIR: blog.dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn', ...env });
+  await settle(blog, { ...CARDS, ...env });
+  const server = await startBenchServer({ FOLIO_DATA_DIR: blog.dataDir, FOLIO_RATE_LIMITS: 'off', FOLIO_LOG_LEVEL: 'warn', ...CARDS, ...env });
   const times: number[] = [];
   try {
     for (let i = 0; i < samples; i += 1) {
@@ -115,7 +122,10 @@ export async function runPublishBench(
       try {
         rows.push({ area: 'publish', measure: `import ${size} posts (service layer)`, value: `${((performance.now() - started) / 1000).toFixed(1)} s` });
 
-        const out = execFileSync(process.execPath, [REBUILD_CHILD, blog.dataDir, blog.blogSlug, '--with-search'], { maxBuffer: 1 << 20 }).toString();
+        const out = execFileSync(process.execPath, [REBUILD_CHILD, blog.dataDir, blog.blogSlug, '--with-search'], {
+          maxBuffer: 1 << 20,
+          env: { ...process.env, ...CARDS },
+        }).toString();
         const rebuild = JSON.parse(out) as { ms: number; objects: number; maxRssMb: number; reindexMs: number | null; maxRssWithReindexMb: number | null };
         rows.push({
           area: 'publish',
@@ -149,7 +159,7 @@ export async function runPublishBench(
         const fsTimes = await measurePublish(blog, {}, samples);
         rows.push({
           area: 'publish',
-          measure: `publish p50 / p95, ${size} posts, fs`,
+          measure: `publish p50 / p95, ${size} posts, fs, cards ${CARDS.FOLIO_SOCIAL_CARDS}`,
           value: `${percentile(fsTimes, 50).toFixed(0)} / ${percentile(fsTimes, 95).toFixed(0)} ms`,
           target: target(size, 'fs'),
         });
