@@ -32,7 +32,7 @@ export class WriterMark {
     private readonly name: string,
   ) {}
 
-  /** Resolves once the mark is on disk; every temp file is written after it. */
+  /** Resolves once the mark exists; every temp file is created after it. */
   ensure(): Promise<void> {
     this.made ??= this.make().catch((error: unknown) => {
       this.made = undefined;
