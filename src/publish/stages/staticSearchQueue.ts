@@ -92,12 +92,12 @@ export class StaticSearchQueue {
     if (this.draining.has(blog.id)) return;
     const marked = this.deps.behind.set(blog.id, true);
     // The drain starts once the mark is written; a mark that could not be written still drains.
-    const run = marked
+    const run: Promise<void> = marked
       .then(
         () => this.drain(blog.id),
         () => this.drain(blog.id),
       )
-      .finally(() => this.draining.delete(blog.id));
+      .finally(() => this.forget(blog.id, run));
     this.draining.set(blog.id, run);
     await marked;
   }
@@ -113,9 +113,14 @@ export class StaticSearchQueue {
     entry.rebuild = true;
     this.pending.set(blog.id, entry);
     if (!this.draining.has(blog.id)) {
-      const run = this.drain(blog.id).finally(() => this.draining.delete(blog.id));
+      const run: Promise<void> = this.drain(blog.id).finally(() => this.forget(blog.id, run));
       this.draining.set(blog.id, run);
     }
+  }
+
+  /** A drain that failed before its end leaves the blog; one that ended left already (drain). */
+  private forget(blogId: string, run: Promise<void>): void {
+    if (this.draining.get(blogId) === run) this.draining.delete(blogId);
   }
 
   /** Resolves once every queued change is written (or has failed and been reported). */
@@ -124,9 +129,24 @@ export class StaticSearchQueue {
   }
 
   private async drain(blogId: string): Promise<void> {
-    let failed = false;
     // A turn of the event loop first: the publish that queued this answers before it starts.
     await Promise.resolve();
+    for (;;) {
+      await this.writeAll(blogId);
+      // A change queued while the mark was cleared found this drain running and left its write
+      // to it: it is written now, under the mark again. Checked and left in one synchronous
+      // step, so a change queued after this drain left starts a drain of its own.
+      if (!this.pending.has(blogId)) {
+        this.draining.delete(blogId);
+        return;
+      }
+      await this.deps.behind.set(blogId, true).catch(() => undefined);
+    }
+  }
+
+  /** Writes the blog's queued changes until none is left, then clears its mark (or forgets a failed one). */
+  private async writeAll(blogId: string): Promise<void> {
+    let failed = false;
     for (let writes = 0; this.pending.has(blogId); writes++) {
       // Changes that keep coming gather for a moment: a write costs the delta's size, not its changes'.
       if (writes > 0) await sleep(this.deps.gapMs ?? WRITE_GAP_MS);

@@ -79,4 +79,44 @@ describe('static search queue', () => {
     await queue.idle();
     expect(writes).toEqual([['p1'], ['p2']]);
   });
+
+  it('writes a change queued while the mark was being cleared, under the mark again, and idle() waits for it', async () => {
+    const writes: string[][] = [];
+    const marks = inMemoryMarks();
+    const markSets: boolean[] = [];
+    let queue!: StaticSearchQueue;
+    let arrived = false;
+    queue = new StaticSearchQueue({
+      write: async (_blog, changed) => {
+        writes.push(changed.map((d) => d.id));
+        return [];
+      },
+      rebuild: async () => [],
+      exists: async () => true,
+      behind: {
+        get: (blogId) => marks.get(blogId),
+        marked: () => marks.marked(),
+        set: async (blogId, behind) => {
+          markSets.push(behind);
+          // A change that arrives while the drain clears the mark: it finds the drain still running.
+          if (!behind && !arrived) {
+            arrived = true;
+            await queue.add(blog, [doc(2)], []);
+          }
+          await marks.set(blogId, behind);
+        },
+      },
+      onChange: async () => undefined,
+      onError: (err) => {
+        throw err;
+      },
+      gapMs: 0,
+    });
+    await queue.add(blog, [doc(1)], []);
+    await queue.idle();
+    expect(writes).toEqual([['p1'], ['p2']]);
+    // Marked for the first change, cleared, marked again for the late one, cleared once it is written.
+    expect(markSets).toEqual([true, false, true, false]);
+    expect(await marks.get(blog.id)).toBe(false);
+  });
 });
