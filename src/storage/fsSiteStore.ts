@@ -1,5 +1,4 @@
-import type { Dirent } from 'node:fs';
-import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StorageError } from '../domain/errors.js';
@@ -10,6 +9,7 @@ import { MetaFolderNames } from './fsMetaNames.js';
 import { DeferredSyncs } from './fsSync.js';
 import { TempFiles } from './fsTempFiles.js';
 import { removeLeftoverTemps } from './fsLeftovers.js';
+import { walkKeys } from './fsListing.js';
 import { WRITERS_DIR } from './fsWriters.js';
 import type { PutOptions, SiteStore, StoredObject } from './siteStore.js';
 
@@ -252,25 +252,8 @@ export class FsSiteStore implements SiteStore {
     // No valid key starts with a malformed folder part, and walking it could leave the root.
     if (folder !== '' && keyProblem(folder.slice(0, -1)) !== null) return [];
     const keys: string[] = [];
-    await this.walk(join(this.root, folder), folder, prefix.slice(slash + 1), keys);
+    await walkKeys(join(this.root, folder), folder, prefix.slice(slash + 1), keys);
     return keys.sort();
-  }
-
-  private async walk(dir: string, keyPrefix: string, namePrefix: string, out: string[]): Promise<void> {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      if (isNoSuchObject(error)) return;
-      throw fsError('list', keyPrefix, error);
-    }
-    for (const entry of entries) {
-      // Dot entries are the metadata tree and temp files of in-flight writes, never keys.
-      if (entry.name.startsWith('.') || !entry.name.startsWith(namePrefix)) continue;
-      const key = keyPrefix + entry.name;
-      if (entry.isDirectory()) await this.walk(join(dir, entry.name), `${key}/`, '', out);
-      else if (entry.isFile()) out.push(key);
-    }
   }
 
   private async readMeta(key: string): Promise<Meta | null> {

@@ -113,6 +113,13 @@ describe('a key used before and after its expires_at', () => {
     expect((await t.request('GET', '/v1/posts', { key })).status).toBe(200);
     t.clock.set(new Date(Date.parse(expiresAt) - 1));
     expect((await t.request('GET', '/v1/posts', { key })).status).toBe(200);
+    // The request does not wait for that write: on a loaded machine it could land after the
+    // next request filled the cache, and empty it again. Read (never write) until it is there.
+    const touched = new Date(Date.parse(expiresAt) - 1).toISOString();
+    await vi.waitFor(async () => {
+      const keys = await t.folio.repos.keys.listActiveForBlog(blog.id);
+      expect(keys.map((k) => k.lastUsedAt)).toContain(touched);
+    }, 10_000);
     // That request recorded last_used_at (a write, which empties the cache); this one writes
     // nothing and leaves the key in the in-memory cache, so the next must not read the database.
     expect((await t.request('GET', '/v1/posts', { key })).status).toBe(200);
