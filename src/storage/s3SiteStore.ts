@@ -189,7 +189,9 @@ export class S3SiteStore implements SiteStore {
   async size(key: string): Promise<number | null> {
     if (tooLongForS3(key)) return null;
     try {
-      const response = await this.client.send(new (sdk().HeadObjectCommand)({ Bucket: this.bucket, Key: key }));
+      const response = await this.timed('size', key, (abortSignal) =>
+        this.client.send(new (sdk().HeadObjectCommand)({ Bucket: this.bucket, Key: key }), { abortSignal }),
+      );
       return response.ContentLength ?? 0;
     } catch (error) {
       if (isMissingObject(error)) return null;

@@ -60,6 +60,11 @@ describe('a store outage (s3rver stopped and restarted)', () => {
   });
 
   it('keeps the API answering while the store is down, and never answers 500', async () => {
+    // The setup's background writes (search indexes) land first. s3rver writes an object's body
+    // and its metadata file one after the other, so one killed between the two answers 500 for
+    // that key after the restart until it is written again, and the jobs that read it never
+    // converge; S3's puts are atomic, so that is the stand-in's failure, not an outage's.
+    await t.folio.idle();
     await s3.stop();
 
     const created = record(
@@ -124,7 +129,9 @@ describe('a store outage (s3rver stopped and restarted)', () => {
       await t.folio.idle();
       if ((await t.folio.repos.jobs.countByStatus('pending')) > 0) await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    expect(await t.folio.repos.jobs.countByStatus('pending')).toBe(0);
+    // Named, with their errors, should one be left: the assertion then says why.
+    const left = await t.folio.repos.jobs.listDue('9999-12-31T00:00:00.000Z', 100);
+    expect(left.map((job) => ({ kind: job.kind, blog: job.blogSlug, attempts: job.attempts, error: job.lastError, runAfter: job.runAfter }))).toEqual([]);
 
     expect((await visit(t.baseUrl, 'outage.localhost:3000', '/dark')).text).toContain('Egrets');
     expect((await visit(t.baseUrl, 'outage.localhost:3000', '/first')).text).toContain('edited');
