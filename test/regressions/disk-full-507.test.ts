@@ -4,10 +4,10 @@
  * it once (and once more when space is back), reads go on, nothing is half-written, and the same
  * writes succeed once there is room again. The disk fills for real inside SQLite: `PRAGMA
  * max_page_count` on the server's own write connection caps the file at its current size, so a
- * write that needs a new page fails with SQLITE_FULL exactly as on a full file system.
+ * write that needs a new page fails with SQLITE_FULL exactly as on a full file system. The
+ * pragma goes through the query seam's `run`, which runs every statement on that connection.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/database.js';
 import { captureLog } from '../support/capturedLog.js';
 import { buildBlog, buildPost, expectError, type BuiltBlog } from '../support/factories.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
@@ -30,20 +30,18 @@ const counts = () =>
   t.folio.db.prepare<[], { posts: number; blogs: number }>('SELECT (SELECT count(*) FROM posts) AS posts, (SELECT count(*) FROM blogs) AS blogs').get()!;
 const logged = (pattern: RegExp) => log.lines.filter((line) => pattern.test(line));
 /**
- * The connection the server writes on: its SQLite client's, opened by the writes of beforeAll
- * (`max_page_count` is a setting of one connection, and the client reads on `t.folio.db`).
+ * Caps the file on the connection the server writes on (`max_page_count` is a setting of one
+ * connection, and the client reads on `t.folio.db`): the seam runs `run` on its write connection.
  */
-const writeConnection = (): Db => {
-  const writer = (t.folio.sql as unknown as { writer?: Db }).writer;
-  if (!writer) throw new Error('the server has no write connection open');
-  return writer;
+const capPages = async (pages: number): Promise<void> => {
+  await t.folio.sql.run(`PRAGMA max_page_count = ${pages}`);
 };
 
 describe('a full disk', () => {
   it('answers 507 insufficient_storage to writes, logs it once, keeps reads and the database intact', async () => {
     const before = counts();
     const pages = t.folio.db.pragma('page_count', { simple: true }) as number;
-    writeConnection().pragma(`max_page_count = ${pages}`);
+    await capPages(pages);
     try {
       const writes = [
         await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Too big', content: big('heron') } }),
@@ -69,7 +67,7 @@ describe('a full disk', () => {
       expect(logged(/the disk is full/)).toHaveLength(1);
       expect(logged(/unhandled error/)).toEqual([]);
     } finally {
-      writeConnection().pragma('max_page_count = 4294967294');
+      await capPages(4294967294);
     }
     expect(t.folio.db.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(counts().posts).toBeLessThanOrEqual(before.posts + 1);
