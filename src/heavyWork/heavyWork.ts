@@ -17,7 +17,15 @@ export interface HeavyWorkOptions {
   workers?: number;
   /** A task running longer is abandoned and fails with TaskTimeoutError. */
   timeoutMs?: number;
+  /** Idle workers stop after this long (HEAVY_IDLE_MS unless set). */
+  idleMs?: number;
 }
+
+/**
+ * Workers with no task for this long stop (FairWorkerPool idleMs). Their heaps keep what the
+ * last tasks grew, 10–25 MB each after index merges; a restart costs about 70 ms of a core.
+ */
+export const HEAVY_IDLE_MS = 30_000;
 
 /** Well above what the slowest valid 1 MB input (a very wide table) takes to render on one core. */
 export const HEAVY_TASK_TIMEOUT_MS = 60_000;
@@ -28,7 +36,10 @@ export class HeavyWork {
   constructor(options: HeavyWorkOptions = {}) {
     const script = compiledScript('heavyWork/heavyWorker');
     const size = options.workers ?? Math.min(4, Math.max(2, availableParallelism()));
-    this.pool = script && size > 0 ? new FairWorkerPool({ script, size, timeoutMs: options.timeoutMs ?? HEAVY_TASK_TIMEOUT_MS }) : null;
+    this.pool =
+      script && size > 0
+        ? new FairWorkerPool({ script, size, timeoutMs: options.timeoutMs ?? HEAVY_TASK_TIMEOUT_MS, idleMs: options.idleMs ?? HEAVY_IDLE_MS })
+        : null;
   }
 
   /**

@@ -28,6 +28,8 @@ export interface FairWorkerPoolOptions {
   size: number;
   timeoutMs: number;
   resourceLimits?: ResourceLimits;
+  /** Workers idle this long (no task running or waiting) are stopped; the next task starts them again. Unset: they stay. */
+  idleMs?: number;
 }
 
 export class TaskTimeoutError extends Error {
@@ -71,6 +73,7 @@ export class FairWorkerPool<Req, Res> {
   private readonly perTenant: number;
   private nextId = 1;
   private closed = false;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: FairWorkerPoolOptions) {
     if (options.size < 1) throw new Error('a worker pool needs at least one worker');
@@ -95,6 +98,7 @@ export class FairWorkerPool<Req, Res> {
    */
   prestart(): void {
     while (!this.closed && this.slots.size < this.options.size) this.startWorker();
+    this.watchIdle();
   }
 
   /**
@@ -120,6 +124,7 @@ export class FairWorkerPool<Req, Res> {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleTimer);
     for (const queue of this.waiting.values()) for (const task of queue) task.reject(new WorkerPoolClosedError());
     this.waiting.clear();
     await Promise.all([...this.slots].map((slot) => slot.worker.terminate()));
@@ -128,12 +133,31 @@ export class FairWorkerPool<Req, Res> {
   private dispatch(): void {
     while (!this.closed) {
       const task = this.nextTask();
-      if (!task) return;
+      if (!task) break;
       const slot = this.idleSlot();
-      if (!slot) return;
+      if (!slot) break;
       this.take(task);
       this.assign(slot, task);
     }
+    this.watchIdle();
+  }
+
+  /**
+   * Counts `idleMs` from the moment the pool has nothing to do, and stops its workers when it
+   * ends with still nothing to do: a worker's heap keeps what its last tasks grew (an index
+   * merge, a card), so workers kept between rare tasks only hold memory.
+   */
+  private watchIdle(): void {
+    const { idleMs } = this.options;
+    if (idleMs === undefined) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (this.closed || this.slots.size === 0 || this.waiting.size > 0) return;
+    for (const slot of this.slots) if (slot.task) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      this.retireIdle();
+    }, idleMs).unref();
   }
 
   /**

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { FairWorkerPool, TaskTimeoutError, WorkerPoolClosedError } from '../../../src/workers/fairWorkerPool.js';
 import { WORKER_READY } from '../../../src/workers/taskWorker.js';
 
@@ -111,6 +111,35 @@ describe('FairWorkerPool', () => {
     expect(p.retireIdle()).toBe(true);
     expect(p.stats().workers).toBe(0);
     expect(await Promise.all([p.run('a', { label: 'again' }), p.run('b', { label: 'too' })])).toEqual(['again', 'too']);
+    expect(p.stats().workers).toBe(2);
+  });
+
+  it('stops its workers once idle for idleMs, never while a task runs, and starts them again for the next task', async () => {
+    const p = new FairWorkerPool<Task, string>({ script, size: 2, timeoutMs: 10_000, idleMs: 150 });
+    pool = p;
+    const g = gates(['held']);
+    const held = p.run('a', g.task('held'));
+    expect(await g.startedCount(1)).toEqual(['held']);
+    // Several idle periods pass while the task holds its worker: nothing is stopped.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(p.stats()).toEqual({ waiting: 0, running: 1, workers: 2 });
+    g.release('held');
+    expect(await held).toBe('held');
+    // Nothing left to do: the workers go once the idle period has passed.
+    await vi.waitFor(() => expect(p.stats().workers).toBe(0), { timeout: 10_000, interval: 20 });
+    expect(await Promise.all([p.run('a', { label: 'again' }), p.run('b', { label: 'too' })])).toEqual(['again', 'too']);
+    expect(p.stats().workers).toBe(2);
+    // Started ahead of any task (the warm-up), they go too when none comes.
+    await vi.waitFor(() => expect(p.stats().workers).toBe(0), { timeout: 10_000, interval: 20 });
+    p.prestart();
+    expect(p.stats().workers).toBe(2);
+    await vi.waitFor(() => expect(p.stats().workers).toBe(0), { timeout: 10_000, interval: 20 });
+  });
+
+  it('keeps its workers between tasks when no idleMs is set', async () => {
+    const p = start(2);
+    expect(await p.run('a', { label: 'one' })).toBe('one');
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(p.stats().workers).toBe(2);
   });
 
