@@ -2,23 +2,22 @@
  * The MCP tools cover what an author's agent needs (issue 27 item 15), driven by the official
  * SDK client over both transports against a real Folio: an agent holding only a fresh account
  * key makes a blog and runs it (posts, images, domain, webhooks, keys, settings); every input
- * field is described and every schema compiles in Python's `jsonschema`; tool errors keep the
- * API's `details` and `required_plan` and name tool arguments, not REST headers.
+ * field is described and every schema compiles as Draft 2020-12 (and in Python's `jsonschema`:
+ * schemasInPython.test.ts, in the shipping suite); tool errors keep the API's `details` and
+ * `required_plan` and name tool arguments, not REST headers.
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
-const run = promisify(execFile);
 
 let t: TestApp;
 beforeAll(async () => {
@@ -68,28 +67,8 @@ function propertiesOf(schema: any, path = ''): [string, any][] {
   return out;
 }
 
-/** Python's jsonschema (what the audit used): check each schema and validate instances with it. */
-const PYTHON = `
-import json, sys
-from jsonschema import Draft202012Validator, FormatChecker
-job = json.load(sys.stdin)
-for schema in job["schemas"]:
-    Draft202012Validator.check_schema(schema)
-out = []
-for index, instance in job["instances"]:
-    out.append(Draft202012Validator(job["schemas"][index], format_checker=FormatChecker()).is_valid(instance))
-print(json.dumps(out))
-`;
-
-async function python(schemas: unknown[], instances: [number, unknown][]): Promise<boolean[]> {
-  // Debian's Python, with the python3-jsonschema package .ci/run installs.
-  const child = run('/usr/bin/python3', ['-c', PYTHON]);
-  child.child.stdin!.end(JSON.stringify({ schemas, instances }));
-  return JSON.parse((await child).stdout) as boolean[];
-}
-
 describe('tool schemas', () => {
-  it("describe every input field, and compile in Python jsonschema, the OpenAPI document's too (no \\p{…} patterns)", async () => {
+  it("describe every input field, and the OpenAPI document's patterns use no \\p{…} (Python's re has none)", async () => {
     const { client } = await connect('streamable HTTP', t.key);
     try {
       const { tools } = await client.listTools();
@@ -101,17 +80,18 @@ describe('tool schemas', () => {
       expect(undescribed).toEqual([]);
       expect(tools.every((tool) => tool.description && tool.description.length > 20)).toBe(true);
 
-      const schemas = tools.map((tool) => tool.inputSchema);
-      const createPost = tools.findIndex((tool) => tool.name === 'create_post');
-      const valid = await python(schemas, [
-        [createPost, { title: 'T', content: 'x', slug: '한국어-글' }],
-        [createPost, { title: 'T', content: 'x', slug: 'café-2024' }],
-        [createPost, { title: 'T', content: 'x', slug: 'Bad Slug' }],
-        [createPost, { title: 'T', content: 'x', slug: 'double--hyphen' }],
+      // Each compiles as Draft 2020-12, and the slug pattern takes what the API takes.
+      const ajv = new Ajv2020({ strict: false });
+      const validators = tools.map((tool) => ajv.compile(tool.inputSchema));
+      const createPost = validators[tools.findIndex((tool) => tool.name === 'create_post')]!;
+      expect(['한국어-글', 'café-2024', 'Bad Slug', 'double--hyphen'].map((slug) => createPost({ title: 'T', content: 'x', slug }))).toEqual([
+        true,
+        true,
+        false,
+        false,
       ]);
-      expect(valid).toEqual([true, true, false, false]);
 
-      // The document's schemas (request bodies, answers, parameters) compile there too.
+      // The document's patterns: none with \p{…}, which Python's re cannot compile (schemasInPython.test.ts compiles them there).
       const doc = await (await fetch(`${t.baseUrl}/v1/openapi.json`)).json();
       const patterns: string[] = [];
       const walk = (node: unknown): void => {
@@ -122,12 +102,6 @@ describe('tool schemas', () => {
       walk(doc);
       expect(patterns.length).toBeGreaterThan(3);
       expect(patterns.filter((pattern) => /\\[pP]\{/.test(pattern))).toEqual([]);
-      expect(
-        await python(
-          patterns.map((pattern) => ({ type: 'string', pattern })),
-          [],
-        ),
-      ).toEqual([]);
     } finally {
       await client.close();
     }
