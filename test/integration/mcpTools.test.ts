@@ -15,6 +15,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patternsIn } from '../support/schemaPatterns.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const BIN = fileURLToPath(new URL('../../bin/folio.js', import.meta.url));
@@ -93,13 +94,7 @@ describe('tool schemas', () => {
 
       // The document's patterns: none with \p{…}, which Python's re cannot compile (schemasInPython.test.ts compiles them there).
       const doc = await (await fetch(`${t.baseUrl}/v1/openapi.json`)).json();
-      const patterns: string[] = [];
-      const walk = (node: unknown): void => {
-        if (Array.isArray(node)) node.forEach(walk);
-        else if (node && typeof node === 'object')
-          for (const [key, value] of Object.entries(node)) key === 'pattern' && typeof value === 'string' ? patterns.push(value) : walk(value);
-      };
-      walk(doc);
+      const patterns = patternsIn(doc);
       expect(patterns.length).toBeGreaterThan(3);
       expect(patterns.filter((pattern) => /\\[pP]\{/.test(pattern))).toEqual([]);
     } finally {

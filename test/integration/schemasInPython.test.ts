@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { patternsIn } from '../support/schemaPatterns.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const run = promisify(execFile);
@@ -64,13 +65,7 @@ it('every MCP tool schema compiles in Python jsonschema and validates slugs as t
 
 it("every pattern of the OpenAPI document compiles in Python's jsonschema", async () => {
   const doc = await (await fetch(`${t.baseUrl}/v1/openapi.json`)).json();
-  const patterns: string[] = [];
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (node && typeof node === 'object')
-      for (const [key, value] of Object.entries(node)) key === 'pattern' && typeof value === 'string' ? patterns.push(value) : walk(value);
-  };
-  walk(doc);
+  const patterns = patternsIn(doc);
   expect(patterns.length).toBeGreaterThan(3);
   // check_schema raises (a non-zero exit, so a rejected promise) on a pattern Python cannot compile.
   expect(
