@@ -4,7 +4,8 @@
  * against the real server, its RSS at rest, a full rebuild's wall time and peak RSS (then the
  * reindex in the same process, as `folio site rebuild` does), and Hugo's full build of the same
  * posts (anchors/hugoSite.ts) in the same invocation. Ratios: rebuild ÷ Hugo (target ≤ 0.5×),
- * and each size's publish and search p95 ÷ the same at 1,000 and 10,000 posts (target ≤ 1.5×).
+ * and each size's publish and search p95 ÷ the same at 1,000 and 10,000 posts (target ≤ 1.5×), measured
+ * again with every size served at once and taking turns (scaleInterleaved.ts), where the load is the same.
  * The blog is imported once and grown through the bench importer; everything lives in temp dirs.
  */
 import { execFileSync } from 'node:child_process';
@@ -12,11 +13,13 @@ import { loadavg, totalmem } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildHugo, createHugoSite, hugoVersion, type HugoSite } from './anchors/hugoSite.js';
-import { loadCorpus, type CorpusPost } from './corpus.js';
+import { loadCorpus } from './corpus.js';
 import { percentile } from './harness/stats.js';
 import { importCorpus, importMore, removeImported, type ImportedBlog } from './importCorpus.js';
+import { interleavedRows, keepCopy, removeCopies, type KeptSize } from './scaleInterleaved.js';
+import { queriesOf, timedPublish, timedSearch } from './scaleRequests.js';
 import { settle } from './publishBench.js';
-import { scriptEnv, startBenchServer, type BenchServer } from './serverProcess.js';
+import { scriptEnv, startBenchServer } from './serverProcess.js';
 import type { BenchRow } from './table.js';
 
 const REBUILD_CHILD = fileURLToPath(new URL('./rebuildChild.js', import.meta.url));
@@ -28,7 +31,6 @@ const PUBLISH_SAMPLES = 60;
  * Hugo draws none.
  */
 const ENV = { FOLIO_SOCIAL_CARDS: 'off' };
-const SEARCH_QUERIES = 200;
 /** The server settles this long after its first answer before its RSS counts as at rest. */
 const REST_MS = 5_000;
 
@@ -56,29 +58,6 @@ interface RebuildFigures {
 
 const load = (): string => loadavg()[0]!.toFixed(1);
 
-async function call(server: BenchServer, blog: ImportedBlog, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${blog.apiKey}`, 'x-blog-id': blog.blogId, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, json: await res.json() };
-}
-
-/** Queries of one or two title words of the first posts: the same queries at every size. */
-function queriesOf(posts: readonly CorpusPost[]): string[] {
-  const words = posts
-    .slice(0, 1_000)
-    .flatMap((post) => post.title.split(/[\s,.:;!?'"()]+/))
-    .filter((word) => word.length >= 4);
-  const queries: string[] = [];
-  for (let i = 0; queries.length < SEARCH_QUERIES && words.length > 0; i++) {
-    const first = words[(i * 7919) % words.length]!;
-    queries.push(i % 3 === 2 ? `${first} ${words[(i * 104_729) % words.length]!}` : first);
-  }
-  return queries;
-}
-
 /** RSS at rest, then publishes (draft created, then timed `POST …/publish`), then searches. */
 async function measureServer(blog: ImportedBlog, queries: readonly string[], size: number): Promise<{ figures: SizeFigures; restRssMb: number }> {
   await settle(blog, ENV);
@@ -87,25 +66,10 @@ async function measureServer(blog: ImportedBlog, queries: readonly string[], siz
     await new Promise((resolve) => setTimeout(resolve, REST_MS));
     const restRssMb = (await server.rss()) / 1024 / 1024;
     const publishes: number[] = [];
-    for (let i = 0; i < PUBLISH_SAMPLES; i++) {
-      const draft = await call(server, blog, 'POST', '/v1/posts', {
-        title: `Scale publish ${size} ${i}`,
-        content: `# Benchmark\n\n${'A paragraph of benchmark text with several words. '.repeat(120)}`,
-        tags: ['performance', 'search'],
-      });
-      const started = performance.now();
-      const published = await call(server, blog, 'POST', `/v1/posts/${draft.json.slug}/publish`);
-      publishes.push(performance.now() - started);
-      if (published.status !== 200) throw new Error(`publish answered ${published.status}`);
-    }
+    for (let i = 0; i < PUBLISH_SAMPLES; i++) publishes.push(await timedPublish(server, blog, `Scale publish ${size} ${i}`));
     const searchAll = async (): Promise<number[]> => {
       const searches: number[] = [];
-      for (const q of queries) {
-        const started = performance.now();
-        const res = await call(server, blog, 'GET', `/v1/search?q=${encodeURIComponent(q)}&per_page=20`);
-        searches.push(performance.now() - started);
-        if (res.status !== 200) throw new Error(`search answered ${res.status}`);
-      }
+      for (const q of queries) searches.push(await timedSearch(server, blog, q));
       return searches;
     };
     // This process grew the blog in-process and holds its corpus: its own pauses would count as the server's.
@@ -175,6 +139,8 @@ export async function runScaleBench(opts: { maxPosts: number; minPosts?: number 
   const figures: SizeFigures[] = [];
   let blog: ImportedBlog | null = null;
   let imported = 0;
+  // Copies of the blog at each measured size below the largest, served beside it at the end.
+  const kept: KeptSize[] = [];
   try {
     for (const size of sizes) {
       const started = performance.now();
@@ -249,8 +215,11 @@ export async function runScaleBench(opts: { maxPosts: number; minPosts?: number 
         measure: `${size} posts: search p50; p95 of the same queries asked again; the slowest query, first / second time; the bench client's longest stall in the first pass`,
         value: `${measured.searchP50.toFixed(1)} ms; ${measured.againP95.toFixed(1)} ms${vs((f) => f.againP95)}; "${measured.slowest.query}" ${measured.slowest.ms.toFixed(0)} / ${measured.slowest.again.toFixed(0)} ms; ${measured.clientStallMs.toFixed(0)} ms`,
       });
+      if (size < largest) kept.push(keepCopy(blog, size));
     }
+    if (kept.length > 0 && blog) rows.push(...(await interleavedRows([...kept, { size: largest, blog }], queries, ENV)));
   } finally {
+    removeCopies(kept);
     if (blog) removeImported(blog);
     hugo?.remove();
   }
