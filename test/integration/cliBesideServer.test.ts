@@ -9,7 +9,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { manifestKey } from '../../src/search/manifest.js';
-import { stateKey } from '../../src/search/static/staticFormat.js';
+import { idBlockKey, idBlockPrefix, stateKey } from '../../src/search/static/staticFormat.js';
 import { createSiteStore } from '../../src/compose/adapters.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { PutOptions, SiteStore, StoredObject } from '../../src/storage/siteStore.js';
@@ -126,12 +126,17 @@ describe('the CLI’s whole-blog work while another process publishes', () => {
     expect(await found(reader, 'tapirafter')).toEqual(['edited-later']);
     expect(await found(reader, 'tapirbefore')).toEqual([]);
     expect(await found(reader, 'ocelotgone')).toEqual([]);
-    const state = JSON.parse((await storeOf(server.dataDir).get(stateKey('beside')))!.body.toString('utf8')) as { idColumn: string; dead: number[] };
-    const live = state.idColumn.split('\n').filter((_, ordinal) => !state.dead.includes(ordinal));
+    const stored = storeOf(server.dataDir);
+    const state = JSON.parse((await stored.get(stateKey('beside')))!.body.toString('utf8')) as { idBlocks: string[]; dead: number[] };
+    const blocks = await Promise.all(state.idBlocks.map(async (tag, block) => (await stored.get(idBlockKey('beside', block, tag)))!.body.toString('utf8')));
+    const idColumn = blocks.join('\n');
+    const live = idColumn.split('\n').filter((_, ordinal) => !state.dead.includes(ordinal));
     expect(live).toContain(added.id);
     expect(live).not.toContain(leaving.id);
-    // A post that left the site is not named in the state at all (it may sit in a public bucket).
-    expect(state.idColumn).not.toContain(leaving.id);
+    // A post that left the site is not named in the state at all (it may sit in a public bucket),
+    // and no block the writes replaced is left behind.
+    expect(idColumn).not.toContain(leaving.id);
+    expect(await stored.list(idBlockPrefix('beside'))).toHaveLength(state.idBlocks.length);
   });
 
   it('a full render leaves the site as the database says, with the posts published and taken down meanwhile', async () => {

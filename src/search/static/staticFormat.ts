@@ -10,7 +10,8 @@
  * <blog>/search/x/<n>.json         the same for posts published since the last merge (public)
  * <blog>/search/l/<n>.json         the lengths of 1,024 ordinals, for BM25        (public)
  * <blog>/search/d/<n>.json         title, path, date, tags, description of 8 posts (public)
- * <blog>/_search/static-state.json post id of each ordinal, for the writer only (never served)
+ * <blog>/_search/static-state.json ordinals, dead and delta lists, for the writer only (never served)
+ * <blog>/_search/ids/<n>-<tag>.txt post id of 4,096 ordinals, for the writer only (never served)
  * ```
  *
  * The browser reads these files through staticQuery.ts, which defines the public shapes and is
@@ -109,9 +110,13 @@ export interface StaticState {
   lengthFiles?: Map<string, LengthFile>;
 }
 
-/** The state as stored: `idColumn` is every ordinal's post id, joined by "\n". */
+/**
+ * The state as stored: `idBlocks` names the file of each block of ids (idBlockKey) by its tag. A
+ * state stored before blocks holds `idColumn` instead: every ordinal's post id, joined by "\n".
+ */
 interface StoredState extends Omit<StaticState, 'ids'> {
-  idColumn: string;
+  idBlocks?: string[];
+  idColumn?: string;
 }
 
 /** The ordinal of the post's live entry, or -1. */
@@ -125,22 +130,32 @@ export function liveCount(state: StaticState): number {
   return state.next - state.dead.length;
 }
 
-/** The state as it is stored (JSON.stringify of it). */
+/** The state as it is stored (JSON.stringify of it), once every block of its ids is stored. */
 export function storedState(state: StaticState): StoredState {
   const { ids, deltaFiles: _memoryOnly, lengthFiles: _alsoMemoryOnly, ...rest } = state;
-  return { ...rest, idColumn: ids.joined() };
+  const tags = ids.tags();
+  if (tags.some((tag) => tag === null)) throw new Error('the static index state names a block of ids not stored yet');
+  return { ...rest, idBlocks: tags as string[] };
+}
+
+/** The tags of the id blocks a stored state names; null for a state stored before blocks, or none. */
+export function idBlockTagsOf(value: unknown): string[] | null {
+  const tags = (value as Partial<StoredState> | null)?.idBlocks;
+  return Array.isArray(tags) && tags.every((tag) => typeof tag === 'string') ? tags : null;
 }
 
 /**
- * A stored state as this release keeps it in memory; null when it is not a state of this format
- * (the index is then rebuilt: states of format 1 lack the lengths that scores need).
+ * A stored state as this release keeps it in memory, with its id blocks as read (`blocks`, in
+ * the order idBlockTagsOf names them); null when it is not a state of this format (the index is
+ * then rebuilt: states of format 1 lack the lengths that scores need) or its blocks do not hold
+ * its ordinals.
  */
-export function stateFromStored(value: unknown, formatVersion: number): StaticState | null {
+export function stateFromStored(value: unknown, formatVersion: number, blocks: readonly { joined: string; tag: string }[] | null = null): StaticState | null {
   const stored = value as Partial<StoredState> | null;
   if (!stored || stored.version !== formatVersion || typeof stored.next !== 'number' || typeof stored.length !== 'number' || !Array.isArray(stored.dead))
     return null;
-  const { idColumn, ...rest } = stored;
-  const ids = typeof idColumn === 'string' ? OrdinalIds.parse(idColumn, stored.next) : null;
+  const { idColumn, idBlocks: _named, ...rest } = stored;
+  const ids = typeof idColumn === 'string' ? OrdinalIds.parse(idColumn, stored.next) : blocks ? OrdinalIds.fromBlocks(blocks, stored.next) : null;
   if (!ids) return null;
   return { ...(rest as Omit<StaticState, 'ids'>), ids };
 }
@@ -151,6 +166,9 @@ export const fragmentKey = (blog: string, fragment: number): string => `${blog}/
 export const deltaKey = (blog: string, chunk: number): string => `${blog}/search/x/${chunk}.json`;
 export const lengthKey = (blog: string, block: number): string => `${blog}/search/l/${block}.json`;
 export const stateKey = (blog: string): string => `${blog}/_search/static-state.json`;
+/** Where the state's ids of ordinals block·4,096 on are stored, under the tag of the write that stored them. */
+export const idBlockKey = (blog: string, block: number, tag: string): string => `${idBlockPrefix(blog)}${block}-${tag}.txt`;
+export const idBlockPrefix = (blog: string): string => `${blog}/_search/ids/`;
 /** Prefixes of the files a layout change may leave behind. */
 export const dataPrefixes = (blog: string): string[] => [`${blog}/search/t/`, `${blog}/search/d/`, `${blog}/search/x/`, `${blog}/search/l/`];
 

@@ -10,11 +10,13 @@ import { forEachConcurrently } from '../../lib/concurrently.js';
 import { serialiseChunk, type PostingList } from './postingLists.js';
 import type { FragmentEdits } from './fragmentEdits.js';
 import { idsOf, layoutFiles, totalLength, type LaidOutDoc } from './staticLayout.js';
+import { readIdBlocks, storeIdBlocks, sweepIdBlocks } from './staticIdBlocks.js';
 import {
   deltaChunksOf,
   deltaFull,
   dataPrefixes,
   decodePostings,
+  idBlockTagsOf,
   FRAGMENT_SIZE,
   LENGTH_BLOCK,
   lengthKey,
@@ -98,7 +100,14 @@ export class StaticIndexFiles {
     this.states.delete(blogSlug);
     if (kept?.revision !== undefined && (await this.readJson<StaticMeta>(metaKey(blogSlug)))?.revision === kept.revision) return kept;
     // Another format is rebuilt, as a missing index is.
-    return stateFromStored(await this.readJson<unknown>(stateKey(blogSlug)), STATIC_FORMAT_VERSION);
+    const stored = await this.readJson<unknown>(stateKey(blogSlug));
+    const tags = idBlockTagsOf(stored);
+    if (!tags) return stateFromStored(stored, STATIC_FORMAT_VERSION);
+    const blocks = await readIdBlocks(this.deps.store, blogSlug, tags);
+    if (!blocks) return null;
+    // Blocks a write stored but never committed, or committed without deleting what they replaced.
+    await sweepIdBlocks(this.deps.store, blogSlug, tags);
+    return stateFromStored(stored, STATIC_FORMAT_VERSION, blocks);
   }
 
   async readJson<T>(key: string): Promise<T | null> {
@@ -214,12 +223,21 @@ export class StaticIndexFiles {
     const deleted: string[] = [];
     for (const prefix of dataPrefixes(blogSlug)) for (const key of await store.list(prefix)) if (!keep.has(key)) deleted.push(key);
     await store.deleteMany(deleted);
+    // The previous layout's id blocks (private: no edge holds them, so they are not in `deleted`).
+    await sweepIdBlocks(store, blogSlug, state.ids.tags());
     return { written, deleted };
   }
 
+  /**
+   * Stores the id blocks the write changed, each under a new name, then meta.json and the state
+   * that names them; then deletes the blocks they replace. A write cut short before the state
+   * leaves the old blocks named and the new ones unread (readState sweeps them).
+   */
   private async commit(blogSlug: string, state: StaticState): Promise<string> {
+    const { store } = this.deps;
     state.dead.sort((a, b) => a - b);
     state.revision = randomBytes(8).toString('hex');
+    const replaced = await storeIdBlocks(store, blogSlug, state.ids, state.revision);
     const meta: StaticMeta = {
       format: STATIC_FORMAT,
       version: STATIC_FORMAT_VERSION,
@@ -232,8 +250,10 @@ export class StaticIndexFiles {
       revision: state.revision,
     };
     await this.putPublic(metaKey(blogSlug), JSON.stringify(meta));
-    await this.deps.store.put(stateKey(blogSlug), JSON.stringify(storedState(state)), { contentType: JSON_TYPE, cacheControl: PRIVATE_CACHE });
+    await store.put(stateKey(blogSlug), JSON.stringify(storedState(state)), { contentType: JSON_TYPE, cacheControl: PRIVATE_CACHE });
     this.hold(blogSlug, state);
+    // Committed already: a block left behind is only a leftover, which the next read of the state from the store sweeps.
+    await store.deleteMany(replaced).catch(() => undefined);
     return metaKey(blogSlug);
   }
 
