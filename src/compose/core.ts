@@ -59,6 +59,7 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
     cards: new PooledCardDrawer(heavy),
     search: search.updater,
     buildSegment: search.work.buildSegment,
+    rewriteChunk: search.work.rewriteChunk,
     clock,
     logger,
     metrics,

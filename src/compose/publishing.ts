@@ -52,6 +52,7 @@ interface PublishingParts {
   search: SearchIndexUpdater;
   /** Builds the static search index's segments on the worker threads. */
   buildSegment: PooledSearchWork['buildSegment'];
+  rewriteChunk: PooledSearchWork['rewriteChunk'];
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
@@ -97,7 +98,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     metrics: parts.metrics,
     cache,
     cdn,
-    staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: parts.buildSegment }),
+    staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: parts.buildSegment, rewriteChunk: parts.rewriteChunk }),
     listingSnapshots: new ListingSnapshotsRepo(parts.sql),
     media: repos.media,
     staticSearchBehind: staticSearchMarks(parts.settings, parts.clock),

@@ -12,6 +12,7 @@ import type { SearchTasks } from '../search/pooledSearchWork.js';
 import { buildSegmentData, concatSegments, segmentTransferList } from '../search/segmentData.js';
 import { decodedParts } from '../search/segmentMerge.js';
 import { decodeSegmentSync, encodeSegmentSync, SearchIndexFormatError } from '../search/segmentCodec.js';
+import { rewrittenChunk } from '../search/static/chunkRewrite.js';
 
 /** Every kind the pool runs: each caller declares its own (ContentTasks, SearchTasks). */
 export interface HeavyTasks extends ContentTasks, SearchTasks, CardTasks {}
@@ -38,6 +39,8 @@ export function runHeavyTask(task: HeavyRequest): HeavyResult | Promise<HeavyRes
     }
     case 'drawCard':
       return drawCard(task.request);
+    case 'staticChunk':
+      return rewrittenChunk(task.request);
     case 'segmentDecode':
       try {
         return decodeSegmentSync(task.request.key, Buffer.from(task.request.body.buffer, task.request.body.byteOffset, task.request.body.byteLength));

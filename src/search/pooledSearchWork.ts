@@ -11,6 +11,7 @@ import { mergeInPlace, type MergedSegment } from './segmentMerge.js';
 import { decodeSegment, SearchIndexFormatError } from './segmentCodec.js';
 import { buildSegmentData, postingsOf, type MergeInput, type SegmentData } from './segmentData.js';
 import type { SearchDocument } from './searchTypes.js';
+import { rewrittenChunk, type ChunkRewrite } from './static/chunkRewrite.js';
 
 /** Below this, even the worst text indexes in place well within the event loop's 100 ms budget. */
 export const INLINE_MAX_INDEX_CHARS = 32 * 1024;
@@ -27,6 +28,8 @@ export interface SearchTasks {
   segmentMerge: { request: MergeInput[]; result: MergedOnWorker };
   /** A stored segment → its data; a format problem comes back as text, not as a thrown error. */
   segmentDecode: { request: { key: string; body: Uint8Array }; result: SegmentData | { formatError: string } };
+  /** A chunk of the static index rewritten by a delta merge (static/chunkRewrite.ts). */
+  staticChunk: { request: ChunkRewrite; result: string };
 }
 
 /** A merge done on a worker: MergedSegment with its stored form as bytes that can cross threads. */
@@ -41,6 +44,7 @@ export interface PooledSearchWork {
   buildSegment(blogSlug: string, docs: SearchDocument[]): Promise<SegmentData>;
   mergeSegments(blogSlug: string, parts: MergeInput[]): Promise<MergedSegment>;
   decode(key: string, body: Buffer): Promise<SegmentData>;
+  rewriteChunk(key: string, request: ChunkRewrite): Promise<string>;
 }
 
 const tenantOf = (blogSlug: string): string => `blog:${blogSlug}`;
@@ -70,6 +74,12 @@ export function pooledSearchWork(heavy: TaskRunner<SearchTasks>): PooledSearchWo
       if ('formatError' in decoded) throw new SearchIndexFormatError(key, decoded.formatError);
       await yieldToLoop();
       return decoded;
+    },
+    // Always on a worker when there is one: a merge's chunks are many, each a few milliseconds of
+    // parsing and serialising that would queue ahead of every publish on the event loop.
+    rewriteChunk: async (key, request) => {
+      if (!heavy.available) return rewrittenChunk(request);
+      return heavy.run(tenantOf(key.split('/')[0] ?? key), 'staticChunk', request);
     },
   };
 }

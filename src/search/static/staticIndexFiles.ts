@@ -9,20 +9,19 @@ import { putMany } from '../../storage/putMany.js';
 import { forEachConcurrently } from '../../lib/concurrently.js';
 import { serialiseChunk, type PostingList } from './postingLists.js';
 import type { FragmentEdits } from './fragmentEdits.js';
+import { applyRewrite, decodeChunk, type ChunkRewrite } from './chunkRewrite.js';
 import { idsOf, layoutFiles, totalLength, type LaidOutDoc } from './staticLayout.js';
 import { readIdBlocks, storeIdBlocks, sweepIdBlocks } from './staticIdBlocks.js';
 import {
   deltaChunksOf,
   deltaFull,
   dataPrefixes,
-  decodePostings,
   idBlockTagsOf,
   FRAGMENT_SIZE,
   LENGTH_BLOCK,
   lengthKey,
   liveCount,
   metaKey,
-  POSTING_STRIDE,
   storedState,
   STATIC_FORMAT,
   STATIC_FORMAT_VERSION,
@@ -46,6 +45,8 @@ export interface StaticIndexFilesDeps {
   store: SiteStore;
   /** Cache-Control of the public files: they change in place, so as pages (purged by the publisher). */
   cacheControl: string;
+  /** Rewrites a chunk (chunkRewrite.ts) off the event loop; without it, a merge rewrites in place. */
+  rewriteChunk?: ((key: string, request: ChunkRewrite) => Promise<string>) | undefined;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -136,14 +137,19 @@ export class StaticIndexFiles {
       list.push(addition);
     }
     const files = [...byFile].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    const { rewriteChunk } = this.deps;
+    // Nothing held (a delta merge, hundreds of chunks): each chunk's CPU goes to the worker pool.
+    const onWorkers = !held && rewriteChunk ? { dropExisting: [...drop.existing], dropAdded: [...drop.added] } : null;
     await forEachConcurrently(files, WRITE_CONCURRENCY, async ([key, terms]) => {
+      if (onWorkers) {
+        const stored = (await this.deps.store.getBody(key))?.toString('utf8') ?? null;
+        await this.putData(key, await rewriteChunk!(key, { stored, additions: terms, ...onWorkers }));
+        return;
+      }
       const file = held?.get(key) ?? decodeChunk((await this.readJson<ChunkFile>(key)) ?? {});
       // Taken out until written: a failed write drops the state, and with it what it held.
       held?.delete(key);
-      for (const term of Object.keys(file)) file[term] = withoutDead(file[term]!, drop.existing);
-      // Ordinals only grow, so appending keeps every list sorted.
-      for (const [term, list] of terms) file[term] = [...(file[term] ?? []), ...withoutDead(list, drop.added)];
-      await this.putData(key, serialiseChunk(file));
+      await this.putData(key, serialiseChunk(applyRewrite(file, terms, drop)));
       held?.set(key, file);
     });
     // Durable before the caller goes on: a merge deletes the delta files next.
@@ -271,17 +277,4 @@ export class StaticIndexFiles {
 export function compactionDue(state: StaticState): boolean {
   const live = liveCount(state);
   return state.dead.length > Math.max(64, live / 4) || live > 4 * Math.max(state.laidOutFor, 256);
-}
-
-function withoutDead(list: number[], dead: ReadonlySet<number>): number[] {
-  if (dead.size === 0) return list;
-  const kept: number[] = [];
-  for (let i = 0; i < list.length; i += POSTING_STRIDE) if (!dead.has(list[i]!)) kept.push(list[i]!, list[i + 1]!);
-  return kept;
-}
-
-function decodeChunk(stored: ChunkFile): Record<string, number[]> {
-  const file: Record<string, number[]> = {};
-  for (const term of Object.keys(stored)) file[term] = decodePostings(stored[term]!);
-  return file;
 }

@@ -22,6 +22,7 @@ import { buildSegmentData, type SegmentData } from '../segmentData.js';
 import { buildSegments, type ParallelBuildOptions } from '../parallelBuild.js';
 import { lazyPostingsOf, postingsOf, serialiseChunk } from './postingLists.js';
 import type { ListedDocument, SearchDocument } from '../searchTypes.js';
+import type { ChunkRewrite } from './chunkRewrite.js';
 import { FragmentEdits } from './fragmentEdits.js';
 import { readableMeta } from './staticQuery.js';
 import { StaticIndexFiles, type StaticIndexChange } from './staticIndexFiles.js';
@@ -49,6 +50,8 @@ export interface StaticIndexOptions {
   buildSegment?: (blogSlug: string, docs: SearchDocument[]) => Promise<SegmentData>;
   /** How a rebuild spreads the indexing over worker threads (as the API's index rebuilds). */
   parallel?: ParallelBuildOptions;
+  /** Rewrites a chunk of a delta merge; the server hands this to worker threads too (chunkRewrite.ts). */
+  rewriteChunk?: (key: string, request: ChunkRewrite) => Promise<string>;
 }
 
 export class StaticIndexWriter {
@@ -60,7 +63,7 @@ export class StaticIndexWriter {
     private readonly store: SiteStore,
     private readonly options: StaticIndexOptions,
   ) {
-    this.files = new StaticIndexFiles({ store, cacheControl: options.cacheControl });
+    this.files = new StaticIndexFiles({ store, cacheControl: options.cacheControl, rewriteChunk: options.rewriteChunk });
   }
 
   /** Reads and keeps the blog's state ahead of its first write (the warm-up after a restart). */

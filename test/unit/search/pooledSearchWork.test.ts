@@ -2,7 +2,8 @@
  * The search index's heavy steps give the same results on the worker pool as in place: a
  * merge joins to the same segment with the same ordinal maps and the same stored bytes, a
  * decode reads back the same data, a segment built from large documents is the one built in
- * place, and a stored segment in another format is still refused as such.
+ * place, a stored segment in another format is still refused as such, and a static index's
+ * delta merge rewrites its chunks on the workers to the same bytes as in place.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { pooledSearchWork, INLINE_MAX_DECODE_BYTES, INLINE_MAX_INDEX_CHARS, INLINE_MAX_MERGE_POSTINGS } from '../../../src/search/pooledSearchWork.js';
@@ -12,6 +13,9 @@ import { legacySegment } from '../../support/legacySegment.js';
 import { buildSegmentData } from '../../../src/search/segmentData.js';
 import { HeavyWork } from '../../../src/heavyWork/heavyWork.js';
 import { searchDoc } from './docFactory.js';
+import { StaticIndexWriter } from '../../../src/search/static/staticIndexWriter.js';
+import { DELTA_MAX } from '../../../src/search/static/staticFormat.js';
+import { MemorySiteStore } from '../../support/memorySiteStore.js';
 
 const heavy = new HeavyWork({ workers: 2 });
 const work = pooledSearchWork(heavy);
@@ -58,5 +62,37 @@ describe('pooled search work', () => {
     expect(await work.decode('blog/_search/seg-x.bin.gz', body)).toEqual(data);
     const garbage = Buffer.alloc(INLINE_MAX_DECODE_BYTES + 10, 7);
     await expect(work.decode('blog/_search/seg-y.bin.gz', garbage)).rejects.toBeInstanceOf(SearchIndexFormatError);
+  });
+
+  it('rewrites the chunks of a static index delta merge on the workers to the same files as in place', async () => {
+    const docs = Array.from({ length: 10 + DELTA_MAX + 1 }, (_, i) =>
+      searchDoc({ id: `m${i}`, title: `Harbour note ${i}`, body: `word${i % 7} lantern${i % 3} 항구에서 ${i}` }),
+    );
+    let onWorkers = 0;
+    const stores = [new MemorySiteStore(), new MemorySiteStore()];
+    const writers = [
+      new StaticIndexWriter(stores[0]!, {
+        cacheControl: 'public, max-age=60',
+        rewriteChunk: (key, request) => {
+          onWorkers++;
+          return work.rewriteChunk(key, request);
+        },
+      }),
+      new StaticIndexWriter(stores[1]!, { cacheControl: 'public, max-age=60' }),
+    ];
+    for (const w of writers) {
+      await w.rebuild('merge', docs.slice(0, 10));
+      for (const doc of docs.slice(10)) await w.upsert('merge', [doc]);
+      // An edit and a removal: the merge sheds their dead postings from the chunks it rewrites.
+      await w.upsert('merge', [{ ...docs[2]!, body: 'rewritten entirely 새로 씀' }]);
+      await w.remove('merge', [docs[5]!.id]);
+      expect((await w.maintain('merge'))!.written.some((key) => key.includes('/search/t/'))).toBe(true);
+    }
+    expect(onWorkers).toBeGreaterThan(0);
+    const files = async (s: MemorySiteStore) =>
+      Promise.all(
+        (await s.list('merge/search/')).sort().map(async (key) => [key, (await s.getBody(key))!.toString('utf8').replace(/"revision":"[0-9a-f]+"/, '')]),
+      );
+    expect(await files(stores[0]!)).toEqual(await files(stores[1]!));
   });
 });
