@@ -5,7 +5,8 @@
  * searches and publishes) runs `--soak-seconds N` (default 300) at `--soak-posts 10000,50000`; `soak-mixed` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first). `scale` runs only
  * when named (`--only scale`); `--max-posts N` stops its curve at N posts (default 100,000);
- * `--min-posts N` grows the blog through the smaller sizes without measuring them.
+ * `--min-posts N` grows the blog through the smaller sizes without measuring them, and
+ * `--scale-sizes 1000,10000,100000` measures only the sizes named (the others only grown through).
  * `push` pushes folders of `--push-posts 1000,10000` posts (the default; 10,000 take about five minutes).
  */
 import { parseArgs } from 'node:util';
@@ -48,6 +49,7 @@ const { values } = parseArgs({
     'soak-posts': { type: 'string' },
     'max-posts': { type: 'string' },
     'min-posts': { type: 'string' },
+    'scale-sizes': { type: 'string' },
     'push-posts': { type: 'string' },
   },
 });
@@ -110,7 +112,8 @@ await section('soak', () =>
 await section('soak-mixed', () => runSoakBench({ minutes: Number(values.minutes ?? 10) }));
 // Not in the default list: it imports up to 100,000 posts (see docs/performance.md).
 await section('scale', async () => {
-  await runScaleBench({ maxPosts: Number(values['max-posts'] ?? 100_000), minPosts: Number(values['min-posts'] ?? 0) }, rows);
+  const measured = values['scale-sizes']?.split(',').map(Number);
+  await runScaleBench({ maxPosts: Number(values['max-posts'] ?? 100_000), minPosts: Number(values['min-posts'] ?? 0), ...(measured ? { measured } : {}) }, rows);
   return [];
 });
 

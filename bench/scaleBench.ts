@@ -120,7 +120,7 @@ const HUGO_MB_PER_POST = 0.45;
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}×`;
 
 /** `rows` gets each figure as it is measured (and stderr a copy), so a failure at 100,000 posts keeps the smaller sizes'. */
-export async function runScaleBench(opts: { maxPosts: number; minPosts?: number }, out: BenchRow[] = []): Promise<BenchRow[]> {
+export async function runScaleBench(opts: { maxPosts: number; minPosts?: number; measured?: readonly number[] }, out: BenchRow[] = []): Promise<BenchRow[]> {
   const sizes = SCALE_SIZES.filter((size) => size <= opts.maxPosts);
   if (sizes.length === 0) return [{ area: 'scale', measure: `no size ≤ --max-posts ${opts.maxPosts}`, value: '—' }];
   const largest = sizes[sizes.length - 1]!;
@@ -154,8 +154,8 @@ export async function runScaleBench(opts: { maxPosts: number; minPosts?: number 
         measure: `${size} posts: import ${more.length} more (service layer; load average ${load()})`,
         value: `${((performance.now() - started) / 1000).toFixed(0)} s`,
       });
-      // Only grown through, not measured (--min-posts): a later size's run without the earlier ones'.
-      if (size < (opts.minPosts ?? 0)) continue;
+      // Only grown through, not measured (--min-posts, --scale-sizes): a later size's run without the earlier ones'.
+      if (size < (opts.minPosts ?? 0) || (opts.measured && !opts.measured.includes(size))) continue;
 
       const loadBefore = load();
       const folio = rebuild(blog);
