@@ -113,7 +113,10 @@ await section('soak-mixed', () => runSoakBench({ minutes: Number(values.minutes 
 // Not in the default list: it imports up to 100,000 posts (see docs/performance.md).
 await section('scale', async () => {
   const measured = values['scale-sizes']?.split(',').map(Number);
-  await runScaleBench({ maxPosts: Number(values['max-posts'] ?? 100_000), minPosts: Number(values['min-posts'] ?? 0), ...(measured ? { measured } : {}) }, rows);
+  await runScaleBench(
+    { maxPosts: Number(values['max-posts'] ?? 100_000), minPosts: Number(values['min-posts'] ?? 0), ...(measured ? { measured } : {}) },
+    rows,
+  );
   return [];
 });
 
