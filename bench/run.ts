@@ -35,7 +35,7 @@ import { runSoakBench } from './soakBench.js';
 import { runMemorySoakBench } from './memorySoakBench.js';
 import { runAnalyticsBench } from './analyticsBench.js';
 import { runDashboardBench } from './dashboardBench.js';
-import { runScaleBench } from './scaleBench.js';
+import { runScaleBench, SCALE_SIZES } from './scaleBench.js';
 import { importCorpus, removeImported, type ImportedBlog } from './importCorpus.js';
 
 const { values } = parseArgs({
@@ -113,6 +113,8 @@ await section('soak-mixed', () => runSoakBench({ minutes: Number(values.minutes 
 // Not in the default list: it imports up to 100,000 posts (see docs/performance.md).
 await section('scale', async () => {
   const measured = values['scale-sizes']?.split(',').map(Number);
+  const unknown = measured?.filter((size) => !(SCALE_SIZES as readonly number[]).includes(size));
+  if (unknown?.length) throw new Error(`--scale-sizes takes sizes of ${SCALE_SIZES.join(', ')}, not ${values['scale-sizes']}`);
   await runScaleBench(
     { maxPosts: Number(values['max-posts'] ?? 100_000), minPosts: Number(values['min-posts'] ?? 0), ...(measured ? { measured } : {}) },
     rows,
