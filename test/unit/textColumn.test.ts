@@ -42,6 +42,32 @@ describe('TextColumn', () => {
     expect(TextColumn.of('', 0)!.indexOf('')).toBe(-1);
   });
 
+  it('answers a large column from its table as a scan of the values would, repeats and blanks included', () => {
+    // Past 256 values lookups go through a table of positions: every answer is checked against
+    // the values' own indexOf / lastIndexOf, for ids present once, several times, never, and blanked.
+    const hex = (n: number): string => n.toString(16).padStart(8, '0');
+    const values = Array.from({ length: 3000 }, (_, i) => hex((i * 2654435761) % 1021));
+    let column = TextColumn.of(values.join('\n'), values.length)!;
+    for (const at of [5, 17, 2999, 1000]) {
+      column = column.blanked(at);
+      values[at] = '--------';
+    }
+    const asked = [...new Set(values), hex(99999), hex(1021), '--------', 'short'];
+    expect(new Set(values).size).toBeLessThan(values.length / 2);
+    for (const value of asked) {
+      expect([value, column.indexOf(value)]).toEqual([value, values.indexOf(value)]);
+      expect([value, column.lastIndexOf(value)]).toEqual([value, values.lastIndexOf(value)]);
+    }
+    // A blanked value is gone from the new column's table; the old column still has it.
+    const before = TextColumn.of(values.join('\n'), values.length)!;
+    const target = values[2500]!;
+    const after = before.blanked(values.lastIndexOf(target));
+    expect(before.lastIndexOf(target)).toBe(values.lastIndexOf(target));
+    values[values.lastIndexOf(target)] = '--------';
+    expect(after.lastIndexOf(target)).toBe(values.lastIndexOf(target));
+    expect(after.indexOf(target)).toBe(values.indexOf(target));
+  });
+
   it('refuses a string that does not hold as many values as it should', () => {
     expect(TextColumn.of('a\nb\nc', 2)).toBeNull();
     expect(TextColumn.of('ab\ncd', 3)).toBeNull();
