@@ -70,9 +70,9 @@ export class TextColumn {
   }
 
   /**
-   * Where `value` is last, or -1. Found by forward scans: V8's String indexOf skips ahead on a
-   * long pattern where lastIndexOf compares at every position, about 4× slower through a column
-   * of 18,000 ids that lacks the value (a new post's, the usual case).
+   * Where `value` is last, or -1. A large column answers from its table; a small one by forward
+   * scans: V8's String indexOf skips ahead on a long pattern where lastIndexOf compares at every
+   * position, about 4× slower through a column that lacks the value (a new post's, the usual case).
    */
   lastIndexOf(value: string): number {
     if (this.values) return this.values.lastIndexOf(value);
