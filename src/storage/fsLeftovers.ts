@@ -6,7 +6,7 @@
  * restore"): those of processes that are gone, and any older than an hour.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { opendir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processAlive } from '../lib/processAlive.js';
 import { isNoSuchObject } from './fsFiles.js';
@@ -43,25 +43,31 @@ export async function removeLeftoverTemps(root: string, register: string, now = 
   return removed;
 }
 
+/**
+ * A blog's folder holds a folder per post, so the top two levels are read in batches through
+ * opendir: one readdir of its 100,000 names at 50,000 posts built them all in one callback, 90 ms
+ * of the event loop. The small folders below are read with one readdir each, a third of the
+ * CPU of a streamed read (16 s against 5 s for the 60,000 folders of a 50,000-post blog).
+ */
 async function walkForTemps(root: string, now: number): Promise<string[]> {
   const removed: string[] = [];
-  const walk = async (dir: string, relative: string): Promise<void> => {
-    let entries: Dirent[];
+  const walk = async (dir: string, relative: string, depth: number): Promise<void> => {
+    let entries: AsyncIterable<Dirent> | Dirent[];
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = depth < 2 ? await opendir(dir, { bufferSize: 512 }) : await readdir(dir, { withFileTypes: true });
     } catch (err) {
       if (isNoSuchObject(err)) return;
       throw err;
     }
-    for (const entry of entries) {
+    for await (const entry of entries) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(path, `${relative}${entry.name}/`);
+      if (entry.isDirectory()) await walk(path, `${relative}${entry.name}/`, depth + 1);
       else if (entry.name.startsWith('.tmp-') && (await isLeftover(path, entry.name, now))) {
         await rm(path, { force: true });
         removed.push(`${relative}${entry.name}`);
       }
     }
   };
-  await walk(root, '');
+  await walk(root, '', 0);
   return removed;
 }

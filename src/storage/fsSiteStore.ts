@@ -51,7 +51,7 @@ export class FsSiteStore implements SiteStore {
   constructor(options: FsSiteStoreOptions) {
     this.root = resolve(options.root);
     this.metaRoot = join(this.root, META_DIR);
-    this.temps = new TempFiles(join(this.metaRoot, WRITERS_DIR));
+    this.temps = new TempFiles(this.root, join(this.metaRoot, WRITERS_DIR));
     this.plainCacheControl = options.plainCacheControl ?? FALLBACK_CACHE_CONTROL;
     this.unsynced = new DeferredSyncs(this.root);
     this.metaNames = new MetaFolderNames(this.metaRoot);

@@ -24,10 +24,10 @@ export class TempFiles {
   private counter = 0;
   private readonly mark: WriterMark;
 
-  /** `register`: the store's register of writers (fsWriters.ts), marked before the first temp file. */
-  constructor(register: string) {
+  /** `register`: the register of writers (fsWriters.ts) of the store in `root`, marked before the first temp file. */
+  constructor(root: string, register: string) {
     livePrefixes.add(this.prefix);
-    this.mark = new WriterMark(register, markNameOf(this.prefix));
+    this.mark = new WriterMark(root, register, markNameOf(this.prefix));
   }
 
   /** Called with no write in flight (the store closing): a later start need not look for this process's temp files. */

@@ -91,6 +91,32 @@ describe('the register of writers', () => {
     expect(marks(root)).toEqual([`${process.ppid}-abcdef012345`]);
   });
 
+  it('a store whose first writer found its folder empty (an import into a new data dir) is not walked at the next start', async () => {
+    const dead = deadPid();
+    for (const existing of [false, true]) {
+      const root = existing ? freshRoot() : join(freshRoot(), 'public');
+      const store = new FsSiteStore({ root });
+      await store.put('blog/index.html', '<p>imported</p>', page);
+      await store.close();
+      // A temp file no mark accounts for: only a walk would find it.
+      const unaccounted = put(join(root, 'blog', `.tmp-${dead}-0123456789ab-1`));
+      expect(await removeLeftoverTemps(root, registerOf(root))).toEqual([]);
+      expect(existsSync(unaccounted)).toBe(true);
+    }
+  });
+
+  it('a folder that held files before the first mark (an older Folio wrote them) is walked once', async () => {
+    const root = freshRoot();
+    const dead = deadPid();
+    const older = put(join(root, 'blog', 'post', `.tmp-${dead}-0123456789ab-1`));
+    const store = new FsSiteStore({ root });
+    await store.put('blog/index.html', '<p>new</p>', page);
+    await store.close();
+    expect(await removeLeftoverTemps(root, registerOf(root))).toEqual([`blog/post/.tmp-${dead}-0123456789ab-1`]);
+    expect(existsSync(older)).toBe(false);
+    expect((await store.getBody('blog/index.html'))?.toString()).toBe('<p>new</p>');
+  });
+
   it("counts an earlier process with this one's pid as gone (a restarted container), but never this store's own mark", async () => {
     const root = freshRoot();
     const store = new FsSiteStore({ root });
