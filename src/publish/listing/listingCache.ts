@@ -166,15 +166,21 @@ export class ListingCache {
     // Unchanged, but saved long ago: the log is pruned past old positions, and a snapshot it
     // does not reach back to is of no use.
     if (!entry.dirty && entry.seq - entry.savedSeq <= this.keepChanges / 2) return false;
+    // The encode yields to the event loop, and publishes meanwhile change the entry: it encodes
+    // the posts as of `seq`, and a change meanwhile marks the entry dirty again.
+    const seq = entry.seq;
+    const posts = entry.posts.slice();
+    const titleCounts = { ...entry.titleCounts };
+    entry.dirty = false;
     try {
-      await this.snapshots.put(blogId, entry.seq, encodeListing(entry.posts, entry.titleCounts, titleCountsOf), now);
+      await this.snapshots.put(blogId, seq, await encodeListing(posts, titleCounts, titleCountsOf), now);
     } catch {
       // A snapshot is a cache: one that cannot be written now (another process held SQLite's
       // write lock too long) stays due and is tried again at the next save.
+      entry.dirty = true;
       return false;
     }
-    entry.dirty = false;
-    entry.savedSeq = entry.seq;
+    entry.savedSeq = Math.max(entry.savedSeq, seq);
     return true;
   }
 

@@ -374,6 +374,41 @@ describe('ListingCache', () => {
       expect(await snapshots.get(blog.id)).not.toBeNull();
     });
 
+    it('keeps a listing due when it changes while its snapshot is written, and the snapshot is of the posts before the change', async () => {
+      const snapshots = new ListingSnapshotsRepo(t.folio.sql);
+      await publish('First', ['one']);
+      let hold = true;
+      let release: () => void = () => {};
+      let started: () => void = () => {};
+      const writing = new Promise<void>((resolve) => (started = resolve));
+      const slow: SnapshotStore = {
+        get: (blogId) => snapshots.get(blogId),
+        delete: (blogId) => snapshots.delete(blogId),
+        put: async (...args) => {
+          if (hold) {
+            started();
+            await new Promise<void>((resolve) => (release = resolve));
+          }
+          await snapshots.put(...args);
+        },
+      };
+      const cache = new ListingCache(site, { snapshots: slow, lazy });
+      await cache.get(blog.id);
+      const saving = cache.save('2026-01-01T00:00:00.000Z');
+      await writing;
+      await publish('Second', ['two']);
+      expect((await cache.get(blog.id)).posts).toHaveLength(2);
+      release();
+      expect(await saving).toBe(1);
+      const firstSnapshot = decodeListing((await snapshots.get(blog.id))!.data)!;
+      expect(firstSnapshot.ids.length).toBe(1);
+
+      hold = false;
+      expect(await cache.save('2026-01-01T00:00:00.000Z')).toBe(1);
+      expect(decodeListing((await snapshots.get(blog.id))!.data)!.ids.length).toBe(2);
+      await expectCurrent(new ListingCache(site, { snapshots, lazy }));
+    });
+
     it('is set aside for whole-blog work: its snapshot saved, let go, then restored by its next use without reading every row', async () => {
       const snapshots = new ListingSnapshotsRepo(t.folio.sql);
       for (let i = 0; i < 30; i++) await publish(`Post ${i}`, ['tag']);
@@ -409,7 +444,7 @@ describe('ListingCache', () => {
       expect(await snapshots.get('no-such-blog')).toBeNull();
     });
 
-    it('encodes ids, dates, tags and title counts, and decodes them as they were', () => {
+    it('encodes ids, dates, tags and title counts, and decodes them as they were', async () => {
       const posts: SitePostSummary[] = [
         {
           id: 'a',
@@ -446,7 +481,7 @@ describe('ListingCache', () => {
         },
       ];
       const total = titleCountsOf(posts);
-      const decoded = decodeListing(encodeListing(posts, total, titleCountsOfPost))!;
+      const decoded = decodeListing(await encodeListing(posts, total, titleCountsOfPost))!;
       expect(decoded.titleCounts).toEqual(total);
       const values = (column: TextColumn): string[] => Array.from({ length: column.length }, (_, i) => column.at(i));
       expect(values(decoded.ids)).toEqual(['a', 'b', 'c']);
@@ -460,10 +495,35 @@ describe('ListingCache', () => {
         return { tags, titleCounts: { hangulWords, latinWords, hangulChars, otherWords } };
       });
       expect(restored).toEqual(posts.map((post) => ({ tags: post.tags, titleCounts: titleCountsOfPost(post) })));
-      expect(decodeListing(encodeListing([], total, titleCountsOfPost))!.ids.length).toBe(0);
+      expect(decodeListing(await encodeListing([], total, titleCountsOfPost))!.ids.length).toBe(0);
       expect(decodeListing(Buffer.alloc(0))).toBeNull();
-      const bytes = encodeListing(posts, total, titleCountsOfPost);
+      const bytes = await encodeListing(posts, total, titleCountsOfPost);
       expect(decodeListing(bytes.subarray(0, bytes.length - 4))).toBeNull();
+      expect(decodeListing(bytes.subarray(0, 40))).toBeNull();
+    });
+
+    it('encodes a listing of many slices (it yields between them) as one whole', async () => {
+      const posts: SitePostSummary[] = Array.from({ length: 10_001 }, (_, i) => ({
+        id: `id-${i}`,
+        slug: `post-${i}`,
+        title: i % 3 === 0 ? `제목 ${i}` : `Title ${i}`,
+        metaDescription: '',
+        ogImageUrl: null,
+        tags: i % 5 === 0 ? [] : [`tag-${i % 97}`, `태그-${i % 7}`],
+        publishedAt: new Date(Date.UTC(2020, 0, 1) + i * 60_000).toISOString(),
+        createdAt: '',
+        updatedAt: new Date(Date.UTC(2021, 0, 1) + i * 1_000).toISOString(),
+      }));
+      const decoded = decodeListing(await encodeListing(posts, titleCountsOf(posts), titleCountsOfPost))!;
+      const values = (column: TextColumn): string[] => Array.from({ length: column.length }, (_, i) => column.at(i));
+      expect(values(decoded.ids)).toEqual(posts.map((post) => post.id));
+      expect(values(decoded.publishedAt)).toEqual(posts.map((post) => post.publishedAt));
+      expect(values(decoded.updatedAt)).toEqual(posts.map((post) => post.updatedAt));
+      const tagsOf = (i: number): string[] => {
+        const w = decoded.starts[i]!;
+        return Array.from(decoded.words.subarray(w + 1, w + 1 + decoded.words[w]!), (index) => decoded.tags[index]!);
+      };
+      expect(posts.map((_, i) => tagsOf(i))).toEqual(posts.map((post) => post.tags));
     });
   });
 });
