@@ -9,7 +9,7 @@ import { indexOfPost, positionOf, type Ordered, type TagGroup } from '../render/
 import { tagSegment } from '../render/renderPaths.js';
 import type { SitePostSummary } from '../../domain/siteTypes.js';
 import { LazySummary, type SummaryFiller } from './lazySummary.js';
-import { decodeListing, type DecodedListing } from './listingSnapshot.js';
+import type { DecodedListing } from './listingSnapshot.js';
 
 export interface Listing {
   /** Every published post of the blog, oldest first. */
@@ -89,10 +89,8 @@ export class BlogListing implements Listing, SummaryFiller {
     private readonly reader: SummaryReader | null = null,
   ) {}
 
-  /** A listing restored from a snapshot (listingSnapshot.ts); null when its bytes do not decode. */
-  static restore(seq: number, blogId: string, reader: SummaryReader, data: Uint8Array): BlogListing | null {
-    const saved = decodeListing(data);
-    if (!saved) return null;
+  /** A listing restored from a decoded snapshot (listingSnapshot.ts). */
+  static restore(seq: number, blogId: string, reader: SummaryReader, saved: DecodedListing): BlogListing {
     const listing = new BlogListing(seq, blogId, reader);
     const n = saved.ids.length;
     const { words, starts } = saved;

@@ -19,7 +19,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { SingleFlight } from '../../lib/singleFlight.js';
 import type { SitePostSummary } from '../../domain/siteTypes.js';
 import { BlogListing, titleCountsOf, type Listing, type SummaryReader } from './blogListing.js';
-import { encodeListing } from './listingSnapshot.js';
+import { decodeListing, encodeListing } from './listingSnapshot.js';
 
 export type { Listing };
 
@@ -200,7 +200,8 @@ export class ListingCache {
     const saved = await this.snapshots?.get(blogId);
     if (!saved || !(await this.reaches(saved.seq))) return null;
     if ((await this.source.changesSince(blogId, saved.seq)).length > MAX_REPLAY) return null;
-    return BlogListing.restore(saved.seq, blogId, this.lazy, saved.data);
+    const decoded = await decodeListing(saved.data);
+    return decoded && BlogListing.restore(saved.seq, blogId, this.lazy, decoded);
   }
 
   private async readAll(blogId: string): Promise<BlogListing> {
