@@ -87,12 +87,11 @@ export async function* renderSiteInChunks(
   renders: SiteRenders = siteRenders(plan),
 ): AsyncGenerator<SiteObject[]> {
   const { head, tail } = renders;
-  yield* inSlices(head);
-
   const script = options.workerScript === undefined ? renderWorkerScript() : options.workerScript;
   const workers = options.workers ?? Math.min(4, availableParallelism());
   const chunkPosts = options.chunkPosts ?? DEFAULT_CHUNK_POSTS;
   const useWorkers = script !== null && workers >= 1 && plan.posts.length >= (options.minPosts ?? DEFAULT_MIN_POSTS);
+  // Started before the head is rendered: the threads load the theme meanwhile.
   let pool = useWorkers
     ? new RenderPool(script, { themeDir: options.themeDir, ctx: withoutTheme(plan) }, Math.min(workers, Math.ceil(plan.posts.length / chunkPosts)))
     : null;
@@ -107,41 +106,41 @@ export async function* renderSiteInChunks(
     cursor = end;
     return { id: chunkCount++, start, end };
   };
+  const renderChunk = async (chunk: Chunk): Promise<SiteObject[]> => {
+    const request = await requestFor(plan, bodies, chunk);
+    if (!pool) return renderInProcess(plan, request);
+    return (await pool.render(request)).map(toSiteObject);
+  };
+  // Chunks in order, each with its rendering on the workers, or null for one rendered here when its turn comes.
+  const queue: { chunk: Chunk; rendering: Promise<SiteObject[]> | null }[] = [];
+  // The workers load the theme from themeDir; a caller whose theme came from elsewhere would
+  // get other pages. One page of the first chunk rendered here as well catches that, and the
+  // render falls back to this thread, from that chunk on.
+  let checked = pool === null;
+  const takeNext = async (): Promise<SiteObject[]> => {
+    const { chunk, rendering } = queue.shift()!;
+    if (!rendering) return renderChunk(chunk);
+    const objects = await rendering;
+    if (checked) return objects;
+    checked = true;
+    if (await sameAsHere(plan, bodies, chunk, objects)) return objects;
+    await pool?.close();
+    pool = null;
+    for (const entry of queue) entry.rendering = null;
+    return renderChunk(chunk);
+  };
   try {
-    const renderChunk = async (chunk: Chunk): Promise<SiteObject[]> => {
-      const request = await requestFor(plan, bodies, chunk);
-      if (!pool) return renderInProcess(plan, request);
-      return (await pool.render(request)).map(toSiteObject);
-    };
-    // The workers load the theme from themeDir; a caller whose theme came from elsewhere would
-    // get other pages. One page of the first chunk rendered here as well catches that, and the
-    // render falls back to this thread.
-    const firstChunk = await nextChunk();
-    const first = firstChunk ? await renderChunk(firstChunk) : [];
-    if (pool && firstChunk && first.length > 0) {
-      const request = await requestFor(plan, bodies, { id: firstChunk.id, start: firstChunk.start, end: firstChunk.start + 1 });
-      const [mine] = await renderInProcess(plan, request);
-      if (mine && mine.key === first[0]!.key && !sameObject(mine, first[0]!)) {
-        await pool.close();
-        pool = null;
-        yield await renderChunk(firstChunk);
-      } else {
-        yield first;
-      }
-    } else if (firstChunk) {
-      yield first;
-    }
+    yield* inSlices(head);
     // Two chunks per worker in flight: the workers render the next while this thread writes.
-    const inFlight: Promise<SiteObject[]>[] = [];
     const depth = pool ? pool.size * 2 : 1;
     for (let chunk = await nextChunk(); chunk; chunk = await nextChunk()) {
-      const rendering = renderChunk(chunk);
+      const rendering = pool ? renderChunk(chunk) : null;
       // Awaited below in order; a chunk left behind by a failed one must not be an unhandled rejection.
-      rendering.catch(() => undefined);
-      inFlight.push(rendering);
-      if (inFlight.length >= depth) yield await inFlight.shift()!;
+      rendering?.catch(() => undefined);
+      queue.push({ chunk, rendering });
+      if (queue.length >= depth) yield await takeNext();
     }
-    while (inFlight.length > 0) yield await inFlight.shift()!;
+    while (queue.length > 0) yield await takeNext();
   } finally {
     await pool?.close();
   }
@@ -187,6 +186,15 @@ async function requestFor(plan: SitePlan, bodies: PostBodies, { id: chunk, start
     return { older: toLink(plan.posts[index - 1]), newer: toLink(plan.posts[index + 1]) };
   });
   return { chunk, posts, neighbours };
+}
+
+/** Whether the first page the workers rendered of `chunk` is the one this thread renders. */
+async function sameAsHere(plan: SitePlan, bodies: PostBodies, chunk: Chunk, objects: readonly SiteObject[]): Promise<boolean> {
+  const theirs = objects[0];
+  if (!theirs) return true;
+  const request = await requestFor(plan, bodies, { id: chunk.id, start: chunk.start, end: chunk.start + 1 });
+  const [mine] = await renderInProcess(plan, request);
+  return !mine || mine.key !== theirs.key || sameObject(mine, theirs);
 }
 
 async function renderInProcess(plan: SitePlan, request: RenderRequest): Promise<SiteObject[]> {
