@@ -27,6 +27,14 @@ export interface HeavyWorkOptions {
  */
 export const HEAVY_IDLE_MS = 30_000;
 
+/**
+ * Each worker's young generation. Under a burst of tasks (a search index merge rewrites
+ * thousands of chunks) V8 grows it several times over and keeps it committed for a minute or
+ * more after; the tasks keep little alive between them, so a small one costs a few more
+ * scavenges, not promotions.
+ */
+export const HEAVY_YOUNG_GENERATION_MB = 8;
+
 /** Well above what the slowest valid 1 MB input (a very wide table) takes to render on one core. */
 export const HEAVY_TASK_TIMEOUT_MS = 60_000;
 
@@ -38,7 +46,13 @@ export class HeavyWork {
     const size = options.workers ?? Math.min(4, Math.max(2, availableParallelism()));
     this.pool =
       script && size > 0
-        ? new FairWorkerPool({ script, size, timeoutMs: options.timeoutMs ?? HEAVY_TASK_TIMEOUT_MS, idleMs: options.idleMs ?? HEAVY_IDLE_MS })
+        ? new FairWorkerPool({
+            script,
+            size,
+            timeoutMs: options.timeoutMs ?? HEAVY_TASK_TIMEOUT_MS,
+            idleMs: options.idleMs ?? HEAVY_IDLE_MS,
+            resourceLimits: { maxYoungGenerationSizeMb: HEAVY_YOUNG_GENERATION_MB },
+          })
         : null;
   }
 
