@@ -24,6 +24,7 @@ import { loadCorpus, type CorpusPost } from './corpus.js';
 import { importCorpus, removeImported } from './importCorpus.js';
 import { bareKoaRss, serverAtRest } from './memoryAtRest.js';
 import { startBenchServer, startScriptEnv } from './serverProcess.js';
+import { percentile } from './harness/stats.js';
 import type { BenchRow } from './table.js';
 
 const CLI = fileURLToPath(new URL('../src/cliMain.js', import.meta.url));
@@ -140,6 +141,14 @@ async function soakOne(posts: number, seconds: number): Promise<BenchRow[]> {
       const client = api(server.baseUrl, target);
       const until = Date.now() + seconds * 1000;
       const counts = { search: 0, publish: 0, failed: 0 };
+      // Each answered request's time, so a memory setting's cost in latency shows beside its RSS.
+      const took = { search: [] as number[], publish: [] as number[] };
+      const timed = async (kind: 'search' | 'publish', request: () => Promise<number>): Promise<number> => {
+        const started = performance.now();
+        const status = await request().catch(() => 0);
+        took[kind].push(performance.now() - started);
+        return status;
+      };
       let state = posts;
       const rand = (): number => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 4294967296;
       const pick = (): CorpusPost => corpus[Math.floor(rand() * corpus.length)]!;
@@ -148,14 +157,14 @@ async function soakOne(posts: number, seconds: number): Promise<BenchRow[]> {
           const words = pick()
             .title.split(/\s+/)
             .slice(0, 1 + Math.floor(rand() * 2));
-          const status = await client.search(words.join(' ')).catch(() => 0);
+          const status = await timed('search', () => client.search(words.join(' ')));
           counts[status === 200 ? 'search' : 'failed']++;
           await sleep(20);
         }
       };
       const publisher = async (): Promise<void> => {
         for (let i = 0; Date.now() < until; i++) {
-          const status = await client.publish(pick(), `soak-${Date.now()}-${i}`).catch(() => 0);
+          const status = await timed('publish', () => client.publish(pick(), `soak-${Date.now()}-${i}`));
           counts[status === 201 ? 'publish' : 'failed']++;
           await sleep(250);
         }
@@ -200,6 +209,12 @@ async function soakOne(posts: number, seconds: number): Promise<BenchRow[]> {
         area,
         measure: `requests in ${seconds} s; load at start / end`,
         value: `${counts.search} searches, ${counts.publish} publishes, ${counts.failed} failed; ${loadAtStart}; ${load()}`,
+      });
+      const ms = (values: number[], p: number): string => `${percentile(values, p).toFixed(0)}`;
+      rows.push({
+        area,
+        measure: 'search / publish p50 / p95 under the soak',
+        value: `${ms(took.search, 0.5)} / ${ms(took.search, 0.95)} ms; ${ms(took.publish, 0.5)} / ${ms(took.publish, 0.95)} ms`,
       });
     } finally {
       await server.stop();

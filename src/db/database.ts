@@ -42,6 +42,15 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
 }
 
+/**
+ * SQLite's page cache per connection, in KiB. better-sqlite3 builds SQLite with 16 MB, which a
+ * server's two connections fill over its first minutes of searches and publishes (malloc's heap
+ * grew 16–21 → 33–34 MB under the soak bench). The file's pages stay in the kernel's cache
+ * either way; at 2 MiB the soak's search and publish p95 and a 10,000-post reindex were no
+ * slower (docs/performance.md, soak).
+ */
+const PAGE_CACHE_KIB = 2048;
+
 /** A connection with the settings every Folio connection has (WAL is the file's, set once by openDatabase). */
 export function openConnection(file: string, busyTimeoutMs: number): Db {
   const db = new Database(file);
@@ -51,6 +60,7 @@ export function openConnection(file: string, busyTimeoutMs: number): Db {
     db.pragma('synchronous = NORMAL');
     // After a checkpoint the log is reused from its start; this trims what a burst left behind.
     db.pragma('journal_size_limit = 67108864');
+    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     return db;
   } catch (err) {
     db.close();

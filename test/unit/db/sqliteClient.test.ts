@@ -28,6 +28,13 @@ const bodies = (db: Db) =>
 describe('SqliteClient', () => {
   sqlClientContract(async () => setUp(2_000, false).client);
 
+  it("bounds SQLite's page cache to 2 MiB on both connections (not better-sqlite3's 16 MB)", async () => {
+    const { db, client } = setUp();
+    expect(db.pragma('cache_size', { simple: true })).toBe(-2048);
+    const writer = await client.transaction((tx) => tx.get<{ cache_size: number }>('PRAGMA cache_size'));
+    expect(writer?.cache_size).toBe(-2048);
+  });
+
   it('runs writes one at a time, in the order they were asked for', async () => {
     const { db, client } = setUp();
     const held = gate();
