@@ -60,6 +60,7 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
     search: search.updater,
     buildSegment: search.work.buildSegment,
     rewriteChunk: search.work.rewriteChunk,
+    rewritesDone: search.work.rewritesDone,
     clock,
     logger,
     metrics,

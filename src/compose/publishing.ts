@@ -53,6 +53,7 @@ interface PublishingParts {
   /** Builds the static search index's segments on the worker threads. */
   buildSegment: PooledSearchWork['buildSegment'];
   rewriteChunk: PooledSearchWork['rewriteChunk'];
+  rewritesDone: PooledSearchWork['rewritesDone'];
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
@@ -98,7 +99,12 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     metrics: parts.metrics,
     cache,
     cdn,
-    staticSearch: new StaticIndexWriter(store, { cacheControl: cache.page, buildSegment: parts.buildSegment, rewriteChunk: parts.rewriteChunk }),
+    staticSearch: new StaticIndexWriter(store, {
+      cacheControl: cache.page,
+      buildSegment: parts.buildSegment,
+      rewriteChunk: parts.rewriteChunk,
+      rewritesDone: parts.rewritesDone,
+    }),
     listingSnapshots: new ListingSnapshotsRepo(parts.sql),
     media: repos.media,
     staticSearchBehind: staticSearchMarks(parts.settings, parts.clock),

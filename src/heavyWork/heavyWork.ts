@@ -80,6 +80,11 @@ export class HeavyWork {
     return this.pool?.retireIdle() ?? true;
   }
 
+  /** Replaces the workers as they become idle (FairWorkerPool.recycle). */
+  recycle(): void {
+    this.pool?.recycle();
+  }
+
   stats(): { waiting: number; running: number; workers: number } {
     return this.pool?.stats() ?? { waiting: 0, running: 0, workers: 0 };
   }

@@ -45,6 +45,13 @@ export interface PooledSearchWork {
   mergeSegments(blogSlug: string, parts: MergeInput[]): Promise<MergedSegment>;
   decode(key: string, body: Buffer): Promise<SegmentData>;
   rewriteChunk(key: string, request: ChunkRewrite): Promise<string>;
+  /**
+   * After a merge's chunk rewrites: the workers that ran them are replaced. A 10,000-post
+   * blog's merge (about 2,000 rewrites every 256 publishes) grows a worker's heap to 28–64 MB,
+   * which V8 keeps while other tasks keep coming (soak RSS growth 16–19 MB against −4–4 MB with
+   * this); a fresh worker costs about 70 ms of a core, off the event loop, once per merge.
+   */
+  rewritesDone(): void;
 }
 
 const tenantOf = (blogSlug: string): string => `blog:${blogSlug}`;
@@ -81,5 +88,6 @@ export function pooledSearchWork(heavy: TaskRunner<SearchTasks>): PooledSearchWo
       if (!heavy.available) return rewrittenChunk(request);
       return heavy.run(tenantOf(key.split('/')[0] ?? key), 'staticChunk', request);
     },
+    rewritesDone: () => heavy.recycle?.(),
   };
 }

@@ -60,6 +60,8 @@ interface Slot<Req, Res> {
   timer: NodeJS.Timeout | null;
   /** The worker said WORKER_READY: its modules are loaded. */
   ready: boolean;
+  /** recycle() was asked while this worker ran a task: it stops when the task ends. */
+  retireWhenDone: boolean;
 }
 
 export class FairWorkerPool<Req, Res> {
@@ -111,6 +113,18 @@ export class FairWorkerPool<Req, Res> {
     for (const slot of this.slots) if (slot.task) return false;
     for (const slot of [...this.slots]) this.retire(slot);
     return true;
+  }
+
+  /**
+   * Replaces every worker: an idle one stops now, a busy one when its task ends; the next task
+   * starts fresh ones. A long run of tasks (a search index merge) grows a worker's heap, which
+   * V8 keeps while tasks keep coming; this gives it back at once.
+   */
+  recycle(): void {
+    for (const slot of [...this.slots]) {
+      if (slot.task) slot.retireWhenDone = true;
+      else this.retire(slot);
+    }
   }
 
   /** Tasks waiting and running, for metrics and tests. */
@@ -239,7 +253,7 @@ export class FairWorkerPool<Req, Res> {
   private startWorker(): Slot<Req, Res> {
     const worker = new Worker(this.options.script, this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {});
     worker.unref();
-    const slot: Slot<Req, Res> = { worker, task: null, timer: null, ready: false };
+    const slot: Slot<Req, Res> = { worker, task: null, timer: null, ready: false, retireWhenDone: false };
     this.slots.add(slot);
     worker.on('message', (reply: TaskReply<Res> | typeof WORKER_READY) => {
       if (reply === WORKER_READY) {
@@ -251,7 +265,9 @@ export class FairWorkerPool<Req, Res> {
       if (!slot.task || reply.id !== slot.task.id) return;
       if ('error' in reply) this.finish(slot, (task) => task.reject(new Error(`worker task failed: ${reply.error}`)));
       else this.finish(slot, (task) => task.resolve(reply.result));
-      this.dispatch();
+      // retire() dispatches too, to a fresh worker.
+      if (slot.retireWhenDone) this.retire(slot);
+      else this.dispatch();
     });
     const fail = (error: Error): void => {
       this.finish(slot, (task) => task.reject(error));

@@ -10,4 +10,6 @@ export interface TaskRunner<T extends TaskTable<T>> {
   /** False when no compiled worker exists: the caller then does the work in place. */
   readonly available: boolean;
   run<K extends keyof T>(tenant: string, kind: K, request: T[K]['request']): Promise<T[K]['result']>;
+  /** Replaces the pool's workers as they become idle: a long run of tasks grew their heaps. */
+  recycle?(): void;
 }

@@ -47,6 +47,8 @@ export interface StaticIndexFilesDeps {
   cacheControl: string;
   /** Rewrites a chunk (chunkRewrite.ts) off the event loop; without it, a merge rewrites in place. */
   rewriteChunk?: ((key: string, request: ChunkRewrite) => Promise<string>) | undefined;
+  /** Told when a merge's chunks have all been rewritten by rewriteChunk. */
+  rewritesDone?: (() => void) | undefined;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -152,6 +154,7 @@ export class StaticIndexFiles {
       await this.putData(key, serialiseChunk(applyRewrite(file, terms, drop)));
       held?.set(key, file);
     });
+    if (onWorkers) this.deps.rewritesDone?.();
     // Durable before the caller goes on: a merge deletes the delta files next.
     await this.deps.store.flush();
     return files.map(([key]) => key);

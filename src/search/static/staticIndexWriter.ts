@@ -52,6 +52,8 @@ export interface StaticIndexOptions {
   parallel?: ParallelBuildOptions;
   /** Rewrites a chunk of a delta merge; the server hands this to worker threads too (chunkRewrite.ts). */
   rewriteChunk?: (key: string, request: ChunkRewrite) => Promise<string>;
+  /** Told when a merge's chunks have all been rewritten by rewriteChunk. */
+  rewritesDone?: () => void;
 }
 
 export class StaticIndexWriter {
@@ -63,7 +65,7 @@ export class StaticIndexWriter {
     private readonly store: SiteStore,
     private readonly options: StaticIndexOptions,
   ) {
-    this.files = new StaticIndexFiles({ store, cacheControl: options.cacheControl, rewriteChunk: options.rewriteChunk });
+    this.files = new StaticIndexFiles({ store, cacheControl: options.cacheControl, rewriteChunk: options.rewriteChunk, rewritesDone: options.rewritesDone });
   }
 
   /** Reads and keeps the blog's state ahead of its first write (the warm-up after a restart). */

@@ -64,11 +64,12 @@ describe('pooled search work', () => {
     await expect(work.decode('blog/_search/seg-y.bin.gz', garbage)).rejects.toBeInstanceOf(SearchIndexFormatError);
   });
 
-  it('rewrites the chunks of a static index delta merge on the workers to the same files as in place', async () => {
+  it('rewrites the chunks of a static index delta merge on the workers to the same files as in place, then replaces those workers', async () => {
     const docs = Array.from({ length: 10 + DELTA_MAX + 1 }, (_, i) =>
       searchDoc({ id: `m${i}`, title: `Harbour note ${i}`, body: `word${i % 7} lantern${i % 3} 항구에서 ${i}` }),
     );
     let onWorkers = 0;
+    let recycled = 0;
     const stores = [new MemorySiteStore(), new MemorySiteStore()];
     const writers = [
       new StaticIndexWriter(stores[0]!, {
@@ -76,6 +77,10 @@ describe('pooled search work', () => {
         rewriteChunk: (key, request) => {
           onWorkers++;
           return work.rewriteChunk(key, request);
+        },
+        rewritesDone: () => {
+          recycled++;
+          work.rewritesDone();
         },
       }),
       new StaticIndexWriter(stores[1]!, { cacheControl: 'public, max-age=60' }),
@@ -89,6 +94,9 @@ describe('pooled search work', () => {
       expect((await w.maintain('merge'))!.written.some((key) => key.includes('/search/t/'))).toBe(true);
     }
     expect(onWorkers).toBeGreaterThan(0);
+    // The workers that ran the merge's rewrites were replaced: idle by then, they stopped at once.
+    expect(recycled).toBe(1);
+    expect(heavy.stats().workers).toBe(0);
     const files = async (s: MemorySiteStore) =>
       Promise.all(
         (await s.list('merge/search/')).sort().map(async (key) => [key, (await s.getBody(key))!.toString('utf8').replace(/"revision":"[0-9a-f]+"/, '')]),

@@ -25,7 +25,8 @@ const dir = mkdtempSync(join(tmpdir(), 'folio-pool-'));
 const script = pathToFileURL(join(dir, 'worker.mjs'));
 /** A worker whose modules take a second to load, as a cold one does on a loaded machine. */
 const slowStart = pathToFileURL(join(dir, 'slow-start.mjs'));
-const body = (startMs: number) => `import { parentPort } from 'node:worker_threads';
+// A task labelled 'thread' answers with its worker's thread id.
+const body = (startMs: number) => `import { parentPort, threadId } from 'node:worker_threads';
 const loaded = Date.now() + ${startMs};
 while (Date.now() < loaded) {}
 parentPort.on('message', ({ id, request }) => {
@@ -38,7 +39,7 @@ parentPort.on('message', ({ id, request }) => {
   }
   const until = Date.now() + (request.ms ?? 0);
   while (Date.now() < until) {}
-  parentPort.postMessage({ id, result: request.label });
+  parentPort.postMessage({ id, result: request.label === 'thread' ? String(threadId) : request.label });
 });
 parentPort.postMessage('${WORKER_READY}');
 `;
@@ -134,6 +135,25 @@ describe('FairWorkerPool', () => {
     p.prestart();
     expect(p.stats().workers).toBe(2);
     await vi.waitFor(() => expect(p.stats().workers).toBe(0), { timeout: 10_000, interval: 20 });
+  });
+
+  it('replaces its workers on recycle: an idle one at once, a busy one when its task ends', async () => {
+    const p = start(2);
+    const g = gates(['held']);
+    const held = p.run('a', g.task('held'));
+    expect(await g.startedCount(1)).toEqual(['held']);
+    const idle = await p.run('b', { label: 'thread' });
+    p.recycle();
+    // The idle worker is gone; the busy one finishes its task first.
+    expect(p.stats()).toEqual({ waiting: 0, running: 1, workers: 1 });
+    g.release('held');
+    expect(await held).toBe('held');
+    expect(p.stats().workers).toBe(0);
+    // The next tasks start fresh workers.
+    const fresh = await Promise.all([p.run('a', { label: 'thread' }), p.run('b', { label: 'thread' })]);
+    expect(fresh).not.toContain(idle);
+    expect(new Set(fresh).size).toBe(2);
+    expect(p.stats().workers).toBe(2);
   });
 
   it('keeps its workers between tasks when no idleMs is set', async () => {
