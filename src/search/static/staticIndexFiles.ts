@@ -142,19 +142,23 @@ export class StaticIndexFiles {
     const { rewriteChunk } = this.deps;
     // Nothing held (a delta merge, hundreds of chunks): each chunk's CPU goes to the worker pool.
     const onWorkers = !held && rewriteChunk ? { dropExisting: [...drop.existing], dropAdded: [...drop.added] } : null;
-    await forEachConcurrently(files, WRITE_CONCURRENCY, async ([key, terms]) => {
-      if (onWorkers) {
-        const stored = (await this.deps.store.getBody(key))?.toString('utf8') ?? null;
-        await this.putData(key, await rewriteChunk!(key, { stored, additions: terms, ...onWorkers }));
-        return;
-      }
-      const file = held?.get(key) ?? decodeChunk((await this.readJson<ChunkFile>(key)) ?? {});
-      // Taken out until written: a failed write drops the state, and with it what it held.
-      held?.delete(key);
-      await this.putData(key, serialiseChunk(applyRewrite(file, terms, drop)));
-      held?.set(key, file);
-    });
-    if (onWorkers) this.deps.rewritesDone?.();
+    try {
+      await forEachConcurrently(files, WRITE_CONCURRENCY, async ([key, terms]) => {
+        if (onWorkers) {
+          const stored = (await this.deps.store.getBody(key))?.toString('utf8') ?? null;
+          await this.putData(key, await rewriteChunk!(key, { stored, additions: terms, ...onWorkers }));
+          return;
+        }
+        const file = held?.get(key) ?? decodeChunk((await this.readJson<ChunkFile>(key)) ?? {});
+        // Taken out until written: a failed write drops the state, and with it what it held.
+        held?.delete(key);
+        await this.putData(key, serialiseChunk(applyRewrite(file, terms, drop)));
+        held?.set(key, file);
+      });
+    } finally {
+      // A merge that failed half-way grew the workers' heaps as much as one that ended.
+      if (onWorkers) this.deps.rewritesDone?.();
+    }
     // Durable before the caller goes on: a merge deletes the delta files next.
     await this.deps.store.flush();
     return files.map(([key]) => key);

@@ -103,4 +103,26 @@ describe('pooled search work', () => {
       );
     expect(await files(stores[0]!)).toEqual(await files(stores[1]!));
   });
+
+  it('replaces the workers after a delta merge whose rewrites failed half-way, too', async () => {
+    const docs = Array.from({ length: 10 + DELTA_MAX + 1 }, (_, i) => searchDoc({ id: `f${i}`, title: `Failing note ${i}`, body: `word${i % 7} ${i}` }));
+    let calls = 0;
+    let recycled = 0;
+    const writer = new StaticIndexWriter(new MemorySiteStore(), {
+      cacheControl: 'public, max-age=60',
+      rewriteChunk: async (key, request) => {
+        if (++calls === 2) throw new Error('worker lost');
+        return work.rewriteChunk(key, request);
+      },
+      rewritesDone: () => {
+        recycled++;
+        work.rewritesDone();
+      },
+    });
+    await writer.rebuild('failing', docs.slice(0, 10));
+    for (const doc of docs.slice(10)) await writer.upsert('failing', [doc]);
+    await expect(writer.maintain('failing')).rejects.toThrow('worker lost');
+    expect(calls).toBeGreaterThan(1);
+    expect(recycled).toBe(1);
+  });
 });
