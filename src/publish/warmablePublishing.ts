@@ -23,6 +23,12 @@ export interface WarmablePublishing {
   /** Lets go of the listings in memory (a server at rest, after `saveListings`); returns how many. */
   releaseListings(): number;
   /**
+   * Lets go of what both search indexes keep between a blog's writes (the static index's state,
+   * naming every post; the API index's segment ids), after `releaseListings`; returns how many
+   * static states. The next write of a blog reads its own again, as after a restart.
+   */
+  releaseIndexStates(): number;
+  /**
    * Loads what a blog's first publish would otherwise wait for: its listing and the rows its
    * pages list, the state of both search indexes, the theme (compiled on first use), the collator
    * its tag index sorts with. False when the blog is gone.
@@ -43,7 +49,7 @@ export interface WarmablePublishingDeps {
   theme: Theme;
   listings: Pick<ListingCache, 'get' | 'recent' | 'save' | 'release'>;
   load: Pick<PostChangeLoader, 'load'>;
-  indexes: Pick<SearchIndexes, 'warm' | 'rehearse'>;
+  indexes: Pick<SearchIndexes, 'warm' | 'rehearse' | 'release'>;
   /** Whether the blog ran a post job in this process: nothing is left to compile for it. */
   publishedSinceStart: (blogId: string) => boolean;
 }
@@ -54,6 +60,7 @@ export function createWarmablePublishing(deps: WarmablePublishingDeps): Warmable
     recentListings: () => listings.recent(),
     saveListings: (now) => listings.save(now),
     releaseListings: () => listings.release(),
+    releaseIndexStates: () => deps.indexes.release(),
 
     async prepareForPublishing(blogId) {
       const blog = await blogs.findById(blogId);

@@ -23,6 +23,8 @@ export interface SearchIndexUpdater {
   drop(blogSlug: string): Promise<void>;
   /** Loads what the blog's next write reads (the index, the post ids of its segments). */
   warm?(blogSlug: string): Promise<void>;
+  /** Lets go of what `warm` and earlier writes keep between writes (a server at rest); the next write reads it again. */
+  release?(): void;
   /** Runs the CPU side of an upsert of these documents, writing nothing (the warm-up's dry run). */
   rehearse?(docs: readonly SearchDocument[]): Promise<void>;
 }

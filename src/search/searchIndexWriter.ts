@@ -53,6 +53,7 @@ export class SearchIndexWriter {
   private readonly commits: IndexCommitter;
   private readonly merger: IndexMerger;
   private readonly rebuilds: IndexRebuildDeps;
+  private readonly bases: WriteBases;
 
   constructor(
     store: SiteStore,
@@ -60,6 +61,7 @@ export class SearchIndexWriter {
   ) {
     const cache = options.cache ?? new SearchIndexCache(store);
     const bases = new WriteBases(store, cache);
+    this.bases = bases;
     this.policy = {
       headMaxDocs: options.headMaxDocs ?? DEFAULT_MERGE_POLICY.headMaxDocs,
       mergeFactor: options.mergeFactor ?? DEFAULT_MERGE_POLICY.mergeFactor,
@@ -86,6 +88,11 @@ export class SearchIndexWriter {
    */
   async warm(blogSlug: string): Promise<void> {
     await this.commits.exclusive(blogSlug, () => this.commits.base(blogSlug));
+  }
+
+  /** Lets go of what `warm` and earlier writes opened (a server at rest): segment ids, head segments. */
+  release(): void {
+    this.bases.release();
   }
 
   /**

@@ -73,6 +73,11 @@ export class WriteBases {
     return views;
   }
 
+  /** Lets go of every blog's opened segments (a server at rest); a write in flight keeps its own. */
+  release(): void {
+    this.opened.clear();
+  }
+
   /**
    * Keeps the segments a write of this process just stored (the new head): the next write of the
    * blog finds them here instead of reading them back.

@@ -69,13 +69,14 @@ export class WarmUp {
 
   /**
    * The other direction, for a server at rest (warmup/rest.ts): records and saves as `remember`
-   * does, then lets go of the listings and the search indexes. The lists stay recorded (an empty
+   * does, then lets go of the listings, the search indexes and what their writes keep. The lists stay recorded (an empty
    * cache records nothing), so the next start still warms them; until then the next publish of a
    * blog restores its listing from the snapshot just saved, and its next query loads its index.
    */
-  async rest(): Promise<{ searchBytes: number; listings: number }> {
+  async rest(): Promise<{ searchBytes: number; listings: number; indexStates: number }> {
     await this.remember();
-    return { listings: this.deps.listings.releaseListings(), searchBytes: this.deps.cache.release() };
+    const listings = this.deps.listings.releaseListings();
+    return { listings, indexStates: this.deps.listings.releaseIndexStates(), searchBytes: this.deps.cache.release() };
   }
 
   /**

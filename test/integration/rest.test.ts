@@ -15,6 +15,7 @@ import { RequestActivity } from '../../src/warmup/idleSteps.js';
 import { Rest } from '../../src/warmup/rest.js';
 import { compiledScript } from '../../src/workers/compiledScript.js';
 import { image } from '../support/images.js';
+import { staticSearch } from '../support/staticSearchIndex.js';
 
 /** npm test builds the workers first; without them the codec runs in place and no thread starts. */
 const imageThreadBuilt = compiledScript('media/imageWorker') !== null;
@@ -67,6 +68,14 @@ describe('a server at rest', () => {
       const expectCheckpointer = (running: boolean) => {
         if (checkpointerRuns) expect(app.folio.db.pragma('wal_autocheckpoint', { simple: true })).toBe(running ? 0 : 1000);
       };
+      // What the rest let go of, as its log line says.
+      const rested: { listings?: number; indexStates?: number }[] = [];
+      const restLog = createLogger('info', {
+        write: (line: string) => {
+          const entry = JSON.parse(line) as { msg: string; listings?: number; indexStates?: number };
+          if (entry.msg.startsWith('at rest')) rested.push(entry);
+        },
+      });
       const rest = new Rest({
         activity,
         afterMs: 200,
@@ -75,7 +84,7 @@ describe('a server at rest', () => {
         database: { rest: () => app.folio.restDatabase() },
         counting: app.folio.analytics,
         collect: collectGarbage,
-        logger: createLogger('silent'),
+        logger: restLog,
       });
       // A request in flight (its body not sent yet): nothing is let go, however long it lasts.
       const open = connect((server.address() as AddressInfo).port, '127.0.0.1');
@@ -96,6 +105,9 @@ describe('a server at rest', () => {
       expect(app.folio.searchCacheStats()).toEqual({ bytes: 0, blogs: [] });
       expectWriteConnection(false);
       expect(app.folio.publisher.recentListings()).toEqual([]);
+      // The static index's state (it names every post) went with the listing.
+      expect(rested).toMatchObject([{ listings: 1, indexStates: 1 }]);
+      expect(app.folio.publisher.releaseIndexStates()).toBe(0);
       expect(app.folio.heavy.stats().workers).toBe(0);
       expect(app.folio.media.imageThreadRunning).toBe(false);
       // What was in use stays recorded: the next start warms the same blog.
@@ -116,6 +128,8 @@ describe('a server at rest', () => {
       expectWriteConnection(true);
       expectCheckpointer(true);
       expect(await search('words')).toBe(2);
+      // Both index writes read their state again from the store: the reader's index has both posts.
+      expect((await staticSearch(app.folio.store, blog.slug, 'words', 0, 10)).total).toBe(2);
       const home = await app.folio.store.get(`${blog.slug}/index.html`);
       expect(home?.body.toString()).toContain('Second');
       expect(home?.body.toString()).toContain('Resting words');

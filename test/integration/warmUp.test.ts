@@ -90,6 +90,7 @@ describe('warm-up after a restart', () => {
       dryRunPublish: async () => {},
       saveListings: async () => 0,
       releaseListings: () => 0,
+      releaseIndexStates: () => 0,
     };
     const warmUp = new WarmUp({ settings, cache, listings, clock: new FakeClock(), logger: createLogger('silent') });
     expect((await warmUp.warm()).search).toEqual(['c', 'b']);
@@ -127,6 +128,7 @@ describe('warm-up after a restart', () => {
       dryRunPublish: async (blogId: string) => void steps.push(`dry run ${blogId}`),
       saveListings: async () => 0,
       releaseListings: () => 0,
+      releaseIndexStates: () => 0,
     };
     const warmUp = new WarmUp({ settings, cache, listings, clock: new FakeClock(), logger: createLogger('silent') });
     const result = await warmUp.warm({ whenQuiet: async () => void steps.push('quiet') });

@@ -73,6 +73,12 @@ export class SearchIndexes {
     await Promise.all([this.deps.staticSearch.warm(blogSlug), this.deps.search.warm?.(blogSlug)]);
   }
 
+  /** Lets go of what `warm` and the writes keep between writes, in both indexes (a server at rest); returns the static states let go. */
+  release(): number {
+    this.deps.search.release?.();
+    return this.deps.staticSearch.release();
+  }
+
   /** What postChanged would compute for this post, written nowhere: its search text, and the CPU side of both upserts. */
   async rehearse(blog: BlogWithDomain, live: SitePost): Promise<void> {
     const doc = await this.documents.of(blog, live);

@@ -22,6 +22,8 @@ export interface StaticSearchIndex {
   maintain(blogSlug: string): Promise<StaticIndexChange | null>;
   /** Reads the blog's index state ahead of its first write (a warm-up after a restart). */
   warm(blogSlug: string): Promise<void>;
+  /** Lets go of the states kept between writes (a server at rest); each blog's next write reads its own again. */
+  release(): number;
   /** Runs the CPU side of an upsert of these documents, writing nothing (the warm-up's dry run). */
   rehearse(docs: readonly SearchDocument[]): Promise<void>;
   /** Resolves once no write or upkeep of any blog is running or queued. */

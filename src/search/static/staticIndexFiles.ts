@@ -82,6 +82,16 @@ export class StaticIndexFiles {
     return this.states.has(blogSlug);
   }
 
+  /**
+   * Lets go of every kept state (a server at rest); returns how many. A write in flight has taken
+   * its blog's out (readState) and keeps it again when it commits.
+   */
+  release(): number {
+    const count = this.states.size;
+    this.states.clear();
+    return count;
+  }
+
   /** Keeps a state read ahead of the blog's first write (the warm-up after a restart). */
   keep(blogSlug: string, state: StaticState): void {
     this.hold(blogSlug, state);

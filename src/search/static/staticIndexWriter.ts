@@ -78,6 +78,11 @@ export class StaticIndexWriter {
     });
   }
 
+  /** Lets go of the states kept between writes (a server at rest); returns how many. */
+  release(): number {
+    return this.files.release();
+  }
+
   /**
    * Whether the blog has a static index of this format. An upgrade from before it has none, and
    * one of an older format cannot be read by the new page script: both are rebuilt
