@@ -81,6 +81,7 @@ const integration = [
   'postStates',
   'postTextCounts',
   'previews',
+  'publishBesideFullRender',
   'publishing',
   'publishingFaults',
   'publishingLargeBlog',

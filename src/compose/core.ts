@@ -66,6 +66,7 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
     metrics,
     jobHandler: options.jobHandler,
     jobBatchHandler: options.jobBatchHandler,
+    jobBesideHandler: options.jobBesideHandler,
     leases,
   });
   const { publisher } = publishing;
@@ -116,6 +117,7 @@ export async function buildCore(options: ComposeOptions): Promise<Core> {
     runner,
     handleJob: publisher.handle,
     handleJobs: publisher.handleBatch,
+    handleJobsBeside: publisher.handleBeside,
     urls,
     store,
     publisher,

@@ -4,7 +4,7 @@ import type { Config } from '../config/config.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/logger.js';
 import type { SiteStore } from '../storage/siteStore.js';
-import type { BatchHandler, JobHandler, JobRunner } from '../publish/jobs/jobRunner.js';
+import type { BatchHandler, JobHandler, JobRunner, RunBeside } from '../publish/jobs/jobRunner.js';
 import type { Publishing } from '../publish/publishing.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
 import type { DomainResolver, DomainsService } from '../services/domains.js';
@@ -76,6 +76,8 @@ export interface ComposeOptions {
   jobHandler?: JobHandler;
   /** With `jobHandler`: replaces the handler of folded post jobs; without it a replaced handler runs every job alone. */
   jobBatchHandler?: BatchHandler['run'];
+  /** With `jobHandler`: replaces the handler of post jobs run beside a blog's full render. */
+  jobBesideHandler?: RunBeside;
   /** Replaces the search engine built on the store (tests of other parts). */
   search?: { searcher: BlogSearcher; updater: SearchIndexUpdater };
   resolver?: DomainResolver;
@@ -125,6 +127,8 @@ export interface FolioCore {
   handleJob: JobHandler;
   /** What the runner does with folded post jobs unless ComposeOptions.jobBatchHandler replaced it. */
   handleJobs: BatchHandler['run'];
+  /** What the runner does with post jobs run beside a full render unless ComposeOptions.jobBesideHandler replaced it. */
+  handleJobsBeside: RunBeside;
   urls: SiteUrls;
   store: SiteStore;
   publisher: Publishing;

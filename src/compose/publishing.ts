@@ -11,7 +11,7 @@ import { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import { SiteRepo } from '../db/siteRepo.js';
 import { SqliteSummaryReader } from '../db/summaryReader.js';
 import { ListingSnapshotsRepo } from '../db/listingSnapshotsRepo.js';
-import type { BatchHandler, JobHandler } from '../publish/jobs/jobRunner.js';
+import type { BatchHandler, JobHandler, RunBeside } from '../publish/jobs/jobRunner.js';
 import type { BlogLeases } from '../publish/jobs/blogLeases.js';
 import { createPublishing, type Publishing } from '../publish/publishing.js';
 import type { SearchIndexUpdater } from '../search/ports.js';
@@ -61,6 +61,8 @@ interface PublishingParts {
   jobHandler: JobHandler | undefined;
   /** Replaces the handler of folded post jobs beside `jobHandler`. */
   jobBatchHandler: BatchHandler['run'] | undefined;
+  /** Replaces the handler of post jobs run beside a full render beside `jobHandler`. */
+  jobBesideHandler: RunBeside | undefined;
   /** Which node writes a blog now (several nodes on PostgreSQL). */
   leases: BlogLeases | undefined;
 }
@@ -112,6 +114,7 @@ export function composePublishing(parts: PublishingParts): PublishingPart {
     beforeJob: () => storeWatch.assertOwnStore(),
     ...(parts.jobHandler ? { jobHandler: parts.jobHandler } : {}),
     ...(parts.jobBatchHandler ? { jobBatchHandler: parts.jobBatchHandler } : {}),
+    ...(parts.jobBesideHandler ? { jobBesideHandler: parts.jobBesideHandler } : {}),
   });
   return { publisher, mediaRemoval, storeWatch };
 }

@@ -7,7 +7,7 @@
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { AccountsRepo } from '../db/accountsRepo.js';
 import type { BlogsRepo } from '../db/blogsRepo.js';
-import type { JobsRepo } from '../db/jobsRepo.js';
+import type { JobsRepo, PublishJob } from '../db/jobsRepo.js';
 import type { MediaRepo } from '../db/mediaRepo.js';
 import type { ObjectHashesRepo } from '../db/objectHashesRepo.js';
 import type { SiteRepo } from '../db/siteRepo.js';
@@ -19,7 +19,7 @@ import type { SiteUrls } from '../domain/siteUrls.js';
 import type { SiteStore } from '../storage/siteStore.js';
 import type { CardDrawer } from './cards/cardDrawer.js';
 import { dispatchJob } from './jobs/dispatchJob.js';
-import { JobRunner, MAX_BATCH, type BatchHandler, type JobHandler } from './jobs/jobRunner.js';
+import { JobRunner, MAX_BATCH, type BatchHandler, type JobHandler, type RunBeside } from './jobs/jobRunner.js';
 import { ListingCache, type SnapshotStore } from './listing/listingCache.js';
 import type { SummaryReader } from './listing/blogListing.js';
 import { RenderSlots } from './parallel/renderSlots.js';
@@ -101,6 +101,8 @@ export interface PublishingDeps {
   jobHandler?: JobHandler;
   /** Replaces `handleBatch` for folded post jobs beside `jobHandler`; without it, a replaced handler runs every job alone. */
   jobBatchHandler?: BatchHandler['run'];
+  /** Replaces `handleBeside` beside `jobHandler` (tests that record what ran). */
+  jobBesideHandler?: RunBeside;
 }
 
 export interface Publishing extends WarmablePublishing {
@@ -110,6 +112,8 @@ export interface Publishing extends WarmablePublishing {
   handle: JobHandler;
   /** Carries out consecutive post jobs of one blog as one batch: `beforeJob`, then the post change pipeline. */
   handleBatch: BatchHandler['run'];
+  /** Carries out post jobs between two chunks of their blog's full render: `beforeJob`, then the post change pipeline. */
+  handleBeside: RunBeside;
   /** Re-renders every object of the blog; `force` uploads even objects whose hash matches. */
   rebuild(blog: BlogWithDomain, options?: RebuildOptions): Promise<WriteResult>;
   /** Compares the store with what the database says the blog should be. */
@@ -189,7 +193,12 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     indexes,
     media: deps.media,
     store,
-    runPostJob: (job) => postChange.run(job),
+    runPostJobs: (jobs) => postChange.runBatch(jobs),
+    // The runner is built below; a site job asks it only while it runs. A replaced job handler
+    // without its own beside handler runs every job in its own turn.
+    ...(deps.jobHandler && !deps.jobBesideHandler
+      ? {}
+      : { runBeside: (running: PublishJob) => runner.runBeside(running, deps.jobBesideHandler ?? handleBeside) }),
     reindex: (blog) => reindex.reindex(blog),
     // The render named the blog's cards again: a backlog of an earlier one may list old ones.
     queueCards: (blog) => {
@@ -223,6 +232,10 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     await deps.beforeJob?.();
     await postChange.runBatch(jobs);
   };
+  const handleBeside: RunBeside = async (jobs) => {
+    await deps.beforeJob?.();
+    return postChange.runBeside(jobs);
+  };
   // Post changes queued behind a blog's running job fold into its next run (docs/publishing.md#coalesced-publishing).
   const runBatch = (deps.maxBatch ?? MAX_BATCH) > 1 ? (deps.jobHandler ? deps.jobBatchHandler : handleBatch) : undefined;
   const runner = new JobRunner({
@@ -249,6 +262,7 @@ export function createPublishing(deps: PublishingDeps): Publishing {
     runner,
     handle,
     handleBatch,
+    handleBeside,
     rebuild: (blog, options) => rebuild.rebuild(blog, options),
     verify: (blog) => rebuild.verify(blog),
     reindex: (blog) => reindex.reindex(blog),

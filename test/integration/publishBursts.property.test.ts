@@ -1,8 +1,9 @@
 /**
  * Bursts of changes at one blog from several clients at once (issue #31): fast-check draws each
  * client's commands — create (draft or published), edit of title, text or tags, publish,
- * unpublish, rename, delete, a new date for a published post, and aliases (old paths, or another
- * post's address) — and the clients send theirs over real HTTP, each in its own
+ * unpublish, rename, delete, a new date for a published post, aliases (old paths, or another
+ * post's address), and a new blog name (a full render, which the other clients' post jobs run
+ * beside, between its chunks) — and the clients send theirs over real HTTP, each in its own
  * order, all of them at the same time. Once the job runner is idle, the store must be what a
  * fresh full rebuild of the same database makes: the database is copied (VACUUM INTO) into a
  * second data dir, a second app rebuilds the blog into that dir's empty folder store, and both
@@ -41,6 +42,8 @@ type Command = (
   | { op: 'redate'; target: number; daysBefore: number }
   /** Aliases: paths of ALIASES, or (a number) the address of the post at that index. */
   | { op: 'alias'; target: number; paths: (string | number)[] }
+  /** A new blog name: a `site` job renders the whole blog, and the posts' jobs run beside it. */
+  | { op: 'name'; words: string[] }
 ) & {
   /** How far the shared fake clock moves first: posts get dates in other hours, days and months. */
   later: number;
@@ -79,6 +82,7 @@ const operation = fc.oneof(
     weight: 1,
     arbitrary: fc.record({ op: fc.constant('alias' as const), target, paths: fc.uniqueArray(fc.oneof(fc.constantFrom(...ALIASES), target), { maxLength: 2 }) }),
   },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('name' as const), words: words(1, 3) }) },
 );
 const command: fc.Arbitrary<Command> = fc.tuple(operation, later).map(([op, ms]) => ({ ...op, later: ms }));
 /** Each client's commands, 12 to 24 in all: one to two seconds a run on this machine. */
@@ -95,6 +99,7 @@ const ALLOWED: Record<Command['op'], number[]> = {
   // 400: a draft given a date, or an alias that is the post's own address.
   redate: [200, 400, 404, 409],
   alias: [200, 400, 404, 409],
+  name: [200],
 };
 
 let t: TestApp;
@@ -125,7 +130,9 @@ async function send(blog: BuiltBlog, slugs: Slugs, cmd: Command): Promise<void> 
   const request = (method: string, path: string, body?: unknown) =>
     blog.actor.request(method, path, { blogId: blog.id, ...(body === undefined ? {} : { body }) });
   let res;
-  if (cmd.op === 'create') {
+  if (cmd.op === 'name') {
+    res = await request('PUT', `/v1/blogs/${blog.id}`, { name: cmd.words.join(' ') });
+  } else if (cmd.op === 'create') {
     res = await request('POST', '/v1/posts', { title: cmd.title.join(' '), content: cmd.content.join(' '), tags: cmd.tags, status: cmd.status });
     if (res.status === 201) slugs.all.push(res.body.slug);
   } else {

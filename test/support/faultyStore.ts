@@ -12,6 +12,8 @@ export class FaultyStore implements SiteStore {
   /** With failAfterPuts: only puts fail (a backend refusing writes), the rest keeps working. */
   putsOnly = false;
   puts = 0;
+  /** Puts of the keys it accepts fail, the rest works (a backend refusing some objects). */
+  failPut: ((key: string) => boolean) | null = null;
 
   constructor(private readonly inner: SiteStore) {}
 
@@ -23,6 +25,7 @@ export class FaultyStore implements SiteStore {
 
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
     this.check(true);
+    if (this.failPut?.(key)) throw new StorageError(`store refused ${key} (simulated)`);
     this.puts += 1;
     return this.inner.put(key, body, options);
   }

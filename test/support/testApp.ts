@@ -8,6 +8,7 @@ import { compose, type ComposeOptions, type Folio } from '../../src/compose/comp
 import { createLogger, type Logger } from '../../src/lib/logger.js';
 import { createHttpServer } from '../../src/http/httpServer.js';
 import type { PublishJob } from '../../src/db/jobsRepo.js';
+import type { RunBeside } from '../../src/publish/jobs/jobRunner.js';
 import type { Plan } from '../../src/domain/plans.js';
 import type { BlogSearcher } from '../../src/search/ports.js';
 import { inject } from 'vitest';
@@ -124,6 +125,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   // and are also recorded so tests can see which jobs a request produced.
   let publish: ((job: PublishJob) => Promise<void>) | null = null;
   let publishBatch: ((jobs: readonly PublishJob[]) => Promise<void>) | null = null;
+  let publishBeside: RunBeside | null = null;
   const logger = options.logger ?? createLogger('silent');
   const folio = await compose({
     config,
@@ -144,6 +146,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
             handledJobs.push(...jobs);
             await publishBatch?.(jobs);
           },
+          // And post jobs run between two chunks of a full render, unless left to their own turn
+          // (null): that turn records them.
+          jobBesideHandler: async (jobs: readonly PublishJob[]) => {
+            let keys: readonly string[] | null = [];
+            try {
+              keys = publishBeside ? await publishBeside(jobs) : null;
+              return keys;
+            } finally {
+              if (keys !== null) handledJobs.push(...jobs);
+            }
+          },
         }),
     ...(options.searcher && options.searchUpdater ? { search: { searcher: options.searcher, updater: options.searchUpdater } } : {}),
     resolver: options.resolver ?? fakeResolver,
@@ -153,6 +166,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   publish = folio.handleJob;
   publishBatch = folio.handleJobs;
+  publishBeside = folio.handleJobsBeside;
   const server: Server = createHttpServer(folio.listener, logger);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -11,6 +11,16 @@ export type JobHandler = (job: PublishJob) => Promise<void>;
 
 const MAX_BACKOFF_MS = 5 * 60 * 1000;
 
+/**
+ * What a whole-blog job's turn gives the post jobs waiting behind it (runBeside): the batch's
+ * keys, or null when the batch must wait for its own turn after all (it would render the whole
+ * blog again) and nothing was done.
+ */
+export type RunBeside = (jobs: readonly PublishJob[]) => Promise<readonly string[] | null>;
+
+/** What runBeside did: the keys the batch rendered or deleted, or why it ran nothing. */
+export type BesideOutcome = { ran: true; keys: readonly string[] } | { ran: false; again: boolean };
+
 /** Jobs folded into one run at most, by default: a batch holds its blog for a bounded time. */
 export const MAX_BATCH = 200;
 
@@ -58,6 +68,8 @@ export class JobRunner {
   private readonly ranInBatch = new Set<number>();
   /** Background starts still reading their jobs, before they are queued: idle() waits for them too. */
   private readonly starting = new Set<Promise<void>>();
+  /** Queued jobs whose request waits, answered by runBeside before their turn comes. */
+  private readonly answers = new Map<number, { answered: Promise<void>; answer: () => void }>();
 
   constructor(private readonly deps: JobRunnerDeps) {}
 
@@ -106,10 +118,67 @@ export class JobRunner {
     await this.perBlog.idle();
   }
 
+  /**
+   * Runs now, as one batch, the post jobs of the blog recorded right after `running` (a
+   * whole-blog job, between two chunks of its render) and answers their requests: a big blog's
+   * full render takes a while, and its publishes need not wait for it (pipelines/rebuildSite.ts
+   * says how the render keeps out of their way). Jobs are taken in id order up to the first of
+   * another kind, so kinds keep their order; their own turns, queued behind `running`, then find
+   * them done. `again` is false when nothing should be asked for again during this render: a
+   * batch failed (its jobs back off as in their own turn) or must wait for its turn after all.
+   */
+  async runBeside(running: PublishJob, run: RunBeside): Promise<BesideOutcome> {
+    const { batch, jobs } = this.deps;
+    if (!batch) return { ran: false, again: false };
+    const waiting: PublishJob[] = [];
+    for (const pending of await jobs.pendingFrom(running.blogId, running.id + 1, batch.max ?? MAX_BATCH)) {
+      if (!batch.folds(pending.kind)) break;
+      waiting.push(pending);
+    }
+    if (waiting.length === 0) return { ran: false, again: true };
+    const started = Date.now();
+    let keys: readonly string[] | null = null;
+    let failure: unknown = null;
+    try {
+      keys = await run(waiting);
+    } catch (err) {
+      failure = err;
+    }
+    if (failure === null && keys === null) return { ran: false, again: false };
+    await this.record(waiting, failure, started);
+    for (const job of waiting) {
+      // A failed batch tried them: their turn leaves them to the tick, as after a batch of their own.
+      if (failure !== null && this.inFlight.has(job.id)) this.ranInBatch.add(job.id);
+      this.answers.get(job.id)?.answer();
+    }
+    return failure === null && keys ? { ran: true, keys } : { ran: false, again: false };
+  }
+
   private enqueue(job: PublishJob, wait: boolean): Promise<void> {
-    if (this.inFlight.has(job.id)) return this.perBlog.settled(job.blogId);
+    if (this.inFlight.has(job.id)) return wait ? Promise.race([this.perBlog.settled(job.blogId), this.answerOf(job.id)]) : this.perBlog.settled(job.blogId);
     this.inFlight.add(job.id);
-    return this.perBlog.run(job.blogId, () => this.executeHolding(job, wait)).finally(() => this.inFlight.delete(job.id));
+    const turn = this.perBlog
+      .run(job.blogId, () => this.executeHolding(job, wait))
+      .finally(() => {
+        this.inFlight.delete(job.id);
+        this.answers.delete(job.id);
+      });
+    // A request's job may be run beside a whole-blog job ahead of it (runBeside): answered then.
+    return wait ? Promise.race([turn, this.answerOf(job.id)]) : turn;
+  }
+
+  /** Settles when runBeside has run the job (never, if its own turn runs it). */
+  private answerOf(id: number): Promise<void> {
+    let entry = this.answers.get(id);
+    if (!entry) {
+      let answer = () => {};
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      entry = { answered, answer };
+      this.answers.set(id, entry);
+    }
+    return entry.answered;
   }
 
   /** Runs the job holding its blog; while another node holds it, waits (a request's jobs) or leaves it. */
@@ -128,7 +197,7 @@ export class JobRunner {
   }
 
   private async execute(job: PublishJob): Promise<void> {
-    const { jobs, clock, logger, metrics } = this.deps;
+    const { jobs } = this.deps;
     const ranInBatch = this.ranInBatch.delete(job.id);
     // Another runner (or an earlier retry) may have finished it while this one waited its turn.
     const current = await jobs.findById(job.id);
@@ -146,6 +215,13 @@ export class JobRunner {
     } catch (err) {
       failure = err;
     }
+    await this.record(batch, failure, started);
+  }
+
+  /** Marks a run's jobs done, or failed with a backoff before their retry. */
+  private async record(batch: readonly PublishJob[], failure: unknown, started: number): Promise<void> {
+    const { jobs, clock, logger, metrics } = this.deps;
+    const job = batch[0]!;
     for (const member of batch) metrics?.observeJob(member.kind, failure === null ? 'done' : 'failed', (Date.now() - started) / 1000);
     try {
       if (failure === null) {
@@ -163,7 +239,7 @@ export class JobRunner {
         await jobs.markAttemptFailed(member.id, message, new Date(now.getTime() + delay).toISOString(), now.toISOString(), false);
       }
       logger.warn(
-        { job: job.id, jobs: batch.length, kind: job.kind, blog: job.blogSlug, attempt: current.attempts + 1, err: message },
+        { job: job.id, jobs: batch.length, kind: job.kind, blog: job.blogSlug, attempt: job.attempts + 1, err: message },
         'publish job failed; will retry',
       );
     } catch (err) {

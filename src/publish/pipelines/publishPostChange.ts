@@ -41,6 +41,11 @@ export interface PostChangePipelineDeps {
 export class PostChangePipeline {
   /** Blogs that ran a post job in this process. */
   private readonly published = new Set<string>();
+  /**
+   * Blogs whose language a batch run beside their full render tipped, and left for later: the
+   * listing reports the tip to one read only, so the batch's own turn must know it from here.
+   */
+  private readonly tipped = new Set<string>();
 
   constructor(private readonly deps: PostChangePipelineDeps) {}
 
@@ -61,11 +66,25 @@ export class PostChangePipeline {
    * state again, so it converges whatever the batch wrote before it failed.
    */
   async runBatch(jobs: readonly PublishJob[]): Promise<void> {
+    await this.change(jobs, false);
+  }
+
+  /**
+   * runBatch between two chunks of the blog's full render (jobs/jobRunner.ts runBeside): returns
+   * the keys the batch rendered, deleted or will draw, which the render then leaves as they are,
+   * or null, having done nothing, when the batch would render the whole blog (a new date, the
+   * language tipped): that waits for its own turn, after the render.
+   */
+  runBeside(jobs: readonly PublishJob[]): Promise<string[] | null> {
+    return this.change(jobs, true);
+  }
+
+  private async change(jobs: readonly PublishJob[], beside: boolean): Promise<string[] | null> {
     const { blogs, site, load, store, hashes, purge } = this.deps;
     const first = jobs[0];
-    if (!first) return;
+    if (!first) return [];
     const blog = await blogs.findById(first.blogId);
-    if (!blog) return; // deleted since: its site_delete job removes everything
+    if (!blog) return []; // deleted since: its site_delete job removes everything
     const changes = jobs.map((job) => {
       if (!job.payload.postId) throw new Error(`job ${job.id} has no postId`);
       return { postId: job.payload.postId, payload: job.payload };
@@ -73,7 +92,6 @@ export class PostChangePipeline {
     const postIds = [...new Set(changes.map((change) => change.postId))];
     // On a retry, everything is purged, since the first attempt may have written it unpurged.
     const attempt = Math.max(...jobs.map((job) => job.attempts));
-    this.published.add(blog.id);
     // A live post given another date (published_at) moves in every list, month and feed: the
     // whole blog is rendered again, which also deletes the objects the change left stale.
     let redated = false;
@@ -83,12 +101,18 @@ export class PostChangePipeline {
       redated = live !== null && live.publishedAt !== payload.previousPublishedAt;
       if (redated) break;
     }
+    if (redated && beside) return null;
+    this.published.add(blog.id);
     if (redated) return this.wholeBlog(blog, postIds, attempt);
 
     // load
     const loaded = await load.loadBatch(blog, changes, () => this.deps.unpublishedChanges(blog.id));
     // The titles tipped the blog's language: every page's <html lang> and labels change.
-    if (loaded === LANGUAGE_TIPPED) return this.wholeBlog(blog, postIds, attempt);
+    if (loaded === LANGUAGE_TIPPED && beside) {
+      this.tipped.add(blog.id);
+      return null;
+    }
+    if (loaded === LANGUAGE_TIPPED || this.tipped.delete(blog.id)) return this.wholeBlog(blog, postIds, attempt);
     // render
     const inputs = loaded.changes.map((change) => change.input);
     const { objects, deletions, drawings } = renderPostChanges(viewOfChange(inputs[0]!), inputs);
@@ -106,14 +130,16 @@ export class PostChangePipeline {
       [...live].map(([postId, post]) => ({ postId, live: post })),
       attempt,
     );
+    return [...allKeys, ...drawings.map((card) => card.key)];
   }
 
   /** The whole blog rendered again, then the posts indexed as they are now. */
-  private async wholeBlog(blog: BlogWithDomain, postIds: readonly string[], attempt: number): Promise<void> {
+  private async wholeBlog(blog: BlogWithDomain, postIds: readonly string[], attempt: number): Promise<string[]> {
     await this.deps.rebuild(blog);
     const posts: { postId: string; live: SitePost | null }[] = [];
     for (const postId of postIds) posts.push({ postId, live: await livePost(this.deps.site, postId) });
     await this.index(blog, posts, attempt);
+    return [];
   }
 
   private async index(blog: BlogWithDomain, posts: readonly { postId: string; live: SitePost | null }[], attempt: number): Promise<void> {

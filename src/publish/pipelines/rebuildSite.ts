@@ -16,6 +16,7 @@ import { planOf } from '../stages/loadSite.js';
 import type { SearchIndexes } from '../stages/searchIndexes.js';
 import { verifyMedia } from '../stages/verifyMedia.js';
 import type { WriteResult } from '../stages/writeSite.js';
+import { MAX_BATCH, type BesideOutcome } from '../jobs/jobRunner.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
 
 export interface RebuildOptions {
@@ -26,6 +27,8 @@ export interface RebuildOptions {
   onProgress?: (done: number, total: number) => void;
   /** Hostnames the blog no longer has, whose copies at the edge go too. */
   formerHostnames?: string[];
+  /** Let in between two chunks of the render (stages/fullSite.ts, FullSiteOptions). */
+  between?: () => Promise<readonly string[]>;
 }
 
 export interface SiteRebuildDeps {
@@ -40,8 +43,13 @@ export interface SiteRebuildDeps {
   /** The blog's uploaded images, whose objects `verify` checks in the store. */
   media: Pick<MediaRepo, 'allOfBlog'>;
   store: Pick<SiteStore, 'getRange'>;
-  /** Runs a post job (pipelines/publishPostChange.ts). */
-  runPostJob: (job: PublishJob) => Promise<void>;
+  /** Runs post jobs of one blog as one batch (pipelines/publishPostChange.ts). */
+  runPostJobs: (jobs: readonly PublishJob[]) => Promise<void>;
+  /**
+   * Runs the blog's post jobs waiting behind the `site` job, between two chunks of its render
+   * (jobs/jobRunner.ts runBeside); without it they wait for the job to end.
+   */
+  runBeside?: (running: PublishJob) => Promise<BesideOutcome>;
   /** Rebuilds both search indexes (pipelines/reindexBlog.ts). */
   reindex: (blog: BlogWithDomain) => Promise<number>;
   /** Records a `site_cards` job for the cards the render left to draw (pipelines/drawSiteCards.ts). */
@@ -65,7 +73,7 @@ export class SiteRebuild {
     // after a changed public domain, and at an imported blog's first render.
     const full = job.payload.reason === URLS_CHANGED;
     const withSearch = full || job.payload.reason === SEARCH_TEXT_CHANGED || job.payload.reason === IMPORTED;
-    await this.rebuild(blog, { ...(formerHost ? { formerHostnames: [formerHost] } : {}), withSearch, force: full });
+    await this.rebuild(blog, { ...(formerHost ? { formerHostnames: [formerHost] } : {}), withSearch, force: full, between: this.beside(job) });
     const changedKeys = await indexes.ensureStatic(blog);
     await purge.changed(blog, { attempt: 0, changedKeys, allKeys: changedKeys });
     if (formerHost) await domains.release(formerHost, blog.slug);
@@ -85,6 +93,25 @@ export class SiteRebuild {
     // index
     if (options.withSearch) await this.deps.reindex(blog);
     return result;
+  }
+
+  /**
+   * The blog's publishes do not wait for its full render (a big blog's takes minutes after an
+   * upgrade): between two chunks, the post jobs waiting behind the `site` job run as one batch
+   * and their requests are answered. The render then leaves the keys they wrote alone (chunks
+   * rendered ahead hold older pages of their posts), and catchUp renders them once more after
+   * the render, whose list pages and neighbours were planned before them. Once a batch fails or
+   * must wait for its turn (it would render the whole blog), the rest of the render lets none in.
+   */
+  private beside(job: PublishJob): () => Promise<readonly string[]> {
+    let open = this.deps.runBeside !== undefined;
+    return async () => {
+      if (!open) return [];
+      const outcome = await this.deps.runBeside!(job);
+      if (outcome.ran) return outcome.keys;
+      open = outcome.again;
+      return [];
+    };
   }
 
   /**
@@ -113,6 +140,8 @@ export class SiteRebuild {
    * behind its full render and run next anyway.
    */
   private async catchUp(blog: BlogWithDomain, since: number): Promise<void> {
-    for (const job of await this.deps.jobs.postJobsSince(blog.id, since)) await this.deps.runPostJob(job);
+    const jobs = await this.deps.jobs.postJobsSince(blog.id, since);
+    // In batches of as many as the runner folds: the pages they share render once.
+    for (let start = 0; start < jobs.length; start += MAX_BATCH) await this.deps.runPostJobs(jobs.slice(start, start + MAX_BATCH));
   }
 }

@@ -8,6 +8,10 @@ import { forEachConcurrently } from '../../lib/concurrently.js';
 import type { SiteObject } from '../../storage/siteStore.js';
 import type { CardDrawer } from '../cards/cardDrawer.js';
 import type { CardDrawing } from '../cards/cardSpec.js';
+import { drawn } from '../pages/catalogue.js';
+import type { SitePlan } from '../pages/fullRender.js';
+import { viewOfPlan } from '../pages/siteView.js';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
 /**
  * Cards asked of the pool at once for one blog: enough to keep its share of the workers busy
@@ -35,4 +39,20 @@ export async function drawCards(
   await forEachConcurrently(unique, IN_FLIGHT, async (card) => {
     await write([cardObject(card.key, await drawer.draw(tenant, card.spec))]);
   });
+}
+
+/** Cards named per turn of the event loop (drawingsOf). */
+const CARDS_PER_TURN = 2000;
+
+/** Every card the blog's pages name (pages/cards.ts), the blog's first, then the posts' newest first. */
+export async function drawingsOf(plan: SitePlan): Promise<CardDrawing[]> {
+  const site = viewOfPlan(plan);
+  const cards: CardDrawing[] = [];
+  for (const type of drawn) {
+    for (const card of type.all(site)) {
+      // Each card hashes what it shows: a big blog's would hold the event loop at once.
+      if (cards.push(card) % CARDS_PER_TURN === 0) await yieldToLoop();
+    }
+  }
+  return cards;
 }

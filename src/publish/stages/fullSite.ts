@@ -31,9 +31,16 @@ import type { RenderSlots } from '../parallel/renderSlots.js';
 import type { BlogWithDomain } from '../../domain/blog.js';
 import type { CardDrawer } from '../cards/cardDrawer.js';
 import type { CardDrawing } from '../cards/cardSpec.js';
-import { drawn } from '../pages/catalogue.js';
-import { viewOfPlan } from '../pages/siteView.js';
-import { drawCards } from './drawCards.js';
+import { drawCards, drawingsOf } from './drawCards.js';
+
+export interface FullSiteOptions extends WriteOptions {
+  /**
+   * Work let in between two chunks (the blog's post jobs waiting behind the render): returns the
+   * keys it rendered, deleted or will draw, which the render then leaves as they are, neither
+   * written again from its older plan nor deleted as stale.
+   */
+  between?: () => Promise<readonly string[]>;
+}
 
 export interface FullSiteWrite {
   result: WriteResult;
@@ -50,22 +57,6 @@ export interface FullSiteWrite {
  * fonts, and a loaded VM draws a card in a quarter of a second or more).
  */
 export const INLINE_CARDS = 16;
-/** Cards named per turn of the event loop (drawingsOf). */
-const CARDS_PER_TURN = 2000;
-
-/** Every card the blog's pages name (pages/cards.ts), the blog's first, then the posts' newest first. */
-async function drawingsOf(plan: SitePlan): Promise<CardDrawing[]> {
-  const site = viewOfPlan(plan);
-  const cards: CardDrawing[] = [];
-  for (const type of drawn) {
-    for (const card of type.all(site)) {
-      // Each card hashes what it shows: a big blog's would hold the event loop at once.
-      if (cards.push(card) % CARDS_PER_TURN === 0) await yieldToLoop();
-    }
-  }
-  return cards;
-}
-
 export interface FullSiteDeps {
   site: Pick<SiteRepo, 'newestPublished' | 'redirects' | 'bodyBytes' | 'publishedEncodedByIds'>;
   store: SiteStore;
@@ -115,7 +106,7 @@ export class FullSite {
    * Renders and writes every object of the blog and deletes the stale ones. `keys` are the
    * objects written or found unchanged and the stale keys deleted: what the edge may hold.
    */
-  write(blog: BlogWithDomain, plan: Plan, options: WriteOptions = {}): Promise<FullSiteWrite> {
+  write(blog: BlogWithDomain, plan: Plan, options: FullSiteOptions = {}): Promise<FullSiteWrite> {
     return this.deps.slots.run(() => this.writeNow(blog, plan, options));
   }
 
@@ -148,7 +139,7 @@ export class FullSite {
     return this.deps.slots.run(() => this.verifyNow(blog, plan));
   }
 
-  private async writeNow(blog: BlogWithDomain, plan: Plan, options: WriteOptions): Promise<FullSiteWrite> {
+  private async writeNow(blog: BlogWithDomain, plan: Plan, { between, ...options }: FullSiteOptions): Promise<FullSiteWrite> {
     const sitePlan = await this.plan(blog, plan);
     // The store is listed while the pages render: the listing only needs the keys at the end.
     const stored = this.staleKeys(blog.slug, new Set());
@@ -164,10 +155,18 @@ export class FullSite {
     // A chunk is written while the next one is read and rendered.
     let writing: Promise<void> = Promise.resolve();
     let cardsLeft = 0;
+    const leftAlone = new Set<string>();
+    const mine = <T extends { key: string }>(objects: T[]): T[] => (leftAlone.size === 0 ? objects : objects.filter((object) => !leftAlone.has(object.key)));
     try {
       for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, this.renderOptions, renders)) {
         await writing;
-        writing = writer.write(objects);
+        // Once the chunk before is written, so what runs between never races the render's writes.
+        if (between) {
+          const theirs = await between();
+          for (const key of theirs) leftAlone.add(key);
+          writer.leave(theirs);
+        }
+        writing = writer.write(mine(objects));
         // Awaited on the next turn; a failure meanwhile must not count as unhandled.
         writing.catch(() => undefined);
       }
@@ -177,7 +176,7 @@ export class FullSite {
       // draws none. A few are drawn here; more are all left to `site_cards` jobs.
       const held = new Set(await stored);
       writer.keep(cards.filter((card) => held.has(card.key)).map((card) => card.key));
-      const missing = cards.filter((card) => !held.has(card.key));
+      const missing = mine(cards.filter((card) => !held.has(card.key)));
       const inline = missing.length <= INLINE_CARDS ? missing : [];
       // The store lacks these, whatever hash was recorded for them.
       await drawCards(this.deps.cards, blog.accountId, inline, (objects) => writer.write(objects, true));

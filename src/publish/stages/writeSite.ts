@@ -155,6 +155,14 @@ export class SiteWriter {
     }
   }
 
+  /**
+   * Keys another writer (a post job run between two chunks) wrote or deleted: part of the site
+   * as that writer left them, so never stale. Not counted: the render's own objects are.
+   */
+  leave(keys: readonly string[]): void {
+    for (const key of keys) this.written.add(key);
+  }
+
   /** Counts `count` objects the render named but leaves to a later job (cards), for progress only. */
   passOver(count: number): void {
     for (let i = 0; i < count; i++) this.count();
