@@ -22,6 +22,7 @@ import type { CachePolicy } from '../../domain/cacheHeaders.js';
 import { searchKey } from '../render/renderPaths.js';
 import { siteRenders, type SitePlan } from '../pages/fullRender.js';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { whileWaiting } from '../../lib/whileWaiting.js';
 import type { Theme } from '../render/renderTheme.js';
 import type { SitePostSummary } from '../../domain/siteTypes.js';
 import type { ChunkPost } from '../parallel/chunkPosts.js';
@@ -157,20 +158,25 @@ export class FullSite {
     let cardsLeft = 0;
     const leftAlone = new Set<string>();
     const mine = <T extends { key: string }>(objects: T[]): T[] => (leftAlone.size === 0 ? objects : objects.filter((object) => !leftAlone.has(object.key)));
-    try {
-      for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, this.renderOptions, renders)) {
-        await writing;
-        // Once the chunk before is written, so what runs between never races the render's writes.
-        if (between) {
+    // Only while none of the render's writes is in flight, so what runs between never races them.
+    const letIn = between
+      ? async () => {
           const theirs = await between();
           for (const key of theirs) leftAlone.add(key);
           writer.leave(theirs);
         }
+      : null;
+    try {
+      for await (const objects of renderSiteInChunks(sitePlan, this.postBodies, this.renderOptions, renders)) {
+        await writing;
+        await letIn?.();
         writing = writer.write(mine(objects));
         // Awaited on the next turn; a failure meanwhile must not count as unhandled.
         writing.catch(() => undefined);
       }
       await writing;
+      // A big blog's store listing can outlast its render (about 3 s more at 50,000 posts).
+      if (letIn) await whileWaiting(stored, letIn);
       // draw: after the pages, which must not wait for a big blog's first cards (minutes of
       // work); the store's listing says which cards exist, so a rebuild of an unchanged blog
       // draws none. A few are drawn here; more are all left to `site_cards` jobs.
@@ -190,7 +196,7 @@ export class FullSite {
       throw err;
     }
     const stale = (await stored).filter((key) => !writer.keys.has(key));
-    const result = await writer.finish(stale);
+    const result = await writer.finish(stale, letIn ?? undefined);
     return { result, keys: [...writer.keys, ...stale], cardsLeft };
   }
 

@@ -97,6 +97,8 @@ export class SiteWriter {
   private known: Promise<Map<string, string>> | null = null;
   /** Accepted writes whose hash is not recorded yet; a crash before they are recorded only means those objects are written again next time. */
   private accepted: [string, string][] = [];
+  /** Accepted writes settle is recording, not yet recorded. */
+  private recording: [string, string][] = [];
   private readonly written = new Set<string>();
   private done = 0;
 
@@ -157,10 +159,16 @@ export class SiteWriter {
 
   /**
    * Keys another writer (a post job run between two chunks) wrote or deleted: part of the site
-   * as that writer left them, so never stale. Not counted: the render's own objects are.
+   * as that writer left them, so never stale, and their hashes are that writer's to record. Not
+   * counted: the render's own objects are.
    */
   leave(keys: readonly string[]): void {
+    if (keys.length === 0) return;
     for (const key of keys) this.written.add(key);
+    // The other writer recorded its own hashes after this one's write: this one's must not follow them.
+    const theirs = new Set(keys);
+    this.accepted = this.accepted.filter(([key]) => !theirs.has(key));
+    this.recording = this.recording.filter(([key]) => !theirs.has(key));
   }
 
   /** Counts `count` objects the render named but leaves to a later job (cards), for progress only. */
@@ -174,23 +182,30 @@ export class SiteWriter {
     if (options.onProgress && (this.done % 100 === 0 || this.done === options.total)) options.onProgress(this.done, options.total);
   }
 
-  /** Records the hashes of the writes the store accepted (also after a failed write). */
-  async settle(): Promise<void> {
+  /**
+   * Records the hashes of the writes the store accepted (also after a failed write). `letIn`
+   * runs between two transactions (a big rebuild records for a second or more): it may `leave`
+   * keys, whose hashes are then not recorded here.
+   */
+  async settle(letIn?: () => Promise<void>): Promise<void> {
     if (this.accepted.length === 0) return;
-    const batch = this.accepted;
+    this.recording = this.accepted;
     this.accepted = [];
     if (this.options.bulk) await this.store.flush();
     // In transactions of RECORD_BATCH rows with a turn of the event loop between them: one
     // transaction for a whole rebuild's hashes would hold every request meanwhile.
-    for (let start = 0; start < batch.length; start += RECORD_BATCH) {
-      if (start > 0) await yieldToLoop();
-      await this.hashes.setMany(this.blogId, batch.slice(start, start + RECORD_BATCH));
+    for (let first = true; this.recording.length > 0; first = false) {
+      if (!first) {
+        await yieldToLoop();
+        await letIn?.();
+      }
+      await this.hashes.setMany(this.blogId, this.recording.splice(0, RECORD_BATCH));
     }
   }
 
   /** Records the hashes, then deletes `deletions` (but any key written): the result of the whole write. */
-  async finish(deletions: readonly string[] = []): Promise<WriteResult> {
-    await this.settle();
+  async finish(deletions: readonly string[] = [], letIn?: () => Promise<void>): Promise<WriteResult> {
+    await this.settle(letIn);
     const toDelete = [...new Set(deletions)].filter((key) => !this.written.has(key));
     if (toDelete.length > 0) {
       await this.store.deleteMany(toDelete);
