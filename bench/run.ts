@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: prints one table of measured figures. Sections can be picked with
- * `--only api,api-read,postgres,nodes,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed` and the large corpus size with `--posts N`
+ * `--only api,api-read,postgres,nodes,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed,rerender` and the large corpus size with `--posts N`
  * (default 10,000); `--seconds N` also sets how long the `burst` writers run (default 60). `soak` (memory at rest and under
  * searches and publishes) runs `--soak-seconds N` (default 300) at `--soak-posts 10000,50000`; `soak-mixed` runs `--minutes N` (default 10; `--minutes 1` for a quick run). `edge` needs Debian's varnish and wrk. `--stores fs` leaves the publish
  * section's s3rver runs out (at 50,000 posts they upload the whole site first). `scale` runs only
@@ -8,6 +8,8 @@
  * `--min-posts N` grows the blog through the smaller sizes without measuring them, and
  * `--scale-sizes 1000,10000,100000` measures only the sizes named (the others only grown through).
  * `push` pushes folders of `--push-posts 1000,10000` posts (the default; 10,000 take about five minutes).
+ * `rerender` publishes while the `--posts` blog is rendered in full as after an upgrade
+ * (`FOLIO_BENCH_RERENDER_DATA=/dir` uses a data dir of one blog instead, 50,000 posts say).
  */
 import { parseArgs } from 'node:util';
 import { printTable, type BenchRow } from './table.js';
@@ -32,6 +34,7 @@ import { runCardsBench } from './cardsBench.js';
 import { runMediaBench } from './mediaBench.js';
 import { runWebhookBench } from './webhookBench.js';
 import { runSoakBench } from './soakBench.js';
+import { runRerenderBench } from './rerenderBench.js';
 import { runMemorySoakBench } from './memorySoakBench.js';
 import { runAnalyticsBench } from './analyticsBench.js';
 import { runDashboardBench } from './dashboardBench.js';
@@ -56,7 +59,7 @@ const { values } = parseArgs({
 const only = new Set(
   (
     values.only ??
-    'api,api-read,postgres,nodes,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed'
+    'api,api-read,postgres,nodes,publish,edits,burst,search,tenants,discover,push,static-search,hostile,media,cards,webhooks,analytics,dashboard,edge,backup,start,soak,soak-mixed,rerender'
   )
     .split(',')
     .map((s) => s.trim()),
@@ -110,6 +113,7 @@ await section('soak', () =>
   }),
 );
 await section('soak-mixed', () => runSoakBench({ minutes: Number(values.minutes ?? 10) }));
+await section('rerender', () => runRerenderBench(() => loadCorpus(posts)));
 // Not in the default list: it imports up to 100,000 posts (see docs/performance.md).
 await section('scale', async () => {
   const measured = values['scale-sizes']?.split(',').map(Number);

@@ -96,7 +96,7 @@ export class SiteRebuild {
   }
 
   /**
-   * The blog's publishes do not wait for its full render (a big blog's takes minutes after an
+   * The blog's publishes do not wait for its full render (about 40 s at 50,000 posts after an
    * upgrade): between two chunks, the post jobs waiting behind the `site` job run as one batch
    * and their requests are answered. The render then leaves the keys they wrote alone (chunks
    * rendered ahead hold older pages of their posts), and catchUp renders them once more after
@@ -133,11 +133,10 @@ export class SiteRebuild {
 
   /**
    * Post jobs of the blog recorded while a full render ran, run again now that it is written.
-   * Another process (the server, beside `folio site rebuild`) may have run them meanwhile, and
-   * the render, planned from the posts as they were when it started, then wrote older feeds,
-   * list pages, sitemap chunks and neighbour pages over theirs. A post job renders from the
-   * database as it is now, so running it twice is harmless; in the server the blog's jobs wait
-   * behind its full render and run next anyway.
+   * They may have run meanwhile, beside the render (`beside`) or in another process (the
+   * server, beside `folio site rebuild`), and the render, planned from the posts as they were
+   * when it started, wrote the list pages and neighbours it planned, without them. A post job
+   * renders from the database as it is now, so running it twice is harmless.
    */
   private async catchUp(blog: BlogWithDomain, since: number): Promise<void> {
     const jobs = await this.deps.jobs.postJobsSince(blog.id, since);
