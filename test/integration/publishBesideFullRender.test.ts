@@ -20,6 +20,7 @@ import { postKey } from '../../src/publish/render/renderPaths.js';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { FaultyStore } from '../support/faultyStore.js';
 import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
+import { seedBlog } from '../support/seedBlog.js';
 import { visit as visitHost } from '../../bench/harness/visit.js';
 
 const SEEDED = 1200;
@@ -39,23 +40,9 @@ describe('publishing while the blog is rendered in full', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'folio-beside-'));
     const env = await freshDataEnv(dataDir);
     // Seeded through the services without rendering, then rendered once in full.
-    const seed = await startTestApp({ dataDir, env, jobHandler: async () => {} });
-    key = seed.key;
-    const created = (await seed.request('POST', '/v1/blogs', { body: { slug: 'wide', name: 'Wide blog' } })).body;
-    blogId = created.id;
-    blogSlug = created.slug;
-    const row = (await seed.folio.repos.blogs.findById(blogId))!;
-    for (let i = 0; i < SEEDED; i += 1) {
-      seed.clock.advance(60_000);
-      const post = await seed.folio.posts.create(row, {
-        title: `Post number ${i}`,
-        contentMd: `Body of post ${i}.`,
-        tags: [`group-${i % 5}`],
-        status: 'published',
-      });
-      slugs.push(post.slug);
-    }
-    await seed.close();
+    const seed = await seedBlog(dataDir, env, { slug: 'wide', name: 'Wide blog' }, SEEDED, (i) => [`group-${i % 5}`]);
+    ({ key, blogId, blogSlug } = seed);
+    slugs.push(...seed.slugs);
     store = new FaultyStore(new FsSiteStore({ root: join(dataDir, 'public') }));
     t = await startTestApp({ dataDir, env, clock: seed.clock, store });
     await t.folio.publisher.rebuild((await t.folio.repos.blogs.findById(blogId))!);

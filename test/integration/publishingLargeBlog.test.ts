@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITEMAP_CHUNK_SIZE } from '../../src/publish/render/sitemap.js';
 import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
+import { seedBlog } from '../support/seedBlog.js';
 import { visit as visitHost } from '../../bench/harness/visit.js';
 
 const SEEDED = SITEMAP_CHUNK_SIZE + 30;
@@ -33,22 +34,9 @@ describe('incremental publishing in a blog of more than one sitemap chunk', () =
     dataDir = mkdtempSync(join(tmpdir(), 'folio-large-'));
     env = await freshDataEnv(dataDir);
     // Seed through the services without rendering, then render once with a full rebuild.
-    const seed = await startTestApp({ dataDir, env, jobHandler: async () => {} });
-    key = seed.key;
-    const blog = (await seed.request('POST', '/v1/blogs', { body: { slug: 'big', name: 'Big blog' } })).body;
-    blogId = blog.id;
-    const row = (await seed.folio.repos.blogs.findById(blogId))!;
-    for (let i = 0; i < SEEDED; i += 1) {
-      seed.clock.advance(60_000);
-      const post = await seed.folio.posts.create(row, {
-        title: `Post number ${i}`,
-        contentMd: `Body of post ${i}.`,
-        tags: [i % 2 ? 'odd' : 'even', `group-${i % 7}`],
-        status: 'published',
-      });
-      slugs.push(post.slug);
-    }
-    await seed.close();
+    const seed = await seedBlog(dataDir, env, { slug: 'big', name: 'Big blog' }, SEEDED, (i) => [i % 2 ? 'odd' : 'even', `group-${i % 7}`]);
+    ({ key, blogId } = seed);
+    slugs.push(...seed.slugs);
     t = await startTestApp({ dataDir, env, clock: seed.clock });
     await t.folio.publisher.rebuild((await t.folio.repos.blogs.findById(blogId))!);
   }, 120_000);

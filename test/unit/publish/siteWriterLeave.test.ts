@@ -16,14 +16,22 @@ import { testTempDir } from '../../support/tempDir.js';
 
 const page = (key: string, text: string): SiteObject => ({ key, body: text, contentType: 'text/html; charset=utf-8', cacheControl: 'public, max-age=60' });
 
+/** A real SQLite file and folder store in a temp dir of their own. */
+async function withStore(work: (store: FsSiteStore, hashes: ObjectHashesRepo) => Promise<void>): Promise<void> {
+  const dir = testTempDir('folio-leave-');
+  const db = openDatabase(join(dir, 'folio.db'));
+  const sql = new SqliteClient(db);
+  try {
+    await work(new FsSiteStore({ root: join(dir, 'public') }), new ObjectHashesRepo(sql));
+  } finally {
+    await sql.close();
+    db.close();
+  }
+}
+
 describe('SiteWriter.leave', () => {
   it('keeps the hashes and keys another writer recorded between two chunks', async () => {
-    const dir = testTempDir('folio-leave-');
-    const db = openDatabase(join(dir, 'folio.db'));
-    const sql = new SqliteClient(db);
-    try {
-      const store = new FsSiteStore({ root: join(dir, 'public') });
-      const hashes = new ObjectHashesRepo(sql);
+    await withStore(async (store, hashes) => {
       await writeSite(store, hashes, 'b', [page('b/old/index.html', 'a page the render no longer makes')]);
 
       const render = new SiteWriter(store, hashes, 'b', { bulk: true, total: 3 });
@@ -44,19 +52,11 @@ describe('SiteWriter.leave', () => {
       expect(await hashes.get('b', home.key)).toBe(objectHash(home));
       expect(await hashes.get('b', fresh.key)).toBe(objectHash(fresh));
       expect(await hashes.get('b', 'b/two/index.html')).toBe(objectHash(page('b/two/index.html', 'two')));
-    } finally {
-      await sql.close();
-      db.close();
-    }
+    });
   });
 
   it('lets work in between the transactions that record a big write, leaving out the keys it wrote', async () => {
-    const dir = testTempDir('folio-leave-');
-    const db = openDatabase(join(dir, 'folio.db'));
-    const sql = new SqliteClient(db);
-    try {
-      const store = new FsSiteStore({ root: join(dir, 'public') });
-      const hashes = new ObjectHashesRepo(sql);
+    await withStore(async (store, hashes) => {
       const pages = Array.from({ length: 2500 }, (_, i) => page(`b/p${i}/index.html`, `page ${i}`));
       const render = new SiteWriter(store, hashes, 'b', { bulk: true, total: pages.length });
       await render.write(pages);
@@ -75,9 +75,6 @@ describe('SiteWriter.leave', () => {
       expect(await hashes.get('b', theirs.key)).toBe(objectHash(theirs));
       expect(await hashes.get('b', 'b/p2498/index.html')).toBe(objectHash(pages[2498]!));
       expect((await hashes.all('b')).size).toBe(2500);
-    } finally {
-      await sql.close();
-      db.close();
-    }
+    });
   });
 });
