@@ -68,7 +68,7 @@ export class JobRunner {
   private readonly ranInBatch = new Set<number>();
   /** Background starts still reading their jobs, before they are queued: idle() waits for them too. */
   private readonly starting = new Set<Promise<void>>();
-  /** Queued jobs whose request waits, answered by runBeside before their turn comes. */
+  /** Jobs a request waits for (from before they are read to the end of their turn): runBeside answers them early. */
   private readonly answers = new Map<number, { answered: Promise<void>; answer: () => void }>();
 
   constructor(private readonly deps: JobRunnerDeps) {}
@@ -76,8 +76,17 @@ export class JobRunner {
   /** Runs the given jobs now. Never throws: a failure is recorded and retried later. */
   async runNow(ids: readonly number[]): Promise<void> {
     for (const id of ids) {
-      const job = await this.deps.jobs.findById(id);
-      if (job && job.status === 'pending') await this.enqueue(job, true);
+      // Asked for before the job is read: runBeside may run it meanwhile, and answers it then.
+      const answered = this.answerOf(id);
+      let queued = false;
+      try {
+        const job = await this.deps.jobs.findById(id);
+        if (job?.status !== 'pending') continue;
+        queued = true;
+        await Promise.race([this.enqueue(job, true), answered]);
+      } finally {
+        if (!queued) this.answers.delete(id);
+      }
     }
   }
 
@@ -155,19 +164,20 @@ export class JobRunner {
   }
 
   private enqueue(job: PublishJob, wait: boolean): Promise<void> {
-    if (this.inFlight.has(job.id)) return wait ? Promise.race([this.perBlog.settled(job.blogId), this.answerOf(job.id)]) : this.perBlog.settled(job.blogId);
+    if (this.inFlight.has(job.id)) return this.perBlog.settled(job.blogId);
     this.inFlight.add(job.id);
-    const turn = this.perBlog
+    return this.perBlog
       .run(job.blogId, () => this.executeHolding(job, wait))
       .finally(() => {
         this.inFlight.delete(job.id);
         this.answers.delete(job.id);
       });
-    // A request's job may be run beside a whole-blog job ahead of it (runBeside): answered then.
-    return wait ? Promise.race([turn, this.answerOf(job.id)]) : turn;
   }
 
-  /** Settles when runBeside has run the job (never, if its own turn runs it). */
+  /**
+   * Settles when runBeside has run the job (never, if its own turn runs it): a request's job may
+   * be run beside a whole-blog job ahead of it, and is answered then.
+   */
   private answerOf(id: number): Promise<void> {
     let entry = this.answers.get(id);
     if (!entry) {
