@@ -4,7 +4,7 @@ import { commitThenPublish } from './commitThenPublish.js';
 import type { PostContent } from '../content/postContent.js';
 import { derivePostOrRefuse, retitledContent } from './postDerive.js';
 import { isoNow } from '../lib/clock.js';
-import { ConflictError, NotFoundError } from '../domain/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../domain/errors.js';
 import { checkPrecondition, type Precondition } from './precondition.js';
 import { findPostOrThrow, postTx, recordPostJob, recordRedirectsTaken, recordRemovalJob, type PostDeps } from './postDeps.js';
 import { mediaHashesIn } from '../media/mediaNames.js';
@@ -250,7 +250,13 @@ async function insertOrConflict(posts: PostsRepo, post: Post): Promise<void> {
   }
 }
 
-/** Trimmed, without duplicates, in the author's order. */
+/**
+ * Trimmed, without duplicates, in the author's order. A tag holding U+0000 is refused before
+ * anything is written: PostgreSQL's text cannot hold it, and its tag rows are written after the
+ * post's, so the refusal would otherwise come half-way through the change (rolled back, but not
+ * refused up front); SQLite refuses it too, so both answer alike.
+ */
 function normalizeTags(tags: string[]): string[] {
+  if (tags.some((tag) => tag.includes('\u0000'))) throw new BadRequestError('tags must not hold the character U+0000 (NUL): remove it');
   return [...new Set(tags.map((tag) => tag.trim()))];
 }

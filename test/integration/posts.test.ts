@@ -106,6 +106,18 @@ describe('POST /v1/posts', () => {
     const res = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: '   ', content: 'y' } });
     expectFieldError(res, 'title');
   });
+
+  it('refuses a tag holding U+0000 on create and on edit, before anything is written, on either database', async () => {
+    const before = await blog.actor.request('GET', '/v1/posts?per_page=100', { blogId: blog.id });
+    const created = await blog.actor.request('POST', '/v1/posts', { blogId: blog.id, body: { title: 'Nul tag', content: 'y', tags: ['ok', 'a\u0000b'] } });
+    expectError(created, 400, 'bad_request');
+    expect(created.body.message).toContain('U+0000');
+    expect((await blog.actor.request('GET', '/v1/posts?per_page=100', { blogId: blog.id })).body.pagination.total).toBe(before.body.pagination.total);
+    const post = await buildPost(blog, { title: 'Tagged once', tags: ['kept'] });
+    const edited = await blog.actor.request('PUT', postPath(post.slug), { blogId: blog.id, body: { title: 'Changed', tags: ['\u0000'] } });
+    expectError(edited, 400, 'bad_request');
+    expect((await blog.actor.request('GET', postPath(post.slug), { blogId: blog.id })).body).toMatchObject({ title: 'Tagged once', tags: ['kept'] });
+  });
 });
 
 describe('post slugs', () => {

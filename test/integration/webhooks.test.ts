@@ -108,6 +108,8 @@ describe('webhooks, delivered to a loopback receiver (FOLIO_WEBHOOKS_ALLOW_PRIVA
         data: { blog: { id: blog.id, slug: blog.slug }, post: { slug: 'hello', title: 'Hello', status: 'published', url: `${blog.url}hello` } },
       });
       expect(got[5]!.body.data.post).toMatchObject({ slug: 'later', status: 'published', published_at: when });
+      // The receiver has the last request before its attempt is recorded: wait for the deliveries.
+      await t.folio.idle();
       const attempts = (
         await blog.actor.request(
           'GET',
