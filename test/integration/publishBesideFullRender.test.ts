@@ -7,8 +7,9 @@
  * matches). While it runs, a post of a chunk rendered ahead is unpublished and new posts are
  * published one after another: some must be answered while the site job is still running, the
  * unpublished page must never come back, and once everything is done the store must be what
- * the database says (`verify` clean). A batch that fails beside the render, or that would render
- * the whole blog itself (a new date), waits for its own turn instead, and so does what follows it.
+ * the database says (`verify` clean). They also pass a second whole-blog render queued behind the
+ * first (a name change). A batch that fails beside the render, or that would render the whole
+ * blog itself (a new date), waits for its own turn instead, and so does what follows it.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,6 +122,24 @@ describe('publishing while the blog is rendered in full', () => {
     await expectInStep();
     expect((await visit('/')).text).toContain(`Fresh ${published.length - 1}`);
     expect((await visit(`/${victim}/`)).status).toBe(404);
+  }, 120_000);
+
+  it('answers a publish beside the render when another whole-blog render is queued between them', async () => {
+    const siteRunning = await startFullRender();
+    // A name change records a second `site` job, queued behind the running one.
+    const renamed = await api('PUT', `/v1/blogs/${blogId}`, { name: 'Wide blog, renamed' });
+    expect(renamed.status, renamed.text).toBe(200);
+    const pending = (await t.folio.repos.jobs.listOpenForBlog(blogId)).filter((open) => open.kind === 'site');
+    expect(pending).toHaveLength(2);
+    const res = await api('POST', '/v1/posts', { title: 'Past the rename', content: 'Does not wait for the first render.', status: 'published' });
+    expect(res.status, res.text).toBe(201);
+    // Without passing the queued site job, the publish waits for the whole first render.
+    expect(await siteRunning()).toBe(true);
+    expect(await t.folio.store.get(postKey(blogSlug, res.body.slug))).not.toBeNull();
+    expect((await visit(`/${res.body.slug}/`)).text).toContain('Wide blog, renamed');
+    await expectInStep();
+    expect((await visit('/')).text).toContain('Wide blog, renamed');
+    expect((await visit('/')).text).toContain('Past the rename');
   }, 120_000);
 
   it('leaves a batch that failed beside the render to its retry, and lets nothing else in until the render is done', async () => {
