@@ -27,6 +27,18 @@ export interface MediaDeps {
   clock: Clock;
 }
 
+const ACCEPTED = 'image/png, image/jpeg, image/webp, image/gif or image/avif';
+
+/** Why an upload's Content-Type is refused, with what to send instead. */
+function refusalOf(contentType: string): string {
+  if (contentType.includes('svg')) return 'SVG images are not accepted: they can carry script';
+  // What `curl -F` and a browser's FormData send: the commonest first try.
+  if (contentType.startsWith('multipart/')) {
+    return `send the image file itself as the request body with its own Content-Type (${ACCEPTED}), not as multipart form data: curl --data-binary @photo.png -H 'Content-Type: image/png'`;
+  }
+  return `send the image with Content-Type ${ACCEPTED}`;
+}
+
 /** How long a client is asked to wait: an operator has to restart the server first. */
 const STORE_MOVED_RETRY_SECONDS = 60;
 
@@ -41,13 +53,7 @@ export class MediaService {
   /** `created` is false when the blog already had these exact bytes: that image is returned. */
   async upload(blog: BlogWithDomain, bytes: Buffer, contentType: string): Promise<{ media: Media; created: boolean }> {
     const format = formatOfContentType(contentType);
-    if (!format) {
-      throw new UnsupportedMediaTypeError(
-        contentType.toLowerCase().includes('svg')
-          ? 'SVG images are not accepted: they can carry script'
-          : 'send the image with Content-Type image/png, image/jpeg, image/webp, image/gif or image/avif',
-      );
-    }
+    if (!format) throw new UnsupportedMediaTypeError(refusalOf(contentType.toLowerCase()));
     const { media, pipeline } = this.deps;
     const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 20);
     const existing = await media.findByHash(blog.id, hash);
