@@ -82,7 +82,17 @@ describe('POST /v1/media', () => {
       ['SVG', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'image/svg+xml', 415, 'unsupported_media_type'],
       ['JSON', Buffer.from('{}'), 'application/json', 415, 'unsupported_media_type'],
       ['no content type', jpeg, '', 415, 'unsupported_media_type'],
-      ['multipart form', Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n'), jpeg, Buffer.from('\r\n--b--\r\n')]), 'multipart/form-data; boundary=b', 415, 'unsupported_media_type'],
+      [
+        'multipart form',
+        Buffer.concat([
+          Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n'),
+          jpeg,
+          Buffer.from('\r\n--b--\r\n'),
+        ]),
+        'multipart/form-data; boundary=b',
+        415,
+        'unsupported_media_type',
+      ],
       ['JPEG sent as PNG', jpeg, 'image/png', 400, 'bad_request'],
       ['truncated JPEG', jpeg.subarray(0, Math.floor(jpeg.length / 2)), 'image/jpeg', 400, 'bad_request'],
       ['random bytes', Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919) % 251)), 'image/webp', 400, 'bad_request'],

@@ -8,20 +8,23 @@
  * published one after another: some must be answered while the site job is still running, the
  * unpublished page must never come back, and once everything is done the store must be what
  * the database says (`verify` clean). They also pass a second whole-blog render queued behind the
- * first (a name change). A batch that fails beside the render, or that would render the whole
- * blog itself (a new date), waits for its own turn instead, and so does what follows it.
+ * first (a name change), and get in during the search indexes' rebuild that follows a render
+ * when the indexed text changed (their search entries wait for the new indexes). A batch that
+ * fails beside the render, or that would render the whole blog itself (a new date), waits for its
+ * own turn instead, and so does what follows it.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RENDERER_CHANGED } from '../../src/db/jobsRepo.js';
+import { RENDERER_CHANGED, SEARCH_TEXT_CHANGED } from '../../src/db/jobsRepo.js';
 import { postKey } from '../../src/publish/render/renderPaths.js';
 import { FsSiteStore } from '../../src/storage/fsSiteStore.js';
 import { FaultyStore } from '../support/faultyStore.js';
 import { freshDataEnv, startTestApp, type TestApp } from '../support/testApp.js';
 import { seedBlog } from '../support/seedBlog.js';
+import { staticSearch } from '../support/staticSearchIndex.js';
 import { visit as visitHost } from '../../bench/harness/visit.js';
 
 const SEEDED = 1200;
@@ -62,7 +65,7 @@ describe('publishing while the blog is rendered in full', () => {
    * page to be written again, and returns once its first chunk of posts is written: the chunks
    * after it are then being rendered ahead, from the posts as they were.
    */
-  async function startFullRender(): Promise<() => Promise<boolean>> {
+  async function startFullRender(reason = RENDERER_CHANGED): Promise<() => Promise<boolean>> {
     // A render still running would record the hashes cleared here again.
     await t.folio.idle();
     await t.folio.sql.run('DELETE FROM object_hashes WHERE blog_id = ?', [blogId]);
@@ -70,7 +73,7 @@ describe('publishing while the blog is rendered in full', () => {
       blogId,
       blogSlug,
       kind: 'site',
-      payload: { reason: RENDERER_CHANGED },
+      payload: { reason },
       now: t.clock.now().toISOString(),
     });
     const started = Date.now();
@@ -140,6 +143,46 @@ describe('publishing while the blog is rendered in full', () => {
     await expectInStep();
     expect((await visit('/')).text).toContain('Wide blog, renamed');
     expect((await visit('/')).text).toContain('Past the rename');
+  }, 120_000);
+
+  it('answers publishes while the search indexes are rebuilt after the render, and indexes them once the new ones are in place', async () => {
+    // The reindex that follows the render writes the API index's new segments: held in the store
+    // until a publish is answered, so the reindex is surely running when it comes in.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reached = () => {};
+    const reindexing = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    store.holdPut = (key) => {
+      if (!key.includes('/_search/seg-')) return null;
+      reached();
+      return released;
+    };
+    let slug = '';
+    try {
+      const siteRunning = await startFullRender(SEARCH_TEXT_CHANGED);
+      await reindexing;
+      const answered = api('POST', '/v1/posts', { title: 'Beside the reindex', content: 'A zebracorn walked in.', status: 'published' });
+      // Without letting publishes in during the reindex, the request waits for the held job.
+      const res = await Promise.race([answered, sleep(30_000).then(() => null)]);
+      if (!res) throw new Error('the publish waited for the reindex');
+      expect(res.status, res.text).toBe(201);
+      slug = res.body.slug;
+      expect(await siteRunning()).toBe(true);
+      expect(await t.folio.store.get(postKey(blogSlug, slug))).not.toBeNull();
+    } finally {
+      store.holdPut = null;
+      release();
+    }
+    await expectInStep();
+    // Its search entries were held while the indexes were rebuilt, then added to the new ones.
+    const found = await api('GET', '/v1/search?q=zebracorn');
+    expect(found.status, found.text).toBe(200);
+    expect(found.body.data.map((hit: { slug: string }) => hit.slug)).toEqual([slug]);
+    expect((await staticSearch(t.folio.store, blogSlug, 'zebracorn', 0, 10)).slugs).toEqual([slug]);
   }, 120_000);
 
   it('leaves a batch that failed beside the render to its retry, and lets nothing else in until the render is done', async () => {

@@ -14,6 +14,8 @@ export class FaultyStore implements SiteStore {
   puts = 0;
   /** Puts of the keys it accepts fail, the rest works (a backend refusing some objects). */
   failPut: ((key: string) => boolean) | null = null;
+  /** Puts of the keys it answers with a promise wait for it (a backend slow on some objects). */
+  holdPut: ((key: string) => Promise<void> | null) | null = null;
 
   constructor(private readonly inner: SiteStore) {}
 
@@ -26,6 +28,8 @@ export class FaultyStore implements SiteStore {
   async put(key: string, body: Buffer | string, options: PutOptions): Promise<void> {
     this.check(true);
     if (this.failPut?.(key)) throw new StorageError(`store refused ${key} (simulated)`);
+    const held = this.holdPut?.(key);
+    if (held) await held;
     this.puts += 1;
     return this.inner.put(key, body, options);
   }

@@ -13,7 +13,7 @@ import type { BlogWithDomain } from '../../domain/blog.js';
 
 export interface ReindexDeps {
   site: Pick<SiteRepo, 'latestChange' | 'changesSince' | 'publishedByIds'>;
-  indexes: Pick<SearchIndexes, 'rebuild' | 'postChanged'>;
+  indexes: Pick<SearchIndexes, 'rebuild' | 'postChanged' | 'holdingChanges'>;
   purge: CdnSync;
   /**
    * Shared with full renders: after an upgrade that changed the indexed text, every blog's site
@@ -33,15 +33,18 @@ export class BlogReindex {
 
   /** Returns how many posts the indexes hold. */
   reindex(blog: BlogWithDomain): Promise<number> {
-    return this.deps.slots.run(async () => {
-      await this.deps.setAsideListing(blog.id);
-      // Changes committed from here on are applied again once the new indexes are in place.
-      const since = await this.deps.site.latestChange();
-      const { count, changedKeys } = await this.deps.indexes.rebuild(blog);
-      await this.deps.purge.changed(blog, { attempt: 0, changedKeys, allKeys: changedKeys });
-      await this.catchUp(blog, since);
-      return count;
-    });
+    return this.deps.slots.run(() =>
+      // The blog's publishes let in meanwhile (beside its `site` job) are indexed at the end.
+      this.deps.indexes.holdingChanges(blog, async () => {
+        await this.deps.setAsideListing(blog.id);
+        // Changes committed from here on are applied again once the new indexes are in place.
+        const since = await this.deps.site.latestChange();
+        const { count, changedKeys } = await this.deps.indexes.rebuild(blog);
+        await this.deps.purge.changed(blog, { attempt: 0, changedKeys, allKeys: changedKeys });
+        await this.catchUp(blog, since);
+        return count;
+      }),
+    );
   }
 
   /**
@@ -49,7 +52,7 @@ export class BlogReindex {
    * server, beside `folio search reindex`) wrote them into the indexes the rebuild then replaced,
    * where they would be lost. Each is applied again as the database holds it now (the
    * post_changes log names them); applying a post twice is harmless. In the server, the blog's
-   * own jobs wait behind its reindex.
+   * own jobs run beside its `site` job's reindex, their index changes held until this is done.
    */
   private async catchUp(blog: BlogWithDomain, since: number): Promise<void> {
     for (const { postId, live } of await postsChangedSince(this.deps.site, blog, since)) await this.index(blog, postId, live);

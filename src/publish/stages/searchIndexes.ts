@@ -45,6 +45,11 @@ export class SearchIndexes {
   private readonly staticSearch: StaticSearchSync;
   private readonly discovery: DiscoveryEntries;
   private readonly staticQueue: StaticSearchQueue;
+  /**
+   * Changes to a blog whose indexes are being rebuilt, one per post (the last wins): the
+   * rebuild would replace what they wrote, so they are applied once it is in place.
+   */
+  private readonly holding = new Map<string, Map<string, { postId: string; live: SitePost | null }>>();
 
   constructor(private readonly deps: SearchIndexesDeps) {
     this.documents = new SearchDocuments(deps);
@@ -100,7 +105,8 @@ export class SearchIndexes {
 
   /** A post was published or edited (`live`), or left the site (`live` null). Returns the static index's changed keys. */
   async postChanged(blog: BlogWithDomain, postId: string, live: SitePost | null): Promise<string[]> {
-    const keys = await this.postsChanged(blog, [{ postId, live }]);
+    // Never held: a reindex's catch-up (holdingChanges) applies its posts at once.
+    const keys = await this.apply(blog, [{ postId, live }]);
     // Whole-blog work (a reindex catching up with changes made meanwhile) ends with both indexes
     // written: a CLI command returns, and its process exits, only then.
     await this.staticQueue.idle();
@@ -114,6 +120,15 @@ export class SearchIndexes {
    * keys of it: its writes are purged when they land.
    */
   async postsChanged(blog: BlogWithDomain, posts: readonly { postId: string; live: SitePost | null }[]): Promise<string[]> {
+    const held = this.holding.get(blog.id);
+    if (held) {
+      for (const post of posts) held.set(post.postId, post);
+      return [];
+    }
+    return this.apply(blog, posts);
+  }
+
+  private async apply(blog: BlogWithDomain, posts: readonly { postId: string; live: SitePost | null }[]): Promise<string[]> {
     const docs: SearchDocument[] = [];
     const gone: string[] = [];
     for (const { postId, live } of posts) {
@@ -136,6 +151,32 @@ export class SearchIndexes {
   /** A deleted blog's entries in the discovery index. */
   dropDiscovery(blogId: string): Promise<void> {
     return this.discovery.drop(blogId);
+  }
+
+  /**
+   * Runs `work` (a reindex: the rebuild, then its catch-up through postChanged) holding the
+   * blog's post changes that come in meanwhile (publishes let in beside its `site` job), which the
+   * rebuild would replace; then applies them, each post as its last change left it. Whatever the
+   * catch-up applied is older than that, or the same.
+   */
+  async holdingChanges<T>(blog: BlogWithDomain, work: () => Promise<T>): Promise<T> {
+    if (this.holding.has(blog.id)) return work();
+    const held = new Map<string, { postId: string; live: SitePost | null }>();
+    this.holding.set(blog.id, held);
+    try {
+      return await work();
+    } finally {
+      try {
+        // Changes that come in while the held ones are applied are held too, and applied next.
+        while (held.size > 0) {
+          const posts = [...held.values()];
+          held.clear();
+          await this.apply(blog, posts);
+        }
+      } finally {
+        this.holding.delete(blog.id);
+      }
+    }
   }
 
   /**
