@@ -7,6 +7,10 @@
  * upgrade's re-render (before 2026-12-03 it waited for the whole job). The anchor: the same
  * server's publishes once the job is done, the same way, in the same run.
  *
+ * A second pass does it again as after an upgrade that also changed what the search index takes
+ * of a post: the job then rebuilds both search indexes after the render, and publishes get in
+ * during that too (before 2026-12-03 they waited for it).
+ *
  * The blog: `--posts` corpus posts imported and rebuilt (default 10,000), or a data dir of one
  * blog given as `FOLIO_BENCH_RERENDER_DATA=/dir` (its object hashes are deleted, its pages kept).
  */
@@ -40,9 +44,10 @@ interface Blog {
  * Makes the data dir look like one a build that rendered other bytes left: another render
  * fingerprint recorded, no stamp of the CLI, and no recorded hash of the blog's objects. The
  * server, stopped now, queues the blog's `renderer_changed` job at its next start, as after an
- * upgrade, and that job writes every page.
+ * upgrade, and that job writes every page; with `searchText`, another search text version too,
+ * so the job is `search_text_changed` and reindexes the blog after the render.
  */
-function lookUpgraded(dataDir: string): { blogId: string; accountId: string; posts: number } {
+function lookUpgraded(dataDir: string, searchText: boolean): { blogId: string; accountId: string; posts: number } {
   const db = new Database(`${dataDir}/folio.db`);
   try {
     const blog = db.prepare<[], { id: string; account_id: string }>('SELECT id, account_id FROM blogs ORDER BY created_at LIMIT 1').get()!;
@@ -51,6 +56,7 @@ function lookUpgraded(dataDir: string): { blogId: string; accountId: string; pos
       db.prepare('DELETE FROM object_hashes WHERE blog_id = ?').run(blog.id);
       db.prepare("UPDATE settings SET value = 'an-older-build' WHERE key = 'render_fingerprint'").run();
       db.prepare("DELETE FROM settings WHERE key = 'rendered_outside_server'").run();
+      if (searchText) db.prepare("UPDATE settings SET value = 'an-older-version' WHERE key = 'search_text_version'").run();
     })();
     return { blogId: blog.id, accountId: blog.account_id, posts };
   } finally {
@@ -103,56 +109,64 @@ export async function runRerenderBench(corpus: () => CorpusPost[]): Promise<Benc
     if (imported)
       execFileSync(process.execPath, [CLI, 'site', 'rebuild', 'rerender'], { env: { ...process.env, ...ENV, FOLIO_DATA_DIR: dataDir }, stdio: 'ignore' });
     await settle(dataDir);
-    const queued = lookUpgraded(dataDir);
-    const out = execFileSync(process.execPath, [CLI, 'account', 'create-key', queued.accountId, '--json'], {
-      env: { ...process.env, FOLIO_DATA_DIR: dataDir },
-    });
-    const key = (JSON.parse(out.toString()) as { api_key: string }).api_key;
-    const blog: Blog = {
-      dataDir,
-      blogId: queued.blogId,
-      posts: queued.posts,
-      headers: { authorization: `Bearer ${key}`, 'x-blog-id': queued.blogId, 'content-type': 'application/json' },
-    };
-    const load = loadavg()[0]!.toFixed(1);
-    const server = await startBenchServer({ ...ENV, FOLIO_DATA_DIR: dataDir });
-    try {
-      const started = performance.now();
-      let done: number | null = null;
-      const watching = (async () => {
-        while (performance.now() - started < MAX_WAIT_MS && (await siteJobOpen(server.baseUrl, blog))) await sleep(100);
-        done = performance.now() - started;
-      })();
-      const during: number[] = [];
-      while (done === null) {
-        during.push(await publish(server.baseUrl, blog, `During the re-render ${during.length}`));
-        await sleep(PAUSE_MS);
-      }
-      await watching;
-      const after: number[] = [];
-      for (let i = 0; i < AFTER; i++) {
-        after.push(await publish(server.baseUrl, blog, `After the re-render ${i}`));
-        await sleep(PAUSE_MS);
-      }
-      const [d, a] = [[...during].sort((x, y) => x - y), [...after].sort((x, y) => x - y)];
-      const f = (ms: number) => ms.toFixed(0);
-      return [
-        {
-          area: 'rerender',
-          measure: `${blog.posts} posts: the re-render an upgrade queues (every page written), wall (load average ${load} → ${loadavg()[0]!.toFixed(1)})`,
-          value: `${((done ?? 0) / 1000).toFixed(1)} s`,
-        },
-        {
-          area: 'rerender',
-          measure: `${blog.posts} posts: publishes during it (one every ${PAUSE_MS} ms), p50 / p95 / max (the first: right after the start)`,
-          value: `${during.length} publishes: ${f(quantile(d, 0.5))} / ${f(quantile(d, 0.95))} / ${f(d.at(-1)!)} ms (first ${f(during[0]!)} ms)`,
-          target: `the same server after it, ${AFTER} publishes: ${f(quantile(a, 0.5))} / ${f(quantile(a, 0.95))} ms; p95 ${(quantile(d, 0.95) / quantile(a, 0.95)).toFixed(2)}×`,
-        },
-      ];
-    } finally {
-      await server.stop();
-    }
+    const rows = await measure(dataDir, false);
+    await settle(dataDir);
+    return [...rows, ...(await measure(dataDir, true))];
   } finally {
     if (imported) removeImported(imported);
+  }
+}
+
+/** One upgrade's job (the re-render, and with `searchText` the reindex after it), with publishes throughout. */
+async function measure(dataDir: string, searchText: boolean): Promise<BenchRow[]> {
+  const what = searchText ? 'the re-render and reindex an upgrade of the search text queues' : 'the re-render an upgrade queues (every page written)';
+  const queued = lookUpgraded(dataDir, searchText);
+  const out = execFileSync(process.execPath, [CLI, 'account', 'create-key', queued.accountId, '--json'], {
+    env: { ...process.env, FOLIO_DATA_DIR: dataDir },
+  });
+  const key = (JSON.parse(out.toString()) as { api_key: string }).api_key;
+  const blog: Blog = {
+    dataDir,
+    blogId: queued.blogId,
+    posts: queued.posts,
+    headers: { authorization: `Bearer ${key}`, 'x-blog-id': queued.blogId, 'content-type': 'application/json' },
+  };
+  const load = loadavg()[0]!.toFixed(1);
+  const server = await startBenchServer({ ...ENV, FOLIO_DATA_DIR: dataDir });
+  try {
+    const started = performance.now();
+    let done: number | null = null;
+    const watching = (async () => {
+      while (performance.now() - started < MAX_WAIT_MS && (await siteJobOpen(server.baseUrl, blog))) await sleep(100);
+      done = performance.now() - started;
+    })();
+    const during: number[] = [];
+    while (done === null) {
+      during.push(await publish(server.baseUrl, blog, `During the re-render ${during.length}`));
+      await sleep(PAUSE_MS);
+    }
+    await watching;
+    const after: number[] = [];
+    for (let i = 0; i < AFTER; i++) {
+      after.push(await publish(server.baseUrl, blog, `After the re-render ${i}`));
+      await sleep(PAUSE_MS);
+    }
+    const [d, a] = [[...during].sort((x, y) => x - y), [...after].sort((x, y) => x - y)];
+    const f = (ms: number) => ms.toFixed(0);
+    return [
+      {
+        area: 'rerender',
+        measure: `${blog.posts} posts: ${what}, wall (load average ${load} → ${loadavg()[0]!.toFixed(1)})`,
+        value: `${((done ?? 0) / 1000).toFixed(1)} s`,
+      },
+      {
+        area: 'rerender',
+        measure: `${blog.posts} posts: ${searchText ? 'with the reindex, ' : ''}publishes during it (one every ${PAUSE_MS} ms), p50 / p95 / max (the first: right after the start)`,
+        value: `${during.length} publishes: ${f(quantile(d, 0.5))} / ${f(quantile(d, 0.95))} / ${f(d.at(-1)!)} ms (first ${f(during[0]!)} ms)`,
+        target: `the same server after it, ${AFTER} publishes: ${f(quantile(a, 0.5))} / ${f(quantile(a, 0.95))} ms; p95 ${(quantile(d, 0.95) / quantile(a, 0.95)).toFixed(2)}×`,
+      },
+    ];
+  } finally {
+    await server.stop();
   }
 }

@@ -8,7 +8,8 @@
  * `--min-posts N` grows the blog through the smaller sizes without measuring them, and
  * `--scale-sizes 1000,10000,100000` measures only the sizes named (the others only grown through).
  * `push` pushes folders of `--push-posts 1000,10000` posts (the default; 10,000 take about five minutes).
- * `rerender` publishes while the `--posts` blog is rendered in full as after an upgrade
+ * `rerender` publishes while the `--posts` blog is rendered in full as after an upgrade, then
+ * while it is rendered and reindexed as after an upgrade of the search text
  * (`FOLIO_BENCH_RERENDER_DATA=/dir` uses a data dir of one blog instead, 50,000 posts say).
  */
 import { parseArgs } from 'node:util';
