@@ -65,8 +65,17 @@ export async function postsChangedSince(
   since: number,
 ): Promise<{ postId: string; live: SitePost | null }[]> {
   const changed = new Set((await site.changesSince(blog.id, since)).map((change) => change.postId));
-  const live = new Map((await site.publishedByIds([...changed])).map((row) => [row.id, row]));
-  return [...changed].map((postId) => {
+  return livePosts(site, blog, [...changed]);
+}
+
+/** Each of the blog's posts as the database holds it now: live, or null when not published (or gone). */
+export async function livePosts(
+  site: Pick<SiteRepo, 'publishedByIds'>,
+  blog: BlogWithDomain,
+  postIds: readonly string[],
+): Promise<{ postId: string; live: SitePost | null }[]> {
+  const live = new Map((await site.publishedByIds(postIds)).map((row) => [row.id, row]));
+  return postIds.map((postId) => {
     const row = live.get(postId);
     return { postId, live: row && row.blogId === blog.id ? toSitePost(row) : null };
   });

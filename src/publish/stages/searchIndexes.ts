@@ -17,6 +17,7 @@ import type { BlogWithDomain } from '../../domain/blog.js';
 import type { SearchIndexUpdater } from '../../search/ports.js';
 import type { DiscoveryIndex } from '../../search/discovery/ports.js';
 import { DiscoveryEntries } from './discoveryEntries.js';
+import { livePosts } from './loadSite.js';
 import { StaticSearchQueue, type StaticSearchQueueDeps } from './staticSearchQueue.js';
 
 export interface SearchIndexesDeps {
@@ -46,10 +47,10 @@ export class SearchIndexes {
   private readonly discovery: DiscoveryEntries;
   private readonly staticQueue: StaticSearchQueue;
   /**
-   * Changes to a blog whose indexes are being rebuilt, one per post (the last wins): the
-   * rebuild would replace what they wrote, so they are applied once it is in place.
+   * The posts changed in a blog whose indexes are being rebuilt: the rebuild would replace what
+   * their changes wrote, so they are applied once it is in place.
    */
-  private readonly holding = new Map<string, Map<string, { postId: string; live: SitePost | null }>>();
+  private readonly holding = new Map<string, Set<string>>();
 
   constructor(private readonly deps: SearchIndexesDeps) {
     this.documents = new SearchDocuments(deps);
@@ -122,7 +123,7 @@ export class SearchIndexes {
   async postsChanged(blog: BlogWithDomain, posts: readonly { postId: string; live: SitePost | null }[]): Promise<string[]> {
     const held = this.holding.get(blog.id);
     if (held) {
-      for (const post of posts) held.set(post.postId, post);
+      for (const post of posts) held.add(post.postId);
       return [];
     }
     return this.apply(blog, posts);
@@ -156,12 +157,12 @@ export class SearchIndexes {
   /**
    * Runs `work` (a reindex: the rebuild, then its catch-up through postChanged) holding the
    * blog's post changes that come in meanwhile (publishes let in beside its `site` job), which the
-   * rebuild would replace; then applies them, each post as its last change left it. Whatever the
-   * catch-up applied is older than that, or the same.
+   * rebuild would replace; then applies them, each post as the database holds it then: never
+   * older than what the catch-up applied.
    */
   async holdingChanges<T>(blog: BlogWithDomain, work: () => Promise<T>): Promise<T> {
     if (this.holding.has(blog.id)) return work();
-    const held = new Map<string, { postId: string; live: SitePost | null }>();
+    const held = new Set<string>();
     this.holding.set(blog.id, held);
     try {
       return await work();
@@ -169,9 +170,9 @@ export class SearchIndexes {
       try {
         // Changes that come in while the held ones are applied are held too, and applied next.
         while (held.size > 0) {
-          const posts = [...held.values()];
+          const postIds = [...held];
           held.clear();
-          await this.apply(blog, posts);
+          await this.apply(blog, await livePosts(this.deps.site, blog, postIds));
         }
       } finally {
         this.holding.delete(blog.id);
