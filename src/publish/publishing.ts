@@ -47,6 +47,15 @@ import type { WriteResult } from './stages/writeSite.js';
 import { createWarmablePublishing, type WarmablePublishing } from './warmablePublishing.js';
 import type { BlogWithDomain } from '../domain/blog.js';
 
+/**
+ * Whole-blog jobs that post changes run beside a full render may go ahead of: each remakes its
+ * part (pages, cards, discovery entries) from the database as it is when it runs, so a change
+ * that went first is in it all the same. A second `site` job queued behind a running one (a name
+ * changed during an upgrade's re-render) would otherwise hold the blog's publishes for the whole
+ * first render. Deletions keep their order.
+ */
+const REMADE_LATER: ReadonlySet<PublishJob['kind']> = new Set(['site', 'site_cards', 'discovery']);
+
 /** Whole-blog work at once (full renders and reindexes): each already keeps the cores of a small VM busy. */
 const WHOLE_BLOG_SLOTS = 2;
 
@@ -241,7 +250,14 @@ export function createPublishing(deps: PublishingDeps): Publishing {
   const runner = new JobRunner({
     jobs: deps.jobs,
     handler: deps.jobHandler ?? handle,
-    batch: runBatch ? { folds: (kind) => kind === 'post' || kind === 'post_removed', run: runBatch, max: deps.maxBatch ?? MAX_BATCH } : undefined,
+    batch: runBatch
+      ? {
+          folds: (kind) => kind === 'post' || kind === 'post_removed',
+          passes: (kind) => REMADE_LATER.has(kind),
+          run: runBatch,
+          max: deps.maxBatch ?? MAX_BATCH,
+        }
+      : undefined,
     clock: deps.clock,
     logger,
     metrics: deps.metrics,

@@ -21,15 +21,6 @@ export type RunBeside = (jobs: readonly PublishJob[]) => Promise<readonly string
 /** What runBeside did: the keys the batch rendered or deleted, or why it ran nothing. */
 export type BesideOutcome = { ran: true; keys: readonly string[] } | { ran: false; again: boolean };
 
-/**
- * Whole-blog jobs a post job may run ahead of, beside an earlier full render: each remakes its
- * part (pages, cards, discovery entries) from the database as it is when it runs, so a change
- * that went first is in it all the same. A second `site` job queued behind a running one (a name
- * changed during an upgrade's re-render) would otherwise hold the blog's publishes for the whole
- * first render. Deletions keep their order.
- */
-const REMADE_LATER: ReadonlySet<PublishJob['kind']> = new Set(['site', 'site_cards', 'discovery']);
-
 /** Jobs folded into one run at most, by default: a batch holds its blog for a bounded time. */
 export const MAX_BATCH = 200;
 
@@ -40,6 +31,11 @@ export const MAX_BATCH = 200;
 export interface BatchHandler {
   /** Whether jobs of this kind fold into a batch; a job of another kind ends one. */
   folds(kind: PublishJob['kind']): boolean;
+  /**
+   * Whether folding jobs run beside a full render (runBeside) may go ahead of a pending job of
+   * this kind, which otherwise ends their run; without it, none.
+   */
+  passes?(kind: PublishJob['kind']): boolean;
   run(jobs: readonly PublishJob[]): Promise<void>;
   /** The most jobs of one run (MAX_BATCH unless configured). */
   max?: number;
@@ -141,7 +137,7 @@ export class JobRunner {
    * between two chunks of its render) and answers their requests: a big blog's full render takes
    * a while, and its publishes need not wait for it (pipelines/rebuildSite.ts says how the render
    * keeps out of their way). Jobs are taken in id order up to the first of another kind, so kinds
-   * keep their order, except that they pass jobs that remake their part later (REMADE_LATER);
+   * keep their order, except that they pass the kinds the batch handler lets them (`passes`);
    * their own turns, queued behind `running`, then find them done. `again` is false when nothing
    * should be asked for again during this render: a batch failed (its jobs back off as in their
    * own turn) or must wait for its turn after all.
@@ -152,7 +148,7 @@ export class JobRunner {
     const waiting: PublishJob[] = [];
     for (const pending of await jobs.pendingFrom(running.blogId, running.id + 1, batch.max ?? MAX_BATCH)) {
       if (batch.folds(pending.kind)) waiting.push(pending);
-      else if (!REMADE_LATER.has(pending.kind)) break;
+      else if (!batch.passes?.(pending.kind)) break;
     }
     if (waiting.length === 0) return { ran: false, again: true };
     const started = Date.now();
