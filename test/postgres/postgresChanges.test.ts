@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ApiKeysRepo } from '../../src/db/apiKeysRepo.js';
 import { BlogsRepo } from '../../src/db/blogsRepo.js';
+import { ANNOUNCED_TABLES } from '../../src/db/sql/announcedTables.js';
 import { LISTENER_NAME, PostgresChanges } from '../../src/db/sql/postgresChanges.js';
 import { PostgresClient } from '../../src/db/sql/postgresClient.js';
 import { T0, usePostgres } from '../support/postgresRepos.js';
@@ -114,6 +115,41 @@ describe('caches of keys and blogs across nodes on PostgreSQL', () => {
     await a.keys.revoke('b1', 'k1', T0);
     // No wait: the version moved with the write itself.
     expect(await a.keys.findActiveByHash('hash-1')).toBeNull();
+  });
+
+  it("keep what they hold across the node's own writes to other tables, and drop it at one to a blog, also in a transaction", async () => {
+    const { url } = await seededDatabase();
+    const a = await node(url);
+    await a.changes.settle();
+    expect((await a.blogs.findById('b1'))?.name).toBe('One');
+    const version = a.changes.current();
+    // What runs every second on a busy node (rate windows) and what publishing writes.
+    await a.sql.run('DELETE FROM rate_windows WHERE window_end <= ?', [Date.now()]);
+    await a.sql.run("UPDATE posts SET title = 'Edited' WHERE id = 'p1'");
+    await a.sql.transaction(async (tx) => {
+      await tx.run("UPDATE posts SET title = 'Edited again' WHERE id = 'p1'");
+    });
+    await a.changes.settle();
+    expect(a.changes.current()).toBe(version);
+    // Still from memory: a rename nobody announces is not seen.
+    await quietly(url, "UPDATE blogs SET name = 'Quiet' WHERE id = 'b1'", 'blogs_notify');
+    expect((await a.blogs.findById('b1'))?.name).toBe('One');
+    // A transaction of this node that changes a blog: seen at once, before its notice.
+    await a.sql.transaction(async (tx) => {
+      await tx.run("UPDATE posts SET title = 'Third' WHERE id = 'p1'");
+      await tx.run("UPDATE blogs SET name = 'Loud' WHERE id = 'b1'");
+    });
+    expect(a.changes.current()).not.toBe(version);
+    expect((await a.blogs.findById('b1'))?.name).toBe('Loud');
+  });
+
+  it('count as their own writes those to exactly the tables whose changes are announced', async () => {
+    const { sql } = await seededDatabase();
+    const triggered = await sql.all<{ relname: string }>(
+      `SELECT DISTINCT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid
+        WHERE p.proname = 'notify_folio_change' ORDER BY c.relname`,
+    );
+    expect(triggered.map((row) => row.relname)).toEqual([...ANNOUNCED_TABLES]);
   });
 
   it('keep nothing while the node cannot listen', async () => {

@@ -16,6 +16,7 @@ import { numbersAsNumbers, pgModule } from './pgModule.js';
 import { DatabaseUnavailableError, WRITE_WAIT_MS, type SqlClient, type SqlParams, type SqlRunResult, type SqlTransaction } from './sqlClient.js';
 import { TransactionHooks } from './transactionHooks.js';
 import { numberPlaceholders } from './placeholders.js';
+import { namesAnnouncedTable } from './announcedTables.js';
 import { BadRequestError } from '../../domain/errors.js';
 
 const RETRIED_CODES = new Set(['40001', '40P01']);
@@ -58,9 +59,11 @@ export class PostgresClient implements SqlClient {
   }
 
   /**
-   * How many writes this client has finished (statements that are not a SELECT, and committed
-   * transactions): what tells this node's caches, at once, that its own write changed something
-   * (PostgresChanges). Counting a write that changed nothing only costs a cache miss.
+   * How many writes to the tables the caches read this client has finished (statements that are
+   * not a SELECT and name one of them, and committed transactions that ran such a statement): what
+   * tells this node's caches, at once, that its own write changed something (PostgresChanges).
+   * Writes elsewhere leave it alone (announcedTables.ts). Counting a write that changed nothing
+   * only costs a cache miss.
    */
   get writeCount(): number {
     return this.writes;
@@ -83,7 +86,7 @@ export class PostgresClient implements SqlClient {
       return await query(this.pool, sql, params);
     } finally {
       // Also after a failure: a statement whose answer was lost may have committed.
-      if (!isRead(sql)) this.writes++;
+      if (!isRead(sql) && namesAnnouncedTable(sql)) this.writes++;
     }
   }
 
@@ -99,7 +102,9 @@ export class PostgresClient implements SqlClient {
         await query(connection, 'BEGIN ISOLATION LEVEL SERIALIZABLE', []);
         const result = await fn(tx);
         // A serialization failure may also come at COMMIT: retried like any other.
-        await query(connection, 'COMMIT', []).finally(() => this.writes++);
+        await query(connection, 'COMMIT', []).finally(() => {
+          if (tx.wroteAnnounced) this.writes++;
+        });
         tx.committed();
         return result;
       } catch (err) {
@@ -132,6 +137,8 @@ export class PostgresClient implements SqlClient {
 class PostgresTransaction implements SqlTransaction {
   readonly dialect = 'postgres';
   open = true;
+  /** Whether a statement that may change a table the caches read ran in it. */
+  wroteAnnounced = false;
   private readonly hooks = new TransactionHooks((sql) => this.run(sql));
 
   constructor(private readonly connection: Queryable) {}
@@ -166,6 +173,7 @@ class PostgresTransaction implements SqlTransaction {
 
   private query(sql: string, params: SqlParams): Promise<pg.QueryResult> {
     if (!this.open) return Promise.reject(new Error('this transaction has ended: its handle was kept past its function'));
+    if (!isRead(sql) && namesAnnouncedTable(sql)) this.wroteAnnounced = true;
     return query(this.connection, sql, params);
   }
 }
