@@ -28,6 +28,8 @@ export interface SitePlan {
   /** The newest FEED_SIZE posts with their bodies, newest first. */
   newest: readonly SitePost[];
   redirects: readonly SiteRedirect[];
+  /** collectTags(posts), when the planner has made them already (in slices, for a big blog). */
+  tagGroups?: TagGroup<SitePostSummary>[];
 }
 
 export interface PostChangeInput {
@@ -100,7 +102,7 @@ function once<T>(make: () => T): () => T {
 }
 
 export function viewOfPlan(plan: SitePlan): WholeSite {
-  const tagGroups = once(() => collectTags(plan.posts));
+  const tagGroups = once(() => plan.tagGroups ?? collectTags(plan.posts));
   const bySegment = once(() => new Map(tagGroups().map((group) => [group.segment, group.posts])));
   return {
     ctx: plan.ctx,

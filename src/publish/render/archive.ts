@@ -9,6 +9,7 @@
  * title) and links to `tags/<tag>/page/<n>/index.html`, numbered from the tag's oldest post.
  */
 import { tagSegment } from './renderPaths.js';
+import { runSteps, runStepsCooperatively } from '../../search/steps.js';
 
 /** Fewest posts on the home page when the blog has that many (it shows whole archive pages: newestListing). */
 export const HOME_PAGE_SIZE = 10;
@@ -139,8 +140,24 @@ export interface TagGroup<T> {
 
 /** Every tag of the given posts with its posts, ordered by segment. */
 export function collectTags<T extends Ordered & { tags: readonly string[] }>(posts: readonly T[]): TagGroup<T>[] {
+  return runSteps(collectTagsSteps(posts));
+}
+
+/** Posts grouped between pauses of collectTagsCooperatively. */
+const TAG_STEP = 2_048;
+
+/** collectTags on the server's event loop, in slices: at 50,000 posts it held the loop about 60 ms in one go. */
+export function collectTagsCooperatively<T extends Ordered & { tags: readonly string[] }>(posts: readonly T[]): Promise<TagGroup<T>[]> {
+  return runStepsCooperatively(collectTagsSteps(posts));
+}
+
+/** The grouping as steps (search/steps.ts): what the two functions above run, and what the tests count. */
+export function* collectTagsSteps<T extends Ordered & { tags: readonly string[] }>(posts: readonly T[]): Generator<void, TagGroup<T>[]> {
   const groups = new Map<string, TagGroup<T>>();
-  for (const post of sortOldestFirst(posts)) {
+  const sorted = sortOldestFirst(posts);
+  yield;
+  for (let i = 0; i < sorted.length; i++) {
+    const post = sorted[i]!;
     const seen = new Set<string>();
     for (const tag of post.tags) {
       const segment = tagSegment(tag);
@@ -154,6 +171,7 @@ export function collectTags<T extends Ordered & { tags: readonly string[] }>(pos
         groups.set(segment, { name: tag, segment, posts: [post] });
       }
     }
+    if ((i + 1) % TAG_STEP === 0) yield;
   }
   return [...groups.values()].sort((a, b) => (a.segment < b.segment ? -1 : a.segment > b.segment ? 1 : 0));
 }

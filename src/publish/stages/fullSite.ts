@@ -15,7 +15,7 @@ import type { SiteStore } from '../../storage/siteStore.js';
 import type { ListingCache } from '../listing/listingCache.js';
 import { plainSummary } from '../listing/lazySummary.js';
 import { toSiteBlog, toSitePost } from './loadSite.js';
-import { FEED_SIZE } from '../render/archive.js';
+import { collectTagsCooperatively, FEED_SIZE } from '../render/archive.js';
 import { FEED_ITEM_MAX_HTML_BYTES } from '../render/feeds.js';
 import { createRenderContext } from '../render/renderContext.js';
 import type { CachePolicy } from '../../domain/cacheHeaders.js';
@@ -141,12 +141,12 @@ export class FullSite {
   }
 
   private async writeNow(blog: BlogWithDomain, plan: Plan, { between, ...options }: FullSiteOptions): Promise<FullSiteWrite> {
-    const sitePlan = await this.plan(blog, plan);
+    const planned = await this.plan(blog, plan);
     // The store is listed while the pages render: the listing only needs the keys at the end.
     const stored = this.staleKeys(blog.slug, new Set());
     stored.catch(() => undefined);
-    // Each of these is long for a big blog: requests get a turn in between.
-    await yieldToLoop();
+    // Each of these is long for a big blog: requests get a turn in between (and within the tags).
+    const sitePlan: SitePlan = { ...planned, tagGroups: await collectTagsCooperatively(planned.posts) };
     const renders = siteRenders(sitePlan);
     await yieldToLoop();
     const cards = await drawingsOf(sitePlan);

@@ -8,6 +8,8 @@ import {
   archivePageSlice,
   archivePagesAffected,
   collectTags,
+  collectTagsCooperatively,
+  collectTagsSteps,
   compareOldestFirst,
   indexOfPost,
   newestListing,
@@ -131,6 +133,18 @@ describe('collectTags', () => {
       ['static-sites', 'Static Sites', [a!.id, c!.id]],
       ['블로그', '블로그', [c!.id]],
     ]);
+  });
+
+  it('in slices gives the same groups, pausing every 2,048 posts', async () => {
+    const posts = numberedPosts(5_000).map((post, i) => ({ ...post, tags: [`tag ${i % 7}`, i % 2 ? 'Odd' : 'even', 'ALL'] }));
+    const steps = collectTagsSteps(posts);
+    let pauses = 0;
+    while (!steps.next().done) pauses++;
+    // After the sort, then after 2,048 and 4,096 posts.
+    expect(pauses).toBe(3);
+    const groups = await collectTagsCooperatively(posts.toReversed());
+    expect(groups).toEqual(collectTags(posts));
+    expect(groups.find((group) => group.segment === 'all')?.posts).toHaveLength(5_000);
   });
 });
 
