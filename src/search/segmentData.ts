@@ -3,7 +3,7 @@
  * it with their field-weighted term frequency. Built here, merged by concatenation, serialised
  * by segmentCodec.ts, queried through lunr or the postings (ranking.ts). Immutable once built.
  */
-import { runSteps, runStepsCooperatively } from './steps.js';
+import { runSteps, runStepsCooperatively } from '../lib/steps.js';
 import { INDEX_FIELDS, type IndexFieldName } from './lunrSetup.js';
 import type { ListedDocument, SearchDocument } from './searchTypes.js';
 import { termOf, tokenize } from './tokenize.js';

@@ -1,7 +1,7 @@
 /** Writes a segment in format version 3 (the layout segmentV3.ts describes and reads). */
 import type { SegmentData } from './segmentData.js';
 import { writeVarint } from './varint.js';
-import { runSteps, runStepsCooperatively } from './steps.js';
+import { runSteps, runStepsCooperatively } from '../lib/steps.js';
 import { MAGIC, PREFIX_BYTES, publishedMsOf, V3, type HeaderV3 } from './segmentV3.js';
 
 function u32Block(values: ArrayLike<number>): Buffer {
@@ -31,7 +31,7 @@ const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
 
-/** The encoding as steps (steps.ts): what the two functions above run, and what the tests count. */
+/** The encoding as steps (lib/steps.ts): what the two functions above run, and what the tests count. */
 export function* encodeV3Steps(data: SegmentData): Generator<void, Buffer> {
   const termCount = data.terms.length;
   const docCount = data.docs.ids.length;

@@ -86,7 +86,7 @@ export class PostgresClient implements SqlClient {
       return await query(this.pool, sql, params);
     } finally {
       // Also after a failure: a statement whose answer was lost may have committed.
-      if (!isRead(sql) && namesAnnouncedTable(sql)) this.writes++;
+      if (changesAnnounced(sql)) this.writes++;
     }
   }
 
@@ -173,7 +173,7 @@ class PostgresTransaction implements SqlTransaction {
 
   private query(sql: string, params: SqlParams): Promise<pg.QueryResult> {
     if (!this.open) return Promise.reject(new Error('this transaction has ended: its handle was kept past its function'));
-    if (!isRead(sql) && namesAnnouncedTable(sql)) this.wroteAnnounced = true;
+    if (changesAnnounced(sql)) this.wroteAnnounced = true;
     return query(this.connection, sql, params);
   }
 }
@@ -187,6 +187,11 @@ function isRead(sql: string): boolean {
     if (reads.size < 2_000) reads.set(sql, read);
   }
   return read;
+}
+
+/** Whether a statement may change a table the caches read (announcedTables.ts): what counts as this node's own write. */
+function changesAnnounced(sql: string): boolean {
+  return !isRead(sql) && namesAnnouncedTable(sql);
 }
 
 function query(on: Queryable, sql: string, params: SqlParams): Promise<pg.QueryResult> {

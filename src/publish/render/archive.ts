@@ -9,7 +9,7 @@
  * title) and links to `tags/<tag>/page/<n>/index.html`, numbered from the tag's oldest post.
  */
 import { tagSegment } from './renderPaths.js';
-import { runSteps, runStepsCooperatively } from '../../search/steps.js';
+import { runSteps, runStepsCooperatively } from '../../lib/steps.js';
 
 /** Fewest posts on the home page when the blog has that many (it shows whole archive pages: newestListing). */
 export const HOME_PAGE_SIZE = 10;
@@ -151,7 +151,7 @@ export function collectTagsCooperatively<T extends Ordered & { tags: readonly st
   return runStepsCooperatively(collectTagsSteps(posts));
 }
 
-/** The grouping as steps (search/steps.ts): what the two functions above run, and what the tests count. */
+/** The grouping as steps (lib/steps.ts): what the two functions above run, and what the tests count. */
 export function* collectTagsSteps<T extends Ordered & { tags: readonly string[] }>(posts: readonly T[]): Generator<void, TagGroup<T>[]> {
   const groups = new Map<string, TagGroup<T>>();
   const sorted = sortOldestFirst(posts);

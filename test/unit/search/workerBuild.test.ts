@@ -64,7 +64,7 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'folio-search-worker-'));
     for (const folder of ['search', 'workers', 'lib']) mkdirSync(join(dir, 'dist', 'src', folder), { recursive: true });
-    // src/search and the modules outside it that it imports: lib/timeSlice.ts, and compiledScript.ts
+    // src/search and the modules outside it that it imports: lib/timeSlice.ts and lib/steps.ts, and compiledScript.ts
     // with lib/paths.ts, which find the worker in dist/src from the package root (package.json and
     // templates/ mark it).
     const sources = [
@@ -72,6 +72,7 @@ describe('rebuild on worker threads (compiled JavaScript)', () => {
         .filter((f) => f.endsWith('.ts'))
         .map((f) => join('search', f)),
       join('lib', 'timeSlice.ts'),
+      join('lib', 'steps.ts'),
       join('workers', 'compiledScript.ts'),
       join('lib', 'paths.ts'),
     ];

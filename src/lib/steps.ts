@@ -4,7 +4,7 @@
  * event loop, which gets a turn whenever a slice has run SLICE_MS, so requests of every other
  * blog keep being answered while a 50,000-post index is joined or encoded.
  */
-import { TimeSlice } from '../lib/timeSlice.js';
+import { TimeSlice } from './timeSlice.js';
 
 const SLICE_MS = 10;
 

@@ -3,7 +3,7 @@
  * cooperatively they give the same result and let the event loop in while they run.
  */
 import { describe, expect, it } from 'vitest';
-import { runSteps, runStepsCooperatively } from '../../../src/search/steps.js';
+import { runSteps, runStepsCooperatively } from '../../../src/lib/steps.js';
 
 /** Ten steps of 4 ms of busy work each, summing 0..9. */
 function* busy(): Generator<void, number> {
